@@ -1,0 +1,3 @@
+package main
+
+const traceFormat = "spine-trace/1"

@@ -1,0 +1,9 @@
+// Package contract holds the messages that the roles exchange on the bus, with the JSON
+// field names of the role definitions: TaskSpec, SubTask, DispatchManifest,
+// ExecutionResult, CorrectionSignal, SubTaskOutcome, ReplanRequest, OutcomeSummary,
+// PlanDirective, FinalResult, Megram, SOPRecord, Potentials and AuditReport.
+//
+// It owns data shapes and their small invariants (enumerated values, validation). It must
+// not import any other package of the project and must not perform I/O: every role, the
+// spine's hosts and the memory engine import it, so it stays at the bottom of the graph.
+package contract

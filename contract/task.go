@@ -1,0 +1,52 @@
+package contract
+
+// TaskSpec is R1's faithful carriage of the user's request into the system.
+type TaskSpec struct {
+	TaskID      string      `json:"task_id"`
+	Intent      string      `json:"intent"`
+	Constraints Constraints `json:"constraints"`
+	RawInput    string      `json:"raw_input"`
+}
+
+// Constraints narrows a TaskSpec. Both fields are optional (JSON null when absent).
+type Constraints struct {
+	Scope    *string `json:"scope"`
+	Deadline *string `json:"deadline"`
+}
+
+// SubTask is one unit of work that R2 dispatches to an executor. SubTaskID is assigned by
+// the runtime, never taken from a model.
+type SubTask struct {
+	SubTaskID       string   `json:"subtask_id"`
+	ParentTaskID    string   `json:"parent_task_id"`
+	Intent          string   `json:"intent"`
+	SuccessCriteria []string `json:"success_criteria"`
+	Context         string   `json:"context"`
+	Deadline        *string  `json:"deadline"`
+	Sequence        int      `json:"sequence"`
+}
+
+// DispatchManifest tells R4b which subtasks belong to a task and what the combined output
+// must satisfy.
+type DispatchManifest struct {
+	TaskID       string    `json:"task_id"`
+	SubTaskIDs   []string  `json:"subtask_ids"`
+	TaskSpec     *TaskSpec `json:"task_spec"`
+	DispatchedAt string    `json:"dispatched_at"`
+	TaskCriteria []string  `json:"task_criteria"`
+}
+
+// ExecutionResult is R3's report for one subtask attempt. Each ToolCalls entry has the
+// form "<tool>:<target> → <evidence>".
+type ExecutionResult struct {
+	SubTaskID string   `json:"subtask_id"`
+	Status    string   `json:"status"` // completed | failed
+	Output    any      `json:"output"`
+	ToolCalls []string `json:"tool_calls"`
+}
+
+// Execution statuses.
+const (
+	ExecCompleted = "completed"
+	ExecFailed    = "failed"
+)

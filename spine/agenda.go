@@ -1,0 +1,296 @@
+package spine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Results of evaluating one rule in a cycle.
+const (
+	ResultTrue  = "true"
+	ResultFalse = "false"
+	ResultError = "error"
+)
+
+// Tie-breakers, as reported in a cycle's DecidedBy: the first criterion of the agenda
+// order that separated the fired rule from the runner-up.
+const (
+	DecidedAlone       = "alone" // the conflict set held one rule
+	DecidedSalience    = "salience"
+	DecidedSpecificity = "specificity"
+	DecidedRecency     = "recency"
+	DecidedName        = "name"
+)
+
+// RuleEval is one rule's outcome in a cycle.
+type RuleEval struct {
+	Rule      string `json:"rule"`
+	Result    string `json:"result"`
+	Refracted bool   `json:"refracted,omitempty"` // true, but it already fired on these revisions
+	Error     string `json:"error,omitempty"`
+}
+
+// CycleResult describes one agenda cycle. Its slices are reused by the next cycle of the
+// same session; copy them to keep them.
+type CycleResult struct {
+	Cycle       int        `json:"cycle"`
+	Stage       string     `json:"stage"`
+	Scope       string     `json:"scope"` // "all", or "terminal" when only rules setting a terminal objective were considered
+	Evaluated   []RuleEval `json:"evaluated"`
+	ConflictSet []string   `json:"conflict_set"` // in agenda order; the first fired
+	Fired       string     `json:"fired"`        // "" when the conflict set was empty
+	DecidedBy   string     `json:"decided_by,omitempty"`
+	Objective   string     `json:"-"` // the objective after the cycle
+}
+
+type candidate struct {
+	rule    *Rule
+	recency uint64
+}
+
+// Firing is one rule firing, as listed in a RunawayError.
+type Firing struct {
+	Cycle int    `json:"cycle"`
+	Rule  string `json:"rule"`
+	Stage string `json:"stage"`
+}
+
+// RunawayError stops a session whose rules fired more times than allowed.
+type RunawayError struct {
+	Limit int
+	Last  []Firing // the most recent firings, oldest first
+}
+
+func (e *RunawayError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "spine: rule firings exceeded the limit of %d; last firings:", e.Limit)
+	for _, f := range e.Last {
+		fmt.Fprintf(&b, " [cycle %d %s %s]", f.Cycle, f.Stage, f.Rule)
+	}
+	return b.String()
+}
+
+const keepFirings = 10
+
+// runCycle evaluates the rules, orders the conflict set and fires its first rule. With
+// terminalOnly, only rules whose objective is terminal take part.
+func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.nFirings >= s.opts.maxFirings {
+		return nil, &RunawayError{Limit: s.opts.maxFirings, Last: s.lastFirings()}
+	}
+	s.cycle++
+	env := s.wm.envValue()
+	s.evals = s.evals[:0]
+	s.cset = s.cset[:0]
+	for _, r := range s.rs.rules {
+		if terminalOnly && !s.rs.isTerminal(r.Then.Objective) {
+			continue
+		}
+		ok, err := s.eval(r, env)
+		switch {
+		case err != nil:
+			s.evals = append(s.evals, RuleEval{Rule: r.Name, Result: ResultError, Error: err.Error()})
+		case !ok:
+			s.evals = append(s.evals, RuleEval{Rule: r.Name, Result: ResultFalse})
+		case s.refracted(r):
+			s.evals = append(s.evals, RuleEval{Rule: r.Name, Result: ResultTrue, Refracted: true})
+		default:
+			s.evals = append(s.evals, RuleEval{Rule: r.Name, Result: ResultTrue})
+			s.cset = append(s.cset, candidate{rule: r, recency: s.recency(r)})
+		}
+	}
+	slices.SortFunc(s.cset, compareCandidates)
+	res := &CycleResult{
+		Cycle:     s.cycle,
+		Stage:     s.stage(),
+		Scope:     "all",
+		Evaluated: s.evals,
+	}
+	if terminalOnly {
+		res.Scope = "terminal"
+	}
+	s.names = s.names[:0]
+	for _, c := range s.cset {
+		s.names = append(s.names, c.rule.Name)
+	}
+	res.ConflictSet = s.names
+	if len(s.cset) > 0 {
+		res.Fired = s.cset[0].rule.Name
+		res.DecidedBy = DecidedAlone
+		if len(s.cset) > 1 {
+			res.DecidedBy = tieBreaker(s.cset[0], s.cset[1])
+		}
+	}
+	s.tracer.emit(EvConflictSet, res)
+	if len(s.cset) > 0 {
+		s.fire(s.cset[0].rule, res)
+	}
+	res.Objective = s.Objective()
+	if err := s.Flush(); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// eval runs a rule's predicate. A predicate that fails or panics is that rule's outcome
+// for the cycle; it never stops the engine.
+func (s *Session) eval(r *Rule, env any) (ok bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ok, err = false, fmt.Errorf("panic: %v", p)
+		}
+	}()
+	out, err := s.vm.Run(r.program, env)
+	if err != nil {
+		return false, err
+	}
+	b, isBool := out.(bool)
+	if !isBool {
+		return false, fmt.Errorf("predicate returned %T, not bool", out)
+	}
+	return b, nil
+}
+
+// refracted reports whether r already fired on the current revisions of what it reads.
+func (s *Session) refracted(r *Rule) bool {
+	if !s.fired[r.index] {
+		return false
+	}
+	sig := s.firedSig[r.index]
+	for i, k := range r.reads {
+		if s.wm.kinds[k].rev != sig[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// recency is the newest revision among the fact kinds r reads.
+func (s *Session) recency(r *Rule) uint64 {
+	var max uint64
+	for _, k := range r.reads {
+		if rev := s.wm.kinds[k].rev; rev > max {
+			max = rev
+		}
+	}
+	return max
+}
+
+// compareCandidates is the agenda order: salience ↓, specificity ↓, recency ↓, name ↑.
+// Rule names are unique, so the order is total.
+func compareCandidates(a, b candidate) int {
+	switch {
+	case a.rule.Salience != b.rule.Salience:
+		return b.rule.Salience - a.rule.Salience
+	case a.rule.Specificity != b.rule.Specificity:
+		return b.rule.Specificity - a.rule.Specificity
+	case a.recency != b.recency:
+		if a.recency > b.recency {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a.rule.Name, b.rule.Name)
+}
+
+func tieBreaker(a, b candidate) string {
+	switch {
+	case a.rule.Salience != b.rule.Salience:
+		return DecidedSalience
+	case a.rule.Specificity != b.rule.Specificity:
+		return DecidedSpecificity
+	case a.recency != b.recency:
+		return DecidedRecency
+	}
+	return DecidedName
+}
+
+// fire carries out a rule's then. Action errors (updating a fact that is not there, a
+// field of the wrong type) are recorded in the rule_fired event; they do not stop the
+// engine.
+func (s *Session) fire(r *Rule, res *CycleResult) {
+	s.fired[r.index] = true
+	sig := s.firedSig[r.index]
+	for i, k := range r.reads {
+		sig[i] = s.wm.kinds[k].rev
+	}
+	s.recordFiring(Firing{Cycle: s.cycle, Rule: r.Name, Stage: res.Stage})
+	s.tracer.emit(EvRuleFired, firedBody{Cycle: s.cycle, Rule: r.Name, Salience: r.Salience, Then: &r.Then})
+	var errs []string
+	note := func(err error) {
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	for _, a := range r.Then.Retract {
+		_, err := s.wm.Retract(a.Kind, a.ID)
+		note(err)
+	}
+	for _, a := range r.Then.Assert {
+		_, err := s.wm.Put(a.Kind, a.ID, a.Fields)
+		note(err)
+	}
+	for _, a := range r.Then.Update {
+		_, err := s.wm.Update(a.Kind, a.ID, a.Fields)
+		note(err)
+	}
+	if r.Then.Objective != "" {
+		_, err := s.wm.Put(KindObjective, "", Fields{"name": r.Then.Objective, "rule": r.Name})
+		note(err)
+	}
+	s.requested = r.Then.Transition
+	if len(errs) > 0 {
+		s.tracer.emit(EvRuleError, ruleErrorBody{Cycle: s.cycle, Rule: r.Name, Errors: errs})
+	}
+}
+
+// EvRuleError records then-actions of a fired rule that could not be carried out.
+const EvRuleError = "rule_error"
+
+type firedBody struct {
+	Cycle    int    `json:"cycle"`
+	Rule     string `json:"rule"`
+	Salience int    `json:"salience"`
+	Then     *Then  `json:"then"`
+}
+
+type ruleErrorBody struct {
+	Cycle  int      `json:"cycle"`
+	Rule   string   `json:"rule"`
+	Errors []string `json:"errors"`
+}
+
+func (s *Session) recordFiring(f Firing) {
+	if len(s.firings) < keepFirings {
+		s.firings = append(s.firings, f)
+	} else {
+		s.firings[s.nFirings%keepFirings] = f
+	}
+	s.nFirings++
+}
+
+func (s *Session) lastFirings() []Firing {
+	if len(s.firings) < keepFirings {
+		return append([]Firing(nil), s.firings...)
+	}
+	start := s.nFirings % keepFirings
+	return append(append([]Firing(nil), s.firings[start:]...), s.firings[:start]...)
+}
+
+func (s *Session) stage() string {
+	f, ok := s.wm.Get(KindState, "")
+	if !ok {
+		return ""
+	}
+	return payloadString(f.Payload, 0)
+}
+
+func (rs *RuleSet) isTerminal(objective string) bool {
+	o, ok := rs.objectiveByName[objective]
+	return ok && o.Terminal != ""
+}

@@ -1,0 +1,274 @@
+package spine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/looplab/fsm"
+)
+
+// FSM states of the engine loop.
+const (
+	StateObserve   = "observe"
+	StateSelect    = "select_objective"
+	StateAct       = "act"
+	StateEvaluate  = "evaluate"
+	StateTerminate = "terminate_or_iterate"
+)
+
+// FSM events. Each names the step that just finished.
+const (
+	evObserved  = "observed"  // observe → select_objective
+	evSelected  = "selected"  // select_objective → act
+	evSkipAct   = "skip_act"  // select_objective → terminate_or_iterate (terminal objective or rule request)
+	evReobserve = "reobserve" // select_objective → observe (rule request)
+	evActed     = "acted"     // act → evaluate
+	evEvaluated = "evaluated" // evaluate → terminate_or_iterate
+	evIterate   = "iterate"   // terminate_or_iterate → observe
+)
+
+// Outcomes of a run.
+const (
+	OutcomeSuccess       = "success"        // a terminal objective with terminal: success
+	OutcomeFailure       = "failure"        // a terminal objective with terminal: failure
+	OutcomeMaxIterations = "max_iterations" // the iteration bound was reached
+	OutcomeNoRule        = "no_rule"        // select_objective found no rule to fire
+	OutcomeCanceled      = "canceled"       // the context was canceled
+	OutcomeError         = "error"          // an effector, trace or runaway error
+)
+
+// Result summarises a finished run.
+type Result struct {
+	Run        string `json:"run"`
+	Outcome    string `json:"outcome"`
+	Objective  string `json:"objective"`
+	Iterations int    `json:"iterations"`
+	Firings    int    `json:"firings"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// Engine drives a Session through observe → select_objective → act → evaluate →
+// terminate_or_iterate with an Effector at the edge. See the package documentation for
+// the loop.
+type Engine struct {
+	sess      *Session
+	eff       Effector
+	fsm       *fsm.FSM
+	iteration int
+	construct Construct
+	calls     int
+}
+
+// NewEngine returns an engine over a fresh session. It writes the trace header.
+func NewEngine(rs *RuleSet, eff Effector, opt ...Option) *Engine {
+	e := &Engine{sess: NewSession(rs, opt...), eff: eff}
+	e.fsm = fsm.NewFSM(StateObserve, fsm.Events{
+		{Name: evObserved, Src: []string{StateObserve}, Dst: StateSelect},
+		{Name: evSelected, Src: []string{StateSelect}, Dst: StateAct},
+		{Name: evSkipAct, Src: []string{StateSelect}, Dst: StateTerminate},
+		{Name: evReobserve, Src: []string{StateSelect}, Dst: StateObserve},
+		{Name: evActed, Src: []string{StateAct}, Dst: StateEvaluate},
+		{Name: evEvaluated, Src: []string{StateEvaluate}, Dst: StateTerminate},
+		{Name: evIterate, Src: []string{StateTerminate}, Dst: StateObserve},
+	}, nil)
+	return e
+}
+
+// Session returns the engine's session, for seeding facts before Run and reading them
+// after.
+func (e *Engine) Session() *Session { return e.sess }
+
+// Run drives the loop until a terminal objective, the iteration bound, a cancelled
+// context or an error. The trace is flushed at every cycle boundary and when Run returns.
+func (e *Engine) Run(ctx context.Context) (Result, error) {
+	s := e.sess
+	res, err := e.loop(ctx)
+	res.Run = s.RunID()
+	res.Iterations = e.iteration
+	res.Firings = s.nFirings
+	res.Objective = s.Objective()
+	body := res
+	if err != nil && body.Reason == "" {
+		body.Reason = err.Error()
+	}
+	s.tracer.emit(EvHalt, body)
+	if ferr := s.Flush(); ferr != nil && err == nil {
+		err = ferr
+		res.Outcome = OutcomeError
+	}
+	return res, err
+}
+
+func (e *Engine) loop(ctx context.Context) (Result, error) {
+	s := e.sess
+	e.iteration = 1
+	s.setState(StateObserve, e.iteration)
+	for {
+		if err := ctx.Err(); err != nil {
+			return Result{Outcome: OutcomeCanceled}, err
+		}
+		if err := s.Err(); err != nil {
+			return Result{Outcome: OutcomeError}, err
+		}
+		switch e.fsm.Current() {
+		case StateObserve:
+			e.transition(ctx, evObserved)
+		case StateSelect:
+			cyc, err := s.runCycle(ctx, false)
+			if err != nil {
+				return e.failed(err)
+			}
+			obj, _ := s.rs.Objective(s.Objective())
+			switch {
+			case cyc.Fired == "":
+				return Result{Outcome: OutcomeNoRule, Reason: "no rule in the conflict set selected an objective"}, nil
+			case obj.Terminal != "":
+				e.transition(ctx, evSkipAct)
+			case s.requested == StateTerminate:
+				e.transition(ctx, evSkipAct)
+			case s.requested == StateObserve:
+				e.transition(ctx, evReobserve)
+			default:
+				e.transition(ctx, evSelected)
+			}
+		case StateAct:
+			c, err := e.mint(ctx)
+			if err != nil {
+				return e.failed(err)
+			}
+			e.construct = c
+			e.transition(ctx, evActed)
+		case StateEvaluate:
+			if err := e.gate(ctx); err != nil {
+				return e.failed(err)
+			}
+			e.transition(ctx, evEvaluated)
+		case StateTerminate:
+			if r, done := e.terminal(); done {
+				return r, nil
+			}
+			if _, err := s.runCycle(ctx, true); err != nil {
+				return e.failed(err)
+			}
+			if r, done := e.terminal(); done {
+				return r, nil
+			}
+			if e.iteration >= s.opts.maxIterations {
+				return Result{Outcome: OutcomeMaxIterations, Reason: fmt.Sprintf("reached the bound of %d iterations", s.opts.maxIterations)}, nil
+			}
+			e.iteration++
+			e.transition(ctx, evIterate)
+		}
+	}
+}
+
+// terminal reports a finished run when the current objective is terminal.
+func (e *Engine) terminal() (Result, bool) {
+	obj, ok := e.sess.rs.Objective(e.sess.Objective())
+	if !ok || obj.Terminal == "" {
+		return Result{}, false
+	}
+	if obj.Terminal == TerminalSuccess {
+		return Result{Outcome: OutcomeSuccess}, true
+	}
+	return Result{Outcome: OutcomeFailure}, true
+}
+
+func (e *Engine) failed(err error) (Result, error) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Result{Outcome: OutcomeCanceled}, err
+	}
+	return Result{Outcome: OutcomeError}, err
+}
+
+// transition fires an FSM event from the loop (never from a callback), traces it and
+// records the new state as a fact.
+func (e *Engine) transition(ctx context.Context, event string) {
+	from := e.fsm.Current()
+	if err := e.fsm.Event(ctx, event); err != nil {
+		// The loop only fires events valid in the current state.
+		panic(fmt.Sprintf("spine: FSM event %q from %q: %v", event, from, err))
+	}
+	to := e.fsm.Current()
+	e.sess.tracer.emit(EvTransition, transitionBody{From: from, To: to, Event: event, Iteration: e.iteration})
+	e.sess.setState(to, e.iteration)
+	e.sess.requested = ""
+}
+
+type transitionBody struct {
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Event     string `json:"event"`
+	Iteration int    `json:"iteration"`
+}
+
+type effectorCallBody struct {
+	Call    int    `json:"call"`
+	Op      string `json:"op"`
+	Request any    `json:"request"`
+}
+
+type effectorResultBody struct {
+	Call   int    `json:"call"`
+	Op     string `json:"op"`
+	Result any    `json:"result,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+func (e *Engine) mint(ctx context.Context) (Construct, error) {
+	s := e.sess
+	req := MintRequest{Iteration: e.iteration, Objective: s.Objective(), Feedback: e.feedback()}
+	e.calls++
+	call := e.calls
+	s.tracer.emit(EvEffectorCall, effectorCallBody{Call: call, Op: "mint", Request: req})
+	c, err := e.eff.Mint(ctx, req)
+	if err != nil {
+		s.tracer.emit(EvEffectorResult, effectorResultBody{Call: call, Op: "mint", Error: err.Error()})
+		return Construct{}, fmt.Errorf("effector mint (iteration %d, objective %s): %w", e.iteration, req.Objective, err)
+	}
+	s.tracer.emit(EvEffectorResult, effectorResultBody{Call: call, Op: "mint", Result: c})
+	return c, nil
+}
+
+func (e *Engine) gate(ctx context.Context) error {
+	s := e.sess
+	req := GateRequest{Iteration: e.iteration, Objective: s.Objective(), Construct: e.construct}
+	e.calls++
+	call := e.calls
+	s.tracer.emit(EvEffectorCall, effectorCallBody{Call: call, Op: "gate", Request: req})
+	sig, err := e.eff.Gate(ctx, req)
+	if err != nil {
+		s.tracer.emit(EvEffectorResult, effectorResultBody{Call: call, Op: "gate", Error: err.Error()})
+		return fmt.Errorf("effector gate (iteration %d, objective %s): %w", e.iteration, req.Objective, err)
+	}
+	s.tracer.emit(EvEffectorResult, effectorResultBody{Call: call, Op: "gate", Result: sig})
+	for i, c := range sig.Changes {
+		var err error
+		switch {
+		case c.Kind == KindState || c.Kind == KindObjective:
+			err = fmt.Errorf("the built-in kind %q is not the gate's to change", c.Kind)
+		case c.Op == ChangePut:
+			_, err = s.wm.Put(c.Kind, c.ID, c.Fields)
+		case c.Op == ChangeRetract:
+			_, err = s.wm.Retract(c.Kind, c.ID)
+		default:
+			err = fmt.Errorf("unknown op %q (expected %s or %s)", c.Op, ChangePut, ChangeRetract)
+		}
+		if err != nil {
+			return fmt.Errorf("effector gate (iteration %d): change %d: %w", e.iteration, i+1, err)
+		}
+	}
+	return s.Flush()
+}
+
+// feedback is every fact of a declared kind, in a stable order.
+func (e *Engine) feedback() []Fact {
+	out := []Fact{}
+	for _, f := range e.sess.wm.All() {
+		if f.Kind != KindState && f.Kind != KindObjective {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,233 @@
+package spine
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// Fact is one unit of working memory. Payload is a pointer to a struct of the kind's
+// declared fields; it is never modified after the fact is stored (an update stores a new
+// payload), so a Fact read from memory stays valid.
+type Fact struct {
+	Kind    string
+	ID      string
+	Rev     uint64
+	Payload any
+}
+
+// Get returns the value of a declared field of the fact's payload.
+func (f Fact) Get(field string) (any, bool) {
+	v := reflect.ValueOf(f.Payload)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return nil, false
+	}
+	sv := v.Elem()
+	for i := 0; i < sv.NumField(); i++ {
+		if sv.Type().Field(i).Tag.Get("json") == field {
+			return sv.Field(i).Interface(), true
+		}
+	}
+	return nil, false
+}
+
+// MarshalJSON writes the fact with its payload's declared field names.
+func (f Fact) MarshalJSON() ([]byte, error) {
+	return json.Marshal(factJSON{f.Kind, f.ID, f.Rev, f.Payload})
+}
+
+type factJSON struct {
+	Kind    string `json:"kind"`
+	ID      string `json:"id"`
+	Rev     uint64 `json:"rev"`
+	Payload any    `json:"payload"`
+}
+
+// Fields is a payload given by field name. Numbers may be any Go numeric type or
+// json.Number; lists of strings may be []string or []any holding strings.
+type Fields map[string]any
+
+// payloadSetter writes a caller's payload into a kind's struct value.
+type payloadSetter func(dst reflect.Value, src any) error
+
+// setPayload copies src (Fields, a struct, or a pointer to a struct whose json tags name
+// declared fields) into dst, a settable struct of kind k's type. Only the fields src
+// names are written.
+func (k *FactKind) setPayload(dst reflect.Value, src any) error {
+	switch p := src.(type) {
+	case nil:
+		return nil
+	case Fields:
+		return k.setFields(dst, p)
+	case map[string]any:
+		return k.setFields(dst, p)
+	}
+	sv := reflect.ValueOf(src)
+	if sv.Kind() == reflect.Pointer {
+		if sv.IsNil() {
+			return nil
+		}
+		sv = sv.Elem()
+	}
+	if sv.Kind() != reflect.Struct {
+		return fmt.Errorf("payload of kind %q must be spine.Fields or a struct, got %T", k.Name, src)
+	}
+	if sv.Type() == k.typ {
+		dst.Set(sv)
+		return nil
+	}
+	plan, err := k.structPlan(sv.Type())
+	if err != nil {
+		return err
+	}
+	for _, m := range plan {
+		if err := assign(dst.Field(m.dst), k.Fields[m.dst], sv.Field(m.src).Interface()); err != nil {
+			return fmt.Errorf("field %q of kind %q: %w", k.Fields[m.dst].Name, k.Name, err)
+		}
+	}
+	return nil
+}
+
+func (k *FactKind) setFields(dst reflect.Value, fields map[string]any) error {
+	// Sorted so that the first error reported does not depend on map order.
+	for _, name := range sortedKeys(fields) {
+		i, ok := k.fieldIx[name]
+		if !ok {
+			return fmt.Errorf("kind %q has no field %q (fields: %s)", k.Name, name, strings.Join(k.fieldNames(), ", "))
+		}
+		if err := assign(dst.Field(i), k.Fields[i], fields[name]); err != nil {
+			return fmt.Errorf("field %q of kind %q: %w", name, k.Name, err)
+		}
+	}
+	return nil
+}
+
+type fieldMove struct{ src, dst int }
+
+// structPlans caches, per (kind, Go struct type), which source field goes where, so a
+// host updating a fact from its own struct pays for reflection on tags once.
+var structPlans sync.Map // planKey → []fieldMove
+
+type planKey struct {
+	kind *FactKind
+	typ  reflect.Type
+}
+
+func (k *FactKind) structPlan(t reflect.Type) ([]fieldMove, error) {
+	key := planKey{k, t}
+	if p, ok := structPlans.Load(key); ok {
+		return p.([]fieldMove), nil
+	}
+	var plan []fieldMove
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		j, ok := k.fieldIx[name]
+		if !ok {
+			return nil, fmt.Errorf("kind %q has no field %q (from %s.%s; fields: %s)", k.Name, name, t, sf.Name, strings.Join(k.fieldNames(), ", "))
+		}
+		plan = append(plan, fieldMove{src: i, dst: j})
+	}
+	structPlans.Store(key, plan)
+	return plan, nil
+}
+
+// assign converts v to the declared field type and stores it in dst.
+func assign(dst reflect.Value, f Field, v any) error {
+	switch f.Type {
+	case TypeFloat:
+		x, ok := toFloat(v)
+		if !ok {
+			return fmt.Errorf("want a number, got %T", v)
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("want a finite number, got %v", x)
+		}
+		dst.SetFloat(x)
+	case TypeInt:
+		x, ok := toFloat(v)
+		if !ok || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			return fmt.Errorf("want an integer, got %v (%T)", v, v)
+		}
+		dst.SetInt(int64(x))
+	case TypeBool:
+		b, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("want a bool, got %T", v)
+		}
+		dst.SetBool(b)
+	case TypeString:
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("want a string, got %T", v)
+		}
+		dst.SetString(s)
+	case TypeStrings:
+		switch l := v.(type) {
+		case []string:
+			dst.Set(reflect.ValueOf(append([]string(nil), l...)))
+		case []any:
+			out := make([]string, len(l))
+			for i, e := range l {
+				s, ok := e.(string)
+				if !ok {
+					return fmt.Errorf("want a list of strings, element %d is %T", i, e)
+				}
+				out[i] = s
+			}
+			dst.Set(reflect.ValueOf(out))
+		case nil:
+			dst.Set(reflect.Zero(dst.Type()))
+		default:
+			return fmt.Errorf("want a list of strings, got %T", v)
+		}
+	default:
+		return fmt.Errorf("unknown field type %q", f.Type)
+	}
+	return nil
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case float32:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case int8:
+		return float64(x), true
+	case int16:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint:
+		return float64(x), true
+	case uint8:
+		return float64(x), true
+	case uint16:
+		return float64(x), true
+	case uint32:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}

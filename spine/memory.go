@@ -1,0 +1,221 @@
+package spine
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+)
+
+// Errors returned by WorkingMemory operations; wrapped with the kind and id involved.
+var (
+	ErrUnknownKind = errors.New("unknown fact kind")
+	ErrFactExists  = errors.New("fact already asserted")
+	ErrNoFact      = errors.New("no such fact")
+)
+
+// Change operations reported to a WorkingMemory observer.
+const (
+	OpAssert  = "asserted"
+	OpUpdate  = "updated"
+	OpRetract = "retracted"
+)
+
+// WorkingMemory holds the facts of one run, typed by a rule set's fact kinds. Every change
+// takes the next value of one global revision counter. It keeps the rule environment in
+// step with the facts, so evaluating a rule never copies working memory.
+//
+// A WorkingMemory is not safe for concurrent use; a Session owns one.
+type WorkingMemory struct {
+	rs       *RuleSet
+	kinds    []kindFacts
+	rev      uint64
+	env      reflect.Value // pointer to the rule set's environment struct
+	observer func(op string, f Fact)
+}
+
+type kindFacts struct {
+	byID map[string]Fact
+	rev  uint64 // revision of the latest change to any fact of this kind
+}
+
+// NewWorkingMemory returns an empty working memory for the rule set's fact kinds.
+// observe, when not nil, is called after every change.
+func NewWorkingMemory(rs *RuleSet, observe func(op string, f Fact)) *WorkingMemory {
+	wm := &WorkingMemory{
+		rs:       rs,
+		kinds:    make([]kindFacts, len(rs.kinds)),
+		env:      reflect.New(rs.envType),
+		observer: observe,
+	}
+	for i := range wm.kinds {
+		wm.kinds[i].byID = map[string]Fact{}
+	}
+	wm.env.Elem().Field(rs.paramsField).Set(rs.paramsVal)
+	return wm
+}
+
+// Rev returns the global revision: the number of changes made so far.
+func (wm *WorkingMemory) Rev() uint64 { return wm.rev }
+
+// KindRev returns the revision of the latest change to a fact of the kind (0 if none).
+func (wm *WorkingMemory) KindRev(kind string) uint64 {
+	k := wm.rs.kindByName[kind]
+	if k == nil {
+		return 0
+	}
+	return wm.kinds[k.index].rev
+}
+
+func (wm *WorkingMemory) kind(name, id string) (*FactKind, string, error) {
+	k := wm.rs.kindByName[name]
+	if k == nil {
+		return nil, "", fmt.Errorf("%w %q", ErrUnknownKind, name)
+	}
+	if id == "" {
+		if k.Many {
+			return nil, "", fmt.Errorf("kind %q holds many facts: an id is required", name)
+		}
+		id = name
+	}
+	return k, id, nil
+}
+
+// Assert adds a new fact. It fails if a fact with the same kind and id exists.
+func (wm *WorkingMemory) Assert(kind, id string, payload any) (Fact, error) {
+	k, id, err := wm.kind(kind, id)
+	if err != nil {
+		return Fact{}, err
+	}
+	if _, ok := wm.kinds[k.index].byID[id]; ok {
+		return Fact{}, fmt.Errorf("%w: %s/%s", ErrFactExists, kind, id)
+	}
+	return wm.store(k, id, reflect.New(k.typ), payload, OpAssert)
+}
+
+// Update changes the fields that payload names in an existing fact, keeping the others.
+func (wm *WorkingMemory) Update(kind, id string, payload any) (Fact, error) {
+	k, id, err := wm.kind(kind, id)
+	if err != nil {
+		return Fact{}, err
+	}
+	old, ok := wm.kinds[k.index].byID[id]
+	if !ok {
+		return Fact{}, fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
+	}
+	nv := reflect.New(k.typ)
+	nv.Elem().Set(reflect.ValueOf(old.Payload).Elem())
+	return wm.store(k, id, nv, payload, OpUpdate)
+}
+
+// Put asserts the fact, or updates it when it exists.
+func (wm *WorkingMemory) Put(kind, id string, payload any) (Fact, error) {
+	k, id, err := wm.kind(kind, id)
+	if err != nil {
+		return Fact{}, err
+	}
+	if _, ok := wm.kinds[k.index].byID[id]; ok {
+		return wm.Update(kind, id, payload)
+	}
+	return wm.store(k, id, reflect.New(k.typ), payload, OpAssert)
+}
+
+func (wm *WorkingMemory) store(k *FactKind, id string, nv reflect.Value, payload any, op string) (Fact, error) {
+	if err := k.setPayload(nv.Elem(), payload); err != nil {
+		return Fact{}, err
+	}
+	wm.rev++
+	f := Fact{Kind: k.Name, ID: id, Rev: wm.rev, Payload: nv.Interface()}
+	kf := &wm.kinds[k.index]
+	kf.byID[id] = f
+	kf.rev = wm.rev
+	wm.syncEnv(k)
+	if wm.observer != nil {
+		wm.observer(op, f)
+	}
+	return f, nil
+}
+
+// Retract removes a fact.
+func (wm *WorkingMemory) Retract(kind, id string) (Fact, error) {
+	k, id, err := wm.kind(kind, id)
+	if err != nil {
+		return Fact{}, err
+	}
+	kf := &wm.kinds[k.index]
+	old, ok := kf.byID[id]
+	if !ok {
+		return Fact{}, fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
+	}
+	delete(kf.byID, id)
+	wm.rev++
+	kf.rev = wm.rev
+	old.Rev = wm.rev
+	wm.syncEnv(k)
+	if wm.observer != nil {
+		wm.observer(OpRetract, old)
+	}
+	return old, nil
+}
+
+// Get returns the fact of the kind with the id ("" for a singleton kind).
+func (wm *WorkingMemory) Get(kind, id string) (Fact, bool) {
+	k, id, err := wm.kind(kind, id)
+	if err != nil {
+		return Fact{}, false
+	}
+	f, ok := wm.kinds[k.index].byID[id]
+	return f, ok
+}
+
+// Query returns every fact of the kind, ordered by id.
+func (wm *WorkingMemory) Query(kind string) []Fact {
+	k := wm.rs.kindByName[kind]
+	if k == nil {
+		return nil
+	}
+	return wm.sorted(k)
+}
+
+// All returns every fact, ordered by kind declaration and then id.
+func (wm *WorkingMemory) All() []Fact {
+	var out []Fact
+	for _, k := range wm.rs.kinds {
+		out = append(out, wm.sorted(k)...)
+	}
+	return out
+}
+
+func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
+	byID := wm.kinds[k.index].byID
+	out := make([]Fact, 0, len(byID))
+	for _, f := range byID {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// syncEnv points the kind's environment field at its current payload(s).
+func (wm *WorkingMemory) syncEnv(k *FactKind) {
+	field := wm.env.Elem().Field(k.index)
+	byID := wm.kinds[k.index].byID
+	if !k.Many {
+		f, ok := byID[k.Name]
+		if !ok {
+			field.Set(reflect.Zero(field.Type()))
+			return
+		}
+		field.Set(reflect.ValueOf(f.Payload))
+		return
+	}
+	facts := wm.sorted(k)
+	list := reflect.MakeSlice(field.Type(), len(facts), len(facts))
+	for i, f := range facts {
+		list.Index(i).Set(reflect.ValueOf(f.Payload))
+	}
+	field.Set(list)
+}
+
+// envValue is what compiled predicates run against.
+func (wm *WorkingMemory) envValue() any { return wm.env.Interface() }

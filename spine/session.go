@@ -1,0 +1,188 @@
+package spine
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/expr-lang/expr/vm"
+)
+
+// Session is one working memory with its agenda and trace: the unit a caller drives
+// cycle by cycle. Engine wraps a Session in the FSM loop; hosts that only need decisions
+// (such as the GGS filter) drive a Session directly. A Session is not safe for
+// concurrent use; run one per goroutine. Sessions share their immutable RuleSet.
+type Session struct {
+	rs     *RuleSet
+	wm     *WorkingMemory
+	opts   options
+	tracer tracer
+	vm     vm.VM
+
+	cycle     int
+	firings   []Firing // ring of the last firings, for runaway errors
+	nFirings  int
+	fired     []bool     // per rule: has it fired
+	firedSig  [][]uint64 // per rule: kind revisions when it last fired
+	requested string     // transition requested by the last rule fired
+
+	// reused per cycle
+	evals []RuleEval
+	cset  []candidate
+	names []string
+}
+
+// NewSession starts a session over a rule set. It writes the trace header at once.
+func NewSession(rs *RuleSet, opt ...Option) *Session {
+	o := defaultOptions()
+	for _, f := range opt {
+		f(&o)
+	}
+	s := &Session{
+		rs:       rs,
+		opts:     o,
+		fired:    make([]bool, len(rs.rules)),
+		firedSig: make([][]uint64, len(rs.rules)),
+		evals:    make([]RuleEval, 0, len(rs.rules)),
+	}
+	for i, r := range rs.rules {
+		s.firedSig[i] = make([]uint64, len(r.reads))
+	}
+	s.tracer = tracer{sink: o.sink, clock: o.clock}
+	if o.runID == "" {
+		o.runID = o.ids.NewID()
+		s.opts.runID = o.runID
+	}
+	s.tracer.emit(EvHeader, header{
+		Format: TraceFormat, Run: o.runID,
+		Rules:  rulesRef{Name: rs.name, Path: rs.path, Hash: rs.hash},
+		Params: rs.ParamMap(), Meta: o.meta,
+	})
+	s.wm = NewWorkingMemory(rs, s.observe)
+	return s
+}
+
+type header struct {
+	Format string            `json:"format"`
+	Run    string            `json:"run"`
+	Rules  rulesRef          `json:"rules"`
+	Params map[string]any    `json:"params"`
+	Meta   map[string]string `json:"meta,omitempty"`
+}
+
+type rulesRef struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+	Hash string `json:"hash"`
+}
+
+func (s *Session) observe(op string, f Fact) {
+	kind := EvFactAsserted
+	switch op {
+	case OpUpdate:
+		kind = EvFactUpdated
+	case OpRetract:
+		kind = EvFactRetracted
+	}
+	s.tracer.emit(kind, factBody{Fact: f})
+}
+
+type factBody struct {
+	Fact Fact `json:"fact"`
+}
+
+// RunID is the id written in the trace header.
+func (s *Session) RunID() string { return s.opts.runID }
+
+// RuleSet returns the session's rule set.
+func (s *Session) RuleSet() *RuleSet { return s.rs }
+
+// Memory gives read access to the working memory. Change facts through the Session so
+// that changes are traced.
+func (s *Session) Memory() *WorkingMemory { return s.wm }
+
+// Assert adds a fact; see WorkingMemory.Assert.
+func (s *Session) Assert(kind, id string, payload any) (Fact, error) {
+	return s.wm.Assert(kind, id, payload)
+}
+
+// Update changes an existing fact; see WorkingMemory.Update.
+func (s *Session) Update(kind, id string, payload any) (Fact, error) {
+	return s.wm.Update(kind, id, payload)
+}
+
+// Put asserts or updates a fact; see WorkingMemory.Put.
+func (s *Session) Put(kind, id string, payload any) (Fact, error) {
+	return s.wm.Put(kind, id, payload)
+}
+
+// Retract removes a fact; see WorkingMemory.Retract.
+func (s *Session) Retract(kind, id string) error {
+	_, err := s.wm.Retract(kind, id)
+	return err
+}
+
+// Get returns a fact; see WorkingMemory.Get.
+func (s *Session) Get(kind, id string) (Fact, bool) { return s.wm.Get(kind, id) }
+
+// Query returns the facts of a kind; see WorkingMemory.Query.
+func (s *Session) Query(kind string) []Fact { return s.wm.Query(kind) }
+
+// Objective returns the name of the current objective, "" before any rule set one.
+func (s *Session) Objective() string {
+	f, ok := s.wm.Get(KindObjective, "")
+	if !ok {
+		return ""
+	}
+	return payloadString(f.Payload, 0)
+}
+
+// Emit writes a host event into the trace (for example a bus message). body must encode
+// as a JSON object.
+func (s *Session) Emit(kind string, body any) { s.tracer.emit(kind, body) }
+
+// Flush flushes the trace sink and returns the first trace error seen so far.
+func (s *Session) Flush() error {
+	if err := s.tracer.sink.Flush(); err != nil && s.tracer.err == nil {
+		s.tracer.err = err
+	}
+	return s.tracer.err
+}
+
+// Err returns the first trace error seen, if any. A session whose trace failed keeps
+// working, but the engine stops at the next cycle boundary.
+func (s *Session) Err() error { return s.tracer.err }
+
+// setState records the FSM state as a fact so rules can match on it.
+func (s *Session) setState(name string, iteration int) {
+	if _, err := s.wm.Put(KindState, "", Fields{"name": name, "iteration": iteration}); err != nil {
+		panic(fmt.Sprintf("spine: built-in state fact: %v", err)) // the built-in schema guarantees this
+	}
+}
+
+// tracer stamps events with seq and time and hands them to the sink.
+type tracer struct {
+	sink  Sink
+	clock Clock
+	seq   int64
+	ev    Event
+	err   error
+}
+
+func (t *tracer) emit(kind string, body any) {
+	t.seq++
+	t.ev = Event{Seq: t.seq, Time: t.clock.Now(), Kind: kind, Body: body}
+	if err := t.sink.Write(&t.ev); err != nil && t.err == nil {
+		t.err = err
+	}
+}
+
+// Cycle runs one agenda cycle over every rule; see the package documentation.
+func (s *Session) Cycle(ctx context.Context) (*CycleResult, error) {
+	return s.runCycle(ctx, false)
+}
+
+// payloadString reads string field i of a built-in fact's payload.
+func payloadString(p any, i int) string {
+	return reflect.ValueOf(p).Elem().Field(i).String()
+}

@@ -1,0 +1,187 @@
+package spine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// TraceFormat names the trace layout written by this package. It is the header's
+// "format" and changes whenever a reader of the old layout would misread the new one.
+const TraceFormat = "spine-trace/1"
+
+// Trace event kinds.
+const (
+	EvHeader         = "header"
+	EvFactAsserted   = "fact_asserted"
+	EvFactUpdated    = "fact_updated"
+	EvFactRetracted  = "fact_retracted"
+	EvConflictSet    = "conflict_set"
+	EvRuleFired      = "rule_fired"
+	EvTransition     = "transition"
+	EvEffectorCall   = "effector_call"
+	EvEffectorResult = "effector_result"
+	EvHalt           = "halt"
+)
+
+// Event is one line of a trace. Body holds the kind's fields; it is encoded after seq, t
+// and kind in the same JSON object, so it must encode as a JSON object.
+type Event struct {
+	Seq  int64
+	Time time.Time
+	Kind string
+	Body any
+}
+
+// AppendJSON appends the event's JSON line (with a trailing newline) to buf.
+func (e *Event) AppendJSON(buf []byte) ([]byte, error) {
+	buf = append(buf, `{"seq":`...)
+	buf = strconv.AppendInt(buf, e.Seq, 10)
+	buf = append(buf, `,"t":"`...)
+	buf = e.Time.UTC().AppendFormat(buf, time.RFC3339Nano)
+	buf = append(buf, `","kind":`...)
+	buf = strconv.AppendQuote(buf, e.Kind)
+	if e.Body != nil {
+		body, err := json.Marshal(e.Body)
+		if err != nil {
+			return buf, fmt.Errorf("trace: encoding %s event: %w", e.Kind, err)
+		}
+		if len(body) < 2 || body[0] != '{' {
+			return buf, fmt.Errorf("trace: %s event body must encode as an object, got %.20s", e.Kind, body)
+		}
+		if len(body) > 2 {
+			buf = append(buf, ',')
+			buf = append(buf, body[1:len(body)-1]...)
+		}
+	}
+	buf = append(buf, '}', '\n')
+	return buf, nil
+}
+
+// Sink receives trace events in seq order. Write must not keep e or anything it points to
+// after it returns: the engine reuses event bodies between cycles.
+type Sink interface {
+	Write(e *Event) error
+	// Flush makes every event written so far durable to the sink's medium. The engine
+	// calls it at each cycle boundary.
+	Flush() error
+}
+
+// Discard is a Sink that drops every event, for benchmarks and callers that need no trace.
+var Discard Sink = discard{}
+
+type discard struct{}
+
+func (discard) Write(*Event) error { return nil }
+func (discard) Flush() error       { return nil }
+
+// WriterSink writes JSON lines to an io.Writer through a buffer.
+type WriterSink struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	buf []byte
+}
+
+var _ Sink = (*WriterSink)(nil)
+
+// NewWriterSink returns a sink writing JSON lines to w.
+func NewWriterSink(w io.Writer) *WriterSink {
+	return &WriterSink{w: bufio.NewWriterSize(w, 64<<10)}
+}
+
+// Write encodes the event and buffers its line.
+func (s *WriterSink) Write(e *Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var err error
+	s.buf, err = e.AppendJSON(s.buf[:0])
+	if err != nil {
+		return err
+	}
+	_, err = s.w.Write(s.buf)
+	return err
+}
+
+// Flush writes the buffered lines to the underlying writer.
+func (s *WriterSink) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Flush()
+}
+
+// FileSink is an append-only trace file. It refuses to open a file that already exists,
+// so a recorded trace is never appended to by a second run, truncated or rewritten.
+type FileSink struct {
+	*WriterSink
+	f *os.File
+}
+
+var _ Sink = (*FileSink)(nil)
+
+// ErrTraceExists is returned by CreateFileSink when the trace file is already there.
+var ErrTraceExists = errors.New("trace file already exists")
+
+// CreateFileSink creates a new trace file, opened for appending only.
+func CreateFileSink(path string) (*FileSink, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("%s: %w (traces are never overwritten; choose another path)", path, ErrTraceExists)
+		}
+		return nil, err
+	}
+	return &FileSink{WriterSink: NewWriterSink(f), f: f}, nil
+}
+
+// Flush writes buffered lines to the file. It does not fsync: a trace survives a process
+// crash up to the last flush, and Close syncs.
+func (s *FileSink) Flush() error { return s.WriterSink.Flush() }
+
+// Close flushes, syncs and closes the file.
+func (s *FileSink) Close() error {
+	err := s.WriterSink.Flush()
+	if serr := s.f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// MemorySink keeps the encoded trace in memory, for tests and replay checks.
+type MemorySink struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+var _ Sink = (*MemorySink)(nil)
+
+// Write encodes the event and appends its line.
+func (s *MemorySink) Write(e *Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := e.AppendJSON(s.buf.AvailableBuffer())
+	if err != nil {
+		return err
+	}
+	s.buf.Write(b)
+	return nil
+}
+
+// Flush does nothing: the lines are already in memory.
+func (s *MemorySink) Flush() error { return nil }
+
+// Bytes returns a copy of the trace so far.
+func (s *MemorySink) Bytes() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return bytes.Clone(s.buf.Bytes())
+}
