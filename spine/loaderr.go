@@ -42,10 +42,12 @@ func (es LoadErrors) Error() string {
 	return strings.Join(parts, "\n")
 }
 
-// snippet renders line (1-based) of src with a caret under col (1-based):
+// snippet renders line (1-based) of src behind a gutter holding the line number right
+// aligned in five columns, then a second line with a caret under col (1-based), for
+// example (line 10000, column 19):
 //
-//	  12 |     when: signals.gard > 1
-//	     |                   ^
+//	10000 |     when: signals.gard > 1
+//	      |                   ^
 func snippet(lines []string, line, col int) string {
 	if line < 1 || line > len(lines) {
 		return ""

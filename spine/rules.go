@@ -1,8 +1,6 @@
 package spine
 
 import (
-
-
 	"gopkg.in/yaml.v3"
 )
 
@@ -25,6 +23,7 @@ func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
 			l.errNode(item, "rule: expected a mapping with name, salience, when and then, got %s", describe(item))
 			continue
 		}
+		l.rule = peekName(item) // so that errors in the rule's keys name it
 		keys := l.fields(item, "rule", []string{"name", "salience", "when", "then", "description"}, []string{"name", "salience", "when", "then"})
 		r := &Rule{Line: item.Line, index: len(rs.rules)}
 		if v := keys["name"]; v != nil {
@@ -60,6 +59,16 @@ func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
 		rs.rules = append(rs.rules, r)
 	}
 	l.rule = ""
+}
+
+// peekName returns the rule's name when it is a plain scalar, else "".
+func peekName(rule *yaml.Node) string {
+	for i := 0; i+1 < len(rule.Content); i += 2 {
+		if v := resolve(rule.Content[i+1]); rule.Content[i].Value == "name" && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
+			return v.Value
+		}
+	}
+	return ""
 }
 
 func (l *loader) loadThen(rs *RuleSet, r *Rule, n *yaml.Node) {
@@ -204,4 +213,3 @@ func joinNames(names []string) string {
 	}
 	return out
 }
-

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/agentspine/spine/spine"
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.2.3"); otherwise the module
@@ -32,6 +34,6 @@ func runVersion(ctx context.Context, io stdio, args []string) int {
 			v = bi.Main.Version
 		}
 	}
-	fmt.Fprintf(io.out, "spine %s (trace format %s)\n", v, traceFormat)
+	fmt.Fprintf(io.out, "spine %s (trace format %s)\n", v, spine.TraceFormat)
 	return exitOK
 }

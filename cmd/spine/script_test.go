@@ -1,0 +1,29 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var updateScripts = flag.Bool("rewrite", false, "rewrite the expected output in testscript files (cmp against files in the archive)")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"spine": func() {
+			os.Exit(Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
+	})
+}
+
+// TestScripts runs the CLI scenarios in testdata/script: each .txtar is a shell-like script
+// with its input files, the commands to run and the exact output expected.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:           "testdata/script",
+		UpdateScripts: *updateScripts,
+	})
+}

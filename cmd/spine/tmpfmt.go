@@ -1,3 +1,0 @@
-package main
-
-const traceFormat = "spine-trace/1"

@@ -1,0 +1,144 @@
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/agentspine/spine/spine"
+	"gopkg.in/yaml.v3"
+)
+
+// Scenario is a parsed scenario file.
+type Scenario struct {
+	Name        string
+	Description string
+	// Rules names the rule set the scenario was designed for: a shipped rule file
+	// ("harness.yaml") or a path relative to the scenario file.
+	Rules  string
+	Rounds []Round
+}
+
+// Round is the gate's answer for one iteration.
+type Round struct {
+	Line    int // line of the round in the scenario file
+	Changes []spine.Change
+}
+
+type fileShape struct {
+	Name        string      `yaml:"name"`
+	Description string      `yaml:"description"`
+	Rules       string      `yaml:"rules"`
+	Rounds      []yaml.Node `yaml:"rounds"`
+}
+
+// ParseFile reads a scenario file.
+func ParseFile(path string) (*Scenario, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, src)
+}
+
+// Parse reads a scenario. Each round is a mapping from "kind" or "kind/id" to the fields
+// to put, or to null to retract the fact:
+//
+//	rounds:
+//	  - signals: {has_construct: true, deeponto_ok: false}
+//	  - signals: {deeponto_ok: true}      # fields not named keep their values
+func Parse(name string, src []byte) (*Scenario, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec.KnownFields(true)
+	var fs fileShape
+	if err := dec.Decode(&fs); err != nil {
+		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if fs.Name == "" {
+		return nil, fmt.Errorf("%s: missing name", name)
+	}
+	if len(fs.Rounds) == 0 {
+		return nil, fmt.Errorf("%s: no rounds: a scenario needs at least one round of signals", name)
+	}
+	sc := &Scenario{Name: fs.Name, Description: fs.Description, Rules: fs.Rules}
+	for i := range fs.Rounds {
+		n := &fs.Rounds[i]
+		r, err := parseRound(n)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d:%d: round %d: %w", name, n.Line, n.Column, i+1, err)
+		}
+		sc.Rounds = append(sc.Rounds, r)
+	}
+	return sc, nil
+}
+
+func parseRound(n *yaml.Node) (Round, error) {
+	r := Round{Line: n.Line}
+	if n.Kind != yaml.MappingNode {
+		return r, errors.New("expected a mapping of kind: {field: value}")
+	}
+	var m map[string]map[string]any
+	if err := n.Decode(&m); err != nil {
+		return r, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		kind, id, _ := strings.Cut(k, "/")
+		if kind == "" {
+			return r, fmt.Errorf("%q: expected kind or kind/id", k)
+		}
+		if m[k] == nil {
+			r.Changes = append(r.Changes, spine.Change{Op: spine.ChangeRetract, Kind: kind, ID: id})
+			continue
+		}
+		r.Changes = append(r.Changes, spine.Change{Op: spine.ChangePut, Kind: kind, ID: id, Fields: spine.Fields(m[k])})
+	}
+	return r, nil
+}
+
+// Effector serves a scenario's rounds in order, one per Gate call. It is a test double:
+// see the package documentation.
+type Effector struct {
+	sc   *Scenario
+	mu   sync.Mutex
+	next int
+}
+
+var _ spine.Effector = (*Effector)(nil)
+
+// NewEffector returns an effector that plays sc from its first round.
+func NewEffector(sc *Scenario) *Effector { return &Effector{sc: sc} }
+
+// Mint returns a construct that only records the objective it was asked for.
+func (e *Effector) Mint(ctx context.Context, req spine.MintRequest) (spine.Construct, error) {
+	body, err := json.Marshal(struct {
+		Scenario  string `json:"scenario"`
+		Objective string `json:"objective"`
+	}{e.sc.Name, req.Objective})
+	if err != nil {
+		return spine.Construct{}, err
+	}
+	return spine.Construct{ID: fmt.Sprintf("construct-%d", req.Iteration), Body: body}, nil
+}
+
+// Gate returns the next round.
+func (e *Effector) Gate(ctx context.Context, req spine.GateRequest) (spine.Signals, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.next >= len(e.sc.Rounds) {
+		return spine.Signals{}, fmt.Errorf("scenario %q has %d rounds and was asked for round %d", e.sc.Name, len(e.sc.Rounds), e.next+1)
+	}
+	r := e.sc.Rounds[e.next]
+	e.next++
+	return spine.Signals{Changes: r.Changes}, nil
+}

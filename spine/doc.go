@@ -1,0 +1,55 @@
+// Package spine is a deterministic control spine for agents: facts in a working memory,
+// production rules loaded from YAML with expr predicates, an agenda that fires exactly one
+// rule per cycle, and a five-state FSM that calls effectors at its edge. Every fact
+// change, rule evaluation, conflict resolution, transition and effector call is written
+// to an append-only JSONL trace.
+//
+// The package owns the engine and nothing domain-specific: it knows no role, no loss
+// function and no model. It does no I/O of its own except through the Sink it is given
+// (and the file helpers that open rule files and traces), reads time only from the
+// injected Clock and identifiers only from the injected IDSource, and never iterates a
+// map into its output. Given the same rule set, the same clock readings, the same ids
+// and the same effector results, it writes the same trace, byte for byte.
+//
+// # Rule sets
+//
+// LoadRules compiles a YAML rule file (params, facts, objectives, rules) into an
+// immutable RuleSet that may be shared by any number of sessions and goroutines. Each
+// rule's `when` is compiled once, against a typed environment built from the declared
+// fact kinds, so a misspelt field or a type error fails the load with the file, line and
+// column. Load errors list every problem, never just the first.
+//
+// # The agenda
+//
+// A cycle evaluates every rule against working memory. The rules that are true and not
+// refracted (a rule does not fire again until a fact kind it reads has changed) form the
+// conflict set, ordered by salience ↓, specificity ↓ (top-level conjuncts of `when`),
+// recency ↓ (newest revision among the kinds the rule reads) and name ↑. The first rule
+// fires; its `then` sets the objective, asserts, updates or retracts facts, or requests
+// a transition. A predicate that errors or panics is that rule's outcome for the cycle.
+//
+// # The caller's loop
+//
+// Engine.Run drives this loop; hosts that only need decisions drive a Session with
+// Cycle themselves.
+//
+//  1. Load a RuleSet once (LoadRulesFile, LoadRulesFS).
+//  2. Create an Engine with an Effector and options: WithClock, WithIDs, WithTrace,
+//     WithMaxIterations, WithMaxFirings. The trace header (format, run id, rule-set
+//     hash, params) is written at once.
+//  3. Optionally seed facts through Engine.Session().Put.
+//  4. Call Run with a context. Each iteration:
+//     a. observe: the state fact is updated, so rules can match on it;
+//     b. select_objective: one agenda cycle over every rule; a terminal objective or a
+//     rule's transition request skips act and evaluate; an empty conflict set ends
+//     the run with outcome no_rule;
+//     c. act: Effector.Mint is called with the objective and every declared fact;
+//     d. evaluate: Effector.Gate judges the construct; its changes become facts;
+//     e. terminate_or_iterate: one agenda cycle over the rules that set a terminal
+//     objective; a terminal objective ends the run, the iteration bound ends it with
+//     max_iterations, otherwise the loop goes back to observe.
+//  5. Read the Result; the trace ends with a halt event. Cancelling the context stops
+//     the loop at the next state boundary with the trace flushed.
+//
+// FSM events are fired only from this loop, never from inside an FSM callback.
+package spine

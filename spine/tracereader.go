@@ -1,0 +1,110 @@
+package spine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+// TraceLine is one decoded line of a trace: the common fields, and the raw line for
+// kind-specific decoding.
+type TraceLine struct {
+	Line int    `json:"-"` // 1-based line number in the file
+	Seq  int64  `json:"seq"`
+	T    string `json:"t"`
+	Kind string `json:"kind"`
+	Raw  []byte `json:"-"`
+}
+
+// Decode unmarshals the whole line into v.
+func (l TraceLine) Decode(v any) error { return json.Unmarshal(l.Raw, v) }
+
+// TraceFile is a read trace.
+type TraceFile struct {
+	Lines []TraceLine
+	// Torn is set when the last line was cut short (a process stopped mid-write); the
+	// line is not in Lines. Everything before it is intact.
+	Torn *TornLine
+}
+
+// TornLine describes an incomplete last line.
+type TornLine struct {
+	Line  int
+	Bytes int
+}
+
+func (t *TornLine) String() string {
+	return fmt.Sprintf("line %d is torn (%d bytes without a newline or valid JSON); read up to line %d", t.Line, t.Bytes, t.Line-1)
+}
+
+// TraceError is a malformed trace line that is not the torn last line.
+type TraceError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *TraceError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// ReadTraceFile reads a trace file; see ReadTrace.
+func ReadTraceFile(path string) (*TraceFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadTrace(path, f)
+}
+
+// ReadTrace reads a JSONL trace. A last line that is incomplete is reported in
+// TraceFile.Torn rather than as an error; any other malformed line is a *TraceError
+// naming the line. seq must increase strictly from line to line.
+func ReadTrace(name string, r io.Reader) (*TraceFile, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	tf := &TraceFile{}
+	var prev int64
+	for n := 1; ; n++ {
+		raw, err := br.ReadBytes('\n')
+		if len(raw) == 0 && err == io.EOF {
+			return tf, nil
+		}
+		if err != nil && err != io.EOF {
+			return tf, err
+		}
+		complete := err == nil
+		line := bytes.TrimRight(raw, "\r\n")
+		if len(bytes.TrimSpace(line)) == 0 {
+			if !complete {
+				return tf, nil
+			}
+			return tf, &TraceError{name, n, "empty line"}
+		}
+		var tl TraceLine
+		if derr := json.Unmarshal(line, &tl); derr != nil || tl.Kind == "" {
+			if !complete {
+				tf.Torn = &TornLine{Line: n, Bytes: len(raw)}
+				return tf, nil
+			}
+			msg := "not a trace event (want a JSON object with seq, t and kind)"
+			if derr != nil {
+				msg = "invalid JSON: " + derr.Error()
+			}
+			return tf, &TraceError{name, n, msg}
+		}
+		if tl.Seq <= prev {
+			return tf, &TraceError{name, n, fmt.Sprintf("seq %d does not increase (previous %d)", tl.Seq, prev)}
+		}
+		prev = tl.Seq
+		tl.Line = n
+		tl.Raw = append([]byte(nil), line...)
+		tf.Lines = append(tf.Lines, tl)
+		if !complete {
+			// A valid object without its newline: the writer stopped right before the
+			// newline. Keep it, it is whole.
+			return tf, nil
+		}
+	}
+}
