@@ -1,6 +1,7 @@
 package spine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -67,6 +68,10 @@ func (e *RunawayError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "spine: rule firings exceeded the limit of %d; last firings:", e.Limit)
 	for _, f := range e.Last {
+		if f.Stage == "" { // a session driven without the engine has no FSM state
+			fmt.Fprintf(&b, " [cycle %d %s]", f.Cycle, f.Rule)
+			continue
+		}
 		fmt.Fprintf(&b, " [cycle %d %s %s]", f.Cycle, f.Stage, f.Rule)
 	}
 	return b.String()
@@ -87,7 +92,7 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	env := s.wm.envValue()
 	s.evals = s.evals[:0]
 	s.cset = s.cset[:0]
-	for _, r := range s.rs.rules {
+	for _, r := range s.rs.order {
 		if terminalOnly && !s.rs.isTerminal(r.Then.Objective) {
 			continue
 		}
@@ -145,6 +150,11 @@ func (s *Session) eval(r *Rule, env any) (ok bool, err error) {
 			ok, err = false, fmt.Errorf("panic: %v", p)
 		}
 	}()
+	if r.fast != nil {
+		s.fc.ptrs, s.fc.err = s.wm.ptrs, nil
+		ok := r.fast(&s.fc)
+		return ok && s.fc.err == nil, s.fc.err
+	}
 	out, err := s.vm.Run(r.program, env)
 	if err != nil {
 		return false, err
@@ -184,16 +194,13 @@ func (s *Session) recency(r *Rule) uint64 {
 // compareCandidates is the agenda order: salience ↓, specificity ↓, recency ↓, name ↑.
 // Rule names are unique, so the order is total.
 func compareCandidates(a, b candidate) int {
-	switch {
-	case a.rule.Salience != b.rule.Salience:
-		return b.rule.Salience - a.rule.Salience
-	case a.rule.Specificity != b.rule.Specificity:
-		return b.rule.Specificity - a.rule.Specificity
-	case a.recency != b.recency:
-		if a.recency > b.recency {
-			return -1
-		}
-		return 1
+	// group ranks (salience ↓, specificity ↓) at load time; cmp.Compare, not
+	// subtraction, so that no value can overflow.
+	if c := cmp.Compare(a.rule.group, b.rule.group); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.recency, a.recency); c != 0 {
+		return c
 	}
 	return strings.Compare(a.rule.Name, b.rule.Name)
 }

@@ -74,13 +74,18 @@ func (l *loader) compileWhen(rs *RuleSet, r *Rule, n *yaml.Node) {
 		}
 	}
 	sort.Ints(r.reads)
-	prog, err := expr.Compile(src, expr.Env(reflect.New(rs.envType).Interface()), expr.AsBool())
+	// now() reads the wall clock, which would make decisions depend on when they run.
+	prog, err := expr.Compile(src, expr.Env(reflect.New(rs.envType).Interface()), expr.AsBool(), expr.DisableBuiltin("now"))
 	if err != nil {
 		off, msg := exprErrorAt(src, err)
+		if msg == "unknown name now" {
+			msg += " (rules may not read the wall clock; give the time to them as a fact)"
+		}
 		report(off, rs.friendlyTypes(msg))
 		return
 	}
 	r.program = prog
+	r.fast = compileFast(rs, tree.Node)
 }
 
 // conjuncts counts the top-level operands of && / and.
@@ -114,6 +119,10 @@ func exprErrorAt(src string, err error) (int, string) {
 // friendlyTypes replaces the generated struct types in an expr message with the names of
 // the fact kinds they stand for.
 func (rs *RuleSet) friendlyTypes(msg string) string {
+	if pt := rs.paramsVal.Type().Elem(); pt.NumField() > 0 {
+		msg = strings.ReplaceAll(msg, "*"+pt.String(), "params")
+		msg = strings.ReplaceAll(msg, pt.String(), "params")
+	}
 	for _, k := range rs.kinds {
 		name := "fact kind " + strconv.Quote(k.Name)
 		msg = strings.ReplaceAll(msg, "*"+k.typ.String(), name)

@@ -57,6 +57,7 @@ func LoadRules(name string, src []byte) (rs *RuleSet, err error) {
 	}
 	sum := sha256.Sum256(src)
 	rs.hash = "sha256:" + hex.EncodeToString(sum[:])
+	rs.prepare()
 	rs.path = name
 	return rs, nil
 }
@@ -91,6 +92,7 @@ func (l *loader) load(src []byte) *RuleSet {
 			}
 			msg = m[2]
 		}
+		line = l.syntaxErrorLine(line, msg)
 		l.errAt(line, firstCol(l.lines, line), "YAML syntax: %s", msg)
 		return nil
 	}
@@ -142,12 +144,18 @@ func (l *loader) fields(n *yaml.Node, what string, allowed, required []string) m
 	for _, a := range allowed {
 		ok[a] = true
 	}
+	line := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], resolve(n.Content[i+1])
 		if !ok[k.Value] {
 			l.errNode(k, "unknown key %q in %s (expected one of: %s)", k.Value, what, strings.Join(allowed, ", "))
 			continue
 		}
+		if first, dup := line[k.Value]; dup {
+			l.errNode(k, "duplicate key %q in %s (first given on line %d)", k.Value, what, first)
+			continue
+		}
+		line[k.Value] = k.Line
 		out[k.Value] = v
 	}
 	for _, r := range required {
@@ -227,12 +235,18 @@ func (l *loader) loadParams(b *builder, n *yaml.Node) {
 		l.errNode(n, "params: expected a mapping of name: value, got %s", describe(n))
 		return
 	}
+	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], resolve(n.Content[i+1])
 		if !identRe.MatchString(k.Value) {
 			l.errNode(k, "param name %q is not an identifier (letters, digits, _)", k.Value)
 			continue
 		}
+		if first, dup := seen[k.Value]; dup {
+			l.errNode(k, "duplicate param %q (first declared on line %d)", k.Value, first)
+			continue
+		}
+		seen[k.Value] = k.Line
 		p := Param{Name: k.Value, Line: k.Line, Col: k.Column}
 		switch {
 		case v.Kind == yaml.ScalarNode && (v.Tag == "!!int" || v.Tag == "!!float"):
@@ -264,12 +278,18 @@ func (l *loader) loadFacts(b *builder, n *yaml.Node) {
 		l.errNode(n, "facts: expected a mapping of kind: {fields: ...}, got %s", describe(n))
 		return
 	}
+	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], resolve(n.Content[i+1])
 		if !identRe.MatchString(k.Value) {
 			l.errNode(k, "fact kind %q is not an identifier (letters, digits, _)", k.Value)
 			continue
 		}
+		if first, dup := seen[k.Value]; dup {
+			l.errNode(k, "duplicate fact kind %q (first declared on line %d)", k.Value, first)
+			continue
+		}
+		seen[k.Value] = k.Line
 		if reservedNames[k.Value] {
 			l.errNode(k, "fact kind %q is built in and cannot be declared", k.Value)
 			continue
@@ -291,12 +311,18 @@ func (l *loader) loadFacts(b *builder, n *yaml.Node) {
 				l.errNode(f, "fields of %q: expected a mapping of name: type, got %s", k.Value, describe(f))
 				continue
 			}
+			seenField := map[string]int{}
 			for j := 0; j+1 < len(f.Content); j += 2 {
 				fn, ft := f.Content[j], resolve(f.Content[j+1])
 				if !identRe.MatchString(fn.Value) {
 					l.errNode(fn, "field name %q is not an identifier (letters, digits, _)", fn.Value)
 					continue
 				}
+				if first, dup := seenField[fn.Value]; dup {
+					l.errNode(fn, "duplicate field %q of %q (first declared on line %d)", fn.Value, k.Value, first)
+					continue
+				}
+				seenField[fn.Value] = fn.Line
 				t := FieldType(ft.Value)
 				if _, ok := fieldTypes[t]; !ok || ft.Kind != yaml.ScalarNode {
 					l.errNode(ft, "field %q of %q: unknown type %s (expected float, int, bool, string or strings)", fn.Value, k.Value, describe(ft))
@@ -353,6 +379,29 @@ func (l *loader) loadObjectives(b *builder, n *yaml.Node) {
 		}
 		b.objectives = append(b.objectives, o)
 	}
+}
+
+// syntaxErrorLine finds the line a YAML syntax error is on. yaml.v3 reports the line
+// where the enclosing construct starts (for parser errors, counted from 0), which can be
+// far above the mistake. The mistake is on the first line whose inclusion makes the file
+// fail with the same message. The search is a bisection between the reported line, which
+// is never below the mistake, and the last line, which fails by definition.
+func (l *loader) syntaxErrorLine(reported int, msg string) int {
+	lo, hi := max(reported, 1), len(l.lines)
+	if lo > hi {
+		return hi
+	}
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		var doc yaml.Node
+		err := yaml.Unmarshal([]byte(strings.Join(l.lines[:mid], "\n")), &doc)
+		if m := yamlLineRe.FindStringSubmatch(fmt.Sprint(err)); err != nil && m != nil && m[2] == msg {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
 }
 
 // firstCol is the column of the first non-blank character of a line, for errors whose

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"unsafe"
 )
 
 // Errors returned by WorkingMemory operations; wrapped with the kind and id involved.
@@ -30,7 +31,8 @@ type WorkingMemory struct {
 	rs       *RuleSet
 	kinds    []kindFacts
 	rev      uint64
-	env      reflect.Value // pointer to the rule set's environment struct
+	env      reflect.Value    // pointer to the rule set's environment struct
+	ptrs     []unsafe.Pointer // current payload of each singleton kind, for compiled predicates
 	observer func(op string, f Fact)
 }
 
@@ -46,6 +48,7 @@ func NewWorkingMemory(rs *RuleSet, observe func(op string, f Fact)) *WorkingMemo
 		rs:       rs,
 		kinds:    make([]kindFacts, len(rs.kinds)),
 		env:      reflect.New(rs.envType),
+		ptrs:     make([]unsafe.Pointer, len(rs.kinds)),
 		observer: observe,
 	}
 	for i := range wm.kinds {
@@ -72,10 +75,14 @@ func (wm *WorkingMemory) kind(name, id string) (*FactKind, string, error) {
 	if k == nil {
 		return nil, "", fmt.Errorf("%w %q", ErrUnknownKind, name)
 	}
-	if id == "" {
-		if k.Many {
-			return nil, "", fmt.Errorf("kind %q holds many facts: an id is required", name)
-		}
+	switch {
+	case k.Many && id == "":
+		return nil, "", fmt.Errorf("kind %q holds many facts: an id is required", name)
+	case !k.Many && id != "" && id != name:
+		// Rules see a singleton kind through the fact whose id is the kind's name; a
+		// second id would make a second, invisible fact.
+		return nil, "", fmt.Errorf("kind %q holds one fact: its id is %q or empty, not %q", name, name, id)
+	case id == "":
 		id = name
 	}
 	return k, id, nil
@@ -204,9 +211,12 @@ func (wm *WorkingMemory) syncEnv(k *FactKind) {
 		f, ok := byID[k.Name]
 		if !ok {
 			field.Set(reflect.Zero(field.Type()))
+			wm.ptrs[k.index] = nil
 			return
 		}
-		field.Set(reflect.ValueOf(f.Payload))
+		pv := reflect.ValueOf(f.Payload)
+		field.Set(pv)
+		wm.ptrs[k.index] = pv.UnsafePointer()
 		return
 	}
 	facts := wm.sorted(k)

@@ -3,6 +3,7 @@ package spine
 import (
 	"fmt"
 	"reflect"
+	"sort"
 
 	"github.com/expr-lang/expr/vm"
 )
@@ -61,8 +62,10 @@ type Rule struct {
 	Line  int // line of the rule in its file
 
 	index   int
+	group   int // rank of (salience, specificity) in the static order
 	reads   []int // kind indexes
 	program *vm.Program
+	fast    fastEval // nil when the predicate needs the expr VM
 }
 
 // RuleSet is a compiled rule file. It is immutable once loaded and safe to share between
@@ -82,6 +85,7 @@ type RuleSet struct {
 	objectiveByName map[string]*Objective
 
 	rules   []*Rule
+	order   []*Rule // static agenda order: salience ↓, specificity ↓, name ↑
 	envType reflect.Type
 }
 
@@ -207,4 +211,30 @@ func (b *builder) finish() *RuleSet {
 		rs.objectiveByName[rs.objectives[i].Name] = &rs.objectives[i]
 	}
 	return rs
+}
+
+// prepare computes the static part of the agenda order. Cycles evaluate rules in this
+// order, so the conflict set comes out sorted except for recency ties, and ordering it
+// costs little.
+func (rs *RuleSet) prepare() {
+	rs.order = append([]*Rule(nil), rs.rules...)
+	sort.SliceStable(rs.order, func(i, j int) bool {
+		a, b := rs.order[i], rs.order[j]
+		if a.Salience != b.Salience {
+			return a.Salience > b.Salience
+		}
+		if a.Specificity != b.Specificity {
+			return a.Specificity > b.Specificity
+		}
+		return a.Name < b.Name
+	})
+	for i, r := range rs.order {
+		if i > 0 {
+			p := rs.order[i-1]
+			r.group = p.group
+			if p.Salience != r.Salience || p.Specificity != r.Specificity {
+				r.group++
+			}
+		}
+	}
 }

@@ -18,6 +18,7 @@ type Session struct {
 	opts   options
 	tracer tracer
 	vm     vm.VM
+	fc     fastCtx
 
 	cycle     int
 	firings   []Firing // ring of the last firings, for runaway errors

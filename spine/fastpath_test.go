@@ -1,0 +1,111 @@
+package spine
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/expr-lang/expr/vm"
+)
+
+const fastpathRules = `
+name: shapes
+params: {lo: 0.25, hi: 0.75, n: 3, on: true, tag: x}
+facts:
+  s: {fields: {a: float, b: float, i: int, j: int, ok: bool, name: string}}
+  t: {fields: {a: float, ok: bool}}
+  items: {many: true, fields: {v: float}}
+objectives: [{name: go}]
+rules:
+  - {name: cmp, salience: 1, when: 's.a > params.lo && s.b <= params.hi', then: {objective: go}}
+  - {name: arith, salience: 1, when: 's.a - s.b * 2 / (s.a + 1) >= -0.5', then: {objective: go}}
+  - {name: absval, salience: 1, when: 'abs(s.a - s.b) < params.lo', then: {objective: go}}
+  - {name: ints, salience: 1, when: 's.i >= params.n || s.j == 2', then: {objective: go}}
+  - {name: intdiv, salience: 1, when: 's.i / 2 > 1', then: {objective: go}}
+  - {name: bools, salience: 1, when: '!s.ok == params.on or not t.ok', then: {objective: go}}
+  - {name: strs, salience: 1, when: 's.name == params.tag && s.name != "y"', then: {objective: go}}
+  - {name: nils, salience: 1, when: 't == nil || t.a > 0.5', then: {objective: go}}
+  - {name: nilerr, salience: 1, when: 't.a > 0.5', then: {objective: go}}
+  - {name: neg, salience: 1, when: '-s.a < -params.lo', then: {objective: go}}
+  - {name: vmonly_int_arith, salience: 1, when: 's.i + s.j > 3', then: {objective: go}}
+  - {name: vmonly_list, salience: 1, when: 'len(items) > 1', then: {objective: go}}
+`
+
+// TestFastPathMatchesVM checks that every compiled predicate agrees with the expr VM on
+// random facts: same truth value, and an error exactly when the VM errs.
+func TestFastPathMatchesVM(t *testing.T) {
+	sets := map[string][]byte{"shapes.yaml": []byte(fastpathRules)}
+	if files, _ := filepath.Glob("../rules/*.yaml"); len(files) > 0 {
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sets[f] = src
+		}
+	}
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	for _, name := range sortedKeys(sets) {
+		rs, err := LoadRules(name, sets[name])
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		fast := 0
+		for _, r := range rs.rules {
+			if r.fast != nil {
+				fast++
+			}
+		}
+		if name == "shapes.yaml" && fast != len(rs.rules)-2 {
+			t.Errorf("shapes.yaml: %d of %d rules compiled to closures, want all but the two vmonly rules", fast, len(rs.rules))
+		}
+		for trial := 0; trial < 300; trial++ {
+			wm := NewWorkingMemory(rs, nil)
+			for _, k := range rs.kinds[2:] {
+				if k.Many || rng.IntN(4) == 0 {
+					continue // sometimes absent, to exercise nil checks and errors
+				}
+				f := Fields{}
+				for _, fld := range k.Fields {
+					f[fld.Name] = randomValue(rng, fld.Type)
+				}
+				if _, err := wm.Put(k.Name, "", f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var m vm.VM
+			fc := fastCtx{}
+			for _, r := range rs.rules {
+				if r.fast == nil {
+					continue
+				}
+				want, werr := m.Run(r.program, wm.envValue())
+				fc.ptrs, fc.err = wm.ptrs, nil
+				got := r.fast(&fc)
+				if (werr != nil) != (fc.err != nil) {
+					t.Fatalf("seed %d: %s rule %s: vm error %v, fast error %v", seed, name, r.Name, werr, fc.err)
+				}
+				if werr == nil && want != got {
+					t.Fatalf("seed %d: %s rule %s (%s): vm %v, fast %v; facts %v", seed, name, r.Name, r.When, want, got, wm.All())
+				}
+			}
+		}
+	}
+}
+
+func randomValue(rng *rand.Rand, t FieldType) any {
+	switch t {
+	case TypeFloat:
+		return []float64{0, 0.25, 0.5, 0.75, 1, -1, rng.Float64(), rng.NormFloat64()}[rng.IntN(8)]
+	case TypeInt:
+		return rng.IntN(7) - 2
+	case TypeBool:
+		return rng.IntN(2) == 0
+	case TypeString:
+		return []string{"x", "y", ""}[rng.IntN(3)]
+	}
+	return []string{"a", "b"}
+}
