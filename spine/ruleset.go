@@ -62,7 +62,7 @@ type Rule struct {
 	Line  int // line of the rule in its file
 
 	index   int
-	group   int // rank of (salience, specificity) in the static order
+	group   int   // rank of (salience, specificity) in the static order
 	reads   []int // kind indexes
 	program *vm.Program
 	fast    fastEval // nil when the predicate needs the expr VM
