@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -58,7 +59,7 @@ func Parse(name string, src []byte) (*Scenario, error) {
 	dec.KnownFields(true)
 	var fs fileShape
 	if err := dec.Decode(&fs); err != nil {
-		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, fmt.Errorf("%s: %s", name, yamlMessage(err))
 	}
 	if fs.Name == "" {
 		return nil, fmt.Errorf("%s: missing name", name)
@@ -85,7 +86,7 @@ func parseRound(n *yaml.Node) (Round, error) {
 	}
 	var m map[string]map[string]any
 	if err := n.Decode(&m); err != nil {
-		return r, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+		return r, errors.New(yamlMessage(err))
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -141,4 +142,22 @@ func (e *Effector) Gate(ctx context.Context, req spine.GateRequest) (spine.Signa
 	r := e.sc.Rounds[e.next]
 	e.next++
 	return spine.Signals{Changes: r.Changes}, nil
+}
+
+var (
+	unknownFieldRe = regexp.MustCompile(`field (\S+) not found in type scenario.fileShape`)
+	notMapRe       = regexp.MustCompile("cannot unmarshal !!\\w+ `(.*)` into map\\[string\\]interface \\{\\}")
+)
+
+// yamlMessage turns a yaml.v3 error into one line that says what was expected.
+func yamlMessage(err error) string {
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msg = strings.Join(te.Errors, "; ")
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg = unknownFieldRe.ReplaceAllString(msg, `unknown key "$1" (expected name, description, rules or rounds)`)
+	msg = notMapRe.ReplaceAllString(msg, `expected a mapping of field: value, got $1`)
+	return msg
 }
