@@ -186,7 +186,9 @@ func (e *Engine) failed(err error) (Result, error) {
 // records the new state as a fact.
 func (e *Engine) transition(ctx context.Context, event string) {
 	from := e.fsm.Current()
-	if err := e.fsm.Event(ctx, event); err != nil {
+	// The FSM must not see the caller's cancellation: looplab/fsm would abandon the
+	// transition half done. The loop checks ctx itself at every state boundary.
+	if err := e.fsm.Event(context.WithoutCancel(ctx), event); err != nil {
 		// The loop only fires events valid in the current state.
 		panic(fmt.Sprintf("spine: FSM event %q from %q: %v", event, from, err))
 	}

@@ -19,6 +19,9 @@ import (
 // Semantics kept from expr: && and || short-circuit; reading a field of an absent fact is
 // an error; / always divides as floats.
 
+// maxExactInt bounds the integers a float64 holds exactly; int fact fields never exceed it.
+const maxExactInt = 1 << 53
+
 // fastEval is one compiled predicate; it reports an error through fc.
 type fastEval func(fc *fastCtx) bool
 
@@ -248,6 +251,9 @@ func (c *fastCompiler) number(n ast.Node) numFn {
 	}
 	switch x := n.(type) {
 	case *ast.IntegerNode:
+		if x.Value > maxExactInt || x.Value < -maxExactInt {
+			break // not exact as a float64
+		}
 		v := float64(x.Value)
 		return func(*fastCtx) float64 { return v }
 	case *ast.FloatNode:
@@ -302,8 +308,11 @@ func (c *fastCompiler) number(n ast.Node) numFn {
 		}
 		return func(fc *fastCtx) float64 { return math.Abs(f(fc)) }
 	case *ast.BinaryNode:
-		if c.bothInts(x) && x.Operator != "/" {
-			break // integer arithmetic wraps in expr; leave it to the VM
+		if c.isInt(x.Left) && c.isInt(x.Right) && x.Operator != "/" {
+			// expr does int-with-int arithmetic in int64, which wraps where floats
+			// would round; leave it to the VM. Int fields are bounded by 2^53, so
+			// comparisons and mixed arithmetic are exact.
+			break
 		}
 		l, r := c.number(x.Left), c.number(x.Right)
 		if l == nil || r == nil {
@@ -324,11 +333,6 @@ func (c *fastCompiler) number(n ast.Node) numFn {
 	return nil
 }
 
-// bothInts reports whether both operands are statically integers.
-func (c *fastCompiler) bothInts(x *ast.BinaryNode) bool {
-	return c.isInt(x.Left) && c.isInt(x.Right)
-}
-
 func (c *fastCompiler) isInt(n ast.Node) bool {
 	switch x := n.(type) {
 	case *ast.IntegerNode:
@@ -338,8 +342,10 @@ func (c *fastCompiler) isInt(n ast.Node) bool {
 		return ok && t == TypeInt
 	case *ast.UnaryNode:
 		return c.isInt(x.Node)
+	case *ast.BuiltinNode:
+		return x.Name == "abs" && len(x.Arguments) == 1 && c.isInt(x.Arguments[0])
 	case *ast.BinaryNode:
-		return x.Operator != "/" && c.bothInts(x)
+		return x.Operator != "/" && c.isInt(x.Left) && c.isInt(x.Right)
 	}
 	return false
 }

@@ -30,6 +30,8 @@ rules:
   - {name: neg, salience: 1, when: '-s.a < -params.lo', then: {objective: go}}
   - {name: vmonly_int_arith, salience: 1, when: 's.i + s.j > 3', then: {objective: go}}
   - {name: vmonly_list, salience: 1, when: 'len(items) > 1', then: {objective: go}}
+  - {name: vmonly_abs_int, salience: 1, when: 'abs(s.i) * s.j > 0', then: {objective: go}}
+  - {name: vmonly_big_literal, salience: 1, when: 's.i == 9007199254740993', then: {objective: go}}
 `
 
 // TestFastPathMatchesVM checks that every compiled predicate agrees with the expr VM on
@@ -59,8 +61,8 @@ func TestFastPathMatchesVM(t *testing.T) {
 				fast++
 			}
 		}
-		if name == "shapes.yaml" && fast != len(rs.rules)-2 {
-			t.Errorf("shapes.yaml: %d of %d rules compiled to closures, want all but the two vmonly rules", fast, len(rs.rules))
+		if name == "shapes.yaml" && fast != len(rs.rules)-4 {
+			t.Errorf("shapes.yaml: %d of %d rules compiled to closures, want all but the four vmonly rules", fast, len(rs.rules))
 		}
 		for trial := 0; trial < 300; trial++ {
 			wm := NewWorkingMemory(rs, nil)

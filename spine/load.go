@@ -36,7 +36,7 @@ func LoadRulesFS(fsys fs.FS, path string) (*RuleSet, error) {
 // LoadRules compiles a rule file. name is used in error messages and as the rule set's
 // path. On failure the error is a LoadErrors listing every problem found.
 func LoadRules(name string, src []byte) (rs *RuleSet, err error) {
-	l := &loader{file: name, lines: strings.Split(string(src), "\n")}
+	l := &loader{file: name, lines: splitLines(src)}
 	defer func() {
 		// A bad file must never take the process down: anything unexpected becomes a
 		// file-level error.
@@ -402,6 +402,16 @@ func (l *loader) syntaxErrorLine(reported int, msg string) int {
 		}
 	}
 	return lo
+}
+
+// splitLines splits src into lines for snippets and positions. A CR before the LF is
+// dropped: yaml.v3 reads CRLF files as LF ones, and a CR in a snippet would garble it.
+func splitLines(src []byte) []string {
+	lines := strings.Split(string(src), "\n")
+	for i, ln := range lines {
+		lines[i] = strings.TrimSuffix(ln, "\r")
+	}
+	return lines
 }
 
 // firstCol is the column of the first non-blank character of a line, for errors whose

@@ -139,6 +139,9 @@ func (l *loader) factActions(rs *RuleSet, n *yaml.Node, op string, withFields bo
 		}
 		if v := keys["id"]; v != nil {
 			a.ID, _ = l.stringScalar(v, what+".id")
+			if kind != nil && !kind.Many && a.ID != "" && a.ID != kind.Name {
+				l.errNode(v, "%s: kind %q holds one fact, so its id is %q or omitted, not %q", what, kind.Name, kind.Name, a.ID)
+			}
 		} else if kind != nil && kind.Many {
 			l.errNode(it, "%s: kind %q holds many facts, so an id is required", what, a.Kind)
 		}
@@ -157,11 +160,26 @@ func (l *loader) literalFields(k *FactKind, n *yaml.Node, what string) Fields {
 		return nil
 	}
 	out := Fields{}
+	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], resolve(n.Content[i+1])
 		f, ok := k.Field(kn.Value)
 		if !ok {
 			l.errNode(kn, "%s: kind %q has no field %q (fields: %s)", what, k.Name, kn.Value, joinNames(k.fieldNames()))
+			continue
+		}
+		if first, dup := seen[f.Name]; dup {
+			l.errNode(kn, "%s: field %q is given twice (first on line %d)", what, f.Name, first)
+			continue
+		}
+		seen[f.Name] = kn.Line
+		// A wrong shape is named as YAML, not as the Go type it would decode to.
+		shapeOK := vn.Kind == yaml.ScalarNode
+		if f.Type == TypeStrings {
+			shapeOK = vn.Kind == yaml.SequenceNode || vn.Tag == "!!null"
+		}
+		if !shapeOK {
+			l.errNode(vn, "%s: field %q of kind %q: want %s, got %s", what, f.Name, k.Name, typeDescription[f.Type], describe(vn))
 			continue
 		}
 		var v any
@@ -177,6 +195,10 @@ func (l *loader) literalFields(k *FactKind, n *yaml.Node, what string) Fields {
 		out[f.Name] = v
 	}
 	return out
+}
+
+var typeDescription = map[FieldType]string{
+	TypeFloat: "a number", TypeInt: "an integer", TypeBool: "a bool", TypeString: "a string", TypeStrings: "a list of strings",
 }
 
 func objectiveList(rs *RuleSet) string {
