@@ -82,7 +82,7 @@ const keepFirings = 10
 // runCycle evaluates the rules, orders the conflict set and fires its first rule. With
 // terminalOnly, only rules whose objective is terminal take part.
 func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult, error) {
-	if err := ctx.Err(); err != nil {
+	if err := s.canceled(ctx); err != nil {
 		return nil, err
 	}
 	if s.nFirings >= s.opts.maxFirings {

@@ -2,6 +2,9 @@ package spine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -105,7 +108,7 @@ func (e *Engine) loop(ctx context.Context) (Result, error) {
 	e.iteration = 1
 	s.setState(StateObserve, e.iteration)
 	for {
-		if err := ctx.Err(); err != nil {
+		if err := s.canceled(ctx); err != nil {
 			return Result{Outcome: OutcomeCanceled}, err
 		}
 		if err := s.Err(); err != nil {
@@ -206,45 +209,42 @@ type transitionBody struct {
 }
 
 type effectorCallBody struct {
-	Call    int    `json:"call"`
-	Op      string `json:"op"`
-	Request any    `json:"request"`
+	Call        int    `json:"call"`
+	Op          string `json:"op"`
+	RequestHash string `json:"request_hash"`
+	Request     any    `json:"request"`
 }
 
 type effectorResultBody struct {
-	Call   int    `json:"call"`
-	Op     string `json:"op"`
-	Result any    `json:"result,omitempty"`
-	Error  string `json:"error,omitempty"`
+	Call       int    `json:"call"`
+	Op         string `json:"op"`
+	DurationMS int64  `json:"duration_ms"`
+	Result     any    `json:"result,omitempty"`
+	Error      string `json:"error,omitempty"`
 }
 
 func (e *Engine) mint(ctx context.Context) (Construct, error) {
-	s := e.sess
-	req := MintRequest{Iteration: e.iteration, Objective: s.Objective(), Feedback: e.feedback()}
-	e.calls++
-	call := e.calls
-	s.tracer.emit(EvEffectorCall, effectorCallBody{Call: call, Op: "mint", Request: req})
-	c, err := e.eff.Mint(ctx, req)
+	req := MintRequest{Iteration: e.iteration, Objective: e.sess.Objective(), Feedback: e.feedback()}
+	c, err := exchange(ctx, e, "mint", req, func(ctx context.Context, r MintRequest) (Construct, error) { return e.eff.Mint(ctx, r) })
 	if err != nil {
-		s.tracer.emit(EvEffectorResult, effectorResultBody{Call: call, Op: "mint", Error: err.Error()})
+		if isReplayError(err) {
+			return Construct{}, err
+		}
 		return Construct{}, fmt.Errorf("effector mint (iteration %d, objective %s): %w", e.iteration, req.Objective, err)
 	}
-	s.tracer.emit(EvEffectorResult, effectorResultBody{Call: call, Op: "mint", Result: c})
 	return c, nil
 }
 
 func (e *Engine) gate(ctx context.Context) error {
 	s := e.sess
 	req := GateRequest{Iteration: e.iteration, Objective: s.Objective(), Construct: e.construct}
-	e.calls++
-	call := e.calls
-	s.tracer.emit(EvEffectorCall, effectorCallBody{Call: call, Op: "gate", Request: req})
-	sig, err := e.eff.Gate(ctx, req)
+	sig, err := exchange(ctx, e, "gate", req, func(ctx context.Context, r GateRequest) (Signals, error) { return e.eff.Gate(ctx, r) })
 	if err != nil {
-		s.tracer.emit(EvEffectorResult, effectorResultBody{Call: call, Op: "gate", Error: err.Error()})
+		if isReplayError(err) {
+			return err
+		}
 		return fmt.Errorf("effector gate (iteration %d, objective %s): %w", e.iteration, req.Objective, err)
 	}
-	s.tracer.emit(EvEffectorResult, effectorResultBody{Call: call, Op: "gate", Result: sig})
 	for i, c := range sig.Changes {
 		var err error
 		switch {
@@ -273,4 +273,47 @@ func (e *Engine) feedback() []Fact {
 		}
 	}
 	return out
+}
+
+// exchange journals one effector call: the request with its hash, then the result or the
+// error with the call's duration on the injected clock. Effectors may journal their own
+// nested exchanges in between (see Journal). In a replay the recorded result is served
+// and the effector is not called.
+func exchange[Req, Resp any](ctx context.Context, e *Engine, op string, req Req, call func(context.Context, Req) (Resp, error)) (Resp, error) {
+	var zero Resp
+	s := e.sess
+	e.calls++
+	n := e.calls
+	reqJSON, err := json.Marshal(req)
+	if err != nil {
+		return zero, fmt.Errorf("encoding the %s request: %w", op, err)
+	}
+	sum := sha256.Sum256(reqJSON)
+	body := effectorCallBody{Call: n, Op: op, RequestHash: "sha256:" + hex.EncodeToString(sum[:]), Request: json.RawMessage(reqJSON)}
+	if r := s.opts.replay; r != nil {
+		raw, err := r.serve(s, body)
+		if err != nil {
+			return zero, err
+		}
+		var out Resp
+		if err := json.Unmarshal(raw, &out); err != nil {
+			return zero, fmt.Errorf("decoding the recorded %s result of call %d: %w", op, n, err)
+		}
+		return out, nil
+	}
+	if e.eff == nil {
+		return zero, errors.New("the engine has no effector")
+	}
+	start := s.tracer.emit(EvEffectorCall, body)
+	res, cerr := call(withJournal(ctx, s), req)
+	now := s.tracer.clock.Now()
+	rb := effectorResultBody{Call: n, Op: op, DurationMS: now.Sub(start).Milliseconds()}
+	if cerr != nil {
+		rb.Error = cerr.Error()
+		s.tracer.emitAt(now, EvEffectorResult, rb)
+		return zero, cerr
+	}
+	rb.Result = res
+	s.tracer.emitAt(now, EvEffectorResult, rb)
+	return res, nil
 }

@@ -13,6 +13,7 @@ type options struct {
 	meta          map[string]string
 	maxFirings    int
 	maxIterations int
+	replay        *Replay
 }
 
 func defaultOptions() options {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync"
+	"time"
 
 	"github.com/expr-lang/expr/vm"
 )
@@ -58,6 +60,7 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 		Format: TraceFormat, Run: o.runID,
 		Rules:  rulesRef{Name: rs.name, Path: rs.path, Hash: rs.hash},
 		Params: rs.ParamMap(), Meta: o.meta,
+		Limits: limits{MaxIterations: o.maxIterations, MaxFirings: o.maxFirings},
 	})
 	s.wm = NewWorkingMemory(rs, s.observe)
 	return s
@@ -69,6 +72,14 @@ type header struct {
 	Rules  rulesRef          `json:"rules"`
 	Params map[string]any    `json:"params"`
 	Meta   map[string]string `json:"meta,omitempty"`
+	Limits limits            `json:"limits"`
+}
+
+// limits are recorded in the header because they change what a run does; a replay
+// applies the recorded ones.
+type limits struct {
+	MaxIterations int `json:"max_iterations"`
+	MaxFirings    int `json:"max_firings"`
 }
 
 type rulesRef struct {
@@ -161,8 +172,12 @@ func (s *Session) setState(name string, iteration int) {
 	}
 }
 
-// tracer stamps events with seq and time and hands them to the sink.
+// tracer stamps events with seq and time and hands them to the sink. It takes exactly
+// one clock reading per event, so a replay that serves the recorded readings in order
+// reproduces every timestamp. Effectors may journal from their own goroutines, hence
+// the lock.
 type tracer struct {
+	mu    sync.Mutex
 	sink  Sink
 	clock Clock
 	seq   int64
@@ -170,12 +185,26 @@ type tracer struct {
 	err   error
 }
 
-func (t *tracer) emit(kind string, body any) {
+func (t *tracer) emit(kind string, body any) time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.write(t.clock.Now(), kind, body)
+}
+
+// emitAt writes an event stamped with a reading the caller already took.
+func (t *tracer) emitAt(at time.Time, kind string, body any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.write(at, kind, body)
+}
+
+func (t *tracer) write(at time.Time, kind string, body any) time.Time {
 	t.seq++
-	t.ev = Event{Seq: t.seq, Time: t.clock.Now(), Kind: kind, Body: body}
+	t.ev = Event{Seq: t.seq, Time: at, Kind: kind, Body: body}
 	if err := t.sink.Write(&t.ev); err != nil && t.err == nil {
 		t.err = err
 	}
+	return at
 }
 
 // Cycle runs one agenda cycle over every rule; see the package documentation.

@@ -1,0 +1,83 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// maxErrorBody bounds how much of an error body an error message quotes.
+const maxErrorBody = 300
+
+// StatusError is an HTTP error status returned by the endpoint. Message comes from the
+// response body with the API key scrubbed and is cut to a few hundred characters.
+type StatusError struct {
+	StatusCode int
+	Message    string
+}
+
+func (e *StatusError) Error() string {
+	text := http.StatusText(e.StatusCode)
+	if e.Message == "" {
+		return fmt.Sprintf("status %d %s", e.StatusCode, text)
+	}
+	return fmt.Sprintf("status %d %s: %s", e.StatusCode, text, e.Message)
+}
+
+// TimeoutError is an attempt that got no complete answer within the per-call timeout.
+type TimeoutError struct {
+	After time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("no complete answer within the per-call timeout of %s", e.After)
+}
+
+// Timeout reports true, like net.Error.
+func (e *TimeoutError) Timeout() bool { return true }
+
+// TransportError is a failure below HTTP (connection refused or reset, a body that is not
+// an OpenAI response). Message has the API key scrubbed.
+type TransportError struct {
+	Message string
+}
+
+func (e *TransportError) Error() string { return e.Message }
+
+// ExhaustedError is returned when every allowed attempt failed with a retryable error.
+type ExhaustedError struct {
+	Model    string
+	Attempts int
+	Last     error
+}
+
+func (e *ExhaustedError) Error() string {
+	return fmt.Sprintf("llm: model %q: gave up after %d attempts; last attempt: %v", e.Model, e.Attempts, e.Last)
+}
+
+// Unwrap gives the last attempt's error.
+func (e *ExhaustedError) Unwrap() error { return e.Last }
+
+// StatusCode is the HTTP status of the last attempt, 0 when it had none (timeout,
+// connection failure).
+func (e *ExhaustedError) StatusCode() int {
+	var se *StatusError
+	if errors.As(e.Last, &se) {
+		return se.StatusCode
+	}
+	return 0
+}
+
+// cut shortens s to at most n bytes on a rune boundary, marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

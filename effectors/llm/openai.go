@@ -1,0 +1,296 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Defaults of OpenAIOptions.
+const (
+	DefaultBaseURL       = "https://api.openai.com/v1"
+	DefaultTimeout       = 120 * time.Second
+	DefaultMaxAttempts   = 4
+	DefaultBaseDelay     = 1 * time.Second
+	DefaultMaxDelay      = 30 * time.Second
+	DefaultMaxRetryAfter = 2 * time.Minute
+)
+
+// OpenAIOptions configures an OpenAIModel. Zero values take the defaults above; Sleep,
+// Jitter and Clock are injected so tests never wait and can assert the delays.
+type OpenAIOptions struct {
+	BaseURL string
+	APIKey  Secret
+	Model   string // used when a ChatRequest names none
+
+	Timeout       time.Duration // per attempt
+	MaxAttempts   int           // total attempts, first one included
+	BaseDelay     time.Duration // backoff before the second attempt
+	MaxDelay      time.Duration // backoff cap
+	MaxRetryAfter time.Duration // a longer Retry-After ends the call instead of waiting
+
+	Sleep      SleepFunc
+	Jitter     Jitter
+	Clock      Clock
+	HTTPClient *http.Client
+}
+
+// OpenAIModel is a ChatModel on go-openai for any OpenAI-compatible endpoint. It is safe
+// for concurrent use. The key lives only inside the go-openai client and is scrubbed
+// from every error.
+type OpenAIModel struct {
+	client *openai.Client
+	key    Secret
+	opts   OpenAIOptions
+}
+
+var _ ChatModel = (*OpenAIModel)(nil)
+
+// NewOpenAIModel builds the client. It fails on a base URL that is not absolute http(s)
+// and on negative limits.
+func NewOpenAIModel(opts OpenAIOptions) (*OpenAIModel, error) {
+	if opts.BaseURL == "" {
+		opts.BaseURL = DefaultBaseURL
+	}
+	u, err := url.Parse(opts.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("llm: base URL %q: want an absolute http(s) URL such as %s",
+			opts.APIKey.Scrub(opts.BaseURL), DefaultBaseURL)
+	}
+	if opts.Timeout < 0 || opts.MaxAttempts < 0 || opts.BaseDelay < 0 || opts.MaxDelay < 0 || opts.MaxRetryAfter < 0 {
+		return nil, errors.New("llm: timeout, attempts and delays must not be negative")
+	}
+	setDefault(&opts.Timeout, DefaultTimeout)
+	setDefault(&opts.BaseDelay, DefaultBaseDelay)
+	setDefault(&opts.MaxDelay, DefaultMaxDelay)
+	setDefault(&opts.MaxRetryAfter, DefaultMaxRetryAfter)
+	if opts.MaxAttempts == 0 {
+		opts.MaxAttempts = DefaultMaxAttempts
+	}
+	if opts.Sleep == nil {
+		opts.Sleep = sleepTimer
+	}
+	if opts.Jitter == nil {
+		opts.Jitter = newLockedJitter()
+	}
+	if opts.Clock == nil {
+		opts.Clock = systemClock{}
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{}
+	}
+	cfg := openai.DefaultConfig(opts.APIKey.Reveal())
+	cfg.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	cfg.HTTPClient = capturingDoer{client: opts.HTTPClient}
+	return &OpenAIModel{client: openai.NewClientWithConfig(cfg), key: opts.APIKey, opts: opts}, nil
+}
+
+func setDefault(d *time.Duration, def time.Duration) {
+	if *d == 0 {
+		*d = def
+	}
+}
+
+// String describes the model without its key.
+func (m *OpenAIModel) String() string {
+	return fmt.Sprintf("openai(%s, model %q)", m.key.Scrub(m.opts.BaseURL), m.opts.Model)
+}
+
+// GoString keeps %#v from printing the client's fields, the key among them.
+func (m *OpenAIModel) GoString() string { return m.String() }
+
+// attemptFailure is one failed attempt, classified.
+type attemptFailure struct {
+	err        error // already scrubbed
+	retryable  bool
+	retryAfter time.Duration
+	hasAfter   bool
+}
+
+// Complete sends req, retrying retryable failures with backoff. The returned response's
+// Attempts counts every HTTP call made; on error the response still carries Attempts.
+func (m *OpenAIModel) Complete(ctx context.Context, req ChatRequest) (ChatResponse, error) {
+	wire, err := m.toWire(req)
+	if err != nil {
+		return ChatResponse{}, err
+	}
+	for attempt := 1; ; attempt++ {
+		resp, fail := m.attempt(ctx, wire)
+		if fail == nil {
+			out, err := fromWire(resp)
+			out.Attempts = attempt
+			if err != nil {
+				return out, fmt.Errorf("llm: model %q: %w", wire.Model, err)
+			}
+			return out, nil
+		}
+		failed := ChatResponse{Model: wire.Model, Attempts: attempt}
+		if err := ctx.Err(); err != nil {
+			return failed, fmt.Errorf("llm: model %q: attempt %d: %w", wire.Model, attempt, err)
+		}
+		if !fail.retryable {
+			return failed, fmt.Errorf("llm: model %q: attempt %d: %w", wire.Model, attempt, fail.err)
+		}
+		if attempt >= m.opts.MaxAttempts {
+			return failed, &ExhaustedError{Model: wire.Model, Attempts: attempt, Last: fail.err}
+		}
+		wait := backoff(attempt, m.opts.BaseDelay, m.opts.MaxDelay, m.opts.Jitter)
+		if fail.hasAfter {
+			if fail.retryAfter > m.opts.MaxRetryAfter {
+				return failed, fmt.Errorf("llm: model %q: attempt %d: %w; the endpoint asks to retry after %s, beyond the %s limit",
+					wire.Model, attempt, fail.err, fail.retryAfter, m.opts.MaxRetryAfter)
+			}
+			wait = fail.retryAfter
+		}
+		if err := m.opts.Sleep(ctx, wait); err != nil {
+			return failed, fmt.Errorf("llm: model %q: waiting to retry after attempt %d: %w", wire.Model, attempt, err)
+		}
+	}
+}
+
+// attempt makes one HTTP call under the per-call timeout and classifies its failure.
+func (m *OpenAIModel) attempt(ctx context.Context, wire openai.ChatCompletionRequest) (openai.ChatCompletionResponse, *attemptFailure) {
+	callCtx, cancel := context.WithTimeout(ctx, m.opts.Timeout)
+	defer cancel()
+	callCtx, capt := withCapture(callCtx)
+	resp, err := m.client.CreateChatCompletion(callCtx, wire)
+	if err == nil {
+		return resp, nil
+	}
+	status, after := capt.get()
+	fail := &attemptFailure{}
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	var urlErr *url.Error
+	switch {
+	case errors.As(err, &apiErr):
+		fail.err = &StatusError{StatusCode: apiErr.HTTPStatusCode, Message: m.scrubCut(apiErr.Message)}
+	case errors.As(err, &reqErr):
+		msg := string(reqErr.Body)
+		if strings.TrimSpace(msg) == "" && reqErr.Err != nil {
+			msg = reqErr.Err.Error()
+		}
+		fail.err = &StatusError{StatusCode: reqErr.HTTPStatusCode, Message: m.scrubCut(strings.TrimSpace(msg))}
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		fail.err = &TimeoutError{After: m.opts.Timeout}
+		fail.retryable = true
+		return resp, fail
+	case errors.As(err, &urlErr):
+		fail.err = &TransportError{Message: m.scrubCut(err.Error())}
+		fail.retryable = true
+		return resp, fail
+	default:
+		fail.err = &TransportError{Message: m.scrubCut(err.Error())}
+		return resp, fail
+	}
+	var se *StatusError
+	if errors.As(fail.err, &se) {
+		if se.StatusCode == 0 {
+			se.StatusCode = status
+		}
+		fail.retryable = retryableStatus(se.StatusCode)
+	}
+	fail.retryAfter, fail.hasAfter = parseRetryAfter(after, m.opts.Clock.Now())
+	return resp, fail
+}
+
+func (m *OpenAIModel) scrubCut(s string) string {
+	return cut(m.key.Scrub(s), maxErrorBody)
+}
+
+// toWire converts a ChatRequest into go-openai's request.
+func (m *OpenAIModel) toWire(req ChatRequest) (openai.ChatCompletionRequest, error) {
+	model := req.Model
+	if model == "" {
+		model = m.opts.Model
+	}
+	if model == "" {
+		return openai.ChatCompletionRequest{}, errors.New("llm: request names no model and the client has no default model")
+	}
+	wire := openai.ChatCompletionRequest{Model: model, Seed: req.Seed}
+	for i, msg := range req.Messages {
+		wm := openai.ChatCompletionMessage{Role: msg.Role, Content: msg.Content, ToolCallID: msg.ToolCallID}
+		if msg.Role == "" {
+			return wire, fmt.Errorf("llm: message %d has no role", i)
+		}
+		for _, tc := range msg.ToolCalls {
+			wm.ToolCalls = append(wm.ToolCalls, openai.ToolCall{
+				ID:       tc.ID,
+				Type:     openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments},
+			})
+		}
+		wire.Messages = append(wire.Messages, wm)
+	}
+	for _, t := range req.Tools {
+		params := t.Parameters
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		if !json.Valid(params) {
+			return wire, fmt.Errorf("llm: tool %q: parameters are not valid JSON", t.Name)
+		}
+		wire.Tools = append(wire.Tools, openai.Tool{
+			Type:     openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: params},
+		})
+	}
+	if req.Temperature != nil {
+		// go-openai drops a zero temperature (omitempty), which the endpoint reads as its
+		// default of 1; the smallest positive float32 is sent instead (go-openai issue #9).
+		t := float32(*req.Temperature)
+		if t == 0 {
+			t = math.SmallestNonzeroFloat32
+		}
+		wire.Temperature = t
+	}
+	if req.MaxTokens > 0 {
+		if usesCompletionTokens(model) {
+			wire.MaxCompletionTokens = req.MaxTokens
+		} else {
+			wire.MaxTokens = req.MaxTokens
+		}
+	}
+	return wire, nil
+}
+
+// usesCompletionTokens tells the model families that refuse max_tokens and want
+// max_completion_tokens (go-openai rejects the former for them before sending).
+func usesCompletionTokens(model string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// fromWire converts go-openai's response into a ChatResponse.
+func fromWire(resp openai.ChatCompletionResponse) (ChatResponse, error) {
+	out := ChatResponse{
+		Model: resp.Model,
+		Usage: Usage{
+			PromptTokens:     resp.Usage.PromptTokens,
+			CompletionTokens: resp.Usage.CompletionTokens,
+			TotalTokens:      resp.Usage.TotalTokens,
+		},
+	}
+	if len(resp.Choices) == 0 {
+		return out, errors.New("the response has no choices")
+	}
+	choice := resp.Choices[0]
+	out.Content = choice.Message.Content
+	out.FinishReason = string(choice.FinishReason)
+	for _, tc := range choice.Message.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	return out, nil
+}

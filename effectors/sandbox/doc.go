@@ -1,0 +1,22 @@
+// Package sandbox holds R3's tools — shell, read_file, write_file, list_files — confined
+// to one working directory, with their function-calling schemas, a dispatcher that
+// validates the model's arguments, and the tool_calls evidence format
+// "<tool>:<target> → <last 120 characters of output>" with its parser.
+//
+// It owns the boundary between a model's tool requests and the machine. The file tools
+// resolve every path (lexically, then through symlinks on the longest existing prefix)
+// and refuse anything outside the root, and they never write through a symlink. Shell
+// commands run under sh -c in the root with a time limit that kills the whole process
+// group, an output limit, and an environment stripped of secrets.
+//
+// Limits, stated plainly: a shell command is checked as text before it runs — command
+// names against an allow or deny list, path-like arguments against the root, and known
+// destructive forms against a Confirmer. The check reads words, not meaning: variables,
+// command substitution whose output is a path, sh -c / eval / interpreters (python -c),
+// scripts, aliases and functions all get past it. It keeps an honest model on the road;
+// it is not a security boundary against a hostile one. Run the spine inside a container
+// or VM when that matters.
+//
+// It must not call a model, know a role's prompt, or import the rest of the project: the
+// GGS package reuses ParseToolCall, so this package stays light.
+package sandbox

@@ -1,0 +1,105 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Defaults of Options.
+const (
+	DefaultTimeout   = 30 * time.Second
+	DefaultMaxOutput = 32 << 10 // bytes of shell output kept
+	DefaultMaxRead   = 1 << 20  // bytes read_file returns
+	DefaultMaxWrite  = 4 << 20  // bytes write_file accepts
+	DefaultMaxList   = 1000     // entries list_files returns
+)
+
+// Options configure a Sandbox; zero values take the defaults.
+type Options struct {
+	Timeout   time.Duration // per shell call; also the ceiling for a call's timeout_ms
+	MaxOutput int
+	MaxRead   int64
+	MaxWrite  int
+	MaxList   int
+
+	Policy    Policy    // empty: DefaultDeny
+	Confirmer Confirmer // nil: RefuseAll
+
+	// Env is the shell's base environment as KEY=VALUE; nil takes PATH, LANG, LC_* and TZ
+	// from this process. Names that look secret are dropped either way; HOME and PWD are
+	// the root.
+	Env []string
+	// OutsidePaths are absolute paths outside the root (and what lies below them) that
+	// shell arguments may name, e.g. "/usr/share/dict". The file tools never reach them.
+	OutsidePaths []string
+}
+
+// Sandbox runs R3's tools inside one directory. It is safe for concurrent use.
+type Sandbox struct {
+	root   string // absolute, symlinks resolved
+	osRoot *os.Root
+	opts   Options
+	env    []string
+}
+
+// New opens a sandbox rooted at dir, which must exist and be a directory.
+func New(dir string, opts Options) (*Sandbox, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: root %q: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: root %q: %w", dir, err)
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("sandbox: root %q is not a directory", dir)
+	}
+	if opts.Timeout < 0 || opts.MaxOutput < 0 || opts.MaxRead < 0 || opts.MaxWrite < 0 || opts.MaxList < 0 {
+		return nil, errors.New("sandbox: limits must not be negative")
+	}
+	for _, p := range opts.OutsidePaths {
+		if !filepath.IsAbs(p) {
+			return nil, fmt.Errorf("sandbox: outside path %q must be absolute", p)
+		}
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.MaxOutput == 0 {
+		opts.MaxOutput = DefaultMaxOutput
+	}
+	if opts.MaxRead == 0 {
+		opts.MaxRead = DefaultMaxRead
+	}
+	if opts.MaxWrite == 0 {
+		opts.MaxWrite = DefaultMaxWrite
+	}
+	if opts.MaxList == 0 {
+		opts.MaxList = DefaultMaxList
+	}
+	if opts.Policy.Allow == nil && opts.Policy.Deny == nil {
+		opts.Policy.Deny = DefaultDeny
+	}
+	if opts.Confirmer == nil {
+		opts.Confirmer = RefuseAll{}
+	}
+	base := opts.Env
+	if base == nil {
+		base = inheritEnv(os.Environ())
+	}
+	r, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	return &Sandbox{root: real, osRoot: r, opts: opts, env: shellEnv(base, real)}, nil
+}
+
+// Root is the sandbox's directory, absolute with symlinks resolved.
+func (s *Sandbox) Root() string { return s.root }
+
+// Close releases the root directory handle.
+func (s *Sandbox) Close() error { return s.osRoot.Close() }

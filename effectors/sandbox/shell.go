@@ -1,0 +1,145 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// ToolShell and the other tool names, as the model calls them and as evidence entries
+// begin.
+const (
+	ToolShell     = "shell"
+	ToolReadFile  = "read_file"
+	ToolWriteFile = "write_file"
+	ToolListFiles = "list_files"
+)
+
+// waitDelay bounds how long a killed command's leftover output pipes are waited for.
+const waitDelay = 500 * time.Millisecond
+
+// ToolResult is the outcome of one tool call. Output is what the model sees; Evidence is
+// the tool_calls entry. A non-zero exit status or a timeout is a result, not an error:
+// the command ran. Refused is set when the call did not run; the error says why.
+type ToolResult struct {
+	Tool      string `json:"tool"`
+	Target    string `json:"target"`
+	Output    string `json:"output"`
+	ExitCode  int    `json:"exit_code"`
+	TimedOut  bool   `json:"timed_out,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Refused   bool   `json:"refused,omitempty"`
+	Evidence  string `json:"evidence"`
+}
+
+// result completes a ToolResult with its evidence entry.
+func result(tool, target, output string) ToolResult {
+	return ToolResult{Tool: tool, Target: target, Output: output, Evidence: FormatToolCall(tool, target, output)}
+}
+
+// refusal is the ToolResult of a call that did not run; its output tells the model why.
+func refusal(tool, target string, err error) (ToolResult, error) {
+	why := err.Error()
+	var re *RefusedError
+	if errors.As(err, &re) {
+		why = re.Reason
+	}
+	r := result(tool, target, "refused: "+why)
+	r.Refused, r.ExitCode = true, -1
+	return r, err
+}
+
+// Shell runs command with sh -c in the root. timeout 0 means the sandbox's limit; a
+// larger one is an error. The command is checked first (policy, paths, destructive forms;
+// see the package doc).
+func (s *Sandbox) Shell(ctx context.Context, command string, timeout time.Duration) (ToolResult, error) {
+	switch {
+	case timeout < 0 || timeout > s.opts.Timeout:
+		return refusal(ToolShell, command, &ArgsError{Tool: ToolShell, Field: "timeout_ms",
+			Problem: fmt.Sprintf("%d is outside 1..%d", timeout.Milliseconds(), s.opts.Timeout.Milliseconds())})
+	case timeout == 0:
+		timeout = s.opts.Timeout
+	}
+	if strings.TrimSpace(command) == "" {
+		return refusal(ToolShell, command, &ArgsError{Tool: ToolShell, Field: "command", Problem: "empty command"})
+	}
+	if err := s.checkCommand(ctx, command); err != nil {
+		return refusal(ToolShell, command, err)
+	}
+
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out := newCapBuffer(s.opts.MaxOutput)
+	cmd := exec.CommandContext(callCtx, "/bin/sh", "-c", command)
+	cmd.Dir = s.root
+	cmd.Env = s.env
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.WaitDelay = waitDelay
+	inOwnProcessGroup(cmd)
+	runErr := cmd.Run()
+
+	if err := ctx.Err(); err != nil {
+		return ToolResult{}, fmt.Errorf("shell %q: %w", command, err)
+	}
+	text, truncated := out.String()
+	res := ToolResult{Tool: ToolShell, Target: command, Truncated: truncated}
+	var exitErr *exec.ExitError
+	switch {
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		res.TimedOut, res.ExitCode = true, -1
+		text = appendLine(text, fmt.Sprintf("[timed out after %s; process group killed]", timeout))
+	case runErr == nil:
+	case errors.As(runErr, &exitErr):
+		res.ExitCode = exitErr.ExitCode()
+		text = appendLine(text, fmt.Sprintf("[exit status %d]", res.ExitCode))
+	case errors.Is(runErr, exec.ErrWaitDelay):
+		text = appendLine(text, "[a background process kept the output open; it was closed]")
+	default:
+		return ToolResult{}, fmt.Errorf("shell %q: %w", command, runErr)
+	}
+	res.Output = text
+	res.Evidence = FormatToolCall(ToolShell, command, text)
+	return res, nil
+}
+
+func appendLine(text, line string) string {
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return text + line
+}
+
+// checkCommand applies the policy, the path check and the destructive-command gate.
+func (s *Sandbox) checkCommand(ctx context.Context, command string) error {
+	refuse := func(kind error, reason string) error {
+		return &RefusedError{Tool: ToolShell, Target: command, Kind: kind, Reason: reason}
+	}
+	cmds, err := parseCommand(command)
+	if err != nil {
+		return refuse(ErrUnparsable, fmt.Sprintf("the command cannot be checked: %v", err))
+	}
+	chains := make([]commandChain, len(cmds))
+	for i, sc := range cmds {
+		chains[i] = chainOf(sc)
+	}
+	if reason := s.opts.Policy.check(chains); reason != "" {
+		return refuse(ErrDenied, reason)
+	}
+	if reason := s.checkPaths(cmds, chains); reason != "" {
+		return refuse(ErrOutsideRoot, reason)
+	}
+	if reasons := s.destructiveReasons(cmds, chains); len(reasons) > 0 {
+		ok, err := s.opts.Confirmer.Confirm(ctx, Confirmation{Tool: ToolShell, Command: command, Reasons: reasons})
+		if err != nil || !ok {
+			why := "not confirmed"
+			if err != nil {
+				why = "confirmation failed: " + err.Error()
+			}
+			return refuse(ErrDestructive, fmt.Sprintf("destructive command %s (%s)", why, strings.Join(reasons, "; ")))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,54 @@
+package spine
+
+import "context"
+
+// EvExchange is a nested exchange an effector journals while the engine waits on it: a
+// model call, a tool call, a memory query.
+const EvExchange = "exchange"
+
+// Usage is the token usage of a model call, journalled with its exchange.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Exchange is one nested exchange. Request and Response must encode as JSON.
+type Exchange struct {
+	Name       string `json:"name"` // what was called: "llm:R2", "tool:shell", …
+	Request    any    `json:"request"`
+	Response   any    `json:"response,omitempty"`
+	Error      string `json:"error,omitempty"`
+	Usage      *Usage `json:"usage,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// Journal records an effector's nested exchanges in the run's trace, between the
+// effector_call and effector_result events of the call that made them. A replay serves
+// the effector's result from the recording without calling it and writes the recorded
+// nested exchanges again, so the replayed trace has them too.
+type Journal struct {
+	s *Session
+}
+
+type journalKey struct{}
+
+func withJournal(ctx context.Context, s *Session) context.Context {
+	return context.WithValue(ctx, journalKey{}, &Journal{s: s})
+}
+
+// JournalFrom returns the journal of the effector call ctx belongs to, or nil outside
+// one. A nil *Journal ignores records, so effectors need not check.
+func JournalFrom(ctx context.Context) *Journal {
+	j, _ := ctx.Value(journalKey{}).(*Journal)
+	return j
+}
+
+// Record writes one nested exchange. It is safe to call from several goroutines; to keep
+// traces reproducible, record concurrent work in a fixed order.
+func (j *Journal) Record(x Exchange) {
+	if j == nil {
+		return
+	}
+	j.s.tracer.emit(EvExchange, x)
+}

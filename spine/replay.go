@@ -1,0 +1,495 @@
+package spine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Recording is a trace read back for replay: its header, the clock readings of its
+// events, and its effector exchanges by call index.
+type Recording struct {
+	Name   string
+	Header RecordedHeader
+	Lines  []TraceLine
+	Torn   *TornLine
+
+	times      []time.Time
+	calls      map[int]*recordedCall
+	canceledAt int64       // seq of a halt with outcome canceled, 0 if none
+	seed       []TraceLine // fact changes made before the loop started
+}
+
+// RecordedHeader is the decoded first line of a trace.
+type RecordedHeader struct {
+	Format string            `json:"format"`
+	Run    string            `json:"run"`
+	Rules  rulesRef          `json:"rules"`
+	Params map[string]any    `json:"params"`
+	Meta   map[string]string `json:"meta"`
+	Limits limits            `json:"limits"`
+}
+
+// RulesPath and RulesHash name the rule file a recording was made with.
+func (h RecordedHeader) RulesPath() string { return h.Rules.Path }
+
+// RulesHash is the recorded rule set's content hash.
+func (h RecordedHeader) RulesHash() string { return h.Rules.Hash }
+
+type recordedCall struct {
+	call   TraceLine
+	body   effectorCallBody
+	reqRaw json.RawMessage
+	nested []TraceLine
+	result *TraceLine
+	res    struct {
+		Result json.RawMessage `json:"result"`
+		Error  string          `json:"error"`
+	}
+}
+
+// ReadRecording reads a trace for replay. A torn last line is kept in Torn; the replay
+// stops with ErrRecordingEnded where it would need it.
+func ReadRecording(path string) (*Recording, error) {
+	tf, err := ReadTraceFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return NewRecording(path, tf)
+}
+
+// NewRecording indexes a read trace for replay.
+func NewRecording(name string, tf *TraceFile) (*Recording, error) {
+	r := &Recording{Name: name, Lines: tf.Lines, Torn: tf.Torn, calls: map[int]*recordedCall{}}
+	if len(tf.Lines) == 0 || tf.Lines[0].Kind != EvHeader {
+		return nil, fmt.Errorf("%s: not a trace: the first line is not a header", name)
+	}
+	if err := tf.Lines[0].Decode(&r.Header); err != nil {
+		return nil, fmt.Errorf("%s:1: header: %w", name, err)
+	}
+	if r.Header.Format != TraceFormat {
+		return nil, fmt.Errorf("%s:1: trace format %q, this build replays %q", name, r.Header.Format, TraceFormat)
+	}
+	var open *recordedCall
+	loopStarted := false
+	for _, l := range tf.Lines {
+		t, err := time.Parse(time.RFC3339Nano, l.T)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: time %q: %w", name, l.Line, l.T, err)
+		}
+		r.times = append(r.times, t)
+		switch l.Kind {
+		case EvEffectorCall:
+			rc := &recordedCall{call: l}
+			var raw struct {
+				effectorCallBody
+				Request json.RawMessage `json:"request"`
+			}
+			if err := l.Decode(&raw); err != nil {
+				return nil, fmt.Errorf("%s:%d: effector_call: %w", name, l.Line, err)
+			}
+			rc.body, rc.reqRaw = raw.effectorCallBody, raw.Request
+			r.calls[rc.body.Call] = rc
+			open = rc
+		case EvEffectorResult:
+			if open == nil {
+				return nil, fmt.Errorf("%s:%d: effector_result without its effector_call", name, l.Line)
+			}
+			lc := l
+			open.result = &lc
+			if err := l.Decode(&open.res); err != nil {
+				return nil, fmt.Errorf("%s:%d: effector_result: %w", name, l.Line, err)
+			}
+			open = nil
+		case EvTransition:
+			loopStarted = true
+		case EvHalt:
+			var h struct {
+				Outcome string `json:"outcome"`
+			}
+			if l.Decode(&h) == nil && h.Outcome == OutcomeCanceled {
+				r.canceledAt = l.Seq
+			}
+		case EvFactAsserted, EvFactUpdated, EvFactRetracted:
+			if !loopStarted {
+				r.seed = append(r.seed, l)
+			}
+		default:
+			if open != nil {
+				open.nested = append(open.nested, l)
+			}
+		}
+	}
+	return r, nil
+}
+
+// ErrRecordingEnded is returned when a replay needs more of the recording than there is,
+// typically because its last line was torn.
+var ErrRecordingEnded = errors.New("the recording ends here")
+
+// DivergenceError reports a replay whose run asked an effector for something other than
+// what the recording holds: the control plane did not do what it did when recorded.
+type DivergenceError struct {
+	Seq      int64  // seq of the recorded effector_call
+	Call     int    // effector call index
+	Op       string // mint or gate
+	Field    string // JSON path of the first differing field of the request
+	Recorded string // its recorded value (JSON)
+	Got      string // its value in the replay (JSON)
+}
+
+func (e *DivergenceError) Error() string {
+	field := e.Field
+	if field == "" {
+		field = "(whole request)"
+	}
+	return fmt.Sprintf("replay diverged at seq %d (call %d, %s): request field %s: recorded %s, replay asked %s",
+		e.Seq, e.Call, e.Op, field, e.Recorded, e.Got)
+}
+
+// Replay serves a recording to an engine: clock readings in event order and effector
+// results by call index. Create one per run with NewReplay.
+type Replay struct {
+	rec  *Recording
+	mu   sync.Mutex
+	next int // next clock reading
+	over int // readings asked past the recording
+}
+
+// NewReplay prepares a replay of rec.
+func NewReplay(rec *Recording) *Replay { return &Replay{rec: rec} }
+
+// Options configure an engine to replay the recording: its clock readings, run id, meta,
+// limits and effector results.
+func (r *Replay) Options() []Option {
+	h := r.rec.Header
+	return []Option{
+		WithClock(replayClock{r}),
+		WithRunID(h.Run),
+		WithMeta(h.Meta),
+		WithMaxIterations(h.Limits.MaxIterations),
+		WithMaxFirings(h.Limits.MaxFirings),
+		func(o *options) { o.replay = r },
+	}
+}
+
+// Seed re-applies the facts the recorded run's host put before the loop started.
+func (r *Replay) Seed(s *Session) error {
+	for _, l := range r.rec.seed {
+		var ev struct {
+			Fact struct {
+				Kind    string          `json:"kind"`
+				ID      string          `json:"id"`
+				Payload json.RawMessage `json:"payload"`
+			} `json:"fact"`
+		}
+		if err := l.Decode(&ev); err != nil {
+			return fmt.Errorf("%s:%d: %w", r.rec.Name, l.Line, err)
+		}
+		f := ev.Fact
+		if f.Kind == KindState || f.Kind == KindObjective {
+			continue
+		}
+		var err error
+		switch l.Kind {
+		case EvFactRetracted:
+			err = s.Retract(f.Kind, f.ID)
+		default:
+			fields := Fields{}
+			dec := json.NewDecoder(bytes.NewReader(f.Payload))
+			dec.UseNumber()
+			if err := dec.Decode(&fields); err != nil {
+				return fmt.Errorf("%s:%d: %w", r.rec.Name, l.Line, err)
+			}
+			_, err = s.Put(f.Kind, f.ID, fields)
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: re-applying a seeded fact: %w", r.rec.Name, l.Line, err)
+		}
+	}
+	return nil
+}
+
+// Overrun reports how many clock readings the replay took past the end of the recording.
+func (r *Replay) Overrun() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.over
+}
+
+type replayClock struct{ r *Replay }
+
+func (c replayClock) Now() time.Time {
+	r := c.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.next < len(r.rec.times) {
+		t := r.rec.times[r.next]
+		r.next++
+		return t
+	}
+	r.over++
+	last := time.Time{}
+	if n := len(r.rec.times); n > 0 {
+		last = r.rec.times[n-1]
+	}
+	return last.Add(time.Duration(r.over) * time.Millisecond)
+}
+
+// serve checks a replayed effector call against the recording, writes the recorded
+// call, its nested exchanges and its result, and returns the recorded result.
+func (r *Replay) serve(s *Session, body effectorCallBody) (json.RawMessage, error) {
+	rc := r.rec.calls[body.Call]
+	if rc == nil || rc.result == nil {
+		return nil, fmt.Errorf("%w: the run asked for effector call %d (%s), which the recording %s does not hold%s",
+			ErrRecordingEnded, body.Call, body.Op, r.rec.Name, r.tornNote())
+	}
+	if rc.body.Op != body.Op || rc.body.RequestHash != body.RequestHash {
+		d := &DivergenceError{Seq: rc.call.Seq, Call: body.Call, Op: body.Op}
+		if rc.body.Op != body.Op {
+			d.Field, d.Recorded, d.Got = "op", strconv.Quote(rc.body.Op), strconv.Quote(body.Op)
+		} else {
+			d.Field, d.Recorded, d.Got = firstDifference(rc.reqRaw, body.Request.(json.RawMessage))
+		}
+		return nil, d
+	}
+	s.tracer.emit(EvEffectorCall, body)
+	for _, l := range rc.nested {
+		b, err := eventBody(l)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", r.rec.Name, l.Line, err)
+		}
+		s.tracer.emit(l.Kind, b)
+	}
+	rb := effectorResultBody{Call: body.Call, Op: body.Op, Error: rc.res.Error}
+	var dur struct {
+		DurationMS int64 `json:"duration_ms"`
+	}
+	_ = rc.result.Decode(&dur)
+	rb.DurationMS = dur.DurationMS
+	if len(rc.res.Result) > 0 {
+		rb.Result = rc.res.Result
+	}
+	s.tracer.emit(EvEffectorResult, rb)
+	if rc.res.Error != "" {
+		return nil, recordedError(rc.res.Error)
+	}
+	return rc.res.Result, nil
+}
+
+func (r *Replay) tornNote() string {
+	if r.rec.Torn != nil {
+		return " (" + r.rec.Torn.String() + ")"
+	}
+	return ""
+}
+
+// eventBody is a recorded line without its seq, t and kind, ready to be written again.
+func eventBody(l TraceLine) (json.RawMessage, error) {
+	prefix := fmt.Sprintf(`{"seq":%d,"t":%q,"kind":%s`, l.Seq, l.T, strconv.Quote(l.Kind))
+	if !bytes.HasPrefix(l.Raw, []byte(prefix)) {
+		return nil, fmt.Errorf("line is not in the trace writer's layout (expected it to start with %s)", prefix)
+	}
+	rest := l.Raw[len(prefix):]
+	if len(rest) == 1 { // just "}"
+		return json.RawMessage("{}"), nil
+	}
+	return append([]byte("{"), rest[1:]...), nil
+}
+
+// firstDifference walks two JSON documents in key order and returns the path of the
+// first value that differs and both values.
+func firstDifference(a, b []byte) (path, va, vb string) {
+	var x, y any
+	da := json.NewDecoder(bytes.NewReader(a))
+	da.UseNumber()
+	db := json.NewDecoder(bytes.NewReader(b))
+	db.UseNumber()
+	if da.Decode(&x) != nil || db.Decode(&y) != nil {
+		return "", string(a), string(b)
+	}
+	p, ok := diffValue("", x, y)
+	if !ok {
+		return "", string(a), string(b)
+	}
+	return p.path, p.a, p.b
+}
+
+type diffAt struct{ path, a, b string }
+
+func diffValue(path string, x, y any) (diffAt, bool) {
+	switch xv := x.(type) {
+	case map[string]any:
+		yv, ok := y.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := map[string]bool{}
+		for k := range xv {
+			keys[k] = true
+		}
+		for k := range yv {
+			keys[k] = true
+		}
+		names := make([]string, 0, len(keys))
+		for k := range keys {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			if d, ok := diffValue(joinPath(path, k), xv[k], yv[k]); ok {
+				return d, true
+			}
+		}
+		return diffAt{}, false
+	case []any:
+		yv, ok := y.([]any)
+		if !ok {
+			break
+		}
+		for i := 0; i < len(xv) || i < len(yv); i++ {
+			var xi, yi any = missing{}, missing{}
+			if i < len(xv) {
+				xi = xv[i]
+			}
+			if i < len(yv) {
+				yi = yv[i]
+			}
+			if d, ok := diffValue(fmt.Sprintf("%s[%d]", path, i), xi, yi); ok {
+				return d, true
+			}
+		}
+		return diffAt{}, false
+	}
+	sx, sy := jsonText(x), jsonText(y)
+	if sx == sy {
+		return diffAt{}, false
+	}
+	return diffAt{path, sx, sy}, true
+}
+
+type missing struct{}
+
+func jsonText(v any) string {
+	if v == nil {
+		return "null"
+	}
+	if _, ok := v.(missing); ok {
+		return "(absent)"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// TraceDiff is the first difference between two traces.
+type TraceDiff struct {
+	Line     int    // 1-based
+	Field    string // JSON path inside the line, "" when a line is missing
+	Recorded string
+	Replayed string
+}
+
+func (d *TraceDiff) String() string {
+	if d.Field == "" {
+		return fmt.Sprintf("line %d: recorded %s, replayed %s", d.Line, d.Recorded, d.Replayed)
+	}
+	return fmt.Sprintf("line %d, field %s: recorded %s, replayed %s", d.Line, d.Field, d.Recorded, d.Replayed)
+}
+
+// CompareTraces compares two traces line by line and returns the first difference, or
+// nil when they are byte-identical. limit > 0 compares only the first limit lines (the
+// intact part of a recording with a torn last line).
+func CompareTraces(recorded, replayed []byte, limit int) *TraceDiff {
+	a := strings.SplitAfter(string(recorded), "\n")
+	b := strings.SplitAfter(string(replayed), "\n")
+	trim := func(l []string) []string {
+		if len(l) > 0 && l[len(l)-1] == "" {
+			return l[:len(l)-1]
+		}
+		return l
+	}
+	a, b = trim(a), trim(b)
+	if limit > 0 {
+		if len(a) > limit {
+			a = a[:limit]
+		}
+		if len(b) > limit {
+			b = b[:limit]
+		}
+	}
+	for i := 0; i < len(a) || i < len(b); i++ {
+		switch {
+		case i >= len(a):
+			return &TraceDiff{Line: i + 1, Recorded: "(end of trace)", Replayed: strings.TrimSpace(b[i])}
+		case i >= len(b):
+			return &TraceDiff{Line: i + 1, Recorded: strings.TrimSpace(a[i]), Replayed: "(end of trace)"}
+		case a[i] != b[i]:
+			p, va, vb := firstDifference([]byte(a[i]), []byte(b[i]))
+			if p == "" {
+				va, vb = strings.TrimSpace(a[i]), strings.TrimSpace(b[i])
+			}
+			return &TraceDiff{Line: i + 1, Field: p, Recorded: va, Replayed: vb}
+		}
+	}
+	return nil
+}
+
+// canceled reports the context's error; in a replay it also reports cancellation where
+// the recording says the run was cancelled, so the replay stops at the same point.
+func (s *Session) canceled(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if r := s.opts.replay; r != nil && r.rec.canceledAt > 0 && s.tracer.seq+1 == r.rec.canceledAt {
+		return context.Canceled
+	}
+	return nil
+}
+
+// recordedError rebuilds an effector error from its text, keeping the context errors
+// recognisable so that a replayed cancellation ends the run the same way.
+func recordedError(msg string) error {
+	switch msg {
+	case context.Canceled.Error():
+		return context.Canceled
+	case context.DeadlineExceeded.Error():
+		return context.DeadlineExceeded
+	}
+	return errors.New(msg)
+}
+
+// ReplayRun re-runs a recording with a rule set, serving every clock reading and
+// effector result from it and calling no effector, and writes the new trace to sink.
+// With the recorded rule set the new trace is byte-identical to the recording; with
+// another one the run may diverge, which is reported as a *DivergenceError.
+func ReplayRun(ctx context.Context, rec *Recording, rs *RuleSet, sink Sink) (Result, error) {
+	rp := NewReplay(rec)
+	eng := NewEngine(rs, nil, append(rp.Options(), WithTrace(sink))...)
+	if err := rp.Seed(eng.Session()); err != nil {
+		return Result{}, err
+	}
+	return eng.Run(ctx)
+}
+
+// isReplayError reports errors that describe the replay itself rather than an effector.
+func isReplayError(err error) bool {
+	var d *DivergenceError
+	return errors.As(err, &d) || errors.Is(err, ErrRecordingEnded)
+}
