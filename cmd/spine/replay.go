@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/agentspine/spine/rules"
+	"github.com/agentspine/spine/spine"
+)
+
+func init() {
+	register(&command{
+		name:    "replay",
+		summary: "re-run recorded traces from their recordings, calling no model, and check them",
+		usage:   "[--rules FILE] [--check] [--out FILE] [--jobs N] TRACE|DIR...",
+		run:     runReplay,
+	})
+}
+
+type replayOutcome struct {
+	path      string
+	res       spine.Result
+	lines     int
+	torn      *spine.TornLine
+	err       error            // the replay could not run or diverged
+	diff      *spine.TraceDiff // --check: first difference
+	replayed  []byte
+	identical bool
+}
+
+func runReplay(ctx context.Context, io stdio, args []string) int {
+	c := commands["replay"]
+	fs := newFlags(c, io)
+	rulesPath := fs.String("rules", "", "replay with this rule file instead of the recorded one (the run may diverge)")
+	check := fs.Bool("check", false, "compare the new trace with the recording; exit 1 at the first differing line")
+	out := fs.String("out", "", "write the new trace to this file (one trace only)")
+	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "traces replayed at once")
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	paths, err := traceArgs(fs.Args())
+	if err != nil {
+		fmt.Fprintf(io.err, "spine replay: %v\n", err)
+		return exitUsage
+	}
+	if *out != "" && len(paths) != 1 {
+		fmt.Fprintln(io.err, "spine replay: --out takes one trace")
+		return exitUsage
+	}
+	if *jobs < 1 {
+		*jobs = 1
+	}
+	var override *spine.RuleSet
+	if *rulesPath != "" {
+		override, err = spine.LoadRulesFile(*rulesPath)
+		if err != nil {
+			fmt.Fprintf(io.err, "spine replay: %v\n", err)
+			return exitFail
+		}
+	}
+	results := make([]replayOutcome, len(paths))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < *jobs && w < len(paths); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				results[i] = replayOne(ctx, paths[i], override, *check)
+			}
+		}()
+	}
+	for i := range paths {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+
+	code := exitOK
+	for _, r := range results {
+		if r.torn != nil {
+			fmt.Fprintf(io.err, "%s: %s\n", r.path, r.torn)
+		}
+		switch {
+		case r.err != nil && r.lines == 0:
+			fmt.Fprintf(io.out, "%s: %v\n", r.path, r.err)
+			code = exitFail
+		case r.diff != nil:
+			fmt.Fprintf(io.out, "%s: differs from the recording at %s\n", r.path, r.diff)
+			if r.err != nil {
+				fmt.Fprintf(io.out, "%s: %v\n", r.path, r.err)
+			}
+			code = exitFail
+		case r.err != nil && !(r.torn != nil && r.identical):
+			fmt.Fprintf(io.out, "%s: %v\n", r.path, r.err)
+			code = exitFail
+		case *check:
+			fmt.Fprintf(io.out, "%s: identical to the recording (%d lines) · %s\n", r.path, r.lines, r.res.Outcome)
+		default:
+			fmt.Fprintf(io.out, "%s: replayed · %s (objective %s) after %d iteration(s)\n", r.path, r.res.Outcome, r.res.Objective, r.res.Iterations)
+		}
+	}
+	if len(results) > 1 {
+		fmt.Fprintln(io.out, replaySummary(results, *check))
+	}
+	if *out != "" && len(results) == 1 && results[0].replayed != nil {
+		if err := writeNewFile(*out, results[0].replayed); err != nil {
+			fmt.Fprintf(io.err, "spine replay: %v\n", err)
+			return exitFail
+		}
+		fmt.Fprintf(io.out, "new trace written to %s\n", *out)
+	}
+	return code
+}
+
+func replayOne(ctx context.Context, path string, override *spine.RuleSet, check bool) replayOutcome {
+	o := replayOutcome{path: path}
+	recorded, err := os.ReadFile(path)
+	if err != nil {
+		o.err = err
+		return o
+	}
+	tf, err := spine.ReadTrace(path, bytes.NewReader(recorded))
+	if err != nil {
+		o.err = err
+		return o
+	}
+	o.torn = tf.Torn
+	rec, err := spine.NewRecording(path, tf)
+	if err != nil {
+		o.err = err
+		return o
+	}
+	rs := override
+	if rs == nil {
+		if rs, err = recordedRules(rec); err != nil {
+			o.err = err
+			return o
+		}
+	}
+	sink := &spine.MemorySink{}
+	o.res, o.err = spine.ReplayRun(ctx, rec, rs, sink)
+	o.replayed = sink.Bytes()
+	o.lines = len(tf.Lines)
+	if check {
+		limit := 0
+		if tf.Torn != nil {
+			limit = len(tf.Lines)
+		}
+		o.diff = spine.CompareTraces(recorded, o.replayed, limit)
+		o.identical = o.diff == nil
+	} else if o.err == nil && override == nil {
+		o.identical = true
+	}
+	return o
+}
+
+// recordedRules finds the rule file a trace was recorded with: a shipped rule set or
+// the recorded path, whichever has the recorded hash.
+func recordedRules(rec *spine.Recording) (*spine.RuleSet, error) {
+	path, hash := rec.Header.RulesPath(), rec.Header.RulesHash()
+	var candidates []func() (*spine.RuleSet, error)
+	if base := filepath.Base(path); base != "" {
+		if _, err := fs.Stat(rules.FS, base); err == nil {
+			candidates = append(candidates, func() (*spine.RuleSet, error) { return spine.LoadRulesFS(rules.FS, base) })
+		}
+	}
+	for _, p := range []string{path, filepath.Join(filepath.Dir(rec.Name), filepath.Base(path))} {
+		if _, err := os.Stat(p); err == nil {
+			p := p
+			candidates = append(candidates, func() (*spine.RuleSet, error) { return spine.LoadRulesFile(p) })
+		}
+	}
+	for _, load := range candidates {
+		if rs, err := load(); err == nil && rs.Hash() == hash {
+			return rs, nil
+		}
+	}
+	return nil, fmt.Errorf("recorded with rules %s (%s), and no shipped or local rule file has that hash; pass --rules FILE to replay with other rules", path, hash)
+}
+
+// traceArgs expands directories into the *.jsonl files under them, sorted.
+func traceArgs(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return nil, fmt.Errorf("expected trace files or directories")
+	}
+	var out []string
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				found = append(found, p)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no .jsonl traces", a)
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+func replaySummary(rs []replayOutcome, check bool) string {
+	ok, bad := 0, 0
+	for _, r := range rs {
+		if r.identical || (!check && r.err == nil) {
+			ok++
+		} else {
+			bad++
+		}
+	}
+	if check {
+		return fmt.Sprintf("%d trace(s) replayed: %d identical, %d not", len(rs), ok, bad)
+	}
+	return fmt.Sprintf("%d trace(s) replayed: %d ran, %d failed", len(rs), ok, bad)
+}
+
+func writeNewFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
