@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/agentspine/spine/effectors/scenario"
 	"github.com/agentspine/spine/fixtures"
@@ -23,10 +22,6 @@ func init() {
 		run:     runPlay,
 	})
 }
-
-// playEpoch is the first clock reading of a scenario play. Plays use a stepping clock, so
-// the same scenario and rules always give the same trace, byte for byte.
-var playEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func runPlay(ctx context.Context, io stdio, args []string) int {
 	c := commands["play"]
@@ -83,13 +78,7 @@ func playScenario(ctx context.Context, io stdio, sc *scenario.Scenario, rs *spin
 	if !quiet {
 		sink = &timelineSink{next: file, tl: &timeline{w: io.out, all: all}}
 	}
-	eng := spine.NewEngine(rs, scenario.NewEffector(sc),
-		spine.WithTrace(sink),
-		spine.WithClock(spine.NewStepClock(playEpoch, time.Millisecond)),
-		spine.WithRunID(sc.Name),
-		spine.WithMeta(map[string]string{"scenario": sc.Name}),
-	)
-	res, runErr := eng.Run(ctx)
+	res, runErr := scenario.Play(ctx, sc, rs, sink)
 	if err := file.Close(); err != nil && runErr == nil {
 		runErr = err
 	}

@@ -1,0 +1,24 @@
+package scenario
+
+import (
+	"context"
+	"time"
+
+	"github.com/agentspine/spine/spine"
+)
+
+// Epoch is the first clock reading of a scenario play. Plays use a stepping clock (one
+// millisecond per event), so the same scenario and rules always give the same trace.
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Play runs rs against the scenario with a deterministic clock and the scenario's name as
+// run id, writing the trace to sink.
+func Play(ctx context.Context, sc *Scenario, rs *spine.RuleSet, sink spine.Sink, opt ...spine.Option) (spine.Result, error) {
+	opts := append([]spine.Option{
+		spine.WithTrace(sink),
+		spine.WithClock(spine.NewStepClock(Epoch, time.Millisecond)),
+		spine.WithRunID(sc.Name),
+		spine.WithMeta(map[string]string{"scenario": sc.Name}),
+	}, opt...)
+	return spine.NewEngine(rs, NewEffector(sc), opts...).Run(ctx)
+}
