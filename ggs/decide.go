@@ -1,0 +1,78 @@
+package ggs
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine"
+)
+
+// SignalsKind is the fact kind that carries a round's Signals in the rule set.
+const SignalsKind = "signals"
+
+// Decision is the outcome of one agenda cycle: the macro-state and the rule that chose it.
+type Decision struct {
+	Directive string
+	Rule      string
+}
+
+// RulesDecider chooses macro-states by running the rules of a GGS rule set over a
+// `signals` fact in one spine session. It is not safe for concurrent use.
+type RulesDecider struct {
+	sess *spine.Session
+}
+
+// NewRulesDecider opens a session over rs; see CheckRuleSet for what rs must declare.
+func NewRulesDecider(rs *spine.RuleSet, opts ...spine.Option) (*RulesDecider, error) {
+	if err := CheckRuleSet(rs); err != nil {
+		return nil, err
+	}
+	// A solver decides once per message for as long as its input lasts: no firing limit.
+	opts = append([]spine.Option{spine.WithMaxFirings(math.MaxInt)}, opts...)
+	return &RulesDecider{sess: spine.NewSession(rs, opts...)}, nil
+}
+
+// CheckRuleSet reports whether rs can drive GGS: it must declare the signals fact kind,
+// every macro-state as an objective, and every param of ParamNames.
+func CheckRuleSet(rs *spine.RuleSet) error {
+	if _, ok := rs.Kind(SignalsKind); !ok {
+		return fmt.Errorf("ggs: rule set %s declares no %q fact kind", rs.Path(), SignalsKind)
+	}
+	for _, name := range []string{
+		contract.DirectiveAccept, contract.DirectiveSuccess, contract.DirectiveAbandon,
+		contract.DirectiveBreakSymmetry, contract.DirectiveChangeApproach,
+		contract.DirectiveChangePath, contract.DirectiveRefine,
+	} {
+		if _, ok := rs.Objective(name); !ok {
+			return fmt.Errorf("ggs: rule set %s declares no objective %q", rs.Path(), name)
+		}
+	}
+	if _, err := ParamsFrom(rs); err != nil {
+		return fmt.Errorf("ggs: rule set %s: %w", rs.Path(), err)
+	}
+	return nil
+}
+
+// Decide puts s into working memory as the signals fact and runs one agenda cycle; the
+// objective the fired rule sets is the decision.
+func (d *RulesDecider) Decide(ctx context.Context, s Signals) (Decision, error) {
+	if _, err := d.sess.Put(SignalsKind, "", s); err != nil {
+		return Decision{}, fmt.Errorf("ggs: signals fact: %w", err)
+	}
+	cyc, err := d.sess.Cycle(ctx)
+	if err != nil {
+		return Decision{}, fmt.Errorf("ggs: agenda cycle: %w", err)
+	}
+	for _, ev := range cyc.Evaluated {
+		if ev.Result == spine.ResultError {
+			return Decision{}, fmt.Errorf("ggs: rule %s: %s", ev.Rule, ev.Error)
+		}
+	}
+	if cyc.Fired == "" {
+		return Decision{}, fmt.Errorf("ggs: no rule matched round %d (D=%s P=%s Ω=%s ∇L=%s worsening=%d)",
+			s.Round, num(s.D), num(s.P), num(s.Omega), num(s.Grad), s.Worsening)
+	}
+	return Decision{Directive: cyc.Objective, Rule: cyc.Fired}, nil
+}

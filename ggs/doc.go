@@ -1,0 +1,17 @@
+// Package ggs is the Goal Gradient Solver (R7), the controller of the medium loop.
+//
+// It owns the arithmetic of a round — the intent-result distance D, the process
+// implausibility P, the resource cost Ω, the loss L and its finite-difference gradient ∇L —
+// the per-task memory across rounds (previous loss, Law 2 worsening counter, previous
+// directive, replans issued, accumulated blocked targets), and the shaping of the outgoing
+// PlanDirective or FinalResult (blocked tools and targets, failure class, rationale).
+//
+// It does not own the decision: which macro-state a round lands in is chosen by the rules
+// of rules/ggs.yaml, evaluated through a spine session, and every threshold and weight is a
+// param of that file. The plain-switch reading of the decision table in handcoded.go exists
+// only as a test oracle and a benchmark floor.
+//
+// It must not perform I/O, read the wall clock or use a global random source: the clock
+// and ID source are injected, memory writes go through the MemoryWriter interface, and
+// output never depends on map iteration order.
+package ggs

@@ -1,0 +1,37 @@
+package ggs
+
+import "github.com/agentspine/spine/contract"
+
+// ObjectivePlan is the objective of the planning step before a task's first round.
+const ObjectivePlan = "plan"
+
+// DecideHandCoded reads the seed's decision table as a plain switch: a verified
+// all-matched result is accepted; Law 2 and then the budget abandon; a close enough
+// result succeeds; otherwise |∇L| against ε and P against ρ pick one of the four action
+// states. It is the oracle that the rules of rules/ggs.yaml are tested against and the
+// floor their benchmark is measured against; the Solver never calls it.
+func DecideHandCoded(p Params, s Signals) string {
+	switch {
+	case s.Round == 0:
+		return ObjectivePlan
+	case s.AllMatched:
+		return contract.DirectiveAccept
+	case s.Worsening >= p.Law2Kill:
+		return contract.DirectiveAbandon
+	case s.Omega >= p.Theta:
+		return contract.DirectiveAbandon
+	case s.D <= p.Delta:
+		return contract.DirectiveSuccess
+	}
+	stuck := abs(s.Grad) < p.Epsilon
+	logical := s.P > p.Rho
+	switch {
+	case stuck && logical:
+		return contract.DirectiveBreakSymmetry
+	case stuck:
+		return contract.DirectiveChangePath
+	case logical:
+		return contract.DirectiveChangeApproach
+	}
+	return contract.DirectiveRefine
+}

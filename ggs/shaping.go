@@ -1,0 +1,286 @@
+package ggs
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentspine/spine/contract"
+)
+
+// roundCalls is what the failing subtasks of a round tried, from R3's tool_calls.
+type roundCalls struct {
+	tools        []string // tools of the failing subtasks
+	logicalTools []string // tools of the failing subtasks with a logical failure
+	targets      []string // "<tool>:<target>" of the failing subtasks' calls with a target
+	merged       bool     // only the merged result failed: tools are those of every subtask
+}
+
+// failingCalls collects the tools and targets of the outcomes that failed (status failed
+// or any failed verdict). Entries that do not parse are skipped.
+//
+// When no subtask failed but R4b's verdicts on the merged result did, every subtask fed
+// the failing result: their tools are the round's tools (logical ones when the merged
+// result failed logically), so that break_symmetry and change_approach still block the
+// approach. Their targets worked and are not blocked.
+func failingCalls(outcomes []contract.SubTaskOutcome, task []contract.CriterionVerdict) roundCalls {
+	var rc roundCalls
+	for i := range outcomes {
+		o := &outcomes[i]
+		failed, logical := o.Status == contract.OutcomeFailed, false
+		for _, v := range o.CriteriaVerdicts {
+			if v.Failed() {
+				failed = true
+				logical = logical || v.Class() == contract.FailureLogical
+			}
+		}
+		if failed {
+			rc.add(o.ToolCalls, logical, true)
+		}
+	}
+	if len(rc.tools) == 0 && len(rc.targets) == 0 {
+		mergedFailed, mergedLogical := false, false
+		for _, v := range task {
+			if v.Failed() {
+				mergedFailed = true
+				mergedLogical = mergedLogical || v.Class() == contract.FailureLogical
+			}
+		}
+		if mergedFailed {
+			rc.merged = true
+			for i := range outcomes {
+				rc.add(outcomes[i].ToolCalls, mergedLogical, false)
+			}
+		}
+	}
+	rc.tools = sortedUnique(rc.tools)
+	rc.logicalTools = sortedUnique(rc.logicalTools)
+	rc.targets = sortedUnique(rc.targets)
+	return rc
+}
+
+func (rc *roundCalls) add(calls []string, logical, targets bool) {
+	for _, entry := range calls {
+		c, ok := ParseToolCall(entry)
+		if !ok {
+			continue
+		}
+		rc.tools = append(rc.tools, c.Tool)
+		if logical {
+			rc.logicalTools = append(rc.logicalTools, c.Tool)
+		}
+		if targets && c.Target != "" {
+			rc.targets = append(rc.targets, c.Key())
+		}
+	}
+}
+
+// blocked is the MUST NOT part of a directive.
+type blocked struct {
+	tools, targets []string
+	// narrowed is set when a change_approach or refine directive was narrowed by an
+	// improving loss, widened when it was widened by a worsening one.
+	narrowed, widened bool
+}
+
+// shapeBlocked applies the directive semantics and the ∇L sign modulation:
+//
+//	break_symmetry   every tool of the failing subtasks; no targets
+//	change_approach  worsening: the failing subtasks' tools and every tool blocked earlier
+//	                 improving: only the tools of subtasks that failed logically (all the
+//	                 failing subtasks' tools when none did); no targets
+//	change_path      no tools; every target tried so far in the task
+//	refine           no tools; worsening: every target tried so far;
+//	                 improving: the targets of the most recent round that had any
+//
+// In change_approach and refine |∇L| ≥ ε, so the sign of ∇L alone tells the two apart.
+func shapeBlocked(directive string, grad float64, rc roundCalls, st *taskState) blocked {
+	b := blocked{tools: []string{}, targets: []string{}}
+	switch directive {
+	case contract.DirectiveBreakSymmetry:
+		b.tools = rc.tools
+	case contract.DirectiveChangeApproach:
+		switch {
+		case grad > 0:
+			b.tools = sortedUnique(append(st.tools.sorted(), rc.tools...))
+			b.widened = true
+		case len(rc.logicalTools) > 0:
+			b.tools = rc.logicalTools
+			b.narrowed = true
+		default:
+			b.tools = rc.tools
+		}
+	case contract.DirectiveChangePath:
+		b.targets = sortedUnique(append(st.targets.sorted(), rc.targets...))
+	case contract.DirectiveRefine:
+		if grad < 0 {
+			b.targets = latestTargets(rc, st)
+			b.narrowed = true
+		} else {
+			b.targets = sortedUnique(append(st.targets.sorted(), rc.targets...))
+			b.widened = true
+		}
+	}
+	return b
+}
+
+func latestTargets(rc roundCalls, st *taskState) []string {
+	if len(rc.targets) > 0 {
+		return rc.targets
+	}
+	return append([]string{}, st.latest...)
+}
+
+// num prints a signal the way encoding/json does for these magnitudes.
+func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// prose builds a rationale without fmt: a directive is shaped on every round.
+type prose []byte
+
+func (w *prose) say(parts ...string) {
+	for _, p := range parts {
+		*w = append(*w, p...)
+	}
+}
+
+func (w *prose) num(x float64) { *w = strconv.AppendFloat(*w, x, 'g', -1, 64) }
+func (w *prose) int(n int)     { *w = strconv.AppendInt(*w, int64(n), 10) }
+
+// list names up to four items, then how many more.
+func (w *prose) list(items []string) {
+	if len(items) == 0 {
+		w.say("none")
+		return
+	}
+	for i, it := range items[:min(len(items), 4)] {
+		if i > 0 {
+			w.say(", ")
+		}
+		w.say(it)
+	}
+	if len(items) > 4 {
+		w.say(" and ")
+		w.int(len(items) - 4)
+		w.say(" more")
+	}
+}
+
+// rationale explains an action directive in plain words: where the loss is going, what
+// the failures point at, and what the directive blocks.
+func rationale(directive string, s Signals, p Params, b blocked, merged bool) string {
+	w := make(prose, 0, 384)
+	switch directive {
+	case contract.DirectiveBreakSymmetry, contract.DirectiveChangePath:
+		w.say("The loss is not moving (|∇L| = ")
+		w.num(abs(s.Grad))
+		w.say(" < ε = ")
+	default:
+		if s.Grad > 0 {
+			w.say("The loss is worsening (∇L = ")
+		} else {
+			w.say("The loss is improving (∇L = ")
+		}
+		w.num(s.Grad)
+		w.say(", |∇L| ≥ ε = ")
+	}
+	w.num(p.Epsilon)
+	w.say(") and the result is still far (D = ")
+	w.num(s.D)
+	w.say(" > δ = ")
+	w.num(p.Delta)
+	switch directive {
+	case contract.DirectiveBreakSymmetry:
+		w.say("), and the failures point at the approach (P = ")
+		w.num(s.P)
+		w.say(" > ρ = ")
+	case contract.DirectiveChangeApproach:
+		w.say("), but the failures point at the approach (P = ")
+		w.num(s.P)
+		w.say(" > ρ = ")
+	default:
+		w.say("), and the failures point at the environment, not the approach (P = ")
+		w.num(s.P)
+		w.say(" ≤ ρ = ")
+	}
+	w.num(p.Rho)
+	w.say(")")
+	whose := "the failing subtasks"
+	if merged {
+		whose = "the subtasks behind the failing merged result"
+	}
+	switch directive {
+	case contract.DirectiveBreakSymmetry:
+		w.say(": the approach is wrong and stuck. Do not use the tools of ", whose, " (")
+		w.list(b.tools)
+		w.say("); plan with a different class of tool.")
+	case contract.DirectiveChangeApproach:
+		w.say(": the method is wrong. ")
+		switch {
+		case b.widened:
+			w.say("Blocked, since the loss is worsening: the tools of ", whose, " and every tool blocked before (")
+		case b.narrowed && !merged:
+			w.say("Blocked, since the loss is improving: only the tools of the subtasks that failed logically (")
+		default:
+			w.say("Blocked: the tools of ", whose, " (")
+		}
+		w.list(b.tools)
+		w.say("); switch to a different method.")
+	case contract.DirectiveChangePath:
+		w.say(": the approach is sound but keeps hitting the same wall. Keep the tools and use different targets (blocked so far: ")
+		w.int(len(b.targets))
+		w.say(").")
+	case contract.DirectiveRefine:
+		w.say(": the approach is sound. Tighten the parameters and narrow the scope; ")
+		if b.narrowed {
+			w.say("only the latest failed targets are blocked (")
+		} else {
+			w.say("every target that failed so far is blocked (")
+		}
+		w.int(len(b.targets))
+		w.say(").")
+	}
+	return string(w)
+}
+
+// summary explains a terminal directive in plain words.
+func summary(directive string, s Signals, p Params, gap string) string {
+	var b strings.Builder
+	switch directive {
+	case contract.DirectiveAccept:
+		b.WriteString("Every subtask matched and the merged result met the task criteria.")
+	case contract.DirectiveSuccess:
+		fmt.Fprintf(&b, "Close enough: D = %s ≤ δ = %s after %s.", num(s.D), num(p.Delta), replans(s.Replans))
+	case contract.DirectiveAbandon:
+		switch {
+		case s.Worsening >= p.Law2Kill:
+			fmt.Fprintf(&b, "Abandoned: the loss worsened on %d consecutive rounds (∇L = %s > ε = %s), so more budget would not help.",
+				s.Worsening, num(s.Grad), num(p.Epsilon))
+		case s.Omega >= p.Theta:
+			fmt.Fprintf(&b, "Abandoned: the budget is spent (Ω = %s ≥ θ = %s) after %s.", num(s.Omega), num(p.Theta), replans(s.Replans))
+		default:
+			fmt.Fprintf(&b, "Abandoned after %s.", replans(s.Replans))
+		}
+		fmt.Fprintf(&b, " Distance left: D = %s.", num(s.D))
+	}
+	if gap != "" {
+		b.WriteString(" Gap: " + gap)
+	}
+	return b.String()
+}
+
+func replans(n int) string {
+	switch n {
+	case 0:
+		return "no replan"
+	case 1:
+		return "1 replan"
+	}
+	return fmt.Sprintf("%d replans", n)
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

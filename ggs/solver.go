@@ -1,0 +1,255 @@
+package ggs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine"
+)
+
+// Output is what one round produces: a PlanDirective on an action state, a FinalResult on
+// a terminal one (exactly one of the two is set), with the signals and the deciding rule.
+type Output struct {
+	Directive *contract.PlanDirective
+	Final     *contract.FinalResult
+	Signals   Signals
+	Rule      string
+}
+
+// Type is the bus type of the output message.
+func (o Output) Type() string {
+	if o.Final != nil {
+		return contract.TypeFinalResult
+	}
+	return contract.TypePlanDirective
+}
+
+// Payload is the output message.
+func (o Output) Payload() any {
+	if o.Final != nil {
+		return o.Final
+	}
+	return o.Directive
+}
+
+// Solver is the Goal Gradient Solver: it turns R4b's ReplanRequest and OutcomeSummary
+// messages into PlanDirectives and FinalResults, keeping per-task state between rounds.
+// Given the same rule set and the same messages in the same order it produces the same
+// outputs. It is not safe for concurrent use.
+type Solver struct {
+	params  Params
+	decider *RulesDecider
+	tasks   *tracker
+	mem     MemoryWriter
+	clock   spine.Clock
+	ids     spine.IDSource
+	sessOpt []spine.Option
+}
+
+// Option configures a Solver.
+type Option func(*Solver)
+
+// WithMemory sends the Megram writes of every round to w, stamped by clock and named by
+// ids. Without it the Solver writes no memory.
+func WithMemory(w MemoryWriter, clock spine.Clock, ids spine.IDSource) Option {
+	return func(s *Solver) { s.mem, s.clock, s.ids = w, clock, ids }
+}
+
+// WithSessionOptions passes options (trace sink, clock, run id) to the spine session
+// that runs the decision rules.
+func WithSessionOptions(opts ...spine.Option) Option {
+	return func(s *Solver) { s.sessOpt = append(s.sessOpt, opts...) }
+}
+
+// New returns a Solver whose params and decisions come from rs.
+func New(rs *spine.RuleSet, opts ...Option) (*Solver, error) {
+	if err := CheckRuleSet(rs); err != nil {
+		return nil, err
+	}
+	p, err := ParamsFrom(rs)
+	if err != nil {
+		return nil, err
+	}
+	s := &Solver{params: p, tasks: newTracker()}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.mem != nil && (s.clock == nil || s.ids == nil) {
+		return nil, errors.New("ggs: WithMemory needs a clock and an ID source")
+	}
+	if s.decider, err = NewRulesDecider(rs, s.sessOpt...); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Params returns the params read from the rule set.
+func (s *Solver) Params() Params { return s.params }
+
+// OpenTasks lists, sorted, the task_ids that have had rounds but no terminal directive.
+func (s *Solver) OpenTasks() []string { return s.tasks.open() }
+
+// HandleReplan runs one round for a ReplanRequest.
+func (s *Solver) HandleReplan(ctx context.Context, req *contract.ReplanRequest) (Output, error) {
+	if err := ValidateReplan(req); err != nil {
+		return Output{}, &InputError{Type: contract.TypeReplanRequest, Err: err}
+	}
+	t := TallyReplan(req)
+	in := message{
+		taskID: req.TaskID, intent: req.Intent, gap: req.GapSummary,
+		d: t.D(), p: t.P(), elapsedMS: req.ElapsedMS,
+		tally: t, calls: failingCalls(req.Outcomes, req.TaskCriteriaVerdicts), output: mergedOutputs(req.Outcomes),
+	}
+	return s.run(ctx, in)
+}
+
+// HandleOutcome runs one round for an OutcomeSummary: every subtask matched, so D = 0.
+func (s *Solver) HandleOutcome(ctx context.Context, sum *contract.OutcomeSummary) (Output, error) {
+	if err := ValidateOutcome(sum); err != nil {
+		return Output{}, &InputError{Type: contract.TypeOutcomeSummary, Err: err}
+	}
+	in := message{
+		taskID: sum.TaskID, intent: sum.Intent, summary: sum.Summary,
+		elapsedMS: sum.ElapsedMS, allMatched: true, output: sum.Output,
+	}
+	return s.run(ctx, in)
+}
+
+// message is one incoming message reduced to what a round needs.
+type message struct {
+	taskID, intent string
+	gap, summary   string // R4b's gap summary (replan) or result summary (accept)
+	d, p           float64
+	elapsedMS      int64
+	allMatched     bool
+	tally          Tally
+	calls          roundCalls
+	output         any
+}
+
+func (s *Solver) run(ctx context.Context, in message) (Output, error) {
+	_, known := s.tasks.tasks[in.taskID]
+	st := s.tasks.get(in.taskID)
+	sig := st.signals(s.params, in.d, in.p, in.elapsedMS, in.allMatched)
+	dec, err := s.decider.Decide(ctx, sig)
+	if err == nil {
+		err = checkDirective(dec, in.allMatched)
+	}
+	if err != nil {
+		if !known {
+			delete(s.tasks.tasks, in.taskID)
+		}
+		return Output{}, fmt.Errorf("%w (task %s)", err, in.taskID)
+	}
+	out := Output{Signals: sig, Rule: dec.Rule}
+	prev := st.prev
+	if in.intent != "" {
+		st.intent = in.intent
+	}
+	if contract.IsTerminal(dec.Directive) {
+		out.Final = s.final(in, sig, prev, dec.Directive)
+		delete(s.tasks.tasks, in.taskID)
+		s.write(dec.Directive, st.intent, out.Final.Summary, nil, "")
+		return out, nil
+	}
+	b := shapeBlocked(dec.Directive, sig.Grad, in.calls, st)
+	out.Directive = &contract.PlanDirective{
+		TaskID:          in.taskID,
+		Loss:            sig.Loss(),
+		PrevDirective:   prev,
+		Directive:       dec.Directive,
+		BlockedTools:    b.tools,
+		BlockedTargets:  b.targets,
+		FailedCriterion: in.tally.Primary,
+		FailureClass:    in.tally.Class(),
+		BudgetPressure:  sig.Omega,
+		GradL:           sig.Grad,
+		Rationale:       rationale(dec.Directive, sig, s.params, b, in.calls.merged),
+	}
+	st.remember(in.calls, b)
+	st.advance(sig, dec.Directive)
+	s.write(dec.Directive, st.intent, out.Directive.Rationale, b.targets, in.tally.Primary)
+	return out, nil
+}
+
+// checkDirective rejects objectives that are not macro-states, and accept for a round
+// that is not an OutcomeSummary.
+func checkDirective(dec Decision, allMatched bool) error {
+	switch dec.Directive {
+	case contract.DirectiveAccept:
+		if !allMatched {
+			return fmt.Errorf("ggs: rule %s chose accept, which needs an OutcomeSummary", dec.Rule)
+		}
+	case contract.DirectiveSuccess, contract.DirectiveAbandon,
+		contract.DirectiveBreakSymmetry, contract.DirectiveChangeApproach,
+		contract.DirectiveChangePath, contract.DirectiveRefine:
+	default:
+		return fmt.Errorf("ggs: rule %s chose objective %q, which is not a macro-state", dec.Rule, dec.Directive)
+	}
+	return nil
+}
+
+func (s *Solver) final(in message, sig Signals, prev, directive string) *contract.FinalResult {
+	fr := &contract.FinalResult{
+		TaskID:        in.taskID,
+		Loss:          sig.Loss(),
+		GradL:         sig.Grad,
+		Replans:       sig.Replans,
+		PrevDirective: prev,
+		Directive:     directive,
+	}
+	switch directive {
+	case contract.DirectiveAccept:
+		fr.Summary, fr.Output = in.summary, in.output
+		if fr.Summary == "" {
+			fr.Summary = summary(directive, sig, s.params, "")
+		}
+	case contract.DirectiveSuccess:
+		fr.Summary, fr.Output = summary(directive, sig, s.params, in.gap), in.output
+	default:
+		fr.Summary = summary(directive, sig, s.params, in.gap)
+	}
+	return fr
+}
+
+// mergedOutputs maps each subtask_id to its output, leaving out null outputs; nil when
+// none is left. It is what a success delivers (encoding/json sorts the keys).
+func mergedOutputs(outcomes []contract.SubTaskOutcome) any {
+	var out map[string]any
+	for i := range outcomes {
+		o := &outcomes[i]
+		if o.Output == nil {
+			continue
+		}
+		if out == nil {
+			out = map[string]any{}
+		}
+		out[o.SubTaskID] = o.Output
+	}
+	if out == nil {
+		return nil
+	}
+	return out
+}
+
+// write sends the round's Megrams to memory, when there is one.
+func (s *Solver) write(directive, intent, content string, targets []string, criterion string) {
+	if s.mem == nil || len(targets) == 0 && !contract.IsTerminal(directive) {
+		return
+	}
+	now := s.clock.Now()
+	if contract.IsTerminal(directive) {
+		s.mem.Write(megram(directive, "intent:"+contract.IntentSlug(intent), "env:local", content, now, s.ids))
+		return
+	}
+	for _, t := range targets {
+		tool, target := SplitTarget(t)
+		why := directive + ": " + t + " is blocked"
+		if criterion != "" {
+			why += " (failed: " + criterion + ")"
+		}
+		s.mem.Write(megram(directive, "tool:"+tool, "path:"+target, why, now, s.ids))
+	}
+}
