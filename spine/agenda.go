@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -247,8 +248,11 @@ func (s *Session) fire(r *Rule, res *CycleResult) {
 		note(err)
 	}
 	if r.Then.Objective != "" {
-		_, err := s.wm.Put(KindObjective, "", Fields{"name": r.Then.Objective, "rule": r.Name})
-		note(err)
+		obj, rule := r.Then.Objective, r.Name
+		s.wm.putBuiltin(KindObjective, func(v reflect.Value) {
+			v.Field(0).SetString(obj)
+			v.Field(1).SetString(rule)
+		})
 	}
 	s.requested = r.Then.Transition
 	if len(errs) > 0 {

@@ -84,6 +84,27 @@ func (k *FactKind) setPayload(dst reflect.Value, src any) error {
 		return err
 	}
 	for _, m := range plan {
+		if m.same {
+			// Same Go type as the declared field: copy without boxing. Floats still
+			// need the finiteness check the declared type promises.
+			f := sv.Field(m.src)
+			if f.Kind() == reflect.Float64 {
+				if x := f.Float(); math.IsNaN(x) || math.IsInf(x, 0) {
+					return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
+				}
+			}
+			if f.Kind() == reflect.Int {
+				if x := f.Int(); x > maxExactInt || x < -maxExactInt {
+					return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, x, x)
+				}
+			}
+			if f.Kind() == reflect.Slice {
+				dst.Field(m.dst).Set(reflect.ValueOf(append([]string(nil), f.Interface().([]string)...)))
+				continue
+			}
+			dst.Field(m.dst).Set(f)
+			continue
+		}
 		if err := assign(dst.Field(m.dst), k.Fields[m.dst], sv.Field(m.src).Interface()); err != nil {
 			return fmt.Errorf("field %q of kind %q: %w", k.Fields[m.dst].Name, k.Name, err)
 		}
@@ -105,7 +126,10 @@ func (k *FactKind) setFields(dst reflect.Value, fields map[string]any) error {
 	return nil
 }
 
-type fieldMove struct{ src, dst int }
+type fieldMove struct {
+	src, dst int
+	same     bool // the source field has the declared field's Go type
+}
 
 // structPlans caches, per (kind, Go struct type), which source field goes where, so a
 // host updating a fact from its own struct pays for reflection on tags once.
@@ -138,7 +162,7 @@ func (k *FactKind) structPlan(t reflect.Type) ([]fieldMove, error) {
 		if !ok {
 			return nil, fmt.Errorf("kind %q has no field %q (from %s.%s; fields: %s)", k.Name, name, t, sf.Name, strings.Join(k.fieldNames(), ", "))
 		}
-		plan = append(plan, fieldMove{src: i, dst: j})
+		plan = append(plan, fieldMove{src: i, dst: j, same: sf.Type == fieldTypes[k.Fields[j].Type]})
 	}
 	structPlans.Store(key, plan)
 	return plan, nil

@@ -143,6 +143,29 @@ func (wm *WorkingMemory) store(k *FactKind, id string, nv reflect.Value, payload
 	return f, nil
 }
 
+// putBuiltin sets a built-in fact (state, objective) without going through Fields: the
+// engine does this several times per cycle.
+func (wm *WorkingMemory) putBuiltin(kind string, set func(v reflect.Value)) Fact {
+	k := wm.rs.kindByName[kind]
+	nv := reflect.New(k.typ)
+	set(nv.Elem())
+	wm.rev++
+	f := Fact{Kind: k.Name, ID: k.Name, Rev: wm.rev, Payload: nv.Interface()}
+	kf := &wm.kinds[k.index]
+	_, existed := kf.byID[k.Name]
+	kf.byID[k.Name] = f
+	kf.rev = wm.rev
+	wm.syncEnv(k)
+	if wm.observer != nil {
+		op := OpAssert
+		if existed {
+			op = OpUpdate
+		}
+		wm.observer(op, f)
+	}
+	return f
+}
+
 // Retract removes a fact.
 func (wm *WorkingMemory) Retract(kind, id string) (Fact, error) {
 	k, id, err := wm.kind(kind, id)

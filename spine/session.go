@@ -2,7 +2,6 @@ package spine
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"sync"
 	"time"
@@ -167,9 +166,10 @@ func (s *Session) Err() error { return s.tracer.err }
 
 // setState records the FSM state as a fact so rules can match on it.
 func (s *Session) setState(name string, iteration int) {
-	if _, err := s.wm.Put(KindState, "", Fields{"name": name, "iteration": iteration}); err != nil {
-		panic(fmt.Sprintf("spine: built-in state fact: %v", err)) // the built-in schema guarantees this
-	}
+	s.wm.putBuiltin(KindState, func(v reflect.Value) {
+		v.Field(0).SetString(name)
+		v.Field(1).SetInt(int64(iteration))
+	})
 }
 
 // tracer stamps events with seq and time and hands them to the sink. It takes exactly
