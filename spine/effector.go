@@ -19,6 +19,7 @@ type Effector interface {
 type MintRequest struct {
 	Iteration int    `json:"iteration"`
 	Objective string `json:"objective"`
+	Rule      string `json:"rule"` // the rule that set the objective
 	// Feedback is every fact of a declared kind, ordered by kind then id.
 	Feedback []Fact `json:"feedback"`
 }
@@ -53,4 +54,20 @@ type Change struct {
 	Kind   string `json:"kind"`
 	ID     string `json:"id,omitempty"`
 	Fields Fields `json:"fields,omitempty"`
+}
+
+// Finisher is an optional extension of Effector. When a run reaches a terminal
+// objective, the engine calls Finish once, in terminate_or_iterate, so that the host can
+// deliver its final result (a summary, a merged output, a failure report). The call and
+// its result are journalled and replayed like Mint and Gate.
+type Finisher interface {
+	Finish(ctx context.Context, req FinishRequest) (Construct, error)
+}
+
+// FinishRequest tells a Finisher how the run ended.
+type FinishRequest struct {
+	Iteration int    `json:"iteration"`
+	Objective string `json:"objective"`
+	Rule      string `json:"rule"`
+	Outcome   string `json:"outcome"` // OutcomeSuccess or OutcomeFailure
 }

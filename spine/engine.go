@@ -149,13 +149,13 @@ func (e *Engine) loop(ctx context.Context) (Result, error) {
 			e.transition(ctx, evEvaluated)
 		case StateTerminate:
 			if r, done := e.terminal(); done {
-				return r, nil
+				return e.finish(ctx, r)
 			}
 			if _, err := s.runCycle(ctx, true); err != nil {
 				return e.failed(err)
 			}
 			if r, done := e.terminal(); done {
-				return r, nil
+				return e.finish(ctx, r)
 			}
 			if e.iteration >= s.opts.maxIterations {
 				return Result{Outcome: OutcomeMaxIterations, Reason: fmt.Sprintf("reached the bound of %d iterations", s.opts.maxIterations)}, nil
@@ -224,7 +224,7 @@ type effectorResultBody struct {
 }
 
 func (e *Engine) mint(ctx context.Context) (Construct, error) {
-	req := MintRequest{Iteration: e.iteration, Objective: e.sess.Objective(), Feedback: e.feedback()}
+	req := MintRequest{Iteration: e.iteration, Objective: e.sess.Objective(), Rule: e.sess.objectiveRule(), Feedback: e.feedback()}
 	c, err := exchange(ctx, e, "mint", req, func(ctx context.Context, r MintRequest) (Construct, error) { return e.eff.Mint(ctx, r) })
 	if err != nil {
 		if isReplayError(err) {
@@ -316,4 +316,25 @@ func exchange[Req, Resp any](ctx context.Context, e *Engine, op string, req Req,
 	rb.Result = res
 	s.tracer.emitAt(now, EvEffectorResult, rb)
 	return res, nil
+}
+
+// finish gives a Finisher effector its call on a terminal objective.
+func (e *Engine) finish(ctx context.Context, r Result) (Result, error) {
+	fin, ok := e.eff.(Finisher)
+	if !ok && e.sess.opts.replay == nil {
+		return r, nil
+	}
+	if e.sess.opts.replay != nil && !e.sess.opts.replay.hasCall(e.calls+1, "finish") {
+		return r, nil // the recorded effector was no Finisher
+	}
+	req := FinishRequest{Iteration: e.iteration, Objective: e.sess.Objective(), Rule: e.sess.objectiveRule(), Outcome: r.Outcome}
+	_, err := exchange(ctx, e, "finish", req, func(ctx context.Context, q FinishRequest) (Construct, error) { return fin.Finish(ctx, q) })
+	if err != nil {
+		if isReplayError(err) {
+			return Result{Outcome: OutcomeError}, err
+		}
+		res, ferr := e.failed(fmt.Errorf("effector finish (objective %s): %w", req.Objective, err))
+		return res, ferr
+	}
+	return r, nil
 }

@@ -493,3 +493,9 @@ func isReplayError(err error) bool {
 	var d *DivergenceError
 	return errors.As(err, &d) || errors.Is(err, ErrRecordingEnded)
 }
+
+// hasCall reports whether the recording holds effector call n with the given op.
+func (r *Replay) hasCall(n int, op string) bool {
+	rc := r.rec.calls[n]
+	return rc != nil && rc.body.Op == op
+}

@@ -148,6 +148,15 @@ func (s *Session) Objective() string {
 	return payloadString(f.Payload, 0)
 }
 
+// objectiveRule is the rule that set the current objective.
+func (s *Session) objectiveRule() string {
+	f, ok := s.wm.Get(KindObjective, "")
+	if !ok {
+		return ""
+	}
+	return payloadString(f.Payload, 1)
+}
+
 // Emit writes a host event into the trace (for example a bus message). body must encode
 // as a JSON object.
 func (s *Session) Emit(kind string, body any) { s.tracer.emit(kind, body) }
