@@ -96,13 +96,7 @@ func (s *Solver) HandleReplan(ctx context.Context, req *contract.ReplanRequest) 
 	if err := ValidateReplan(req); err != nil {
 		return Output{}, &InputError{Type: contract.TypeReplanRequest, Err: err}
 	}
-	t := TallyReplan(req)
-	in := message{
-		taskID: req.TaskID, intent: req.Intent, gap: req.GapSummary,
-		d: t.D(), p: t.P(), elapsedMS: req.ElapsedMS,
-		tally: t, calls: failingCalls(req.Outcomes, req.TaskCriteriaVerdicts), output: mergedOutputs(req.Outcomes),
-	}
-	return s.run(ctx, in)
+	return s.run(ctx, replanMessage(req))
 }
 
 // HandleOutcome runs one round for an OutcomeSummary: every subtask matched, so D = 0.
@@ -110,11 +104,7 @@ func (s *Solver) HandleOutcome(ctx context.Context, sum *contract.OutcomeSummary
 	if err := ValidateOutcome(sum); err != nil {
 		return Output{}, &InputError{Type: contract.TypeOutcomeSummary, Err: err}
 	}
-	in := message{
-		taskID: sum.TaskID, intent: sum.Intent, summary: sum.Summary,
-		elapsedMS: sum.ElapsedMS, allMatched: true, output: sum.Output,
-	}
-	return s.run(ctx, in)
+	return s.run(ctx, outcomeMessage(sum))
 }
 
 // message is one incoming message reduced to what a round needs.
@@ -129,20 +119,93 @@ type message struct {
 	output         any
 }
 
+func replanMessage(req *contract.ReplanRequest) message {
+	t := TallyReplan(req)
+	return message{
+		taskID: req.TaskID, intent: req.Intent, gap: req.GapSummary,
+		d: t.D(), p: t.P(), elapsedMS: req.ElapsedMS,
+		tally: t, calls: failingCalls(req.Outcomes, req.TaskCriteriaVerdicts), output: mergedOutputs(req.Outcomes),
+	}
+}
+
+func outcomeMessage(sum *contract.OutcomeSummary) message {
+	return message{
+		taskID: sum.TaskID, intent: sum.Intent, summary: sum.Summary,
+		elapsedMS: sum.ElapsedMS, allMatched: true, output: sum.Output,
+	}
+}
+
 func (s *Solver) run(ctx context.Context, in message) (Output, error) {
+	sig := s.observe(in)
+	dec, err := s.decider.Decide(ctx, sig)
+	if err != nil {
+		s.drop(in.taskID)
+		return Output{}, fmt.Errorf("%w (task %s)", err, in.taskID)
+	}
+	return s.Conclude(in.taskID, dec)
+}
+
+// pendingRound is a round observed and not yet concluded.
+type pendingRound struct {
+	in    message
+	sig   Signals
+	known bool // the task had state before this round
+}
+
+// observe computes a round's signals and holds the round until Conclude.
+func (s *Solver) observe(in message) Signals {
 	_, known := s.tasks.tasks[in.taskID]
 	st := s.tasks.get(in.taskID)
 	sig := st.signals(s.params, in.d, in.p, in.elapsedMS, in.allMatched)
-	dec, err := s.decider.Decide(ctx, sig)
-	if err == nil {
-		err = checkDirective(dec, in.allMatched)
+	st.pending = &pendingRound{in: in, sig: sig, known: known}
+	return sig
+}
+
+// drop forgets a pending round, and the task too if the round opened it.
+func (s *Solver) drop(taskID string) {
+	st, ok := s.tasks.tasks[taskID]
+	if !ok || st.pending == nil {
+		return
 	}
-	if err != nil {
-		if !known {
-			delete(s.tasks.tasks, in.taskID)
-		}
-		return Output{}, fmt.Errorf("%w (task %s)", err, in.taskID)
+	if !st.pending.known {
+		delete(s.tasks.tasks, taskID)
+		return
 	}
+	st.pending = nil
+}
+
+// ObserveReplan computes the signals of a ReplanRequest's round and holds the round
+// until Conclude. Hosts that decide with their own agenda (the FSM loop) use
+// Observe/Conclude; HandleReplan does all three steps with the Solver's own rules.
+func (s *Solver) ObserveReplan(req *contract.ReplanRequest) (Signals, error) {
+	if err := ValidateReplan(req); err != nil {
+		return Signals{}, &InputError{Type: contract.TypeReplanRequest, Err: err}
+	}
+	return s.observe(replanMessage(req)), nil
+}
+
+// ObserveOutcome computes the signals of an OutcomeSummary's round; see ObserveReplan.
+func (s *Solver) ObserveOutcome(sum *contract.OutcomeSummary) (Signals, error) {
+	if err := ValidateOutcome(sum); err != nil {
+		return Signals{}, &InputError{Type: contract.TypeOutcomeSummary, Err: err}
+	}
+	return s.observe(outcomeMessage(sum)), nil
+}
+
+// Conclude turns the decision on a task's observed round into its PlanDirective or
+// FinalResult, updates the task's state and writes the round's Megrams.
+func (s *Solver) Conclude(taskID string, dec Decision) (Output, error) {
+	st, ok := s.tasks.tasks[taskID]
+	if !ok || st.pending == nil {
+		return Output{}, fmt.Errorf("ggs: task %s has no observed round to conclude", taskID)
+	}
+	p := st.pending
+	in, sig := p.in, p.sig
+	if err := checkDirective(dec, in.allMatched); err != nil {
+		s.drop(taskID)
+		return Output{}, fmt.Errorf("%w (task %s)", err, taskID)
+	}
+	st.pending = nil
 	out := Output{Signals: sig, Rule: dec.Rule}
 	prev := st.prev
 	if in.intent != "" {

@@ -17,6 +17,7 @@ type taskState struct {
 	latest    []string // the targets of the most recent round that had any
 	tools     set      // tools blocked by earlier directives
 	intent    string   // the task's intent, as last given
+	pending   *pendingRound
 }
 
 // tracker holds the state of every open task. A task is closed, and forgotten, when it
