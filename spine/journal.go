@@ -52,3 +52,23 @@ func (j *Journal) Record(x Exchange) {
 	}
 	j.s.tracer.emit(EvExchange, x)
 }
+
+// EvMessage is a bus message an effector passes on while the engine waits on it.
+const EvMessage = "message"
+
+// Message is one inter-role message, as journalled in the trace.
+type Message struct {
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Type    string `json:"type"`
+	TaskID  string `json:"task_id,omitempty"`
+	Payload any    `json:"payload"`
+}
+
+// Message journals a bus message.
+func (j *Journal) Message(m Message) {
+	if j == nil {
+		return
+	}
+	j.s.tracer.emit(EvMessage, m)
+}

@@ -9,18 +9,48 @@ import (
 	"path/filepath"
 
 	"github.com/agentspine/spine/effectors/scenario"
+	"github.com/agentspine/spine/effectors/scripted"
 	"github.com/agentspine/spine/fixtures"
+	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
+	"gopkg.in/yaml.v3"
 )
 
 func init() {
 	register(&command{
 		name:    "play",
-		summary: "run a rule set against a designed signal scenario (no model) and write its trace",
+		summary: "run a rule set against a designed scenario (no model) and write its trace",
 		usage:   "[--rules FILE] [--trace FILE] [--quiet] [--all] SCENARIO",
 		run:     runPlay,
 	})
+}
+
+// designed is a parsed scenario of either kind: gate signals for any rule set, or R4b
+// reports for the GGS loop.
+type designed struct {
+	name, description, rules string
+	signals                  *scenario.Scenario
+	reports                  *scripted.Scenario
+}
+
+// parseDesigned tells the two scenario kinds apart by the GGS kind's task key.
+func parseDesigned(name string, src []byte) (*designed, error) {
+	var top map[string]any
+	if err := yaml.Unmarshal(src, &top); err == nil {
+		if _, ok := top["task"]; ok {
+			sc, err := scripted.Parse(name, src)
+			if err != nil {
+				return nil, err
+			}
+			return &designed{name: sc.Name, description: sc.Description, rules: sc.Rules, reports: sc}, nil
+		}
+	}
+	sc, err := scenario.Parse(name, src)
+	if err != nil {
+		return nil, err
+	}
+	return &designed{name: sc.Name, description: sc.Description, rules: sc.Rules, signals: sc}, nil
 }
 
 func runPlay(ctx context.Context, io stdio, args []string) int {
@@ -28,8 +58,8 @@ func runPlay(ctx context.Context, io stdio, args []string) int {
 	fs := newFlags(c, io)
 	rulesPath := fs.String("rules", "", "rule file to use instead of the one the scenario names")
 	tracePath := fs.String("trace", "", "trace file to create (default: <scenario name>.trace.jsonl, never overwritten)")
-	quiet := fs.Bool("quiet", false, "do not print the timeline")
-	all := fs.Bool("all", false, "timeline shows every rule evaluation and state change")
+	quiet := fs.Bool("quiet", false, "print only the result, not the run as it goes")
+	all := fs.Bool("all", false, "show the rule timeline (every evaluation and state change) instead of the pipeline")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
@@ -37,37 +67,42 @@ func runPlay(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintln(io.err, "spine play: expected one scenario file")
 		return exitUsage
 	}
-	sc, err := scenario.ParseFile(fs.Arg(0))
+	src, err := os.ReadFile(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintf(io.err, "spine play: %v\n", err)
 		return exitFail
 	}
-	rs, err := scenarioRules(*rulesPath, sc, filepath.Dir(fs.Arg(0)))
+	d, err := parseDesigned(fs.Arg(0), src)
 	if err != nil {
 		fmt.Fprintf(io.err, "spine play: %v\n", err)
 		return exitFail
 	}
-	return playScenario(ctx, io, sc, rs, *tracePath, *quiet, *all)
+	rs, err := scenarioRules(*rulesPath, d, filepath.Dir(fs.Arg(0)))
+	if err != nil {
+		fmt.Fprintf(io.err, "spine play: %v\n", err)
+		return exitFail
+	}
+	return playDesigned(ctx, io, d, rs, *tracePath, *quiet, *all)
 }
 
 // scenarioRules loads --rules when given, else the rule file the scenario names: a
 // shipped one by name, or a path relative to the scenario's directory.
-func scenarioRules(override string, sc *scenario.Scenario, dir string) (*spine.RuleSet, error) {
+func scenarioRules(override string, d *designed, dir string) (*spine.RuleSet, error) {
 	if override != "" {
 		return spine.LoadRulesFile(override)
 	}
-	if sc.Rules == "" {
-		return nil, fmt.Errorf("scenario %q names no rule file; pass --rules", sc.Name)
+	if d.rules == "" {
+		return nil, fmt.Errorf("scenario %q names no rule file; pass --rules", d.name)
 	}
-	if _, err := fs.Stat(rules.FS, sc.Rules); err == nil {
-		return spine.LoadRulesFS(rules.FS, sc.Rules)
+	if _, err := fs.Stat(rules.FS, d.rules); err == nil {
+		return spine.LoadRulesFS(rules.FS, d.rules)
 	}
-	return spine.LoadRulesFile(filepath.Join(dir, sc.Rules))
+	return spine.LoadRulesFile(filepath.Join(dir, d.rules))
 }
 
-func playScenario(ctx context.Context, io stdio, sc *scenario.Scenario, rs *spine.RuleSet, tracePath string, quiet, all bool) int {
+func playDesigned(ctx context.Context, io stdio, d *designed, rs *spine.RuleSet, tracePath string, quiet, all bool) int {
 	if tracePath == "" {
-		tracePath = freshPath(sc.Name + ".trace.jsonl")
+		tracePath = freshPath(d.name + ".trace.jsonl")
 	}
 	file, err := spine.CreateFileSink(tracePath)
 	if err != nil {
@@ -75,14 +110,31 @@ func playScenario(ctx context.Context, io stdio, sc *scenario.Scenario, rs *spin
 		return exitFail
 	}
 	var sink spine.Sink = file
-	if !quiet {
+	// Signal scenarios show the rule timeline; GGS runs show the pipeline of messages,
+	// or the rule timeline with --all.
+	if !quiet && (d.signals != nil || all) {
 		sink = &timelineSink{next: file, tl: &timeline{w: io.out, all: all}}
 	}
-	res, runErr := scenario.Play(ctx, sc, rs, sink)
+	var res spine.Result
+	var runErr error
+	if d.signals != nil {
+		res, runErr = scenario.Play(ctx, d.signals, rs, sink)
+	} else {
+		var onMessage func(spine.Message)
+		if !quiet && !all {
+			p, perr := ggs.ParamsFrom(rs)
+			if perr != nil {
+				fmt.Fprintf(io.err, "spine play: %v\n", perr)
+				return exitFail
+			}
+			onMessage = (&pipelineDisplay{w: io.out, epsilon: p.Epsilon}).message
+		}
+		res, _, runErr = scripted.Play(ctx, d.reports, rs, sink, onMessage)
+	}
 	if err := file.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
-	fmt.Fprintf(io.out, "\n%s: %s (objective %s) after %d iteration(s), %d rule firing(s)\n", sc.Name, res.Outcome, res.Objective, res.Iterations, res.Firings)
+	fmt.Fprintf(io.out, "\n%s: %s (objective %s) after %d iteration(s), %d rule firing(s)\n", d.name, res.Outcome, res.Objective, res.Iterations, res.Firings)
 	fmt.Fprintf(io.out, "trace written to %s\n", tracePath)
 	if runErr != nil {
 		fmt.Fprintf(io.err, "spine play: %v\n", runErr)
@@ -114,19 +166,21 @@ func freshPath(path string) string {
 func init() {
 	register(&command{
 		name:    "demo",
-		summary: "run a shipped scenario end to end with no API key and no network",
-		usage:   "[--trace FILE] [--quiet]",
+		summary: "run a shipped multi-round task end to end with no API key and no network",
+		usage:   "[--trace FILE] [--quiet] [--all]",
 		run:     runDemo,
 	})
 }
 
-const demoScenario = "harness/promote.yaml"
+// demoScenario is the demo's task: a replan through change_path, then success.
+const demoScenario = "ggs/change_path_then_success.yaml"
 
 func runDemo(ctx context.Context, io stdio, args []string) int {
 	c := commands["demo"]
 	flags := newFlags(c, io)
 	tracePath := flags.String("trace", "", "trace file to create (default: spine-demo.trace.jsonl, never overwritten)")
-	quiet := flags.Bool("quiet", false, "do not print the timeline")
+	quiet := flags.Bool("quiet", false, "print only the result")
+	all := flags.Bool("all", false, "show the rule timeline instead of the pipeline")
 	if code, done := parseFlags(flags, args); done {
 		return code
 	}
@@ -135,12 +189,12 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "spine demo: %v\n", err)
 		return exitFail
 	}
-	sc, err := scenario.Parse("fixtures/"+demoScenario, src)
+	d, err := parseDesigned("fixtures/"+demoScenario, src)
 	if err != nil {
 		fmt.Fprintf(io.err, "spine demo: %v\n", err)
 		return exitFail
 	}
-	rs, err := spine.LoadRulesFS(rules.FS, sc.Rules)
+	rs, err := spine.LoadRulesFS(rules.FS, d.rules)
 	if err != nil {
 		fmt.Fprintf(io.err, "spine demo: %v\n", err)
 		return exitFail
@@ -149,10 +203,13 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 	if path == "" {
 		path = freshPath("spine-demo.trace.jsonl")
 	}
-	fmt.Fprintf(io.out, "Scenario %s (designed signals, no model): %s\n\n", sc.Name, sc.Description)
-	code := playScenario(ctx, io, sc, rs, path, *quiet, false)
+	fmt.Fprintf(io.out, "Task %q, played from a designed scenario (scripted R4b reports; no model is called).\n", d.reports.Task.Intent)
+	fmt.Fprintf(io.out, "GGS decides every round with the rules of rules/%s.\n\n", d.rules)
+	code := playDesigned(ctx, io, d, rs, path, *quiet, *all)
 	if code == exitOK {
-		fmt.Fprintf(io.out, "\nSee the whole trace:  spine trace show --all %s\n", path)
+		fmt.Fprintf(io.out, "\nRead the trace:      spine trace show %s\n", path)
+		fmt.Fprintf(io.out, "Replay and check it: spine replay --check %s\n", path)
+		fmt.Fprintf(io.out, "Try other rules:     spine play --rules my-ggs.yaml fixtures/%s  (a copy of rules/ggs.yaml, edited)\n", demoScenario)
 	}
 	return code
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -25,5 +26,11 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *updateScripts,
+		Setup: func(env *testscript.Env) error {
+			// Scripts copy the shipped rule files to edit them, as users do.
+			rulesDir, err := filepath.Abs("../../rules")
+			env.Setenv("RULES", rulesDir)
+			return err
+		},
 	})
 }

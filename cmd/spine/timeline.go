@@ -131,6 +131,32 @@ func (tl *timeline) line(raw []byte) error {
 			return nil
 		}
 		p("%-9s cycle %d: fired %s (decided by %s) · conflict set [%s]%s", scope, e.Cycle, e.Fired, e.DecidedBy, strings.Join(e.ConflictSet, ", "), suffix)
+	case spine.EvMessage:
+		var m struct {
+			From, To, Type string
+			TaskID         string `json:"task_id"`
+			Payload        struct {
+				Directive string `json:"directive"`
+				Prev      string `json:"prev_directive"`
+			} `json:"payload"`
+		}
+		_ = json.Unmarshal(raw, &m)
+		detail := ""
+		if m.Payload.Directive != "" {
+			detail = fmt.Sprintf(" %s → %s", m.Payload.Prev, m.Payload.Directive)
+		}
+		p("message   %s → %s %s (task %s)%s", m.From, m.To, m.Type, m.TaskID, detail)
+	case spine.EvExchange:
+		var x struct {
+			Name  string `json:"name"`
+			Error string `json:"error"`
+		}
+		_ = json.Unmarshal(raw, &x)
+		if x.Error != "" {
+			p("exchange  %s failed: %s", x.Name, x.Error)
+		} else {
+			p("exchange  %s", x.Name)
+		}
 	case spine.EvRuleFired:
 		// Shown with its cycle's conflict set.
 	case spine.EvRuleError:

@@ -1,0 +1,50 @@
+package scripted
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/spine"
+)
+
+// Epoch is the first clock reading of a scenario play; the clock then steps one
+// millisecond per event, so a scenario always gives the same trace.
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Play runs the GGS loop over the scenario with the rule set rs, writing the trace to
+// sink and passing every message to onMessage (which may be nil). It fails when the run
+// does not end with the scenario's expected final directive.
+func Play(ctx context.Context, sc *Scenario, rs *spine.RuleSet, sink spine.Sink, onMessage func(spine.Message), opt ...spine.Option) (spine.Result, *contract.FinalResult, error) {
+	loop, err := ggs.NewLoop(rs, NewPlant(sc), sc.Task)
+	if err != nil {
+		return spine.Result{}, nil, err
+	}
+	loop.OnMessage = onMessage
+	opts := append([]spine.Option{
+		spine.WithTrace(sink),
+		spine.WithClock(spine.NewStepClock(Epoch, time.Millisecond)),
+		spine.WithRunID(sc.Name),
+		spine.WithMeta(map[string]string{"scenario": sc.Name, "task_id": sc.Task.TaskID, "intent": sc.Task.Intent}),
+	}, opt...)
+	eng := spine.NewEngine(rs, loop, opts...)
+	if err := loop.Seed(eng.Session()); err != nil {
+		return spine.Result{}, nil, err
+	}
+	res, err := eng.Run(ctx)
+	if err != nil {
+		return res, loop.Final, err
+	}
+	if sc.Final != "" {
+		got := "(none)"
+		if loop.Final != nil {
+			got = loop.Final.Directive
+		}
+		if got != sc.Final {
+			return res, loop.Final, fmt.Errorf("scenario %q should end with %s, it ended with %s", sc.Name, sc.Final, got)
+		}
+	}
+	return res, loop.Final, nil
+}

@@ -1,0 +1,171 @@
+package ggs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine"
+)
+
+// Plant is what GGS steers: one round of planning, execution and validation (R2, R3 × N
+// with R4a, R4b) that ends in R4b's report. The role pipeline is the production plant;
+// designed scenarios are the test double.
+type Plant interface {
+	Round(ctx context.Context, in RoundInput) (Report, error)
+}
+
+// RoundInput is what a round is planned from.
+type RoundInput struct {
+	TaskID string `json:"task_id"`
+	Intent string `json:"intent"`
+	Round  int    `json:"round"`
+	// Directive is GGS's PlanDirective for this round; nil on the first round.
+	Directive *contract.PlanDirective `json:"directive"`
+}
+
+// Report is R4b's message at the end of a round: exactly one of the two is set.
+type Report struct {
+	Replan  *contract.ReplanRequest  `json:"replan,omitempty"`
+	Outcome *contract.OutcomeSummary `json:"outcome,omitempty"`
+}
+
+func (r Report) validate() error {
+	if (r.Replan == nil) == (r.Outcome == nil) {
+		return errors.New("a round report must hold exactly one of a ReplanRequest and an OutcomeSummary")
+	}
+	return nil
+}
+
+// Loop runs GGS inside the spine's FSM: the engine's agenda over rules/ggs.yaml decides
+// each round's macro-state, and Loop is the engine's effector. Mint concludes the
+// previous round into a PlanDirective and runs the plant's next round; Gate turns R4b's
+// report into the signals fact; Finish delivers the FinalResult. Every message is
+// journalled in the trace and passed to OnMessage.
+type Loop struct {
+	solver *Solver
+	plant  Plant
+	task   contract.TaskSpec
+	round  int
+
+	// OnMessage, when set, sees every message as it passes (for a live display).
+	OnMessage func(spine.Message)
+	// Final is the task's FinalResult once the run has ended on a terminal objective.
+	Final *contract.FinalResult
+}
+
+var (
+	_ spine.Effector = (*Loop)(nil)
+	_ spine.Finisher = (*Loop)(nil)
+)
+
+// NewLoop returns the effector for one task. rs must be a GGS rule set (CheckRuleSet).
+func NewLoop(rs *spine.RuleSet, plant Plant, task contract.TaskSpec, opts ...Option) (*Loop, error) {
+	if task.TaskID == "" {
+		return nil, errors.New("ggs: the task has no task_id")
+	}
+	s, err := New(rs, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Loop{solver: s, plant: plant, task: task}, nil
+}
+
+// Seed puts the round-0 signals fact into the engine's session, so that the first
+// select_objective chooses plan. Call it before Engine.Run.
+func (l *Loop) Seed(sess *spine.Session) error {
+	_, err := sess.Put(SignalsKind, "", Signals{})
+	return err
+}
+
+func (l *Loop) pass(ctx context.Context, m spine.Message) {
+	m.TaskID = l.task.TaskID
+	spine.JournalFrom(ctx).Message(m)
+	if l.OnMessage != nil {
+		l.OnMessage(m)
+	}
+}
+
+// Mint concludes the previous round with the engine's decision and runs the next round.
+func (l *Loop) Mint(ctx context.Context, req spine.MintRequest) (spine.Construct, error) {
+	var dir *contract.PlanDirective
+	if req.Objective != ObjectivePlan {
+		out, err := l.solver.Conclude(l.task.TaskID, Decision{Directive: req.Objective, Rule: req.Rule})
+		if err != nil {
+			return spine.Construct{}, err
+		}
+		if out.Directive == nil {
+			return spine.Construct{}, fmt.Errorf("ggs: objective %s is terminal; it reaches Finish, not Mint", req.Objective)
+		}
+		dir = out.Directive
+		l.pass(ctx, spine.Message{From: "R7", To: "R2", Type: contract.TypePlanDirective, Payload: dir})
+	}
+	l.round++
+	rep, err := l.plant.Round(ctx, RoundInput{TaskID: l.task.TaskID, Intent: l.task.Intent, Round: l.round, Directive: dir})
+	if err != nil {
+		return spine.Construct{}, fmt.Errorf("round %d: %w", l.round, err)
+	}
+	if err := rep.validate(); err != nil {
+		return spine.Construct{}, fmt.Errorf("round %d: %w", l.round, err)
+	}
+	if rep.Replan != nil {
+		l.pass(ctx, spine.Message{From: "R4b", To: "R7", Type: contract.TypeReplanRequest, Payload: rep.Replan})
+	} else {
+		l.pass(ctx, spine.Message{From: "R4b", To: "R7", Type: contract.TypeOutcomeSummary, Payload: rep.Outcome})
+	}
+	body, err := json.Marshal(rep)
+	if err != nil {
+		return spine.Construct{}, err
+	}
+	return spine.Construct{ID: fmt.Sprintf("%s/round-%d", l.task.TaskID, l.round), Body: body}, nil
+}
+
+// Gate measures R4b's report: D, P, Ω, L, ∇L and the Law 2 counter become the signals fact.
+func (l *Loop) Gate(ctx context.Context, req spine.GateRequest) (spine.Signals, error) {
+	var rep Report
+	if err := json.Unmarshal(req.Construct.Body, &rep); err != nil {
+		return spine.Signals{}, fmt.Errorf("ggs: construct %s is not a round report: %w", req.Construct.ID, err)
+	}
+	if err := rep.validate(); err != nil {
+		return spine.Signals{}, err
+	}
+	var sig Signals
+	var err error
+	if rep.Replan != nil {
+		sig, err = l.solver.ObserveReplan(rep.Replan)
+	} else {
+		sig, err = l.solver.ObserveOutcome(rep.Outcome)
+	}
+	if err != nil {
+		return spine.Signals{}, err
+	}
+	return spine.Signals{Changes: []spine.Change{{Op: spine.ChangePut, Kind: SignalsKind, Fields: sig.fields()}}}, nil
+}
+
+// Finish concludes the last round into the FinalResult.
+func (l *Loop) Finish(ctx context.Context, req spine.FinishRequest) (spine.Construct, error) {
+	out, err := l.solver.Conclude(l.task.TaskID, Decision{Directive: req.Objective, Rule: req.Rule})
+	if err != nil {
+		return spine.Construct{}, err
+	}
+	if out.Final == nil {
+		return spine.Construct{}, fmt.Errorf("ggs: objective %s is not terminal", req.Objective)
+	}
+	l.Final = out.Final
+	l.pass(ctx, spine.Message{From: "R7", To: "User", Type: contract.TypeFinalResult, Payload: out.Final})
+	body, err := json.Marshal(out.Final)
+	if err != nil {
+		return spine.Construct{}, err
+	}
+	return spine.Construct{ID: l.task.TaskID + "/final", Body: body}, nil
+}
+
+// fields is the signals fact's payload.
+func (s Signals) fields() spine.Fields {
+	return spine.Fields{
+		"round": s.Round, "D": s.D, "P": s.P, "omega": s.Omega, "beta_eff": s.BetaEff,
+		"L": s.L, "grad": s.Grad, "worsening": s.Worsening, "replans": s.Replans, "all_matched": s.AllMatched,
+	}
+}
