@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -137,12 +138,16 @@ func parseRound(n *yaml.Node, taskID string) (Round, error) {
 	return r, nil
 }
 
+var unknownFieldRe = regexp.MustCompile(`field (\S+) not found in type scripted\.\w+`)
+
+// yamlMessage turns a yaml.v3 error into one line that names the key at fault.
 func yamlMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
-		return strings.Join(te.Errors, "; ")
+		msg = strings.Join(te.Errors, "; ")
 	}
-	return strings.TrimPrefix(err.Error(), "yaml: ")
+	return unknownFieldRe.ReplaceAllString(msg, `unknown key "$1"`)
 }
 
 // Plant serves a scenario's reports, one per round.
