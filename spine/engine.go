@@ -61,7 +61,12 @@ type Engine struct {
 	iteration int
 	construct Construct
 	calls     int
+	reloadErr error // the last failed reload, cleared by a good one
 }
+
+// ReloadError is the error of the last rule reload that failed, nil when the last one
+// succeeded or there was none. The running rule set is unchanged by a failed reload.
+func (e *Engine) ReloadError() error { return e.reloadErr }
 
 // NewEngine returns an engine over a fresh session. It writes the trace header.
 func NewEngine(rs *RuleSet, eff Effector, opt ...Option) *Engine {
@@ -118,6 +123,7 @@ func (e *Engine) loop(ctx context.Context) (Result, error) {
 		case StateObserve:
 			e.transition(ctx, evObserved)
 		case StateSelect:
+			e.pollRules()
 			cyc, err := s.runCycle(ctx, false)
 			if err != nil {
 				return e.failed(err)
@@ -288,8 +294,7 @@ func exchange[Req, Resp any](ctx context.Context, e *Engine, op string, req Req,
 	if err != nil {
 		return zero, fmt.Errorf("encoding the %s request: %w", op, err)
 	}
-	sum := sha256.Sum256(reqJSON)
-	body := effectorCallBody{Call: n, Op: op, RequestHash: "sha256:" + hex.EncodeToString(sum[:]), Request: json.RawMessage(reqJSON)}
+	body := effectorCallBody{Call: n, Op: op, RequestHash: hashOf(reqJSON), Request: json.RawMessage(reqJSON)}
 	if r := s.opts.replay; r != nil {
 		raw, err := r.serve(s, body)
 		if err != nil {
@@ -337,4 +342,10 @@ func (e *Engine) finish(ctx context.Context, r Result) (Result, error) {
 		return res, ferr
 	}
 	return r, nil
+}
+
+// hashOf is the content hash used in traces: "sha256:" and the hex digest.
+func hashOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

@@ -14,6 +14,7 @@ type options struct {
 	maxFirings    int
 	maxIterations int
 	replay        *Replay
+	ruleSource    RuleSource
 }
 
 func defaultOptions() options {

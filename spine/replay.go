@@ -23,8 +23,9 @@ type Recording struct {
 
 	times      []time.Time
 	calls      map[int]*recordedCall
-	canceledAt int64       // seq of a halt with outcome canceled, 0 if none
-	seed       []TraceLine // fact changes made before the loop started
+	canceledAt int64               // seq of a halt with outcome canceled, 0 if none
+	reloads    map[int64]TraceLine // rules_reloaded / rules_reload_failed events by seq
+	seed       []TraceLine         // fact changes made before the loop started
 }
 
 // RecordedHeader is the decoded first line of a trace.
@@ -110,6 +111,11 @@ func NewRecording(name string, tf *TraceFile) (*Recording, error) {
 			open = nil
 		case EvTransition:
 			loopStarted = true
+		case EvRulesReloaded, EvRulesReloadFail:
+			if r.reloads == nil {
+				r.reloads = map[int64]TraceLine{}
+			}
+			r.reloads[l.Seq] = l
 		case EvHalt:
 			var h struct {
 				Outcome string `json:"outcome"`
@@ -498,4 +504,26 @@ func isReplayError(err error) bool {
 func (r *Replay) hasCall(n int, op string) bool {
 	rc := r.rec.calls[n]
 	return rc != nil && rc.body.Op == op
+}
+
+// applyReload re-applies a recorded reload at the point the recording made it: the new
+// rule set comes from the source recorded in the event, and a recorded failure is
+// written again without touching the running rules.
+func (r *Replay) applyReload(s *Session) {
+	l, ok := r.rec.reloads[s.tracer.seq+1]
+	if !ok {
+		return
+	}
+	var b reloadBody
+	if err := l.Decode(&b); err != nil {
+		return
+	}
+	if l.Kind == EvRulesReloaded {
+		if err := s.reload(b.Path, []byte(b.Source)); err != nil {
+			b = reloadBody{Path: b.Path, Hash: b.Hash, Error: "replay could not apply the recorded rules: " + err.Error()}
+			s.tracer.emit(EvRulesReloadFail, b)
+			return
+		}
+	}
+	s.tracer.emit(l.Kind, b)
 }

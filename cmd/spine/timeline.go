@@ -157,6 +157,14 @@ func (tl *timeline) line(raw []byte) error {
 		} else {
 			p("exchange  %s", x.Name)
 		}
+	case spine.EvRulesReloaded, spine.EvRulesReloadFail:
+		var r struct{ Path, Hash, Error string }
+		_ = json.Unmarshal(raw, &r)
+		if r.Error != "" {
+			p("rules     reload of %s failed; the running rules stay: %s", r.Path, r.Error)
+		} else {
+			p("rules     reloaded %s (%s)", r.Path, r.Hash)
+		}
 	case spine.EvRuleFired:
 		// Shown with its cycle's conflict set.
 	case spine.EvRuleError:
