@@ -46,6 +46,7 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 		fired:    make([]bool, len(rs.rules)),
 		firedSig: make([][]uint64, len(rs.rules)),
 		evals:    make([]RuleEval, 0, len(rs.rules)),
+		names:    make([]string, 0, len(rs.rules)), // never nil: an empty conflict set is []
 	}
 	for i, r := range rs.rules {
 		s.firedSig[i] = make([]uint64, len(r.reads))

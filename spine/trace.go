@@ -47,8 +47,10 @@ func (e *Event) AppendJSON(buf []byte) ([]byte, error) {
 	buf = append(buf, `,"t":"`...)
 	buf = e.Time.UTC().AppendFormat(buf, time.RFC3339Nano)
 	buf = append(buf, `","kind":`...)
-	buf = strconv.AppendQuote(buf, e.Kind)
-	if e.Body != nil {
+	buf = appendString(buf, e.Kind)
+	if fa, ok := e.Body.(fieldsAppender); ok {
+		buf = fa.appendFields(buf)
+	} else if e.Body != nil {
 		body, err := json.Marshal(e.Body)
 		if err != nil {
 			return buf, fmt.Errorf("trace: encoding %s event: %w", e.Kind, err)
