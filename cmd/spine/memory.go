@@ -1,0 +1,525 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/memory"
+)
+
+func init() {
+	register(&command{
+		name:    "memory",
+		summary: "inspect, consolidate and garbage-collect the shared memory store",
+		usage:   "ls|show|potentials|dream|gc|import|verify --db DIR [flags]",
+		run:     runMemory,
+	})
+}
+
+// memVerb is one subcommand of `spine memory`.
+type memVerb struct {
+	name, args, summary string
+	run                 func(ctx context.Context, io stdio, m *memFlags) int
+}
+
+var memVerbs = []memVerb{
+	{"ls", "[--space S [--entity E]] [--level L]", "list Megrams, through the tag or level index when filtered", memLs},
+	{"show", "ID", "show one Megram with its live potentials and supersession", memShow},
+	{"potentials", "--space S --entity E | --intent TEXT", "show the live potentials and C entries of a tag pair", memPotentials},
+	{"dream", "[--dry-run]", "run one Dreamer pass: trust bankruptcy, consolidation, forgetting", memDream},
+	{"gc", "[--dry-run]", "forget M/K entries whose attention decayed, then compact the store", memGC},
+	{"import", "FILE|-", "append GGS Megrams from a JSONL file (Megram objects or Megram envelopes)", memImport},
+	{"verify", "", "check every record and index entry of the store", memVerify},
+}
+
+// memFlags are the flags every verb accepts; each verb uses the ones it needs.
+type memFlags struct {
+	db                   string
+	jsonOut              bool
+	now                  string
+	space, entity, level string
+	intent               string
+	dryRun               bool
+	positional           []string
+	clock                memClock
+	events               []memory.DreamEvent // collected from the store during a pass
+}
+
+func memUsage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: spine memory <verb> --db DIR [flags]\n\n%s\n\nVerbs:\n", commands["memory"].summary)
+	for _, v := range memVerbs {
+		fmt.Fprintf(w, "  %-10s %s\n", v.name, v.summary)
+		if v.args != "" {
+			fmt.Fprintf(w, "  %-10s   %s\n", "", v.args)
+		}
+	}
+	fmt.Fprintln(w, "\nEvery verb takes --db DIR, --json for JSON output and --now TIME (RFC 3339) to evaluate")
+	fmt.Fprintln(w, "decay at a given time instead of the host clock. Run 'spine memory <verb> --help' for its flags.")
+	fmt.Fprintln(w, "The CLI has no model: dream reports consolidations as deferred instead of distilling them.")
+}
+
+func runMemory(ctx context.Context, io stdio, args []string) int {
+	if len(args) == 0 {
+		memUsage(io.err)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		memUsage(io.out)
+		return exitOK
+	}
+	for _, v := range memVerbs {
+		if v.name != args[0] {
+			continue
+		}
+		m, code, done := parseMemFlags(io, v, args[1:])
+		if done {
+			return code
+		}
+		return v.run(ctx, io, m)
+	}
+	fmt.Fprintf(io.err, "spine memory: unknown verb %q\n\n", args[0])
+	memUsage(io.err)
+	return exitUsage
+}
+
+// parseMemFlags parses flags wherever they appear among the arguments.
+func parseMemFlags(io stdio, v memVerb, args []string) (*memFlags, int, bool) {
+	m := &memFlags{}
+	fs := flag.NewFlagSet("spine memory "+v.name, flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	fs.StringVar(&m.db, "db", "", "store directory (required)")
+	fs.BoolVar(&m.jsonOut, "json", false, "write JSON instead of text")
+	fs.StringVar(&m.now, "now", "", "evaluate decay at this RFC 3339 time instead of the host clock")
+	switch v.name {
+	case "ls":
+		fs.StringVar(&m.space, "space", "", "only this space (tag index)")
+		fs.StringVar(&m.entity, "entity", "", "only this entity; needs --space")
+		fs.StringVar(&m.level, "level", "", "only this level: M, K, C or T")
+	case "potentials":
+		fs.StringVar(&m.space, "space", "", "space of the tag pair")
+		fs.StringVar(&m.entity, "entity", "", "entity of the tag pair")
+		fs.StringVar(&m.intent, "intent", "", "a task intent: the pair (intent:<slug>, env:local)")
+	case "dream", "gc":
+		fs.BoolVar(&m.dryRun, "dry-run", false, "decide and report, change nothing")
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(io.err, "Usage: spine memory %s --db DIR %s\n\n%s\n\nFlags:\n", v.name, v.args, v.summary)
+		fs.PrintDefaults()
+	}
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, exitOK, true
+			}
+			return nil, exitUsage, true
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		m.positional = append(m.positional, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	usageErr := func(format string, a ...any) (*memFlags, int, bool) {
+		fmt.Fprintf(io.err, "spine memory %s: %s\n", v.name, fmt.Sprintf(format, a...))
+		return nil, exitUsage, true
+	}
+	if m.db == "" {
+		return usageErr("--db DIR is required")
+	}
+	want := 0
+	if v.name == "show" || v.name == "import" {
+		want = 1
+	}
+	if len(m.positional) != want {
+		if want == 0 {
+			return usageErr("unexpected argument %q", m.positional[0])
+		}
+		return usageErr("want exactly one %s argument, got %d", v.args, len(m.positional))
+	}
+	m.clock = memClock{}
+	if m.now != "" {
+		t, err := time.Parse(time.RFC3339Nano, m.now)
+		if err != nil {
+			return usageErr("--now %q: want an RFC 3339 time such as 2025-03-01T12:00:00Z", m.now)
+		}
+		m.clock = memClock{fixed: t}
+	}
+	return m, exitOK, false
+}
+
+// memClock is the host clock, or a fixed time given with --now.
+type memClock struct{ fixed time.Time }
+
+func (c memClock) Now() time.Time {
+	if c.fixed.IsZero() {
+		return time.Now().UTC()
+	}
+	return c.fixed
+}
+
+// open opens the store; only import may create one.
+func (m *memFlags) open(io stdio, verb string) (*memory.Service, bool) {
+	s, err := memory.OpenLevelDB(m.db, memory.Options{
+		Clock:        m.clock,
+		Storage:      memory.StorageOptions{MustExist: verb != "import"},
+		OnDreamEvent: func(ev memory.DreamEvent) { m.events = append(m.events, ev) },
+	})
+	if errors.Is(err, fs.ErrNotExist) && verb != "import" {
+		fmt.Fprintf(io.err, "spine memory %s: no memory store in %s\n", verb, m.db)
+		return nil, false
+	}
+	if err != nil {
+		fmt.Fprintf(io.err, "spine memory %s: %v\n", verb, err)
+		return nil, false
+	}
+	return s, true
+}
+
+func (m *memFlags) fail(io stdio, verb string, err error) int {
+	fmt.Fprintf(io.err, "spine memory %s: %v\n", verb, err)
+	return exitFail
+}
+
+func memJSON(w io.Writer, v any) {
+	b, _ := json.Marshal(v)
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// memEntry is a record as the CLI shows it: stored fields plus what holds now.
+type memEntry struct {
+	memory.Record
+	Attention    float64 `json:"attention"` // own live |f|·e^(−kΔt)
+	Decision     float64 `json:"decision"`  // own live σ·f·e^(−kΔt)
+	SupersededBy string  `json:"superseded_by,omitempty"`
+}
+
+func entryOf(r memory.Record, now time.Time) memEntry {
+	att, dec := memory.Contribution(r.F, r.Sigma, r.K, r.LastRecalledAt, now)
+	return memEntry{Record: r, Attention: att, Decision: dec}
+}
+
+func memLs(ctx context.Context, io stdio, m *memFlags) int {
+	s, ok := m.open(io, "ls")
+	if !ok {
+		return exitFail
+	}
+	defer s.Close()
+	now := m.clock.Now()
+	var entries []memEntry
+	by := map[string]string{}
+	err := s.List(ctx, memory.ListFilter{Space: m.space, Entity: m.entity, Level: m.level}, func(r memory.Record) error {
+		entries = append(entries, entryOf(r, now))
+		if r.Supersedes != "" {
+			by[r.Supersedes] = r.ID
+		}
+		return nil
+	})
+	if err != nil {
+		return m.fail(io, "ls", err)
+	}
+	for i := range entries {
+		entries[i].SupersededBy = by[entries[i].ID]
+	}
+	if m.jsonOut {
+		for _, e := range entries {
+			memJSON(io.out, e)
+		}
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tLEVEL\tSTATE\tF\tSIGMA\tK\tATTENTION\tCREATED\tSPACE\tENTITY\tNOTE")
+	for _, e := range entries {
+		note := ""
+		switch {
+		case e.SupersededBy != "":
+			note = "superseded by " + e.SupersededBy
+		case e.Supersedes != "":
+			note = "supersedes " + e.Supersedes
+		}
+		if note != "" {
+			note = "\t" + note // no trailing blanks on rows without a note
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%+g\t%g\t%.4f\t%s\t%s\t%s%s\n", e.ID, e.Level, orDash(e.State), e.F, e.Sigma, e.K,
+			e.Attention, e.CreatedAt.Format(time.RFC3339), e.Space, e.Entity, note)
+	}
+	tw.Flush()
+	fmt.Fprintf(io.out, "%d megrams\n", len(entries))
+	return exitOK
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func memShow(ctx context.Context, io stdio, m *memFlags) int {
+	s, ok := m.open(io, "show")
+	if !ok {
+		return exitFail
+	}
+	defer s.Close()
+	r, err := s.Get(ctx, m.positional[0])
+	if err != nil {
+		return m.fail(io, "show", err)
+	}
+	e := entryOf(r, m.clock.Now())
+	if e.SupersededBy, err = s.SupersededBy(ctx, r); err != nil {
+		return m.fail(io, "show", err)
+	}
+	if m.jsonOut {
+		memJSON(io.out, e)
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(io.out, 0, 4, 1, ' ', 0)
+	for _, kv := range [][2]string{
+		{"id", e.ID}, {"level", e.Level}, {"state", orDash(e.State)},
+		{"space", e.Space}, {"entity", e.Entity},
+		{"created_at", e.CreatedAt.Format(time.RFC3339Nano)},
+		{"last_recalled_at", e.LastRecalledAt.Format(time.RFC3339Nano)},
+		{"f / sigma / k", fmt.Sprintf("%g / %+g / %g", e.F, e.Sigma, e.K)},
+		{"origin", orDash(e.Origin)},
+		{"supersedes", orDash(e.Supersedes)},
+		{"superseded_by", orDash(e.SupersededBy)},
+		{"live", fmt.Sprintf("attention %.4f, decision %+.4f at %s", e.Attention, e.Decision, m.clock.Now().Format(time.RFC3339))},
+	} {
+		fmt.Fprintf(tw, "%s:\t%s\n", kv[0], kv[1])
+	}
+	tw.Flush()
+	fmt.Fprintf(io.out, "content:\n")
+	for _, line := range strings.Split(e.Content, "\n") {
+		fmt.Fprintf(io.out, "  %s\n", line)
+	}
+	return exitOK
+}
+
+func memPotentials(ctx context.Context, io stdio, m *memFlags) int {
+	switch {
+	case m.intent != "" && (m.space != "" || m.entity != ""):
+		fmt.Fprintln(io.err, "spine memory potentials: give --intent or --space and --entity, not both")
+		return exitUsage
+	case m.intent != "":
+		m.space, m.entity = memory.IntentSpace(m.intent), memory.EntityLocal
+	case m.space == "" || m.entity == "":
+		fmt.Fprintln(io.err, "spine memory potentials: --space and --entity (or --intent) are required")
+		return exitUsage
+	}
+	s, ok := m.open(io, "potentials")
+	if !ok {
+		return exitFail
+	}
+	defer s.Close()
+	rep, err := s.Pair(ctx, m.space, m.entity)
+	if err != nil {
+		return m.fail(io, "potentials", err)
+	}
+	if m.jsonOut {
+		memJSON(io.out, rep)
+		return exitOK
+	}
+	levels := make([]string, 0, len(rep.Counts))
+	for l := range rep.Counts {
+		levels = append(levels, l)
+	}
+	sort.Strings(levels)
+	counts := make([]string, len(levels))
+	for i, l := range levels {
+		counts[i] = fmt.Sprintf("%s=%d", l, rep.Counts[l])
+	}
+	fmt.Fprintf(io.out, "pair:      (%s, %s)\n", rep.Space, rep.Entity)
+	fmt.Fprintf(io.out, "attention: %.4f\n", rep.Potentials.Attention)
+	fmt.Fprintf(io.out, "decision:  %+.4f\n", rep.Potentials.Decision)
+	fmt.Fprintf(io.out, "action:    %s\n", rep.Potentials.Action)
+	fmt.Fprintf(io.out, "entries:   %s\n", orDash(strings.Join(counts, " ")))
+	fmt.Fprintf(io.out, "C entries: %d\n", len(rep.SOPs))
+	for _, sop := range rep.SOPs {
+		fmt.Fprintf(io.out, "  %s %s sigma=%+g %q\n", sop.ID, sop.State, sop.Sigma, sop.Content)
+	}
+	return exitOK
+}
+
+func memDream(ctx context.Context, io stdio, m *memFlags) int {
+	return m.runDream(ctx, io, "dream", memory.DreamOptions{DryRun: m.dryRun}, false)
+}
+
+func memGC(ctx context.Context, io stdio, m *memFlags) int {
+	return m.runDream(ctx, io, "gc", memory.DreamOptions{DryRun: m.dryRun, SkipConsolidation: true, SkipBankruptcy: true}, !m.dryRun)
+}
+
+func (m *memFlags) runDream(ctx context.Context, io stdio, verb string, o memory.DreamOptions, compact bool) int {
+	s, ok := m.open(io, verb)
+	if !ok {
+		return exitFail
+	}
+	defer s.Close()
+	rep, err := s.Dream(ctx, o)
+	if err == nil && compact {
+		err = s.Compact(ctx)
+	}
+	if err != nil {
+		return m.fail(io, verb, err)
+	}
+	if m.jsonOut {
+		events := m.events
+		if events == nil {
+			events = []memory.DreamEvent{}
+		}
+		memJSON(io.out, struct {
+			Report memory.DreamReport  `json:"report"`
+			Events []memory.DreamEvent `json:"events"`
+		}{rep, events})
+		return exitOK
+	}
+	for _, ev := range m.events {
+		// kind (space, entity) [id] [→ new id] [(not applied | error)]: rule
+		var b strings.Builder
+		fmt.Fprintf(&b, "%-22s (%s, %s)", ev.Kind, ev.Space, ev.Entity)
+		if ev.ID != "" {
+			b.WriteString(" " + ev.ID)
+		}
+		if ev.NewID != "" {
+			b.WriteString(" → " + ev.NewID)
+		}
+		switch {
+		case ev.Error != "":
+			b.WriteString(" (" + ev.Error + ")")
+		case !ev.Applied:
+			b.WriteString(" (not applied)")
+		}
+		fmt.Fprintf(io.out, "%s: %s\n", b.String(), ev.Rule)
+	}
+	dry := ""
+	if rep.DryRun {
+		dry = " (dry run: nothing changed)"
+	}
+	fmt.Fprintf(io.out, "pass at %s: %d pairs, %d entries; consolidated %d, deferred %d, failed %d, bankrupt %d, forgotten %d%s\n",
+		rep.At.Format(time.RFC3339), rep.Pairs, rep.Entries, rep.Consolidated, rep.Deferred, rep.Failed, rep.Bankrupt, rep.Forgotten, dry)
+	return exitOK
+}
+
+// memImport reads Megrams, one per line: a Megram object or a {"type":"Megram",...}
+// envelope. Every line is checked before anything is written.
+func memImport(ctx context.Context, sio stdio, m *memFlags) int {
+	var in io.Reader = sio.in
+	if name := m.positional[0]; name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return m.fail(sio, "import", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	var ms []contract.Megram
+	var lines []int
+	br := bufio.NewReader(in)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			mg, perr := memParseMegramLine(line)
+			if perr != nil {
+				fmt.Fprintf(sio.err, "spine memory import: line %d: %v\n", n, perr)
+				return exitFail
+			}
+			ms, lines = append(ms, mg), append(lines, n)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return m.fail(sio, "import", err)
+		}
+	}
+	s, ok := m.open(sio, "import")
+	if !ok {
+		return exitFail
+	}
+	defer s.Close()
+	ids, err := s.Import(ctx, ms)
+	var ie *memory.ImportError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(sio.err, "spine memory import: line %d: %v\n", lines[ie.Index], ie.Err)
+		return exitFail
+	}
+	if err != nil {
+		return m.fail(sio, "import", err)
+	}
+	if m.jsonOut {
+		if ids == nil {
+			ids = []string{}
+		}
+		memJSON(sio.out, struct {
+			Imported int      `json:"imported"`
+			IDs      []string `json:"ids"`
+		}{len(ids), ids})
+		return exitOK
+	}
+	fmt.Fprintf(sio.out, "imported %d megrams\n", len(ids))
+	return exitOK
+}
+
+func memParseMegramLine(line []byte) (contract.Megram, error) {
+	var probe struct {
+		Type    *string         `json:"type"`
+		Payload json.RawMessage `json:"payload"`
+	}
+	if err := json.Unmarshal(line, &probe); err != nil {
+		return contract.Megram{}, fmt.Errorf("not a JSON object: %v", err)
+	}
+	body := line
+	if probe.Type != nil {
+		if *probe.Type != contract.TypeMegram {
+			return contract.Megram{}, fmt.Errorf("envelope of type %q, want %q", *probe.Type, contract.TypeMegram)
+		}
+		body = probe.Payload
+	}
+	var mg contract.Megram
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&mg); err != nil {
+		return contract.Megram{}, fmt.Errorf("megram: %v", err)
+	}
+	return mg, nil
+}
+
+func memVerify(ctx context.Context, io stdio, m *memFlags) int {
+	s, ok := m.open(io, "verify")
+	if !ok {
+		return exitFail
+	}
+	defer s.Close()
+	rep, err := s.Verify(ctx)
+	if err != nil {
+		return m.fail(io, "verify", err)
+	}
+	if rep.Problems == nil {
+		rep.Problems = []string{}
+	}
+	if m.jsonOut {
+		memJSON(io.out, rep)
+	} else {
+		fmt.Fprintf(io.out, "%d records, %d index entries, %d level entries, %d recall entries\n",
+			rep.Records, rep.Index, rep.Levels, rep.Recalls)
+		for _, p := range rep.Problems {
+			fmt.Fprintf(io.out, "problem: %s\n", p)
+		}
+	}
+	if len(rep.Problems) > 0 {
+		return exitFail
+	}
+	return exitOK
+}

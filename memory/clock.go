@@ -1,0 +1,121 @@
+package memory
+
+import (
+	"crypto/rand"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// Clock is the only source of "now" for the store: decay, created_at and recall times.
+type Clock interface{ Now() time.Time }
+
+// Timer schedules the Dreamer's settle delay and optional interval.
+type Timer interface {
+	After(d time.Duration) <-chan time.Time
+}
+
+// IDSource names new Megrams. Its IDs must be unique over the life of the store and
+// valid IDs ([A-Za-z0-9._-], at most 64 bytes): the store checks the IDs a writer supplies
+// against the stored ones, but trusts the IDs it mints.
+type IDSource interface{ NewID() string }
+
+// SystemClock reads the host clock. It belongs at the edge (the CLI, a host process);
+// tests inject a fixed or stepping clock instead.
+type SystemClock struct{}
+
+// Now returns the host's current time.
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// SystemTimer waits on the host clock.
+type SystemTimer struct{}
+
+// After is time.After.
+func (SystemTimer) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+var (
+	_ Clock    = SystemClock{}
+	_ Timer    = SystemTimer{}
+	_ IDSource = (*RandomIDs)(nil)
+	_ IDSource = (*SequentialIDs)(nil)
+)
+
+// crockford is the Crockford base32 alphabet: sortable, no I/L/O/U.
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// RandomIDs makes 26-character IDs in the ULID layout: 48 bits of milliseconds from Clock
+// followed by 80 random bits from Rand, in Crockford base32. IDs made later sort later, so
+// an index scan lists Megrams roughly in creation order.
+type RandomIDs struct {
+	Clock Clock
+	Rand  io.Reader // crypto/rand.Reader when nil
+
+	mu   sync.Mutex
+	pool []byte // random bytes read ahead: one read per 409 IDs, not one system call each
+}
+
+// NewID returns a fresh ID; it panics only if the random source fails, which for
+// crypto/rand means the host is unusable.
+func (g *RandomIDs) NewID() string {
+	var b [16]byte
+	ms := uint64(g.Clock.Now().UnixMilli())
+	for i := 0; i < 6; i++ {
+		b[5-i] = byte(ms >> (8 * i))
+	}
+	g.mu.Lock()
+	if len(g.pool) < 10 {
+		r := g.Rand
+		if r == nil {
+			r = rand.Reader
+		}
+		g.pool = make([]byte, 4096)
+		if _, err := io.ReadFull(r, g.pool); err != nil {
+			g.mu.Unlock()
+			panic(fmt.Sprintf("memory: random ID source failed: %v", err))
+		}
+	}
+	copy(b[6:], g.pool[:10])
+	g.pool = g.pool[10:]
+	g.mu.Unlock()
+	return encodeCrockford(b)
+}
+
+// encodeCrockford writes 128 bits as 26 base32 digits, most significant first.
+func encodeCrockford(b [16]byte) string {
+	var out [26]byte
+	// 130 bits of output for 128 bits of input: read 5 bits at a time from a bit cursor
+	// that starts 2 bits before the first byte (the two leading bits are zero).
+	bit := -2
+	for i := range out {
+		var v byte
+		for j := 0; j < 5; j++ {
+			v <<= 1
+			if bit >= 0 && b[bit/8]&(0x80>>(bit%8)) != 0 {
+				v |= 1
+			}
+			bit++
+		}
+		out[i] = crockford[v]
+	}
+	return string(out[:])
+}
+
+// SequentialIDs makes Prefix followed by a 12-digit counter starting at 1: deterministic,
+// sortable IDs for tests, fixtures and replays. The counter restarts with the process, so
+// reopening a store needs a new Prefix.
+type SequentialIDs struct {
+	Prefix string
+
+	mu sync.Mutex
+	n  uint64
+}
+
+// NewID returns the next ID of the sequence.
+func (g *SequentialIDs) NewID() string {
+	g.mu.Lock()
+	g.n++
+	n := g.n
+	g.mu.Unlock()
+	return fmt.Sprintf("%s%012d", g.Prefix, n)
+}

@@ -1,0 +1,456 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentspine/spine/contract"
+)
+
+// DreamOnce runs one full pass synchronously: trust bankruptcy, consolidation, physical
+// forgetting, in that order, with every decision sent to Options.OnDreamEvent.
+func (s *Service) DreamOnce(ctx context.Context) (DreamReport, error) {
+	return s.Dream(ctx, DreamOptions{})
+}
+
+// Dream runs one pass with options. One pass runs at a time; Close aborts a pass.
+//
+// The pass reads the whole idx: range once, in key order, so all entries of a pair
+// arrive together; it decides per pair, then applies: bankruptcies in one batch, each
+// consolidation in its own batch after its Distiller call, deletions in batches.
+func (s *Service) Dream(ctx context.Context, o DreamOptions) (DreamReport, error) {
+	var rep DreamReport
+	err := s.use(func() error {
+		s.passMu.Lock()
+		defer s.passMu.Unlock()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.base, cancel)()
+		var err error
+		rep, err = s.dreamPass(ctx, o)
+		return err
+	})
+	return rep, err
+}
+
+type cEntry struct {
+	id    string
+	sigma float64
+}
+
+type forgetCand struct {
+	ref        recordRef
+	supersedes string
+	att, dec   float64
+}
+
+// pairScan accumulates one tag pair during the scan.
+type pairScan struct {
+	space, entity string
+	acc           accumulator
+	cs            []cEntry
+	superseded    []string
+	forget        []forgetCand
+}
+
+type bankruptcy struct {
+	space, entity, id string
+	pot               contract.Potentials
+	rule              string
+}
+
+type consolidation struct {
+	space, entity, kind string
+	pot                 contract.Potentials
+	rule                string
+}
+
+type passPlan struct {
+	bankrupt    []bankruptcy
+	consolidate []consolidation
+	forget      []forgetCand
+}
+
+func polarity(sigma float64) float64 {
+	if sigma < 0 {
+		return -1
+	}
+	return 1
+}
+
+func (s *Service) dreamPass(ctx context.Context, o DreamOptions) (DreamReport, error) {
+	now := s.now()
+	rep := DreamReport{At: now, DryRun: o.DryRun}
+	plan, err := s.planPass(ctx, now, o, &rep)
+	if err != nil {
+		return rep, err
+	}
+	if err := s.applyBankruptcies(now, plan.bankrupt, o, &rep); err != nil {
+		return rep, err
+	}
+	if err := s.applyConsolidations(ctx, now, plan.consolidate, o, &rep); err != nil {
+		return rep, err
+	}
+	err = s.applyForgetting(ctx, now, plan.forget, o, &rep)
+	return rep, err
+}
+
+// planPass scans the index once and decides every pair.
+func (s *Service) planPass(ctx context.Context, now time.Time, o DreamOptions, rep *DreamReport) (passPlan, error) {
+	var plan passPlan
+	var cur pairScan
+	started := false
+	n := 0
+	err := s.be.scanIndex(func(e indexEntry) error {
+		if n++; n%8192 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if !started || e.Space != cur.space || e.Entity != cur.entity {
+			if started {
+				s.decidePair(&cur, o, &plan)
+			}
+			cur = pairScan{space: e.Space, entity: e.Entity, cs: cur.cs[:0], superseded: cur.superseded[:0], forget: cur.forget[:0]}
+			started = true
+			rep.Pairs++
+		}
+		rep.Entries++
+		if e.Supersedes != "" {
+			cur.superseded = append(cur.superseded, e.Supersedes)
+		}
+		switch {
+		case countsInPotentials(e.Level):
+			att, dec := Contribution(e.F, e.Sigma, e.K, e.Ref, now)
+			cur.acc.attention += att
+			cur.acc.decision += dec
+			cur.acc.entries++
+			if att < s.dream.ForgetAttention {
+				cur.forget = append(cur.forget, forgetCand{
+					ref:        recordRef{ID: e.id(), Space: e.Space, Entity: e.Entity, Level: e.Level},
+					supersedes: e.Supersedes, att: att, dec: dec,
+				})
+			}
+		case e.Level == contract.LevelC:
+			cur.cs = append(cur.cs, cEntry{id: e.id(), sigma: e.Sigma})
+		}
+		return nil
+	})
+	if err != nil {
+		return plan, err
+	}
+	if started {
+		s.decidePair(&cur, o, &plan)
+	}
+	return plan, ctx.Err()
+}
+
+// decidePair applies the rules to one pair's potentials.
+func (s *Service) decidePair(p *pairScan, o DreamOptions, plan *passPlan) {
+	cfg := s.dream
+	att, dec := p.acc.attention, p.acc.decision
+	pot := p.acc.potentials(s.actions)
+	live := map[float64]bool{}
+	for _, c := range p.cs {
+		if contains(p.superseded, c.id) {
+			continue
+		}
+		pol := polarity(c.sigma)
+		if !o.SkipBankruptcy && pol*dec < cfg.BankruptcyDecision {
+			plan.bankrupt = append(plan.bankrupt, bankruptcy{
+				space: p.space, entity: p.entity, id: c.id, pot: pot,
+				rule: fmt.Sprintf("polarity %+g × M_decision %.4f < %g", pol, dec, cfg.BankruptcyDecision),
+			})
+			continue
+		}
+		live[pol] = true
+	}
+	if !o.SkipConsolidation && att >= cfg.ConsolidateAttention {
+		switch {
+		case dec >= cfg.BestPracticeDecision && !live[1]:
+			plan.consolidate = append(plan.consolidate, consolidation{
+				space: p.space, entity: p.entity, kind: KindBestPractice, pot: pot,
+				rule: fmt.Sprintf("M_attention %.4f ≥ %g and M_decision %.4f ≥ %g", att, cfg.ConsolidateAttention, dec, cfg.BestPracticeDecision),
+			})
+		case dec <= cfg.ConstraintDecision && !live[-1]:
+			plan.consolidate = append(plan.consolidate, consolidation{
+				space: p.space, entity: p.entity, kind: KindConstraint, pot: pot,
+				rule: fmt.Sprintf("M_attention %.4f ≥ %g and M_decision %.4f ≤ %g", att, cfg.ConsolidateAttention, dec, cfg.ConstraintDecision),
+			})
+		}
+	}
+	if !o.SkipForgetting {
+		plan.forget = append(plan.forget, p.forget...)
+	}
+}
+
+func contains(ids []string, id string) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Service) emit(ev DreamEvent) {
+	if s.onDreamEvt != nil {
+		s.onDreamEvt(ev)
+	}
+}
+
+// applyBankruptcies appends, for each bankrupt C entry, a K entry that supersedes it: same
+// tags, content, state, f and σ; k = DemotedK; its decay clock continues from the C
+// entry's last recall, so an SOP nobody recalled for long fades fast once demoted.
+func (s *Service) applyBankruptcies(now time.Time, bs []bankruptcy, o DreamOptions, rep *DreamReport) error {
+	var c change
+	var events []DreamEvent
+	for _, b := range bs {
+		old, err := s.be.get(b.id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		ev := DreamEvent{At: now, Kind: EventBankrupt, Space: b.space, Entity: b.entity, ID: b.id,
+			Level: contract.LevelC, Attention: b.pot.Attention, Decision: b.pot.Decision, Rule: b.rule, Applied: !o.DryRun}
+		if !o.DryRun {
+			r := Record{
+				Megram: contract.Megram{
+					ID: s.ids.NewID(), Level: contract.LevelK, CreatedAt: now, LastRecalledAt: old.LastRecalledAt,
+					Space: old.Space, Entity: old.Entity, Content: old.Content, State: old.State,
+					F: old.F, Sigma: old.Sigma, K: s.dream.DemotedK,
+				},
+				Origin:     OriginDreamer,
+				Supersedes: old.ID,
+			}
+			r.normalise()
+			if err := r.validate(); err != nil {
+				return errorf("demote %s: %v", old.ID, err)
+			}
+			c.puts = append(c.puts, r)
+			ev.NewID = r.ID
+		}
+		events = append(events, ev)
+	}
+	if !c.empty() {
+		if err := s.applyNew(&c); err != nil {
+			return errorf("trust bankruptcy: %v", err)
+		}
+	}
+	for _, ev := range events {
+		rep.Bankrupt++
+		s.emit(ev)
+	}
+	return nil
+}
+
+// consolidationBatch bounds how many new C entries one storage batch commits.
+const consolidationBatch = 256
+
+// applyNew commits records the Dreamer created. Their IDs come from the IDSource, but a
+// record is never overwritten: an ID already stored aborts the batch.
+func (s *Service) applyNew(c *change) error {
+	c.noSync = true // see applyForgetting
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
+	for _, r := range c.puts {
+		ok, err := s.be.has(r.ID)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return fmt.Errorf("the ID source repeated %s, which is already stored; nothing written", r.ID)
+		}
+	}
+	return s.be.apply(c)
+}
+
+// applyConsolidations asks the Distiller for the text of each decided C entry and
+// appends it with k = 0 (timeless), f = 1 and σ = ±1 by kind, in batches; each event is
+// emitted once its batch is committed.
+func (s *Service) applyConsolidations(ctx context.Context, now time.Time, cs []consolidation, o DreamOptions, rep *DreamReport) error {
+	var c change
+	var pending []DreamEvent
+	commit := func() error {
+		if len(c.puts) > 0 {
+			if err := s.applyNew(&c); err != nil {
+				return errorf("consolidate %d pairs: %v", len(c.puts), err)
+			}
+		}
+		for _, ev := range pending {
+			rep.Consolidated++
+			s.emit(ev)
+		}
+		c, pending = change{}, pending[:0]
+		return nil
+	}
+	for _, con := range cs {
+		ev := DreamEvent{At: now, Kind: EventConsolidated, Space: con.space, Entity: con.entity, Level: contract.LevelC,
+			Attention: con.pot.Attention, Decision: con.pot.Decision, Rule: con.rule}
+		switch {
+		case o.DryRun:
+			rep.Consolidated++
+			s.emit(ev)
+			continue
+		case s.distil == nil:
+			ev.Kind, ev.Error = EventConsolidationDeferred, "no distiller configured"
+			rep.Deferred++
+			s.emit(ev)
+			continue
+		}
+		content, err := s.distilPair(ctx, now, con)
+		if err == nil {
+			var r Record
+			r, err = s.consolidated(now, con, content)
+			if err == nil {
+				c.puts = append(c.puts, r)
+				ev.NewID, ev.Applied = r.ID, true
+				pending = append(pending, ev)
+				if len(c.puts) == consolidationBatch {
+					if err := commit(); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		ev.Kind, ev.Error = EventConsolidationFailed, err.Error()
+		rep.Failed++
+		s.emit(ev)
+	}
+	return commit()
+}
+
+// consolidated builds the C entry of a decided consolidation.
+func (s *Service) consolidated(now time.Time, con consolidation, content string) (Record, error) {
+	sigma := 1.0
+	if con.kind == KindConstraint {
+		sigma = -1
+	}
+	r := Record{
+		Megram: contract.Megram{
+			ID: s.ids.NewID(), Level: contract.LevelC, CreatedAt: now, LastRecalledAt: now,
+			Space: con.space, Entity: con.entity, Content: content, State: con.kind, F: 1, Sigma: sigma, K: 0,
+		},
+		Origin: OriginDreamer,
+	}
+	r.normalise()
+	return r, r.validate()
+}
+
+// distilPair gathers the pair's heaviest evidence and calls the Distiller.
+func (s *Service) distilPair(ctx context.Context, now time.Time, c consolidation) (string, error) {
+	ev, err := s.evidence(now, c.space, c.entity)
+	if err != nil {
+		return "", err
+	}
+	resp, err := s.distil.Distil(ctx, DistilRequest{
+		Kind: c.kind, Space: c.space, Entity: c.entity,
+		Attention: c.pot.Attention, Decision: c.pot.Decision, Evidence: ev,
+	})
+	if err != nil {
+		return "", fmt.Errorf("distiller: %w", err)
+	}
+	content := strings.TrimSpace(resp.Content)
+	if content == "" {
+		return "", errors.New("distiller returned empty content")
+	}
+	return content, nil
+}
+
+// evidence lists the pair's M/K entries by live weight, heaviest first, up to the limit.
+func (s *Service) evidence(now time.Time, space, entity string) ([]DistilEvidence, error) {
+	type weighted struct {
+		id string
+		w  float64
+	}
+	var ws []weighted
+	err := s.be.scanPair(space, entity, func(e indexEntry) error {
+		if countsInPotentials(e.Level) {
+			att, _ := Contribution(e.F, e.Sigma, e.K, e.Ref, now)
+			ws = append(ws, weighted{e.id(), att})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(ws, func(i, j int) bool {
+		if ws[i].w != ws[j].w {
+			return ws[i].w > ws[j].w
+		}
+		return ws[i].id < ws[j].id
+	})
+	if len(ws) > s.dream.EvidenceLimit {
+		ws = ws[:s.dream.EvidenceLimit]
+	}
+	out := make([]DistilEvidence, 0, len(ws))
+	for _, w := range ws {
+		r, err := s.be.get(w.id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, DistilEvidence{ID: r.ID, State: r.State, Content: r.Content, F: r.F, Sigma: r.Sigma, Weight: w.w})
+	}
+	return out, nil
+}
+
+// forgetBatch bounds one deletion batch.
+const forgetBatch = 4096
+
+// applyForgetting deletes the decided M/K entries; deleting an entry that superseded a C
+// entry deletes that C entry too, so the stale rule cannot come back.
+func (s *Service) applyForgetting(ctx context.Context, now time.Time, fs []forgetCand, o DreamOptions, rep *DreamReport) error {
+	for start := 0; start < len(fs); start += forgetBatch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		chunk := fs[start:min(start+forgetBatch, len(fs))]
+		var c change
+		for _, f := range chunk {
+			c.deletes = append(c.deletes, f.ref) // an M or K entry: it has no recall: key
+			if f.supersedes != "" {
+				c.deletes = append(c.deletes, recordRef{ID: f.supersedes, Space: f.ref.Space, Entity: f.ref.Entity, Level: contract.LevelC})
+			}
+		}
+		if !o.DryRun {
+			// Every Dreamer batch is a function of the stored state, so it is written
+			// without waiting for fsync: after a host crash the next pass derives what
+			// was lost again. (A killed process loses nothing: the journal is written.)
+			c.noSync = true
+			s.applyMu.Lock()
+			err := s.be.apply(&c)
+			s.applyMu.Unlock()
+			if err != nil {
+				return errorf("forget: %v", err)
+			}
+		}
+		rep.Forgotten += len(chunk)
+		if s.onDreamEvt == nil {
+			continue
+		}
+		for _, f := range chunk {
+			s.emit(DreamEvent{At: now, Kind: EventForgotten, Space: f.ref.Space, Entity: f.ref.Entity, ID: f.ref.ID,
+				Level: f.ref.Level, Attention: f.att, Decision: f.dec, Applied: !o.DryRun,
+				Rule: fmt.Sprintf("own M_attention %.4f < %g", f.att, s.dream.ForgetAttention)})
+			if f.supersedes != "" {
+				s.emit(DreamEvent{At: now, Kind: EventForgotten, Space: f.ref.Space, Entity: f.ref.Entity, ID: f.supersedes,
+					Level: contract.LevelC, Applied: !o.DryRun,
+					Rule: fmt.Sprintf("superseded by %s, which is forgotten", f.ref.ID)})
+			}
+		}
+	}
+	return nil
+}

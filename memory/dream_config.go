@@ -1,0 +1,123 @@
+package memory
+
+import (
+	"fmt"
+	"time"
+)
+
+// DreamConfig holds the Dreamer's rules. Every promotion, demotion and deletion is one of
+// these threshold tests on live potentials; nothing else decides.
+type DreamConfig struct {
+	// Consolidation: a pair with M_attention ≥ ConsolidateAttention and M_decision ≥
+	// BestPracticeDecision gets a best-practice C entry; with M_decision ≤
+	// ConstraintDecision a constraint C entry. A pair that already has a live C entry of
+	// that polarity gets no second one.
+	ConsolidateAttention float64 `json:"consolidate_attention"`
+	BestPracticeDecision float64 `json:"best_practice_decision"`
+	ConstraintDecision   float64 `json:"constraint_decision"`
+	// Trust bankruptcy: a live C entry whose polarity (+1 for σ ≥ 0, −1 otherwise)
+	// times its pair's live M_decision is below BankruptcyDecision loses its immunity:
+	// it is superseded by a K entry with k = DemotedK. For a best practice that is
+	// "M_decision < 0"; for a constraint, whose pair is negative by construction, it is
+	// "M_decision > 0", i.e. the evidence turned against it.
+	BankruptcyDecision float64 `json:"bankruptcy_decision"`
+	DemotedK           float64 `json:"demoted_k"`
+	// Physical forgetting: an M or K entry whose own live attention |f|·e^(−kΔt) is
+	// below ForgetAttention is deleted.
+	ForgetAttention float64 `json:"forget_attention"`
+	// EvidenceLimit caps the entries sent to the Distiller, heaviest first.
+	EvidenceLimit int `json:"evidence_limit"`
+	// SettleDelay is how long the background Dreamer waits after a FinalResult.
+	SettleDelay time.Duration `json:"settle_delay"`
+	// Interval, when positive, also runs a background pass on a timer.
+	Interval time.Duration `json:"interval"`
+}
+
+// DefaultDreamConfig returns the MKCT defaults: consolidate at attention 5 and decision
+// ±3, bankrupt below 0, demote to k = 0.05, forget below attention 0.1.
+func DefaultDreamConfig() DreamConfig {
+	return DreamConfig{
+		ConsolidateAttention: 5,
+		BestPracticeDecision: 3,
+		ConstraintDecision:   -3,
+		BankruptcyDecision:   0,
+		DemotedK:             0.05,
+		ForgetAttention:      0.1,
+		EvidenceLimit:        16,
+		SettleDelay:          2 * time.Second,
+	}
+}
+
+// Validate reports a configuration whose rules contradict each other.
+func (c DreamConfig) Validate() error {
+	switch {
+	case !(c.ConsolidateAttention > 0):
+		return fmt.Errorf("memory: dream config: consolidate_attention %v, want > 0", c.ConsolidateAttention)
+	case !(c.BestPracticeDecision > 0):
+		return fmt.Errorf("memory: dream config: best_practice_decision %v, want > 0", c.BestPracticeDecision)
+	case !(c.ConstraintDecision < 0):
+		return fmt.Errorf("memory: dream config: constraint_decision %v, want < 0", c.ConstraintDecision)
+	case !(c.DemotedK > 0 && c.DemotedK <= 100):
+		return fmt.Errorf("memory: dream config: demoted_k %v, want in (0, 100]", c.DemotedK)
+	case !(c.ForgetAttention >= 0):
+		return fmt.Errorf("memory: dream config: forget_attention %v, want ≥ 0", c.ForgetAttention)
+	case c.EvidenceLimit < 1:
+		return fmt.Errorf("memory: dream config: evidence_limit %d, want ≥ 1", c.EvidenceLimit)
+	case c.SettleDelay < 0 || c.Interval < 0:
+		return fmt.Errorf("memory: dream config: settle_delay %v and interval %v must not be negative", c.SettleDelay, c.Interval)
+	}
+	return nil
+}
+
+// DreamOptions select what one pass does.
+type DreamOptions struct {
+	// DryRun decides and reports everything but writes nothing and calls no Distiller.
+	DryRun            bool
+	SkipConsolidation bool
+	SkipBankruptcy    bool
+	SkipForgetting    bool
+}
+
+// Dream event kinds.
+const (
+	EventConsolidated          = "consolidated"
+	EventConsolidationDeferred = "consolidation_deferred" // no Distiller configured
+	EventConsolidationFailed   = "consolidation_failed"
+	EventBankrupt              = "trust_bankruptcy"
+	EventForgotten             = "forgotten"
+)
+
+// DreamEvent is one decision of the Dreamer with the potentials that caused it.
+type DreamEvent struct {
+	At     time.Time `json:"at"`
+	Kind   string    `json:"kind"`
+	Space  string    `json:"space"`
+	Entity string    `json:"entity"`
+	// ID is the entry decided on: the C entry of a bankruptcy, the forgotten entry.
+	ID string `json:"id,omitempty"`
+	// NewID is the entry appended: the C entry of a consolidation, the K entry of a
+	// bankruptcy.
+	NewID string `json:"new_id,omitempty"`
+	Level string `json:"level,omitempty"`
+	// Attention and Decision are the pair's live potentials, or for a forgotten entry its
+	// own live contribution.
+	Attention float64 `json:"attention"`
+	Decision  float64 `json:"decision"`
+	// Rule is the threshold test that fired, with its numbers.
+	Rule    string `json:"rule"`
+	Applied bool   `json:"applied"`
+	Error   string `json:"error,omitempty"`
+}
+
+// DreamReport sums up one pass. In a dry run the counts are what would have happened.
+type DreamReport struct {
+	At           time.Time `json:"at"`
+	DryRun       bool      `json:"dry_run"`
+	Pairs        int       `json:"pairs"`
+	Entries      int       `json:"entries"`
+	Consolidated int       `json:"consolidated"`
+	Deferred     int       `json:"deferred"`
+	Failed       int       `json:"failed"`
+	Bankrupt     int       `json:"bankrupt"`
+	Forgotten    int       `json:"forgotten"`
+}

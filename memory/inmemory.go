@@ -1,0 +1,277 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// memBackend keeps the same records and indexes as the LevelDB backend in maps, and
+// scans them in the same key order. It holds no lock while a scan calls back, so a
+// callback may use the store.
+type memBackend struct {
+	mu      sync.RWMutex
+	closed  bool
+	records map[string]Record
+	recalls map[string]time.Time
+	pairs   map[string]*memPair // by pairPrefix
+	levels  map[string]map[string]struct{}
+}
+
+type memPair struct {
+	space, entity string
+	ids           map[string]summary
+}
+
+var _ backend = (*memBackend)(nil)
+
+func newMemBackend() *memBackend {
+	return &memBackend{
+		records: map[string]Record{},
+		recalls: map[string]time.Time{},
+		pairs:   map[string]*memPair{},
+		levels:  map[string]map[string]struct{}{},
+	}
+}
+
+func (m *memBackend) apply(c *change) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	for _, r := range c.puts {
+		// The twin refuses what a LevelDB read would refuse.
+		if err := r.validate(); err != nil {
+			return fmt.Errorf("megram %s: %w", r.ID, err)
+		}
+	}
+	for _, r := range c.puts {
+		m.records[r.ID] = r
+		p := pairPrefix(r.Space, r.Entity)
+		mp := m.pairs[p]
+		if mp == nil {
+			mp = &memPair{space: r.Space, entity: r.Entity, ids: map[string]summary{}}
+			m.pairs[p] = mp
+		}
+		mp.ids[r.ID] = summarise(r)
+		lv := m.levels[r.Level]
+		if lv == nil {
+			lv = map[string]struct{}{}
+			m.levels[r.Level] = lv
+		}
+		lv[r.ID] = struct{}{}
+	}
+	for _, rc := range c.recalls {
+		m.recalls[rc.ID] = rc.At.UTC()
+	}
+	for _, d := range c.deletes {
+		delete(m.records, d.ID)
+		if !countsInPotentials(d.Level) {
+			delete(m.recalls, d.ID)
+		}
+		p := pairPrefix(d.Space, d.Entity)
+		if mp := m.pairs[p]; mp != nil {
+			delete(mp.ids, d.ID)
+			if len(mp.ids) == 0 {
+				delete(m.pairs, p)
+			}
+		}
+		if lv := m.levels[d.Level]; lv != nil {
+			delete(lv, d.ID)
+		}
+	}
+	return nil
+}
+
+func (m *memBackend) has(id string) (bool, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return false, ErrClosed
+	}
+	_, ok := m.records[id]
+	return ok, nil
+}
+
+func (m *memBackend) get(id string) (Record, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return Record{}, ErrClosed
+	}
+	r, ok := m.records[id]
+	if !ok {
+		return Record{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if t, ok := m.recalls[id]; ok && t.After(r.LastRecalledAt) {
+		r.LastRecalledAt = t
+	}
+	return r, nil
+}
+
+// snapshotIdx copies the idx: entries whose pair prefix starts with prefix, in key order.
+func (m *memBackend) snapshotIdx(prefix string) ([]indexEntry, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	var keys []string
+	if _, ok := m.pairs[prefix]; ok {
+		keys = []string{prefix} // a whole pair: no need to look at the others
+	} else {
+		for p := range m.pairs {
+			if strings.HasPrefix(p, prefix) {
+				keys = append(keys, p)
+			}
+		}
+		sort.Strings(keys)
+	}
+	var out []indexEntry
+	for _, p := range keys {
+		mp := m.pairs[p]
+		ids := make([]string, 0, len(mp.ids))
+		for id := range mp.ids {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			out = append(out, indexEntry{Space: mp.space, Entity: mp.entity, idStr: id, summary: mp.ids[id]})
+		}
+	}
+	return out, nil
+}
+
+func (m *memBackend) yieldIdx(prefix string, fn func(indexEntry) error) error {
+	es, err := m.snapshotIdx(prefix)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		if err := fn(e); err != nil {
+			if errors.Is(err, errStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *memBackend) scanPair(space, entity string, fn func(indexEntry) error) error {
+	return m.yieldIdx(pairPrefix(space, entity), fn)
+}
+
+func (m *memBackend) scanSpace(space string, fn func(indexEntry) error) error {
+	return m.yieldIdx(spacePrefix(space), fn)
+}
+
+func (m *memBackend) scanIndex(fn func(indexEntry) error) error {
+	return m.yieldIdx(prefixIdx, fn)
+}
+
+func (m *memBackend) scanLevel(level string, fn func(string) error) error {
+	m.mu.RLock()
+	if m.closed {
+		m.mu.RUnlock()
+		return ErrClosed
+	}
+	ids := make([]string, 0, len(m.levels[level]))
+	for id := range m.levels[level] {
+		ids = append(ids, id)
+	}
+	m.mu.RUnlock()
+	sort.Strings(ids)
+	for _, id := range ids {
+		if err := fn(id); err != nil {
+			if errors.Is(err, errStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *memBackend) scanRecords(fn func(Record) error) error {
+	m.mu.RLock()
+	if m.closed {
+		m.mu.RUnlock()
+		return ErrClosed
+	}
+	ids := make([]string, 0, len(m.records))
+	for id := range m.records {
+		ids = append(ids, id)
+	}
+	m.mu.RUnlock()
+	sort.Strings(ids)
+	for _, id := range ids {
+		r, err := m.get(id)
+		if errors.Is(err, ErrNotFound) {
+			continue // deleted since the snapshot
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(r); err != nil {
+			if errors.Is(err, errStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// dump renders the store as the key/value pairs LevelDB would hold, in key order.
+func (m *memBackend) dump() ([][2][]byte, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	var kvs [][2][]byte
+	for id, r := range m.records {
+		kvs = append(kvs,
+			[2][]byte{megramKey(id), encodeRecord(r)},
+			[2][]byte{levelKey(r.Level, id), nil})
+	}
+	for _, mp := range m.pairs {
+		for id, s := range mp.ids {
+			kvs = append(kvs, [2][]byte{idxKey(mp.space, mp.entity, id), encodeSummary(s)})
+		}
+	}
+	for id, t := range m.recalls {
+		kvs = append(kvs, [2][]byte{recallKey(id), encodeRecall(t)})
+	}
+	sort.Slice(kvs, func(i, j int) bool { return string(kvs[i][0]) < string(kvs[j][0]) })
+	return kvs, nil
+}
+
+func (m *memBackend) verify() (VerifyReport, error) {
+	kvs, err := m.dump()
+	if err != nil {
+		return VerifyReport{}, err
+	}
+	return verifyKeys(func(fn func(k, v []byte) error) error {
+		for _, kv := range kvs {
+			if err := fn(kv[0], kv[1]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (m *memBackend) compact() error { return nil }
+
+func (m *memBackend) close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	return nil
+}
