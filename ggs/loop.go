@@ -131,6 +131,13 @@ func (l *Loop) Gate(ctx context.Context, req spine.GateRequest) (spine.Signals, 
 	if err := rep.validate(); err != nil {
 		return spine.Signals{}, err
 	}
+	// R4b may leave the intent out; GGS knows the task's, and memory tags need it.
+	if rep.Replan != nil && rep.Replan.Intent == "" {
+		rep.Replan.Intent = l.task.Intent
+	}
+	if rep.Outcome != nil && rep.Outcome.Intent == "" {
+		rep.Outcome.Intent = l.task.Intent
+	}
 	var sig Signals
 	var err error
 	if rep.Replan != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/agentspine/spine/effectors/scripted"
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
 	"gopkg.in/yaml.v3"
@@ -60,6 +61,7 @@ func runPlay(ctx context.Context, io stdio, args []string) int {
 	tracePath := fs.String("trace", "", "trace file to create (default: <scenario name>.trace.jsonl, never overwritten)")
 	quiet := fs.Bool("quiet", false, "print only the result, not the run as it goes")
 	all := fs.Bool("all", false, "show the rule timeline (every evaluation and state change) instead of the pipeline")
+	memDir := fs.String("memory", "", "GGS scenarios: let GGS write its Megrams to the LevelDB memory store in DIR")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
@@ -82,7 +84,26 @@ func runPlay(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "spine play: %v\n", err)
 		return exitFail
 	}
-	return playDesigned(ctx, io, d, rs, *tracePath, *quiet, *all)
+	var opts []ggs.Option
+	if *memDir != "" {
+		if d.reports == nil {
+			fmt.Fprintln(io.err, "spine play: --memory applies to GGS scenarios only")
+			return exitUsage
+		}
+		store, err := memory.OpenLevelDB(*memDir, memory.Options{Clock: spine.SystemClock{}})
+		if err != nil {
+			fmt.Fprintf(io.err, "spine play: %v\n", err)
+			return exitFail
+		}
+		defer store.Close()
+		w, err := store.WriterFor(memory.RoleGGS)
+		if err != nil {
+			fmt.Fprintf(io.err, "spine play: %v\n", err)
+			return exitFail
+		}
+		opts = append(opts, ggs.WithMemory(w, spine.SystemClock{}, spine.RandomIDs{}))
+	}
+	return playDesigned(ctx, io, d, rs, *tracePath, *quiet, *all, opts...)
 }
 
 // scenarioRules loads --rules when given, else the rule file the scenario names: a
@@ -100,7 +121,7 @@ func scenarioRules(override string, d *designed, dir string) (*spine.RuleSet, er
 	return spine.LoadRulesFile(filepath.Join(dir, d.rules))
 }
 
-func playDesigned(ctx context.Context, io stdio, d *designed, rs *spine.RuleSet, tracePath string, quiet, all bool) int {
+func playDesigned(ctx context.Context, io stdio, d *designed, rs *spine.RuleSet, tracePath string, quiet, all bool, ggsOpts ...ggs.Option) int {
 	if tracePath == "" {
 		tracePath = freshPath(d.name + ".trace.jsonl")
 	}
@@ -129,7 +150,7 @@ func playDesigned(ctx context.Context, io stdio, d *designed, rs *spine.RuleSet,
 			}
 			onMessage = (&pipelineDisplay{w: io.out, epsilon: p.Epsilon}).message
 		}
-		res, _, runErr = scripted.Play(ctx, d.reports, rs, sink, onMessage)
+		res, _, runErr = scripted.Play(ctx, d.reports, rs, sink, onMessage, ggsOpts...)
 	}
 	if err := file.Close(); err != nil && runErr == nil {
 		runErr = err

@@ -15,21 +15,21 @@ import (
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Play runs the GGS loop over the scenario with the rule set rs, writing the trace to
-// sink and passing every message to onMessage (which may be nil). It fails when the run
+// sink and passing every message to onMessage (which may be nil); opt configures the
+// Solver (memory, for instance). It fails when the run
 // does not end with the scenario's expected final directive.
-func Play(ctx context.Context, sc *Scenario, rs *spine.RuleSet, sink spine.Sink, onMessage func(spine.Message), opt ...spine.Option) (spine.Result, *contract.FinalResult, error) {
-	loop, err := ggs.NewLoop(rs, NewPlant(sc), sc.Task)
+func Play(ctx context.Context, sc *Scenario, rs *spine.RuleSet, sink spine.Sink, onMessage func(spine.Message), opt ...ggs.Option) (spine.Result, *contract.FinalResult, error) {
+	loop, err := ggs.NewLoop(rs, NewPlant(sc), sc.Task, opt...)
 	if err != nil {
 		return spine.Result{}, nil, err
 	}
 	loop.OnMessage = onMessage
-	opts := append([]spine.Option{
+	eng := spine.NewEngine(rs, loop,
 		spine.WithTrace(sink),
 		spine.WithClock(spine.NewStepClock(Epoch, time.Millisecond)),
 		spine.WithRunID(sc.Name),
 		spine.WithMeta(map[string]string{"scenario": sc.Name, "task_id": sc.Task.TaskID, "intent": sc.Task.Intent}),
-	}, opt...)
-	eng := spine.NewEngine(rs, loop, opts...)
+	)
 	if err := loop.Seed(eng.Session()); err != nil {
 		return spine.Result{}, nil, err
 	}
