@@ -141,6 +141,24 @@ type planKey struct {
 }
 
 func (k *FactKind) structPlan(t reflect.Type) ([]fieldMove, error) {
+	if last := k.lastPlan.Load(); last != nil && last.typ == t {
+		return last.plan, nil
+	}
+	plan, err := k.lookupPlan(t)
+	if err == nil {
+		k.lastPlan.Store(&cachedPlan{typ: t, plan: plan})
+	}
+	return plan, err
+}
+
+// cachedPlan is the plan of the Go type a kind was last given, checked before the
+// shared cache because a host almost always updates a kind from one struct type.
+type cachedPlan struct {
+	typ  reflect.Type
+	plan []fieldMove
+}
+
+func (k *FactKind) lookupPlan(t reflect.Type) ([]fieldMove, error) {
 	key := planKey{k, t}
 	if p, ok := structPlans.Load(key); ok {
 		return p.([]fieldMove), nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"sync/atomic"
 )
 
 // FieldType is the type of a declared fact field or param.
@@ -40,6 +41,8 @@ type FactKind struct {
 	Description string
 	Many        bool
 	Fields      []Field
+
+	lastPlan atomic.Pointer[cachedPlan]
 
 	index   int            // position in the rule set's kinds and in the expr environment
 	typ     reflect.Type   // struct with one field per declared field, in declaration order
