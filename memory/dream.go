@@ -163,7 +163,7 @@ func (s *Service) decidePair(p *pairScan, o DreamOptions, plan *passPlan) {
 		if !o.SkipBankruptcy && pol*dec < cfg.BankruptcyDecision {
 			plan.bankrupt = append(plan.bankrupt, bankruptcy{
 				space: p.space, entity: p.entity, id: c.id, pot: pot,
-				rule: fmt.Sprintf("polarity %+g × M_decision %.4f < %g", pol, dec, cfg.BankruptcyDecision),
+				rule: fmt.Sprintf("polarity %+g × M_decision %.6g < %g", pol, dec, cfg.BankruptcyDecision),
 			})
 			continue
 		}
@@ -174,12 +174,12 @@ func (s *Service) decidePair(p *pairScan, o DreamOptions, plan *passPlan) {
 		case dec >= cfg.BestPracticeDecision && !live[1]:
 			plan.consolidate = append(plan.consolidate, consolidation{
 				space: p.space, entity: p.entity, kind: KindBestPractice, pot: pot,
-				rule: fmt.Sprintf("M_attention %.4f ≥ %g and M_decision %.4f ≥ %g", att, cfg.ConsolidateAttention, dec, cfg.BestPracticeDecision),
+				rule: fmt.Sprintf("M_attention %.6g ≥ %g and M_decision %.6g ≥ %g", att, cfg.ConsolidateAttention, dec, cfg.BestPracticeDecision),
 			})
 		case dec <= cfg.ConstraintDecision && !live[-1]:
 			plan.consolidate = append(plan.consolidate, consolidation{
 				space: p.space, entity: p.entity, kind: KindConstraint, pot: pot,
-				rule: fmt.Sprintf("M_attention %.4f ≥ %g and M_decision %.4f ≤ %g", att, cfg.ConsolidateAttention, dec, cfg.ConstraintDecision),
+				rule: fmt.Sprintf("M_attention %.6g ≥ %g and M_decision %.6g ≤ %g", att, cfg.ConsolidateAttention, dec, cfg.ConstraintDecision),
 			})
 		}
 	}
@@ -444,7 +444,7 @@ func (s *Service) applyForgetting(ctx context.Context, now time.Time, fs []forge
 		for _, f := range chunk {
 			s.emit(DreamEvent{At: now, Kind: EventForgotten, Space: f.ref.Space, Entity: f.ref.Entity, ID: f.ref.ID,
 				Level: f.ref.Level, Attention: f.att, Decision: f.dec, Applied: !o.DryRun,
-				Rule: fmt.Sprintf("own M_attention %.4f < %g", f.att, s.dream.ForgetAttention)})
+				Rule: fmt.Sprintf("own M_attention %.6g < %g", f.att, s.dream.ForgetAttention)})
 			if f.supersedes != "" {
 				s.emit(DreamEvent{At: now, Kind: EventForgotten, Space: f.ref.Space, Entity: f.ref.Entity, ID: f.supersedes,
 					Level: contract.LevelC, Applied: !o.DryRun,
