@@ -1,0 +1,55 @@
+package audit
+
+import (
+	"github.com/agentspine/spine/bus"
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine"
+)
+
+// TraceResult is the audit of one recorded trace.
+type TraceResult struct {
+	Messages int                    // bus messages found in the trace (model calls included)
+	Findings []contract.AuditReport // ordered by seq then kind; evidence is trace seqs
+	Torn     *spine.TornLine        // set when the trace ends in a torn line (AuditFile)
+}
+
+// AuditTrace runs a fresh Auditor over the messages recorded in a trace that was read
+// whole (bus.FromTrace), and ends the stream. name is used in errors. A message event
+// that cannot be read is an error naming its line, returned with the findings on the
+// messages before it; the stream is then not ended, since the lines after the bad one
+// may hold what would otherwise look missing.
+func AuditTrace(cfg Config, name string, tf *spine.TraceFile) (TraceResult, error) {
+	return auditLines(cfg, name, tf, true)
+}
+
+// AuditFile reads and audits one trace file. A torn last line is where the trace ends
+// (TraceResult.Torn says so): a run that stopped there delivered nothing after it. A
+// malformed line before the end is returned as the error, with the findings on the
+// messages before it, and the stream is not ended.
+func AuditFile(cfg Config, path string) (TraceResult, error) {
+	tf, err := spine.ReadTraceFile(path)
+	if tf == nil {
+		return TraceResult{}, err
+	}
+	res, aerr := auditLines(cfg, path, tf, err == nil)
+	res.Torn = tf.Torn
+	if err != nil {
+		return res, err
+	}
+	return res, aerr
+}
+
+func auditLines(cfg Config, name string, tf *spine.TraceFile, whole bool) (TraceResult, error) {
+	a, err := New(cfg)
+	if err != nil {
+		return TraceResult{}, err
+	}
+	msgs, ferr := bus.FromTrace(name, tf)
+	for _, m := range msgs {
+		a.Observe(m)
+	}
+	if whole && ferr == nil {
+		a.End()
+	}
+	return TraceResult{Messages: a.Messages(), Findings: a.Findings()}, ferr
+}

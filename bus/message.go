@@ -1,0 +1,62 @@
+package bus
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Message is one inter-role message on the bus.
+type Message struct {
+	// Seq is assigned when the message is published: by the bus's own counter
+	// (Publish) or taken from the trace the message was just written to (PublishAt).
+	Seq     int64           `json:"seq"`
+	From    string          `json:"from"`
+	To      string          `json:"to"`
+	Type    string          `json:"type"`
+	TaskID  string          `json:"task_id,omitempty"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// Pseudo-messages that are not part of the role contract but that the Auditor needs to
+// see: a role calling its model. A trace records them as `exchange` events named
+// "llm:<role>"; FromTrace and live hosts publish them as Type TypeModelCall, From the
+// role, To ToModel.
+const (
+	TypeModelCall = "ModelCall"
+	ToModel       = "LLM"
+)
+
+// NewMessage encodes payload and returns the message to publish. The encoding is the
+// snapshot subscribers will read.
+func NewMessage(from, to, typ, taskID string, payload any) (Message, error) {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return Message{}, fmt.Errorf("bus: encoding %s payload from %s to %s: %w", typ, from, to, err)
+	}
+	return Message{From: from, To: to, Type: typ, TaskID: taskID, Payload: raw}, nil
+}
+
+// routable reports what is missing for the message to be routed, or "".
+func (m *Message) routable() string {
+	switch {
+	case m.From == "":
+		return "from"
+	case m.To == "":
+		return "to"
+	case m.Type == "":
+		return "type"
+	}
+	return ""
+}
+
+// NewModelCall is the message for a role's model call, the same that FromTrace makes of
+// the call's "llm:<role>" exchange event: publish it where the exchange is journalled.
+// taskID may be empty; the Auditor then counts the call for the task at hand.
+func NewModelCall(role, taskID string, request any) (Message, error) {
+	raw, err := json.Marshal(request)
+	if err != nil {
+		return Message{}, fmt.Errorf("bus: encoding %s's model request: %w", role, err)
+	}
+	return Message{From: role, To: ToModel, Type: TypeModelCall, TaskID: taskID,
+		Payload: modelCallPayload(modelExchangePrefix+role, raw)}, nil
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentspine/spine/audit"
+	"github.com/agentspine/spine/contract"
+)
+
+func init() {
+	register(&command{
+		name:    "audit",
+		summary: "run the Auditor (R6) over recorded traces and print its findings",
+		usage:   "[--json] [threshold flags] TRACE|DIR...",
+		run:     runAudit,
+	})
+}
+
+// auditLine is one finding in --json output: an AuditReport with the trace it is in.
+type auditLine struct {
+	Trace string `json:"trace"`
+	contract.AuditReport
+}
+
+// auditTally counts findings by severity across traces.
+type auditTally struct {
+	traces, findings, errors, warnings int
+	failed                             bool // a trace could not be read or audited
+}
+
+func runAudit(ctx context.Context, io stdio, args []string) int {
+	c := commands["audit"]
+	fs := newFlags(c, io)
+	asJSON := fs.Bool("json", false, "print one AuditReport per line, with a \"trace\" field naming its trace")
+	def := audit.DefaultConfig()
+	cfg := def
+	fs.IntVar(&cfg.ThrashingRun, "thrashing-run", def.ThrashingRun, "consecutive break_symmetry directives of a task, D not decreasing, that make ggs_thrashing")
+	fs.IntVar(&cfg.StallRun, "stall-run", def.StallRun, "consecutive PlanDirectives of a task, L not decreasing, that make replanning_without_improvement")
+	fs.IntVar(&cfg.MaxCorrections, "max-corrections", def.MaxCorrections, "R4a's retry budget per subtask; more is excessive_retries")
+	fs.IntVar(&cfg.MaxReplans, "max-replans", def.MaxReplans, "PlanDirectives a task may receive; more is budget_overrun")
+	fs.Int64Var(&cfg.TimeBudgetMS, "time-budget-ms", def.TimeBudgetMS, "a task's time budget in milliseconds; more elapsed is budget_overrun")
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(io.err, "spine audit: %v\n", err)
+		return exitUsage
+	}
+	paths, err := traceArgs(fs.Args())
+	if err != nil {
+		fmt.Fprintf(io.err, "spine audit: %v\n", err)
+		return exitUsage
+	}
+	var tally auditTally
+	for _, p := range paths {
+		if ctx.Err() != nil {
+			fmt.Fprintf(io.err, "spine audit: %v\n", ctx.Err())
+			return exitFail
+		}
+		auditOne(io, cfg, p, *asJSON, &tally)
+	}
+	if !*asJSON {
+		fmt.Fprintln(io.out, tally.summary())
+	}
+	if tally.failed || tally.errors > 0 {
+		return exitFail
+	}
+	return exitOK
+}
+
+// auditOne audits one trace file and prints its findings. A trace that cannot be read
+// to its end is reported, and the messages before the bad line are audited.
+func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *auditTally) {
+	tally.traces++
+	res, err := audit.AuditFile(cfg, path)
+	if err != nil {
+		if res.Messages > 0 {
+			fmt.Fprintf(io.err, "spine audit: %v; audited the messages before it\n", err)
+		} else {
+			fmt.Fprintf(io.err, "spine audit: %v\n", err)
+		}
+		tally.failed = true
+	}
+	if res.Torn != nil {
+		fmt.Fprintf(io.err, "spine audit: %s: %s\n", path, res.Torn)
+	}
+	for _, f := range res.Findings {
+		tally.findings++
+		switch f.Severity {
+		case contract.SeverityError:
+			tally.errors++
+		case contract.SeverityWarning:
+			tally.warnings++
+		}
+	}
+	if asJSON {
+		for _, f := range res.Findings {
+			line, err := json.Marshal(auditLine{Trace: path, AuditReport: f})
+			if err != nil {
+				fmt.Fprintf(io.err, "spine audit: %v\n", err)
+				tally.failed = true
+				return
+			}
+			fmt.Fprintf(io.out, "%s\n", line)
+		}
+		return
+	}
+	fmt.Fprintf(io.out, "%s: %s, %s\n", path, plural(res.Messages, "message"), plural(len(res.Findings), "finding"))
+	for _, f := range res.Findings {
+		fmt.Fprintf(io.out, "  %s\n", findingLine(f))
+	}
+}
+
+// findingLine renders a finding: "[error] boundary_violation · task t6 · seq 4,5 · ...".
+func findingLine(f contract.AuditReport) string {
+	parts := []string{"[" + f.Severity + "] " + f.Kind}
+	if f.TaskID != "" {
+		parts = append(parts, "task "+f.TaskID)
+	}
+	seqs := make([]string, len(f.Evidence))
+	for i, s := range f.Evidence {
+		seqs[i] = strconv.FormatInt(s, 10)
+	}
+	parts = append(parts, "seq "+strings.Join(seqs, ","), f.Message)
+	return strings.Join(parts, " · ")
+}
+
+func (t auditTally) summary() string {
+	head := plural(t.traces, "trace") + " audited"
+	if t.findings == 0 {
+		return head + ": no findings"
+	}
+	return fmt.Sprintf("%s: %s (%s, %s)", head, plural(t.findings, "finding"), plural(t.errors, "error"), plural(t.warnings, "warning"))
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
