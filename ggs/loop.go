@@ -50,7 +50,8 @@ type Loop struct {
 	task   contract.TaskSpec
 	round  int
 
-	// OnMessage, when set, sees every message as it passes (for a live display).
+	// OnMessage, when set, sees every message as it passes, with the seq of the trace
+	// event that journalled it (for a live display, or a bus).
 	OnMessage func(spine.Message)
 	// Final is the task's FinalResult once the run has ended on a terminal objective.
 	Final *contract.FinalResult
@@ -82,7 +83,7 @@ func (l *Loop) Seed(sess *spine.Session) error {
 
 func (l *Loop) pass(ctx context.Context, m spine.Message) {
 	m.TaskID = l.task.TaskID
-	spine.JournalFrom(ctx).Message(m)
+	m.Seq = spine.JournalFrom(ctx).Message(m)
 	if l.OnMessage != nil {
 		l.OnMessage(m)
 	}

@@ -44,13 +44,14 @@ func JournalFrom(ctx context.Context) *Journal {
 	return j
 }
 
-// Record writes one nested exchange. It is safe to call from several goroutines; to keep
-// traces reproducible, record concurrent work in a fixed order.
-func (j *Journal) Record(x Exchange) {
+// Record writes one nested exchange and returns the seq of its event (0 on a nil
+// Journal). It is safe to call from several goroutines; to keep traces reproducible,
+// record concurrent work in a fixed order.
+func (j *Journal) Record(x Exchange) int64 {
 	if j == nil {
-		return
+		return 0
 	}
-	j.s.tracer.emit(EvExchange, x)
+	return j.s.tracer.emitSeq(EvExchange, x)
 }
 
 // EvMessage is a bus message an effector passes on while the engine waits on it.
@@ -58,6 +59,10 @@ const EvMessage = "message"
 
 // Message is one inter-role message, as journalled in the trace.
 type Message struct {
+	// Seq is the trace seq of the event that journalled the message (set by
+	// Journal.Message; not part of the event), so a bus can publish it under the same
+	// number and findings can cite trace lines.
+	Seq     int64  `json:"-"`
 	From    string `json:"from"`
 	To      string `json:"to"`
 	Type    string `json:"type"`
@@ -65,10 +70,10 @@ type Message struct {
 	Payload any    `json:"payload"`
 }
 
-// Message journals a bus message.
-func (j *Journal) Message(m Message) {
+// Message journals a bus message and returns the seq of its event (0 on a nil Journal).
+func (j *Journal) Message(m Message) int64 {
 	if j == nil {
-		return
+		return 0
 	}
-	j.s.tracer.emit(EvMessage, m)
+	return j.s.tracer.emitSeq(EvMessage, m)
 }

@@ -213,6 +213,20 @@ func (t *tracer) emit(kind string, body any) time.Time {
 	return t.write(t.clock.Now(), kind, body)
 }
 
+// emitSeq writes an event and returns its seq.
+func (t *tracer) emitSeq(kind string, body any) int64 {
+	if t.discard {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.seq++
+		return t.seq
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.write(t.clock.Now(), kind, body)
+	return t.seq
+}
+
 // emitAt writes an event stamped with a reading the caller already took.
 func (t *tracer) emitAt(at time.Time, kind string, body any) {
 	t.mu.Lock()
