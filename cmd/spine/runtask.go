@@ -1,0 +1,391 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/effectors/roles"
+	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/memory"
+	"github.com/agentspine/spine/rules"
+	"github.com/agentspine/spine/spine"
+)
+
+func init() {
+	register(&command{
+		name:    "run",
+		summary: "run a task live: R1–R4b on a model endpoint, steered by GGS, with a replayable trace",
+		usage:   `"task text" [--workdir DIR] [--rules FILE] [--memory DIR] [--trace FILE] [--json] [--base-url URL] [--model NAME] [--config FILE]`,
+		run:     runTask,
+	})
+}
+
+// notConfigured is the message of a run with no endpoint to talk to.
+const notConfigured = `spine run: no model endpoint is configured.
+  OpenAI:         export OPENAI_API_KEY=... SPINE_MODEL=gpt-4o-mini
+  Ollama:         spine run --base-url http://localhost:11434/v1 --model qwen2.5:7b "task"
+  vLLM:           spine run --base-url http://localhost:8000/v1 --model <served model name> "task"
+  any other OpenAI-compatible server: --base-url (or OPENAI_BASE_URL) and --model (or SPINE_MODEL),
+  or a config file (--config FILE) with base_url, api_key, model and per-role models.
+To see the loop without a model or a key, run: spine demo`
+
+func runTask(ctx context.Context, io stdio, args []string) int {
+	c := commands["run"]
+	fs := newFlags(c, io)
+	workdir := fs.String("workdir", ".", "directory the executor's tools work in; they cannot leave it")
+	rulesPath := fs.String("rules", "", "GGS rule file to use instead of the shipped rules/ggs.yaml")
+	memDir := fs.String("memory", "", "shared memory (LevelDB) directory: calibrates plans, and GGS records what it learns")
+	tracePath := fs.String("trace", "", "trace file to create (default: spine-<run id>.trace.jsonl, never overwritten)")
+	asJSON := fs.Bool("json", false, "print every message as a JSON line instead of the pipeline display")
+	baseURL := fs.String("base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL or OpenAI)")
+	model := fs.String("model", "", "model for every role without one of its own (default: $SPINE_MODEL)")
+	configPath := fs.String("config", "", "YAML model configuration (base_url, api_key, model, tiers, roles)")
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	raw := strings.Join(fs.Args(), " ")
+	if strings.TrimSpace(raw) == "" {
+		fmt.Fprintln(io.err, `spine run: expected the task text, e.g. spine run "summarise the TODOs in this repository"`)
+		return exitUsage
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(io.err, "spine run: "+format+"\n", a...)
+		return exitFail
+	}
+
+	cfg, err := llm.LoadConfig(llm.Sources{File: *configPath, Getenv: os.LookupEnv,
+		Flags: llm.Overrides{BaseURL: *baseURL, Model: *model}})
+	// A configuration file that does not load is reported as it is; otherwise no key and
+	// no endpoint means nothing was configured at all.
+	if (err == nil || *configPath == "") && cfg.APIKey == "" && strings.TrimRight(cfg.BaseURL, "/") == llm.DefaultBaseURL {
+		fmt.Fprintln(io.err, notConfigured)
+		return exitUsage
+	}
+	if err != nil {
+		fmt.Fprintf(io.err, "spine run: %v\n(spine run --help lists the flags; spine demo needs no model)\n", err)
+		return exitUsage
+	}
+	rs, err := loadGGSRules(*rulesPath)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if *tracePath != "" {
+		if _, err := os.Stat(*tracePath); err == nil {
+			return fail("%s already exists; a trace is never overwritten", *tracePath)
+		}
+	}
+
+	// The display: JSON lines, or the pipeline with a spinner when stdout is a terminal.
+	out := io.out
+	var spin *spinner
+	if !*asJSON && isTerminal(io.out) {
+		spin = startSpinner(io.out, 120*time.Millisecond)
+		defer spin.Stop()
+		out = spin
+	}
+	show := newRunDisplay(out, rs, *asJSON)
+
+	interactive := isTerminal(io.in) && isTerminal(io.out)
+	var prompt *terminalPrompt
+	var confirmer sandbox.Confirmer = sandbox.RefuseAll{}
+	if interactive {
+		prompt = &terminalPrompt{in: bufio.NewReader(io.in), out: out, spin: spin}
+		confirmer = prompt
+	}
+	box, err := sandbox.New(*workdir, sandbox.Options{Confirmer: confirmer})
+	if err != nil {
+		return fail("--workdir: %v", err)
+	}
+	defer box.Close()
+
+	chat, err := llm.NewOpenAIModel(cfg.OpenAIOptions())
+	if err != nil {
+		return fail("%v", err)
+	}
+	models, err := roles.ModelsFromConfig(chat, cfg)
+	if err != nil {
+		return fail("%v", err)
+	}
+	rc := roles.Config{Models: models, Tools: box, Clock: spine.SystemClock{}, IDs: spine.RandomIDs{}, OnMessage: show.message}
+	if spin != nil {
+		rc.OnStatus = func(s roles.Status) { spin.Set(statusLine(s)) }
+	}
+	if prompt != nil {
+		rc.Clarify, rc.Caution = prompt, prompt
+	}
+	var ggsOpts []ggs.Option
+	if *memDir != "" {
+		mem, err := memory.OpenLevelDB(*memDir, memory.Options{Clock: memory.SystemClock{}})
+		if err != nil {
+			return fail("--memory: %v", err)
+		}
+		defer mem.Close()
+		w, err := mem.WriterFor(memory.RoleGGS)
+		if err != nil {
+			return fail("--memory: %v", err)
+		}
+		rc.Memory = memoryCalibrator{mem.Reader()}
+		ggsOpts = append(ggsOpts, ggs.WithMemory(w, spine.SystemClock{}, spine.RandomIDs{}))
+	}
+	p, err := roles.New(rc)
+	if err != nil {
+		return fail("%v", err)
+	}
+
+	runID := fmt.Sprintf("run-%s-%s", time.Now().UTC().Format("20060102T150405Z"), spine.RandomIDs{}.NewID()[:6])
+	if _, err := p.Perceive(ctx, runID, raw); err != nil {
+		return fail("%v", err)
+	}
+	path := *tracePath
+	if path == "" {
+		path = freshPath("spine-" + runID + ".trace.jsonl")
+	}
+	file, err := spine.CreateFileSink(path)
+	if err != nil {
+		return fail("%v", err)
+	}
+	res, runErr := p.Run(ctx, roles.TaskOptions{
+		Rules:     rs,
+		Engine:    []spine.Option{spine.WithTrace(file), spine.WithClock(spine.SystemClock{}), spine.WithIDs(spine.RandomIDs{}), spine.WithRunID(runID)},
+		Meta:      runMeta(cfg, *workdir, *memDir),
+		GGS:       ggsOpts,
+		OnMessage: show.message,
+	})
+	if err := file.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if spin != nil {
+		spin.Stop()
+	}
+	return show.finish(io, res, runErr, path, p)
+}
+
+// loadGGSRules loads --rules, or the shipped GGS rule set, and checks it is one.
+func loadGGSRules(path string) (*spine.RuleSet, error) {
+	var rs *spine.RuleSet
+	var err error
+	if path != "" {
+		rs, err = spine.LoadRulesFile(path)
+	} else {
+		rs, err = spine.LoadRulesFS(rules.FS, "ggs.yaml")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := ggs.CheckRuleSet(rs); err != nil {
+		return nil, fmt.Errorf("%s: %w", rs.Path(), err)
+	}
+	return rs, nil
+}
+
+// runMeta is what the trace header says about the run's setup; never the key.
+func runMeta(cfg llm.Config, workdir, memDir string) map[string]string {
+	meta := map[string]string{"base_url": cfg.APIKey.Scrub(cfg.BaseURL)}
+	var models []string
+	for _, r := range llm.Roles {
+		if res, err := cfg.For(r); err == nil {
+			models = append(models, string(r)+"="+res.Model)
+		}
+	}
+	meta["models"] = strings.Join(models, " ")
+	if abs, err := filepath.Abs(workdir); err == nil {
+		meta["workdir"] = abs
+	}
+	if memDir != "" {
+		meta["memory"] = memDir
+	}
+	return meta
+}
+
+// statusLine is the spinner's text for a role's status.
+func statusLine(s roles.Status) string {
+	if s.SubTaskID != "" {
+		return fmt.Sprintf("%s %s · %s", s.Role, shortID(s.SubTaskID), s.Text)
+	}
+	return s.Role + " · " + s.Text
+}
+
+// shortID keeps a long random ID readable on a line.
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:8]
+	}
+	return id
+}
+
+// memoryCalibrator turns memory's calibration of an intent into the planner's three
+// sets. A constraint on a tool and target (space tool:<name>, entity path:<target>)
+// becomes "<name>:<target>", which the plan validator and the executor enforce; other
+// entries are text for the prompt.
+type memoryCalibrator struct{ r memory.Reader }
+
+var _ roles.Calibrator = memoryCalibrator{}
+
+func (m memoryCalibrator) Calibrate(ctx context.Context, intent string) (roles.Calibration, error) {
+	cal, err := memory.Calibrate(ctx, m.r, intent)
+	if err != nil {
+		return roles.Calibration{}, err
+	}
+	word := func(es []memory.CalibrationEntry, verdict string) []string {
+		out := []string{}
+		for _, e := range es {
+			switch {
+			case strings.HasPrefix(e.Space, memory.SpaceToolPrefix) && strings.HasPrefix(e.Entity, memory.EntityPathPrefix):
+				out = append(out, strings.TrimPrefix(e.Space, memory.SpaceToolPrefix)+":"+strings.TrimPrefix(e.Entity, memory.EntityPathPrefix))
+			case e.Source == memory.SourceSOP && e.Content != "":
+				out = append(out, e.Content)
+			default:
+				out = append(out, fmt.Sprintf("tasks like this one (%s) have been judged %s by memory (attention %.2f, decision %+.2f)",
+					e.Space, verdict, e.Attention, e.Decision))
+			}
+		}
+		return out
+	}
+	return roles.Calibration{Avoid: word(cal.MustNot, contract.ActionAvoid), Exploit: word(cal.ShouldPrefer, contract.ActionExploit),
+		Caution: word(cal.Caution, contract.ActionCaution)}, nil
+}
+
+// runDisplay prints the run as it goes: the role messages' own lines here, GGS's through
+// the pipeline display of `spine play`; or every message as a JSON line.
+type runDisplay struct {
+	w        io.Writer
+	json     *json.Encoder
+	pipeline *pipelineDisplay
+}
+
+func newRunDisplay(w io.Writer, rs *spine.RuleSet, asJSON bool) *runDisplay {
+	d := &runDisplay{w: w}
+	if asJSON {
+		d.json = json.NewEncoder(w)
+		d.json.SetEscapeHTML(false)
+		return d
+	}
+	eps := 0.1
+	if p, err := ggs.ParamsFrom(rs); err == nil {
+		eps = p.Epsilon
+	}
+	d.pipeline = &pipelineDisplay{w: w, epsilon: eps}
+	return d
+}
+
+func (d *runDisplay) message(m spine.Message) {
+	if d.json != nil {
+		_ = d.json.Encode(m)
+		return
+	}
+	head := fmt.Sprintf("%-4s → %-4s %-15s", m.From, m.To, m.Type)
+	pad := strings.Repeat(" ", 28)
+	switch p := m.Payload.(type) {
+	case *contract.TaskSpec:
+		line := fmt.Sprintf("%s %s · %q", head, p.TaskID, p.Intent)
+		if s := p.Constraints.Scope; s != nil && *s != "" {
+			line += " · scope " + *s
+		}
+		if dl := p.Constraints.Deadline; dl != nil && *dl != "" {
+			line += " · by " + *dl
+		}
+		fmt.Fprintln(d.w, line)
+	case *roles.Assignment:
+		fmt.Fprintf(d.w, "%s %s · step %d · %s · tools %s\n", head, shortID(p.SubTaskID), p.Sequence, oneLine(p.Intent, 70), strings.Join(p.Tools, ", "))
+	case *contract.DispatchManifest:
+		fmt.Fprintf(d.w, "%s %d subtask(s) · task criteria:\n", head, len(p.SubTaskIDs))
+		for _, c := range p.TaskCriteria {
+			fmt.Fprintf(d.w, "%s - %s\n", pad, oneLine(c, 90))
+		}
+	case *contract.ExecutionResult:
+		fmt.Fprintf(d.w, "%s %s · %s · %d tool call(s)\n", head, shortID(p.SubTaskID), p.Status, len(p.ToolCalls))
+	case *contract.CorrectionSignal:
+		fmt.Fprintf(d.w, "%s %s · attempt %d failed %q (%s)\n", head, shortID(p.SubTaskID), p.AttemptNumber, oneLine(p.FailedCriterion, 60), p.FailureClass)
+		fmt.Fprintf(d.w, "%s %s\n", pad, oneLine(p.WhatToDo, 90))
+	case *contract.SubTaskOutcome:
+		fmt.Fprintf(d.w, "%s %s · %s\n", head, shortID(p.SubTaskID), outcomeLine(p))
+	default:
+		d.pipeline.message(m)
+	}
+}
+
+// outcomeLine is R4a's final state of a subtask: the mark, how many criteria passed, the
+// attempts, and the first failed criterion with its class.
+func outcomeLine(o *contract.SubTaskOutcome) string {
+	passed := 0
+	var failed *contract.CriterionVerdict
+	for i, v := range o.CriteriaVerdicts {
+		if v.Failed() {
+			if failed == nil {
+				failed = &o.CriteriaVerdicts[i]
+			}
+		} else {
+			passed++
+		}
+	}
+	if o.Status == contract.OutcomeMatched {
+		return fmt.Sprintf("✓ matched · %d/%d criteria · %d attempt(s)", passed, len(o.CriteriaVerdicts), len(o.GapTrajectory))
+	}
+	if failed == nil {
+		reason := "failed"
+		if o.FailureReason != nil {
+			reason = *o.FailureReason
+		}
+		return "✗ " + oneLine(reason, 90)
+	}
+	return fmt.Sprintf("✗ failed · %d/%d criteria · %d attempt(s) · %q (%s)", passed, len(o.CriteriaVerdicts),
+		len(o.GapTrajectory), oneLine(failed.Criterion, 60), failed.Class())
+}
+
+// finish prints how the run ended and returns the exit status: 0 when the task was
+// accepted or succeeded, 1 otherwise.
+func (d *runDisplay) finish(io stdio, res roles.TaskResult, runErr error, path string, p *roles.Pipeline) int {
+	usage, calls := p.Usage()
+	if d.json != nil {
+		type summary struct {
+			Type     string                 `json:"type"`
+			Run      spine.Result           `json:"run"`
+			Trace    string                 `json:"trace"`
+			Final    *contract.FinalResult  `json:"final"`
+			Failure  *roles.GracefulFailure `json:"graceful_failure,omitempty"`
+			Error    string                 `json:"error,omitempty"`
+			Calls    int                    `json:"model_calls"`
+			Usage    llm.Usage              `json:"usage"`
+			Canceled bool                   `json:"canceled,omitempty"`
+		}
+		s := summary{Type: "RunSummary", Run: res.Result, Trace: path, Final: res.Final, Failure: res.Failure, Calls: calls, Usage: usage,
+			Canceled: errors.Is(runErr, context.Canceled)}
+		if runErr != nil {
+			s.Error = runErr.Error()
+		}
+		_ = d.json.Encode(s)
+	} else {
+		fmt.Fprintln(io.out)
+		if res.Failure != nil {
+			fmt.Fprint(io.out, res.Failure.Text())
+			fmt.Fprintln(io.out)
+		}
+		fmt.Fprintf(io.out, "%s: %s (objective %s) after %d iteration(s) · %d model call(s), %d tokens\n",
+			res.Result.Run, res.Result.Outcome, res.Result.Objective, res.Result.Iterations, calls, usage.TotalTokens)
+		switch {
+		case errors.Is(runErr, context.Canceled):
+			fmt.Fprintf(io.out, "stopped on request; the trace up to that point is in %s\n", path)
+		default:
+			fmt.Fprintf(io.out, "trace written to %s\n", path)
+		}
+		fmt.Fprintf(io.out, "Replay and check it: spine replay --check %s\n", path)
+	}
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		fmt.Fprintf(io.err, "spine run: %v\n", runErr)
+	}
+	if runErr == nil && res.Final != nil && res.Final.Directive != contract.DirectiveAbandon {
+		return exitOK
+	}
+	return exitFail
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentspine/spine/effectors/sandbox"
+)
+
+// isTerminal reports whether w is a character device (a terminal), not a file or a pipe.
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"
+}
+
+// spinner keeps one status line at the bottom of a terminal — what a role is working on,
+// the GGS rationale while R2 replans — and lets other output scroll above it. Every write
+// to the terminal goes through it (it is an io.Writer), so lines and the spinner never
+// tear each other. It is safe for concurrent use.
+type spinner struct {
+	mu     sync.Mutex
+	w      io.Writer
+	status string
+	frame  int
+	shown  bool
+	paused bool
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+}
+
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// startSpinner draws on w every interval until Stop.
+func startSpinner(w io.Writer, interval time.Duration) *spinner {
+	s := &spinner{w: w, stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+				s.mu.Lock()
+				s.frame++
+				s.draw()
+				s.mu.Unlock()
+			}
+		}
+	}()
+	return s
+}
+
+// Set changes the status text.
+func (s *spinner) Set(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.status = oneLine(text, 100)
+	s.draw()
+}
+
+// Write prints p above the status line.
+func (s *spinner) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clear()
+	n, err := s.w.Write(p)
+	if len(p) > 0 && p[len(p)-1] == '\n' {
+		s.draw()
+	}
+	return n, err
+}
+
+// Pause clears the status line and keeps it away until Resume (while the user is asked
+// something).
+func (s *spinner) Pause() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clear()
+	s.paused = true
+}
+
+// Resume lets the status line back.
+func (s *spinner) Resume() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.paused = false
+	s.draw()
+}
+
+// Stop clears the status line for good; stopping twice is harmless.
+func (s *spinner) Stop() {
+	s.once.Do(func() { close(s.stop) })
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clear()
+	s.paused = true
+}
+
+func (s *spinner) draw() {
+	if s.paused || s.status == "" {
+		return
+	}
+	fmt.Fprintf(s.w, "\r\033[K%s %s", spinnerFrames[s.frame%len(spinnerFrames)], s.status)
+	s.shown = true
+}
+
+func (s *spinner) clear() {
+	if s.shown {
+		fmt.Fprint(s.w, "\r\033[K")
+		s.shown = false
+	}
+}
+
+// oneLine collapses text to one line of at most n characters.
+func oneLine(text string, n int) string {
+	r := []rune(strings.Join(strings.Fields(text), " "))
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return string(r)
+}
+
+// terminalPrompt asks the person at the terminal: R1's clarifying questions and the
+// confirmation of destructive or cautioned commands. It pauses the spinner while it asks.
+type terminalPrompt struct {
+	mu   sync.Mutex
+	in   *bufio.Reader
+	out  io.Writer
+	spin *spinner // may be nil
+}
+
+// ask prints the question and reads one line; a cancelled context or the end of input
+// answers "".
+func (t *terminalPrompt) ask(ctx context.Context, question string) (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.spin != nil {
+		t.spin.Pause()
+		defer t.spin.Resume()
+	}
+	fmt.Fprint(t.out, question)
+	line := make(chan string, 1)
+	go func() {
+		s, _ := t.in.ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(t.out)
+		return "", ctx.Err()
+	case s := <-line:
+		return s, nil
+	}
+}
+
+// Clarify puts R1's questions, all at once; an empty line proceeds without an answer.
+func (t *terminalPrompt) Clarify(ctx context.Context, questions []string) (string, error) {
+	var b strings.Builder
+	b.WriteString("The task needs a word more before it can start:\n")
+	for _, q := range questions {
+		b.WriteString("  - " + q + "\n")
+	}
+	b.WriteString("Your answer (empty to proceed as is): ")
+	return t.ask(ctx, b.String())
+}
+
+// Confirm asks before a destructive or cautioned command runs; only "y" or "yes" allows it.
+func (t *terminalPrompt) Confirm(ctx context.Context, c sandbox.Confirmation) (bool, error) {
+	q := fmt.Sprintf("R3 wants to run %s: %s\n  because: %s\nAllow? [y/N] ", c.Tool, oneLine(c.Command, 200), strings.Join(c.Reasons, "; "))
+	a, err := t.ask(ctx, q)
+	if err != nil {
+		return false, err
+	}
+	a = strings.ToLower(a)
+	return a == "y" || a == "yes", nil
+}

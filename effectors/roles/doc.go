@@ -1,0 +1,21 @@
+// Package roles is the role pipeline of the seeds as the production plant of the Goal
+// Gradient Solver: R1 Perceiver, R2 Planner with its code-side plan validator, R3
+// Executor calling sandboxed tools through function calling, R4a Agent-Validator with
+// the fast correction loop, and R4b Meta-Validator with the fan-in gate in code. A
+// Pipeline runs one round of R2 → R3 × N / R4a → R4b per call of Round (ggs.Plant).
+// Perceive runs R1 before the loop, and Run drives the task through the spine engine with
+// ggs.Loop as its effector.
+//
+// It owns the roles' prompts, the contracts of their model outputs (decoded strictly and
+// validated, with one corrective turn), the invariants the seeds put in code rather than
+// in prompts — SubTask IDs from the runtime, raw_input verbatim, per-criterion verdicts
+// aggregated in code, no R4b model call when a subtask failed, no plan that uses a
+// blocked tool, a blocked target or a memory Avoid, no tool call outside the plan — and
+// the journal of every model call, tool call and inter-role message in the run's trace.
+//
+// It must not decide the macro-state of a round (GGS and rules/ggs.yaml do), write to
+// shared memory (GGS is the only writer), read the wall clock or a global random source
+// (the clock and ID sources are injected), or let the order of journalled events depend
+// on goroutine scheduling: subtasks of one sequence number run in parallel, and their
+// events are journalled in plan order once the group has finished.
+package roles

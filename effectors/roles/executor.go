@@ -1,0 +1,246 @@
+package roles
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/spine"
+)
+
+// execRequest is R3's user turn.
+type execRequest struct {
+	SubTask        Assignment                 `json:"subtask"`
+	Attempt        int                        `json:"attempt"`
+	Correction     *contract.CorrectionSignal `json:"correction"`
+	BlockedTargets []string                   `json:"blocked_targets,omitempty"`
+	Caution        []string                   `json:"caution,omitempty"`
+}
+
+// toolRequest is a tool call as journalled: the model's call id and its arguments text.
+type toolRequest struct {
+	ID        string `json:"id"`
+	Arguments string `json:"arguments"`
+}
+
+// execution is one R3 attempt: the result for R4a, and whether it failed for want of a
+// working model (then R4a has nothing to judge).
+type execution struct {
+	result contract.ExecutionResult
+	infra  error
+}
+
+// execute runs R3 on one attempt of a subtask: a function-calling conversation over the
+// tools the plan gave the subtask, ending in R3's JSON answer. tool_calls entries are
+// built by the runtime from what the tools did, never taken from the model.
+func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, attempt int, corr *contract.CorrectionSignal, dp dispatchPlan) (execution, error) {
+	res := contract.ExecutionResult{SubTaskID: a.SubTaskID, ToolCalls: []string{}}
+	allowed := map[string]bool{}
+	var tools []llm.Tool
+	for _, name := range a.Tools {
+		if spec, ok := p.specs[name]; ok && dp.must.toolBlocked(name) == "" {
+			allowed[name] = true
+			tools = append(tools, llm.Tool(spec))
+		}
+	}
+	body := execRequest{SubTask: a, Attempt: attempt, Correction: corr, Caution: dp.caution}
+	for _, name := range a.Tools {
+		for _, t := range dp.must.targets[name] {
+			body.BlockedTargets = append(body.BlockedTargets, name+":"+t.value)
+		}
+	}
+	user, err := json.Marshal(body)
+	if err != nil {
+		return execution{}, fmt.Errorf("R3 Executor: encoding the request: %w", err)
+	}
+	req := llm.ChatRequest{Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: executorPrompt},
+		{Role: llm.RoleUser, Content: string(user)},
+	}, Tools: tools, Temperature: zero()}
+	m := p.model(llm.R3, rec)
+	corrected := false
+	for turn := 1; turn <= p.cfg.ToolTurns; turn++ {
+		p.status(llm.R3, a.SubTaskID, fmt.Sprintf("attempt %d: %s", attempt, clip(a.Intent, 60)))
+		resp, err := m.Complete(ctx, req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return execution{}, ctx.Err()
+			}
+			res.Status, res.Output = contract.ExecFailed, "the executor's model call failed: "+err.Error()
+			return execution{result: res, infra: err}, nil
+		}
+		if len(resp.ToolCalls) > 0 {
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
+			for i, tc := range resp.ToolCalls {
+				if tc.ID == "" {
+					tc.ID = fmt.Sprintf("call-%d-%d", turn, i+1)
+				}
+				reply, entry, err := p.callTool(ctx, rec, a, tc, allowed, dp)
+				if err != nil {
+					return execution{}, err
+				}
+				res.ToolCalls = append(res.ToolCalls, entry)
+				req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, Content: reply, ToolCallID: tc.ID})
+			}
+			continue
+		}
+		ans, perr := parseOutput(resp.Content, execAnswer.validate)
+		if perr == nil {
+			res.Status, res.Output = ans.Status, ans.Output
+			return execution{result: res}, nil
+		}
+		if corrected {
+			res.Status, res.Output = contract.ExecFailed, "the executor's answer was unusable twice: "+perr.Error()
+			return execution{result: res}, nil
+		}
+		corrected = true
+		req.Messages = append(req.Messages,
+			llm.Message{Role: llm.RoleAssistant, Content: resp.Content},
+			llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("Your reply could not be used: %v. Call a tool, or answer with only the JSON object {\"status\": ..., \"output\": ...}.", perr)})
+	}
+	res.Status, res.Output = contract.ExecFailed, fmt.Sprintf("no final answer within %d model turns", p.cfg.ToolTurns)
+	return execution{result: res}, nil
+}
+
+// callTool runs one tool call of R3 after the runtime's own checks (the tool is in the
+// subtask's plan and not blocked, the target is not blocked, caution is confirmed), and
+// journals it. It returns the text the model sees and the tool_calls entry. Only a
+// cancelled context is an error: a refusal or a failing command is a result.
+func (p *Pipeline) callTool(ctx context.Context, rec recorder, a Assignment, tc llm.ToolCall, allowed map[string]bool, dp dispatchPlan) (string, string, error) {
+	tgt := targetOf(tc.Name, tc.Arguments)
+	x := spine.Exchange{Name: "tool:" + tc.Name, Request: toolRequest{ID: tc.ID, Arguments: tc.Arguments}}
+	refuse := func(why string) (string, string, error) {
+		out := "refused: " + why
+		r := sandbox.ToolResult{Tool: tc.Name, Target: tgt, Output: out, ExitCode: -1, Refused: true,
+			Evidence: sandbox.FormatToolCall(tc.Name, tgt, out)}
+		x.Response, x.Error = r, why
+		rec.exchange(x)
+		return out, r.Evidence, nil
+	}
+	switch {
+	case !allowed[tc.Name] && dp.must.toolBlocked(tc.Name) != "":
+		return refuse(fmt.Sprintf("the tool %s is %s", tc.Name, dp.must.toolBlocked(tc.Name)))
+	case !allowed[tc.Name]:
+		return refuse(fmt.Sprintf("the tool %s is not in this subtask's plan (its tools: %s)", tc.Name, strings.Join(a.Tools, ", ")))
+	}
+	if why := dp.must.targetBlocked(tc.Name, tgt); why != "" {
+		return refuse(fmt.Sprintf("%s on %q is %s", tc.Name, tgt, why))
+	}
+	if len(dp.caution) > 0 && p.cfg.Caution != nil && (tc.Name == sandbox.ToolShell || tc.Name == sandbox.ToolWriteFile) {
+		ok, err := p.cfg.Caution.Confirm(ctx, sandbox.Confirmation{Tool: tc.Name, Command: tgt,
+			Reasons: append([]string{"memory advises caution for this intent"}, dp.caution...)})
+		if ctx.Err() != nil {
+			return "", "", ctx.Err()
+		}
+		if err != nil || !ok {
+			return refuse("not confirmed: memory advises caution for this intent")
+		}
+	}
+	p.status(llm.R3, a.SubTaskID, clip(tc.Name+" "+tgt, 70))
+	start := p.cfg.Clock.Now()
+	r, err := p.cfg.Tools.Call(ctx, tc.Name, []byte(tc.Arguments))
+	x.DurationMS = p.cfg.Clock.Now().Sub(start).Milliseconds()
+	if ctx.Err() != nil {
+		return "", "", ctx.Err()
+	}
+	x.Response = r
+	if err != nil {
+		x.Error = err.Error()
+	}
+	rec.exchange(x)
+	entry := r.Evidence
+	if entry == "" {
+		entry = sandbox.FormatToolCall(tc.Name, tgt, r.Output)
+	}
+	return toolReply(r, err), entry, nil
+}
+
+// toolReply is what the model reads back from a tool call.
+func toolReply(r sandbox.ToolResult, err error) string {
+	var b strings.Builder
+	switch {
+	case r.Refused && err != nil && !strings.HasPrefix(r.Output, "refused"):
+		b.WriteString("refused: " + err.Error())
+	case r.Refused:
+		b.WriteString(r.Output)
+	case err != nil:
+		b.WriteString("error: " + err.Error() + "\n" + r.Output)
+	default:
+		if r.TimedOut {
+			b.WriteString("[timed out]\n")
+		}
+		if r.ExitCode != 0 {
+			fmt.Fprintf(&b, "[exit status %d]\n", r.ExitCode)
+		}
+		if r.Truncated {
+			b.WriteString("[output truncated]\n")
+		}
+		b.WriteString(r.Output)
+	}
+	return b.String()
+}
+
+// targetOf reads the target of a tool call from its arguments, the way the sandbox names
+// it in the tool_calls entry: the command of a shell call, the path of a file call, and
+// the directory joined with the glob of a listing.
+func targetOf(tool, args string) string {
+	var a struct {
+		Command   *string `json:"command"`
+		Path      *string `json:"path"`
+		Pattern   string  `json:"pattern"`
+		Recursive bool    `json:"recursive"`
+	}
+	if err := json.Unmarshal([]byte(args), &a); err != nil {
+		return ""
+	}
+	switch {
+	case tool == sandbox.ToolShell:
+		if a.Command != nil {
+			return *a.Command
+		}
+	case tool == sandbox.ToolListFiles:
+		dir, pattern := ".", a.Pattern
+		if a.Path != nil && *a.Path != "" {
+			dir = *a.Path
+		}
+		if pattern == "" {
+			pattern = "*"
+		}
+		if a.Recursive {
+			return path.Join(dir, "**", pattern)
+		}
+		return path.Join(dir, pattern)
+	case a.Path != nil:
+		return *a.Path
+	}
+	return ""
+}
+
+// sameTarget compares two targets of one tool: commands by their words, paths after
+// lexical cleaning, listings with the default glob ("config/*") the same as their
+// directory ("config").
+func sameTarget(tool, a, b string) bool {
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	if tool == sandbox.ToolShell {
+		return strings.Join(strings.Fields(a), " ") == strings.Join(strings.Fields(b), " ")
+	}
+	if a == "" || b == "" {
+		return a == b
+	}
+	norm := func(p string) string {
+		p = path.Clean(p)
+		if tool == sandbox.ToolListFiles {
+			p = strings.TrimSuffix(p, "/*")
+			if p == "*" {
+				p = "."
+			}
+		}
+		return p
+	}
+	return norm(a) == norm(b)
+}

@@ -1,0 +1,174 @@
+package roles
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/agentspine/spine/contract"
+)
+
+// GracefulFailure is R2's word to the user when GGS abandons a task: what was done, what
+// failed and why, and two or three concrete next moves, instead of a bare failure. It is
+// built in code from the rounds and the FinalResult, so that it follows from the trace
+// alone and needs no model call after the run.
+type GracefulFailure struct {
+	TaskID    string      `json:"task_id"`
+	Summary   string      `json:"summary"`
+	Completed []Completed `json:"completed"`
+	Failed    []string    `json:"failed"`
+	NextMoves []string    `json:"next_moves"`
+}
+
+// Completed is a subtask that matched in some round: part of the partial result.
+type Completed struct {
+	Round     int    `json:"round"`
+	SubTaskID string `json:"subtask_id"`
+	Intent    string `json:"intent"`
+	Output    any    `json:"output"`
+}
+
+// GracefulFailure returns the message for an abandoned task, or nil when final did not
+// abandon it.
+func (p *Pipeline) GracefulFailure(final *contract.FinalResult) *GracefulFailure {
+	if final == nil || final.Directive != contract.DirectiveAbandon {
+		return nil
+	}
+	g := &GracefulFailure{TaskID: final.TaskID, Completed: []Completed{}, Failed: []string{}}
+	seen := map[string]bool{} // intents already delivered by an earlier round
+	var environmental, logical []string
+	var tools []string
+	for _, r := range p.rounds {
+		for i, o := range r.outcomes {
+			a := r.plan[i]
+			if o.Status != contract.OutcomeMatched {
+				continue
+			}
+			if key := strings.ToLower(strings.Join(strings.Fields(a.Intent), " ")); !seen[key] {
+				seen[key] = true
+				g.Completed = append(g.Completed, Completed{Round: r.round, SubTaskID: o.SubTaskID, Intent: a.Intent, Output: o.Output})
+			}
+		}
+	}
+	if n := len(p.rounds); n > 0 {
+		last := p.rounds[n-1]
+		for i, o := range last.outcomes {
+			for _, v := range o.CriteriaVerdicts {
+				if !v.Failed() {
+					continue
+				}
+				line := fmt.Sprintf("%s: %q failed (%s): %s", clip(last.plan[i].Intent, 60), v.Criterion, v.Class(), clip(v.Evidence, 160))
+				g.Failed = append(g.Failed, line)
+				switch v.Class() {
+				case contract.FailureEnvironmental:
+					environmental = append(environmental, v.Criterion)
+				case contract.FailureLogical:
+					logical = append(logical, v.Criterion)
+				}
+			}
+			if o.Status == contract.OutcomeFailed && len(o.CriteriaVerdicts) == 0 && o.FailureReason != nil {
+				g.Failed = append(g.Failed, clip(last.plan[i].Intent, 60)+": "+*o.FailureReason)
+			}
+			if o.Status == contract.OutcomeFailed {
+				tools = append(tools, last.plan[i].Tools...)
+			}
+		}
+		if rp := last.report.Replan; rp != nil {
+			for _, v := range rp.TaskCriteriaVerdicts {
+				if v.Failed() {
+					g.Failed = append(g.Failed, fmt.Sprintf("merged result: %q failed (%s): %s", v.Criterion, v.Class(), clip(v.Evidence, 160)))
+					if v.Class() == contract.FailureLogical {
+						logical = append(logical, v.Criterion)
+					} else {
+						environmental = append(environmental, v.Criterion)
+					}
+				}
+			}
+		}
+	}
+	g.Summary = fmt.Sprintf("Stopped after %d round(s) (%d replan(s)): %s. %d part(s) of the task were done.",
+		len(p.rounds), final.Replans, strings.TrimSuffix(final.Summary, "."), len(g.Completed))
+	g.NextMoves = nextMoves(environmental, logical, sortedUnique(tools), p.blockedTargets(), final)
+	return g
+}
+
+// nextMoves picks two or three concrete moves from what failed.
+func nextMoves(environmental, logical, tools, targets []string, final *contract.FinalResult) []string {
+	var moves []string
+	if len(environmental) > 0 {
+		m := fmt.Sprintf("Fix what the environment refused for %q (a missing file, a permission, a refused command)", environmental[0])
+		if len(targets) > 0 {
+			m += fmt.Sprintf(", or name in the task where the data really is: %s did not work", strings.Join(clipAll(targets, 3), ", "))
+		}
+		moves = append(moves, m+", then run the task again.")
+	}
+	if len(logical) > 0 {
+		m := fmt.Sprintf("Say more precisely what %q should mean, or split the task so that this part can be checked on its own", logical[0])
+		if len(tools) > 0 {
+			m += fmt.Sprintf("; the approach with %s kept producing the wrong result", strings.Join(tools, ", "))
+		}
+		moves = append(moves, m+".")
+	}
+	moves = append(moves, fmt.Sprintf("Narrow the scope or give the task more budget (Ω reached %.2f after %d replan(s)); the trace has every tool call and verdict.", final.Loss.Omega, final.Replans))
+	if len(moves) < 2 {
+		moves = append([]string{"Check the failed criteria above against the working directory, correct what they point at, and run the task again."}, moves...)
+	}
+	if len(moves) > 3 {
+		moves = moves[:3]
+	}
+	return moves
+}
+
+// blockedTargets lists the targets GGS blocked over the task, sorted.
+func (p *Pipeline) blockedTargets() []string {
+	var out []string
+	for _, r := range p.rounds {
+		if r.directive != nil {
+			out = append(out, r.directive.BlockedTargets...)
+		}
+	}
+	return sortedUnique(out)
+}
+
+func sortedUnique(xs []string) []string {
+	out := append([]string(nil), xs...)
+	sort.Strings(out)
+	n := 0
+	for i, x := range out {
+		if i == 0 || x != out[i-1] {
+			out[n] = x
+			n++
+		}
+	}
+	return out[:n]
+}
+
+func clipAll(xs []string, n int) []string {
+	if len(xs) > n {
+		xs = append(append([]string(nil), xs[:n]...), fmt.Sprintf("and %d more", len(xs)-n))
+	}
+	return xs
+}
+
+// Text renders the message for a terminal.
+func (g *GracefulFailure) Text() string {
+	var b strings.Builder
+	b.WriteString(g.Summary + "\n")
+	if len(g.Completed) > 0 {
+		b.WriteString("Done so far:\n")
+		for _, c := range g.Completed {
+			fmt.Fprintf(&b, "  - %s: %s\n", clip(c.Intent, 70), clip(fmt.Sprint(c.Output), 200))
+		}
+	}
+	if len(g.Failed) > 0 {
+		b.WriteString("What failed:\n")
+		for _, f := range g.Failed {
+			b.WriteString("  - " + f + "\n")
+		}
+	}
+	b.WriteString("Next moves:\n")
+	for i, m := range g.NextMoves {
+		fmt.Fprintf(&b, "  %d. %s\n", i+1, m)
+	}
+	return b.String()
+}

@@ -1,0 +1,97 @@
+package roles
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/spine"
+)
+
+// Model is what one role calls: a chat client and the model name it asks for.
+type Model struct {
+	Chat llm.ChatModel
+	Name string
+}
+
+// Models gives each model-calling role its model. Every role of llm.Roles must be set.
+type Models map[llm.RoleName]Model
+
+// ModelsFromConfig gives every role the same client, asking for the model the
+// configuration resolves for that role.
+func ModelsFromConfig(chat llm.ChatModel, cfg llm.Config) (Models, error) {
+	out := Models{}
+	for _, r := range llm.Roles {
+		res, err := cfg.For(r)
+		if err != nil {
+			return nil, err
+		}
+		out[r] = Model{Chat: chat, Name: res.Model}
+	}
+	return out, nil
+}
+
+func (ms Models) check() error {
+	for _, r := range llm.Roles {
+		if m, ok := ms[r]; !ok || m.Chat == nil {
+			return fmt.Errorf("roles: no chat model for %s", r)
+		}
+	}
+	return nil
+}
+
+// usageMeter sums the token usage of every model call of a pipeline.
+type usageMeter struct {
+	mu    sync.Mutex
+	total llm.Usage
+	calls int
+}
+
+func (u *usageMeter) add(v llm.Usage) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.total = u.total.Add(v)
+	u.calls++
+}
+
+func (u *usageMeter) get() (llm.Usage, int) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.total, u.calls
+}
+
+// journalledModel is a role's model as the role sees it: every call is journalled as an
+// "llm:<role>" exchange with its request, response, usage, duration and error, and its
+// usage is metered. Corrective retries made through it are journalled like any call.
+type journalledModel struct {
+	role  llm.RoleName
+	m     Model
+	rec   recorder
+	clock spine.Clock
+	meter *usageMeter
+}
+
+var _ llm.ChatModel = journalledModel{}
+
+func (jm journalledModel) Complete(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+	if req.Model == "" {
+		req.Model = jm.m.Name
+	}
+	start := jm.clock.Now()
+	resp, err := jm.m.Chat.Complete(ctx, req)
+	x := spine.Exchange{
+		Name:       "llm:" + string(jm.role),
+		Request:    req,
+		Response:   resp,
+		DurationMS: jm.clock.Now().Sub(start).Milliseconds(),
+		Usage: &spine.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+			TotalTokens: resp.Usage.TotalTokens},
+	}
+	if err != nil {
+		x.Error = err.Error()
+	}
+	jm.rec.exchange(x)
+	jm.meter.add(resp.Usage)
+	return resp, err
+}

@@ -1,0 +1,65 @@
+package roles
+
+import (
+	"context"
+	"errors"
+
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/spine"
+)
+
+// TaskOptions configure Run.
+type TaskOptions struct {
+	// Rules is a GGS rule set (rules/ggs.yaml or an edited copy).
+	Rules *spine.RuleSet
+	// Engine options: the trace sink, clock, id source, run id, limits. Meta is given
+	// below instead, because Run adds the task's fields to it.
+	Engine []spine.Option
+	// Meta goes into the trace header, with task_id, intent and raw_input added.
+	Meta map[string]string
+	// GGS options, e.g. ggs.WithMemory for GGS's Megram writes.
+	GGS []ggs.Option
+	// OnMessage sees GGS's messages (ReplanRequest, OutcomeSummary, PlanDirective,
+	// FinalResult); the roles' own messages go to Config.OnMessage.
+	OnMessage func(spine.Message)
+}
+
+// TaskResult is how a task ended.
+type TaskResult struct {
+	Task   contract.TaskSpec
+	Result spine.Result
+	// Final is GGS's FinalResult; nil when the run ended without one (an error, a
+	// cancelled context, the iteration bound).
+	Final *contract.FinalResult
+	// Failure is R2's graceful failure when GGS abandoned the task.
+	Failure *GracefulFailure
+}
+
+// Run drives the task that Perceive produced through the spine engine with GGS as its
+// effector and this pipeline as GGS's plant, until a terminal macro-state, the
+// iteration bound, an error or the cancelling of ctx (the engine stops at its next
+// state boundary and the trace ends with a halt event either way).
+func (p *Pipeline) Run(ctx context.Context, o TaskOptions) (TaskResult, error) {
+	if p.task.TaskID == "" {
+		return TaskResult{}, errors.New("roles: Run before Perceive")
+	}
+	loop, err := ggs.NewLoop(o.Rules, p, p.task, o.GGS...)
+	if err != nil {
+		return TaskResult{}, err
+	}
+	loop.OnMessage = o.OnMessage
+	meta := map[string]string{}
+	for k, v := range o.Meta {
+		meta[k] = v
+	}
+	meta["task_id"], meta["intent"], meta["raw_input"] = p.task.TaskID, p.task.Intent, p.task.RawInput
+	opts := append(append([]spine.Option(nil), o.Engine...), spine.WithMeta(meta))
+	eng := spine.NewEngine(o.Rules, loop, opts...)
+	if err := loop.Seed(eng.Session()); err != nil {
+		return TaskResult{Task: p.task}, err
+	}
+	res, err := eng.Run(ctx)
+	out := TaskResult{Task: p.task, Result: res, Final: loop.Final, Failure: p.GracefulFailure(loop.Final)}
+	return out, err
+}
