@@ -101,6 +101,14 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		body.Reason = err.Error()
 	}
 	s.tracer.emit(EvHalt, body)
+	switch {
+	case s.opts.replay != nil:
+		if eerr := s.opts.replay.emitEpilogue(s); eerr != nil && err == nil {
+			err, res.Outcome = eerr, OutcomeError
+		}
+	case s.opts.epilogue != nil:
+		s.opts.epilogue(func(kind string, body any) { s.Emit(kind, body) })
+	}
 	if ferr := s.Flush(); ferr != nil && err == nil {
 		err = ferr
 		res.Outcome = OutcomeError

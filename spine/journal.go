@@ -51,7 +51,11 @@ func (j *Journal) Record(x Exchange) int64 {
 	if j == nil {
 		return 0
 	}
-	return j.s.tracer.emitSeq(EvExchange, x)
+	seq := j.s.tracer.emitSeq(EvExchange, x)
+	if tap := j.s.opts.journalTap; tap != nil {
+		tap(seq, EvExchange, x)
+	}
+	return seq
 }
 
 // EvMessage is a bus message an effector passes on while the engine waits on it.
@@ -75,5 +79,10 @@ func (j *Journal) Message(m Message) int64 {
 	if j == nil {
 		return 0
 	}
-	return j.s.tracer.emitSeq(EvMessage, m)
+	seq := j.s.tracer.emitSeq(EvMessage, m)
+	if tap := j.s.opts.journalTap; tap != nil {
+		m.Seq = seq
+		tap(seq, EvMessage, m)
+	}
+	return seq
 }

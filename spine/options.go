@@ -15,6 +15,8 @@ type options struct {
 	maxIterations int
 	replay        *Replay
 	ruleSource    RuleSource
+	journalTap    func(seq int64, kind string, body any)
+	epilogue      func(emit func(kind string, body any))
 }
 
 func defaultOptions() options {
@@ -50,3 +52,16 @@ func WithMaxFirings(n int) Option { return func(o *options) { o.maxFirings = n }
 // WithMaxIterations bounds the observe→…→terminate_or_iterate iterations of an Engine.
 // The default is 20.
 func WithMaxIterations(n int) Option { return func(o *options) { o.maxIterations = n } }
+
+// WithJournalTap passes every event an effector journals (kind EvExchange or EvMessage,
+// with the body it journalled) to tap, with the seq the event got in the trace, on the
+// effector's goroutine. Use it to feed a live bus; a replay does not call it.
+func WithJournalTap(tap func(seq int64, kind string, body any)) Option {
+	return func(o *options) { o.journalTap = tap }
+}
+
+// WithEpilogue lets the host append events after the run's halt event (an audit's
+// findings, say). A replay writes the recorded epilogue again instead of calling fn.
+func WithEpilogue(fn func(emit func(kind string, body any))) Option {
+	return func(o *options) { o.epilogue = fn }
+}

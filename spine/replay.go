@@ -26,6 +26,7 @@ type Recording struct {
 	canceledAt int64               // seq of a halt with outcome canceled, 0 if none
 	reloads    map[int64]TraceLine // rules_reloaded / rules_reload_failed events by seq
 	seed       []TraceLine         // fact changes made before the loop started
+	epilogue   []TraceLine         // events the host wrote after the halt
 }
 
 // RecordedHeader is the decoded first line of a trace.
@@ -79,7 +80,7 @@ func NewRecording(name string, tf *TraceFile) (*Recording, error) {
 		return nil, fmt.Errorf("%s:1: trace format %q, this build replays %q", name, r.Header.Format, TraceFormat)
 	}
 	var open *recordedCall
-	loopStarted := false
+	loopStarted, halted := false, false
 	for _, l := range tf.Lines {
 		t, err := time.Parse(time.RFC3339Nano, l.T)
 		if err != nil {
@@ -117,6 +118,7 @@ func NewRecording(name string, tf *TraceFile) (*Recording, error) {
 			}
 			r.reloads[l.Seq] = l
 		case EvHalt:
+			halted = true
 			var h struct {
 				Outcome string `json:"outcome"`
 			}
@@ -128,7 +130,10 @@ func NewRecording(name string, tf *TraceFile) (*Recording, error) {
 				r.seed = append(r.seed, l)
 			}
 		default:
-			if open != nil {
+			switch {
+			case halted:
+				r.epilogue = append(r.epilogue, l)
+			case open != nil:
 				open.nested = append(open.nested, l)
 			}
 		}
@@ -469,17 +474,28 @@ func (s *Session) canceled(ctx context.Context) error {
 	return nil
 }
 
-// recordedError rebuilds an effector error from its text, keeping the context errors
-// recognisable so that a replayed cancellation ends the run the same way.
+// recordedError rebuilds an effector error from its text, keeping context errors
+// recognisable (also when an effector wrapped them) so that a replayed cancellation
+// ends the run the same way.
 func recordedError(msg string) error {
-	switch msg {
-	case context.Canceled.Error():
-		return context.Canceled
-	case context.DeadlineExceeded.Error():
-		return context.DeadlineExceeded
+	for _, c := range []error{context.Canceled, context.DeadlineExceeded} {
+		if msg == c.Error() {
+			return c
+		}
+		if strings.HasSuffix(msg, ": "+c.Error()) {
+			return &wrappedRecorded{msg: msg, cause: c}
+		}
 	}
 	return errors.New(msg)
 }
+
+type wrappedRecorded struct {
+	msg   string
+	cause error
+}
+
+func (e *wrappedRecorded) Error() string { return e.msg }
+func (e *wrappedRecorded) Unwrap() error { return e.cause }
 
 // ReplayRun re-runs a recording with a rule set, serving every clock reading and
 // effector result from it and calling no effector, and writes the new trace to sink.
@@ -526,4 +542,16 @@ func (r *Replay) applyReload(s *Session) {
 		}
 	}
 	s.tracer.emit(l.Kind, b)
+}
+
+// emitEpilogue writes the events the recorded host appended after the halt.
+func (r *Replay) emitEpilogue(s *Session) error {
+	for _, l := range r.rec.epilogue {
+		b, err := eventBody(l)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", r.rec.Name, l.Line, err)
+		}
+		s.tracer.emit(l.Kind, b)
+	}
+	return nil
 }

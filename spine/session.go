@@ -2,6 +2,8 @@ package spine
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"sync"
 	"time"
@@ -162,9 +164,41 @@ func (s *Session) objectiveRule() string {
 	return payloadString(f.Payload, 1)
 }
 
-// Emit writes a host event into the trace (for example a bus message). body must encode
-// as a JSON object.
-func (s *Session) Emit(kind string, body any) { s.tracer.emit(kind, body) }
+// Emit writes a host event into the trace. body must encode as a JSON object without the
+// keys seq, t and kind, which every event line starts with; a body that breaks this is
+// recorded as an emit_error event instead, so the trace stays readable.
+func (s *Session) Emit(kind string, body any) {
+	if err := checkHostBody(body); err != nil {
+		s.tracer.emit(EvEmitError, emitErrorBody{Kind: kind, Error: err.Error()})
+		return
+	}
+	s.tracer.emit(kind, body)
+}
+
+// EvEmitError records a host event that could not be written as given.
+const EvEmitError = "emit_error"
+
+type emitErrorBody struct {
+	Kind  string `json:"event_kind"`
+	Error string `json:"error"`
+}
+
+func checkHostBody(body any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return fmt.Errorf("the body does not encode as a JSON object")
+	}
+	for _, k := range []string{"seq", "t", "kind"} {
+		if _, ok := keys[k]; ok {
+			return fmt.Errorf("the body has the reserved key %q", k)
+		}
+	}
+	return nil
+}
 
 // Flush flushes the trace sink and returns the first trace error seen so far.
 func (s *Session) Flush() error {
