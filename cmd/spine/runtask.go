@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
@@ -51,12 +52,17 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	baseURL := fs.String("base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL or OpenAI)")
 	model := fs.String("model", "", "model for every role without one of its own (default: $SPINE_MODEL)")
 	configPath := fs.String("config", "", "YAML model configuration (base_url, api_key, model, tiers, roles)")
+	watch := fs.Bool("watch", false, "with --rules: reload the rule file when it changes, at the next cycle boundary")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
 	raw := strings.Join(fs.Args(), " ")
 	if strings.TrimSpace(raw) == "" {
 		fmt.Fprintln(io.err, `spine run: expected the task text, e.g. spine run "summarise the TODOs in this repository"`)
+		return exitUsage
+	}
+	if *watch && *rulesPath == "" {
+		fmt.Fprintln(io.err, "spine run: --watch needs --rules FILE (the shipped rules are built in; copy rules/ggs.yaml and edit the copy)")
 		return exitUsage
 	}
 	fail := func(format string, a ...any) int {
@@ -151,13 +157,24 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	if path == "" {
 		path = freshPath("spine-" + runID + ".trace.jsonl")
 	}
+	auditor, err := newLiveAudit(audit.DefaultConfig())
+	if err != nil {
+		return fail("%v", err)
+	}
 	file, err := spine.CreateFileSink(path)
 	if err != nil {
 		return fail("%v", err)
 	}
+	var sink spine.Sink = file
+	var watchOpts []spine.Option
+	if *watch {
+		sink = &reloadNotices{next: file, w: out}
+		watchOpts = append(watchOpts, spine.WithRuleSource(spine.NewFileRuleSource(*rulesPath, rs)))
+	}
+	engineOpts := append([]spine.Option{spine.WithTrace(sink), spine.WithClock(spine.SystemClock{}), spine.WithIDs(spine.RandomIDs{}), spine.WithRunID(runID)}, watchOpts...)
 	res, runErr := p.Run(ctx, roles.TaskOptions{
 		Rules:     rs,
-		Engine:    []spine.Option{spine.WithTrace(file), spine.WithClock(spine.SystemClock{}), spine.WithIDs(spine.RandomIDs{}), spine.WithRunID(runID)},
+		Engine:    append(engineOpts, auditor.options()...),
 		Meta:      runMeta(cfg, *workdir, *memDir),
 		GGS:       ggsOpts,
 		OnMessage: show.message,
@@ -168,6 +185,7 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	if spin != nil {
 		spin.Stop()
 	}
+	auditor.show(show)
 	return show.finish(io, res, runErr, path, p)
 }
 

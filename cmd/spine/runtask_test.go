@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentspine/spine/audit"
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/effectors/llm/llmtest"
+	"github.com/agentspine/spine/spine"
+)
+
+const runTestKey = "sk-run-test-4b1d9e"
+
+// modelRouter is one OpenAI-compatible endpoint that hands each request to the scripted
+// server of the model it names, so one `spine run` can script every role separately.
+func modelRouter(t *testing.T, byModel map[string]*llmtest.Server) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Model string `json:"model"`
+		}
+		_ = json.Unmarshal(body, &req)
+		target, ok := byModel[req.Model]
+		if !ok {
+			http.Error(w, "no script for model "+req.Model, http.StatusNotFound)
+			return
+		}
+		u, _ := url.Parse(target.URL())
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.URL.Path = u.Path + strings.TrimPrefix(r.URL.Path, "/v1")
+		httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host}).ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func textReply(v any) llmtest.Reply {
+	b, _ := json.Marshal(v)
+	return llmtest.Text(string(b))
+}
+
+// TestRunAcceptsOnFirstRound runs `spine run` end to end against scripted roles over
+// HTTP: the task is accepted, the trace replays byte for byte, the live Auditor finds
+// nothing, and the key is nowhere in the trace.
+func TestRunAcceptsOnFirstRound(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "work", "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "work", "config", "app.yaml"), []byte("port: 8080\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	criterion, task := "the port is read from config/app.yaml", "the answer names the port"
+	servers := map[string]*llmtest.Server{}
+	for _, m := range []string{"m-r1", "m-r2", "m-r3", "m-r4a", "m-r4b"} {
+		servers[m] = llmtest.NewServer(t)
+	}
+	servers["m-r1"].Push(textReply(map[string]any{"intent": "Report the port the app listens on",
+		"constraints": map[string]any{"scope": nil, "deadline": nil}, "questions": []string{}}))
+	servers["m-r2"].Push(textReply(map[string]any{"task_criteria": []string{task}, "subtasks": []map[string]any{{
+		"intent": "Read config/app.yaml and report its port", "success_criteria": []string{criterion}, "context": "",
+		"sequence": 1, "tools": []string{"read_file"}, "targets": []string{"config/app.yaml"}}}}))
+	servers["m-r3"].Push(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"config/app.yaml"}`}}},
+		textReply(map[string]any{"status": "completed", "output": "port: 8080"}))
+	servers["m-r4a"].Push(textReply(map[string]any{"what_to_do": "", "verdicts": []map[string]any{
+		{"criterion": criterion, "verdict": "pass", "failure_class": nil, "evidence": "port: 8080"}}}))
+	servers["m-r4b"].Push(textReply(map[string]any{"summary": "The app listens on port 8080", "merged": "8080",
+		"verdicts": []map[string]any{{"criterion": task, "verdict": "pass", "failure_class": nil, "evidence": "8080"}}}))
+	router := modelRouter(t, servers)
+
+	cfg := filepath.Join(dir, "models.yaml")
+	if err := os.WriteFile(cfg, []byte(`base_url: `+router.URL+`/v1
+model: m-r3
+roles:
+  R1: {model: m-r1, tier: 1}
+  R2: {model: m-r2, tier: 2}
+  R3: {model: m-r3, tier: 1}
+  R4a: {model: m-r4a, tier: 1}
+  R4b: {model: m-r4b, tier: 2}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OPENAI_API_KEY", runTestKey)
+	trace := filepath.Join(dir, "run.trace.jsonl")
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), []string{"run", "--config", cfg, "--workdir", filepath.Join(dir, "work"),
+		"--trace", trace, "What port does the app use?"}, strings.NewReader(""), &out, &errOut)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	for _, want := range []string{"R7   → User FinalResult", "→ accept ✅", "trace written to " + trace} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "AuditReport") {
+		t.Errorf("the live Auditor reported findings on a clean run:\n%s", out.String())
+	}
+	for m, s := range servers {
+		if n := s.Pending(); n != 0 {
+			t.Errorf("%s: %d scripted replies unused", m, n)
+		}
+	}
+	recorded, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(recorded, []byte(runTestKey)) {
+		t.Error("the API key is in the trace")
+	}
+	out.Reset()
+	if code := Run(context.Background(), []string{"replay", "--check", trace}, nil, &out, &errOut); code != exitOK {
+		t.Fatalf("replay --check: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+}
+
+// TestLiveAuditWritesFindingsAfterTheHalt drives the journal tap directly: a ReplanRequest
+// sent to R2 instead of R7 is a boundary violation, reported after the run's halt, and the
+// trace with the finding replays byte for byte.
+func TestLiveAuditWritesFindingsAfterTheHalt(t *testing.T) {
+	la, err := newLiveAudit(audit.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := spine.LoadRulesFile(writeRules(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &spine.MemorySink{}
+	eff := misroutingEffector{}
+	if _, err := spine.NewEngine(rs, eff, append(la.options(), spine.WithTrace(sink))...).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	trace := sink.Bytes()
+	lines := strings.Split(strings.TrimSpace(string(trace)), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, `"kind":"audit","finding":{"kind":"boundary_violation","severity":"error"`) ||
+		!strings.Contains(lines[len(lines)-2], `"kind":"halt"`) {
+		t.Fatalf("no finding after the halt:\n%s", strings.Join(lines[len(lines)-2:], "\n"))
+	}
+	var out, errOut bytes.Buffer
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, trace, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := Run(context.Background(), []string{"replay", "--check", path}, nil, &out, &errOut); code != exitOK {
+		t.Fatalf("replay --check: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+}
+
+// writeRules writes a two-rule set that chooses go, then done, in the first iteration.
+func writeRules(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "r.yaml")
+	src := "name: r\nobjectives: [{name: go}, {name: done, terminal: success}]\nrules:\n" +
+		"  - {name: start, salience: 1, when: 'state.iteration == 1 && objective == nil', then: {objective: go}}\n" +
+		"  - {name: stop, salience: 2, when: 'state.iteration == 1 && objective != nil', then: {objective: done}}\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// misroutingEffector journals a ReplanRequest from R4b straight to R2.
+type misroutingEffector struct{}
+
+func (misroutingEffector) Mint(ctx context.Context, r spine.MintRequest) (spine.Construct, error) {
+	spine.JournalFrom(ctx).Message(spine.Message{From: "R4b", To: "R2", Type: contract.TypeReplanRequest, TaskID: "t1",
+		Payload: &contract.ReplanRequest{TaskID: "t1", Recommendation: "replan"}})
+	return spine.Construct{ID: "c"}, nil
+}
+
+func (misroutingEffector) Gate(ctx context.Context, r spine.GateRequest) (spine.Signals, error) {
+	return spine.Signals{}, nil
+}
