@@ -1,0 +1,100 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+)
+
+// The shipped GGS rules reproduce seed 000's decision table: the six macro-states, all
+// 24 cells, Law 2 and the overrides around them, with no gap and no overlap.
+func TestGGSReproducesTheSeedTable(t *testing.T) {
+	rep := analyze(t, shipped(t, "ggs.yaml"), ggsOptions(t))
+	if g := rep.Gaps(); len(g) != 0 {
+		t.Errorf("gaps: %d, first %s", len(g), g[0].Condition())
+	}
+	if o := rep.Overlaps(); len(o) != 0 {
+		t.Errorf("overlaps: %d, first %s", len(o), o[0].Condition())
+	}
+	if u := rep.Undecided(); len(u) != 0 {
+		t.Errorf("undecided: %d", len(u))
+	}
+	if len(rep.Warnings) != 0 {
+		t.Errorf("warnings: %v", rep.Warnings)
+	}
+	if len(rep.Cells) != 33 {
+		t.Fatalf("%d cells, want 6 macro-states + 24 cells + 3 overrides", len(rep.Cells))
+	}
+	for _, c := range rep.Cells {
+		if !c.OK() {
+			t.Errorf("cell %s / %s fails: %+v", c.Table, c.Cell, c.Failures)
+		}
+		if c.Regions == 0 {
+			t.Errorf("cell %s checked nothing", c.Cell)
+		}
+	}
+	// Each rule wins exactly its macro-state: one region each.
+	for _, rr := range rep.Rules {
+		if rr.Status != RuleFires || len(rr.Wins) != 1 {
+			t.Errorf("rule %s: status %s, wins %v", rr.Name, rr.Status, rr.Wins)
+		}
+	}
+	golden(t, "ggs.analysis.golden", reportText(t, rep))
+}
+
+func TestHarnessAnalysis(t *testing.T) {
+	rep := analyze(t, shipped(t, "harness.yaml"), Options{})
+	if len(rep.Gaps()) != 0 || len(rep.Overlaps()) != 0 || len(rep.Undecided()) != 0 {
+		t.Errorf("gaps %d, overlaps %d, undecided %d", len(rep.Gaps()), len(rep.Overlaps()), len(rep.Undecided()))
+	}
+	golden(t, "harness.analysis.golden", reportText(t, rep))
+}
+
+// Without domains, a kind the rules test for nil may be absent: the shipped GGS rules then
+// have a gap (no signals yet), which the witness shows.
+func TestGGSWithoutDomainsHasAbsentSignalsGap(t *testing.T) {
+	rep := analyze(t, shipped(t, "ggs.yaml"), Options{})
+	var conds []string
+	for _, g := range rep.Gaps() {
+		conds = append(conds, g.Condition()+" | "+g.Witness.String())
+	}
+	want := []string{
+		// round is an int without bounds: a negative round is a gap too.
+		"signals != nil && signals.round < 0 | signals{round: -1, D: 0, P: 0, omega: 0, beta_eff: 0, L: 0, grad: 0, worsening: 0, replans: 0, all_matched: false}",
+		"signals == nil | signals absent",
+	}
+	if strings.Join(conds, "\n") != strings.Join(want, "\n") {
+		t.Errorf("gaps:\n%s\nwant:\n%s", strings.Join(conds, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The lint rule set has one of each finding; the golden file holds the exact texts.
+func TestWarnings(t *testing.T) {
+	rs := loadRules(t, "lint.yaml", lintRules)
+	rep := analyze(t, rs, Options{})
+	var codes []string
+	for _, w := range rep.Warnings {
+		codes = append(codes, w.Code)
+	}
+	want := []string{WarnUnusedParam, WarnShadowed, WarnUnsatisfiable, WarnNotAnalysable}
+	for _, c := range want {
+		if !strings.Contains(strings.Join(codes, " "), c) {
+			t.Errorf("no %s warning in %v", c, codes)
+		}
+	}
+	golden(t, "lint.analysis.golden", reportText(t, rep))
+}
+
+const lintRules = `
+params: {low: 0.2, high: 0.8, unused: 3, mode: fast}
+facts:
+  s:
+    fields: {x: float, y: float, n: int, ok: bool, name: string, tags: strings}
+objectives: [{name: a}, {name: b}, {name: c}, {name: d, terminal: success}]
+rules:
+  - {name: big, salience: 90, when: 's != nil && s.x > params.low', then: {objective: a}}
+  - {name: bigger, salience: 80, when: 's != nil && s.x > params.high', then: {objective: b}}
+  - {name: never, salience: 70, when: 's != nil && s.x > params.high && s.x < params.low', then: {objective: c}}
+  - {name: tags, salience: 60, when: 's != nil && len(s.tags) > 2', then: {objective: c}}
+  - {name: twin1, salience: 50, when: 's != nil && s.ok', then: {objective: c}}
+  - {name: twin2, salience: 50, when: 's != nil && s.name == params.mode', then: {objective: d}}
+`

@@ -1,0 +1,18 @@
+// Package analysis checks rule files beyond what loading them proves: static warnings
+// (params no rule reads, rules that can never fire, conditions that are never true), a
+// completeness and overlap analysis of a rule set over declared signal domains, and the
+// what-if re-decision of recorded traces with edited rules.
+//
+// The completeness analysis partitions the signal space by every threshold the rules'
+// conditions compare against and decides, region by region, which rule wins: regions where
+// no rule fires are gaps, regions where rules of equal salience and specificity both fire
+// are overlaps. Every region's witness input is evaluated by a spine.Session, so a claim
+// the engine disagrees with is an error, never a finding. Conditions the analysis cannot
+// model (calls, lists, arithmetic on fields) are reported as not analysable, never
+// assumed true or false.
+//
+// The package owns the analysis and its text reports. It must not change a rule set, call
+// an effector or write a trace: what-if replay evaluates rules on recorded facts in
+// throwaway sessions whose traces are discarded. It reads no clock and no random source,
+// and sorts everything it prints.
+package analysis

@@ -1,0 +1,85 @@
+package analysis
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentspine/spine/rules"
+	"github.com/agentspine/spine/spine"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/name, or rewrites the file with -rewrite.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *rewrite {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -rewrite to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -rewrite updates it)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func shipped(t testing.TB, name string) *spine.RuleSet {
+	t.Helper()
+	rs, err := spine.LoadRulesFS(rules.FS, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+func loadRules(t testing.TB, name, src string) *spine.RuleSet {
+	t.Helper()
+	rs, err := spine.LoadRules(name, []byte(src))
+	if err != nil {
+		t.Fatalf("loading %s: %v", name, err)
+	}
+	return rs
+}
+
+func ggsOptions(t testing.TB) Options {
+	t.Helper()
+	d, err := LoadDomainsFile("testdata/ggs.domains.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := LoadExpectationsFile("testdata/ggs.cells.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{Domains: d, Expect: x, HostParams: []string{"alpha", "beta", "lambda", "w1", "w2", "time_budget_ms", "max_replans"}}
+}
+
+func analyze(t testing.TB, rs *spine.RuleSet, opt Options) *Report {
+	t.Helper()
+	rep, err := Analyze(rs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func reportText(t testing.TB, rep *Report) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range rep.Warnings {
+		b.WriteString(w.String() + "\n")
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,225 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentspine/spine/rules"
+	"github.com/agentspine/spine/spine"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
+	"gopkg.in/yaml.v3"
+)
+
+// Every mutant of the shipped GGS rules — a rule deleted, a conjunct dropped, a comparison
+// made strict or loose, a rule demoted below all others — must be caught by the analysis
+// (a gap, an overlap or a changed cell of the seed's table) unless the engine itself
+// decides exactly as the shipped rules on every elementary cell. Deleting a rule must
+// always be caught. testdata/mutants.golden lists each mutant and what caught it.
+func TestGGSMutants(t *testing.T) {
+	src, err := rules.FS.ReadFile("ggs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := ggsOptions(t)
+	orig, _, err := analyzeWith(shipped(t, "ggs.yaml"), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	caught, equivalent := 0, 0
+	for _, m := range ggsMutants(t, src) {
+		rs, err := spine.LoadRules("mutant.yaml", m.src)
+		if err != nil {
+			t.Fatalf("%s: mutant does not load: %v", m.name, err)
+		}
+		rep, err := Analyze(rs, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+		finding := firstFinding(rep)
+		switch {
+		case finding != "":
+			caught++
+		case m.kind == "delete":
+			t.Errorf("%s: deleting a rule went unnoticed", m.name)
+		default:
+			if diff := engineDiff(t, orig, rs); diff != "" {
+				t.Errorf("%s: the analysis reports nothing, but the engine decides differently: %s", m.name, diff)
+				continue
+			}
+			equivalent++
+			finding = "equivalent: the engine decides as the shipped rules on every elementary cell"
+		}
+		fmt.Fprintf(&out, "%s\n    %s\n", m.name, finding)
+	}
+	fmt.Fprintf(&out, "%d mutants: %d caught, %d equivalent\n", caught+equivalent, caught, equivalent)
+	golden(t, "mutants.golden", out.Bytes())
+}
+
+type mutant struct {
+	name, kind string
+	src        []byte
+}
+
+// ggsMutants edits the YAML tree of the rule file, so every mutant is the shipped file
+// with one change.
+func ggsMutants(t *testing.T, src []byte) []mutant {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	root := doc.Content[0]
+	var rulesNode *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "rules" {
+			rulesNode = root.Content[i+1]
+		}
+	}
+	field := func(rule *yaml.Node, key string) *yaml.Node {
+		for i := 0; i+1 < len(rule.Content); i += 2 {
+			if rule.Content[i].Value == key {
+				return rule.Content[i+1]
+			}
+		}
+		t.Fatalf("rule without %s", key)
+		return nil
+	}
+	encode := func() []byte {
+		b, err := yaml.Marshal(&doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var out []mutant
+	items := rulesNode.Content
+	for i, rule := range items {
+		name := field(rule, "name").Value
+		rulesNode.Content = append(append([]*yaml.Node(nil), items[:i]...), items[i+1:]...)
+		out = append(out, mutant{name: "delete " + name, kind: "delete", src: encode()})
+		rulesNode.Content = items
+
+		sal := field(rule, "salience")
+		old := sal.Value
+		sal.Value = "0"
+		out = append(out, mutant{name: "demote " + name + " to salience 0", kind: "demote", src: encode()})
+		sal.Value = old
+
+		when := field(rule, "when")
+		orig := when.Value
+		for _, w := range whenMutants(t, orig) {
+			when.Value = w.src
+			out = append(out, mutant{name: w.name + " in " + name, kind: w.kind, src: encode()})
+		}
+		when.Value = orig
+	}
+	return out
+}
+
+type whenMutant struct{ name, kind, src string }
+
+// whenMutants drops each top-level conjunct and flips the strictness of each comparison.
+func whenMutants(t *testing.T, src string) []whenMutant {
+	tree, err := parser.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conj []ast.Node
+	var flat func(n ast.Node)
+	flat = func(n ast.Node) {
+		if b, ok := n.(*ast.BinaryNode); ok && b.Operator == "&&" {
+			flat(b.Left)
+			flat(b.Right)
+			return
+		}
+		conj = append(conj, n)
+	}
+	flat(tree.Node)
+	var out []whenMutant
+	if len(conj) > 1 {
+		for i := range conj {
+			var keep []string
+			for j, c := range conj {
+				if j != i {
+					keep = append(keep, c.String())
+				}
+			}
+			out = append(out, whenMutant{name: "drop `" + conj[i].String() + "`", kind: "drop", src: strings.Join(keep, " && ")})
+		}
+	}
+	flipped := map[string]string{"<": "<=", "<=": "<", ">": ">=", ">=": ">"}
+	var cmps []*ast.BinaryNode
+	ast.Find(tree.Node, func(n ast.Node) bool {
+		if b, ok := n.(*ast.BinaryNode); ok && flipped[b.Operator] != "" {
+			cmps = append(cmps, b)
+		}
+		return false
+	})
+	for _, b := range cmps {
+		old := b.Operator
+		before := b.String()
+		b.Operator = flipped[old]
+		out = append(out, whenMutant{name: "`" + before + "` → `" + b.String() + "`", kind: "flip", src: tree.Node.String()})
+		b.Operator = old
+	}
+	return out
+}
+
+func firstFinding(rep *Report) string {
+	if g := rep.Gaps(); len(g) > 0 {
+		return "gap where " + g[0].Condition()
+	}
+	if o := rep.Overlaps(); len(o) > 0 {
+		return "overlap of " + strings.Join(o[0].Rules, " and ") + " where " + o[0].Condition()
+	}
+	for _, c := range rep.Cells {
+		if c.Empty {
+			return "cell " + strings.TrimSpace(c.Cell) + " is empty"
+		}
+		if len(c.Failures) > 0 {
+			f := c.Failures[0]
+			return fmt.Sprintf("cell %q (%s): %s where %s", strings.TrimSpace(c.Cell), c.Expected, f.Got, f.Condition)
+		}
+	}
+	return ""
+}
+
+// engineDiff compares the objectives two rule sets pick on every elementary cell of the
+// original's partition (the mutants compare against the same thresholds).
+func engineDiff(t *testing.T, orig *analyzer, mutant *spine.RuleSet) string {
+	t.Helper()
+	sp := orig.sp
+	total := 1
+	for _, v := range sp.vars {
+		total *= len(v.pieces)
+	}
+	objective := func(rs *spine.RuleSet, w Witness) string {
+		res, err := runWitness(rs, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := ruleNamed(rs, res.Fired); r != nil {
+			return r.Then.Objective
+		}
+		return ""
+	}
+	idx := make([]int, len(sp.vars))
+	for n := 0; n < total; n++ {
+		rest := n
+		r := make(region, len(sp.vars))
+		for i, v := range sp.vars {
+			idx[i] = rest % len(v.pieces)
+			rest /= len(v.pieces)
+			r[i] = make([]bool, len(v.pieces))
+			r[i][idx[i]] = true
+		}
+		w := sp.witness(r)
+		if a, b := objective(orig.rs, w), objective(mutant, w); a != b {
+			return fmt.Sprintf("at %s: %q against %q", w, a, b)
+		}
+	}
+	return ""
+}

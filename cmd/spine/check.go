@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentspine/spine/analysis"
+	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/spine"
+)
+
+func init() {
+	register(&command{
+		name:    "check",
+		summary: "check rule files: every load error, unused params, rules that never fire; --analyze for gaps and overlaps",
+		usage:   "[--analyze] [--strict] [--domains FILE] [--expect FILE] [--host-params NAMES] FILE...",
+		run:     runCheck,
+	})
+}
+
+// hostParams are the params a built-in host reads from the rule set it is given, by rule
+// set name: they need no rule to read them.
+var hostParams = map[string][]string{"ggs": ggs.ParamNames}
+
+type checkFlags struct {
+	analyze, strict bool
+	domains, expect string
+	hostParams      []string
+}
+
+func runCheck(ctx context.Context, io stdio, args []string) int {
+	c := commands["check"]
+	fs := newFlags(c, io)
+	var f checkFlags
+	fs.BoolVar(&f.analyze, "analyze", false, "partition the signal space and report gaps, overlaps and the regions each rule wins")
+	fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings (and, with --analyze, on gaps, overlaps and undecided regions)")
+	fs.StringVar(&f.domains, "domains", "", "signal domains (default: <rulefile>.domains.yaml next to the rule file, if present)")
+	fs.StringVar(&f.expect, "expect", "", "decision table the rules must reproduce (implies --analyze)")
+	host := fs.String("host-params", "", "comma-separated params the host program reads, not reported as unused")
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(io.err, "spine check: expected rule files")
+		return exitUsage
+	}
+	if (f.domains != "" || f.expect != "") && fs.NArg() > 1 {
+		fmt.Fprintln(io.err, "spine check: --domains and --expect take one rule file")
+		return exitUsage
+	}
+	if f.expect != "" {
+		f.analyze = true
+	}
+	for _, p := range strings.Split(*host, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			f.hostParams = append(f.hostParams, p)
+		}
+	}
+	code := exitOK
+	for _, path := range fs.Args() {
+		code = max(code, checkFile(io, path, f))
+	}
+	return code
+}
+
+func checkFile(io stdio, path string, f checkFlags) int {
+	rs, err := spine.LoadRulesFile(path)
+	if err != nil {
+		var les spine.LoadErrors
+		if errors.As(err, &les) {
+			for _, e := range les {
+				fmt.Fprintln(io.out, e.Error())
+			}
+			fmt.Fprintf(io.out, "%s: %s\n", path, countOf(len(les), "error"))
+		} else {
+			fmt.Fprintf(io.out, "%s: %v\n", path, err)
+		}
+		return exitFail
+	}
+	opt := analysis.Options{HostParams: append(append([]string(nil), f.hostParams...), hostParams[rs.Name()]...)}
+	domainsPath := f.domains
+	if domainsPath == "" {
+		if p := sidecar(path); p != "" {
+			domainsPath = p
+		}
+	}
+	if domainsPath != "" {
+		if opt.Domains, err = analysis.LoadDomainsFile(domainsPath); err != nil {
+			fmt.Fprintln(io.out, err)
+			return exitFail
+		}
+	}
+	if f.expect != "" {
+		if opt.Expect, err = analysis.LoadExpectationsFile(f.expect); err != nil {
+			fmt.Fprintln(io.out, err)
+			return exitFail
+		}
+	}
+	rep, err := analysis.Analyze(rs, opt)
+	if err != nil {
+		var fe analysis.FileErrors
+		if errors.As(err, &fe) { // a domains or expectations file: it names itself
+			fmt.Fprintln(io.out, err)
+		} else {
+			fmt.Fprintf(io.out, "%s: %v\n", path, err)
+		}
+		return exitFail
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintln(io.out, w)
+	}
+	findings := len(rep.Warnings)
+	code := exitOK
+	if f.analyze {
+		if err := rep.WriteText(io.out); err != nil {
+			fmt.Fprintf(io.err, "spine check: %v\n", err)
+			return exitFail
+		}
+		findings += len(rep.Gaps()) + len(rep.Overlaps()) + len(rep.Undecided())
+		for _, c := range rep.Cells {
+			if !c.OK() {
+				code = exitFail
+			}
+		}
+	}
+	fmt.Fprintf(io.out, "%s: %s\n", path, checkSummary(rs, rep, f.analyze))
+	if findings > 0 && f.strict {
+		code = exitFail
+	}
+	return code
+}
+
+// sidecar is the domains file next to a rule file (ggs.yaml → ggs.domains.yaml), or "".
+func sidecar(path string) string {
+	ext := filepath.Ext(path)
+	p := strings.TrimSuffix(path, ext) + ".domains" + ext
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return ""
+}
+
+func checkSummary(rs *spine.RuleSet, rep *analysis.Report, analyze bool) string {
+	s := fmt.Sprintf("%s, %s", countOf(len(rs.Rules()), "rule"), countOf(len(rs.Params()), "param"))
+	s += ", " + countOf(len(rep.Warnings), "warning")
+	if analyze {
+		s += fmt.Sprintf(", %s, %s", countOf(len(rep.Gaps()), "gap"), countOf(len(rep.Overlaps()), "overlap"))
+		if n := len(rep.Undecided()); n > 0 {
+			s += ", " + countOf(n, "undecided region")
+		}
+		if len(rep.Cells) > 0 {
+			ok := 0
+			for _, c := range rep.Cells {
+				if c.OK() {
+					ok++
+				}
+			}
+			s += fmt.Sprintf(", %d of %d expected cells hold", ok, len(rep.Cells))
+		}
+	}
+	return s
+}
+
+func countOf(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentspine/spine/analysis"
+	"github.com/agentspine/spine/spine"
+)
+
+func init() {
+	register(&command{
+		name:    "what-if",
+		summary: "re-decide every recorded cycle of traces with edited rules and show where decisions change",
+		usage:   "--rules EDITED.yaml [--all] TRACE|DIR...",
+		run:     runWhatIf,
+	})
+}
+
+func runWhatIf(ctx context.Context, io stdio, args []string) int {
+	c := commands["what-if"]
+	fs := newFlags(c, io)
+	rulesPath := fs.String("rules", "", "the edited rule file to decide with (required)")
+	all := fs.Bool("all", false, "list every decision, not only the changed ones")
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	paths, err := traceArgs(fs.Args())
+	if err != nil {
+		fmt.Fprintf(io.err, "spine what-if: %v\n", err)
+		return exitUsage
+	}
+	return whatIfTraces(io, *rulesPath, paths, *all)
+}
+
+// whatIfTraces re-decides each trace with the rule file at rulesPath and prints the
+// changed decisions. It calls no effector and writes no trace; `spine replay --what-if`
+// comes here too.
+func whatIfTraces(io stdio, rulesPath string, paths []string, all bool) int {
+	if rulesPath == "" {
+		fmt.Fprintln(io.err, "spine what-if: --rules EDITED.yaml is required")
+		return exitUsage
+	}
+	edited, err := spine.LoadRulesFile(rulesPath)
+	if err != nil {
+		fmt.Fprintf(io.err, "spine what-if: %v\n", err)
+		return exitFail
+	}
+	code, changed, traces := exitOK, 0, 0
+	for _, p := range paths {
+		rec, err := spine.ReadRecording(p)
+		if err != nil {
+			fmt.Fprintf(io.out, "%s: %v\n", p, err)
+			code = exitFail
+			continue
+		}
+		res, err := analysis.WhatIf(rec, edited)
+		if err != nil {
+			fmt.Fprintf(io.out, "%s: %v\n", p, err)
+			code = exitFail
+			continue
+		}
+		if err := res.WriteText(io.out, all); err != nil {
+			fmt.Fprintf(io.err, "spine what-if: %v\n", err)
+			return exitFail
+		}
+		if n := len(res.Changes()); n > 0 {
+			changed += n
+			traces++
+		}
+	}
+	if len(paths) > 1 {
+		fmt.Fprintf(io.out, "%s: %s changed in %s\n", countOf(len(paths), "trace"), countOf(changed, "decision"), countOf(traces, "trace"))
+	}
+	return code
+}
