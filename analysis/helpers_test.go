@@ -56,7 +56,7 @@ func ggsOptions(t testing.TB) Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := LoadExpectationsFile("testdata/ggs.cells.yaml")
+	x, err := LoadExpectationsFile("../rules/expect/ggs.cells.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,7 +107,7 @@ func (l *loader) load(src []byte) *RuleSet {
 	}
 	b := newBuilder()
 	var rulesNode *yaml.Node
-	keys := l.fields(root, "rule file", []string{"version", "name", "description", "params", "facts", "objectives", "rules"}, []string{"rules"})
+	keys := l.fields(root, "rule file", []string{"version", "name", "description", "params", "facts", "objectives", "domains", "rules"}, []string{"rules"})
 	if n := keys["version"]; n != nil {
 		if v, ok := l.intScalar(n, "version"); ok && v != 1 {
 			l.errNode(n, "unsupported version %d: this build reads version 1", v)
@@ -130,6 +130,13 @@ func (l *loader) load(src []byte) *RuleSet {
 	}
 	rulesNode = keys["rules"]
 	rs := b.finish()
+	if n := keys["domains"]; n != nil {
+		if n.Kind != yaml.MappingNode {
+			l.errNode(n, "domains: expected a mapping of signal: domain, got %s", describe(n))
+		} else {
+			rs.domains = l.nodeSource(n)
+		}
+	}
 	if rulesNode != nil {
 		l.loadRules(rs, rulesNode)
 	}
@@ -422,4 +429,36 @@ func firstCol(lines []string, line int) int {
 	}
 	s := lines[line-1]
 	return len(s) - len(strings.TrimLeft(s, " \t")) + 1
+}
+
+// nodeSource returns the text of n as a YAML document whose lines and columns are those
+// of the rule file: lines before n are blank, and so is what precedes n on its own line.
+func (l *loader) nodeSource(n *yaml.Node) []byte {
+	last := lastLine(n)
+	var b strings.Builder
+	for i := 1; i <= last && i <= len(l.lines); i++ {
+		switch {
+		case i < n.Line:
+		case i == n.Line:
+			line := []rune(l.lines[i-1])
+			if c := n.Column - 1; c <= len(line) {
+				b.WriteString(strings.Repeat(" ", c))
+				b.WriteString(string(line[c:]))
+			}
+		default:
+			b.WriteString(l.lines[i-1])
+		}
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
+}
+
+func lastLine(n *yaml.Node) int {
+	last := n.Line
+	for _, c := range n.Content {
+		if l := lastLine(c); l > last {
+			last = l
+		}
+	}
+	return last
 }

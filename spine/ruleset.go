@@ -85,6 +85,7 @@ type RuleSet struct {
 	objectiveByName map[string]*Objective
 
 	rules   []*Rule
+	domains []byte  // the file's domains: mapping, as a YAML document at its own positions
 	order   []*Rule // static agenda order: salience ↓, specificity ↓, name ↑
 	envType reflect.Type
 }
@@ -100,6 +101,11 @@ func (rs *RuleSet) Path() string { return rs.path }
 
 // Hash is "sha256:" and the hex digest of the rule file's bytes.
 func (rs *RuleSet) Hash() string { return rs.hash }
+
+// DomainsSource returns the rule file's `domains:` mapping as a YAML document whose
+// lines and columns are those of the rule file, and false when the file declares none.
+// Package analysis reads it; the engine does not use it.
+func (rs *RuleSet) DomainsSource() ([]byte, bool) { return rs.domains, rs.domains != nil }
 
 // Rules returns the rules in file order. The returned rules must not be modified.
 func (rs *RuleSet) Rules() []*Rule { return rs.rules }

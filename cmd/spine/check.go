@@ -38,7 +38,7 @@ func runCheck(ctx context.Context, io stdio, args []string) int {
 	var f checkFlags
 	fs.BoolVar(&f.analyze, "analyze", false, "partition the signal space and report gaps, overlaps and the regions each rule wins")
 	fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings (and, with --analyze, on gaps, overlaps and undecided regions)")
-	fs.StringVar(&f.domains, "domains", "", "signal domains (default: <rulefile>.domains.yaml next to the rule file, if present)")
+	fs.StringVar(&f.domains, "domains", "", "signal domains file (default: the rule file's domains: key, else <rulefile>.domains.yaml next to it)")
 	fs.StringVar(&f.expect, "expect", "", "decision table the rules must reproduce (implies --analyze)")
 	host := fs.String("host-params", "", "comma-separated params the host program reads, not reported as unused")
 	if code, done := parseFlags(fs, args); done {
@@ -82,14 +82,20 @@ func checkFile(io stdio, path string, f checkFlags) int {
 		return exitFail
 	}
 	opt := analysis.Options{HostParams: append(append([]string(nil), f.hostParams...), hostParams[rs.Name()]...)}
+	// Domains: --domains, else the rule file's own domains: key, else a sidecar file.
 	domainsPath := f.domains
-	if domainsPath == "" {
-		if p := sidecar(path); p != "" {
-			domainsPath = p
-		}
+	src, inFile := rs.DomainsSource()
+	if domainsPath == "" && !inFile {
+		domainsPath = sidecar(path)
 	}
-	if domainsPath != "" {
+	switch {
+	case domainsPath != "":
 		if opt.Domains, err = analysis.LoadDomainsFile(domainsPath); err != nil {
+			fmt.Fprintln(io.out, err)
+			return exitFail
+		}
+	case inFile:
+		if opt.Domains, err = analysis.ParseDomains(path, src); err != nil {
 			fmt.Fprintln(io.out, err)
 			return exitFail
 		}

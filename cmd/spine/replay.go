@@ -20,7 +20,7 @@ func init() {
 	register(&command{
 		name:    "replay",
 		summary: "re-run recorded traces from their recordings, calling no model, and check them",
-		usage:   "[--rules FILE] [--check] [--out FILE] [--jobs N] TRACE|DIR...",
+		usage:   "[--rules FILE [--what-if]] [--check] [--out FILE] [--jobs N] TRACE|DIR...",
 		run:     runReplay,
 	})
 }
@@ -43,6 +43,7 @@ func runReplay(ctx context.Context, io stdio, args []string) int {
 	check := fs.Bool("check", false, "compare the new trace with the recording; exit 1 at the first differing line")
 	out := fs.String("out", "", "write the new trace to this file (one trace only)")
 	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "traces replayed at once")
+	whatIf := fs.Bool("what-if", false, "with --rules: re-decide every recorded cycle with the edited rules and show the changed decisions; calls no effector")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
@@ -50,6 +51,9 @@ func runReplay(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		fmt.Fprintf(io.err, "spine replay: %v\n", err)
 		return exitUsage
+	}
+	if *whatIf {
+		return whatIfTraces(io, *rulesPath, paths, false)
 	}
 	if *out != "" && len(paths) != 1 {
 		fmt.Fprintln(io.err, "spine replay: --out takes one trace")
