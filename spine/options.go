@@ -17,6 +17,7 @@ type options struct {
 	ruleSource    RuleSource
 	journalTap    func(seq int64, kind string, body any)
 	epilogue      func(emit func(kind string, body any))
+	rulesPath     string // header path override, for replays of the same rules found elsewhere
 }
 
 func defaultOptions() options {

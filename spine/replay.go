@@ -503,7 +503,13 @@ func (e *wrappedRecorded) Unwrap() error { return e.cause }
 // another one the run may diverge, which is reported as a *DivergenceError.
 func ReplayRun(ctx context.Context, rec *Recording, rs *RuleSet, sink Sink) (Result, error) {
 	rp := NewReplay(rec)
-	eng := NewEngine(rs, nil, append(rp.Options(), WithTrace(sink))...)
+	opts := append(rp.Options(), WithTrace(sink))
+	if rs.Hash() == rec.Header.RulesHash() {
+		// The same rules, perhaps found under another name: the header names them as
+		// the recording did.
+		opts = append(opts, func(o *options) { o.rulesPath = rec.Header.RulesPath() })
+	}
+	eng := NewEngine(rs, nil, opts...)
 	if err := rp.Seed(eng.Session()); err != nil {
 		return Result{}, err
 	}

@@ -60,7 +60,7 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 	}
 	s.tracer.emit(EvHeader, header{
 		Format: TraceFormat, Run: o.runID,
-		Rules:  rulesRef{Name: rs.name, Path: rs.path, Hash: rs.hash},
+		Rules:  rulesRef{Name: rs.name, Path: headerPath(rs, o), Hash: rs.hash},
 		Params: rs.ParamMap(), Meta: o.meta,
 		Limits: limits{MaxIterations: o.maxIterations, MaxFirings: o.maxFirings},
 	})
@@ -285,4 +285,13 @@ func (s *Session) Cycle(ctx context.Context) (*CycleResult, error) {
 // payloadString reads string field i of a built-in fact's payload.
 func payloadString(p any, i int) string {
 	return reflect.ValueOf(p).Elem().Field(i).String()
+}
+
+// headerPath is the rule path the header names: the rule set's own, unless a replay of
+// the same rules (same hash) found them under another name.
+func headerPath(rs *RuleSet, o options) string {
+	if o.rulesPath != "" {
+		return o.rulesPath
+	}
+	return rs.path
 }
