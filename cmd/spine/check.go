@@ -75,7 +75,7 @@ func checkFile(io stdio, path string, f checkFlags) int {
 			for _, e := range les {
 				fmt.Fprintln(io.out, e.Error())
 			}
-			fmt.Fprintf(io.out, "%s: %s\n", path, countOf(len(les), "error"))
+			fmt.Fprintf(io.out, "%s: %s\n", path, plural(len(les), "error"))
 		} else {
 			fmt.Fprintf(io.out, "%s: %v\n", path, err)
 		}
@@ -151,12 +151,12 @@ func sidecar(path string) string {
 }
 
 func checkSummary(rs *spine.RuleSet, rep *analysis.Report, analyze bool) string {
-	s := fmt.Sprintf("%s, %s", countOf(len(rs.Rules()), "rule"), countOf(len(rs.Params()), "param"))
-	s += ", " + countOf(len(rep.Warnings), "warning")
+	s := fmt.Sprintf("%s, %s", plural(len(rs.Rules()), "rule"), plural(len(rs.Params()), "param"))
+	s += ", " + plural(len(rep.Warnings), "warning")
 	if analyze {
-		s += fmt.Sprintf(", %s, %s", countOf(len(rep.Gaps()), "gap"), countOf(len(rep.Overlaps()), "overlap"))
+		s += fmt.Sprintf(", %s, %s", plural(len(rep.Gaps()), "gap"), plural(len(rep.Overlaps()), "overlap"))
 		if n := len(rep.Undecided()); n > 0 {
-			s += ", " + countOf(n, "undecided region")
+			s += ", " + plural(n, "undecided region")
 		}
 		if len(rep.Cells) > 0 {
 			ok := 0
@@ -169,11 +169,4 @@ func checkSummary(rs *spine.RuleSet, rep *analysis.Report, analyze bool) string 
 		}
 	}
 	return s
-}
-
-func countOf(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

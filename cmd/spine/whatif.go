@@ -70,7 +70,7 @@ func whatIfTraces(io stdio, rulesPath string, paths []string, all bool) int {
 		}
 	}
 	if len(paths) > 1 {
-		fmt.Fprintf(io.out, "%s: %s changed in %s\n", countOf(len(paths), "trace"), countOf(changed, "decision"), countOf(traces, "trace"))
+		fmt.Fprintf(io.out, "%s: %s changed in %s\n", plural(len(paths), "trace"), plural(changed, "decision"), plural(traces, "trace"))
 	}
 	return code
 }
