@@ -1,7 +1,6 @@
 package spine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -39,21 +38,7 @@ func TestJournalTapAndEpilogue(t *testing.T) {
 		!strings.Contains(lines[len(lines)-1], `"kind":"emit_error","event_kind":"audit","error":"the body has the reserved key \"kind\""`) {
 		t.Fatalf("epilogue not after the halt:\n%s", strings.Join(lines[len(lines)-3:], "\n"))
 	}
-	tf, err := ReadTrace("t", bytes.NewReader(trace))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := NewRecording("t", tf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again := &MemorySink{}
-	if _, err := ReplayRun(context.Background(), rec, rs, again); err != nil {
-		t.Fatal(err)
-	}
-	if d := CompareTraces(trace, again.Bytes(), 0); d != nil {
-		t.Fatalf("replay differs: %s", d)
-	}
+	assertReplays(t, trace, rs)
 }
 
 func TestRecordedErrorKeepsContextErrors(t *testing.T) {

@@ -1,7 +1,6 @@
 package spine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -61,19 +60,5 @@ func TestFinisherIsCalledOnceAndReplayed(t *testing.T) {
 			t.Errorf("trace lacks %s", want)
 		}
 	}
-	tf, err := ReadTrace("t", bytes.NewReader(trace))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := NewRecording("t", tf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again := &MemorySink{}
-	if _, err := ReplayRun(context.Background(), rec, rs, again); err != nil {
-		t.Fatal(err)
-	}
-	if d := CompareTraces(trace, again.Bytes(), 0); d != nil {
-		t.Fatalf("replay with nested exchanges and a finish differs: %s", d)
-	}
+	assertReplays(t, trace, rs)
 }

@@ -1,7 +1,6 @@
 package spine
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -87,21 +86,7 @@ func TestHotReload(t *testing.T) {
 		t.Errorf("running rules %s, want the edited ones", got)
 	}
 	// The recording carries the edited source, so a replay applies the same edits.
-	tf, err := ReadTrace("t", bytes.NewReader(sink.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := NewRecording("t", tf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again := &MemorySink{}
-	if _, err := ReplayRun(context.Background(), rec, rs, again); err != nil {
-		t.Fatal(err)
-	}
-	if d := CompareTraces(sink.Bytes(), again.Bytes(), 0); d != nil {
-		t.Fatalf("replay of a reloading run differs: %s", d)
-	}
+	assertReplays(t, sink.Bytes(), rs)
 }
 
 func TestFailedReloadKeepsRunningRules(t *testing.T) {

@@ -154,3 +154,23 @@ func TestCompareTraces(t *testing.T) {
 		}
 	}
 }
+
+// assertReplays replays trace with rs and requires the same bytes.
+func assertReplays(t *testing.T, trace []byte, rs *RuleSet) {
+	t.Helper()
+	tf, err := ReadTrace("t", bytes.NewReader(trace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := NewRecording("t", tf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := &MemorySink{}
+	if _, err := ReplayRun(context.Background(), rec, rs, again); err != nil {
+		t.Fatal(err)
+	}
+	if d := CompareTraces(trace, again.Bytes(), 0); d != nil {
+		t.Fatalf("the replay differs: %s", d)
+	}
+}
