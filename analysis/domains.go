@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentspine/spine/internal/yamlnode"
 	"gopkg.in/yaml.v3"
 )
 
@@ -89,20 +90,20 @@ func ParseDomains(name string, src []byte) (d *Domains, err error) {
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return d, nil
 	}
-	root := resolveAlias(doc.Content[0])
+	root := yamlnode.Resolve(doc.Content[0])
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
 		return d, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		l.add(root.Line, root.Column, "expected a mapping of signal: domain, got %s", describeNode(root))
+		l.add(root.Line, root.Column, "expected a mapping of signal: domain, got %s", yamlnode.Describe(root))
 		return nil, l.err()
 	}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], resolveAlias(root.Content[i+1])
+		k, v := root.Content[i], yamlnode.Resolve(root.Content[i+1])
 		key := k.Value
 		if k.Kind != yaml.ScalarNode || !domainKeyRe.MatchString(key) {
-			l.add(k.Line, k.Column, "key %s: expected kind or kind.field (identifiers)", describeNode(k))
+			l.add(k.Line, k.Column, "key %s: expected kind or kind.field (identifiers)", yamlnode.Describe(k))
 			continue
 		}
 		if first, dup := seen[key]; dup {
@@ -143,7 +144,7 @@ func parsePresence(l *errList, e *Domain, v *yaml.Node) bool {
 			return true
 		}
 	}
-	l.add(v.Line, v.Column, "%s: expected present or optional, got %s", e.Key, describeNode(v))
+	l.add(v.Line, v.Column, "%s: expected present or optional, got %s", e.Key, yamlnode.Describe(v))
 	return false
 }
 
@@ -161,7 +162,7 @@ func parseFieldDomain(l *errList, e *Domain, v *yaml.Node) bool {
 	case yaml.MappingNode:
 		return parseRangeMap(l, e, v)
 	}
-	l.add(v.Line, v.Column, "%s: expected %s, got %s", e.Key, fieldDomainForms, describeNode(v))
+	l.add(v.Line, v.Column, "%s: expected %s, got %s", e.Key, fieldDomainForms, yamlnode.Describe(v))
 	return false
 }
 
@@ -175,9 +176,9 @@ func parseList(l *errList, e *Domain, v *yaml.Node, inValues bool) bool {
 	var nums []float64
 	var strs []string
 	for _, it := range v.Content {
-		it = resolveAlias(it)
+		it = yamlnode.Resolve(it)
 		if it.Kind != yaml.ScalarNode || it.Tag == "!!null" || it.Tag == "!!bool" {
-			l.add(it.Line, it.Column, "%s: expected numbers or strings in the list, got %s", e.Key, describeNode(it))
+			l.add(it.Line, it.Column, "%s: expected numbers or strings in the list, got %s", e.Key, yamlnode.Describe(it))
 			return false
 		}
 		if isNumberTag(it.Tag) {
@@ -239,7 +240,7 @@ func parseRangeMap(l *errList, e *Domain, v *yaml.Node) bool {
 	hasBound, ok := false, true
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], resolveAlias(v.Content[i+1])
+		k, val := v.Content[i], yamlnode.Resolve(v.Content[i+1])
 		if seen[k.Value] {
 			l.add(k.Line, k.Column, "%s: key %q is given twice", e.Key, k.Value)
 			ok = false
@@ -249,7 +250,7 @@ func parseRangeMap(l *errList, e *Domain, v *yaml.Node) bool {
 		switch k.Value {
 		case "min", "max":
 			if val.Kind != yaml.ScalarNode || !isNumberTag(val.Tag) {
-				l.add(val.Line, val.Column, "%s: %s: expected a number, got %s", e.Key, k.Value, describeNode(val))
+				l.add(val.Line, val.Column, "%s: %s: expected a number, got %s", e.Key, k.Value, yamlnode.Describe(val))
 				ok = false
 				continue
 			}
@@ -266,14 +267,14 @@ func parseRangeMap(l *errList, e *Domain, v *yaml.Node) bool {
 			}
 		case "integer":
 			if val.Kind != yaml.ScalarNode || val.Tag != "!!bool" {
-				l.add(val.Line, val.Column, "%s: integer: expected true or false, got %s", e.Key, describeNode(val))
+				l.add(val.Line, val.Column, "%s: integer: expected true or false, got %s", e.Key, yamlnode.Describe(val))
 				ok = false
 				continue
 			}
 			e.Integer = val.Value == "true" || val.Value == "True" || val.Value == "TRUE"
 		case "values":
 			if val.Kind != yaml.SequenceNode {
-				l.add(val.Line, val.Column, "%s: values: expected a list, got %s", e.Key, describeNode(val))
+				l.add(val.Line, val.Column, "%s: values: expected a list, got %s", e.Key, yamlnode.Describe(val))
 				ok = false
 				continue
 			}
@@ -331,34 +332,6 @@ func finiteNumber(l *errList, e *Domain, n *yaml.Node) (float64, bool) {
 const maxMagnitude = 1e15
 
 func isNumberTag(tag string) bool { return tag == "!!int" || tag == "!!float" }
-
-func resolveAlias(n *yaml.Node) *yaml.Node {
-	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth < 16; depth++ {
-		n = n.Alias
-	}
-	return n
-}
-
-// describeNode names a node for "expected X, got Y" messages.
-func describeNode(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.Tag {
-		case "!!null":
-			return "nothing"
-		case "!!int", "!!float":
-			return "the number " + n.Value
-		case "!!bool":
-			return "the bool " + n.Value
-		}
-		return strconv.Quote(n.Value)
-	}
-	return "an unexpected node"
-}
 
 var yamlLineRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 

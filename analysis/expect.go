@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentspine/spine/internal/yamlnode"
 	"github.com/agentspine/spine/spine"
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -94,19 +95,19 @@ func ParseExpectations(name string, src []byte) (x *Expectations, err error) {
 		l.add(1, 1, "empty expectations file: expected a mapping with tables")
 		return nil, l.err()
 	}
-	root := resolveAlias(doc.Content[0])
+	root := yamlnode.Resolve(doc.Content[0])
 	keys := mapping(l, root, "expectations file", []string{"tables"}, []string{"tables"})
 	if keys == nil {
 		return nil, l.err()
 	}
 	tables := keys["tables"]
 	if tables != nil && (tables.Kind != yaml.SequenceNode || len(tables.Content) == 0) {
-		l.add(tables.Line, tables.Column, "tables: expected a non-empty list of tables, got %s", describeNode(tables))
+		l.add(tables.Line, tables.Column, "tables: expected a non-empty list of tables, got %s", yamlnode.Describe(tables))
 		return nil, l.err()
 	}
 	if tables != nil {
 		for _, tn := range tables.Content {
-			tn = resolveAlias(tn)
+			tn = yamlnode.Resolve(tn)
 			tk := mapping(l, tn, "table", []string{"name", "given", "cells"}, []string{"name", "cells"})
 			if tk == nil {
 				continue
@@ -118,14 +119,14 @@ func ParseExpectations(name string, src []byte) (x *Expectations, err error) {
 			}
 			cells := tk["cells"]
 			if cells != nil && (cells.Kind != yaml.SequenceNode || len(cells.Content) == 0) {
-				l.add(cells.Line, cells.Column, "table %q: cells: expected a non-empty list, got %s", t.Name, describeNode(cells))
+				l.add(cells.Line, cells.Column, "table %q: cells: expected a non-empty list, got %s", t.Name, yamlnode.Describe(cells))
 				continue
 			}
 			if cells == nil {
 				continue
 			}
 			for _, cn := range cells.Content {
-				cn = resolveAlias(cn)
+				cn = yamlnode.Resolve(cn)
 				ck := mapping(l, cn, "cell", []string{"name", "when", "objective", "rule"}, []string{"name", "when"})
 				if ck == nil {
 					continue
@@ -158,12 +159,12 @@ func ParseExpectations(name string, src []byte) (x *Expectations, err error) {
 // is not a mapping.
 func mapping(l *errList, n *yaml.Node, what string, allowed, required []string) map[string]*yaml.Node {
 	if n.Kind != yaml.MappingNode {
-		l.add(n.Line, n.Column, "%s: expected a mapping, got %s", what, describeNode(n))
+		l.add(n.Line, n.Column, "%s: expected a mapping, got %s", what, yamlnode.Describe(n))
 		return nil
 	}
 	out := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolveAlias(n.Content[i+1])
+		k, v := n.Content[i], yamlnode.Resolve(n.Content[i+1])
 		known := false
 		for _, a := range allowed {
 			known = known || a == k.Value
@@ -190,7 +191,7 @@ func scalar(l *errList, n *yaml.Node, what string) (string, bool) {
 		return "", false
 	}
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" || n.Value == "" {
-		l.add(n.Line, n.Column, "%s: expected a non-empty string, got %s", what, describeNode(n))
+		l.add(n.Line, n.Column, "%s: expected a non-empty string, got %s", what, yamlnode.Describe(n))
 		return "", false
 	}
 	return n.Value, true

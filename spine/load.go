@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentspine/spine/internal/yamlnode"
 	"gopkg.in/yaml.v3"
 )
 
@@ -102,7 +103,7 @@ func (l *loader) load(src []byte) *RuleSet {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		l.errNode(root, "expected a mapping with params, facts, objectives and rules, got %s", describe(root))
+		l.errNode(root, "expected a mapping with params, facts, objectives and rules, got %s", yamlnode.Describe(root))
 		return nil
 	}
 	b := newBuilder()
@@ -132,7 +133,7 @@ func (l *loader) load(src []byte) *RuleSet {
 	rs := b.finish()
 	if n := keys["domains"]; n != nil {
 		if n.Kind != yaml.MappingNode {
-			l.errNode(n, "domains: expected a mapping of signal: domain, got %s", describe(n))
+			l.errNode(n, "domains: expected a mapping of signal: domain, got %s", yamlnode.Describe(n))
 		} else {
 			rs.domains = l.nodeSource(n)
 		}
@@ -153,7 +154,7 @@ func (l *loader) fields(n *yaml.Node, what string, allowed, required []string) m
 	}
 	line := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolve(n.Content[i+1])
+		k, v := n.Content[i], yamlnode.Resolve(n.Content[i+1])
 		if !ok[k.Value] {
 			l.errNode(k, "unknown key %q in %s (expected one of: %s)", k.Value, what, strings.Join(allowed, ", "))
 			continue
@@ -173,16 +174,9 @@ func (l *loader) fields(n *yaml.Node, what string, allowed, required []string) m
 	return out
 }
 
-func resolve(n *yaml.Node) *yaml.Node {
-	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth < 16; depth++ {
-		n = n.Alias
-	}
-	return n
-}
-
 func (l *loader) stringScalar(n *yaml.Node, what string) (string, bool) {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		l.errNode(n, "%s: expected a string, got %s", what, describe(n))
+		l.errNode(n, "%s: expected a string, got %s", what, yamlnode.Describe(n))
 		return "", false
 	}
 	return n.Value, true
@@ -190,7 +184,7 @@ func (l *loader) stringScalar(n *yaml.Node, what string) (string, bool) {
 
 func (l *loader) intScalar(n *yaml.Node, what string) (int, bool) {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		l.errNode(n, "%s: expected an integer, got %s", what, describe(n))
+		l.errNode(n, "%s: expected an integer, got %s", what, yamlnode.Describe(n))
 		return 0, false
 	}
 	v, err := strconv.Atoi(n.Value)
@@ -203,7 +197,7 @@ func (l *loader) intScalar(n *yaml.Node, what string) (int, bool) {
 
 func (l *loader) boolScalar(n *yaml.Node, what string) (bool, bool) {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		l.errNode(n, "%s: expected true or false, got %s", what, describe(n))
+		l.errNode(n, "%s: expected true or false, got %s", what, yamlnode.Describe(n))
 		return false, false
 	}
 	var v bool
@@ -214,37 +208,16 @@ func (l *loader) boolScalar(n *yaml.Node, what string) (bool, bool) {
 	return v, true
 }
 
-// describe names a node's kind for "expected X, got Y" messages.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.Tag {
-		case "!!null":
-			return "nothing"
-		case "!!int", "!!float":
-			return "the number " + n.Value
-		case "!!bool":
-			return "the bool " + n.Value
-		}
-		return strconv.Quote(n.Value)
-	}
-	return "an unexpected node"
-}
-
 var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (l *loader) loadParams(b *builder, n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
-		l.errNode(n, "params: expected a mapping of name: value, got %s", describe(n))
+		l.errNode(n, "params: expected a mapping of name: value, got %s", yamlnode.Describe(n))
 		return
 	}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolve(n.Content[i+1])
+		k, v := n.Content[i], yamlnode.Resolve(n.Content[i+1])
 		if !identRe.MatchString(k.Value) {
 			l.errNode(k, "param name %q is not an identifier (letters, digits, _)", k.Value)
 			continue
@@ -273,7 +246,7 @@ func (l *loader) loadParams(b *builder, n *yaml.Node) {
 		case v.Kind == yaml.ScalarNode && v.Tag == "!!str":
 			p.Type, p.Value = TypeString, v.Value
 		default:
-			l.errNode(v, "param %q: expected a number, bool or string, got %s", k.Value, describe(v))
+			l.errNode(v, "param %q: expected a number, bool or string, got %s", k.Value, yamlnode.Describe(v))
 			continue
 		}
 		b.params = append(b.params, p)
@@ -282,12 +255,12 @@ func (l *loader) loadParams(b *builder, n *yaml.Node) {
 
 func (l *loader) loadFacts(b *builder, n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
-		l.errNode(n, "facts: expected a mapping of kind: {fields: ...}, got %s", describe(n))
+		l.errNode(n, "facts: expected a mapping of kind: {fields: ...}, got %s", yamlnode.Describe(n))
 		return
 	}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolve(n.Content[i+1])
+		k, v := n.Content[i], yamlnode.Resolve(n.Content[i+1])
 		if !identRe.MatchString(k.Value) {
 			l.errNode(k, "fact kind %q is not an identifier (letters, digits, _)", k.Value)
 			continue
@@ -302,7 +275,7 @@ func (l *loader) loadFacts(b *builder, n *yaml.Node) {
 			continue
 		}
 		if v.Kind != yaml.MappingNode {
-			l.errNode(v, "fact kind %q: expected a mapping with fields, got %s", k.Value, describe(v))
+			l.errNode(v, "fact kind %q: expected a mapping with fields, got %s", k.Value, yamlnode.Describe(v))
 			continue
 		}
 		fk := &FactKind{Name: k.Value}
@@ -315,12 +288,12 @@ func (l *loader) loadFacts(b *builder, n *yaml.Node) {
 		}
 		if f := keys["fields"]; f != nil {
 			if f.Kind != yaml.MappingNode {
-				l.errNode(f, "fields of %q: expected a mapping of name: type, got %s", k.Value, describe(f))
+				l.errNode(f, "fields of %q: expected a mapping of name: type, got %s", k.Value, yamlnode.Describe(f))
 				continue
 			}
 			seenField := map[string]int{}
 			for j := 0; j+1 < len(f.Content); j += 2 {
-				fn, ft := f.Content[j], resolve(f.Content[j+1])
+				fn, ft := f.Content[j], yamlnode.Resolve(f.Content[j+1])
 				if !identRe.MatchString(fn.Value) {
 					l.errNode(fn, "field name %q is not an identifier (letters, digits, _)", fn.Value)
 					continue
@@ -332,7 +305,7 @@ func (l *loader) loadFacts(b *builder, n *yaml.Node) {
 				seenField[fn.Value] = fn.Line
 				t := FieldType(ft.Value)
 				if _, ok := fieldTypes[t]; !ok || ft.Kind != yaml.ScalarNode {
-					l.errNode(ft, "field %q of %q: unknown type %s (expected float, int, bool, string or strings)", fn.Value, k.Value, describe(ft))
+					l.errNode(ft, "field %q of %q: unknown type %s (expected float, int, bool, string or strings)", fn.Value, k.Value, yamlnode.Describe(ft))
 					continue
 				}
 				fk.Fields = append(fk.Fields, Field{Name: fn.Value, Type: t})
@@ -344,14 +317,14 @@ func (l *loader) loadFacts(b *builder, n *yaml.Node) {
 
 func (l *loader) loadObjectives(b *builder, n *yaml.Node) {
 	if n.Kind != yaml.SequenceNode {
-		l.errNode(n, "objectives: expected a list of {name, description, terminal}, got %s", describe(n))
+		l.errNode(n, "objectives: expected a list of {name, description, terminal}, got %s", yamlnode.Describe(n))
 		return
 	}
 	seen := map[string]int{}
 	for _, item := range n.Content {
-		item = resolve(item)
+		item = yamlnode.Resolve(item)
 		if item.Kind != yaml.MappingNode {
-			l.errNode(item, "objective: expected a mapping with name, description and terminal, got %s", describe(item))
+			l.errNode(item, "objective: expected a mapping with name, description and terminal, got %s", yamlnode.Describe(item))
 			continue
 		}
 		keys := l.fields(item, "objective", []string{"name", "description", "terminal"}, []string{"name"})
@@ -380,7 +353,7 @@ func (l *loader) loadObjectives(b *builder, n *yaml.Node) {
 		if v := keys["terminal"]; v != nil {
 			t, _ := l.stringScalar(v, "terminal")
 			if t != TerminalSuccess && t != TerminalFailure {
-				l.errNode(v, "objective %q: terminal must be %q or %q, got %s", o.Name, TerminalSuccess, TerminalFailure, describe(v))
+				l.errNode(v, "objective %q: terminal must be %q or %q, got %s", o.Name, TerminalSuccess, TerminalFailure, yamlnode.Describe(v))
 			}
 			o.Terminal = t
 		}

@@ -1,6 +1,7 @@
 package spine
 
 import (
+	"github.com/agentspine/spine/internal/yamlnode"
 	"gopkg.in/yaml.v3"
 )
 
@@ -9,7 +10,7 @@ var transitionTargets = []string{StateObserve, StateTerminate}
 
 func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
 	if n.Kind != yaml.SequenceNode {
-		l.errNode(n, "rules: expected a list of rules, got %s", describe(n))
+		l.errNode(n, "rules: expected a list of rules, got %s", yamlnode.Describe(n))
 		return
 	}
 	if len(n.Content) == 0 {
@@ -17,10 +18,10 @@ func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
 	}
 	seen := map[string]int{}
 	for _, item := range n.Content {
-		item = resolve(item)
+		item = yamlnode.Resolve(item)
 		l.rule = ""
 		if item.Kind != yaml.MappingNode {
-			l.errNode(item, "rule: expected a mapping with name, salience, when and then, got %s", describe(item))
+			l.errNode(item, "rule: expected a mapping with name, salience, when and then, got %s", yamlnode.Describe(item))
 			continue
 		}
 		l.rule = peekName(item) // so that errors in the rule's keys name it
@@ -64,7 +65,7 @@ func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
 // peekName returns the rule's name when it is a plain scalar, else "".
 func peekName(rule *yaml.Node) string {
 	for i := 0; i+1 < len(rule.Content); i += 2 {
-		if v := resolve(rule.Content[i+1]); rule.Content[i].Value == "name" && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
+		if v := yamlnode.Resolve(rule.Content[i+1]); rule.Content[i].Value == "name" && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
 			return v.Value
 		}
 	}
@@ -73,7 +74,7 @@ func peekName(rule *yaml.Node) string {
 
 func (l *loader) loadThen(rs *RuleSet, r *Rule, n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
-		l.errNode(n, "then: expected a mapping with objective, assert, update, retract or transition, got %s", describe(n))
+		l.errNode(n, "then: expected a mapping with objective, assert, update, retract or transition, got %s", yamlnode.Describe(n))
 		return
 	}
 	keys := l.fields(n, "then", []string{"objective", "assert", "update", "retract", "transition"}, nil)
@@ -111,10 +112,10 @@ func (l *loader) factActions(rs *RuleSet, n *yaml.Node, op string, withFields bo
 	}
 	var out []FactAction
 	for _, it := range items {
-		it = resolve(it)
+		it = yamlnode.Resolve(it)
 		what := "then." + op
 		if it.Kind != yaml.MappingNode {
-			l.errNode(it, "%s: expected a mapping with kind, id and fields, got %s", what, describe(it))
+			l.errNode(it, "%s: expected a mapping with kind, id and fields, got %s", what, yamlnode.Describe(it))
 			continue
 		}
 		allowed := []string{"kind", "id"}
@@ -156,13 +157,13 @@ func (l *loader) factActions(rs *RuleSet, n *yaml.Node, op string, withFields bo
 // literalFields reads a then-action's field values and checks them against the kind.
 func (l *loader) literalFields(k *FactKind, n *yaml.Node, what string) Fields {
 	if n.Kind != yaml.MappingNode {
-		l.errNode(n, "%s.fields: expected a mapping of field: value, got %s", what, describe(n))
+		l.errNode(n, "%s.fields: expected a mapping of field: value, got %s", what, yamlnode.Describe(n))
 		return nil
 	}
 	out := Fields{}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		kn, vn := n.Content[i], resolve(n.Content[i+1])
+		kn, vn := n.Content[i], yamlnode.Resolve(n.Content[i+1])
 		f, ok := k.Field(kn.Value)
 		if !ok {
 			l.errNode(kn, "%s: kind %q has no field %q (fields: %s)", what, k.Name, kn.Value, joinNames(k.fieldNames()))
@@ -179,7 +180,7 @@ func (l *loader) literalFields(k *FactKind, n *yaml.Node, what string) Fields {
 			shapeOK = vn.Kind == yaml.SequenceNode || vn.Tag == "!!null"
 		}
 		if !shapeOK {
-			l.errNode(vn, "%s: field %q of kind %q: want %s, got %s", what, f.Name, k.Name, typeDescription[f.Type], describe(vn))
+			l.errNode(vn, "%s: field %q of kind %q: want %s, got %s", what, f.Name, k.Name, typeDescription[f.Type], yamlnode.Describe(vn))
 			continue
 		}
 		var v any
