@@ -56,6 +56,9 @@ type memFlags struct {
 	positional           []string
 	clock                memClock
 	events               []memory.DreamEvent // collected from the store during a pass
+	distiller            memory.Distiller    // dream: who words consolidations; nil defers them
+	// dream: where the distiller comes from
+	baseURL, model, config, record, replay string
 }
 
 func memUsage(w io.Writer) {
@@ -68,7 +71,8 @@ func memUsage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nEvery verb takes --db DIR, --json for JSON output and --now TIME (RFC 3339) to evaluate")
 	fmt.Fprintln(w, "decay at a given time instead of the host clock. Run 'spine memory <verb> --help' for its flags.")
-	fmt.Fprintln(w, "The CLI has no model: dream reports consolidations as deferred instead of distilling them.")
+	fmt.Fprintln(w, "dream words consolidations with a model when one is configured (--base-url / --model / --config,")
+	fmt.Fprintln(w, "as for spine run), or from a journal (--replay); without either it reports them as deferred.")
 }
 
 func runMemory(ctx context.Context, io stdio, args []string) int {
@@ -115,6 +119,13 @@ func parseMemFlags(io stdio, v memVerb, args []string) (*memFlags, int, bool) {
 		fs.StringVar(&m.intent, "intent", "", "a task intent: the pair (intent:<slug>, env:local)")
 	case "dream", "gc":
 		fs.BoolVar(&m.dryRun, "dry-run", false, "decide and report, change nothing")
+	}
+	if v.name == "dream" {
+		fs.StringVar(&m.baseURL, "base-url", "", "OpenAI-compatible endpoint of the model that words consolidations")
+		fs.StringVar(&m.model, "model", "", "model that words consolidations (default: $SPINE_MODEL)")
+		fs.StringVar(&m.config, "config", "", "YAML model configuration, as for spine run")
+		fs.StringVar(&m.record, "record", "", "journal every distiller exchange to this new file, for --replay")
+		fs.StringVar(&m.replay, "replay", "", "word consolidations from a journal written by --record, calling no model")
 	}
 	fs.Usage = func() {
 		fmt.Fprintf(io.err, "Usage: spine memory %s --db DIR %s\n\n%s\n\nFlags:\n", v.name, v.args, v.summary)
@@ -175,6 +186,7 @@ func (c memClock) Now() time.Time {
 func (m *memFlags) open(io stdio, verb string) (*memory.Service, bool) {
 	s, err := memory.OpenLevelDB(m.db, memory.Options{
 		Clock:        m.clock,
+		Distiller:    m.distiller,
 		Storage:      memory.StorageOptions{MustExist: verb != "import"},
 		OnDreamEvent: func(ev memory.DreamEvent) { m.events = append(m.events, ev) },
 	})
@@ -354,7 +366,18 @@ func memPotentials(ctx context.Context, io stdio, m *memFlags) int {
 }
 
 func memDream(ctx context.Context, io stdio, m *memFlags) int {
-	return m.runDream(ctx, io, "dream", memory.DreamOptions{DryRun: m.dryRun}, false)
+	d, closeJournal, err := m.dreamDistiller()
+	if err != nil {
+		fmt.Fprintf(io.err, "spine memory dream: %v\n", err)
+		return exitUsage
+	}
+	m.distiller = d
+	code := m.runDream(ctx, io, "dream", memory.DreamOptions{DryRun: m.dryRun}, false)
+	if err := closeJournal(); err != nil {
+		fmt.Fprintf(io.err, "spine memory dream: journal: %v\n", err)
+		return exitFail
+	}
+	return code
 }
 
 func memGC(ctx context.Context, io stdio, m *memFlags) int {
