@@ -34,8 +34,8 @@ type RuleEval struct {
 	Error     string `json:"error,omitempty"`
 }
 
-// CycleResult describes one agenda cycle. Its slices are reused by the next cycle of the
-// same session; copy them to keep them.
+// CycleResult describes one agenda cycle. It and its slices are reused by the next cycle
+// of the same session; copy what you need to keep.
 type CycleResult struct {
 	Cycle       int        `json:"cycle"`
 	Stage       string     `json:"stage"`
@@ -111,12 +111,13 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 		}
 	}
 	slices.SortFunc(s.cset, compareCandidates)
-	res := &CycleResult{
+	s.res = CycleResult{
 		Cycle:     s.cycle,
 		Stage:     s.stage(),
 		Scope:     "all",
 		Evaluated: s.evals,
 	}
+	res := &s.res
 	if terminalOnly {
 		res.Scope = "terminal"
 	}

@@ -36,9 +36,48 @@ type WorkingMemory struct {
 	observer func(op string, f Fact)
 }
 
+// kindFacts holds the facts of one kind. A singleton kind keeps its one fact in a slot,
+// a many kind in a map by id: the singleton path runs on every decision.
 type kindFacts struct {
-	byID map[string]Fact
-	rev  uint64 // revision of the latest change to any fact of this kind
+	many   bool
+	single Fact
+	has    bool
+	byID   map[string]Fact
+	rev    uint64 // revision of the latest change to any fact of this kind
+}
+
+func (kf *kindFacts) get(id string) (Fact, bool) {
+	if !kf.many {
+		return kf.single, kf.has && kf.single.ID == id
+	}
+	f, ok := kf.byID[id]
+	return f, ok
+}
+
+func (kf *kindFacts) set(f Fact) {
+	if !kf.many {
+		kf.single, kf.has = f, true
+		return
+	}
+	kf.byID[f.ID] = f
+}
+
+func (kf *kindFacts) del(id string) {
+	if !kf.many {
+		kf.single, kf.has = Fact{}, false
+		return
+	}
+	delete(kf.byID, id)
+}
+
+func (kf *kindFacts) count() int {
+	if !kf.many {
+		if kf.has {
+			return 1
+		}
+		return 0
+	}
+	return len(kf.byID)
 }
 
 // NewWorkingMemory returns an empty working memory for the rule set's fact kinds.
@@ -51,8 +90,10 @@ func NewWorkingMemory(rs *RuleSet, observe func(op string, f Fact)) *WorkingMemo
 		ptrs:     make([]unsafe.Pointer, len(rs.kinds)),
 		observer: observe,
 	}
-	for i := range wm.kinds {
-		wm.kinds[i].byID = map[string]Fact{}
+	for i, k := range rs.kinds {
+		if k.Many {
+			wm.kinds[i] = kindFacts{many: true, byID: map[string]Fact{}}
+		}
 	}
 	wm.env.Elem().Field(rs.paramsField).Set(rs.paramsVal)
 	return wm
@@ -94,7 +135,7 @@ func (wm *WorkingMemory) Assert(kind, id string, payload any) (Fact, error) {
 	if err != nil {
 		return Fact{}, err
 	}
-	if _, ok := wm.kinds[k.index].byID[id]; ok {
+	if _, ok := wm.kinds[k.index].get(id); ok {
 		return Fact{}, fmt.Errorf("%w: %s/%s", ErrFactExists, kind, id)
 	}
 	return wm.store(k, id, reflect.New(k.typ), payload, OpAssert)
@@ -106,7 +147,7 @@ func (wm *WorkingMemory) Update(kind, id string, payload any) (Fact, error) {
 	if err != nil {
 		return Fact{}, err
 	}
-	old, ok := wm.kinds[k.index].byID[id]
+	old, ok := wm.kinds[k.index].get(id)
 	if !ok {
 		return Fact{}, fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
 	}
@@ -121,7 +162,7 @@ func (wm *WorkingMemory) Put(kind, id string, payload any) (Fact, error) {
 	if err != nil {
 		return Fact{}, err
 	}
-	if _, ok := wm.kinds[k.index].byID[id]; ok {
+	if _, ok := wm.kinds[k.index].get(id); ok {
 		return wm.Update(kind, id, payload)
 	}
 	return wm.store(k, id, reflect.New(k.typ), payload, OpAssert)
@@ -134,7 +175,7 @@ func (wm *WorkingMemory) store(k *FactKind, id string, nv reflect.Value, payload
 	wm.rev++
 	f := Fact{Kind: k.Name, ID: id, Rev: wm.rev, Payload: nv.Interface()}
 	kf := &wm.kinds[k.index]
-	kf.byID[id] = f
+	kf.set(f)
 	kf.rev = wm.rev
 	wm.syncEnv(k)
 	if wm.observer != nil {
@@ -152,8 +193,8 @@ func (wm *WorkingMemory) putBuiltin(kind string, set func(v reflect.Value)) Fact
 	wm.rev++
 	f := Fact{Kind: k.Name, ID: k.Name, Rev: wm.rev, Payload: nv.Interface()}
 	kf := &wm.kinds[k.index]
-	_, existed := kf.byID[k.Name]
-	kf.byID[k.Name] = f
+	existed := kf.has
+	kf.set(f)
 	kf.rev = wm.rev
 	wm.syncEnv(k)
 	if wm.observer != nil {
@@ -173,11 +214,11 @@ func (wm *WorkingMemory) Retract(kind, id string) (Fact, error) {
 		return Fact{}, err
 	}
 	kf := &wm.kinds[k.index]
-	old, ok := kf.byID[id]
+	old, ok := kf.get(id)
 	if !ok {
 		return Fact{}, fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
 	}
-	delete(kf.byID, id)
+	kf.del(id)
 	wm.rev++
 	kf.rev = wm.rev
 	old.Rev = wm.rev
@@ -194,8 +235,7 @@ func (wm *WorkingMemory) Get(kind, id string) (Fact, bool) {
 	if err != nil {
 		return Fact{}, false
 	}
-	f, ok := wm.kinds[k.index].byID[id]
-	return f, ok
+	return wm.kinds[k.index].get(id)
 }
 
 // Query returns every fact of the kind, ordered by id.
@@ -217,9 +257,15 @@ func (wm *WorkingMemory) All() []Fact {
 }
 
 func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
-	byID := wm.kinds[k.index].byID
-	out := make([]Fact, 0, len(byID))
-	for _, f := range byID {
+	kf := &wm.kinds[k.index]
+	out := make([]Fact, 0, kf.count())
+	if !kf.many {
+		if kf.has {
+			out = append(out, kf.single)
+		}
+		return out
+	}
+	for _, f := range kf.byID {
 		out = append(out, f)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -229,9 +275,8 @@ func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
 // syncEnv points the kind's environment field at its current payload(s).
 func (wm *WorkingMemory) syncEnv(k *FactKind) {
 	field := wm.env.Elem().Field(k.index)
-	byID := wm.kinds[k.index].byID
 	if !k.Many {
-		f, ok := byID[k.Name]
+		f, ok := wm.kinds[k.index].get(k.Name)
 		if !ok {
 			field.Set(reflect.Zero(field.Type()))
 			wm.ptrs[k.index] = nil

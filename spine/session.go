@@ -31,6 +31,7 @@ type Session struct {
 	requested string     // transition requested by the last rule fired
 
 	// reused per cycle
+	res   CycleResult
 	evals []RuleEval
 	cset  []candidate
 	names []string
