@@ -58,7 +58,7 @@ func CheckRuleSet(rs *spine.RuleSet) error {
 // Decide puts s into working memory as the signals fact and runs one agenda cycle; the
 // objective the fired rule sets is the decision.
 func (d *RulesDecider) Decide(ctx context.Context, s Signals) (Decision, error) {
-	if _, err := d.sess.Put(SignalsKind, "", s); err != nil {
+	if _, err := d.sess.Put(SignalsKind, "", &s); err != nil {
 		return Decision{}, fmt.Errorf("ggs: signals fact: %w", err)
 	}
 	cyc, err := d.sess.Cycle(ctx)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // Fact is one unit of working memory. Payload is a pointer to a struct of the kind's
@@ -66,11 +67,12 @@ func (k *FactKind) setPayload(dst reflect.Value, src any) error {
 		return k.setFields(dst, p)
 	}
 	sv := reflect.ValueOf(src)
+	addressable := false
 	if sv.Kind() == reflect.Pointer {
 		if sv.IsNil() {
 			return nil
 		}
-		sv = sv.Elem()
+		sv, addressable = sv.Elem(), true
 	}
 	if sv.Kind() != reflect.Struct {
 		return fmt.Errorf("payload of kind %q must be spine.Fields or a struct, got %T", k.Name, src)
@@ -82,6 +84,9 @@ func (k *FactKind) setPayload(dst reflect.Value, src any) error {
 	plan, err := k.structPlan(sv.Type())
 	if err != nil {
 		return err
+	}
+	if addressable && dst.CanAddr() {
+		return k.copyFields(dst.Addr().UnsafePointer(), sv.Addr().UnsafePointer(), sv, dst, plan)
 	}
 	for _, m := range plan {
 		if m.same {
@@ -127,8 +132,9 @@ func (k *FactKind) setFields(dst reflect.Value, fields map[string]any) error {
 }
 
 type fieldMove struct {
-	src, dst int
-	same     bool // the source field has the declared field's Go type
+	src, dst       int
+	same           bool    // the source field has the declared field's Go type
+	srcOff, dstOff uintptr // byte offsets of the two fields, for same-typed copies
 }
 
 // structPlans caches, per (kind, Go struct type), which source field goes where, so a
@@ -180,7 +186,8 @@ func (k *FactKind) lookupPlan(t reflect.Type) ([]fieldMove, error) {
 		if !ok {
 			return nil, fmt.Errorf("kind %q has no field %q (from %s.%s; fields: %s)", k.Name, name, t, sf.Name, strings.Join(k.fieldNames(), ", "))
 		}
-		plan = append(plan, fieldMove{src: i, dst: j, same: sf.Type == fieldTypes[k.Fields[j].Type]})
+		plan = append(plan, fieldMove{src: i, dst: j, same: sf.Type == fieldTypes[k.Fields[j].Type],
+			srcOff: sf.Offset, dstOff: k.typ.Field(j).Offset})
 	}
 	structPlans.Store(key, plan)
 	return plan, nil
@@ -272,4 +279,40 @@ func toFloat(v any) (float64, bool) {
 		return f, err == nil
 	}
 	return 0, false
+}
+
+// copyFields is setPayload for a payload given by pointer: fields of the declared Go type
+// are copied through typed pointers at their offsets (no reflection per field, no
+// boxing), the others are converted as usual.
+func (k *FactKind) copyFields(dstBase, srcBase unsafe.Pointer, sv, dst reflect.Value, plan []fieldMove) error {
+	for _, m := range plan {
+		if !m.same {
+			if err := assign(dst.Field(m.dst), k.Fields[m.dst], sv.Field(m.src).Interface()); err != nil {
+				return fmt.Errorf("field %q of kind %q: %w", k.Fields[m.dst].Name, k.Name, err)
+			}
+			continue
+		}
+		s, d := unsafe.Add(srcBase, m.srcOff), unsafe.Add(dstBase, m.dstOff)
+		switch k.Fields[m.dst].Type {
+		case TypeFloat:
+			x := *(*float64)(s)
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
+			}
+			*(*float64)(d) = x
+		case TypeInt:
+			x := *(*int)(s)
+			if x > maxExactInt || x < -maxExactInt {
+				return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, x, x)
+			}
+			*(*int)(d) = x
+		case TypeBool:
+			*(*bool)(d) = *(*bool)(s)
+		case TypeString:
+			*(*string)(d) = *(*string)(s)
+		case TypeStrings:
+			*(*[]string)(d) = append([]string(nil), *(*[]string)(s)...)
+		}
+	}
+	return nil
 }
