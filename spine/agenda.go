@@ -229,7 +229,11 @@ func (s *Session) fire(r *Rule, res *CycleResult) {
 		sig[i] = s.wm.kinds[k].rev
 	}
 	s.recordFiring(Firing{Cycle: s.cycle, Rule: r.Name, Stage: res.Stage})
-	s.tracer.emit(EvRuleFired, firedBody{Cycle: s.cycle, Rule: r.Name, Salience: r.Salience, Then: &r.Then})
+	if s.tracer.discard {
+		s.tracer.skip() // nobody reads it: do not build the body
+	} else {
+		s.tracer.emit(EvRuleFired, firedBody{Cycle: s.cycle, Rule: r.Name, Salience: r.Salience, Then: &r.Then})
+	}
 	var errs []string
 	note := func(err error) {
 		if err != nil {

@@ -93,7 +93,7 @@ type rulesRef struct {
 
 func (s *Session) observe(op string, f Fact) {
 	if s.tracer.discard {
-		s.tracer.seq++
+		s.tracer.skip()
 		return
 	}
 	kind := EvFactAsserted
@@ -246,6 +246,13 @@ func (t *tracer) emit(kind string, body any) time.Time {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.write(t.clock.Now(), kind, body)
+}
+
+// skip counts an event that is not written because the sink discards everything.
+func (t *tracer) skip() {
+	t.mu.Lock()
+	t.seq++
+	t.mu.Unlock()
 }
 
 // emitSeq writes an event and returns its seq.
