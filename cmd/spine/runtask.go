@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/effectors/distill"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
@@ -131,8 +132,14 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 		rc.Clarify, rc.Caution = prompt, prompt
 	}
 	var ggsOpts []ggs.Option
+	var mem *memory.Service
+	distillJournal := &lazyFile{}
 	if *memDir != "" {
-		mem, err := memory.OpenLevelDB(*memDir, memory.Options{Clock: memory.SystemClock{}})
+		// The Dreamer's pass after the task words its consolidations with the planner's
+		// model, journalled next to the trace so `spine memory dream --replay` can redo it.
+		planner := models[llm.R2]
+		mem, err = memory.OpenLevelDB(*memDir, memory.Options{Clock: memory.SystemClock{},
+			Distiller: distill.NewRecorder(distill.Model{Chat: planner.Chat, Name: planner.Name}, distillJournal)})
 		if err != nil {
 			return fail("--memory: %v", err)
 		}
@@ -186,6 +193,10 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 		spin.Stop()
 	}
 	auditor.show(show)
+	if mem != nil && res.Final != nil && ctx.Err() == nil {
+		distillJournal.path = strings.TrimSuffix(path, ".jsonl") + ".distill.jsonl"
+		dreamAfterTask(ctx, show, mem, distillJournal)
+	}
 	return show.finish(io, res, runErr, path, p)
 }
 

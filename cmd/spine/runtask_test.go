@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,9 +14,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/effectors/distill"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 	"github.com/agentspine/spine/spine"
 )
@@ -234,4 +237,38 @@ func (misroutingEffector) Mint(ctx context.Context, r spine.MintRequest) (spine.
 
 func (misroutingEffector) Gate(ctx context.Context, r spine.GateRequest) (spine.Signals, error) {
 	return spine.Signals{}, nil
+}
+
+// TestRunWithMemoryDreamsAfterTheTask: with --memory, the Dreamer runs once the task has
+// its FinalResult. Six fresh abandons of one tag pair are consolidated into a constraint
+// worded by the planner's model; the exchange is journalled next to the trace and the
+// pass replays from that journal with `spine memory dream --replay`.
+func TestRunWithMemoryDreamsAfterTheTask(t *testing.T) {
+	ar := newAcceptRun(t, nil)
+	ar.servers["m-r2"].Push(textReply(map[string]any{"content": "Do not rm anything under /var/lib."}))
+	now := time.Now().UTC().Format(time.RFC3339)
+	var writes strings.Builder
+	for i := 1; i <= 6; i++ {
+		fmt.Fprintf(&writes, `{"id":"a%d","space":"tool:rm","entity":"path:/var/lib","state":"abandon","f":0.95,"sigma":-1,"k":0.05,"created_at":%q}`+"\n", i, now)
+	}
+	writesPath := filepath.Join(ar.dir, "writes.jsonl")
+	if err := os.WriteFile(writesPath, []byte(writes.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mem := filepath.Join(ar.dir, "mem")
+	if _, e, code := runCLI(t, "memory", "import", "--db", mem, writesPath); code != exitOK {
+		t.Fatalf("import: %s", e)
+	}
+	out, _ := ar.run(t, "--memory", mem)
+	journal := strings.TrimSuffix(ar.trace, ".jsonl") + ".distill.jsonl"
+	if !strings.Contains(out, "memory: Dreamer pass: 1 consolidated") || !strings.Contains(out, "distiller journal "+journal) {
+		t.Fatalf("no Dreamer pass after the task:\n%s", out)
+	}
+	c, _, _ := runCLI(t, "memory", "ls", "--db", mem, "--level", "C", "--json")
+	if !strings.Contains(c, "Do not rm anything under /var/lib.") {
+		t.Errorf("the constraint is not in memory:\n%s", c)
+	}
+	if _, err := distill.LoadJournal(journal); err != nil {
+		t.Errorf("journal: %v", err)
+	}
 }
