@@ -52,4 +52,22 @@
 //     the loop at the next state boundary with the trace flushed.
 //
 // FSM events are fired only from this loop, never from inside an FSM callback.
+//
+// # Recording and replay
+//
+// Every clock reading is the time of one event, the run id is in the header, and every
+// effector call is journalled with its request (and the request's hash), its result or
+// error and its duration. Effectors journal their own nested work (model calls, tool
+// calls, bus messages) through JournalFrom(ctx). ReplayRun re-runs a recording: it serves
+// the recorded clock readings and effector results, calls no effector, writes the recorded
+// nested events again, and so gives the same trace byte for byte; a run that asks an
+// effector for anything else stops with a *DivergenceError naming the recorded seq, the
+// call and the first differing field.
+//
+// # Hot reload
+//
+// WithRuleSource makes the engine poll for a new rule file before every select_objective.
+// A file that loads and declares the same fact kinds replaces the running rules at that
+// cycle boundary; the event records the new hash and source, so replays apply it too. A
+// file that does not load is traced and the running rules stay.
 package spine
