@@ -22,7 +22,7 @@ func init() {
 	register(&command{
 		name:    "play",
 		summary: "run a rule set against a designed scenario (no model) and write its trace",
-		usage:   "[--rules FILE] [--trace FILE] [--quiet] [--all] SCENARIO",
+		usage:   "[--rules FILE] [--trace FILE] [--memory DIR] [--quiet] [--all] SCENARIO",
 		run:     runPlay,
 	})
 }

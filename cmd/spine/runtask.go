@@ -28,7 +28,7 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "run a task live: R1–R4b on a model endpoint, steered by GGS, with a replayable trace",
-		usage:   `"task text" [--workdir DIR] [--rules FILE] [--memory DIR] [--trace FILE] [--json] [--base-url URL] [--model NAME] [--config FILE]`,
+		usage:   `"task text" [--workdir DIR] [--rules FILE [--watch]] [--memory DIR] [--trace FILE] [--json] [--base-url URL] [--model NAME] [--config FILE]`,
 		run:     runTask,
 	})
 }
