@@ -38,7 +38,7 @@ func TestGGSReproducesTheSeedTable(t *testing.T) {
 			t.Errorf("rule %s: status %s, wins %v", rr.Name, rr.Status, rr.Wins)
 		}
 	}
-	golden(t, "ggs.analysis.golden", reportText(t, rep))
+	checkGolden(t, "ggs.analysis.golden", reportText(t, rep))
 }
 
 func TestHarnessAnalysis(t *testing.T) {
@@ -46,7 +46,7 @@ func TestHarnessAnalysis(t *testing.T) {
 	if len(rep.Gaps()) != 0 || len(rep.Overlaps()) != 0 || len(rep.Undecided()) != 0 {
 		t.Errorf("gaps %d, overlaps %d, undecided %d", len(rep.Gaps()), len(rep.Overlaps()), len(rep.Undecided()))
 	}
-	golden(t, "harness.analysis.golden", reportText(t, rep))
+	checkGolden(t, "harness.analysis.golden", reportText(t, rep))
 }
 
 // Without domains, a kind the rules test for nil may be absent: the shipped GGS rules then
@@ -81,7 +81,7 @@ func TestWarnings(t *testing.T) {
 			t.Errorf("no %s warning in %v", c, codes)
 		}
 	}
-	golden(t, "lint.analysis.golden", reportText(t, rep))
+	checkGolden(t, "lint.analysis.golden", reportText(t, rep))
 }
 
 const lintRules = `

@@ -3,7 +3,7 @@ package analysis
 import (
 	"bytes"
 	"flag"
-	"os"
+	"github.com/agentspine/spine/internal/golden"
 	"path/filepath"
 	"testing"
 
@@ -14,22 +14,10 @@ import (
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden files under testdata/")
 
 // golden compares got with testdata/name, or rewrites the file with -rewrite.
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *rewrite {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -rewrite to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -rewrite updates it)\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, path, got, *rewrite)
 }
 
 func shipped(t testing.TB, name string) *spine.RuleSet {

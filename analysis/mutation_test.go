@@ -56,7 +56,7 @@ func TestGGSMutants(t *testing.T) {
 		fmt.Fprintf(&out, "%s\n    %s\n", m.name, finding)
 	}
 	fmt.Fprintf(&out, "%d mutants: %d caught, %d equivalent\n", caught+equivalent, caught, equivalent)
-	golden(t, "mutants.golden", out.Bytes())
+	checkGolden(t, "mutants.golden", out.Bytes())
 }
 
 type mutant struct {

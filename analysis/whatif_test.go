@@ -114,7 +114,7 @@ func TestWhatIfEdits(t *testing.T) {
 			}
 		}
 	}
-	golden(t, "whatif.golden", out.Bytes())
+	checkGolden(t, "whatif.golden", out.Bytes())
 }
 
 const refractionRules = `

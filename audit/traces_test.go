@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/agentspine/spine/internal/golden"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -99,19 +100,7 @@ func render(name string, r TraceResult) string {
 
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *rewrite {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -rewrite to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the audit (run with -rewrite after checking the change):\n--- got\n%s--- want\n%s", path, got, want)
-	}
+	golden.Check(t, path, []byte(got), *rewrite)
 }
 
 // checkEvidence fails unless every finding's evidence is sorted, non-empty and names

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"github.com/agentspine/spine/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,20 +29,8 @@ func TestScenarios(t *testing.T) {
 			if again := runScenario(t, in); !bytes.Equal(got, again) {
 				t.Fatalf("two runs differ:\n%s\n%s", got, again)
 			}
-			golden := strings.TrimSuffix(in, ".jsonl") + ".golden"
-			if *rewrite {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -rewrite to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("output differs from %s (run with -rewrite to accept):\n got:\n%s\nwant:\n%s", golden, got, want)
-			}
+			goldenPath := strings.TrimSuffix(in, ".jsonl") + ".golden"
+			golden.Check(t, goldenPath, got, *rewrite)
 		})
 	}
 }

@@ -58,7 +58,7 @@ func TestDreamScenarios(t *testing.T) {
 			if logs[0] != logs[1] {
 				t.Fatalf("backends disagree:\n--- leveldb\n%s\n--- inmemory\n%s", logs[0], logs[1])
 			}
-			golden(t, strings.TrimSuffix(file, ".json")+".golden", logs[0])
+			checkGolden(t, strings.TrimSuffix(file, ".json")+".golden", logs[0])
 		})
 	}
 }

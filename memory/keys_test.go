@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"os"
+	"github.com/agentspine/spine/internal/golden"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,7 +82,7 @@ func TestKeySchema(t *testing.T) {
 	if err := it.Error(); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join("testdata", "keys.golden"), strings.Join(lines, "\n")+"\n")
+	checkGolden(t, filepath.Join("testdata", "keys.golden"), strings.Join(lines, "\n")+"\n")
 
 	// Families and their invariants, independent of the golden file.
 	for _, line := range lines {
@@ -131,24 +131,9 @@ func TestKeySchema(t *testing.T) {
 }
 
 // golden compares got with the file, or rewrites it under -rewrite.
-func golden(t *testing.T, path, got string) {
+func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *rewrite {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -rewrite to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run with -rewrite after checking):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, path, []byte(got), *rewrite)
 }
 
 func TestTagEscaping(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"github.com/agentspine/spine/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,20 +48,8 @@ func TestLoadErrors(t *testing.T) {
 				}
 			}
 			got := err.Error() + "\n"
-			golden := strings.TrimSuffix(path, ".yaml") + ".err"
-			if *rewrite {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -rewrite to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("error text differs from %s\n--- got\n%s--- want\n%s", golden, got, want)
-			}
+			goldenPath := strings.TrimSuffix(path, ".yaml") + ".err"
+			golden.Check(t, goldenPath, []byte(got), *rewrite)
 		})
 	}
 }

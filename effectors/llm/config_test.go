@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/agentspine/spine/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,20 +22,8 @@ func TestConfigFilesGolden(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		t.Run(name, func(t *testing.T) {
 			got := describeLoad(LoadConfig(Sources{File: file}))
-			golden := strings.TrimSuffix(file, ".yaml") + ".golden"
-			if *rewrite {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -rewrite to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("LoadConfig(%s)\n got: %s\nwant: %s", file, got, want)
-			}
+			goldenPath := strings.TrimSuffix(file, ".yaml") + ".golden"
+			golden.Check(t, goldenPath, []byte(got), *rewrite)
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/agentspine/spine/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,20 +38,8 @@ func TestExtractJSONGolden(t *testing.T) {
 			} else {
 				got = string(v) + "\n"
 			}
-			golden := strings.TrimSuffix(in, ".txt") + ".golden"
-			if *rewrite {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -rewrite to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("ExtractJSON(%s)\n got: %s\nwant: %s", in, got, want)
-			}
+			goldenPath := strings.TrimSuffix(in, ".txt") + ".golden"
+			golden.Check(t, goldenPath, []byte(got), *rewrite)
 		})
 	}
 }
