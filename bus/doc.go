@@ -1,6 +1,19 @@
 // Package bus is the in-process message bus that every inter-role message passes through.
-// A publisher (a role, or the host that runs it) publishes a Message naming from, to,
-// type and task_id; the bus stamps it with a sequence number and hands a copy to every
+// It has two halves.
+//
+// The Post routes messages between roles, and is the only way they reach each other. A
+// role sends by Post.Send, which encodes the payload once, records the message (in the
+// trace journal of the effector call in progress, which numbers it and feeds the
+// observers) and only then puts it in the addressee's mailbox. A role reads its own
+// mailbox (Receive, Next), decoding the bytes that were recorded, so it never shares a
+// value with another role and never acts on a message that is not in the record.
+// Branches give each parallel subtask private mailboxes and a recorder of its own (a
+// buffer written in plan order), so parallel work leaves a deterministic record. A
+// host checks Unread at the end of a round: mail nobody read is a role that did not
+// honour its contract.
+//
+// The Bus fans recorded messages out to observers. A host publishes each Message (from,
+// to, type, task_id) with the seq the trace gave it; the bus hands a copy to every
 // subscriber. Subscribers (the Auditor R6, a live display) read; they never answer.
 //
 // A run's trace is the record the bus must agree with. A host that journals a message in
@@ -34,6 +47,7 @@
 // messages carrying their trace seq, so the Auditor can audit a trace offline exactly as
 // it audits a live bus.
 //
-// The package owns transport, sequencing and the trace adapter. It must not interpret
-// payloads, route by content, or call any role: it moves messages and nothing else.
+// The package owns routing by address, transport, sequencing and the trace adapter. It
+// must not interpret payloads, route by content, or call any role: it moves messages and
+// nothing else.
 package bus

@@ -11,6 +11,11 @@
 // param of that file. The plain-switch reading of the decision table in handcoded.go exists
 // only as a test oracle and a benchmark floor.
 //
+// Inside the FSM, Loop talks to the roles only by post (bus.Post): it posts the
+// PlanDirective to R2, takes R4b's report from R7's mailbox (a round that leaves mail
+// unread is an error), posts the FinalResult to the user, and posts each Megram to R5,
+// where memory's desk hands what arrived to the MemoryWriter.
+//
 // It must not perform I/O, read the wall clock or use a global random source: the clock
 // and ID source are injected, memory writes go through the MemoryWriter interface, and
 // output never depends on map iteration order.

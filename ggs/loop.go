@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine"
 )
@@ -13,17 +14,20 @@ import (
 // Plant is what GGS steers: one round of planning, execution and validation (R2, R3 × N
 // with R4a, R4b) that ends in R4b's report. The role pipeline is the production plant;
 // designed scenarios are the test double.
+//
+// GGS and the plant talk only through post: on every round after the first, R2's
+// mailbox holds GGS's PlanDirective, and the round must end with R4b's ReplanRequest or
+// OutcomeSummary in R7's mailbox. A round that leaves mail unread is an error.
 type Plant interface {
-	Round(ctx context.Context, in RoundInput) (Report, error)
+	Round(ctx context.Context, post *bus.Post, in RoundInput) error
 }
 
-// RoundInput is what a round is planned from.
+// RoundInput says which round of which task the plant runs; what to plan from arrives
+// by post.
 type RoundInput struct {
 	TaskID string `json:"task_id"`
 	Intent string `json:"intent"`
 	Round  int    `json:"round"`
-	// Directive is GGS's PlanDirective for this round; nil on the first round.
-	Directive *contract.PlanDirective `json:"directive"`
 }
 
 // Report is R4b's message at the end of a round: exactly one of the two is set.
@@ -42,13 +46,16 @@ func (r Report) validate() error {
 // Loop runs GGS inside the spine's FSM: the engine's agenda over rules/ggs.yaml decides
 // each round's macro-state, and Loop is the engine's effector. Mint concludes the
 // previous round into a PlanDirective and runs the plant's next round; Gate turns R4b's
-// report into the signals fact; Finish delivers the FinalResult. Every message is
-// journalled in the trace and passed to OnMessage.
+// report into the signals fact; Finish delivers the FinalResult. Every message goes by
+// post: it is journalled in the trace, passed to OnMessage, and only then delivered.
 type Loop struct {
 	solver *Solver
 	plant  Plant
 	task   contract.TaskSpec
 	round  int
+
+	post    *bus.Post // the post of the effector call in progress
+	mailErr error     // what the memory desk could not deliver during the call
 
 	// OnMessage, when set, sees every message as it passes, with the seq of the trace
 	// event that journalled it (for a live display, or a bus).
@@ -71,7 +78,11 @@ func NewLoop(rs *spine.RuleSet, plant Plant, task contract.TaskSpec, opts ...Opt
 	if err != nil {
 		return nil, err
 	}
-	return &Loop{solver: s, plant: plant, task: task}, nil
+	l := &Loop{solver: s, plant: plant, task: task}
+	if s.mem != nil {
+		s.mem = &postedMemory{loop: l, store: s.mem}
+	}
+	return l, nil
 }
 
 // Seed puts the round-0 signals fact into the engine's session, so that the first
@@ -81,40 +92,32 @@ func (l *Loop) Seed(sess *spine.Session) error {
 	return err
 }
 
-func (l *Loop) pass(ctx context.Context, m spine.Message) {
-	m.TaskID = l.task.TaskID
-	m.Seq = spine.JournalFrom(ctx).Message(m)
-	if l.OnMessage != nil {
-		l.OnMessage(m)
-	}
-}
-
 // Mint concludes the previous round with the engine's decision and runs the next round.
 func (l *Loop) Mint(ctx context.Context, req spine.MintRequest) (spine.Construct, error) {
-	var dir *contract.PlanDirective
+	post := l.open(ctx)
+	defer l.close()
 	if req.Objective != ObjectivePlan {
 		out, err := l.solver.Conclude(l.task.TaskID, Decision{Directive: req.Objective, Rule: req.Rule})
 		if err != nil {
 			return spine.Construct{}, err
 		}
+		if l.mailErr != nil {
+			return spine.Construct{}, l.mailErr
+		}
 		if out.Directive == nil {
 			return spine.Construct{}, fmt.Errorf("ggs: objective %s is terminal; it reaches Finish, not Mint", req.Objective)
 		}
-		dir = out.Directive
-		l.pass(ctx, spine.Message{From: "R7", To: "R2", Type: contract.TypePlanDirective, Payload: dir})
+		if _, err := post.Send("R7", "R2", contract.TypePlanDirective, l.task.TaskID, out.Directive); err != nil {
+			return spine.Construct{}, err
+		}
 	}
 	l.round++
-	rep, err := l.plant.Round(ctx, RoundInput{TaskID: l.task.TaskID, Intent: l.task.Intent, Round: l.round, Directive: dir})
+	if err := l.plant.Round(ctx, post, RoundInput{TaskID: l.task.TaskID, Intent: l.task.Intent, Round: l.round}); err != nil {
+		return spine.Construct{}, fmt.Errorf("round %d: %w", l.round, err)
+	}
+	rep, err := receiveReport(post)
 	if err != nil {
 		return spine.Construct{}, fmt.Errorf("round %d: %w", l.round, err)
-	}
-	if err := rep.validate(); err != nil {
-		return spine.Construct{}, fmt.Errorf("round %d: %w", l.round, err)
-	}
-	if rep.Replan != nil {
-		l.pass(ctx, spine.Message{From: "R4b", To: "R7", Type: contract.TypeReplanRequest, Payload: rep.Replan})
-	} else {
-		l.pass(ctx, spine.Message{From: "R4b", To: "R7", Type: contract.TypeOutcomeSummary, Payload: rep.Outcome})
 	}
 	body, err := json.Marshal(rep)
 	if err != nil {
@@ -152,18 +155,29 @@ func (l *Loop) Gate(ctx context.Context, req spine.GateRequest) (spine.Signals, 
 	return spine.Signals{Changes: []spine.Change{{Op: spine.ChangePut, Kind: SignalsKind, Fields: sig.fields()}}}, nil
 }
 
-// Finish concludes the last round into the FinalResult.
+// Finish concludes the last round into the FinalResult and posts it to the user.
 func (l *Loop) Finish(ctx context.Context, req spine.FinishRequest) (spine.Construct, error) {
+	post := l.open(ctx)
+	defer l.close()
 	out, err := l.solver.Conclude(l.task.TaskID, Decision{Directive: req.Objective, Rule: req.Rule})
 	if err != nil {
 		return spine.Construct{}, err
 	}
+	if l.mailErr != nil {
+		return spine.Construct{}, l.mailErr
+	}
 	if out.Final == nil {
 		return spine.Construct{}, fmt.Errorf("ggs: objective %s is not terminal", req.Objective)
 	}
-	l.Final = out.Final
-	l.pass(ctx, spine.Message{From: "R7", To: "User", Type: contract.TypeFinalResult, Payload: out.Final})
-	body, err := json.Marshal(out.Final)
+	if _, err := post.Send("R7", "User", contract.TypeFinalResult, l.task.TaskID, out.Final); err != nil {
+		return spine.Construct{}, err
+	}
+	final, _, err := bus.Receive[contract.FinalResult](post, "User", contract.TypeFinalResult)
+	if err != nil {
+		return spine.Construct{}, err
+	}
+	l.Final = &final
+	body, err := json.Marshal(l.Final)
 	if err != nil {
 		return spine.Construct{}, err
 	}

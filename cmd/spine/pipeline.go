@@ -23,7 +23,7 @@ func (d *pipelineDisplay) message(m spine.Message) {
 		fmt.Fprintf(d.w, "── round %d\n", d.round)
 	}
 	head := fmt.Sprintf("%-4s → %-4s %-15s", m.From, m.To, m.Type)
-	switch p := m.Payload.(type) {
+	switch p := typedPayload(m).(type) {
 	case *contract.ReplanRequest:
 		failed := 0
 		for _, o := range p.Outcomes {

@@ -315,7 +315,7 @@ func (d *runDisplay) message(m spine.Message) {
 	}
 	head := fmt.Sprintf("%-4s → %-4s %-15s", m.From, m.To, m.Type)
 	pad := strings.Repeat(" ", 28)
-	switch p := m.Payload.(type) {
+	switch p := typedPayload(m).(type) {
 	case *contract.TaskSpec:
 		line := fmt.Sprintf("%s %s · %q", head, p.TaskID, p.Intent)
 		if s := p.Constraints.Scope; s != nil && *s != "" {

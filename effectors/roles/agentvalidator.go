@@ -3,12 +3,13 @@ package roles
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
-	"github.com/agentspine/spine/spine"
 )
 
 // judgeRequest is R4a's user turn.
@@ -21,68 +22,173 @@ type judgeRequest struct {
 	Result contract.ExecutionResult `json:"execution_result"`
 }
 
-// fastLoop is one subtask's effector agent: R3 executes, R4a judges every criterion on
-// its own, and while a criterion fails and the retry budget lasts R4a sends R3 a
-// CorrectionSignal. The verdict is aggregated in code: one failed criterion fails the
-// subtask. Only a cancelled context is an error.
-func (p *Pipeline) fastLoop(ctx context.Context, rec recorder, a Assignment, dp dispatchPlan) (contract.SubTaskOutcome, error) {
-	out := contract.SubTaskOutcome{SubTaskID: a.SubTaskID, ParentTaskID: p.task.TaskID, ToolCalls: []string{},
-		GapTrajectory: []contract.GapAttempt{}}
-	var corr *contract.CorrectionSignal
-	for attempt := 1; attempt <= 1+p.cfg.RetryBudget; attempt++ {
-		ex, err := p.execute(ctx, rec, a, attempt, corr, dp)
-		if err != nil {
-			return contract.SubTaskOutcome{}, err
+// effectorAgent runs one subtask's effector agent on its own branch of the post: R3 and
+// R4a take turns, each reading only its own mailbox, until R4a posts the SubTaskOutcome
+// to R4b. R3 executes; R4a judges every criterion on its own, and while a criterion
+// fails and the retry budget lasts it sends R3 a CorrectionSignal. The verdict is
+// aggregated in code: one failed criterion fails the subtask. It returns the outcome's
+// status for the dispatcher; only a cancelled context or a broken contract is an error.
+func (p *Pipeline) effectorAgent(ctx context.Context, rec recorder, post *bus.Post, g guard) (string, error) {
+	x := &executor{p: p, rec: rec, post: post, guard: g}
+	v := &validator{p: p, rec: rec, post: post}
+	for {
+		if err := x.step(ctx); err != nil {
+			return "", err
 		}
-		res := ex.result
-		rec.message(spine.Message{From: "R3", To: "R4a", Type: contract.TypeExecutionResult, Payload: &res})
-		out.Output = res.Output
-		out.ToolCalls = append(out.ToolCalls, res.ToolCalls...)
-
-		var j judgement
-		stop := false
-		if ex.infra != nil {
-			j, stop = environmentalFailure(a.SuccessCriteria, "R3 could not run: "+ex.infra.Error()), true
-		} else {
-			j, err = p.judge(ctx, rec, a, res)
-			if err != nil {
-				if ctx.Err() != nil {
-					return contract.SubTaskOutcome{}, ctx.Err()
-				}
-				j, stop = environmentalFailure(a.SuccessCriteria, "R4a could not judge: "+err.Error()), true
-			}
+		status, done, err := v.step(ctx)
+		if err != nil || done {
+			return status, err
 		}
-		out.CriteriaVerdicts = j.Verdicts
-		gap := contract.GapAttempt{Attempt: attempt, FailedCriteria: []contract.FailedCriterion{}}
-		var first *contract.CriterionVerdict
-		for i := range j.Verdicts {
-			if v := &j.Verdicts[i]; v.Failed() {
-				gap.FailedCriteria = append(gap.FailedCriteria, contract.FailedCriterion{Criterion: v.Criterion, FailureClass: v.Class()})
-				if first == nil {
-					first = v
-				}
-			}
-		}
-		out.GapTrajectory = append(out.GapTrajectory, gap)
-		if first == nil {
-			out.Status = contract.OutcomeMatched
-			out.FailureReason = nil
-			break
-		}
-		out.Status = contract.OutcomeFailed
-		reason := fmt.Sprintf("%q failed (%s) after %d attempt(s): %s", first.Criterion, first.Class(), attempt, clip(first.Evidence, 200))
-		out.FailureReason = &reason
-		if stop || attempt > p.cfg.RetryBudget {
-			break
-		}
-		corr = &contract.CorrectionSignal{SubTaskID: a.SubTaskID, AttemptNumber: attempt, FailedCriterion: first.Criterion,
-			FailureClass: first.Class(), WhatWasWrong: first.Evidence, WhatToDo: j.WhatToDo}
-		c := *corr
-		rec.message(spine.Message{From: "R4a", To: "R3", Type: contract.TypeCorrectionSignal, Payload: &c})
 	}
-	o := out
-	rec.message(spine.Message{From: "R4a", To: "R4b", Type: contract.TypeSubTaskOutcome, Payload: &o})
-	return out, nil
+}
+
+// executor is R3 for one subtask: what it was asked to do and how often it tried.
+type executor struct {
+	p       *Pipeline
+	rec     recorder
+	post    *bus.Post
+	guard   guard
+	a       Assignment
+	attempt int
+}
+
+// step takes R3's next message — its SubTask, or a CorrectionSignal — runs one attempt
+// and posts the ExecutionResult to R4a.
+func (x *executor) step(ctx context.Context) error {
+	m, ok := x.post.Next("R3")
+	var corr *contract.CorrectionSignal
+	switch {
+	case !ok:
+		return errors.New("bus: R3 expected a SubTask or a CorrectionSignal, and its mailbox is empty")
+	case m.Type == contract.TypeSubTask:
+		if err := bus.Decode(m, &x.a); err != nil {
+			return err
+		}
+		x.attempt = 1
+	case m.Type == contract.TypeCorrectionSignal:
+		corr = new(contract.CorrectionSignal)
+		if err := bus.Decode(m, corr); err != nil {
+			return err
+		}
+		x.attempt++
+	default:
+		return fmt.Errorf("bus: R3 expected a SubTask or a CorrectionSignal, and its next message is %s from %s", bus.Article(m.Type), m.From)
+	}
+	ex, err := x.p.execute(ctx, x.rec, x.a, x.attempt, corr, x.guard)
+	if err != nil {
+		return err
+	}
+	res := ex.result
+	if ex.infra != nil {
+		res.Output = executorFault{Error: res.Output.(string)}
+	}
+	_, err = x.post.Send("R3", "R4a", contract.TypeExecutionResult, x.a.ParentTaskID, res)
+	return err
+}
+
+// executorFault is the output of an ExecutionResult whose executor could not run at all
+// (its model did not answer): there is nothing for R4a's model to judge.
+type executorFault struct {
+	Error string `json:"executor_error"`
+}
+
+// faultOf reports the executor fault an ExecutionResult carries, if any.
+func faultOf(res contract.ExecutionResult) (string, bool) {
+	if res.Status != contract.ExecFailed || len(res.ToolCalls) > 0 {
+		return "", false
+	}
+	m, ok := res.Output.(map[string]any)
+	if !ok || len(m) != 1 {
+		return "", false
+	}
+	e, ok := m["executor_error"].(string)
+	return e, ok
+}
+
+// validator is R4a for one subtask: the rubric it judges by and the outcome so far.
+type validator struct {
+	p    *Pipeline
+	rec  recorder
+	post *bus.Post
+	a    *Assignment
+	out  contract.SubTaskOutcome
+}
+
+// rubric takes R4a's copy of its SubTask, which travels with the dispatch.
+func (v *validator) rubric() error {
+	if v.a != nil {
+		return nil
+	}
+	a, _, err := bus.Receive[Assignment](v.post, "R4a", contract.TypeSubTask)
+	if err != nil {
+		return err
+	}
+	v.a = &a
+	v.out = contract.SubTaskOutcome{SubTaskID: a.SubTaskID, ParentTaskID: a.ParentTaskID, ToolCalls: []string{},
+		GapTrajectory: []contract.GapAttempt{}}
+	return nil
+}
+
+// step judges the ExecutionResult in R4a's mailbox, then posts either a CorrectionSignal
+// to R3 or, when the subtask is settled, the SubTaskOutcome to R4b (done).
+func (v *validator) step(ctx context.Context) (status string, done bool, err error) {
+	if err := v.rubric(); err != nil {
+		return "", false, err
+	}
+	res, _, err := bus.Receive[contract.ExecutionResult](v.post, "R4a", contract.TypeExecutionResult)
+	if err != nil {
+		return "", false, err
+	}
+	a, out := v.a, &v.out
+	attempt := len(out.GapTrajectory) + 1
+	out.Output = res.Output
+	out.ToolCalls = append(out.ToolCalls, res.ToolCalls...)
+
+	var j judgement
+	stop := false
+	if fault, ok := faultOf(res); ok {
+		j, stop = environmentalFailure(a.SuccessCriteria, "R3 could not run: "+fault), true
+	} else {
+		j, err = v.p.judge(ctx, v.rec, *a, res)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", false, ctx.Err()
+			}
+			j, stop = environmentalFailure(a.SuccessCriteria, "R4a could not judge: "+err.Error()), true
+		}
+	}
+	out.CriteriaVerdicts = j.Verdicts
+	gap := contract.GapAttempt{Attempt: attempt, FailedCriteria: []contract.FailedCriterion{}}
+	var first *contract.CriterionVerdict
+	for i := range j.Verdicts {
+		if vd := &j.Verdicts[i]; vd.Failed() {
+			gap.FailedCriteria = append(gap.FailedCriteria, contract.FailedCriterion{Criterion: vd.Criterion, FailureClass: vd.Class()})
+			if first == nil {
+				first = vd
+			}
+		}
+	}
+	out.GapTrajectory = append(out.GapTrajectory, gap)
+	if first == nil {
+		out.Status, out.FailureReason = contract.OutcomeMatched, nil
+		return v.settle()
+	}
+	out.Status = contract.OutcomeFailed
+	reason := fmt.Sprintf("%q failed (%s) after %d attempt(s): %s", first.Criterion, first.Class(), attempt, clip(first.Evidence, 200))
+	out.FailureReason = &reason
+	if stop || attempt > v.p.cfg.RetryBudget {
+		return v.settle()
+	}
+	corr := contract.CorrectionSignal{SubTaskID: a.SubTaskID, AttemptNumber: attempt, FailedCriterion: first.Criterion,
+		FailureClass: first.Class(), WhatWasWrong: first.Evidence, WhatToDo: j.WhatToDo}
+	_, err = v.post.Send("R4a", "R3", contract.TypeCorrectionSignal, a.ParentTaskID, corr)
+	return "", false, err
+}
+
+// settle posts the outcome to R4b.
+func (v *validator) settle() (string, bool, error) {
+	_, err := v.post.Send("R4a", "R4b", contract.TypeSubTaskOutcome, v.a.ParentTaskID, v.out)
+	return v.out.Status, true, err
 }
 
 // judge runs R4a on one execution result.

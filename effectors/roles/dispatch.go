@@ -4,61 +4,94 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
+	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine"
 )
 
-// dispatch runs the plan's subtasks by ascending sequence number, the subtasks of one
-// number in parallel (at most Parallel at once). Each subtask journals into its own
-// buffer; when its group has finished the buffers are written in plan order, so the trace
-// does not depend on which subtask finished first. When a group has a failed subtask the
-// later groups, which depend on it, are not run: their outcomes say so. Outcomes are
-// returned in plan order; when ctx is cancelled they are returned as far as they got,
-// with the error.
-func (p *Pipeline) dispatch(ctx context.Context, rec recorder, dp dispatchPlan) ([]contract.SubTaskOutcome, error) {
-	outcomes := make([]contract.SubTaskOutcome, len(dp.assignments))
-	failedSeq := 0
-	for _, group := range groups(dp.assignments) {
-		if failedSeq != 0 {
-			for _, i := range group {
-				outcomes[i] = p.skipped(rec, dp.assignments[i], failedSeq)
-			}
-			continue
+// dispatch is the runtime's dispatcher. It takes R3's mail — the round's SubTasks, which
+// R2 addressed to R3 — and gives each subtask an effector agent of its own: an executor
+// and a validator with private mailboxes on a branch of the post. The SubTask is
+// delivered to both, because R4a's rubric travels with the dispatch. The agent's record
+// goes to a buffer of its own.
+//
+// Subtasks run by ascending sequence number. Those of one number run in parallel, at most
+// Parallel at once. When a group has finished, its buffers are written in plan order, so
+// the trace does not depend on which subtask finished first. When a group has a failed
+// subtask, the later groups depend on it and are not run: their validators say so to R4b.
+// When ctx is cancelled, dispatch returns the error once the running group has stopped.
+func (p *Pipeline) dispatch(ctx context.Context, rec recorder, post *bus.Post, g guard) error {
+	var mail []spine.Message
+	var as []Assignment
+	for {
+		m, ok := post.Next("R3")
+		if !ok {
+			break
 		}
+		var a Assignment
+		if m.Type != contract.TypeSubTask {
+			return fmt.Errorf("bus: R3's mail holds a %s from %s before dispatch; only SubTasks are dispatched", m.Type, m.From)
+		}
+		if err := bus.Decode(m, &a); err != nil {
+			return err
+		}
+		mail, as = append(mail, m), append(as, a)
+	}
+	failedSeq := 0
+	for _, group := range groups(as) {
 		bufs := make([]buffer, len(group))
 		errs := make([]error, len(group))
-		sem := make(chan struct{}, p.cfg.Parallel)
-		var wg sync.WaitGroup
-		for k, i := range group {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				outcomes[i], errs[k] = p.fastLoop(ctx, &bufs[k], dp.assignments[i], dp)
-			}()
+		statuses := make([]string, len(group))
+		branches := make([]*bus.Post, len(group))
+		if failedSeq != 0 {
+			for k, i := range group {
+				branch := post.Branch(&bufs[k], "R3", "R4a")
+				branches[k] = branch
+				branch.Deliver("R4a", mail[i])
+				errs[k] = p.skipped(branch, failedSeq)
+			}
+		} else {
+			sem := make(chan struct{}, p.cfg.Parallel)
+			var wg sync.WaitGroup
+			for k, i := range group {
+				branch := post.Branch(&bufs[k], "R3", "R4a")
+				branches[k] = branch
+				branch.Deliver("R3", mail[i])
+				branch.Deliver("R4a", mail[i])
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					statuses[k], errs[k] = p.effectorAgent(ctx, &bufs[k], branch, g)
+				}()
+			}
+			wg.Wait()
 		}
-		wg.Wait()
 		for k := range group {
 			bufs[k].flush(rec)
 		}
 		for _, err := range errs {
 			if err != nil {
-				return outcomes, err
+				return err
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return outcomes, err
+			return err
 		}
-		for _, i := range group {
-			if outcomes[i].Status == contract.OutcomeFailed {
-				failedSeq = dp.assignments[i].Sequence
+		for k, i := range group {
+			if left := branches[k].UnreadOwn(); len(left) > 0 {
+				return fmt.Errorf("subtask %s's effector agent ended with mail unread: %s", as[i].SubTaskID, strings.Join(left, "; "))
+			}
+			if statuses[k] == contract.OutcomeFailed && failedSeq == 0 {
+				failedSeq = as[i].Sequence
 			}
 		}
 	}
-	return outcomes, nil
+	return nil
 }
 
 // groups lists the assignment indices by ascending sequence, plan order within one.
@@ -79,15 +112,22 @@ func groups(as []Assignment) [][]int {
 	return out
 }
 
-// skipped is the outcome the subtask's effector agent (R4a) reports for a subtask that was
-// not run because an earlier step failed. It carries no verdict: GGS counts it as one
-// failed criterion of no class.
-func (p *Pipeline) skipped(rec recorder, a Assignment, failedSeq int) contract.SubTaskOutcome {
-	reason := fmt.Sprintf("not run: it follows sequence %d, which failed", failedSeq)
-	o := contract.SubTaskOutcome{SubTaskID: a.SubTaskID, ParentTaskID: p.task.TaskID, Status: contract.OutcomeFailed,
+// skipped is R4a's word on a subtask that was not run because an earlier step failed:
+// a failed outcome with no verdict, which GGS counts as one failed criterion of no class.
+func (p *Pipeline) skipped(post *bus.Post, failedSeq int) error {
+	a, _, err := bus.Receive[Assignment](post, "R4a", contract.TypeSubTask)
+	if err != nil {
+		return err
+	}
+	o := unfinished(a.SubTaskID, a.ParentTaskID, fmt.Sprintf("not run: it follows sequence %d, which failed", failedSeq))
+	_, err = post.Send("R4a", "R4b", contract.TypeSubTaskOutcome, a.ParentTaskID, o)
+	return err
+}
+
+// unfinished is the failed outcome of a subtask that has no verdict: not run, not
+// finished, or never reported. GGS counts it as one failed criterion of no class.
+func unfinished(id, taskID, reason string) contract.SubTaskOutcome {
+	return contract.SubTaskOutcome{SubTaskID: id, ParentTaskID: taskID, Status: contract.OutcomeFailed,
 		FailureReason: &reason, CriteriaVerdicts: []contract.CriterionVerdict{}, GapTrajectory: []contract.GapAttempt{},
 		ToolCalls: []string{}}
-	m := o
-	rec.message(spine.Message{From: "R4a", To: "R4b", Type: contract.TypeSubTaskOutcome, Payload: &m})
-	return o
 }

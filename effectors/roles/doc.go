@@ -13,6 +13,14 @@
 // blocked tool, a blocked target or a memory Avoid, no tool call outside the plan — and
 // the journal of every model call, tool call and inter-role message in the run's trace.
 //
+// The roles talk only by post (bus.Post). R1 posts the TaskSpec to R2. R2 reads it, or
+// GGS's PlanDirective on later rounds, and posts the SubTasks to R3 and the
+// DispatchManifest to R4b. The dispatcher gives each subtask an executor and a validator
+// with private mailboxes. They trade ExecutionResults and CorrectionSignals until R4a
+// posts the SubTaskOutcome to R4b. R4b reads the manifest and the outcomes and posts its
+// report to R7. A role knows only its own state and its mail. R2, for instance, knows why
+// its last plan failed only from the directive.
+//
 // It must not decide the macro-state of a round (GGS and rules/ggs.yaml do), write to
 // shared memory (GGS is the only writer), read the wall clock or a global random source
 // (the clock and ID sources are injected), or let the order of journalled events depend

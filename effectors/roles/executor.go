@@ -38,19 +38,19 @@ type execution struct {
 // execute runs R3 on one attempt of a subtask: a function-calling conversation over the
 // tools the plan gave the subtask, ending in R3's JSON answer. tool_calls entries are
 // built by the runtime from what the tools did, never taken from the model.
-func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, attempt int, corr *contract.CorrectionSignal, dp dispatchPlan) (execution, error) {
+func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, attempt int, corr *contract.CorrectionSignal, g guard) (execution, error) {
 	res := contract.ExecutionResult{SubTaskID: a.SubTaskID, ToolCalls: []string{}}
 	allowed := map[string]bool{}
 	var tools []llm.Tool
 	for _, name := range a.Tools {
-		if spec, ok := p.specs[name]; ok && dp.must.toolBlocked(name) == "" {
+		if spec, ok := p.specs[name]; ok && g.must.toolBlocked(name) == "" {
 			allowed[name] = true
 			tools = append(tools, llm.Tool(spec))
 		}
 	}
-	body := execRequest{SubTask: a, Attempt: attempt, Correction: corr, Caution: dp.caution}
+	body := execRequest{SubTask: a, Attempt: attempt, Correction: corr, Caution: g.caution}
 	for _, name := range a.Tools {
-		for _, t := range dp.must.targets[name] {
+		for _, t := range g.must.targets[name] {
 			body.BlockedTargets = append(body.BlockedTargets, name+":"+t.value)
 		}
 	}
@@ -80,7 +80,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, atte
 				if tc.ID == "" {
 					tc.ID = fmt.Sprintf("call-%d-%d", turn, i+1)
 				}
-				reply, entry, err := p.callTool(ctx, rec, a, tc, allowed, dp)
+				reply, entry, err := p.callTool(ctx, rec, a, tc, allowed, g)
 				if err != nil {
 					return execution{}, err
 				}
@@ -111,7 +111,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, atte
 // subtask's plan and not blocked, the target is not blocked, caution is confirmed), and
 // journals it. It returns the text the model sees and the tool_calls entry. Only a
 // cancelled context is an error: a refusal or a failing command is a result.
-func (p *Pipeline) callTool(ctx context.Context, rec recorder, a Assignment, tc llm.ToolCall, allowed map[string]bool, dp dispatchPlan) (string, string, error) {
+func (p *Pipeline) callTool(ctx context.Context, rec recorder, a Assignment, tc llm.ToolCall, allowed map[string]bool, g guard) (string, string, error) {
 	tgt := targetOf(tc.Name, tc.Arguments)
 	x := spine.Exchange{Name: "tool:" + tc.Name, Request: toolRequest{ID: tc.ID, Arguments: tc.Arguments}}
 	refuse := func(why string) (string, string, error) {
@@ -123,17 +123,17 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, a Assignment, tc 
 		return out, r.Evidence, nil
 	}
 	switch {
-	case !allowed[tc.Name] && dp.must.toolBlocked(tc.Name) != "":
-		return refuse(fmt.Sprintf("the tool %s is %s", tc.Name, dp.must.toolBlocked(tc.Name)))
+	case !allowed[tc.Name] && g.must.toolBlocked(tc.Name) != "":
+		return refuse(fmt.Sprintf("the tool %s is %s", tc.Name, g.must.toolBlocked(tc.Name)))
 	case !allowed[tc.Name]:
 		return refuse(fmt.Sprintf("the tool %s is not in this subtask's plan (its tools: %s)", tc.Name, strings.Join(a.Tools, ", ")))
 	}
-	if why := dp.must.targetBlocked(tc.Name, tgt); why != "" {
+	if why := g.must.targetBlocked(tc.Name, tgt); why != "" {
 		return refuse(fmt.Sprintf("%s on %q is %s", tc.Name, tgt, why))
 	}
-	if len(dp.caution) > 0 && p.cfg.Caution != nil && (tc.Name == sandbox.ToolShell || tc.Name == sandbox.ToolWriteFile) {
+	if len(g.caution) > 0 && p.cfg.Caution != nil && (tc.Name == sandbox.ToolShell || tc.Name == sandbox.ToolWriteFile) {
 		ok, err := p.cfg.Caution.Confirm(ctx, sandbox.Confirmation{Tool: tc.Name, Command: tgt,
-			Reasons: append([]string{"memory advises caution for this intent"}, dp.caution...)})
+			Reasons: append([]string{"memory advises caution for this intent"}, g.caution...)})
 		if ctx.Err() != nil {
 			return "", "", ctx.Err()
 		}

@@ -5,13 +5,15 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/ggs"
 )
 
 // GracefulFailure is R2's word to the user when GGS abandons a task: what was done, what
 // failed and why, and two or three concrete next moves, instead of a bare failure. It is
-// built in code from the rounds and the FinalResult, so that it follows from the trace
-// alone and needs no model call after the run.
+// built in code, after the run, from the record of the messages the roles posted and the
+// FinalResult, so that it follows from the trace alone and needs no model call.
 type GracefulFailure struct {
 	TaskID    string      `json:"task_id"`
 	Summary   string      `json:"summary"`
@@ -35,10 +37,11 @@ func (p *Pipeline) GracefulFailure(final *contract.FinalResult) *GracefulFailure
 		return nil
 	}
 	g := &GracefulFailure{TaskID: final.TaskID, Completed: []Completed{}, Failed: []string{}}
+	rounds := p.recordedRounds()
 	seen := map[string]bool{} // intents already delivered by an earlier round
 	var environmental, logical []string
 	var tools []string
-	for _, r := range p.rounds {
+	for _, r := range rounds {
 		for i, o := range r.outcomes {
 			a := r.plan[i]
 			if o.Status != contract.OutcomeMatched {
@@ -50,8 +53,8 @@ func (p *Pipeline) GracefulFailure(final *contract.FinalResult) *GracefulFailure
 			}
 		}
 	}
-	if n := len(p.rounds); n > 0 {
-		last := p.rounds[n-1]
+	if n := len(rounds); n > 0 {
+		last := rounds[n-1]
 		for i, o := range last.outcomes {
 			for _, v := range o.CriteriaVerdicts {
 				if !v.Failed() {
@@ -87,7 +90,7 @@ func (p *Pipeline) GracefulFailure(final *contract.FinalResult) *GracefulFailure
 		}
 	}
 	g.Summary = fmt.Sprintf("Stopped after %d round(s) (%d replan(s)): %s. %d part(s) of the task were done.",
-		len(p.rounds), final.Replans, strings.TrimSuffix(final.Summary, "."), len(g.Completed))
+		len(rounds), final.Replans, strings.TrimSuffix(final.Summary, "."), len(g.Completed))
 	g.NextMoves = nextMoves(environmental, logical, sortedUnique(tools), p.blockedTargets(), final)
 	return g
 }
@@ -122,7 +125,7 @@ func nextMoves(environmental, logical, tools, targets []string, final *contract.
 // blockedTargets lists the targets GGS blocked over the task, sorted.
 func (p *Pipeline) blockedTargets() []string {
 	var out []string
-	for _, r := range p.rounds {
+	for _, r := range p.r2.plans {
 		if r.directive != nil {
 			out = append(out, r.directive.BlockedTargets...)
 		}
@@ -171,4 +174,47 @@ func (g *GracefulFailure) Text() string {
 		fmt.Fprintf(&b, "  %d. %s\n", i+1, m)
 	}
 	return b.String()
+}
+
+// roundRecord is what a round did, as its messages recorded it: R2's SubTasks, R4a's
+// outcomes in plan order, and R4b's report.
+type roundRecord struct {
+	round    int
+	plan     []Assignment
+	outcomes []contract.SubTaskOutcome
+	report   ggs.Report
+}
+
+// recordedRounds reads the rounds back from the messages the roles posted. A message
+// that does not decode is skipped: the record was written from these very types.
+func (p *Pipeline) recordedRounds() []roundRecord {
+	var out []roundRecord
+	for i, msgs := range p.record {
+		r := roundRecord{round: i + 1}
+		byID := map[string]contract.SubTaskOutcome{}
+		for _, m := range msgs {
+			switch m.Type {
+			case contract.TypeSubTask:
+				var a Assignment
+				if bus.Decode(m, &a) == nil {
+					r.plan = append(r.plan, a)
+				}
+			case contract.TypeSubTaskOutcome:
+				var o contract.SubTaskOutcome
+				if bus.Decode(m, &o) == nil {
+					byID[o.SubTaskID] = o
+				}
+			case contract.TypeReplanRequest:
+				r.report.Replan = new(contract.ReplanRequest)
+				if bus.Decode(m, r.report.Replan) != nil {
+					r.report.Replan = nil
+				}
+			}
+		}
+		for _, a := range r.plan {
+			r.outcomes = append(r.outcomes, byID[a.SubTaskID])
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -139,7 +139,7 @@ func TestCheckPlanRejectsARepeatedPlan(t *testing.T) {
 	if v := p.checkPlan(plan, mustNot{}); len(v) != 0 {
 		t.Fatalf("first plan rejected: %q", v)
 	}
-	p.rounds = append(p.rounds, roundRecord{round: 1, signature: signature(plan)})
+	p.r2.plans = append(p.r2.plans, planRecord{round: 1, signature: signature(plan)})
 	same := plan
 	same.SubTasks = []plannedSubTask{{Intent: "read a", SuccessCriteria: []string{"s"}, Sequence: 1,
 		Tools: []string{"list_files", "read_file"}, Targets: []string{" a "}, SubTaskID: ptr("other-id")}}

@@ -16,9 +16,9 @@ import (
 const maxClarifications = 2
 
 // Perceive runs R1 on the user's text and returns the TaskSpec of the task taskID. The
-// runtime, not the model, sets task_id and raw_input (verbatim). R1's model calls and the
-// TaskSpec message are journalled at the head of the first round, so that they are in
-// the trace before any plan. Clarifying questions are asked only when the model finds no
+// runtime, not the model, sets task_id and raw_input (verbatim). R1's model calls are
+// journalled, and its TaskSpec posted to R2, at the head of the first round, so that they
+// are in the trace before any plan. Clarifying questions are asked only when the model finds no
 // reading possible, at most twice and all at once; an empty answer proceeds.
 func (p *Pipeline) Perceive(ctx context.Context, taskID, raw string) (contract.TaskSpec, error) {
 	if taskID == "" {
@@ -64,9 +64,7 @@ func (p *Pipeline) Perceive(ctx context.Context, taskID, raw string) (contract.T
 		intent = strings.Join(strings.Fields(raw), " ")
 	}
 	p.task = contract.TaskSpec{TaskID: taskID, Intent: intent, Constraints: per.Constraints, RawInput: raw}
-	task := p.task
-	p.pending.message(spine.Message{From: "R1", To: "R2", Type: contract.TypeTaskSpec, TaskID: taskID, Payload: &task})
-	return task, nil
+	return p.task, nil
 }
 
 // clarify puts the questions to the user and journals the exchange.

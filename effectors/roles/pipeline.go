@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
@@ -67,29 +68,27 @@ type Clarifier interface {
 
 // Pipeline is the role pipeline for one task: Perceive runs R1, then every Round runs R2,
 // R3 × N with R4a, and R4b. It is the production ggs.Plant. Rounds must not overlap.
+//
+// The roles share nothing: each reads its own mailbox on the round's bus.Post and sends
+// what it produces there. The pipeline is the runtime around them. It starts each role in
+// turn, gives each subtask its own executor and validator, and enforces the round's MUST NOT
+// set in code. It hands no role's output to another.
 type Pipeline struct {
 	cfg   Config
 	tools []string // R3's tool names, in the toolbox's order
 	specs map[string]sandbox.ToolSpec
 	meter usageMeter
 
-	task    contract.TaskSpec
+	task    contract.TaskSpec // R1's TaskSpec, as R1 produced it
 	started time.Time
 	pending buffer // R1's journal entries, written at the head of the first round
-	rounds  []roundRecord
+	posted  bool   // R1's TaskSpec has gone to R2
+
+	r2     planner           // R2's own state
+	record [][]spine.Message // the messages the roles posted, round by round
 }
 
 var _ ggs.Plant = (*Pipeline)(nil)
-
-// roundRecord keeps what a round did, for the next plan and the graceful failure.
-type roundRecord struct {
-	round     int
-	directive *contract.PlanDirective
-	plan      []Assignment
-	signature string
-	outcomes  []contract.SubTaskOutcome
-	report    ggs.Report
-}
 
 // New checks cfg and returns a pipeline with no task yet.
 func New(cfg Config) (*Pipeline, error) {
@@ -145,62 +144,64 @@ func (p *Pipeline) elapsedMS() int64 {
 	return max(ms, 0)
 }
 
-// Round runs one round for GGS: calibrate, plan, execute with the fast loop, validate.
-// An error means the round could not produce a report (the context was cancelled, or R2
-// could not produce an acceptable plan); every other failure is reported to GGS.
-func (p *Pipeline) Round(ctx context.Context, in ggs.RoundInput) (ggs.Report, error) {
+// Round runs one round for GGS: R2 plans from its mailbox (the TaskSpec on the first
+// round, GGS's PlanDirective on the others), the subtasks run with the fast loop, and R4b
+// posts its report to R7. An error means the round could not produce a report (R2 could
+// not produce an acceptable plan, or a message was not what its contract says); every
+// other failure is reported to GGS. A cancelled context still ends in a report.
+func (p *Pipeline) Round(ctx context.Context, loopPost *bus.Post, in ggs.RoundInput) error {
 	if p.task.TaskID == "" {
-		return ggs.Report{}, errors.New("roles: Round before Perceive")
+		return errors.New("roles: Round before Perceive")
 	}
 	if in.TaskID != p.task.TaskID {
-		return ggs.Report{}, fmt.Errorf("roles: round for task %q, the pipeline's task is %q", in.TaskID, p.task.TaskID)
+		return fmt.Errorf("roles: round for task %q, the pipeline's task is %q", in.TaskID, p.task.TaskID)
 	}
-	rec := journalRecorder{j: spine.JournalFrom(ctx), taskID: p.task.TaskID, onMessage: p.cfg.OnMessage}
-	p.pending.flush(rec)
-
+	p.record = append(p.record, nil)
+	rec := journalRecorder{j: spine.JournalFrom(ctx), onMessage: p.cfg.OnMessage, log: &p.record[len(p.record)-1]}
+	post := loopPost.Branch(rec)
+	if !p.posted {
+		p.pending.flush(rec)
+		if _, err := post.Send("R1", "R2", contract.TypeTaskSpec, p.task.TaskID, p.task); err != nil {
+			return err
+		}
+		p.posted = true
+	}
+	if err := p.r2.receive(post, in.Round); err != nil {
+		return err
+	}
 	cal, err := p.calibrate(ctx, rec)
 	if err != nil {
-		return p.interrupted(ctx, "calibrating", nil, nil, err)
+		return p.interrupted(ctx, post, "calibrating", err)
 	}
-	pl, err := p.plan(ctx, rec, in, cal)
-	if err != nil {
-		return p.interrupted(ctx, "planning", nil, nil, err)
+	if err := p.plan(ctx, rec, post, in.Round, cal); err != nil {
+		return p.interrupted(ctx, post, "planning", err)
 	}
-	outcomes, err := p.dispatch(ctx, rec, pl)
-	if err != nil {
-		return p.interrupted(ctx, "executing", pl.assignments, outcomes, err)
+	if err := p.dispatch(ctx, rec, post, p.r2.guard(cal, p.tools)); err != nil {
+		return p.interrupted(ctx, post, "executing", err)
 	}
-	rep, err := p.metaValidate(ctx, rec, pl, outcomes)
-	if err != nil {
-		return p.interrupted(ctx, "validating", pl.assignments, outcomes, err)
+	if err := p.metaValidate(ctx, rec, post); err != nil {
+		return p.interrupted(ctx, post, "validating", err)
 	}
-	p.rounds = append(p.rounds, roundRecord{round: in.Round, directive: in.Directive, plan: pl.assignments,
-		signature: pl.signature, outcomes: outcomes, report: rep})
-	return rep, nil
+	return nil
 }
 
 // interrupted ends a round that the cancelling of ctx cut short. The round still ends in a
-// report — R4b's gate, reading the unfinished subtasks as failed, asks GGS to abandon —
-// so that the effector call completes and the engine stops at its next state boundary,
-// which a replay reproduces; GGS never acts on the report. Errors other than the
-// cancellation are returned as they are.
-func (p *Pipeline) interrupted(ctx context.Context, stage string, plan []Assignment, outcomes []contract.SubTaskOutcome, err error) (ggs.Report, error) {
+// report — R4b, reading the unfinished subtasks as failed, asks GGS to abandon — so that
+// the effector call completes and the engine stops at its next state boundary, which a
+// replay reproduces; GGS never acts on the report. Errors other than the cancellation are
+// returned as they are.
+func (p *Pipeline) interrupted(ctx context.Context, post *bus.Post, stage string, err error) error {
 	if ctx.Err() == nil {
-		return ggs.Report{}, err
+		return err
 	}
+	r4b, _ := p.r4bInbox(post) // the cancellation is the story; what R4b could read is reported
 	rq := &contract.ReplanRequest{TaskID: p.task.TaskID, Intent: p.task.Intent, FailedSubTasks: []string{},
 		Outcomes: []contract.SubTaskOutcome{}, ElapsedMS: p.elapsedMS(), Recommendation: "abandon"}
 	done := 0
-	for i, a := range plan {
-		var o contract.SubTaskOutcome
-		if i < len(outcomes) {
-			o = outcomes[i]
-		}
-		if o.Status == "" {
-			reason := "interrupted before it finished"
-			o = contract.SubTaskOutcome{SubTaskID: a.SubTaskID, ParentTaskID: p.task.TaskID, Status: contract.OutcomeFailed,
-				FailureReason: &reason, CriteriaVerdicts: []contract.CriterionVerdict{}, GapTrajectory: []contract.GapAttempt{},
-				ToolCalls: []string{}}
+	for _, id := range r4b.manifest.SubTaskIDs {
+		o, ok := r4b.outcomes[id]
+		if !ok {
+			o = unfinished(id, p.task.TaskID, "interrupted before it finished")
 		}
 		if o.Status == contract.OutcomeFailed {
 			rq.FailedSubTasks = append(rq.FailedSubTasks, o.SubTaskID)
@@ -209,8 +210,10 @@ func (p *Pipeline) interrupted(ctx context.Context, stage string, plan []Assignm
 		}
 		rq.Outcomes = append(rq.Outcomes, o)
 	}
-	rq.GapSummary = fmt.Sprintf("interrupted while %s (%v): %d of %d subtask(s) finished; the run stops here", stage, ctx.Err(), done, len(plan))
-	return ggs.Report{Replan: rq}, nil
+	rq.GapSummary = fmt.Sprintf("interrupted while %s (%v): %d of %d subtask(s) finished; the run stops here",
+		stage, ctx.Err(), done, len(r4b.manifest.SubTaskIDs))
+	_, serr := post.Send("R4b", "R7", contract.TypeReplanRequest, p.task.TaskID, rq)
+	return serr
 }
 
 // calibrate asks memory about the intent. A memory failure is on record in the trace and

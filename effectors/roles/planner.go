@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
-	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/spine"
 )
 
@@ -22,13 +22,48 @@ type Assignment struct {
 	Targets []string `json:"targets"`
 }
 
-// dispatchPlan is a validated plan with runtime IDs.
-type dispatchPlan struct {
-	assignments []Assignment
-	manifest    contract.DispatchManifest
-	must        mustNot
-	caution     []string
-	signature   string
+// planner is R2's own state: the task R1 sent it, the directive of the round at hand, and
+// the plans it made. It knows of other roles' work only what arrived in its mailbox.
+type planner struct {
+	task      contract.TaskSpec
+	directive *contract.PlanDirective // this round's; nil on the first
+	plans     []planRecord
+}
+
+// planRecord is one round's plan as R2 made it.
+type planRecord struct {
+	round     int
+	directive *contract.PlanDirective
+	plan      []Assignment
+	signature string
+}
+
+// receive takes what R2 plans from: R1's TaskSpec on the first round, GGS's
+// PlanDirective on every other.
+func (r *planner) receive(post *bus.Post, round int) error {
+	if round <= 1 {
+		task, _, err := bus.Receive[contract.TaskSpec](post, "R2", contract.TypeTaskSpec)
+		r.task, r.directive = task, nil
+		return err
+	}
+	dir, _, err := bus.Receive[contract.PlanDirective](post, "R2", contract.TypePlanDirective)
+	r.directive = &dir
+	return err
+}
+
+// guard is the round's MUST NOT set and caution list, which the runtime enforces on R3's
+// tool calls in code (the executor's prompt also states them).
+type guard struct {
+	must    mustNot
+	caution []string
+}
+
+func (r *planner) guard(cal Calibration, known []string) guard {
+	var blockedTools, blockedTargets []string
+	if d := r.directive; d != nil {
+		blockedTools, blockedTargets = d.BlockedTools, d.BlockedTargets
+	}
+	return guard{must: buildMustNot(cal, blockedTools, blockedTargets, known), caution: cal.Caution}
 }
 
 // planRequest is the planner's user turn.
@@ -48,45 +83,40 @@ type toolInfo struct {
 	Description string `json:"description"`
 }
 
-// roundDigest tells the planner what the last round did and how it ended.
+// roundDigest reminds the planner what it planned last round; why that plan failed is
+// GGS's directive.
 type roundDigest struct {
 	Round    int             `json:"round"`
 	SubTasks []subtaskDigest `json:"subtasks"`
-	Rejected []string        `json:"merged_result_failed,omitempty"`
-	Summary  string          `json:"summary"`
 }
 
 type subtaskDigest struct {
-	Intent    string   `json:"intent"`
-	Tools     []string `json:"tools"`
-	Status    string   `json:"status"`
-	Failed    []string `json:"failed_criteria,omitempty"`
-	ToolCalls []string `json:"tool_calls,omitempty"`
+	Intent  string   `json:"intent"`
+	Tools   []string `json:"tools"`
+	Targets []string `json:"targets"`
 }
 
 // plan runs R2: it asks for a plan until one passes the contract and the plan validator
-// (bounded by PlanAttempts), then assigns subtask IDs and journals the dispatch.
-func (p *Pipeline) plan(ctx context.Context, rec recorder, in ggs.RoundInput, cal Calibration) (dispatchPlan, error) {
-	var blockedTools, blockedTargets []string
-	if d := in.Directive; d != nil {
-		blockedTools, blockedTargets = d.BlockedTools, d.BlockedTargets
-	}
-	must := buildMustNot(cal, blockedTools, blockedTargets, p.tools)
-	body := planRequest{Task: p.task, Round: in.Round, Directive: in.Directive, MustNot: p.mustNotLines(must),
-		ShouldPrefer: nonNil(cal.Exploit), Caution: nonNil(cal.Caution), Previous: p.lastDigest()}
+// (bounded by PlanAttempts), then assigns subtask IDs and posts each SubTask to R3 and
+// the DispatchManifest to R4b.
+func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round int, cal Calibration) error {
+	r2 := &p.r2
+	must := r2.guard(cal, p.tools).must
+	body := planRequest{Task: r2.task, Round: round, Directive: r2.directive, MustNot: p.mustNotLines(must),
+		ShouldPrefer: nonNil(cal.Exploit), Caution: nonNil(cal.Caution), Previous: r2.lastDigest()}
 	for _, name := range p.tools {
 		body.Tools = append(body.Tools, toolInfo{Name: name, Description: p.specs[name].Description})
 	}
 	user, err := json.Marshal(body)
 	if err != nil {
-		return dispatchPlan{}, fmt.Errorf("R2 Planner: encoding the request: %w", err)
+		return fmt.Errorf("R2 Planner: encoding the request: %w", err)
 	}
 	req := llm.ChatRequest{Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: plannerPrompt},
 		{Role: llm.RoleUser, Content: string(user)},
 	}, Temperature: zero()}
-	if in.Directive != nil {
-		p.status(llm.R2, "", fmt.Sprintf("replanning (%s): %s", in.Directive.Directive, in.Directive.Rationale))
+	if d := r2.directive; d != nil {
+		p.status(llm.R2, "", fmt.Sprintf("replanning (%s): %s", d.Directive, d.Rationale))
 	} else {
 		p.status(llm.R2, "", "planning")
 	}
@@ -97,17 +127,17 @@ func (p *Pipeline) plan(ctx context.Context, rec recorder, in ggs.RoundInput, ca
 	for attempt := 1; ; attempt++ {
 		o, resps, err := llm.CompleteJSON(ctx, m, req, validate)
 		if err != nil {
-			return dispatchPlan{}, fmt.Errorf("R2 Planner: %w", err)
+			return fmt.Errorf("R2 Planner: %w", err)
 		}
 		violations := p.checkPlan(o, must)
-		rec.exchange(spine.Exchange{Name: "check:plan", Request: map[string]int{"round": in.Round, "attempt": attempt},
+		rec.exchange(spine.Exchange{Name: "check:plan", Request: map[string]int{"round": round, "attempt": attempt},
 			Response: map[string][]string{"violations": nonNil(violations)}})
 		if len(violations) == 0 {
 			out = o
 			break
 		}
 		if attempt >= p.cfg.PlanAttempts {
-			return dispatchPlan{}, fmt.Errorf("R2 Planner: %d plans in a row broke the MUST NOT set; the last: %s",
+			return fmt.Errorf("R2 Planner: %d plans in a row broke the MUST NOT set; the last: %s",
 				attempt, strings.Join(violations, "; "))
 		}
 		p.status(llm.R2, "", "plan rejected by the validator; asking again")
@@ -116,32 +146,35 @@ func (p *Pipeline) plan(ctx context.Context, rec recorder, in ggs.RoundInput, ca
 			llm.Message{Role: llm.RoleUser, Content: "The plan validator rejected this plan:\n- " + strings.Join(violations, "\n- ") +
 				"\nAnswer with a new plan, as the same JSON object, that respects every MUST NOT entry and differs from every plan that failed."})
 	}
-	return p.dispatchOf(rec, out, must, cal), nil
+	return p.dispatchOf(post, round, out)
 }
 
-// dispatchOf assigns runtime IDs to the planned subtasks (the model's are discarded) and
-// journals each SubTask and then the DispatchManifest.
-func (p *Pipeline) dispatchOf(rec recorder, out planOutput, must mustNot, cal Calibration) dispatchPlan {
-	dp := dispatchPlan{must: must, caution: cal.Caution, signature: signature(out)}
+// dispatchOf assigns runtime IDs to the planned subtasks (the model's are discarded),
+// posts each SubTask to R3 and then the DispatchManifest to R4b, and keeps the plan in
+// R2's history.
+func (p *Pipeline) dispatchOf(post *bus.Post, round int, out planOutput) error {
+	r2 := &p.r2
+	rp := planRecord{round: round, directive: r2.directive, signature: signature(out)}
 	ids := make([]string, 0, len(out.SubTasks))
 	for _, st := range out.SubTasks {
 		a := Assignment{SubTask: contract.SubTask{
-			SubTaskID: p.cfg.IDs.NewID(), ParentTaskID: p.task.TaskID, Intent: st.Intent,
+			SubTaskID: p.cfg.IDs.NewID(), ParentTaskID: r2.task.TaskID, Intent: st.Intent,
 			SuccessCriteria: st.SuccessCriteria, Context: st.Context, Deadline: st.Deadline, Sequence: st.Sequence,
 		}, Tools: st.Tools, Targets: nonNil(st.Targets)}
-		dp.assignments = append(dp.assignments, a)
+		rp.plan = append(rp.plan, a)
 		ids = append(ids, a.SubTaskID)
 	}
-	for i := range dp.assignments {
-		a := dp.assignments[i]
-		rec.message(spine.Message{From: "R2", To: "R3", Type: contract.TypeSubTask, Payload: &a})
+	r2.plans = append(r2.plans, rp)
+	for _, a := range rp.plan {
+		if _, err := post.Send("R2", "R3", contract.TypeSubTask, r2.task.TaskID, a); err != nil {
+			return err
+		}
 	}
-	task := p.task
-	dp.manifest = contract.DispatchManifest{TaskID: p.task.TaskID, SubTaskIDs: ids, TaskSpec: &task,
+	task := r2.task
+	manifest := contract.DispatchManifest{TaskID: task.TaskID, SubTaskIDs: ids, TaskSpec: &task,
 		DispatchedAt: p.cfg.Clock.Now().UTC().Format(time.RFC3339), TaskCriteria: out.TaskCriteria}
-	m := dp.manifest
-	rec.message(spine.Message{From: "R2", To: "R4b", Type: contract.TypeDispatchManifest, Payload: &m})
-	return dp
+	_, err := post.Send("R2", "R4b", contract.TypeDispatchManifest, task.TaskID, manifest)
+	return err
 }
 
 // checkPlan is the code-side plan validator: no blocked tool, no blocked target, no
@@ -164,7 +197,7 @@ func (p *Pipeline) checkPlan(o planOutput, must mustNot) []string {
 		}
 	}
 	sig := signature(o)
-	for _, r := range p.rounds {
+	for _, r := range p.r2.plans {
 		if r.signature == sig {
 			v = append(v, fmt.Sprintf("the plan is the same as the plan of round %d, which failed", r.round))
 			break
@@ -191,29 +224,15 @@ func (p *Pipeline) mustNotLines(m mustNot) []string {
 	return out
 }
 
-// lastDigest summarises the previous round for the next plan.
-func (p *Pipeline) lastDigest() *roundDigest {
-	if len(p.rounds) == 0 {
+// lastDigest reminds the planner of its previous plan.
+func (r *planner) lastDigest() *roundDigest {
+	if len(r.plans) == 0 {
 		return nil
 	}
-	r := p.rounds[len(p.rounds)-1]
-	d := &roundDigest{Round: r.round}
-	for i, o := range r.outcomes {
-		sd := subtaskDigest{Intent: r.plan[i].Intent, Tools: r.plan[i].Tools, Status: o.Status, ToolCalls: o.ToolCalls}
-		for _, v := range o.CriteriaVerdicts {
-			if v.Failed() {
-				sd.Failed = append(sd.Failed, fmt.Sprintf("%s (%s): %s", v.Criterion, v.Class(), v.Evidence))
-			}
-		}
-		d.SubTasks = append(d.SubTasks, sd)
-	}
-	if rp := r.report.Replan; rp != nil {
-		d.Summary = rp.GapSummary
-		for _, v := range rp.TaskCriteriaVerdicts {
-			if v.Failed() {
-				d.Rejected = append(d.Rejected, fmt.Sprintf("%s: %s", v.Criterion, v.Evidence))
-			}
-		}
+	last := r.plans[len(r.plans)-1]
+	d := &roundDigest{Round: last.round, SubTasks: []subtaskDigest{}}
+	for _, a := range last.plan {
+		d.SubTasks = append(d.SubTasks, subtaskDigest{Intent: a.Intent, Tools: a.Tools, Targets: a.Targets})
 	}
 	return d
 }

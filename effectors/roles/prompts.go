@@ -27,6 +27,7 @@ Answer with one JSON object and nothing else:
 - targets: the files, directories or commands the subtask will point its tools at, as far as you know them.
 - Do not write subtask ids; the runtime assigns them.
 - MUST NOT entries are hard constraints: a plan that uses a blocked tool, a blocked target or an approach memory says to avoid is rejected. SHOULD PREFER entries are approaches that worked before. CAUTION entries need a careful, reversible approach.
+- previous_round is the plan you made last round. The directive says why it fell short: failed_criterion, failure_class, rationale and the targets now blocked.
 - When a directive is given, follow it: refine keeps the approach and tightens it; change_path keeps the tools and uses different targets; change_approach and break_symmetry use a different kind of tool and a genuinely different method. Never repeat a plan that already failed.`
 
 const executorPrompt = `You are an Executor of an agent system. You carry out exactly one subtask with the tools you are given, inside a working directory you cannot leave, and report a concrete, verifiable result.

@@ -3,36 +3,38 @@ package roles
 import (
 	"sync"
 
+	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/spine"
 )
 
 // recorder receives what a role journals: nested exchanges (model and tool calls, memory
-// queries) and bus messages.
+// queries) and, as the record of a bus.Post, the messages posted.
 type recorder interface {
 	exchange(spine.Exchange)
-	message(spine.Message)
+	bus.Recorder
 }
 
-// journalRecorder writes to the trace journal of the effector call in progress and shows
-// messages to the live display.
+// journalRecorder writes to the trace journal of the effector call in progress, shows
+// messages to the live display, and keeps the round's messages for the graceful failure.
 type journalRecorder struct {
 	j         *spine.Journal
-	taskID    string
 	onMessage func(spine.Message)
+	log       *[]spine.Message
 }
 
 var _ recorder = journalRecorder{}
 
 func (r journalRecorder) exchange(x spine.Exchange) { r.j.Record(x) }
 
-func (r journalRecorder) message(m spine.Message) {
-	if m.TaskID == "" {
-		m.TaskID = r.taskID
+func (r journalRecorder) Message(m spine.Message) int64 {
+	m.Seq = r.j.Message(m)
+	if r.log != nil {
+		*r.log = append(*r.log, m)
 	}
-	r.j.Message(m)
 	if r.onMessage != nil {
 		r.onMessage(m)
 	}
+	return m.Seq
 }
 
 // event is one buffered journal entry: exactly one of the two is set.
@@ -56,10 +58,12 @@ func (b *buffer) exchange(x spine.Exchange) {
 	b.events = append(b.events, event{x: &x})
 }
 
-func (b *buffer) message(m spine.Message) {
+// Message keeps m for the flush; its seq is not known until then.
+func (b *buffer) Message(m spine.Message) int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.events = append(b.events, event{m: &m})
+	return 0
 }
 
 // flush replays the buffered entries into to, in the order they were made, and empties
@@ -73,7 +77,7 @@ func (b *buffer) flush(to recorder) {
 		if e.x != nil {
 			to.exchange(*e.x)
 		} else {
-			to.message(*e.m)
+			to.Message(*e.m)
 		}
 	}
 }

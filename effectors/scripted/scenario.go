@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
 	"gopkg.in/yaml.v3"
@@ -162,23 +163,32 @@ var _ ggs.Plant = (*Plant)(nil)
 // NewPlant returns a plant that plays sc from its first round.
 func NewPlant(sc *Scenario) *Plant { return &Plant{sc: sc} }
 
-// Round returns the next report, after checking the directive against the scenario.
-func (p *Plant) Round(ctx context.Context, in ggs.RoundInput) (ggs.Report, error) {
+// Round takes GGS's PlanDirective from R2's mailbox, checks it against the scenario, and
+// posts the round's scripted report from R4b to R7.
+func (p *Plant) Round(ctx context.Context, post *bus.Post, in ggs.RoundInput) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.next >= len(p.sc.Rounds) {
-		return ggs.Report{}, fmt.Errorf("scenario %q has %d rounds and was asked for round %d", p.sc.Name, len(p.sc.Rounds), p.next+1)
+		return fmt.Errorf("scenario %q has %d rounds and was asked for round %d", p.sc.Name, len(p.sc.Rounds), p.next+1)
 	}
 	r := p.sc.Rounds[p.next]
 	p.next++
-	if r.Expect != "" {
-		got := contract.DirectiveInit
-		if in.Directive != nil {
-			got = in.Directive.Directive
+	got := contract.DirectiveInit
+	if in.Round > 1 {
+		dir, _, err := bus.Receive[contract.PlanDirective](post, "R2", contract.TypePlanDirective)
+		if err != nil {
+			return err
 		}
-		if got != r.Expect {
-			return ggs.Report{}, fmt.Errorf("scenario %q round %d (line %d) expects directive %s, GGS gave %s", p.sc.Name, p.next, r.Line, r.Expect, got)
-		}
+		got = dir.Directive
 	}
-	return r.Report, nil
+	if r.Expect != "" && got != r.Expect {
+		return fmt.Errorf("scenario %q round %d (line %d) expects directive %s, GGS gave %s", p.sc.Name, p.next, r.Line, r.Expect, got)
+	}
+	var err error
+	if r.Report.Replan != nil {
+		_, err = post.Send("R4b", "R7", contract.TypeReplanRequest, in.TaskID, r.Report.Replan)
+	} else {
+		_, err = post.Send("R4b", "R7", contract.TypeOutcomeSummary, in.TaskID, r.Report.Outcome)
+	}
+	return err
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/ggs"
@@ -46,17 +47,43 @@ func TestPlantChecksExpectations(t *testing.T) {
 	}
 	p := NewPlant(sc)
 	ctx := context.Background()
-	if _, err := p.Round(ctx, ggs.RoundInput{TaskID: "t", Round: 1}); err != nil {
+	post := bus.NewPost(&bus.Log{})
+	if err := p.Round(ctx, post, ggs.RoundInput{TaskID: "t", Round: 1}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.Round(ctx, ggs.RoundInput{TaskID: "t", Round: 2, Directive: &contract.PlanDirective{Directive: "change_path"}})
+	if m, ok := post.Next("R7"); !ok || m.From != "R4b" || m.Type != contract.TypeOutcomeSummary || m.TaskID != "t" {
+		t.Fatalf("round 1 posted %+v (ok %v), want R4b's OutcomeSummary to R7 for task t", m, ok)
+	}
+	if _, err := post.Send("R7", "R2", contract.TypePlanDirective, "t", &contract.PlanDirective{Directive: "change_path"}); err != nil {
+		t.Fatal(err)
+	}
+	err = p.Round(ctx, post, ggs.RoundInput{TaskID: "t", Round: 2})
 	want := `scenario "n" round 2 (line 5) expects directive refine, GGS gave change_path`
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
-	_, err = p.Round(ctx, ggs.RoundInput{TaskID: "t", Round: 3})
+	err = p.Round(ctx, post, ggs.RoundInput{TaskID: "t", Round: 3})
 	if err == nil || err.Error() != `scenario "n" has 2 rounds and was asked for round 3` {
 		t.Errorf("past the end: %v", err)
+	}
+}
+
+// TestPlantWithoutDirective: a second round with no PlanDirective in R2's mailbox is an
+// error that says what R2 was waiting for.
+func TestPlantWithoutDirective(t *testing.T) {
+	src := "name: n\ntask: {task_id: t}\nrounds:\n  - {report: " + okRound + "}\n  - {report: " + okRound + "}\n"
+	sc, err := Parse("x.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPlant(sc)
+	post := bus.NewPost(&bus.Log{})
+	if err := p.Round(context.Background(), post, ggs.RoundInput{TaskID: "t", Round: 1}); err != nil {
+		t.Fatal(err)
+	}
+	err = p.Round(context.Background(), post, ggs.RoundInput{TaskID: "t", Round: 2})
+	if want := "bus: R2 expected a PlanDirective, and its mailbox is empty"; err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
 	}
 }
 

@@ -1,0 +1,244 @@
+package bus
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/agentspine/spine/spine"
+)
+
+// Recorder is where a Post writes each message before delivering it: the trace journal
+// of the effector call in progress (*spine.Journal), which numbers the message and feeds
+// the observers, or a buffer that writes into the journal later in a fixed order. It
+// returns the message's seq, or 0 when the seq is not known yet.
+type Recorder interface {
+	Message(spine.Message) int64
+}
+
+var _ Recorder = (*spine.Journal)(nil)
+
+// Post is the only path between roles. A role sends a message by Send: the post encodes
+// the payload once, records the message, and puts it in the addressee's mailbox. A role
+// reads only its own mailbox (Receive, Next), and what it reads is decoded from the bytes
+// that were recorded, so no role ever holds another role's values, calls another role,
+// or acts on a message that is not in the record.
+//
+// Mailboxes are addressed by role name. A branch (Branch) writes its records to a
+// recorder of its own and may have private mailboxes, which is how the runtime gives each
+// subtask's executor and validator their own: the branch's R3 is not the next branch's.
+// A Post is safe for concurrent use.
+type Post struct {
+	rec     Recorder
+	shared  *mailboxes
+	private *mailboxes // nil, or the branch's own mailboxes
+	own     map[string]bool
+}
+
+// NewPost returns a post with empty mailboxes that records into rec.
+func NewPost(rec Recorder) *Post {
+	return &Post{rec: rec, shared: newMailboxes()}
+}
+
+// Branch returns a post that records into rec and shares this post's mailboxes, except
+// those of the roles named in private, which are the branch's own and start empty.
+func (p *Post) Branch(rec Recorder, private ...string) *Post {
+	b := &Post{rec: rec, shared: p.shared, own: map[string]bool{}}
+	if p.private != nil {
+		// A branch of a branch shares its parent's private boxes unless it names its own.
+		b.private, b.own = p.private, p.own
+	}
+	if len(private) > 0 {
+		b.private = newMailboxes()
+		b.own = map[string]bool{}
+		for _, r := range private {
+			b.own[r] = true
+		}
+	}
+	return b
+}
+
+func (p *Post) boxes(role string) *mailboxes {
+	if p.own[role] {
+		return p.private
+	}
+	return p.shared
+}
+
+// Send encodes payload, records the message from → to and delivers it to to's mailbox.
+// It returns the message as recorded, with its seq when the recorder knows it.
+func (p *Post) Send(from, to, typ, taskID string, payload any) (spine.Message, error) {
+	if from == "" || to == "" || typ == "" {
+		return spine.Message{}, fmt.Errorf("bus: a %q message from %q to %q cannot be posted; every message names from, to and type", typ, from, to)
+	}
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return spine.Message{}, fmt.Errorf("bus: encoding %s payload from %s to %s: %w", typ, from, to, err)
+	}
+	m := spine.Message{From: from, To: to, Type: typ, TaskID: taskID, Payload: json.RawMessage(raw)}
+	m.Seq = p.rec.Message(m)
+	p.boxes(to).put(to, m)
+	return m, nil
+}
+
+// Deliver puts a message that is already in the record into role's mailbox as well,
+// without recording it again: the runtime's dispatch hands each SubTask to the executor
+// and the validator of that subtask's own branch.
+func (p *Post) Deliver(role string, m spine.Message) {
+	p.boxes(role).put(role, m)
+}
+
+// Next takes the oldest message in role's mailbox; ok is false when it is empty.
+func (p *Post) Next(role string) (m spine.Message, ok bool) {
+	return p.boxes(role).take(role)
+}
+
+// Receive takes the oldest message in role's mailbox, which must be of type typ, and
+// decodes its payload into a T. An empty mailbox, a message of another type and a
+// payload that is not a T are errors naming the role and what it found; a message of
+// another type stays in the mailbox.
+func Receive[T any](p *Post, role, typ string) (T, spine.Message, error) {
+	var v T
+	box := p.boxes(role)
+	m, ok := box.takeIf(role, typ)
+	if !ok {
+		if got, found := box.peek(role); found {
+			return v, got, fmt.Errorf("bus: %s expected %s, and its next message is %s from %s", role, Article(typ), Article(got.Type), got.From)
+		}
+		return v, m, fmt.Errorf("bus: %s expected %s, and its mailbox is empty", role, Article(typ))
+	}
+	err := Decode(m, &v)
+	return v, m, err
+}
+
+// Decode decodes a posted message's payload into v, strictly: an unknown field means
+// the message is not of v's type. Numbers keep their text, so a payload decoded into
+// an interface encodes again to the same bytes.
+func Decode(m spine.Message, v any) error {
+	raw, ok := m.Payload.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(m.Payload); err != nil {
+			return fmt.Errorf("bus: %s from %s to %s: %w", m.Type, m.From, m.To, err)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("bus: %s from %s to %s: the payload is not a %s: %w", m.Type, m.From, m.To, m.Type, err)
+	}
+	return nil
+}
+
+// Unread lists the messages still in any mailbox this post can see, one line each
+// ("R3: a CorrectionSignal from R4a"), sorted; a round that ends with mail unread has a
+// role that did not read what it was sent.
+func (p *Post) Unread() []string {
+	out := p.shared.unread()
+	if p.private != nil {
+		out = append(out, p.private.unread()...)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// UnreadOwn is Unread for the branch's private mailboxes only.
+func (p *Post) UnreadOwn() []string {
+	if p.private == nil {
+		return nil
+	}
+	out := p.private.unread()
+	sort.Strings(out)
+	return out
+}
+
+// Article names a message type with its indefinite article: "a SubTask", "an
+// OutcomeSummary".
+func Article(typ string) string {
+	if typ != "" && strings.ContainsAny(typ[:1], "AEIOU") {
+		return "an " + typ
+	}
+	return "a " + typ
+}
+
+// mailboxes are FIFO queues of messages by role.
+type mailboxes struct {
+	mu sync.Mutex
+	m  map[string][]spine.Message
+}
+
+func newMailboxes() *mailboxes { return &mailboxes{m: map[string][]spine.Message{}} }
+
+func (b *mailboxes) put(role string, m spine.Message) {
+	b.mu.Lock()
+	b.m[role] = append(b.m[role], m)
+	b.mu.Unlock()
+}
+
+func (b *mailboxes) take(role string) (spine.Message, bool) { return b.takeIf(role, "") }
+
+// takeIf takes the oldest message of role when it is of type typ, or of any type when
+// typ is "".
+func (b *mailboxes) takeIf(role, typ string) (spine.Message, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	q := b.m[role]
+	if len(q) == 0 || typ != "" && q[0].Type != typ {
+		return spine.Message{}, false
+	}
+	m := q[0]
+	q[0] = spine.Message{}
+	b.m[role] = q[1:]
+	return m, true
+}
+
+func (b *mailboxes) peek(role string) (spine.Message, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	q := b.m[role]
+	if len(q) == 0 {
+		return spine.Message{}, false
+	}
+	return q[0], true
+}
+
+func (b *mailboxes) unread() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for role, q := range b.m {
+		for _, m := range q {
+			out = append(out, fmt.Sprintf("%s: %s from %s", role, Article(m.Type), m.From))
+		}
+	}
+	return out
+}
+
+// Log is a Recorder that keeps the messages in memory and numbers them from 1: the
+// record of a post that runs outside an engine (tests, tools).
+type Log struct {
+	mu   sync.Mutex
+	msgs []spine.Message
+}
+
+var _ Recorder = (*Log)(nil)
+
+// Message keeps m and returns its number.
+func (l *Log) Message(m spine.Message) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m.Seq = int64(len(l.msgs) + 1)
+	l.msgs = append(l.msgs, m)
+	return m.Seq
+}
+
+// Messages returns what was recorded, in order.
+func (l *Log) Messages() []spine.Message {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]spine.Message(nil), l.msgs...)
+}

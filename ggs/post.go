@@ -1,0 +1,94 @@
+package ggs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentspine/spine/bus"
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine"
+)
+
+// journalRecorder journals a posted message in the effector call's trace and shows it
+// to OnMessage with its seq.
+type journalRecorder struct {
+	j         *spine.Journal
+	onMessage func(spine.Message)
+}
+
+func (r journalRecorder) Message(m spine.Message) int64 {
+	m.Seq = r.j.Message(m)
+	if r.onMessage != nil {
+		r.onMessage(m)
+	}
+	return m.Seq
+}
+
+// open starts the post of one effector call.
+func (l *Loop) open(ctx context.Context) *bus.Post {
+	l.post = bus.NewPost(journalRecorder{j: spine.JournalFrom(ctx), onMessage: l.OnMessage})
+	l.mailErr = nil
+	return l.post
+}
+
+func (l *Loop) close() { l.post = nil }
+
+// receiveReport takes R4b's report from R7's mailbox and checks that the round left no
+// other mail behind.
+func receiveReport(post *bus.Post) (Report, error) {
+	m, ok := post.Next("R7")
+	if !ok {
+		return Report{}, errors.New("R7 received no report: a round must end with R4b's ReplanRequest or OutcomeSummary")
+	}
+	var rep Report
+	var err error
+	switch {
+	case m.From != "R4b":
+		err = fmt.Errorf("R7 received %s from %s; a round's report comes from R4b", bus.Article(m.Type), m.From)
+	case m.Type == contract.TypeReplanRequest:
+		rep.Replan = new(contract.ReplanRequest)
+		err = bus.Decode(m, rep.Replan)
+	case m.Type == contract.TypeOutcomeSummary:
+		rep.Outcome = new(contract.OutcomeSummary)
+		err = bus.Decode(m, rep.Outcome)
+	default:
+		err = fmt.Errorf("R7 received %s from R4b; a round ends with a ReplanRequest or an OutcomeSummary", bus.Article(m.Type))
+	}
+	if err != nil {
+		return Report{}, err
+	}
+	if left := post.Unread(); len(left) > 0 {
+		return Report{}, fmt.Errorf("the round ended with mail unread: %s", strings.Join(left, "; "))
+	}
+	return rep, nil
+}
+
+// postedMemory is the Solver's memory writer inside a Loop: each Megram goes by post
+// from R7 to R5, and memory's desk hands what arrived in R5's mailbox to the store. A
+// Megram is written only once it is in the trace.
+type postedMemory struct {
+	loop  *Loop
+	store MemoryWriter
+}
+
+var _ MemoryWriter = (*postedMemory)(nil)
+
+func (w *postedMemory) Write(mg contract.Megram) {
+	l := w.loop
+	if l.post == nil {
+		l.mailErr = errors.Join(l.mailErr, fmt.Errorf("ggs: Megram %s written outside an effector call", mg.ID))
+		return
+	}
+	if _, err := l.post.Send("R7", "R5", contract.TypeMegram, l.task.TaskID, mg); err != nil {
+		l.mailErr = errors.Join(l.mailErr, err)
+		return
+	}
+	got, _, err := bus.Receive[contract.Megram](l.post, "R5", contract.TypeMegram)
+	if err != nil {
+		l.mailErr = errors.Join(l.mailErr, err)
+		return
+	}
+	w.store.Write(got)
+}
