@@ -219,3 +219,25 @@ func TestUnreadListsWhatNobodyRead(t *testing.T) {
 		t.Errorf("the root has no private mailboxes, yet UnreadOwn = %q", got)
 	}
 }
+
+// discardRecorder numbers messages and keeps none.
+type discardRecorder struct{ n int64 }
+
+func (d *discardRecorder) Message(spine.Message) int64 { d.n++; return d.n }
+
+// BenchmarkPostRoundTrip is what one message between roles costs: encoding the payload
+// at Send, delivery to the mailbox, and decoding at Receive (the recorder keeps nothing).
+func BenchmarkPostRoundTrip(b *testing.B) {
+	post := NewPost(&discardRecorder{})
+	res := contract.ExecutionResult{SubTaskID: "s1", Status: contract.ExecCompleted, Output: "port 8080",
+		ToolCalls: []string{"read_file:config/app.yaml → port: 8080"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := post.Send("R3", "R4a", contract.TypeExecutionResult, "t1", &res); err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := Receive[contract.ExecutionResult](post, "R4a", contract.TypeExecutionResult); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
