@@ -144,6 +144,14 @@ func (ar *acceptRun) run(t *testing.T, extra ...string) (stdout string, trace []
 // nothing, and the key is nowhere in the trace.
 func TestRunAcceptsOnFirstRound(t *testing.T) {
 	out, _ := newAcceptRun(t, nil).run(t)
+	// Each role's message is shown from the payload the post recorded.
+	for _, want := range []string{"· step 1 · Read config/app.yaml and report its port · tools read_file",
+		"1 subtask(s) · task criteria:", "· completed · 1 tool call(s)", "· ✓ matched · 1/1 criteria · 1 attempt(s)",
+		"· all subtasks matched · The app listens on port 8080"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
 	if strings.Contains(out, "AuditReport") {
 		t.Errorf("the live Auditor reported findings on a clean run:\n%s", out)
 	}
