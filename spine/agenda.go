@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Results of evaluating one rule in a cycle.
@@ -241,22 +241,21 @@ func (s *Session) fire(r *Rule, res *CycleResult) {
 		}
 	}
 	for _, a := range r.Then.Retract {
-		_, err := s.wm.Retract(a.Kind, a.ID)
+		_, err := s.wm.retract(a.Kind, a.ID)
 		note(err)
 	}
 	for _, a := range r.Then.Assert {
-		_, err := s.wm.Put(a.Kind, a.ID, a.Fields)
+		_, err := s.wm.change(a.Kind, a.ID, a.Fields, "")
 		note(err)
 	}
 	for _, a := range r.Then.Update {
-		_, err := s.wm.Update(a.Kind, a.ID, a.Fields)
+		_, err := s.wm.change(a.Kind, a.ID, a.Fields, OpUpdate)
 		note(err)
 	}
 	if r.Then.Objective != "" {
 		obj, rule := r.Then.Objective, r.Name
-		s.wm.putBuiltin(KindObjective, func(v reflect.Value) {
-			v.Field(0).SetString(obj)
-			v.Field(1).SetString(rule)
+		s.wm.putBuiltin(objectiveIndex, func(p unsafe.Pointer) {
+			*(*objectivePayload)(p) = objectivePayload{Name: obj, Rule: rule}
 		})
 	}
 	s.requested = r.Then.Transition
@@ -299,11 +298,10 @@ func (s *Session) lastFirings() []Firing {
 }
 
 func (s *Session) stage() string {
-	f, ok := s.wm.Get(KindState, "")
-	if !ok {
-		return ""
+	if st := s.wm.state(); st != nil {
+		return st.Name
 	}
-	return payloadString(f.Payload, 0)
+	return ""
 }
 
 func (rs *RuleSet) isTerminal(objective string) bool {

@@ -57,7 +57,10 @@ type payloadSetter func(dst reflect.Value, src any) error
 // setPayload copies src (Fields, a struct, or a pointer to a struct whose json tags name
 // declared fields) into dst, a settable struct of kind k's type. Only the fields src
 // names are written.
-func (k *FactKind) setPayload(dst reflect.Value, src any) error {
+//
+// dstPtr is the address of dst; it lets a payload given by pointer be copied without
+// reflection per field.
+func (k *FactKind) setPayload(dst reflect.Value, dstPtr unsafe.Pointer, src any) error {
 	switch p := src.(type) {
 	case nil:
 		return nil
@@ -67,12 +70,12 @@ func (k *FactKind) setPayload(dst reflect.Value, src any) error {
 		return k.setFields(dst, p)
 	}
 	sv := reflect.ValueOf(src)
-	addressable := false
+	var srcPtr unsafe.Pointer // the source's address when it is given by pointer
 	if sv.Kind() == reflect.Pointer {
 		if sv.IsNil() {
 			return nil
 		}
-		sv, addressable = sv.Elem(), true
+		srcPtr, sv = sv.UnsafePointer(), sv.Elem()
 	}
 	if sv.Kind() != reflect.Struct {
 		return fmt.Errorf("payload of kind %q must be spine.Fields or a struct, got %T", k.Name, src)
@@ -85,8 +88,8 @@ func (k *FactKind) setPayload(dst reflect.Value, src any) error {
 	if err != nil {
 		return err
 	}
-	if addressable && dst.CanAddr() {
-		return k.copyFields(dst.Addr().UnsafePointer(), sv.Addr().UnsafePointer(), sv, dst, plan)
+	if srcPtr != nil && dstPtr != nil {
+		return k.copyFields(dstPtr, srcPtr, sv, dst, plan)
 	}
 	for _, m := range plan {
 		if m.same {

@@ -88,6 +88,8 @@ type RuleSet struct {
 	domains []byte  // the file's domains: mapping, as a YAML document at its own positions
 	order   []*Rule // static agenda order: salience ↓, specificity ↓, name ↑
 	envType reflect.Type
+	// envOffsets holds the byte offset of each kind's field in the environment struct.
+	envOffsets []uintptr
 }
 
 // Name is the rule set's declared name.
@@ -212,6 +214,9 @@ func (b *builder) finish() *RuleSet {
 	rs.paramsField = len(envFields)
 	envFields = append(envFields, reflect.StructField{Name: "Params", Type: reflect.PointerTo(pt), Tag: `expr:"params"`})
 	rs.envType = reflect.StructOf(envFields)
+	for i := range rs.kinds {
+		rs.envOffsets = append(rs.envOffsets, rs.envType.Field(i).Offset)
+	}
 	rs.objectives = b.objectives
 	for i := range rs.objectives {
 		rs.objectiveByName[rs.objectives[i].Name] = &rs.objectives[i]
