@@ -63,6 +63,8 @@ type Rule struct {
 
 	index   int
 	group   int   // rank of (salience, specificity) in the static order
+	pos     int   // position in the static order
+	final   bool  // Then sets a terminal objective
 	reads   []int // kind indexes
 	program *vm.Program
 	fast    fastEval // nil when the predicate needs the expr VM
@@ -240,6 +242,8 @@ func (rs *RuleSet) prepare() {
 		return a.Name < b.Name
 	})
 	for i, r := range rs.order {
+		r.pos = i
+		r.final = rs.isTerminal(r.Then.Objective)
 		if i > 0 {
 			p := rs.order[i-1]
 			r.group = p.group
