@@ -203,8 +203,8 @@ func (c *fastCompiler) binaryBool(x *ast.BinaryNode) boolFn {
 	neg := x.Operator == "!="
 	switch {
 	case lk == vNum && rk == vNum:
-		if f := c.fieldConst(x.Operator, x.Left, x.Right); f != nil {
-			return f
+		if t, ok := c.fieldConst(x.Operator, x.Left, x.Right); ok {
+			return t.eval
 		}
 		l, r := c.number(x.Left), c.number(x.Right)
 		if l == nil || r == nil {
