@@ -22,6 +22,7 @@ type Decision struct {
 // `signals` fact in one spine session. It is not safe for concurrent use.
 type RulesDecider struct {
 	sess *spine.Session
+	sig  Signals // the signals being decided, passed by pointer without a copy on the heap
 }
 
 // NewRulesDecider opens a session over rs; see CheckRuleSet for what rs must declare.
@@ -58,7 +59,8 @@ func CheckRuleSet(rs *spine.RuleSet) error {
 // Decide puts s into working memory as the signals fact and runs one agenda cycle; the
 // objective the fired rule sets is the decision.
 func (d *RulesDecider) Decide(ctx context.Context, s Signals) (Decision, error) {
-	if _, err := d.sess.Put(SignalsKind, "", &s); err != nil {
+	d.sig = s
+	if err := d.sess.Set(SignalsKind, "", &d.sig); err != nil {
 		return Decision{}, fmt.Errorf("ggs: signals fact: %w", err)
 	}
 	cyc, err := d.sess.Cycle(ctx)

@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Results of evaluating one rule in a cycle.
@@ -90,14 +90,14 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 		return nil, &RunawayError{Limit: s.opts.maxFirings, Last: s.lastFirings()}
 	}
 	s.cycle++
-	env := s.wm.envValue()
 	s.evals = s.evals[:0]
 	s.cset = s.cset[:0]
+	s.fc.ptrs = s.wm.ptrs
 	for _, r := range s.rs.order {
-		if terminalOnly && !s.rs.isTerminal(r.Then.Objective) {
+		if terminalOnly && !r.final {
 			continue
 		}
-		ok, err := s.eval(r, env)
+		ok, err := s.eval(r)
 		switch {
 		case err != nil:
 			s.evals = append(s.evals, RuleEval{Rule: r.Name, Result: ResultError, Error: err.Error()})
@@ -110,7 +110,11 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 			s.cset = append(s.cset, candidate{rule: r, recency: s.recency(r)})
 		}
 	}
-	slices.SortFunc(s.cset, compareCandidates)
+	// Rules are evaluated in the static order, so the conflict set is usually sorted
+	// already; only recency can disturb it.
+	if !slices.IsSortedFunc(s.cset, compareCandidates) {
+		slices.SortFunc(s.cset, compareCandidates)
+	}
 	s.res = CycleResult{
 		Cycle:     s.cycle,
 		Stage:     s.stage(),
@@ -146,18 +150,24 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 
 // eval runs a rule's predicate. A predicate that fails or panics is that rule's outcome
 // for the cycle; it never stops the engine.
-func (s *Session) eval(r *Rule, env any) (ok bool, err error) {
+func (s *Session) eval(r *Rule) (ok bool, err error) {
+	if r.fast != nil {
+		// Compiled predicates read only pointers they check and do float arithmetic:
+		// they cannot panic, so they skip the deferred recover.
+		s.fc.err = nil
+		ok := r.fast(&s.fc)
+		return ok && s.fc.err == nil, s.fc.err
+	}
+	return s.evalVM(r)
+}
+
+func (s *Session) evalVM(r *Rule) (ok bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			ok, err = false, fmt.Errorf("panic: %v", p)
 		}
 	}()
-	if r.fast != nil {
-		s.fc.ptrs, s.fc.err = s.wm.ptrs, nil
-		ok := r.fast(&s.fc)
-		return ok && s.fc.err == nil, s.fc.err
-	}
-	out, err := s.vm.Run(r.program, env)
+	out, err := s.vm.Run(r.program, s.wm.envValue())
 	if err != nil {
 		return false, err
 	}
@@ -204,7 +214,8 @@ func compareCandidates(a, b candidate) int {
 	if c := cmp.Compare(b.recency, a.recency); c != 0 {
 		return c
 	}
-	return strings.Compare(a.rule.Name, b.rule.Name)
+	// Within a group the static order is by name.
+	return cmp.Compare(a.rule.pos, b.rule.pos)
 }
 
 func tieBreaker(a, b candidate) string {
@@ -241,22 +252,21 @@ func (s *Session) fire(r *Rule, res *CycleResult) {
 		}
 	}
 	for _, a := range r.Then.Retract {
-		_, err := s.wm.Retract(a.Kind, a.ID)
+		_, err := s.wm.retract(a.Kind, a.ID)
 		note(err)
 	}
 	for _, a := range r.Then.Assert {
-		_, err := s.wm.Put(a.Kind, a.ID, a.Fields)
+		_, err := s.wm.change(a.Kind, a.ID, a.Fields, "")
 		note(err)
 	}
 	for _, a := range r.Then.Update {
-		_, err := s.wm.Update(a.Kind, a.ID, a.Fields)
+		_, err := s.wm.change(a.Kind, a.ID, a.Fields, OpUpdate)
 		note(err)
 	}
 	if r.Then.Objective != "" {
 		obj, rule := r.Then.Objective, r.Name
-		s.wm.putBuiltin(KindObjective, func(v reflect.Value) {
-			v.Field(0).SetString(obj)
-			v.Field(1).SetString(rule)
+		s.wm.putBuiltin(objectiveIndex, func(p unsafe.Pointer) {
+			*(*objectivePayload)(p) = objectivePayload{Name: obj, Rule: rule}
 		})
 	}
 	s.requested = r.Then.Transition
@@ -299,11 +309,10 @@ func (s *Session) lastFirings() []Firing {
 }
 
 func (s *Session) stage() string {
-	f, ok := s.wm.Get(KindState, "")
-	if !ok {
-		return ""
+	if st := s.wm.state(); st != nil {
+		return st.Name
 	}
-	return payloadString(f.Payload, 0)
+	return ""
 }
 
 func (rs *RuleSet) isTerminal(objective string) bool {

@@ -265,9 +265,9 @@ func (e *Engine) gate(ctx context.Context) error {
 		case c.Kind == KindState || c.Kind == KindObjective:
 			err = fmt.Errorf("the built-in kind %q is not the gate's to change", c.Kind)
 		case c.Op == ChangePut:
-			_, err = s.wm.Put(c.Kind, c.ID, c.Fields)
+			_, err = s.wm.change(c.Kind, c.ID, c.Fields, "")
 		case c.Op == ChangeRetract:
-			_, err = s.wm.Retract(c.Kind, c.ID)
+			_, err = s.wm.retract(c.Kind, c.ID)
 		default:
 			err = fmt.Errorf("unknown op %q (expected %s or %s)", c.Op, ChangePut, ChangeRetract)
 		}

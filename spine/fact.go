@@ -57,7 +57,10 @@ type payloadSetter func(dst reflect.Value, src any) error
 // setPayload copies src (Fields, a struct, or a pointer to a struct whose json tags name
 // declared fields) into dst, a settable struct of kind k's type. Only the fields src
 // names are written.
-func (k *FactKind) setPayload(dst reflect.Value, src any) error {
+//
+// dstPtr is the address of dst; it lets a payload given by pointer be copied without
+// reflection per field.
+func (k *FactKind) setPayload(dst reflect.Value, dstPtr unsafe.Pointer, src any) error {
 	switch p := src.(type) {
 	case nil:
 		return nil
@@ -67,12 +70,12 @@ func (k *FactKind) setPayload(dst reflect.Value, src any) error {
 		return k.setFields(dst, p)
 	}
 	sv := reflect.ValueOf(src)
-	addressable := false
+	var srcPtr unsafe.Pointer // the source's address when it is given by pointer
 	if sv.Kind() == reflect.Pointer {
 		if sv.IsNil() {
 			return nil
 		}
-		sv, addressable = sv.Elem(), true
+		srcPtr, sv = sv.UnsafePointer(), sv.Elem()
 	}
 	if sv.Kind() != reflect.Struct {
 		return fmt.Errorf("payload of kind %q must be spine.Fields or a struct, got %T", k.Name, src)
@@ -85,8 +88,8 @@ func (k *FactKind) setPayload(dst reflect.Value, src any) error {
 	if err != nil {
 		return err
 	}
-	if addressable && dst.CanAddr() {
-		return k.copyFields(dst.Addr().UnsafePointer(), sv.Addr().UnsafePointer(), sv, dst, plan)
+	if srcPtr != nil && dstPtr != nil {
+		return k.copyFields(dstPtr, srcPtr, sv, dst, plan)
 	}
 	for _, m := range plan {
 		if m.same {
@@ -133,8 +136,9 @@ func (k *FactKind) setFields(dst reflect.Value, fields map[string]any) error {
 
 type fieldMove struct {
 	src, dst       int
-	same           bool    // the source field has the declared field's Go type
-	srcOff, dstOff uintptr // byte offsets of the two fields, for same-typed copies
+	same           bool      // the source field has the declared field's Go type
+	typ            fieldCode // the declared type, for copyFields' switch
+	srcOff, dstOff uintptr   // byte offsets of the two fields, for same-typed copies
 }
 
 // structPlans caches, per (kind, Go struct type), which source field goes where, so a
@@ -186,7 +190,7 @@ func (k *FactKind) lookupPlan(t reflect.Type) ([]fieldMove, error) {
 		if !ok {
 			return nil, fmt.Errorf("kind %q has no field %q (from %s.%s; fields: %s)", k.Name, name, t, sf.Name, strings.Join(k.fieldNames(), ", "))
 		}
-		plan = append(plan, fieldMove{src: i, dst: j, same: sf.Type == fieldTypes[k.Fields[j].Type],
+		plan = append(plan, fieldMove{src: i, dst: j, same: sf.Type == fieldTypes[k.Fields[j].Type], typ: fieldCodes[k.Fields[j].Type],
 			srcOff: sf.Offset, dstOff: k.typ.Field(j).Offset})
 	}
 	structPlans.Store(key, plan)
@@ -281,6 +285,21 @@ func toFloat(v any) (float64, bool) {
 	return 0, false
 }
 
+// fieldCode is a FieldType as a small integer, cheaper to switch on per field.
+type fieldCode uint8
+
+const (
+	codeFloat fieldCode = iota
+	codeInt
+	codeBool
+	codeString
+	codeStrings
+)
+
+var fieldCodes = map[FieldType]fieldCode{
+	TypeFloat: codeFloat, TypeInt: codeInt, TypeBool: codeBool, TypeString: codeString, TypeStrings: codeStrings,
+}
+
 // copyFields is setPayload for a payload given by pointer: fields of the declared Go type
 // are copied through typed pointers at their offsets (no reflection per field, no
 // boxing), the others are converted as usual.
@@ -293,24 +312,24 @@ func (k *FactKind) copyFields(dstBase, srcBase unsafe.Pointer, sv, dst reflect.V
 			continue
 		}
 		s, d := unsafe.Add(srcBase, m.srcOff), unsafe.Add(dstBase, m.dstOff)
-		switch k.Fields[m.dst].Type {
-		case TypeFloat:
+		switch m.typ {
+		case codeFloat:
 			x := *(*float64)(s)
 			if math.IsNaN(x) || math.IsInf(x, 0) {
 				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
 			}
 			*(*float64)(d) = x
-		case TypeInt:
+		case codeInt:
 			x := *(*int)(s)
 			if x > maxExactInt || x < -maxExactInt {
 				return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, x, x)
 			}
 			*(*int)(d) = x
-		case TypeBool:
+		case codeBool:
 			*(*bool)(d) = *(*bool)(s)
-		case TypeString:
+		case codeString:
 			*(*string)(d) = *(*string)(s)
-		case TypeStrings:
+		case codeStrings:
 			*(*[]string)(d) = append([]string(nil), *(*[]string)(s)...)
 		}
 	}

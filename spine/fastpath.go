@@ -137,10 +137,21 @@ func (c *fastCompiler) memberType(m *ast.MemberNode) (FieldType, bool) {
 
 func (c *fastCompiler) fail() { c.ok = false }
 
+// boolean compiles a boolean node. A node that reads no fact is evaluated here, once.
 func (c *fastCompiler) boolean(n ast.Node) boolFn {
 	if !c.ok {
 		return nil
 	}
+	if v, ok := c.constBool(n); ok {
+		return func(*fastCtx) bool { return v }
+	}
+	if !c.ok {
+		return nil
+	}
+	return c.booleanNode(n)
+}
+
+func (c *fastCompiler) booleanNode(n ast.Node) boolFn {
 	switch x := n.(type) {
 	case *ast.BoolNode:
 		v := x.Value
@@ -180,17 +191,9 @@ func (c *fastCompiler) boolean(n ast.Node) boolFn {
 func (c *fastCompiler) binaryBool(x *ast.BinaryNode) boolFn {
 	switch x.Operator {
 	case "&&", "and":
-		l, r := c.boolean(x.Left), c.boolean(x.Right)
-		if l == nil || r == nil {
-			return nil
-		}
-		return func(fc *fastCtx) bool { return l(fc) && fc.err == nil && r(fc) }
+		return c.chain(x, true)
 	case "||", "or":
-		l, r := c.boolean(x.Left), c.boolean(x.Right)
-		if l == nil || r == nil {
-			return nil
-		}
-		return func(fc *fastCtx) bool { return (l(fc) && fc.err == nil) || (fc.err == nil && r(fc)) }
+		return c.chain(x, false)
 	case "==", "!=", "<", "<=", ">", ">=":
 	default:
 		c.fail()
@@ -200,6 +203,9 @@ func (c *fastCompiler) binaryBool(x *ast.BinaryNode) boolFn {
 	neg := x.Operator == "!="
 	switch {
 	case lk == vNum && rk == vNum:
+		if t, ok := c.fieldConst(x.Operator, x.Left, x.Right); ok {
+			return t.eval
+		}
 		l, r := c.number(x.Left), c.number(x.Right)
 		if l == nil || r == nil {
 			return nil
@@ -245,10 +251,21 @@ func compareNum(op string, l, r numFn) boolFn {
 	return func(fc *fastCtx) bool { return l(fc) >= r(fc) }
 }
 
+// number compiles a numeric node. A node that reads no fact is evaluated here, once.
 func (c *fastCompiler) number(n ast.Node) numFn {
 	if !c.ok {
 		return nil
 	}
+	if v, ok := c.constNum(n); ok {
+		return func(*fastCtx) float64 { return v }
+	}
+	if !c.ok {
+		return nil
+	}
+	return c.numberNode(n)
+}
+
+func (c *fastCompiler) numberNode(n ast.Node) numFn {
 	switch x := n.(type) {
 	case *ast.IntegerNode:
 		if x.Value > maxExactInt || x.Value < -maxExactInt {

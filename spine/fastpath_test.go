@@ -28,6 +28,12 @@ rules:
   - {name: nils, salience: 1, when: 't == nil || t.a > 0.5', then: {objective: go}}
   - {name: nilerr, salience: 1, when: 't.a > 0.5', then: {objective: go}}
   - {name: neg, salience: 1, when: '-s.a < -params.lo', then: {objective: go}}
+  - {name: mirrored, salience: 1, when: 'params.lo < s.a && 2 >= s.i && abs(s.b) != 0.5 && -1 < abs(s.i)', then: {objective: go}}
+  - {name: folded, salience: 1, when: '(params.lo < 1 && s.ok) || false || (s.a > 0 && 1 > 2)', then: {objective: go}}
+  - {name: decided_or, salience: 1, when: 't == nil || true || t.a > 0', then: {objective: go}}
+  - {name: decided_and, salience: 1, when: 't != nil && t.ok && false && s.ok', then: {objective: go}}
+  - {name: or_chain, salience: 1, when: 't.a > 0.5 or s.i == 1 or s.ok || t.ok', then: {objective: go}}
+  - {name: and_chain, salience: 1, when: 's.i >= 0 and (t.a < 0.5 && s.b > -1) && !(s.a > params.hi && t.ok)', then: {objective: go}}
   - {name: vmonly_int_arith, salience: 1, when: 's.i + s.j > 3', then: {objective: go}}
   - {name: vmonly_list, salience: 1, when: 'len(items) > 1', then: {objective: go}}
   - {name: vmonly_abs_int, salience: 1, when: 'abs(s.i) * s.j > 0', then: {objective: go}}

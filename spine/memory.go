@@ -26,6 +26,10 @@ const (
 // takes the next value of one global revision counter. It keeps the rule environment in
 // step with the facts, so evaluating a rule never copies working memory.
 //
+// A payload that working memory has handed out (in a Fact returned by a method, or to an
+// observer) is never written again. One that nobody outside has seen is working memory's
+// own: the next change of a singleton kind may reuse its memory instead of allocating.
+//
 // A WorkingMemory is not safe for concurrent use; a Session owns one.
 type WorkingMemory struct {
 	rs       *RuleSet
@@ -34,6 +38,9 @@ type WorkingMemory struct {
 	env      reflect.Value    // pointer to the rule set's environment struct
 	ptrs     []unsafe.Pointer // current payload of each singleton kind, for compiled predicates
 	observer func(op string, f Fact)
+	// observerKeeps is false when the observer is known not to keep the facts it is
+	// given (a session's tracer: a Sink must not keep an event).
+	observerKeeps bool
 }
 
 // kindFacts holds the facts of one kind. A singleton kind keeps its one fact in a slot,
@@ -44,6 +51,23 @@ type kindFacts struct {
 	has    bool
 	byID   map[string]Fact
 	rev    uint64 // revision of the latest change to any fact of this kind
+
+	// Singleton kinds only: the payload of single and, when spare.ptr is not nil, a
+	// payload nobody has seen that the next change writes into.
+	live, spare payloadBuf
+	shared      bool // live has been handed out: it must not be written again
+}
+
+// payloadBuf is one payload struct of a kind, seen three ways.
+type payloadBuf struct {
+	ptr   unsafe.Pointer
+	iface any           // the pointer, as Fact.Payload holds it
+	val   reflect.Value // the struct, addressable
+}
+
+func newPayloadBuf(k *FactKind) payloadBuf {
+	pv := reflect.New(k.typ)
+	return payloadBuf{ptr: pv.UnsafePointer(), iface: pv.Interface(), val: pv.Elem()}
 }
 
 func (kf *kindFacts) get(id string) (Fact, bool) {
@@ -84,11 +108,12 @@ func (kf *kindFacts) count() int {
 // observe, when not nil, is called after every change.
 func NewWorkingMemory(rs *RuleSet, observe func(op string, f Fact)) *WorkingMemory {
 	wm := &WorkingMemory{
-		rs:       rs,
-		kinds:    make([]kindFacts, len(rs.kinds)),
-		env:      reflect.New(rs.envType),
-		ptrs:     make([]unsafe.Pointer, len(rs.kinds)),
-		observer: observe,
+		rs:            rs,
+		kinds:         make([]kindFacts, len(rs.kinds)),
+		env:           reflect.New(rs.envType),
+		ptrs:          make([]unsafe.Pointer, len(rs.kinds)),
+		observer:      observe,
+		observerKeeps: true,
 	}
 	for i, k := range rs.kinds {
 		if k.Many {
@@ -131,84 +156,150 @@ func (wm *WorkingMemory) kind(name, id string) (*FactKind, string, error) {
 
 // Assert adds a new fact. It fails if a fact with the same kind and id exists.
 func (wm *WorkingMemory) Assert(kind, id string, payload any) (Fact, error) {
-	k, id, err := wm.kind(kind, id)
-	if err != nil {
-		return Fact{}, err
-	}
-	if _, ok := wm.kinds[k.index].get(id); ok {
-		return Fact{}, fmt.Errorf("%w: %s/%s", ErrFactExists, kind, id)
-	}
-	return wm.store(k, id, reflect.New(k.typ), payload, OpAssert)
+	return wm.handOut(wm.change(kind, id, payload, OpAssert))
 }
 
 // Update changes the fields that payload names in an existing fact, keeping the others.
 func (wm *WorkingMemory) Update(kind, id string, payload any) (Fact, error) {
-	k, id, err := wm.kind(kind, id)
-	if err != nil {
-		return Fact{}, err
-	}
-	old, ok := wm.kinds[k.index].get(id)
-	if !ok {
-		return Fact{}, fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
-	}
-	nv := reflect.New(k.typ)
-	nv.Elem().Set(reflect.ValueOf(old.Payload).Elem())
-	return wm.store(k, id, nv, payload, OpUpdate)
+	return wm.handOut(wm.change(kind, id, payload, OpUpdate))
 }
 
 // Put asserts the fact, or updates it when it exists.
 func (wm *WorkingMemory) Put(kind, id string, payload any) (Fact, error) {
+	return wm.handOut(wm.change(kind, id, payload, ""))
+}
+
+// Set is Put for callers that do not need the stored fact back. Its payload stays
+// working memory's own, so the next change of a singleton kind can reuse its memory.
+func (wm *WorkingMemory) Set(kind, id string, payload any) error {
+	_, err := wm.change(kind, id, payload, "")
+	return err
+}
+
+// handOut marks the payload of a fact that leaves working memory as seen.
+func (wm *WorkingMemory) handOut(f Fact, err error) (Fact, error) {
+	if err == nil {
+		wm.seen(f)
+	}
+	return f, err
+}
+
+// seen records that f's payload left working memory: it is never written again.
+func (wm *WorkingMemory) seen(f Fact) {
+	if k := wm.rs.kindByName[f.Kind]; k != nil && !k.Many {
+		kf := &wm.kinds[k.index]
+		if kf.has && kf.single.Payload == f.Payload {
+			kf.shared = true
+		}
+	}
+}
+
+// change asserts (op OpAssert), updates (OpUpdate) or puts (op "") a fact.
+func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, error) {
 	k, id, err := wm.kind(kind, id)
 	if err != nil {
 		return Fact{}, err
 	}
-	if _, ok := wm.kinds[k.index].get(id); ok {
-		return wm.Update(kind, id, payload)
+	old, exists := wm.kinds[k.index].get(id)
+	switch {
+	case op == OpAssert && exists:
+		return Fact{}, fmt.Errorf("%w: %s/%s", ErrFactExists, kind, id)
+	case op == OpUpdate && !exists:
+		return Fact{}, fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
+	case exists:
+		op = OpUpdate
+	default:
+		op = OpAssert
 	}
-	return wm.store(k, id, reflect.New(k.typ), payload, OpAssert)
-}
-
-func (wm *WorkingMemory) store(k *FactKind, id string, nv reflect.Value, payload any, op string) (Fact, error) {
-	if err := k.setPayload(nv.Elem(), payload); err != nil {
+	kf := &wm.kinds[k.index]
+	if k.Many {
+		nv := reflect.New(k.typ)
+		if exists {
+			nv.Elem().Set(reflect.ValueOf(old.Payload).Elem())
+		}
+		if err := k.setPayload(nv.Elem(), nv.UnsafePointer(), payload); err != nil {
+			return Fact{}, err
+		}
+		return wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: nv.Interface()}, op), nil
+	}
+	buf := kf.takeSpare(k)
+	if exists {
+		buf.val.Set(kf.live.val)
+	} else {
+		buf.val.SetZero()
+	}
+	if err := k.setPayload(buf.val, buf.ptr, payload); err != nil {
+		kf.spare = buf // nobody saw it
 		return Fact{}, err
 	}
+	kf.replaceLive(buf)
+	return wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: buf.iface}, op), nil
+}
+
+// takeSpare returns a payload nobody has seen, allocating one when there is no spare.
+func (kf *kindFacts) takeSpare(k *FactKind) payloadBuf {
+	buf := kf.spare
+	kf.spare = payloadBuf{}
+	if buf.ptr == nil {
+		buf = newPayloadBuf(k)
+	}
+	return buf
+}
+
+// replaceLive makes buf the singleton's payload; the old one becomes the spare when
+// nobody has seen it.
+func (kf *kindFacts) replaceLive(buf payloadBuf) {
+	if kf.has && !kf.shared {
+		kf.spare = kf.live
+	}
+	kf.live, kf.shared = buf, false
+}
+
+// stored records f, written already, as the kind's latest change and reports it.
+func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) Fact {
 	wm.rev++
-	f := Fact{Kind: k.Name, ID: id, Rev: wm.rev, Payload: nv.Interface()}
+	f.Rev = wm.rev
 	kf := &wm.kinds[k.index]
 	kf.set(f)
 	kf.rev = wm.rev
 	wm.syncEnv(k)
-	if wm.observer != nil {
-		wm.observer(op, f)
+	wm.notify(op, f)
+	return f
+}
+
+// notify tells the observer about a change.
+func (wm *WorkingMemory) notify(op string, f Fact) {
+	if wm.observer == nil {
+		return
 	}
-	return f, nil
+	if wm.observerKeeps {
+		wm.seen(f)
+	}
+	wm.observer(op, f)
 }
 
 // putBuiltin sets a built-in fact (state, objective) without going through Fields: the
-// engine does this several times per cycle.
-func (wm *WorkingMemory) putBuiltin(kind string, set func(v reflect.Value)) Fact {
-	k := wm.rs.kindByName[kind]
-	nv := reflect.New(k.typ)
-	set(nv.Elem())
-	wm.rev++
-	f := Fact{Kind: k.Name, ID: k.Name, Rev: wm.rev, Payload: nv.Interface()}
-	kf := &wm.kinds[k.index]
-	existed := kf.has
-	kf.set(f)
-	kf.rev = wm.rev
-	wm.syncEnv(k)
-	if wm.observer != nil {
-		op := OpAssert
-		if existed {
-			op = OpUpdate
-		}
-		wm.observer(op, f)
+// engine does this several times per cycle. set writes the payload at p, a struct of
+// the kind's type.
+func (wm *WorkingMemory) putBuiltin(index int, set func(p unsafe.Pointer)) Fact {
+	k := wm.rs.kinds[index]
+	kf := &wm.kinds[index]
+	buf := kf.takeSpare(k)
+	set(buf.ptr)
+	op := OpAssert
+	if kf.has {
+		op = OpUpdate
 	}
-	return f
+	kf.replaceLive(buf)
+	return wm.stored(k, Fact{Kind: k.Name, ID: k.Name, Payload: buf.iface}, op)
 }
 
 // Retract removes a fact.
 func (wm *WorkingMemory) Retract(kind, id string) (Fact, error) {
+	return wm.handOut(wm.retract(kind, id))
+}
+
+func (wm *WorkingMemory) retract(kind, id string) (Fact, error) {
 	k, id, err := wm.kind(kind, id)
 	if err != nil {
 		return Fact{}, err
@@ -218,14 +309,16 @@ func (wm *WorkingMemory) Retract(kind, id string) (Fact, error) {
 	if !ok {
 		return Fact{}, fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
 	}
+	if !k.Many {
+		// The retracted fact keeps its payload; it is the observer's and the caller's.
+		kf.live, kf.shared = payloadBuf{}, false
+	}
 	kf.del(id)
 	wm.rev++
 	kf.rev = wm.rev
 	old.Rev = wm.rev
 	wm.syncEnv(k)
-	if wm.observer != nil {
-		wm.observer(OpRetract, old)
-	}
+	wm.notify(OpRetract, old)
 	return old, nil
 }
 
@@ -235,7 +328,11 @@ func (wm *WorkingMemory) Get(kind, id string) (Fact, bool) {
 	if err != nil {
 		return Fact{}, false
 	}
-	return wm.kinds[k.index].get(id)
+	f, ok := wm.kinds[k.index].get(id)
+	if ok {
+		wm.seen(f)
+	}
+	return f, ok
 }
 
 // Query returns every fact of the kind, ordered by id.
@@ -262,6 +359,7 @@ func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
 	if !kf.many {
 		if kf.has {
 			out = append(out, kf.single)
+			kf.shared = true
 		}
 		return out
 	}
@@ -274,19 +372,17 @@ func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
 
 // syncEnv points the kind's environment field at its current payload(s).
 func (wm *WorkingMemory) syncEnv(k *FactKind) {
-	field := wm.env.Elem().Field(k.index)
 	if !k.Many {
-		f, ok := wm.kinds[k.index].get(k.Name)
-		if !ok {
-			field.Set(reflect.Zero(field.Type()))
-			wm.ptrs[k.index] = nil
-			return
+		var p unsafe.Pointer // nil when the fact is absent
+		if kf := &wm.kinds[k.index]; kf.has {
+			p = kf.live.ptr
 		}
-		pv := reflect.ValueOf(f.Payload)
-		field.Set(pv)
-		wm.ptrs[k.index] = pv.UnsafePointer()
+		// The field is a pointer to the kind's struct: store it without reflection.
+		*(*unsafe.Pointer)(unsafe.Add(wm.env.UnsafePointer(), wm.rs.envOffsets[k.index])) = p
+		wm.ptrs[k.index] = p
 		return
 	}
+	field := wm.env.Elem().Field(k.index)
 	facts := wm.sorted(k)
 	list := reflect.MakeSlice(field.Type(), len(facts), len(facts))
 	for i, f := range facts {
@@ -294,6 +390,13 @@ func (wm *WorkingMemory) syncEnv(k *FactKind) {
 	}
 	field.Set(list)
 }
+
+// objective and state read the built-in facts without handing their payloads out.
+func (wm *WorkingMemory) objective() *objectivePayload {
+	return (*objectivePayload)(wm.ptrs[objectiveIndex])
+}
+
+func (wm *WorkingMemory) state() *statePayload { return (*statePayload)(wm.ptrs[stateIndex]) }
 
 // envValue is what compiled predicates run against.
 func (wm *WorkingMemory) envValue() any { return wm.env.Interface() }

@@ -63,6 +63,8 @@ type Rule struct {
 
 	index   int
 	group   int   // rank of (salience, specificity) in the static order
+	pos     int   // position in the static order
+	final   bool  // Then sets a terminal objective
 	reads   []int // kind indexes
 	program *vm.Program
 	fast    fastEval // nil when the predicate needs the expr VM
@@ -88,6 +90,8 @@ type RuleSet struct {
 	domains []byte  // the file's domains: mapping, as a YAML document at its own positions
 	order   []*Rule // static agenda order: salience ↓, specificity ↓, name ↑
 	envType reflect.Type
+	// envOffsets holds the byte offset of each kind's field in the environment struct.
+	envOffsets []uintptr
 }
 
 // Name is the rule set's declared name.
@@ -212,6 +216,9 @@ func (b *builder) finish() *RuleSet {
 	rs.paramsField = len(envFields)
 	envFields = append(envFields, reflect.StructField{Name: "Params", Type: reflect.PointerTo(pt), Tag: `expr:"params"`})
 	rs.envType = reflect.StructOf(envFields)
+	for i := range rs.kinds {
+		rs.envOffsets = append(rs.envOffsets, rs.envType.Field(i).Offset)
+	}
 	rs.objectives = b.objectives
 	for i := range rs.objectives {
 		rs.objectiveByName[rs.objectives[i].Name] = &rs.objectives[i]
@@ -235,6 +242,8 @@ func (rs *RuleSet) prepare() {
 		return a.Name < b.Name
 	})
 	for i, r := range rs.order {
+		r.pos = i
+		r.final = rs.isTerminal(r.Then.Objective)
 		if i > 0 {
 			p := rs.order[i-1]
 			r.group = p.group

@@ -94,6 +94,26 @@ const (
 // rule environment.
 var reservedNames = map[string]bool{KindState: true, KindObjective: true, "params": true}
 
+// Every rule set's kinds start with the built-in ones, at these indexes.
+const (
+	stateIndex     = 0
+	objectiveIndex = 1
+)
+
+// statePayload and objectivePayload have the layout of the built-in kinds' payload
+// structs (same field types in the same order), so the engine sets them without
+// reflection; TestBuiltinPayloadLayout checks it.
+type (
+	statePayload struct {
+		Name      string
+		Iteration int
+	}
+	objectivePayload struct {
+		Name string
+		Rule string
+	}
+)
+
 func builtinKinds() []*FactKind {
 	return []*FactKind{
 		{Name: KindState, Description: "the FSM state of the engine",

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/expr-lang/expr/vm"
 )
@@ -66,6 +66,7 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 		Limits: limits{MaxIterations: o.maxIterations, MaxFirings: o.maxFirings},
 	})
 	s.wm = NewWorkingMemory(rs, s.observe)
+	s.wm.observerKeeps = false // the tracer's sink must not keep events
 	return s
 }
 
@@ -135,6 +136,11 @@ func (s *Session) Put(kind, id string, payload any) (Fact, error) {
 	return s.wm.Put(kind, id, payload)
 }
 
+// Set is Put for callers that do not need the stored fact back; see WorkingMemory.Set.
+func (s *Session) Set(kind, id string, payload any) error {
+	return s.wm.Set(kind, id, payload)
+}
+
 // Retract removes a fact; see WorkingMemory.Retract.
 func (s *Session) Retract(kind, id string) error {
 	_, err := s.wm.Retract(kind, id)
@@ -149,20 +155,18 @@ func (s *Session) Query(kind string) []Fact { return s.wm.Query(kind) }
 
 // Objective returns the name of the current objective, "" before any rule set one.
 func (s *Session) Objective() string {
-	f, ok := s.wm.Get(KindObjective, "")
-	if !ok {
-		return ""
+	if o := s.wm.objective(); o != nil {
+		return o.Name
 	}
-	return payloadString(f.Payload, 0)
+	return ""
 }
 
 // objectiveRule is the rule that set the current objective.
 func (s *Session) objectiveRule() string {
-	f, ok := s.wm.Get(KindObjective, "")
-	if !ok {
-		return ""
+	if o := s.wm.objective(); o != nil {
+		return o.Rule
 	}
-	return payloadString(f.Payload, 1)
+	return ""
 }
 
 // Emit writes a host event into the trace. body must encode as a JSON object without the
@@ -215,9 +219,8 @@ func (s *Session) Err() error { return s.tracer.err }
 
 // setState records the FSM state as a fact so rules can match on it.
 func (s *Session) setState(name string, iteration int) {
-	s.wm.putBuiltin(KindState, func(v reflect.Value) {
-		v.Field(0).SetString(name)
-		v.Field(1).SetInt(int64(iteration))
+	s.wm.putBuiltin(stateIndex, func(p unsafe.Pointer) {
+		*(*statePayload)(p) = statePayload{Name: name, Iteration: iteration}
 	})
 }
 
@@ -288,11 +291,6 @@ func (t *tracer) write(at time.Time, kind string, body any) time.Time {
 // Cycle runs one agenda cycle over every rule; see the package documentation.
 func (s *Session) Cycle(ctx context.Context) (*CycleResult, error) {
 	return s.runCycle(ctx, false)
-}
-
-// payloadString reads string field i of a built-in fact's payload.
-func payloadString(p any, i int) string {
-	return reflect.ValueOf(p).Elem().Field(i).String()
 }
 
 // headerPath is the rule path the header names: the rule set's own, unless a replay of
