@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/agentspine/spine/contract"
 )
@@ -24,7 +25,13 @@ type roundCalls struct {
 // result failed logically), so that break_symmetry and change_approach still block the
 // approach. Their targets worked and are not blocked.
 func failingCalls(outcomes []contract.SubTaskOutcome, task []contract.CriterionVerdict) roundCalls {
-	var rc roundCalls
+	n := 0
+	for i := range outcomes {
+		n += len(outcomes[i].ToolCalls)
+	}
+	// One backing array for the three lists: each holds at most one entry per call.
+	backing := make([]string, 3*n)
+	rc := roundCalls{tools: backing[:0:n], logicalTools: backing[n : n : 2*n], targets: backing[2*n : 2*n : 3*n]}
 	for i := range outcomes {
 		o := &outcomes[i]
 		failed, logical := o.Status == contract.OutcomeFailed, false
@@ -70,9 +77,19 @@ func (rc *roundCalls) add(calls []string, logical, targets bool) {
 			rc.logicalTools = append(rc.logicalTools, c.Tool)
 		}
 		if targets && c.Target != "" {
-			rc.targets = append(rc.targets, c.Key())
+			rc.targets = append(rc.targets, keyOf(entry, c))
 		}
 	}
+}
+
+// keyOf is c.Key(), taken from the entry itself when it starts with it (no spaces around
+// the colon), which saves building the string.
+func keyOf(entry string, c ToolCall) string {
+	n := len(c.Tool) + 1 + len(c.Target)
+	if len(entry) >= n && entry[len(c.Tool)] == ':' && entry[:len(c.Tool)] == c.Tool && entry[len(c.Tool)+1:n] == c.Target {
+		return entry[:n]
+	}
+	return c.Key()
 }
 
 // blocked is the MUST NOT part of a directive.
@@ -136,6 +153,14 @@ func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // prose builds a rationale without fmt: a directive is shaped on every round.
 type prose []byte
+
+// String hands the text over without copying it; w must not be written afterwards.
+func (w prose) String() string {
+	if len(w) == 0 {
+		return ""
+	}
+	return unsafe.String(&w[0], len(w))
+}
 
 func (w *prose) say(parts ...string) {
 	for _, p := range parts {
@@ -239,7 +264,7 @@ func rationale(directive string, s Signals, p Params, b blocked, merged bool) st
 		w.int(len(b.targets))
 		w.say(").")
 	}
-	return string(w)
+	return w.String()
 }
 
 // summary explains a terminal directive in plain words.

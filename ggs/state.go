@@ -113,13 +113,17 @@ func (s set) sorted() []string {
 	return out
 }
 
-// sortedUnique sorts items and drops duplicates and empty strings; never nil.
+// sortedUnique sorts items and drops duplicates and empty strings, in items' own memory
+// (callers pass slices they own); never nil.
 func sortedUnique(items []string) []string {
-	out := make([]string, 0, len(items))
+	out := items[:0]
 	for _, it := range items {
 		if it != "" {
 			out = append(out, it)
 		}
+	}
+	if out == nil {
+		return []string{}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

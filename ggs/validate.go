@@ -36,7 +36,7 @@ func ValidateReplan(req *contract.ReplanRequest) error {
 	if err := validateOutcomes(req.TaskID, req.Outcomes, false); err != nil {
 		return err
 	}
-	return validateVerdicts("task_criteria_verdicts", req.TaskCriteriaVerdicts)
+	return validateVerdicts(func() string { return "task_criteria_verdicts" }, req.TaskCriteriaVerdicts)
 }
 
 // ValidateOutcome checks an OutcomeSummary: a task_id, a non-negative elapsed time, and,
@@ -71,7 +71,7 @@ func validateOutcomes(taskID string, outcomes []contract.SubTaskOutcome, allMatc
 			return fmt.Errorf("%s.parent_task_id: %q is not this task (%q)", at(), o.ParentTaskID, taskID)
 		}
 		if len(o.CriteriaVerdicts) > 0 {
-			if err := validateVerdicts(at()+".criteria_verdicts", o.CriteriaVerdicts); err != nil {
+			if err := validateVerdicts(func() string { return at() + ".criteria_verdicts" }, o.CriteriaVerdicts); err != nil {
 				return err
 			}
 		}
@@ -86,9 +86,10 @@ func validateOutcomes(taskID string, outcomes []contract.SubTaskOutcome, allMatc
 	return nil
 }
 
-func validateVerdicts(at string, vs []contract.CriterionVerdict) error {
+// validateVerdicts checks each verdict; at names the list in an error (built only then).
+func validateVerdicts(at func() string, vs []contract.CriterionVerdict) error {
 	for i, v := range vs {
-		here := func() string { return fmt.Sprintf("%s[%d]", at, i) }
+		here := func() string { return fmt.Sprintf("%s[%d]", at(), i) }
 		if v.Criterion == "" {
 			return fmt.Errorf("%s.criterion: missing", here())
 		}
