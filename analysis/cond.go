@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"github.com/agentspine/spine/internal/exprfold"
 	"math"
 	"slices"
 	"strconv"
@@ -99,6 +100,10 @@ func (c *converter) fail(n ast.Node, reason string) formula {
 }
 
 func (c *converter) boolean(n ast.Node) formula {
+	// What expr folds to a constant never reads its other operands (exprfold).
+	if v, ok := exprfold.Bool(n); ok {
+		return fConst{v}
+	}
 	if cv, ok := c.constant(n); ok {
 		if cv.kind == 'b' {
 			return fConst{cv.b}

@@ -1,6 +1,7 @@
 package spine
 
 import (
+	"github.com/agentspine/spine/internal/exprfold"
 	"math"
 	"unsafe"
 
@@ -65,8 +66,15 @@ func (c *fastCompiler) constNum(n ast.Node) (v float64, ok bool) {
 // chain compiles a run of && (all) or of || (!all) operators into one closure over a
 // list of tests.
 func (c *fastCompiler) chain(x *ast.BinaryNode, all bool) boolFn {
+	operands := chainOperands(x, all)
+	// expr folds "x || true" to true and "x && false" to false before it runs, so such
+	// an operand decides the chain even when one before it would fail (a field of an
+	// absent fact). A param does not: expr reads it at run time.
+	if v, ok := exprfold.Bool(x); ok {
+		return func(*fastCtx) bool { return v }
+	}
 	var ts []test
-	for _, n := range chainOperands(x, all) {
+	for _, n := range operands {
 		if v, ok := c.constBool(n); ok {
 			if v == all {
 				continue // true in an &&, false in an ||: no effect

@@ -32,6 +32,9 @@ rules:
   - {name: folded, salience: 1, when: '(params.lo < 1 && s.ok) || false || (s.a > 0 && 1 > 2)', then: {objective: go}}
   - {name: decided_or, salience: 1, when: 't == nil || true || t.a > 0', then: {objective: go}}
   - {name: decided_and, salience: 1, when: 't != nil && t.ok && false && s.ok', then: {objective: go}}
+  - {name: literal_or, salience: 1, when: 't.a > 0 || true', then: {objective: go}}
+  - {name: literal_and, salience: 1, when: 't.ok && s.ok && false', then: {objective: go}}
+  - {name: param_or, salience: 1, when: 't.a > 0 || params.lo < 1', then: {objective: go}}
   - {name: or_chain, salience: 1, when: 't.a > 0.5 or s.i == 1 or s.ok || t.ok', then: {objective: go}}
   - {name: and_chain, salience: 1, when: 's.i >= 0 and (t.a < 0.5 && s.b > -1) && !(s.a > params.hi && t.ok)', then: {objective: go}}
   - {name: vmonly_int_arith, salience: 1, when: 's.i + s.j > 3', then: {objective: go}}
