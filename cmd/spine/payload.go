@@ -32,6 +32,8 @@ func typedPayload(m spine.Message) any {
 		v = new(contract.PlanDirective)
 	case contract.TypeFinalResult:
 		v = new(contract.FinalResult)
+	case contract.TypeMegram:
+		v = new(contract.Megram)
 	default:
 		return m.Payload
 	}

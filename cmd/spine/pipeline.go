@@ -50,6 +50,8 @@ func (d *pipelineDisplay) message(m spine.Message) {
 		}
 		fmt.Fprintf(d.w, "%s %s · %s · %s → %s %s · %d replan(s)\n", head, p.TaskID, lossLine(p.Loss, p.GradL, d.epsilon), p.PrevDirective, p.Directive, mark, p.Replans)
 		fmt.Fprintf(d.w, "%28s %s\n", "", p.Summary)
+	case *contract.Megram:
+		fmt.Fprintf(d.w, "%s %s %s · %s · f %.2f σ %+.2f k %.2f\n", head, p.Space, p.Entity, p.State, p.F, p.Sigma, p.K)
 	default:
 		fmt.Fprintf(d.w, "%s %s\n", head, compactJSON(m.Payload))
 	}
