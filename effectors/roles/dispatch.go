@@ -33,7 +33,7 @@ func (p *Pipeline) dispatch(ctx context.Context, rec recorder, post *bus.Post, g
 		}
 		var a Assignment
 		if m.Type != contract.TypeSubTask {
-			return fmt.Errorf("bus: R3's mail holds a %s from %s before dispatch; only SubTasks are dispatched", m.Type, m.From)
+			return fmt.Errorf("bus: R3's mail holds %s from %s before dispatch; only SubTasks are dispatched", bus.Article(m.Type), m.From)
 		}
 		if err := bus.Decode(m, &a); err != nil {
 			return err
