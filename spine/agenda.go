@@ -45,6 +45,7 @@ type CycleResult struct {
 	Fired       string     `json:"fired"`        // "" when the conflict set was empty
 	DecidedBy   string     `json:"decided_by,omitempty"`
 	Objective   string     `json:"-"` // the objective after the cycle
+	Errors      int        `json:"-"` // how many of Evaluated have Result ResultError
 }
 
 type candidate struct {
@@ -93,20 +94,27 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	s.evals = s.evals[:0]
 	s.cset = s.cset[:0]
 	s.fc.ptrs = s.wm.ptrs
+	errs := 0
 	for _, r := range s.rs.order {
 		if terminalOnly && !r.final {
 			continue
 		}
 		ok, err := s.eval(r)
+		// Write the outcome field by field into the slice, which has room for every
+		// rule: cheaper than building a RuleEval and copying it in.
+		s.evals = append(s.evals, RuleEval{})
+		ev := &s.evals[len(s.evals)-1]
+		ev.Rule = r.Name
 		switch {
 		case err != nil:
-			s.evals = append(s.evals, RuleEval{Rule: r.Name, Result: ResultError, Error: err.Error()})
+			ev.Result, ev.Error = ResultError, err.Error()
+			errs++
 		case !ok:
-			s.evals = append(s.evals, RuleEval{Rule: r.Name, Result: ResultFalse})
+			ev.Result = ResultFalse
 		case s.refracted(r):
-			s.evals = append(s.evals, RuleEval{Rule: r.Name, Result: ResultTrue, Refracted: true})
+			ev.Result, ev.Refracted = ResultTrue, true
 		default:
-			s.evals = append(s.evals, RuleEval{Rule: r.Name, Result: ResultTrue})
+			ev.Result = ResultTrue
 			s.cset = append(s.cset, candidate{rule: r, recency: s.recency(r)})
 		}
 	}
@@ -120,6 +128,7 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 		Stage:     s.stage(),
 		Scope:     "all",
 		Evaluated: s.evals,
+		Errors:    errs,
 	}
 	res := &s.res
 	if terminalOnly {
