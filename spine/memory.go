@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -41,6 +42,19 @@ type WorkingMemory struct {
 	// observerKeeps is false when the observer is known not to keep the facts it is
 	// given (a session's tracer: a Sink must not keep an event).
 	observerKeeps bool
+	// counter, when not nil, stands in for the observer: a change only takes the next
+	// number from it. A session whose trace discards every event numbers its fact
+	// events this way, without building them.
+	counter *atomic.Int64
+	// lastKind is the kind of the last change by name, a cache in front of
+	// rs.kindByName; setRuleSet clears it.
+	lastKind *FactKind
+}
+
+// setRuleSet switches working memory to a reloaded rule set with the same kinds, whose
+// environment struct env already points at the current payloads.
+func (wm *WorkingMemory) setRuleSet(rs *RuleSet, env reflect.Value) {
+	wm.rs, wm.env, wm.lastKind = rs, env, nil
 }
 
 // kindFacts holds the facts of one kind. A singleton kind keeps its one fact in a slot,
@@ -137,7 +151,12 @@ func (wm *WorkingMemory) KindRev(kind string) uint64 {
 }
 
 func (wm *WorkingMemory) kind(name, id string) (*FactKind, string, error) {
-	k := wm.rs.kindByName[name]
+	// A host mostly changes one kind over and over: try the last one before the map.
+	k := wm.lastKind
+	if k == nil || k.Name != name {
+		k = wm.rs.kindByName[name]
+		wm.lastKind = k
+	}
 	if k == nil {
 		return nil, "", fmt.Errorf("%w %q", ErrUnknownKind, name)
 	}
@@ -223,17 +242,23 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 		return wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: nv.Interface()}, op), nil
 	}
 	buf := kf.takeSpare(k)
-	if exists {
-		buf.val.Set(kf.live.val)
-	} else {
-		buf.val.SetZero()
+	whole, err := k.setWhole(buf.ptr, payload)
+	if !whole && err == nil {
+		// payload may name only some fields: start from the old payload (or zero).
+		if exists {
+			buf.val.Set(kf.live.val)
+		} else {
+			buf.val.SetZero()
+		}
+		err = k.setPayload(buf.val, buf.ptr, payload)
 	}
-	if err := k.setPayload(buf.val, buf.ptr, payload); err != nil {
-		kf.spare = buf // nobody saw it
+	if err != nil {
+		kf.spare = buf // nobody saw it; the next change writes it whole
 		return Fact{}, err
 	}
 	kf.replaceLive(buf)
-	return wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: buf.iface}, op), nil
+	wm.storedSingle(k, op)
+	return kf.single, nil
 }
 
 // takeSpare returns a payload nobody has seen, allocating one when there is no spare.
@@ -267,8 +292,25 @@ func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) Fact {
 	return f
 }
 
+// storedSingle records the live payload of singleton kind k, written already, as the
+// kind's latest change. It writes the fact in place, field by field: this runs on every
+// decision, and a Fact is seven words.
+func (wm *WorkingMemory) storedSingle(k *FactKind, op string) {
+	wm.rev++
+	kf := &wm.kinds[k.index]
+	f := &kf.single
+	f.Kind, f.ID, f.Rev, f.Payload = k.Name, k.Name, wm.rev, kf.live.iface
+	kf.has, kf.rev = true, wm.rev
+	wm.syncEnv(k)
+	wm.notify(op, kf.single)
+}
+
 // notify tells the observer about a change.
 func (wm *WorkingMemory) notify(op string, f Fact) {
+	if wm.counter != nil {
+		wm.counter.Add(1)
+		return
+	}
 	if wm.observer == nil {
 		return
 	}
@@ -281,7 +323,7 @@ func (wm *WorkingMemory) notify(op string, f Fact) {
 // putBuiltin sets a built-in fact (state, objective) without going through Fields: the
 // engine does this several times per cycle. set writes the payload at p, a struct of
 // the kind's type.
-func (wm *WorkingMemory) putBuiltin(index int, set func(p unsafe.Pointer)) Fact {
+func (wm *WorkingMemory) putBuiltin(index int, set func(p unsafe.Pointer)) {
 	k := wm.rs.kinds[index]
 	kf := &wm.kinds[index]
 	buf := kf.takeSpare(k)
@@ -291,7 +333,7 @@ func (wm *WorkingMemory) putBuiltin(index int, set func(p unsafe.Pointer)) Fact 
 		op = OpUpdate
 	}
 	kf.replaceLive(buf)
-	return wm.stored(k, Fact{Kind: k.Name, ID: k.Name, Payload: buf.iface}, op)
+	wm.storedSingle(k, op)
 }
 
 // Retract removes a fact.
