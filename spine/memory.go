@@ -37,6 +37,7 @@ type WorkingMemory struct {
 	kinds    []kindFacts
 	rev      uint64
 	env      reflect.Value    // pointer to the rule set's environment struct
+	envPtr   unsafe.Pointer   // env's pointer, read on every change
 	ptrs     []unsafe.Pointer // current payload of each singleton kind, for compiled predicates
 	observer func(op string, f Fact)
 	// observerKeeps is false when the observer is known not to keep the facts it is
@@ -54,7 +55,7 @@ type WorkingMemory struct {
 // setRuleSet switches working memory to a reloaded rule set with the same kinds, whose
 // environment struct env already points at the current payloads.
 func (wm *WorkingMemory) setRuleSet(rs *RuleSet, env reflect.Value) {
-	wm.rs, wm.env, wm.lastKind = rs, env, nil
+	wm.rs, wm.env, wm.envPtr, wm.lastKind = rs, env, env.UnsafePointer(), nil
 }
 
 // kindFacts holds the facts of one kind. A singleton kind keeps its one fact in a slot,
@@ -134,6 +135,7 @@ func NewWorkingMemory(rs *RuleSet, observe func(op string, f Fact)) *WorkingMemo
 			wm.kinds[i] = kindFacts{many: true, byID: map[string]Fact{}}
 		}
 	}
+	wm.envPtr = wm.env.UnsafePointer()
 	wm.env.Elem().Field(rs.paramsField).Set(rs.paramsVal)
 	return wm
 }
@@ -420,7 +422,7 @@ func (wm *WorkingMemory) syncEnv(k *FactKind) {
 			p = kf.live.ptr
 		}
 		// The field is a pointer to the kind's struct: store it without reflection.
-		*(*unsafe.Pointer)(unsafe.Add(wm.env.UnsafePointer(), wm.rs.envOffsets[k.index])) = p
+		*(*unsafe.Pointer)(unsafe.Add(wm.envPtr, wm.rs.envOffsets[k.index])) = p
 		wm.ptrs[k.index] = p
 		return
 	}
