@@ -91,19 +91,34 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 		return nil, &RunawayError{Limit: s.opts.maxFirings, Last: s.lastFirings()}
 	}
 	s.cycle++
-	s.evals = s.evals[:0]
 	s.cset = s.cset[:0]
 	s.fc.ptrs = s.wm.ptrs
 	errs := 0
+	if cap(s.evals) < len(s.rs.order) { // a reload brought more rules
+		s.evals = make([]RuleEval, 0, len(s.rs.order))
+	}
+	evals := s.evals[:len(s.rs.order)]
+	n := 0
 	for _, r := range s.rs.order {
 		if terminalOnly && !r.final {
 			continue
 		}
-		ok, err := s.eval(r)
+		var ok bool
+		var err error
+		if r.tests != nil {
+			// The commonest predicate, a run of tests held as data, evaluated here
+			// rather than through eval and the closure: this runs for every rule.
+			s.fc.err = nil
+			ok = evalTests(&s.fc, r.tests.ts, r.tests.all)
+			ok, err = ok && s.fc.err == nil, s.fc.err
+		} else {
+			ok, err = s.eval(r)
+		}
 		// Write the outcome field by field into the slice, which has room for every
 		// rule: cheaper than building a RuleEval and copying it in.
-		s.evals = append(s.evals, RuleEval{})
-		ev := &s.evals[len(s.evals)-1]
+		ev := &evals[n]
+		n++
+		*ev = RuleEval{}
 		ev.Rule = r.Name
 		switch {
 		case err != nil:
@@ -118,6 +133,7 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 			s.cset = append(s.cset, candidate{rule: r, recency: s.recency(r)})
 		}
 	}
+	s.evals = evals[:n]
 	// Rules are evaluated in the static order, so the conflict set is usually sorted
 	// already; only recency can disturb it.
 	if !slices.IsSortedFunc(s.cset, compareCandidates) {
@@ -160,14 +176,14 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 // eval runs a rule's predicate. A predicate that fails or panics is that rule's outcome
 // for the cycle; it never stops the engine.
 func (s *Session) eval(r *Rule) (ok bool, err error) {
-	if r.fast != nil {
-		// Compiled predicates read only pointers they check and do float arithmetic:
-		// they cannot panic, so they skip the deferred recover.
-		s.fc.err = nil
-		ok := r.fast(&s.fc)
-		return ok && s.fc.err == nil, s.fc.err
+	if r.fast == nil {
+		return s.evalVM(r)
 	}
-	return s.evalVM(r)
+	// Compiled predicates read only pointers they check and do float arithmetic: they
+	// cannot panic, so they skip the deferred recover.
+	s.fc.err = nil
+	ok = r.fast(&s.fc)
+	return ok && s.fc.err == nil, s.fc.err
 }
 
 func (s *Session) evalVM(r *Rule) (ok bool, err error) {

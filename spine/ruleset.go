@@ -68,6 +68,7 @@ type Rule struct {
 	reads   []int // kind indexes
 	program *vm.Program
 	fast    fastEval // nil when the predicate needs the expr VM
+	tests   *testRun // fast as data, when the predicate is a run of tests; else nil
 }
 
 // RuleSet is a compiled rule file. It is immutable once loaded and safe to share between
