@@ -99,6 +99,9 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	}
 	evals := s.evals[:len(s.rs.order)]
 	n := 0
+	// The last rule evaluated as a run of tests, and how many of its leading tests held.
+	var prev *Rule
+	passed := 0
 	for _, r := range s.rs.order {
 		if terminalOnly && !r.final {
 			continue
@@ -108,18 +111,26 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 		if r.tests != nil {
 			// The commonest predicate, a run of tests held as data, evaluated here
 			// rather than through eval and the closure: this runs for every rule.
+			// Rules next to each other in the order often start with the same tests
+			// (the same guards); facts do not change while a cycle evaluates, so
+			// those the previous rule found true are not run again.
+			from := 0
+			if r.after != nil && r.after == prev {
+				from = min(passed, r.prefix)
+			}
 			s.fc.err = nil
-			ok = evalTests(&s.fc, r.tests.ts, r.tests.all)
+			ok, passed = evalTests(&s.fc, r.tests.ts, r.tests.all, from)
+			prev = r
 			ok, err = ok && s.fc.err == nil, s.fc.err
 		} else {
 			ok, err = s.eval(r)
+			prev = nil
 		}
 		// Write the outcome field by field into the slice, which has room for every
 		// rule: cheaper than building a RuleEval and copying it in.
 		ev := &evals[n]
 		n++
-		*ev = RuleEval{}
-		ev.Rule = r.Name
+		*ev = RuleEval{Rule: r.Name}
 		switch {
 		case err != nil:
 			ev.Result, ev.Error = ResultError, err.Error()

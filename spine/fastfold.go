@@ -188,7 +188,28 @@ type testRun struct {
 	all bool
 }
 
-func (r *testRun) eval(fc *fastCtx) bool { return evalTests(fc, r.ts, r.all) }
+func (r *testRun) eval(fc *fastCtx) bool {
+	v, _ := evalTests(fc, r.ts, r.all, 0)
+	return v
+}
+
+// sharedPrefix is how many leading tests two && runs have in common. Tests held as data
+// only read facts, so within one cycle such a test has the same outcome in both runs.
+func sharedPrefix(a, b *testRun) int {
+	if a == nil || b == nil || !a.all || !b.all {
+		return 0
+	}
+	n := 0
+	for n < len(a.ts) && n < len(b.ts) && a.ts[n].same(&b.ts[n]) {
+		n++
+	}
+	return n
+}
+
+// same reports whether t and u are the same test held as data.
+func (t *test) same(u *test) bool {
+	return t.op != opFn && t.op == u.op && t.kind == u.kind && t.off == u.off && t.k == u.k
+}
 
 // run compiles the tests ts that node n combines with && (all) or || (!all).
 func (c *fastCompiler) run(n ast.Node, ts []test, all bool) boolFn {
@@ -197,19 +218,20 @@ func (c *fastCompiler) run(n ast.Node, ts []test, all bool) boolFn {
 	return r.eval
 }
 
-// evalTests evaluates a run of && (all) or of || (!all) tests left to right, stopping
-// where the short-circuit would. A test that fails (a field of an absent fact) records
-// the error in fc and stops the run with false, as expr does. The tests are evaluated
-// inline, one switch case (a jump table) per shape: a test costs no call.
-func evalTests(fc *fastCtx, ts []test, all bool) bool {
-	for i := range ts {
+// evalTests evaluates a run of && (all) or of || (!all) tests left to right from
+// ts[from] (the caller knows the ones before hold), stopping where the short-circuit
+// would; stop is the index it stopped at, len(ts) when it ran through. A test that
+// fails (a field of an absent fact) records the error in fc and stops the run with
+// false, as expr does. The tests are evaluated inline, one switch case (a jump table)
+// per shape: a test costs no call.
+func evalTests(fc *fastCtx, ts []test, all bool, from int) (v bool, stop int) {
+	for i := from; i < len(ts); i++ {
 		t := &ts[i]
-		var v bool
 		switch t.op {
 		case opFn:
 			v = t.fn(fc)
 			if fc.err != nil {
-				return false
+				return false, i
 			}
 		case opNil:
 			v = fc.ptrs[t.kind] == nil
@@ -219,7 +241,7 @@ func evalTests(fc *fastCtx, ts []test, all bool) bool {
 			p := fc.ptrs[t.kind]
 			if p == nil {
 				fc.absent(t.name)
-				return false
+				return false, i
 			}
 			f := unsafe.Add(p, t.off)
 			switch t.op {
@@ -283,10 +305,10 @@ func evalTests(fc *fastCtx, ts []test, all bool) bool {
 			}
 		}
 		if v != all {
-			return v // false ends an &&, true ends an ||
+			return v, i // false ends an &&, true ends an ||
 		}
 	}
-	return all
+	return all, len(ts)
 }
 
 // simpleTest compiles n as a test held as data, when it has one of the simple shapes.

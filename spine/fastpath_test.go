@@ -44,6 +44,12 @@ rules:
   - {name: abs_more, salience: 1, when: 'abs(s.i) >= 1 && abs(s.i) < 3 && abs(s.b) > 0.25 && abs(s.b) >= 0.5 && abs(s.b) < 1', then: {objective: go}}
   - {name: lone_bool, salience: 1, when: 't.ok', then: {objective: go}}
   - {name: lone_test, salience: 1, when: 's.b >= 0.5', then: {objective: go}}
+  - {name: pfx_a, salience: 1, when: 't != nil && t.a > 0.25 && s.i >= 0 && s.ok', then: {objective: go}}
+  - {name: pfx_b, salience: 1, when: 't != nil && t.a > 0.25 && s.i >= 0 && s.b < 0.5', then: {objective: go}}
+  - {name: pfx_c, salience: 1, when: 't != nil && t.a > 0.25 && s.j == 1 && s.ok', then: {objective: go}}
+  - {name: pfx_d, salience: 1, when: 't != nil && t.a > 0.25 && s.j == 1 && s.ok', then: {objective: go}}
+  - {name: pfx_e, salience: 1, when: 't.a > 0.1 && s.a > 0 && s.b > 0 && s.ok', then: {objective: go}}
+  - {name: pfx_f, salience: 1, when: 't.a > 0.1 && s.a > 0 && s.b > 0 && !s.ok', then: {objective: go}}
   - {name: vmonly_int_arith, salience: 1, when: 's.i + s.j > 3', then: {objective: go}}
   - {name: vmonly_list, salience: 1, when: 'len(items) > 1', then: {objective: go}}
   - {name: vmonly_abs_int, salience: 1, when: 'abs(s.i) * s.j > 0', then: {objective: go}}
@@ -125,14 +131,17 @@ func TestCycleMatchesVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := 0
+	runs, shared := 0, 0
 	for _, r := range rs.rules {
 		if r.tests != nil {
 			runs++
 		}
+		if r.prefix > 0 {
+			shared++
+		}
 	}
-	if runs < len(rs.rules)/2 {
-		t.Fatalf("only %d of %d rules compiled to runs of tests", runs, len(rs.rules))
+	if runs < len(rs.rules)/2 || shared < 4 {
+		t.Fatalf("%d of %d rules compiled to runs of tests, %d share tests with the rule before", runs, len(rs.rules), shared)
 	}
 	var m vm.VM
 	for trial := 0; trial < 300; trial++ {
