@@ -215,7 +215,8 @@ func splitPlan(plan []fieldMove) (runs []byteRun, checks, refs []fieldMove) {
 // first, so an error writes nothing; then the runs are copied as bytes and the strings
 // and lists one by one.
 func (k *FactKind) copyWhole(dstBase, srcBase unsafe.Pointer, c *cachedPlan) error {
-	for _, m := range c.checks {
+	for i := range c.checks {
+		m := &c.checks[i] // not a copy: a fieldMove is five words
 		s := unsafe.Add(srcBase, m.srcOff)
 		if m.typ == codeFloat {
 			if x := *(*float64)(s); !finite(x) {
@@ -228,7 +229,8 @@ func (k *FactKind) copyWhole(dstBase, srcBase unsafe.Pointer, c *cachedPlan) err
 	for _, r := range c.runs {
 		copy(unsafe.Slice((*byte)(unsafe.Add(dstBase, r.dstOff)), r.size), unsafe.Slice((*byte)(unsafe.Add(srcBase, r.srcOff)), r.size))
 	}
-	for _, m := range c.refs {
+	for i := range c.refs {
+		m := &c.refs[i]
 		s, d := unsafe.Add(srcBase, m.srcOff), unsafe.Add(dstBase, m.dstOff)
 		if m.typ == codeString {
 			*(*string)(d) = *(*string)(s)

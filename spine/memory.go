@@ -304,6 +304,10 @@ func (wm *WorkingMemory) storedSingle(k *FactKind, op string) {
 	f.Kind, f.ID, f.Rev, f.Payload = k.Name, k.Name, wm.rev, kf.live.iface
 	kf.has, kf.rev = true, wm.rev
 	wm.syncEnv(k)
+	if wm.counter != nil {
+		wm.counter.Add(1) // as notify does, without passing the fact
+		return
+	}
 	wm.notify(op, kf.single)
 }
 
