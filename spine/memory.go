@@ -221,7 +221,12 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	if err != nil {
 		return Fact{}, err
 	}
-	old, exists := wm.kinds[k.index].get(id)
+	kf := &wm.kinds[k.index]
+	var old Fact     // the fact being updated, for a many kind
+	exists := kf.has // a singleton's id is its kind's name (see kind)
+	if k.Many {
+		old, exists = kf.byID[id]
+	}
 	switch {
 	case op == OpAssert && exists:
 		return Fact{}, fmt.Errorf("%w: %s/%s", ErrFactExists, kind, id)
@@ -232,7 +237,6 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	default:
 		op = OpAssert
 	}
-	kf := &wm.kinds[k.index]
 	if k.Many {
 		nv := reflect.New(k.typ)
 		if exists {
@@ -255,7 +259,7 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 		err = k.setPayload(buf.val, buf.ptr, payload)
 	}
 	if err != nil {
-		kf.spare = buf // nobody saw it; the next change writes it whole
+		kf.spare = buf // nobody saw it; the next change overwrites it
 		return Fact{}, err
 	}
 	kf.replaceLive(buf)
