@@ -149,7 +149,7 @@ const (
 	opFn       testOp = iota
 	opNil             // the singleton fact is absent
 	opNotNil          // the singleton fact is present
-	opTrue            // a bool field is true
+	opTrue            // a bool field is true; this op and those after it read a field
 	opFalse           // a bool field is false
 	opFloat           // a float field, plus a cmp
 	opInt      = opFloat + numCmps
@@ -227,17 +227,7 @@ func (c *fastCompiler) run(n ast.Node, ts []test, all bool) boolFn {
 func evalTests(fc *fastCtx, ts []test, all bool, from int) (v bool, stop int) {
 	for i := from; i < len(ts); i++ {
 		t := &ts[i]
-		switch t.op {
-		case opFn:
-			v = t.fn(fc)
-			if fc.err != nil {
-				return false, i
-			}
-		case opNil:
-			v = fc.ptrs[t.kind] == nil
-		case opNotNil:
-			v = fc.ptrs[t.kind] != nil
-		default: // a field test
+		if t.op >= opTrue { // a field test, the commonest: checked first
 			p := fc.ptrs[t.kind]
 			if p == nil {
 				fc.absent(t.name)
@@ -302,6 +292,18 @@ func evalTests(fc *fastCtx, ts []test, all bool, from int) (v bool, stop int) {
 				v = math.Abs(float64(*(*int)(f))) > t.k
 			case opAbsInt + cmpGe:
 				v = math.Abs(float64(*(*int)(f))) >= t.k
+			}
+		} else {
+			switch t.op {
+			case opFn:
+				v = t.fn(fc)
+				if fc.err != nil {
+					return false, i
+				}
+			case opNil:
+				v = fc.ptrs[t.kind] == nil
+			case opNotNil:
+				v = fc.ptrs[t.kind] != nil
 			}
 		}
 		if v != all {
