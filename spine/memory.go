@@ -73,17 +73,21 @@ type kindFacts struct {
 	shared      bool // live has been handed out: it must not be written again
 }
 
-// payloadBuf is one payload struct of a kind, seen three ways.
+// payloadBuf is one payload struct of a kind, seen two ways. It is kept small because
+// every change of a singleton moves a few of them.
 type payloadBuf struct {
 	ptr   unsafe.Pointer
-	iface any           // the pointer, as Fact.Payload holds it
-	val   reflect.Value // the struct, addressable
+	iface any // the pointer, as Fact.Payload holds it
 }
 
 func newPayloadBuf(k *FactKind) payloadBuf {
 	pv := reflect.New(k.typ)
-	return payloadBuf{ptr: pv.UnsafePointer(), iface: pv.Interface(), val: pv.Elem()}
+	return payloadBuf{ptr: pv.UnsafePointer(), iface: pv.Interface()}
 }
+
+// value is the payload struct as an addressable reflect.Value of kind k's type, for the
+// changes that need reflection.
+func (b payloadBuf) value(k *FactKind) reflect.Value { return reflect.NewAt(k.typ, b.ptr).Elem() }
 
 func (kf *kindFacts) get(id string) (Fact, bool) {
 	if !kf.many {
@@ -251,12 +255,13 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	whole, err := k.setWhole(buf.ptr, payload)
 	if !whole && err == nil {
 		// payload may name only some fields: start from the old payload (or zero).
+		dst := buf.value(k)
 		if exists {
-			buf.val.Set(kf.live.val)
+			dst.Set(kf.live.value(k))
 		} else {
-			buf.val.SetZero()
+			dst.SetZero()
 		}
-		err = k.setPayload(buf.val, buf.ptr, payload)
+		err = k.setPayload(dst, buf.ptr, payload)
 	}
 	if err != nil {
 		kf.spare = buf // nobody saw it; the next change overwrites it
