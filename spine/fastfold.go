@@ -14,9 +14,12 @@ import (
 //   - a run of && (or of ||) becomes one loop over its operands, left to right, stopping
 //     where the short-circuit would; operands that are constant and cannot change the
 //     result are dropped;
-//   - a comparison of a fact's number field (or its abs) with a constant, and a nil check
-//     of a fact, are data (a test) read in that loop, not closures: a cycle over many
-//     rules then walks a few compact arrays.
+//   - a comparison of a fact's number field (or its abs) with a constant, a bool field,
+//     and a nil check of a fact, are data (a test) read in that loop, not closures: a
+//     cycle over many rules then walks a few compact arrays.
+//
+// A cycle also skips the leading tests a rule shares with the rule evaluated just
+// before it that held there (see sharedPrefix and runCycle).
 
 // constant reports whether n reads no fact: literals and params combined by operators.
 func constant(n ast.Node) bool {
