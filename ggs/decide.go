@@ -67,8 +67,8 @@ func (d *RulesDecider) Decide(ctx context.Context, s Signals) (Decision, error) 
 	if err != nil {
 		return Decision{}, fmt.Errorf("ggs: agenda cycle: %w", err)
 	}
-	for _, ev := range cyc.Evaluated {
-		if ev.Result == spine.ResultError {
+	for i := 0; cyc.Errors > 0 && i < len(cyc.Evaluated); i++ {
+		if ev := cyc.Evaluated[i]; ev.Result == spine.ResultError {
 			return Decision{}, fmt.Errorf("ggs: rule %s: %s", ev.Rule, ev.Error)
 		}
 	}

@@ -266,7 +266,7 @@ func TestAgendaRuntimeErrors(t *testing.T) {
 	// The rule set is private to this test, so the change cannot leak.
 	for _, r := range rs.rules {
 		if r.Name == "panics" {
-			r.program, r.fast = nil, nil
+			r.program, r.fast, r.tests = nil, nil, nil
 		}
 	}
 	sink := &MemorySink{}

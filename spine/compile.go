@@ -85,7 +85,7 @@ func (l *loader) compileWhen(rs *RuleSet, r *Rule, n *yaml.Node) {
 		return
 	}
 	r.program = prog
-	r.fast = compileFast(rs, tree.Node)
+	r.fast, r.tests = compileFast(rs, tree.Node)
 }
 
 // conjuncts counts the top-level operands of && / and.

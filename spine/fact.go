@@ -156,7 +156,11 @@ func (k *FactKind) structPlan(t reflect.Type) ([]fieldMove, error) {
 	}
 	plan, err := k.lookupPlan(t)
 	if err == nil {
-		k.lastPlan.Store(&cachedPlan{typ: t, plan: plan})
+		c := &cachedPlan{typ: t, ptr: reflect.PointerTo(t), plan: plan, whole: k.writesWhole(plan)}
+		if c.whole {
+			c.runs, c.checks, c.refs = splitPlan(plan)
+		}
+		k.lastPlan.Store(c)
 	}
 	return plan, err
 }
@@ -164,8 +168,112 @@ func (k *FactKind) structPlan(t reflect.Type) ([]fieldMove, error) {
 // cachedPlan is the plan of the Go type a kind was last given, checked before the
 // shared cache because a host almost always updates a kind from one struct type.
 type cachedPlan struct {
-	typ  reflect.Type
-	plan []fieldMove
+	typ   reflect.Type
+	ptr   reflect.Type // *typ: the dynamic type of a payload given by pointer
+	plan  []fieldMove
+	whole bool // see writesWhole
+
+	// A whole plan, split by splitPlan for copyWhole.
+	runs   []byteRun
+	checks []fieldMove
+	refs   []fieldMove
+}
+
+// byteRun is a span of number and bool fields that lie one after another in both
+// structs, in the same order: it is copied as one block of bytes. The fields hold no
+// pointers, so a plain byte copy is all the garbage collector needs.
+type byteRun struct {
+	srcOff, dstOff, size uintptr
+}
+
+// splitPlan splits a plan of same-typed moves into runs of number and bool fields,
+// checks (number fields whose values the declared type bounds, in plan order) and refs
+// (string and list fields, copied one by one).
+func splitPlan(plan []fieldMove) (runs []byteRun, checks, refs []fieldMove) {
+	for _, m := range plan {
+		var size uintptr
+		switch m.typ {
+		case codeFloat, codeInt:
+			size = 8
+			checks = append(checks, m)
+		case codeBool:
+			size = 1
+		default:
+			refs = append(refs, m)
+			continue
+		}
+		if n := len(runs); n > 0 && runs[n-1].srcOff+runs[n-1].size == m.srcOff && runs[n-1].dstOff+runs[n-1].size == m.dstOff {
+			runs[n-1].size += size
+			continue
+		}
+		runs = append(runs, byteRun{srcOff: m.srcOff, dstOff: m.dstOff, size: size})
+	}
+	return runs, checks, refs
+}
+
+// copyWhole is copyFields for a whole plan (see writesWhole): every value is checked
+// first, so an error writes nothing; then the runs are copied as bytes and the strings
+// and lists one by one.
+func (k *FactKind) copyWhole(dstBase, srcBase unsafe.Pointer, c *cachedPlan) error {
+	for i := range c.checks {
+		m := &c.checks[i] // not a copy: a fieldMove is five words
+		s := unsafe.Add(srcBase, m.srcOff)
+		if m.typ == codeFloat {
+			if x := *(*float64)(s); !finite(x) {
+				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
+			}
+		} else if x := *(*int)(s); x > maxExactInt || x < -maxExactInt {
+			return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, x, x)
+		}
+	}
+	for _, r := range c.runs {
+		copy(unsafe.Slice((*byte)(unsafe.Add(dstBase, r.dstOff)), r.size), unsafe.Slice((*byte)(unsafe.Add(srcBase, r.srcOff)), r.size))
+	}
+	for i := range c.refs {
+		m := &c.refs[i]
+		s, d := unsafe.Add(srcBase, m.srcOff), unsafe.Add(dstBase, m.dstOff)
+		if m.typ == codeString {
+			*(*string)(d) = *(*string)(s)
+		} else {
+			*(*[]string)(d) = append([]string(nil), *(*[]string)(s)...)
+		}
+	}
+	return nil
+}
+
+// writesWhole reports whether plan writes every declared field, each from a field of
+// the declared Go type. Such a payload replaces the old one entirely, so the old
+// payload need not be copied first, and it is copied without reflection.
+func (k *FactKind) writesWhole(plan []fieldMove) bool {
+	written := make([]bool, len(k.Fields))
+	for _, m := range plan {
+		if !m.same {
+			return false
+		}
+		written[m.dst] = true
+	}
+	for _, w := range written {
+		if !w {
+			return false
+		}
+	}
+	return true
+}
+
+// setWhole writes src into the payload at dst when src is a non-nil pointer to the
+// struct type the kind was last given and that type writes every declared field (see
+// writesWhole). ok is false, and nothing is written, for any other src: the caller
+// then takes the general path (copy the old payload, then setPayload).
+func (k *FactKind) setWhole(dst unsafe.Pointer, src any) (ok bool, err error) {
+	c := k.lastPlan.Load()
+	if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
+		return false, nil
+	}
+	p := reflect.ValueOf(src).UnsafePointer()
+	if p == nil {
+		return false, nil // a nil pointer writes nothing: the old payload stays
+	}
+	return true, k.copyWhole(dst, p, c)
 }
 
 func (k *FactKind) lookupPlan(t reflect.Type) ([]fieldMove, error) {
@@ -300,9 +408,14 @@ var fieldCodes = map[FieldType]fieldCode{
 	TypeFloat: codeFloat, TypeInt: codeInt, TypeBool: codeBool, TypeString: codeString, TypeStrings: codeStrings,
 }
 
+// finite reports whether x is neither NaN nor ±Inf, in one comparison: x−x is 0 for
+// every finite x and NaN otherwise.
+func finite(x float64) bool { return x-x == 0 }
+
 // copyFields is setPayload for a payload given by pointer: fields of the declared Go type
 // are copied through typed pointers at their offsets (no reflection per field, no
-// boxing), the others are converted as usual.
+// boxing), the others are converted as usual (through sv and dst, which may be zero
+// Values when every move is same-typed).
 func (k *FactKind) copyFields(dstBase, srcBase unsafe.Pointer, sv, dst reflect.Value, plan []fieldMove) error {
 	for _, m := range plan {
 		if !m.same {
@@ -315,7 +428,7 @@ func (k *FactKind) copyFields(dstBase, srcBase unsafe.Pointer, sv, dst reflect.V
 		switch m.typ {
 		case codeFloat:
 			x := *(*float64)(s)
-			if math.IsNaN(x) || math.IsInf(x, 0) {
+			if !finite(x) {
 				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
 			}
 			*(*float64)(d) = x

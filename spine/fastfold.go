@@ -14,9 +14,12 @@ import (
 //   - a run of && (or of ||) becomes one loop over its operands, left to right, stopping
 //     where the short-circuit would; operands that are constant and cannot change the
 //     result are dropped;
-//   - a comparison of a fact's number field (or its abs) with a constant, and a nil check
-//     of a fact, are data (a test) read in that loop, not closures: a cycle over many
-//     rules then walks a few compact arrays.
+//   - a comparison of a fact's number field (or its abs) with a constant, a bool field,
+//     and a nil check of a fact, are data (a test) read in that loop, not closures: a
+//     cycle over many rules then walks a few compact arrays.
+//
+// A cycle also skips the leading tests a rule shares with the rule evaluated just
+// before it that held there (see sharedPrefix and runCycle).
 
 // constant reports whether n reads no fact: literals and params combined by operators.
 func constant(n ast.Node) bool {
@@ -79,7 +82,7 @@ func (c *fastCompiler) chain(x *ast.BinaryNode, all bool) boolFn {
 			if v == all {
 				continue // true in an &&, false in an ||: no effect
 			}
-			ts = append(ts, test{code: opFn, fn: func(*fastCtx) bool { return v }}) // decides the chain
+			ts = append(ts, test{op: opFn, fn: func(*fastCtx) bool { return v }}) // decides the chain
 			break
 		}
 		if t, ok := c.simpleTest(n); ok {
@@ -90,35 +93,12 @@ func (c *fastCompiler) chain(x *ast.BinaryNode, all bool) boolFn {
 		if f == nil {
 			return nil
 		}
-		ts = append(ts, test{code: opFn, fn: f})
+		ts = append(ts, test{op: opFn, fn: f})
 	}
-	switch {
-	case len(ts) == 0:
+	if len(ts) == 0 {
 		return func(*fastCtx) bool { return all }
-	case len(ts) == 1:
-		t := ts[0]
-		return t.eval
-	case all:
-		return func(fc *fastCtx) bool {
-			for i := range ts {
-				if !ts[i].eval(fc) || fc.err != nil {
-					return false
-				}
-			}
-			return true
-		}
 	}
-	return func(fc *fastCtx) bool {
-		for i := range ts {
-			if ts[i].eval(fc) {
-				return fc.err == nil
-			}
-			if fc.err != nil {
-				return false
-			}
-		}
-		return false
-	}
+	return c.run(x, ts, all)
 }
 
 // chainOperands lists the operands of a run of && (all) or || (!all), left to right.
@@ -162,86 +142,213 @@ func (c *fastCompiler) numField(n ast.Node) (numField, bool) {
 // mirrored is the operator that gives the same result with its operands swapped.
 var mirrored = map[string]string{"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
-// Test codes: a comparison of a number field with a constant, a nil check, or a closure.
+// testOp says how a test is evaluated: a closure, a nil check, a bool field, or a
+// comparison of a number field with a constant. A comparison's op is the way it reads
+// the field (a float or an int, as is or its abs) plus its comparison operator, so that
+// one switch (a jump table) picks both.
+type testOp uint8
+
 const (
-	opEq = iota
-	opNe
-	opLt
-	opLe
-	opGt
-	opGe
-	opNil
-	opNotNil
-	opFn
+	opFn       testOp = iota
+	opNil             // the singleton fact is absent
+	opNotNil          // the singleton fact is present
+	opTrue            // a bool field is true; this op and those after it read a field
+	opFalse           // a bool field is false
+	opFloat           // a float field, plus a cmp
+	opInt      = opFloat + numCmps
+	opAbsFloat = opInt + numCmps
+	opAbsInt   = opAbsFloat + numCmps
 )
 
-var opCodes = map[string]int{"==": opEq, "!=": opNe, "<": opLt, "<=": opLe, ">": opGt, ">=": opGe}
+// Comparison operators, added to a field read.
+const (
+	cmpEq testOp = iota
+	cmpNe
+	cmpLt
+	cmpLe
+	cmpGt
+	cmpGe
+	numCmps
+)
+
+var cmpOps = map[string]testOp{"==": cmpEq, "!=": cmpNe, "<": cmpLt, "<=": cmpLe, ">": cmpGt, ">=": cmpGe}
 
 // test is one operand of a chain. The commonest shapes (a number field, or its abs,
-// against a constant; a singleton fact against nil) are data, evaluated in place;
-// anything else is a closure.
+// against a constant; a bool field; a singleton fact against nil) are data, evaluated
+// in place; anything else is a closure.
 type test struct {
-	code  int
-	kind  int     // the singleton kind read
-	off   uintptr // the field's offset in the kind's payload
-	isInt bool    // the field is an int (else a float)
-	abs   bool    // compare abs(field)
-	k     float64 // the constant
-	name  string  // kind.field, for the error when the fact is absent
-	fn    boolFn  // opFn
+	op   testOp
+	kind int     // the singleton kind read
+	off  uintptr // the field's offset in the kind's payload
+	k    float64 // the constant
+	name string  // kind.field, for the error when the fact is absent
+	fn   boolFn  // opFn
 }
 
-func (t *test) eval(fc *fastCtx) bool {
-	switch t.code {
-	case opFn:
-		return t.fn(fc)
-	case opNil:
-		return fc.ptrs[t.kind] == nil
-	case opNotNil:
-		return fc.ptrs[t.kind] != nil
+// testRun is a run of && (all) or of || (!all) tests.
+type testRun struct {
+	ts  []test
+	all bool
+}
+
+func (r *testRun) eval(fc *fastCtx) bool {
+	v, _ := evalTests(fc, r.ts, r.all, 0)
+	return v
+}
+
+// sharedPrefix is how many leading tests two && runs have in common. Tests held as data
+// only read facts, so within one cycle such a test has the same outcome in both runs.
+func sharedPrefix(a, b *testRun) int {
+	if a == nil || b == nil || !a.all || !b.all {
+		return 0
 	}
-	p := fc.ptrs[t.kind]
-	if p == nil {
-		fc.absent(t.name)
-		return false
+	n := 0
+	for n < len(a.ts) && n < len(b.ts) && a.ts[n].same(&b.ts[n]) {
+		n++
 	}
-	var x float64
-	if t.isInt {
-		x = float64(*(*int)(unsafe.Add(p, t.off)))
-	} else {
-		x = *(*float64)(unsafe.Add(p, t.off))
+	return n
+}
+
+// same reports whether t and u are the same test held as data.
+func (t *test) same(u *test) bool {
+	return t.op != opFn && t.op == u.op && t.kind == u.kind && t.off == u.off && t.k == u.k
+}
+
+// run compiles the tests ts that node n combines with && (all) or || (!all).
+func (c *fastCompiler) run(n ast.Node, ts []test, all bool) boolFn {
+	r := &testRun{ts: ts, all: all}
+	c.lastRun, c.lastNode = r, n
+	return r.eval
+}
+
+// evalTests evaluates a run of && (all) or of || (!all) tests left to right from
+// ts[from] (the caller knows the ones before hold), stopping where the short-circuit
+// would; stop is the index it stopped at, len(ts) when it ran through. A test that
+// fails (a field of an absent fact) records the error in fc and stops the run with
+// false, as expr does. The tests are evaluated inline, one switch case (a jump table)
+// per shape: a test costs no call.
+func evalTests(fc *fastCtx, ts []test, all bool, from int) (v bool, stop int) {
+	for i := from; i < len(ts); i++ {
+		t := &ts[i]
+		if t.op >= opTrue { // a field test, the commonest: checked first
+			p := fc.ptrs[t.kind]
+			if p == nil {
+				fc.absent(t.name)
+				return false, i
+			}
+			f := unsafe.Add(p, t.off)
+			switch t.op {
+			case opTrue:
+				v = *(*bool)(f)
+			case opFalse:
+				v = !*(*bool)(f)
+
+			case opFloat + cmpEq:
+				v = *(*float64)(f) == t.k
+			case opFloat + cmpNe:
+				v = *(*float64)(f) != t.k
+			case opFloat + cmpLt:
+				v = *(*float64)(f) < t.k
+			case opFloat + cmpLe:
+				v = *(*float64)(f) <= t.k
+			case opFloat + cmpGt:
+				v = *(*float64)(f) > t.k
+			case opFloat + cmpGe:
+				v = *(*float64)(f) >= t.k
+
+			// Int fields are bounded by 2^53: as floats they are exact.
+			case opInt + cmpEq:
+				v = float64(*(*int)(f)) == t.k
+			case opInt + cmpNe:
+				v = float64(*(*int)(f)) != t.k
+			case opInt + cmpLt:
+				v = float64(*(*int)(f)) < t.k
+			case opInt + cmpLe:
+				v = float64(*(*int)(f)) <= t.k
+			case opInt + cmpGt:
+				v = float64(*(*int)(f)) > t.k
+			case opInt + cmpGe:
+				v = float64(*(*int)(f)) >= t.k
+
+			case opAbsFloat + cmpEq:
+				v = math.Abs(*(*float64)(f)) == t.k
+			case opAbsFloat + cmpNe:
+				v = math.Abs(*(*float64)(f)) != t.k
+			case opAbsFloat + cmpLt:
+				v = math.Abs(*(*float64)(f)) < t.k
+			case opAbsFloat + cmpLe:
+				v = math.Abs(*(*float64)(f)) <= t.k
+			case opAbsFloat + cmpGt:
+				v = math.Abs(*(*float64)(f)) > t.k
+			case opAbsFloat + cmpGe:
+				v = math.Abs(*(*float64)(f)) >= t.k
+
+			case opAbsInt + cmpEq:
+				v = math.Abs(float64(*(*int)(f))) == t.k
+			case opAbsInt + cmpNe:
+				v = math.Abs(float64(*(*int)(f))) != t.k
+			case opAbsInt + cmpLt:
+				v = math.Abs(float64(*(*int)(f))) < t.k
+			case opAbsInt + cmpLe:
+				v = math.Abs(float64(*(*int)(f))) <= t.k
+			case opAbsInt + cmpGt:
+				v = math.Abs(float64(*(*int)(f))) > t.k
+			case opAbsInt + cmpGe:
+				v = math.Abs(float64(*(*int)(f))) >= t.k
+			}
+		} else {
+			switch t.op {
+			case opFn:
+				v = t.fn(fc)
+				if fc.err != nil {
+					return false, i
+				}
+			case opNil:
+				v = fc.ptrs[t.kind] == nil
+			case opNotNil:
+				v = fc.ptrs[t.kind] != nil
+			}
+		}
+		if v != all {
+			return v, i // false ends an &&, true ends an ||
+		}
 	}
-	if t.abs {
-		x = math.Abs(x)
-	}
-	switch t.code {
-	case opEq:
-		return x == t.k
-	case opNe:
-		return x != t.k
-	case opLt:
-		return x < t.k
-	case opLe:
-		return x <= t.k
-	case opGt:
-		return x > t.k
-	}
-	return x >= t.k
+	return all, len(ts)
 }
 
 // simpleTest compiles n as a test held as data, when it has one of the simple shapes.
 func (c *fastCompiler) simpleTest(n ast.Node) (test, bool) {
+	if t, ok := c.boolTest(n); ok {
+		return t, true
+	}
 	x, ok := n.(*ast.BinaryNode)
 	if !ok {
 		return test{}, false
 	}
-	if _, isCmp := opCodes[x.Operator]; !isCmp {
+	if _, isCmp := cmpOps[x.Operator]; !isCmp {
 		return test{}, false
 	}
 	if t, ok := c.nilTest(x); ok {
 		return t, true
 	}
 	return c.fieldConst(x.Operator, x.Left, x.Right)
+}
+
+// boolTest compiles `kind.field` and `!kind.field` for a bool field of a singleton fact.
+func (c *fastCompiler) boolTest(n ast.Node) (test, bool) {
+	op := opTrue
+	if u, ok := n.(*ast.UnaryNode); ok && (u.Operator == "!" || u.Operator == "not") {
+		n, op = u.Node, opFalse
+	}
+	m, ok := n.(*ast.MemberNode)
+	if !ok || isParams(m) {
+		return test{}, false
+	}
+	if t, ok := c.memberType(m); !ok || t != TypeBool {
+		return test{}, false
+	}
+	kind, off, name := c.field(m)
+	return test{op: op, kind: kind, off: off, name: name}, true
 }
 
 // nilTest compiles `fact == nil`, `fact != nil` and their mirrors.
@@ -258,9 +365,9 @@ func (c *fastCompiler) nilTest(x *ast.BinaryNode) (test, bool) {
 	default:
 		return test{}, false
 	}
-	t := test{code: opNil, kind: c.rs.kindByName[id.(*ast.IdentifierNode).Value].index}
+	t := test{op: opNil, kind: c.rs.kindByName[id.(*ast.IdentifierNode).Value].index}
 	if x.Operator == "!=" {
-		t.code = opNotNil
+		t.op = opNotNil
 	}
 	return t, true
 }
@@ -279,5 +386,14 @@ func (c *fastCompiler) fieldConst(op string, l, r ast.Node) (test, bool) {
 	if !ok {
 		return test{}, false
 	}
-	return test{code: opCodes[op], kind: fld.kind, off: fld.off, isInt: fld.isInt, abs: fld.abs, k: k, name: fld.name}, true
+	read := opFloat
+	switch {
+	case fld.isInt && fld.abs:
+		read = opAbsInt
+	case fld.isInt:
+		read = opInt
+	case fld.abs:
+		read = opAbsFloat
+	}
+	return test{op: read + cmpOps[op], kind: fld.kind, off: fld.off, k: k, name: fld.name}, true
 }

@@ -41,17 +41,24 @@ type (
 type fastCompiler struct {
 	rs *RuleSet
 	ok bool
+	// The run of tests compiled last, and the node it computes.
+	lastRun  *testRun
+	lastNode ast.Node
 }
 
 // compileFast returns the closure form of a predicate, or nil when its shape is not
-// supported.
-func compileFast(rs *RuleSet, n ast.Node) fastEval {
+// supported. When the whole predicate is a run of tests, it returns that run too: a
+// session evaluates it without the call through the closure.
+func compileFast(rs *RuleSet, n ast.Node) (fastEval, *testRun) {
 	c := &fastCompiler{rs: rs, ok: true}
 	f := c.boolean(n)
 	if !c.ok || f == nil {
-		return nil
+		return nil, nil
 	}
-	return fastEval(f)
+	if c.lastNode == n {
+		return fastEval(f), c.lastRun
+	}
+	return fastEval(f), nil
 }
 
 type valueKind int
@@ -204,7 +211,7 @@ func (c *fastCompiler) binaryBool(x *ast.BinaryNode) boolFn {
 	switch {
 	case lk == vNum && rk == vNum:
 		if t, ok := c.fieldConst(x.Operator, x.Left, x.Right); ok {
-			return t.eval
+			return c.run(x, []test{t}, true)
 		}
 		l, r := c.number(x.Left), c.number(x.Right)
 		if l == nil || r == nil {

@@ -1,6 +1,7 @@
 package spine
 
 import (
+	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -37,6 +38,18 @@ rules:
   - {name: param_or, salience: 1, when: 't.a > 0 || params.lo < 1', then: {objective: go}}
   - {name: or_chain, salience: 1, when: 't.a > 0.5 or s.i == 1 or s.ok || t.ok', then: {objective: go}}
   - {name: and_chain, salience: 1, when: 's.i >= 0 and (t.a < 0.5 && s.b > -1) && !(s.a > params.hi && t.ok)', then: {objective: go}}
+  - {name: bool_tests, salience: 1, when: '!s.ok && t.ok || not t.ok && s.ok', then: {objective: go}}
+  - {name: int_ops, salience: 1, when: 's.i != 0 && s.i < 3 && s.i <= 2 && s.i > -2 && s.j == 1 || s.j >= 3', then: {objective: go}}
+  - {name: abs_ops, salience: 1, when: 'abs(s.i) == 2 || abs(s.i) != 1 && abs(s.i) <= 1 || abs(s.i) > 2 || abs(s.a) == 0.5 || abs(s.a) <= 0.25', then: {objective: go}}
+  - {name: abs_more, salience: 1, when: 'abs(s.i) >= 1 && abs(s.i) < 3 && abs(s.b) > 0.25 && abs(s.b) >= 0.5 && abs(s.b) < 1', then: {objective: go}}
+  - {name: lone_bool, salience: 1, when: 't.ok', then: {objective: go}}
+  - {name: lone_test, salience: 1, when: 's.b >= 0.5', then: {objective: go}}
+  - {name: pfx_a, salience: 1, when: 't != nil && t.a > 0.25 && s.i >= 0 && s.ok', then: {objective: go}}
+  - {name: pfx_b, salience: 1, when: 't != nil && t.a > 0.25 && s.i >= 0 && s.b < 0.5', then: {objective: go}}
+  - {name: pfx_c, salience: 1, when: 't != nil && t.a > 0.25 && s.j == 1 && s.ok', then: {objective: go}}
+  - {name: pfx_d, salience: 1, when: 't != nil && t.a > 0.25 && s.j == 1 && s.ok', then: {objective: go}}
+  - {name: pfx_e, salience: 1, when: 't.a > 0.1 && s.a > 0 && s.b > 0 && s.ok', then: {objective: go}}
+  - {name: pfx_f, salience: 1, when: 't.a > 0.1 && s.a > 0 && s.b > 0 && !s.ok', then: {objective: go}}
   - {name: vmonly_int_arith, salience: 1, when: 's.i + s.j > 3', then: {objective: go}}
   - {name: vmonly_list, salience: 1, when: 'len(items) > 1', then: {objective: go}}
   - {name: vmonly_abs_int, salience: 1, when: 'abs(s.i) * s.j > 0', then: {objective: go}}
@@ -102,6 +115,61 @@ func TestFastPathMatchesVM(t *testing.T) {
 				if werr == nil && want != got {
 					t.Fatalf("seed %d: %s rule %s (%s): vm %v, fast %v; facts %v", seed, name, r.Name, r.When, want, got, wm.All())
 				}
+			}
+		}
+	}
+}
+
+// TestCycleMatchesVM checks the outcome a cycle records for every rule, whichever way
+// the rule was evaluated (a run of tests held as data, a closure, or the VM), against
+// the expr VM on random facts.
+func TestCycleMatchesVM(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	rs, err := LoadRules("shapes.yaml", []byte(fastpathRules))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, shared := 0, 0
+	for _, r := range rs.rules {
+		if r.tests != nil {
+			runs++
+		}
+		if r.prefix > 0 {
+			shared++
+		}
+	}
+	if runs < len(rs.rules)/2 || shared < 4 {
+		t.Fatalf("%d of %d rules compiled to runs of tests, %d share tests with the rule before", runs, len(rs.rules), shared)
+	}
+	var m vm.VM
+	for trial := 0; trial < 300; trial++ {
+		s := NewSession(rs, WithMaxFirings(1<<30))
+		for _, k := range rs.kinds[2:] {
+			if k.Many || rng.IntN(4) == 0 {
+				continue
+			}
+			f := Fields{}
+			for _, fld := range k.Fields {
+				f[fld.Name] = randomValue(rng, fld.Type)
+			}
+			if err := s.Set(k.Name, "", f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cyc, err := s.Cycle(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, ev := range cyc.Evaluated {
+			r := rs.order[i]
+			want, werr := m.Run(r.program, s.wm.envValue())
+			switch {
+			case werr != nil && ev.Result != ResultError,
+				werr == nil && ev.Result != map[bool]string{true: ResultTrue, false: ResultFalse}[want.(bool)]:
+				t.Fatalf("seed %d: rule %s (%s): cycle says %+v, the VM %v (error %v); facts %v",
+					seed, r.Name, r.When, ev, want, werr, s.wm.All())
 			}
 		}
 	}

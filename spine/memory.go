@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -36,11 +37,25 @@ type WorkingMemory struct {
 	kinds    []kindFacts
 	rev      uint64
 	env      reflect.Value    // pointer to the rule set's environment struct
+	envPtr   unsafe.Pointer   // env's pointer, read on every change
 	ptrs     []unsafe.Pointer // current payload of each singleton kind, for compiled predicates
 	observer func(op string, f Fact)
 	// observerKeeps is false when the observer is known not to keep the facts it is
 	// given (a session's tracer: a Sink must not keep an event).
 	observerKeeps bool
+	// counter, when not nil, stands in for the observer: a change only takes the next
+	// number from it. A session whose trace discards every event numbers its fact
+	// events this way, without building them.
+	counter *atomic.Int64
+	// lastKind is the kind of the last change by name, a cache in front of
+	// rs.kindByName; setRuleSet clears it.
+	lastKind *FactKind
+}
+
+// setRuleSet switches working memory to a reloaded rule set with the same kinds, whose
+// environment struct env already points at the current payloads.
+func (wm *WorkingMemory) setRuleSet(rs *RuleSet, env reflect.Value) {
+	wm.rs, wm.env, wm.envPtr, wm.lastKind = rs, env, env.UnsafePointer(), nil
 }
 
 // kindFacts holds the facts of one kind. A singleton kind keeps its one fact in a slot,
@@ -58,17 +73,21 @@ type kindFacts struct {
 	shared      bool // live has been handed out: it must not be written again
 }
 
-// payloadBuf is one payload struct of a kind, seen three ways.
+// payloadBuf is one payload struct of a kind, seen two ways. It is kept small because
+// every change of a singleton moves a few of them.
 type payloadBuf struct {
 	ptr   unsafe.Pointer
-	iface any           // the pointer, as Fact.Payload holds it
-	val   reflect.Value // the struct, addressable
+	iface any // the pointer, as Fact.Payload holds it
 }
 
 func newPayloadBuf(k *FactKind) payloadBuf {
 	pv := reflect.New(k.typ)
-	return payloadBuf{ptr: pv.UnsafePointer(), iface: pv.Interface(), val: pv.Elem()}
+	return payloadBuf{ptr: pv.UnsafePointer(), iface: pv.Interface()}
 }
+
+// value is the payload struct as an addressable reflect.Value of kind k's type, for the
+// changes that need reflection.
+func (b payloadBuf) value(k *FactKind) reflect.Value { return reflect.NewAt(k.typ, b.ptr).Elem() }
 
 func (kf *kindFacts) get(id string) (Fact, bool) {
 	if !kf.many {
@@ -120,6 +139,7 @@ func NewWorkingMemory(rs *RuleSet, observe func(op string, f Fact)) *WorkingMemo
 			wm.kinds[i] = kindFacts{many: true, byID: map[string]Fact{}}
 		}
 	}
+	wm.envPtr = wm.env.UnsafePointer()
 	wm.env.Elem().Field(rs.paramsField).Set(rs.paramsVal)
 	return wm
 }
@@ -137,7 +157,12 @@ func (wm *WorkingMemory) KindRev(kind string) uint64 {
 }
 
 func (wm *WorkingMemory) kind(name, id string) (*FactKind, string, error) {
-	k := wm.rs.kindByName[name]
+	// A host mostly changes one kind over and over: try the last one before the map.
+	k := wm.lastKind
+	if k == nil || k.Name != name {
+		k = wm.rs.kindByName[name]
+		wm.lastKind = k
+	}
 	if k == nil {
 		return nil, "", fmt.Errorf("%w %q", ErrUnknownKind, name)
 	}
@@ -200,7 +225,12 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	if err != nil {
 		return Fact{}, err
 	}
-	old, exists := wm.kinds[k.index].get(id)
+	kf := &wm.kinds[k.index]
+	var old Fact     // the fact being updated, for a many kind
+	exists := kf.has // a singleton's id is its kind's name (see kind)
+	if k.Many {
+		old, exists = kf.byID[id]
+	}
 	switch {
 	case op == OpAssert && exists:
 		return Fact{}, fmt.Errorf("%w: %s/%s", ErrFactExists, kind, id)
@@ -211,7 +241,6 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	default:
 		op = OpAssert
 	}
-	kf := &wm.kinds[k.index]
 	if k.Many {
 		nv := reflect.New(k.typ)
 		if exists {
@@ -223,17 +252,24 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 		return wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: nv.Interface()}, op), nil
 	}
 	buf := kf.takeSpare(k)
-	if exists {
-		buf.val.Set(kf.live.val)
-	} else {
-		buf.val.SetZero()
+	whole, err := k.setWhole(buf.ptr, payload)
+	if !whole && err == nil {
+		// payload may name only some fields: start from the old payload (or zero).
+		dst := buf.value(k)
+		if exists {
+			dst.Set(kf.live.value(k))
+		} else {
+			dst.SetZero()
+		}
+		err = k.setPayload(dst, buf.ptr, payload)
 	}
-	if err := k.setPayload(buf.val, buf.ptr, payload); err != nil {
-		kf.spare = buf // nobody saw it
+	if err != nil {
+		kf.spare = buf // nobody saw it; the next change overwrites it
 		return Fact{}, err
 	}
 	kf.replaceLive(buf)
-	return wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: buf.iface}, op), nil
+	wm.storedSingle(k, op)
+	return kf.single, nil
 }
 
 // takeSpare returns a payload nobody has seen, allocating one when there is no spare.
@@ -267,8 +303,29 @@ func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) Fact {
 	return f
 }
 
+// storedSingle records the live payload of singleton kind k, written already, as the
+// kind's latest change. It writes the fact in place, field by field: this runs on every
+// decision, and a Fact is seven words.
+func (wm *WorkingMemory) storedSingle(k *FactKind, op string) {
+	wm.rev++
+	kf := &wm.kinds[k.index]
+	f := &kf.single
+	f.Kind, f.ID, f.Rev, f.Payload = k.Name, k.Name, wm.rev, kf.live.iface
+	kf.has, kf.rev = true, wm.rev
+	wm.syncEnv(k)
+	if wm.counter != nil {
+		wm.counter.Add(1) // as notify does, without passing the fact
+		return
+	}
+	wm.notify(op, kf.single)
+}
+
 // notify tells the observer about a change.
 func (wm *WorkingMemory) notify(op string, f Fact) {
+	if wm.counter != nil {
+		wm.counter.Add(1)
+		return
+	}
 	if wm.observer == nil {
 		return
 	}
@@ -281,7 +338,7 @@ func (wm *WorkingMemory) notify(op string, f Fact) {
 // putBuiltin sets a built-in fact (state, objective) without going through Fields: the
 // engine does this several times per cycle. set writes the payload at p, a struct of
 // the kind's type.
-func (wm *WorkingMemory) putBuiltin(index int, set func(p unsafe.Pointer)) Fact {
+func (wm *WorkingMemory) putBuiltin(index int, set func(p unsafe.Pointer)) {
 	k := wm.rs.kinds[index]
 	kf := &wm.kinds[index]
 	buf := kf.takeSpare(k)
@@ -291,7 +348,7 @@ func (wm *WorkingMemory) putBuiltin(index int, set func(p unsafe.Pointer)) Fact 
 		op = OpUpdate
 	}
 	kf.replaceLive(buf)
-	return wm.stored(k, Fact{Kind: k.Name, ID: k.Name, Payload: buf.iface}, op)
+	wm.storedSingle(k, op)
 }
 
 // Retract removes a fact.
@@ -378,7 +435,7 @@ func (wm *WorkingMemory) syncEnv(k *FactKind) {
 			p = kf.live.ptr
 		}
 		// The field is a pointer to the kind's struct: store it without reflection.
-		*(*unsafe.Pointer)(unsafe.Add(wm.env.UnsafePointer(), wm.rs.envOffsets[k.index])) = p
+		*(*unsafe.Pointer)(unsafe.Add(wm.envPtr, wm.rs.envOffsets[k.index])) = p
 		wm.ptrs[k.index] = p
 		return
 	}

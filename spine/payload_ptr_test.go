@@ -1,6 +1,8 @@
 package spine
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -51,5 +53,79 @@ rules: [{name: r, salience: 1, when: 'true', then: {transition: observe}}]
 				t.Errorf("byPointer=%v: %+v accepted (%v)", byPointer, bad, err)
 			}
 		}
+	}
+}
+
+// TestWholePointerPayload: a pointer to a struct that names every declared field with
+// its declared Go type replaces the payload without copying the old one first. It must
+// give the same facts as the field-by-field path, reject bad values without changing
+// the fact, and leave the fact alone when the pointer is nil.
+func TestWholePointerPayload(t *testing.T) {
+	rs, err := LoadRules("w.yaml", []byte(`
+facts: {s: {fields: {i: int, f: float, g: float, b: bool, name: string, n: int, tags: strings}}}
+rules: [{name: r, salience: 1, when: 'true', then: {transition: observe}}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fields in another order than declared, with a bool in the middle: several runs.
+	type whole struct {
+		Name string   `json:"name"`
+		I    int      `json:"i"`
+		F    float64  `json:"f"`
+		B    bool     `json:"b"`
+		G    float64  `json:"g"`
+		N    int      `json:"n"`
+		Tags []string `json:"tags"`
+	}
+	type part struct {
+		F float64 `json:"f"`
+	}
+	s := NewSession(rs, WithTrace(Discard))
+	get := func() string {
+		f, _ := s.Get("s", "")
+		b, _ := json.Marshal(f.Payload)
+		return string(b)
+	}
+	w := whole{Name: "a", I: 1, F: 0.5, B: true, G: -2, N: 3, Tags: []string{"x"}}
+	for round := 0; round < 3; round++ {
+		w.I = round
+		if err := s.Set("s", "", &w); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf(`{"i":%d,"f":0.5,"g":-2,"b":true,"name":"a","n":3,"tags":["x"]}`, round)
+		if got := get(); got != want {
+			t.Fatalf("round %d: got %s, want %s", round, got, want)
+		}
+	}
+	if c := rs.kindByName["s"].lastPlan.Load(); c == nil || !c.whole || len(c.runs) < 2 {
+		t.Fatalf("the payload did not take the whole path over several runs: %+v", c)
+	}
+	w.Tags[0] = "changed" // the fact keeps its own copy of the list
+	before := get()
+	if strings.Contains(before, "changed") {
+		t.Fatalf("the fact shares the caller's list: %s", before)
+	}
+	for _, bad := range []whole{{F: math.NaN()}, {G: math.Inf(-1)}, {N: 1 << 60}, {I: -(1 << 60)}} {
+		b := bad
+		if err := s.Set("s", "", &b); err == nil || !strings.Contains(err.Error(), "want a") {
+			t.Errorf("%+v accepted (%v)", bad, err)
+		}
+		if got := get(); got != before {
+			t.Errorf("a rejected payload changed the fact: %s, was %s", got, before)
+		}
+	}
+	if err := s.Set("s", "", (*whole)(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if got := get(); got != before {
+		t.Errorf("a nil payload changed the fact: %s, was %s", got, before)
+	}
+	// A payload of some fields keeps the others, also after failed whole writes.
+	if err := s.Set("s", "", &part{F: 9}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := get(), strings.Replace(before, `"f":0.5`, `"f":9`, 1); got != want {
+		t.Errorf("partial update: got %s, want %s", got, want)
 	}
 }

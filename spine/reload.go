@@ -114,7 +114,8 @@ func (s *Session) reload(name string, src []byte) error {
 			}
 		}
 	}
-	s.rs, s.wm.rs, s.wm.env = rs, rs, env
+	s.rs = rs
+	s.wm.setRuleSet(rs, env)
 	s.fired, s.firedSig = fired, sigs
 	return nil
 }

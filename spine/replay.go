@@ -468,7 +468,7 @@ func (s *Session) canceled(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if r := s.opts.replay; r != nil && r.rec.canceledAt > 0 && s.tracer.seq+1 == r.rec.canceledAt {
+	if r := s.opts.replay; r != nil && r.rec.canceledAt > 0 && s.tracer.seq.Load()+1 == r.rec.canceledAt {
 		return context.Canceled
 	}
 	return nil
@@ -532,7 +532,7 @@ func (r *Replay) hasCall(n int, op string) bool {
 // rule set comes from the source recorded in the event, and a recorded failure is
 // written again without touching the running rules.
 func (r *Replay) applyReload(s *Session) {
-	l, ok := r.rec.reloads[s.tracer.seq+1]
+	l, ok := r.rec.reloads[s.tracer.seq.Load()+1]
 	if !ok {
 		return
 	}

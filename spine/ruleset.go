@@ -68,6 +68,11 @@ type Rule struct {
 	reads   []int // kind indexes
 	program *vm.Program
 	fast    fastEval // nil when the predicate needs the expr VM
+	tests   *testRun // fast as data, when the predicate is a run of tests; else nil
+	// The first prefix tests of this rule's run are those of after's, the rule before
+	// it in the static order (see runCycle).
+	after  *Rule
+	prefix int
 }
 
 // RuleSet is a compiled rule file. It is immutable once loaded and safe to share between
@@ -246,6 +251,9 @@ func (rs *RuleSet) prepare() {
 		r.final = rs.isTerminal(r.Then.Objective)
 		if i > 0 {
 			p := rs.order[i-1]
+			if r.prefix = sharedPrefix(p.tests, r.tests); r.prefix > 0 {
+				r.after = p
+			}
 			r.group = p.group
 			if p.Salience != r.Salience || p.Specificity != r.Specificity {
 				r.group++

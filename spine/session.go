@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -67,6 +68,9 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 	})
 	s.wm = NewWorkingMemory(rs, s.observe)
 	s.wm.observerKeeps = false // the tracer's sink must not keep events
+	if s.tracer.discard {
+		s.wm.counter = &s.tracer.seq // see observe: a discarded event only takes a seq
+	}
 	return s
 }
 
@@ -227,13 +231,14 @@ func (s *Session) setState(name string, iteration int) {
 // tracer stamps events with seq and time and hands them to the sink. It takes exactly
 // one clock reading per event, so a replay that serves the recorded readings in order
 // reproduces every timestamp. Effectors may journal from their own goroutines, hence
-// the lock.
+// the lock around writes and the atomic seq: an event that is not written (the sink is
+// Discard) only takes the next seq, which needs no lock.
 type tracer struct {
 	discard bool // the sink is Discard
 	mu      sync.Mutex
 	sink    Sink
 	clock   Clock
-	seq     int64
+	seq     atomic.Int64
 	ev      Event
 	err     error
 }
@@ -241,9 +246,7 @@ type tracer struct {
 func (t *tracer) emit(kind string, body any) time.Time {
 	if t.discard {
 		// Nobody reads the events: keep seq, skip the clock and the encoding.
-		t.mu.Lock()
-		t.seq++
-		t.mu.Unlock()
+		t.seq.Add(1)
 		return time.Time{}
 	}
 	t.mu.Lock()
@@ -252,24 +255,17 @@ func (t *tracer) emit(kind string, body any) time.Time {
 }
 
 // skip counts an event that is not written because the sink discards everything.
-func (t *tracer) skip() {
-	t.mu.Lock()
-	t.seq++
-	t.mu.Unlock()
-}
+func (t *tracer) skip() { t.seq.Add(1) }
 
 // emitSeq writes an event and returns its seq.
 func (t *tracer) emitSeq(kind string, body any) int64 {
 	if t.discard {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		t.seq++
-		return t.seq
+		return t.seq.Add(1)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.write(t.clock.Now(), kind, body)
-	return t.seq
+	return t.seq.Load()
 }
 
 // emitAt writes an event stamped with a reading the caller already took.
@@ -280,8 +276,7 @@ func (t *tracer) emitAt(at time.Time, kind string, body any) {
 }
 
 func (t *tracer) write(at time.Time, kind string, body any) time.Time {
-	t.seq++
-	t.ev = Event{Seq: t.seq, Time: at, Kind: kind, Body: body}
+	t.ev = Event{Seq: t.seq.Add(1), Time: at, Kind: kind, Body: body}
 	if err := t.sink.Write(&t.ev); err != nil && t.err == nil {
 		t.err = err
 	}
