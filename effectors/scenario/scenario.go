@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentspine/spine/internal/yamlnode"
 	"github.com/agentspine/spine/spine"
 	"gopkg.in/yaml.v3"
 )
@@ -55,10 +55,8 @@ func ParseFile(path string) (*Scenario, error) {
 //	  - signals: {has_construct: true, deeponto_ok: false}
 //	  - signals: {deeponto_ok: true}      # fields not named keep their values
 func Parse(name string, src []byte) (*Scenario, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	dec.KnownFields(true)
 	var fs fileShape
-	if err := dec.Decode(&fs); err != nil {
+	if err := yamlnode.DecodeStrict(src, &fs); err != nil {
 		return nil, fmt.Errorf("%s: %s", name, yamlMessage(err))
 	}
 	if fs.Name == "" {
@@ -144,20 +142,10 @@ func (e *Effector) Gate(ctx context.Context, req spine.GateRequest) (spine.Signa
 	return spine.Signals{Changes: r.Changes}, nil
 }
 
-var (
-	unknownFieldRe = regexp.MustCompile(`field (\S+) not found in type scenario.fileShape`)
-	notMapRe       = regexp.MustCompile("cannot unmarshal !!\\w+ `(.*)` into map\\[string\\]interface \\{\\}")
-)
+var notMapRe = regexp.MustCompile("cannot unmarshal !!\\w+ `(.*)` into map\\[string\\]interface \\{\\}")
 
 // yamlMessage turns a yaml.v3 error into one line that says what was expected.
 func yamlMessage(err error) string {
-	msg := err.Error()
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		msg = strings.Join(te.Errors, "; ")
-	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	msg = unknownFieldRe.ReplaceAllString(msg, `unknown key "$1" (expected name, description, rules or rounds)`)
-	msg = notMapRe.ReplaceAllString(msg, `expected a mapping of field: value, got $1`)
-	return msg
+	msg := yamlnode.Message(err, " (expected name, description, rules or rounds)")
+	return notMapRe.ReplaceAllString(msg, `expected a mapping of field: value, got $1`)
 }

@@ -1,19 +1,16 @@
 package scripted
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"regexp"
-	"strings"
 	"sync"
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/internal/yamlnode"
 	"gopkg.in/yaml.v3"
 )
 
@@ -72,10 +69,8 @@ func ParseFile(path string) (*Scenario, error) {
 
 // Parse reads a scenario. Reports are checked as strictly as `spine ggs` checks its input.
 func Parse(name string, src []byte) (*Scenario, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	dec.KnownFields(true)
 	var fs fileShape
-	if err := dec.Decode(&fs); err != nil {
+	if err := yamlnode.DecodeStrict(src, &fs); err != nil {
 		return nil, fmt.Errorf("%s: %s", name, yamlMessage(err))
 	}
 	switch {
@@ -139,17 +134,8 @@ func parseRound(n *yaml.Node, taskID string) (Round, error) {
 	return r, nil
 }
 
-var unknownFieldRe = regexp.MustCompile(`field (\S+) not found in type scripted\.\w+`)
-
 // yamlMessage turns a yaml.v3 error into one line that names the key at fault.
-func yamlMessage(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		msg = strings.Join(te.Errors, "; ")
-	}
-	return unknownFieldRe.ReplaceAllString(msg, `unknown key "$1"`)
-}
+func yamlMessage(err error) string { return yamlnode.Message(err, "") }
 
 // Plant serves a scenario's reports, one per round.
 type Plant struct {

@@ -1,6 +1,7 @@
-// Package yamlnode holds the small yaml.v3 node helpers that the project's YAML loaders
-// (rule files, domain and expectation files) share, so that they word their errors
-// alike. It owns no format and reports no error itself.
+// Package yamlnode holds the small yaml.v3 helpers that the project's YAML loaders (rule
+// files, domain and expectation files, scenario files) share, so that they word their
+// errors alike: node resolution and description, and strict decoding with a one-line
+// error. It owns no format and reports no error itself.
 package yamlnode
 
 import (
