@@ -34,29 +34,12 @@ func TestScenarioMegrams(t *testing.T) {
 	}
 	for _, p := range paths {
 		t.Run(filepath.Base(p), func(t *testing.T) {
-			src, err := fs.ReadFile(fixtures.FS, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sc, err := scripted.Parse(p, src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			clock := spine.NewStepClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Second)
-			store, err := memory.NewInMemory(memory.Options{Clock: clock})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer store.Close()
+			sc := parseFixture(t, p)
+			store, withMemory := memoryForGGS(t)
 			if _, err := store.WriterFor("R2"); err == nil {
 				t.Fatal("the store gave a writer to R2")
 			}
-			w, err := store.WriterFor(memory.RoleGGS)
-			if err != nil {
-				t.Fatal(err)
-			}
-			loop, err := ggs.NewLoop(rs, scripted.NewPlant(sc), sc.Task,
-				ggs.WithMemory(w, clock, &spine.SeqIDs{Prefix: "m"}))
+			loop, err := ggs.NewLoop(rs, scripted.NewPlant(sc), sc.Task, withMemory)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,4 +82,35 @@ func TestScenarioMegrams(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseFixture reads a shipped GGS scenario.
+func parseFixture(t *testing.T, path string) *scripted.Scenario {
+	t.Helper()
+	src, err := fs.ReadFile(fixtures.FS, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scripted.Parse(path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// memoryForGGS opens an in-memory store on a step clock and returns it with the option
+// that gives GGS its writer. The store is closed when the test ends.
+func memoryForGGS(t *testing.T) (*memory.Service, ggs.Option) {
+	t.Helper()
+	clock := spine.NewStepClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Second)
+	store, err := memory.NewInMemory(memory.Options{Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	w, err := store.WriterFor(memory.RoleGGS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, ggs.WithMemory(w, clock, &spine.SeqIDs{Prefix: "m"})
 }

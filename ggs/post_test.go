@@ -2,7 +2,6 @@ package ggs_test
 
 import (
 	"context"
-	"io/fs"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/scripted"
-	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
@@ -116,25 +114,9 @@ func TestRoundMailContract(t *testing.T) {
 // TestMegramsGoByPost: with memory attached, every Megram GGS writes is a message from
 // R7 to R5 in the trace, and the store holds exactly those Megrams.
 func TestMegramsGoByPost(t *testing.T) {
-	src, err := fs.ReadFile(fixtures.FS, "ggs/change_path_then_success.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scripted.Parse("change_path_then_success.yaml", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := spine.NewStepClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Second)
-	store, err := memory.NewInMemory(memory.Options{Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	w, err := store.WriterFor(memory.RoleGGS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tf, err := runLoop(t, sc.Task, scripted.NewPlant(sc), ggs.WithMemory(w, clock, &spine.SeqIDs{Prefix: "m"}))
+	sc := parseFixture(t, "ggs/change_path_then_success.yaml")
+	store, withMemory := memoryForGGS(t)
+	tf, err := runLoop(t, sc.Task, scripted.NewPlant(sc), withMemory)
 	if err != nil {
 		t.Fatal(err)
 	}
