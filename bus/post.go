@@ -32,10 +32,12 @@ var _ Recorder = (*spine.Journal)(nil)
 // subtask's executor and validator their own: the branch's R3 is not the next branch's.
 // A Post is safe for concurrent use.
 type Post struct {
-	rec     Recorder
-	shared  *mailboxes
-	private *mailboxes // nil, or the branch's own mailboxes
-	own     map[string]bool
+	rec    Recorder
+	shared *mailboxes
+	// routes sends the mail of some roles to mailboxes of a branch's own, inherited by
+	// branches of the branch; own is the set this branch made.
+	routes map[string]*mailboxes
+	own    *mailboxes
 }
 
 // NewPost returns a post with empty mailboxes that records into rec.
@@ -43,27 +45,26 @@ func NewPost(rec Recorder) *Post {
 	return &Post{rec: rec, shared: newMailboxes()}
 }
 
-// Branch returns a post that records into rec and shares this post's mailboxes, except
+// Branch returns a post that records into rec and sees this post's mailboxes, except
 // those of the roles named in private, which are the branch's own and start empty.
 func (p *Post) Branch(rec Recorder, private ...string) *Post {
-	b := &Post{rec: rec, shared: p.shared, own: map[string]bool{}}
-	if p.private != nil {
-		// A branch of a branch shares its parent's private boxes unless it names its own.
-		b.private, b.own = p.private, p.own
-	}
+	b := &Post{rec: rec, shared: p.shared, routes: p.routes}
 	if len(private) > 0 {
-		b.private = newMailboxes()
-		b.own = map[string]bool{}
-		for _, r := range private {
-			b.own[r] = true
+		b.own = newMailboxes()
+		b.routes = make(map[string]*mailboxes, len(p.routes)+len(private))
+		for role, m := range p.routes {
+			b.routes[role] = m
+		}
+		for _, role := range private {
+			b.routes[role] = b.own
 		}
 	}
 	return b
 }
 
 func (p *Post) boxes(role string) *mailboxes {
-	if p.own[role] {
-		return p.private
+	if m, ok := p.routes[role]; ok {
+		return m
 	}
 	return p.shared
 }
@@ -138,20 +139,24 @@ func Decode(m spine.Message, v any) error {
 // ("R3: a CorrectionSignal from R4a"), sorted; a round that ends with mail unread has a
 // role that did not read what it was sent.
 func (p *Post) Unread() []string {
+	seen := map[*mailboxes]bool{p.shared: true}
 	out := p.shared.unread()
-	if p.private != nil {
-		out = append(out, p.private.unread()...)
+	for _, m := range p.routes {
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m.unread()...)
+		}
 	}
 	sort.Strings(out)
 	return out
 }
 
-// UnreadOwn is Unread for the branch's private mailboxes only.
+// UnreadOwn is Unread for the mailboxes this branch made.
 func (p *Post) UnreadOwn() []string {
-	if p.private == nil {
+	if p.own == nil {
 		return nil
 	}
-	out := p.private.unread()
+	out := p.own.unread()
 	sort.Strings(out)
 	return out
 }

@@ -241,3 +241,25 @@ func BenchmarkPostRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// TestBranchOfABranch: a branch of a branch keeps its parent's private mailboxes for
+// the roles it does not name.
+func TestBranchOfABranch(t *testing.T) {
+	root := NewPost(&Log{})
+	parent := root.Branch(&Log{}, "R3")
+	child := parent.Branch(&Log{}, "R4a")
+	_, _ = child.Send("R4a", "R3", contract.TypeCorrectionSignal, "t", contract.CorrectionSignal{SubTaskID: "s1"})
+	_, _ = parent.Send("R3", "R4a", contract.TypeExecutionResult, "t", contract.ExecutionResult{SubTaskID: "s1"})
+	if _, ok := root.Next("R3"); ok {
+		t.Error("the parent's private R3 mail reached the shared mailbox")
+	}
+	if _, _, err := Receive[contract.CorrectionSignal](parent, "R3", contract.TypeCorrectionSignal); err != nil {
+		t.Errorf("the child's mail for R3 did not reach the parent's R3: %v", err)
+	}
+	if got := strings.Join(child.UnreadOwn(), "; "); got != "" {
+		t.Errorf("the child's own R4a got mail sent on the parent: %q", got)
+	}
+	if got := strings.Join(parent.Unread(), "; "); got != "R4a: an ExecutionResult from R3" {
+		t.Errorf("parent unread = %q", got)
+	}
+}

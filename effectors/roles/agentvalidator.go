@@ -80,7 +80,7 @@ func (x *executor) step(ctx context.Context) error {
 	}
 	res := ex.result
 	if ex.infra != nil {
-		res.Output = executorFault{Error: res.Output.(string)}
+		res.Output = executorFault{Error: fmt.Sprint(res.Output)}
 	}
 	_, err = x.post.Send("R3", "R4a", contract.TypeExecutionResult, x.a.ParentTaskID, res)
 	return err
