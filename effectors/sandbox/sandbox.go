@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -35,6 +36,15 @@ type Options struct {
 	// OutsidePaths are absolute paths outside the root (and what lies below them) that
 	// shell arguments may name, e.g. "/usr/share/dict". The file tools never reach them.
 	OutsidePaths []string
+
+	// Jail confines every shell call. nil: a Bubblewrap jail with default options, made
+	// at the first call; when this machine cannot provide one, shell calls are refused
+	// (ErrNoIsolation) and say what is missing. Unconfined{} runs them without isolation.
+	Jail Jail
+
+	// skipWordCheck turns off the policy, path and destructive checks, so that tests can
+	// show what the jail alone stops.
+	skipWordCheck bool
 }
 
 // Sandbox runs R3's tools inside one directory. It is safe for concurrent use.
@@ -43,6 +53,9 @@ type Sandbox struct {
 	osRoot *os.Root
 	opts   Options
 	env    []string
+
+	jailOnce sync.Once
+	jailErr  error
 }
 
 // New opens a sandbox rooted at dir, which must exist and be a directory.
@@ -96,6 +109,29 @@ func New(dir string, opts Options) (*Sandbox, error) {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	return &Sandbox{root: real, osRoot: r, opts: opts, env: shellEnv(base, real)}, nil
+}
+
+// jail is the configured jail, or the default one made on first use.
+func (s *Sandbox) jail() (Jail, error) {
+	s.jailOnce.Do(func() {
+		if s.opts.Jail == nil {
+			var b *Bubblewrap
+			b, s.jailErr = NewBubblewrap(BubblewrapOptions{})
+			if s.jailErr == nil {
+				s.opts.Jail = b
+			}
+		}
+	})
+	return s.opts.Jail, s.jailErr
+}
+
+// Isolation describes the jail shell calls run in, making the default one if needed.
+func (s *Sandbox) Isolation() (Isolation, error) {
+	j, err := s.jail()
+	if err != nil {
+		return Isolation{}, err
+	}
+	return j.Describe(), nil
 }
 
 // Root is the sandbox's directory, absolute with symlinks resolved.

@@ -66,20 +66,20 @@ func (s *Sandbox) Shell(ctx context.Context, command string, timeout time.Durati
 	if strings.TrimSpace(command) == "" {
 		return refusal(ToolShell, command, &ArgsError{Tool: ToolShell, Field: "command", Problem: "empty command"})
 	}
-	if err := s.checkCommand(ctx, command); err != nil {
-		return refusal(ToolShell, command, err)
+	if !s.opts.skipWordCheck {
+		if err := s.checkCommand(ctx, command); err != nil {
+			return refusal(ToolShell, command, err)
+		}
 	}
 
+	jail, err := s.jail()
+	if err != nil {
+		return refusal(ToolShell, command, &RefusedError{Tool: ToolShell, Target: command, Kind: ErrNoIsolation, Reason: err.Error()})
+	}
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out := newCapBuffer(s.opts.MaxOutput)
-	cmd := exec.CommandContext(callCtx, "/bin/sh", "-c", command)
-	cmd.Dir = s.root
-	cmd.Env = s.env
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.WaitDelay = waitDelay
-	inOwnProcessGroup(cmd)
-	runErr := cmd.Run()
+	rep, runErr := jail.Run(callCtx, Process{Script: command, Dir: s.root, Env: s.env, Out: out})
 
 	if err := ctx.Err(); err != nil {
 		return ToolResult{}, fmt.Errorf("shell %q: %w", command, err)
@@ -99,6 +99,9 @@ func (s *Sandbox) Shell(ctx context.Context, command string, timeout time.Durati
 		text = appendLine(text, "[a background process kept the output open; it was closed]")
 	default:
 		return ToolResult{}, fmt.Errorf("shell %q: %w", command, runErr)
+	}
+	if len(rep.Limits) > 0 {
+		text = appendLine(text, "[limit reached: "+strings.Join(rep.Limits, ", ")+"]")
 	}
 	res.Output = text
 	res.Evidence = FormatToolCall(ToolShell, command, text)

@@ -1,0 +1,15 @@
+package sandbox
+
+// BubblewrapOptions configure a Bubblewrap jail; zero values take the defaults.
+type BubblewrapOptions struct {
+	Path   string // the bwrap binary; "" looks it up in PATH
+	Limits Limits
+	// AllowNet lists the destinations commands may connect to; empty: no network at all.
+	AllowNet []NetRule
+	// ReadOnly are host paths (absolute) made visible read-only besides the system
+	// directories, e.g. a toolchain under /opt.
+	ReadOnly []string
+	// Hidden are host paths that must stay invisible even when they lie under a visible
+	// directory: the spine's configuration, traces and memory store.
+	Hidden []string
+}
