@@ -28,7 +28,7 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "run a task live: R1–R4b on a model endpoint, steered by GGS, with a replayable trace",
-		usage:   `"task text" [--workdir DIR] [--rules FILE [--watch]] [--memory DIR] [--trace FILE] [--json] [--base-url URL] [--model NAME] [--config FILE]`,
+		usage:   `"task text" [--workdir DIR] [--rules FILE [--watch]] [--memory DIR] [--trace FILE] [--json] [--base-url URL] [--model NAME] [--config FILE] [--allow-net HOST[:PORT]]... [--no-sandbox]`,
 		run:     runTask,
 	})
 }
@@ -54,6 +54,9 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	model := fs.String("model", "", "model for every role without one of its own (default: $SPINE_MODEL)")
 	configPath := fs.String("config", "", "YAML model configuration (base_url, api_key, model, tiers, roles)")
 	watch := fs.Bool("watch", false, "with --rules: reload the rule file when it changes, at the next cycle boundary")
+	var allowNet netRules
+	fs.Var(&allowNet, "allow-net", "let tools connect to `HOST[:PORT]` (repeatable; a host alone means ports 80 and 443; default: no network)")
+	noSandbox := fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (printed in red, recorded in the trace)")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
@@ -110,7 +113,11 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 		prompt = &terminalPrompt{in: bufio.NewReader(io.in), out: out, spin: spin}
 		confirmer = prompt
 	}
-	box, err := sandbox.New(*workdir, sandbox.Options{Confirmer: confirmer})
+	jail, err := toolIsolation(io.err, allowNet, *noSandbox, []string{*configPath, *tracePath, *memDir})
+	if err != nil {
+		return fail("%v", err)
+	}
+	box, err := sandbox.New(*workdir, sandbox.Options{Confirmer: confirmer, Jail: jail})
 	if err != nil {
 		return fail("--workdir: %v", err)
 	}
@@ -182,7 +189,7 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	res, runErr := p.Run(ctx, roles.TaskOptions{
 		Rules:     rs,
 		Engine:    append(engineOpts, auditor.options()...),
-		Meta:      runMeta(cfg, *workdir, *memDir),
+		Meta:      runMeta(cfg, *workdir, *memDir, jail.Describe()),
 		GGS:       ggsOpts,
 		OnMessage: show.message,
 	})
@@ -219,8 +226,9 @@ func loadGGSRules(path string) (*spine.RuleSet, error) {
 }
 
 // runMeta is what the trace header says about the run's setup; never the key.
-func runMeta(cfg llm.Config, workdir, memDir string) map[string]string {
+func runMeta(cfg llm.Config, workdir, memDir string, iso sandbox.Isolation) map[string]string {
 	meta := map[string]string{"base_url": cfg.APIKey.Scrub(cfg.BaseURL)}
+	isolationMeta(meta, iso)
 	var models []string
 	for _, r := range llm.Roles {
 		if res, err := cfg.For(r); err == nil {
