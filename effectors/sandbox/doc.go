@@ -17,6 +17,16 @@
 // it is not a security boundary against a hostile one. Run the spine inside a container
 // or VM when that matters.
 //
+// The file tools act only on regular files with one hard link. A FIFO, socket or device
+// is refused on sight, before anything opens it (one swapped in after that look is
+// opened without blocking, then refused), and so is a file whose other link may be a
+// path outside the root. Each decision is made on the opened file, not on the path
+// looked at before: os.Root keeps the open inside the root, and the opened file must be
+// the one that was checked.
+// write_file writes a temporary file beside the target and renames it over the path, so
+// no inode that another path shares is ever written. Reads, writes and listings stop
+// between chunks when the context is cancelled.
+//
 // It must not call a model, know a role's prompt, or import the rest of the project: the
 // GGS package reuses ParseToolCall, so this package stays light.
 package sandbox

@@ -13,6 +13,9 @@ var (
 	ErrDestructive = errors.New("destructive command not confirmed")
 	ErrUnparsable  = errors.New("command cannot be checked")
 	ErrUnknownTool = errors.New("unknown tool")
+	ErrNotRegular  = errors.New("not a regular file")
+	ErrHardlink    = errors.New("a file with more than one link")
+	ErrChanged     = errors.New("the path changed while being opened")
 )
 
 // RefusedError is a tool call that was not carried out because a rule forbids it.

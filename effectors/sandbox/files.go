@@ -4,15 +4,29 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"slices"
 	"strings"
+	"syscall"
 )
 
-// ReadFile returns up to the read limit of a file inside the root.
+// ReadFile returns up to the read limit of a regular file inside the root.
+//
+// The decision is made on the opened file, and the path is looked at twice around the
+// open so that nothing swapped in between gets through:
+//   - the path is resolved and checked, then looked at without following it (lstat), so
+//     that a FIFO or a device is refused before anything opens it — opening a device
+//     runs its driver's code;
+//   - it is opened through os.Root, which refuses a symlink put in the way meanwhile if
+//     it leads out of the root, with O_NONBLOCK, so that a FIFO swapped in after the
+//     look does not wait for a writer;
+//   - the opened file must be the very file the look saw (same device and inode), a
+//     regular file with one link. Without the same-file test a hard link to an outside
+//     file, opened and then unlinked from the work dir, would show one link.
+//
+// It is then read in chunks that honour ctx.
 func (s *Sandbox) ReadFile(ctx context.Context, p string) (ToolResult, error) {
 	if err := ctx.Err(); err != nil {
 		return ToolResult{}, err
@@ -21,19 +35,43 @@ func (s *Sandbox) ReadFile(ctx context.Context, p string) (ToolResult, error) {
 	if err != nil {
 		return refusal(ToolReadFile, p, err)
 	}
-	f, err := s.osRoot.Open(rel)
+	isDir := &ArgsError{Tool: ToolReadFile, Field: "path", Problem: "is a directory; use list_files"}
+	changed := &RefusedError{Tool: ToolReadFile, Target: p, Kind: ErrChanged,
+		Reason: "the path was replaced while it was being opened; try again"}
+	pre, err := s.osRoot.Lstat(rel)
 	if err != nil {
-		return s.ioFailure(ToolReadFile, p, err)
+		return s.openFailure(ToolReadFile, p, err)
+	}
+	switch {
+	case pre.Mode().Type() == fs.ModeSymlink: // rel has its symlinks resolved: this one is new
+		return refusal(ToolReadFile, p, changed)
+	case pre.IsDir():
+		return refusal(ToolReadFile, p, isDir)
+	}
+	if err := checkEntry(ToolReadFile, p, pre); err != nil {
+		return refusal(ToolReadFile, p, err)
+	}
+	hook(testHookLooked, rel)
+	f, err := s.osRoot.OpenFile(rel, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return s.openFailure(ToolReadFile, p, err)
 	}
 	defer f.Close()
+	hook(testHookOpened, rel)
 	fi, err := f.Stat()
 	if err != nil {
 		return s.ioFailure(ToolReadFile, p, err)
 	}
-	if fi.IsDir() {
-		return refusal(ToolReadFile, p, &ArgsError{Tool: ToolReadFile, Field: "path", Problem: "is a directory; use list_files"})
+	if !os.SameFile(pre, fi) {
+		return refusal(ToolReadFile, p, changed)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, s.opts.MaxRead+1))
+	if err := checkEntry(ToolReadFile, p, fi); err != nil {
+		return refusal(ToolReadFile, p, err)
+	}
+	data, err := readCapped(ctx, f, s.opts.MaxRead+1)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ToolResult{}, ctxErr
+	}
 	if err != nil {
 		return s.ioFailure(ToolReadFile, p, err)
 	}
@@ -48,7 +86,20 @@ func (s *Sandbox) ReadFile(ctx context.Context, p string) (ToolResult, error) {
 }
 
 // WriteFile writes content to a file inside the root, creating parent directories. It
-// refuses to write through a symlink, even one that stays inside the root.
+// refuses to write through a symlink, even one that stays inside the root, and refuses
+// to replace anything but a regular file with one link.
+//
+// The content goes to a new temporary file in the same directory, which is then renamed
+// over the path. Opening the existing file and truncating it would write into its inode,
+// which a hard link made after the check can share with a file outside the root, and a
+// device or FIFO swapped in after the check would take the open (and the bytes). A
+// rename only replaces the directory entry: whatever the path named at that moment —
+// a hard link, a symlink, a FIFO — is unlinked from the work dir, and no other path
+// sees a byte. It is also atomic, so a reader sees the old content or the new, never
+// half. The checks before it are therefore for the model's sake (a clear refusal
+// instead of silently cutting a link); the rename is what keeps the outside safe. A
+// replaced file keeps its permission bits (one with no write bit is not replaced); a new
+// one is created 0644 (less the umask).
 func (s *Sandbox) WriteFile(ctx context.Context, p, content string) (ToolResult, error) {
 	if err := ctx.Err(); err != nil {
 		return ToolResult{}, err
@@ -64,26 +115,59 @@ func (s *Sandbox) WriteFile(ctx context.Context, p, content string) (ToolResult,
 	if rel == "." {
 		return refusal(ToolWriteFile, p, &ArgsError{Tool: ToolWriteFile, Field: "path", Problem: "names the root directory, not a file"})
 	}
+	isLink := &RefusedError{Tool: ToolWriteFile, Target: p, Kind: ErrSymlink,
+		Reason: "the path is a symlink; write to its target's own path instead"}
 	if fi, err := os.Lstat(lexical); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return refusal(ToolWriteFile, p, &RefusedError{Tool: ToolWriteFile, Target: p, Kind: ErrSymlink,
-			Reason: "the path is a symlink; write to its target's own path instead"})
+		return refusal(ToolWriteFile, p, isLink)
 	}
-	if fi, err := s.osRoot.Lstat(rel); err == nil {
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			return refusal(ToolWriteFile, p, &RefusedError{Tool: ToolWriteFile, Target: p, Kind: ErrSymlink,
-				Reason: "the path is a symlink; write to its target's own path instead"})
+	perm, create := fs.FileMode(0o644), true
+	switch fi, err := s.osRoot.Lstat(rel); {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		return refusal(ToolWriteFile, p, isLink)
+	case err == nil && fi.IsDir():
+		return refusal(ToolWriteFile, p, &ArgsError{Tool: ToolWriteFile, Field: "path", Problem: "is a directory"})
+	case err == nil:
+		if err := checkEntry(ToolWriteFile, p, fi); err != nil {
+			return refusal(ToolWriteFile, p, err)
 		}
-		if fi.IsDir() {
-			return refusal(ToolWriteFile, p, &ArgsError{Tool: ToolWriteFile, Field: "path", Problem: "is a directory"})
+		if fi.Mode().Perm()&0o222 == 0 {
+			// Truncating it would fail for anyone but root; a rename would not, so say it.
+			return s.ioFailure(ToolWriteFile, p, &fs.PathError{Op: "open", Path: rel, Err: fs.ErrPermission})
 		}
+		perm, create = fi.Mode().Perm(), false
+	case !errors.Is(err, fs.ErrNotExist):
+		return s.openFailure(ToolWriteFile, p, err)
 	}
-	if dir := path.Dir(rel); dir != "." {
+	dir := path.Dir(rel)
+	if dir != "." {
 		if err := s.osRoot.MkdirAll(dir, 0o755); err != nil {
-			return s.ioFailure(ToolWriteFile, p, err)
+			return s.openFailure(ToolWriteFile, p, err)
 		}
 	}
-	if err := s.osRoot.WriteFile(rel, []byte(content), 0o644); err != nil {
-		return s.ioFailure(ToolWriteFile, p, err)
+	f, tmp, err := s.createTemp(dir, perm)
+	if err != nil {
+		return s.openFailure(ToolWriteFile, p, err)
+	}
+	err = writeChunks(ctx, f, []byte(content))
+	if err == nil && !create {
+		err = f.Chmod(perm) // the umask applied at creation; a replaced file keeps its bits
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = ctx.Err() // the last moment to give up without a trace
+	}
+	if err == nil {
+		hook(testHookLooked, rel)
+		err = s.osRoot.Rename(tmp, rel)
+	}
+	if err != nil {
+		_ = s.osRoot.Remove(tmp)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ToolResult{}, ctxErr
+		}
+		return s.openFailure(ToolWriteFile, p, err)
 	}
 	return result(ToolWriteFile, p, fmt.Sprintf("wrote %d bytes to %s", len(content), rel)), nil
 }
@@ -91,7 +175,8 @@ func (s *Sandbox) WriteFile(ctx context.Context, p, content string) (ToolResult,
 // ListFiles lists a directory inside the root: entries whose base name matches pattern
 // (path.Match syntax; "" matches all), recursively when asked, sorted, at most the list
 // limit. Paths are relative to the root, so they can be passed to the other tools;
-// directories end in "/", symlinks in "@"; symlinks are not followed.
+// directories end in "/", symlinks in "@"; symlinks are not followed, and only
+// directories are ever opened (O_DIRECTORY), so a FIFO in the tree cannot block it.
 func (s *Sandbox) ListFiles(ctx context.Context, dir, pattern string, recursive bool) (ToolResult, error) {
 	target := listTarget(dir, pattern, recursive)
 	if err := ctx.Err(); err != nil {
@@ -111,30 +196,14 @@ func (s *Sandbox) ListFiles(ctx context.Context, dir, pattern string, recursive 
 		return refusal(ToolListFiles, target, err)
 	}
 	var entries []string
-	fsys := s.osRoot.FS()
-	walkErr := fs.WalkDir(fsys, rel, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == rel {
-				return err
-			}
-			return nil // an unreadable subdirectory is skipped, not fatal
+	if err := s.walk(ctx, rel, pattern, recursive, &entries); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ToolResult{}, ctxErr
 		}
-		if p == rel {
-			if !d.IsDir() {
-				return fmt.Errorf("%s is not a directory", dir)
-			}
-			return nil
+		if errors.Is(err, syscall.ENOTDIR) {
+			err = fmt.Errorf("%s is not a directory", dir)
 		}
-		if ok, _ := path.Match(pattern, d.Name()); ok {
-			entries = append(entries, displayEntry(p, d))
-		}
-		if d.IsDir() && !recursive {
-			return fs.SkipDir
-		}
-		return nil
-	})
-	if walkErr != nil {
-		return s.ioFailure(ToolListFiles, target, walkErr)
+		return s.openFailure(ToolListFiles, target, err)
 	}
 	slices.Sort(entries)
 	total := len(entries)
@@ -157,6 +226,37 @@ func (s *Sandbox) ListFiles(ctx context.Context, dir, pattern string, recursive 
 		r.Truncated = true
 	}
 	return r, nil
+}
+
+// walk appends the entries of directory rel that match pattern to out, descending into
+// subdirectories when recursive. An error opening rel itself is returned; an unreadable
+// subdirectory is skipped.
+func (s *Sandbox) walk(ctx context.Context, rel, pattern string, recursive bool, out *[]string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d, err := s.osRoot.OpenFile(rel, os.O_RDONLY|oDirectory|oNonblock, 0)
+	if err != nil {
+		return err
+	}
+	list, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	for _, e := range list {
+		p := path.Join(rel, e.Name())
+		if ok, _ := path.Match(pattern, e.Name()); ok {
+			*out = append(*out, displayEntry(p, e))
+		}
+		if recursive && e.IsDir() {
+			// An unreadable subdirectory is skipped, not fatal; a cancelled call is.
+			if err := s.walk(ctx, p, pattern, recursive, out); err != nil && ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+	}
+	return nil
 }
 
 // listTarget is the evidence target of a listing: a glob-like path.
@@ -188,8 +288,12 @@ func displayEntry(name string, d fs.DirEntry) string {
 func (s *Sandbox) ioFailure(tool, target string, err error) (ToolResult, error) {
 	msg := s.scrubRoot(err.Error())
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
 		msg = fmt.Sprintf("%s %s: %v", pe.Op, target, pe.Err)
+	case errors.As(err, &le): // a rename: name the target, not write_file's temporary file
+		msg = fmt.Sprintf("%s %s: %v", le.Op, target, le.Err)
 	}
 	if errors.Is(err, os.ErrNotExist) {
 		msg = fmt.Sprintf("%s: no such file or directory", target)
