@@ -64,6 +64,33 @@ func toolIsolation(stderr io.Writer, allowNet netRules, noSandbox bool, hidden [
 	return b, nil
 }
 
+// checkWorkdir refuses a work dir that would show the tools what the sandbox hides: the
+// root of the file system, or the user's home (or a directory holding it), where ~/.ssh,
+// ~/.aws and the like live.
+func checkWorkdir(workdir string) error {
+	abs, err := filepath.Abs(workdir)
+	if err != nil {
+		return err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if abs == "/" {
+		return fmt.Errorf("--workdir %s is the root of the file system: the tools could write everywhere; choose a project directory", workdir)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return nil
+	}
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		home = real
+	}
+	if home == abs || strings.HasPrefix(home, abs+"/") {
+		return fmt.Errorf("--workdir %s holds your home directory %s: its secrets (~/.ssh, ~/.aws, shell history) would be open to the tools; choose a project directory", workdir, home)
+	}
+	return nil
+}
+
 // isolationMeta is what the trace header records of the tools' isolation.
 func isolationMeta(meta map[string]string, iso sandbox.Isolation) {
 	meta["sandbox"] = iso.Mechanism

@@ -113,6 +113,9 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 		prompt = &terminalPrompt{in: bufio.NewReader(io.in), out: out, spin: spin}
 		confirmer = prompt
 	}
+	if err := checkWorkdir(*workdir); err != nil {
+		return fail("%v", err)
+	}
 	jail, err := toolIsolation(io.err, allowNet, *noSandbox, []string{*configPath, *tracePath, *memDir})
 	if err != nil {
 		return fail("%v", err)
