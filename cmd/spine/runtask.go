@@ -48,7 +48,7 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	workdir := fs.String("workdir", ".", "directory the executor's tools work in; they cannot leave it")
 	rulesPath := fs.String("rules", "", "GGS rule file to use instead of the shipped rules/ggs.yaml")
 	memDir := fs.String("memory", "", "shared memory (LevelDB) directory: calibrates plans, and GGS records what it learns")
-	tracePath := fs.String("trace", "", "trace file to create (default: spine-<run id>.trace.jsonl, never overwritten)")
+	tracePath := fs.String("trace", "", "trace file to create, outside the work dir (default: spine-<run id>.trace.jsonl in $SPINE_TRACE_DIR, else $XDG_STATE_HOME/spine/traces or ~/.local/state/spine/traces; never overwritten)")
 	asJSON := fs.Bool("json", false, "print every message as a JSON line instead of the pipeline display")
 	baseURL := fs.String("base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL or OpenAI)")
 	model := fs.String("model", "", "model for every role without one of its own (default: $SPINE_MODEL)")
@@ -95,6 +95,15 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 			return fail("%s already exists; a trace is never overwritten", *tracePath)
 		}
 	}
+	watched := ""
+	if *watch {
+		watched = *rulesPath
+	}
+	traceDir, err := runPlacement(*workdir, *configPath, *tracePath, *memDir, watched, os.Getenv, os.UserHomeDir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	scrub := runScrubber(cfg, *configPath, os.Environ())
 
 	// The display: JSON lines, or the pipeline with a spinner when stdout is a terminal.
 	out := io.out
@@ -116,7 +125,7 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	if err := checkWorkdir(*workdir); err != nil {
 		return fail("%v", err)
 	}
-	jail, err := toolIsolation(io.err, allowNet, *noSandbox, []string{*configPath, *tracePath, *memDir})
+	jail, err := toolIsolation(io.err, allowNet, *noSandbox, []string{*configPath, *tracePath, *memDir, traceDir})
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -130,11 +139,11 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	models, err := roles.ModelsFromConfig(chat, cfg)
+	models, err := roles.ModelsFromConfig(llm.ScrubModel(chat, scrub), cfg)
 	if err != nil {
 		return fail("%v", err)
 	}
-	rc := roles.Config{Models: models, Tools: box, Clock: spine.SystemClock{}, IDs: spine.RandomIDs{}, OnMessage: show.message}
+	rc := roles.Config{Models: models, Tools: scrubTools{box, scrub}, Clock: spine.SystemClock{}, IDs: spine.RandomIDs{}, OnMessage: show.message}
 	if spin != nil {
 		rc.OnStatus = func(s roles.Status) { spin.Set(statusLine(s)) }
 	}
@@ -172,7 +181,10 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	}
 	path := *tracePath
 	if path == "" {
-		path = freshPath("spine-" + runID + ".trace.jsonl")
+		if err := os.MkdirAll(traceDir, 0o700); err != nil {
+			return fail("trace directory: %v", err)
+		}
+		path = freshPath(filepath.Join(traceDir, "spine-"+runID+".trace.jsonl"))
 	}
 	auditor, err := newLiveAudit(audit.DefaultConfig())
 	if err != nil {
@@ -188,6 +200,7 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 		sink = &reloadNotices{next: file, w: out}
 		watchOpts = append(watchOpts, spine.WithRuleSource(spine.NewFileRuleSource(*rulesPath, rs)))
 	}
+	sink = &scrubSink{next: sink, sc: scrub}
 	engineOpts := append([]spine.Option{spine.WithTrace(sink), spine.WithClock(spine.SystemClock{}), spine.WithIDs(spine.RandomIDs{}), spine.WithRunID(runID)}, watchOpts...)
 	res, runErr := p.Run(ctx, roles.TaskOptions{
 		Rules:     rs,
@@ -207,7 +220,7 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 		distillJournal.path = strings.TrimSuffix(path, ".jsonl") + ".distill.jsonl"
 		dreamAfterTask(ctx, show, mem, distillJournal)
 	}
-	return show.finish(io, res, runErr, path, p)
+	return show.finish(io, res, scrub.Error(runErr), path, p)
 }
 
 // loadGGSRules loads --rules, or the shipped GGS rule set, and checks it is one.

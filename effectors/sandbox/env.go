@@ -3,25 +3,16 @@ package sandbox
 import (
 	"slices"
 	"strings"
+
+	"github.com/agentspine/spine/internal/secrets"
 )
 
 // inheritedNames are the variables taken from the host when no environment is given.
 var inheritedNames = []string{"PATH", "LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ", "TERM"}
 
-// secretMarkers flag variable names that probably hold credentials (OPENAI_API_KEY,
-// GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, SSH_AUTH_SOCK, PGPASSWORD, …).
-var secretMarkers = []string{"KEY", "TOKEN", "SECRET", "PASS", "CREDENTIAL", "AUTH", "COOKIE", "SESSION", "PRIVATE"}
-
-// looksSecret tells whether a variable name suggests a credential.
-func looksSecret(name string) bool {
-	up := strings.ToUpper(name)
-	for _, m := range secretMarkers {
-		if strings.Contains(up, m) {
-			return true
-		}
-	}
-	return false
-}
+// looksSecret tells whether a variable name suggests a credential; the list of markers
+// is shared with the scrubber that keeps secrets out of the trace.
+func looksSecret(name string) bool { return secrets.NameLooksSecret(name) }
 
 // inheritEnv keeps the harmless variables of a host environment.
 func inheritEnv(host []string) []string {
