@@ -112,10 +112,16 @@ func scrubJSON(sc *secrets.Scrubber, text []byte) ([]byte, error) {
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
+			if len(stack) > 0 || len(out) == 0 {
+				return nil, io.ErrUnexpectedEOF
+			}
 			return out, nil
 		}
 		if err != nil {
 			return nil, err
+		}
+		if len(stack) == 0 && len(out) > 0 {
+			return nil, errors.New("more than one JSON value")
 		}
 		if d, ok := tok.(json.Delim); len(stack) > 0 && (!ok || d == '{' || d == '[') {
 			top := &stack[len(stack)-1]
