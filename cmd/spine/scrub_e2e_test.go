@@ -119,7 +119,9 @@ func TestRunScrubsLeakedSecrets(t *testing.T) {
 	traces := filepath.Join(dir, "state", "traces")
 	t.Setenv(EnvTraceDir, traces)
 
-	stdout, stderr, code := runCLI(t, "run", "--config", cfg, "--workdir", work, "List the variables in .env")
+	// The user pastes the key into the task too: it is scrubbed from the header and from
+	// every request, and the trace still replays.
+	stdout, stderr, code := runCLI(t, "run", "--config", cfg, "--workdir", work, "List the variables in .env; the key should be "+leakKey)
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

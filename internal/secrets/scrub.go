@@ -133,7 +133,9 @@ func (s *Scrubber) Len() int {
 }
 
 // String returns text with every secret replaced by Redacted. Matches that overlap or
-// touch become one replacement. Text without secrets is returned as it is.
+// touch become one replacement. Text without secrets is returned as it is. One pass is
+// made: a value containing '[' or ']' could, in text built for it, be completed by the
+// marker's own brackets; no other value can be left or formed.
 func (s *Scrubber) String(text string) string {
 	if s == nil || len(s.needles) == 0 {
 		return text
