@@ -85,65 +85,92 @@ func runMemory(ctx context.Context, io stdio, args []string) int {
 		memUsage(io.out)
 		return exitOK
 	}
+	// The verb is the first positional; flags may come before it, so they are told from
+	// it with every verb's flags known, then parsed by the verb's own set.
+	all := flag.NewFlagSet("spine memory", flag.ContinueOnError)
 	for _, v := range memVerbs {
-		if v.name != args[0] {
+		defineMemFlags(all, v.name, &memFlags{})
+	}
+	flags, positional := scanArgs(all, args)
+	if len(positional) == 0 {
+		for _, f := range flags {
+			if f.name == "h" || f.name == "help" {
+				memUsage(io.out)
+				return exitOK
+			}
+		}
+		fmt.Fprintf(io.err, "spine memory: expected a verb\n\n")
+		memUsage(io.err)
+		return exitUsage
+	}
+	verb := args[positional[0]]
+	rest := append(append([]string{}, args[:positional[0]]...), args[positional[0]+1:]...)
+	for _, v := range memVerbs {
+		if v.name != verb {
 			continue
 		}
-		m, code, done := parseMemFlags(io, v, args[1:])
+		m, code, done := parseMemFlags(io, v, rest)
 		if done {
 			return code
 		}
 		return v.run(ctx, io, m)
 	}
-	fmt.Fprintf(io.err, "spine memory: unknown verb %q\n\n", args[0])
+	fmt.Fprintf(io.err, "spine memory: unknown verb %q\n\n", verb)
 	memUsage(io.err)
 	return exitUsage
 }
 
-// parseMemFlags parses flags wherever they appear among the arguments.
+// defineMemFlags defines on fs the flags of verb, bound to m. A flag fs already has is
+// skipped, so the flags of every verb can share one set.
+func defineMemFlags(fs *flag.FlagSet, verb string, m *memFlags) {
+	str := func(p *string, name, usage string) {
+		if fs.Lookup(name) == nil {
+			fs.StringVar(p, name, "", usage)
+		}
+	}
+	boolean := func(p *bool, name, usage string) {
+		if fs.Lookup(name) == nil {
+			fs.BoolVar(p, name, false, usage)
+		}
+	}
+	str(&m.db, "db", "store directory (required)")
+	boolean(&m.jsonOut, "json", "write JSON instead of text")
+	str(&m.now, "now", "evaluate decay at this RFC 3339 time instead of the host clock")
+	switch verb {
+	case "ls":
+		str(&m.space, "space", "only this space (tag index)")
+		str(&m.entity, "entity", "only this entity; needs --space")
+		str(&m.level, "level", "only this level: M, K, C or T")
+	case "potentials":
+		str(&m.space, "space", "space of the tag pair")
+		str(&m.entity, "entity", "entity of the tag pair")
+		str(&m.intent, "intent", "a task intent: the pair (intent:<slug>, env:local)")
+	case "dream", "gc":
+		boolean(&m.dryRun, "dry-run", "decide and report, change nothing")
+	}
+	if verb == "dream" {
+		str(&m.baseURL, "base-url", "OpenAI-compatible endpoint of the model that words consolidations")
+		str(&m.model, "model", "model that words consolidations (default: $SPINE_MODEL)")
+		str(&m.config, "config", "YAML model configuration, as for spine run")
+		str(&m.record, "record", "journal every distiller exchange to this new file, for --replay")
+		str(&m.replay, "replay", "word consolidations from a journal written by --record, calling no model")
+	}
+}
+
+// parseMemFlags parses the verb's flags wherever they appear among the arguments.
 func parseMemFlags(io stdio, v memVerb, args []string) (*memFlags, int, bool) {
 	m := &memFlags{}
 	fs := flag.NewFlagSet("spine memory "+v.name, flag.ContinueOnError)
 	fs.SetOutput(io.err)
-	fs.StringVar(&m.db, "db", "", "store directory (required)")
-	fs.BoolVar(&m.jsonOut, "json", false, "write JSON instead of text")
-	fs.StringVar(&m.now, "now", "", "evaluate decay at this RFC 3339 time instead of the host clock")
-	switch v.name {
-	case "ls":
-		fs.StringVar(&m.space, "space", "", "only this space (tag index)")
-		fs.StringVar(&m.entity, "entity", "", "only this entity; needs --space")
-		fs.StringVar(&m.level, "level", "", "only this level: M, K, C or T")
-	case "potentials":
-		fs.StringVar(&m.space, "space", "", "space of the tag pair")
-		fs.StringVar(&m.entity, "entity", "", "entity of the tag pair")
-		fs.StringVar(&m.intent, "intent", "", "a task intent: the pair (intent:<slug>, env:local)")
-	case "dream", "gc":
-		fs.BoolVar(&m.dryRun, "dry-run", false, "decide and report, change nothing")
-	}
-	if v.name == "dream" {
-		fs.StringVar(&m.baseURL, "base-url", "", "OpenAI-compatible endpoint of the model that words consolidations")
-		fs.StringVar(&m.model, "model", "", "model that words consolidations (default: $SPINE_MODEL)")
-		fs.StringVar(&m.config, "config", "", "YAML model configuration, as for spine run")
-		fs.StringVar(&m.record, "record", "", "journal every distiller exchange to this new file, for --replay")
-		fs.StringVar(&m.replay, "replay", "", "word consolidations from a journal written by --record, calling no model")
-	}
+	defineMemFlags(fs, v.name, m)
 	fs.Usage = func() {
 		fmt.Fprintf(io.err, "Usage: spine memory %s --db DIR %s\n\n%s\n\nFlags:\n", v.name, v.args, v.summary)
 		fs.PrintDefaults()
 	}
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, exitOK, true
-			}
-			return nil, exitUsage, true
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		m.positional = append(m.positional, fs.Arg(0))
-		rest = fs.Args()[1:]
+	if code, done := parseFlags(fs, args); done {
+		return nil, code, true
 	}
+	m.positional = fs.Args()
 	usageErr := func(format string, a ...any) (*memFlags, int, bool) {
 		fmt.Fprintf(io.err, "spine memory %s: %s\n", v.name, fmt.Sprintf(format, a...))
 		return nil, exitUsage, true

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -87,7 +88,7 @@ func usage(w io.Writer) {
 }
 
 // newFlags returns a FlagSet for c whose --help text names the command and its synopsis.
-// Parse errors and --help are reported on io.err; use parseFlags to get the exit status.
+// Parse it with parseFlags, which reports errors and --help on io.err.
 func newFlags(c *command, io stdio) *flag.FlagSet {
 	fs := flag.NewFlagSet("spine "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.err)
@@ -104,14 +105,18 @@ func newFlags(c *command, io stdio) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args and reports (status, done): done is true when the caller must
-// return status at once (--help was asked for, or the flags were wrong).
+// parseFlags parses args, flags anywhere among the positionals (see parseArgs), and
+// reports (status, done): done is true when the caller must return status at once
+// (--help was asked for, or the command line was wrong: said on fs's output).
 func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK, true
-		}
-		return exitUsage, true
+	err := parseArgs(fs, args)
+	switch {
+	case err == nil:
+		return exitOK, false
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return exitOK, true
 	}
-	return exitOK, false
+	fmt.Fprintf(fs.Output(), "%s: %v\nRun '%s --help' for its flags.\n", fs.Name(), err, fs.Name())
+	return exitUsage, true
 }
