@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Config holds the operator's thresholds. Start from DefaultConfig and override.
@@ -29,6 +30,54 @@ type Config struct {
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
 	return Config{ThrashingRun: 2, StallRun: 3, MaxCorrections: 2, MaxReplans: 3, TimeBudgetMS: 300_000}
+}
+
+// ParamSource looks up a named param of a loaded rule set (*spine.RuleSet satisfies it).
+type ParamSource interface {
+	Param(name string) (any, bool)
+}
+
+// WithRuleBudget returns c with MaxReplans and TimeBudgetMS taken from the params
+// max_replans and time_budget_ms of the GGS rule set a run obeys, so that the Auditor
+// counts the budget the run's rules enforce (rules/ggs.yaml caps a task at max_replans
+// PlanDirectives) also when the operator edited them. A param that is absent or not a
+// whole number is an error naming it; c is fixed when the Auditor is made, as ever.
+func (c Config) WithRuleBudget(src ParamSource) (Config, error) {
+	for _, f := range []struct {
+		name string
+		set  func(int64)
+	}{
+		{"max_replans", func(n int64) { c.MaxReplans = int(n) }},
+		{"time_budget_ms", func(n int64) { c.TimeBudgetMS = n }},
+	} {
+		v, ok := src.Param(f.name)
+		if !ok {
+			return c, fmt.Errorf("audit config: the rules declare no param %s", f.name)
+		}
+		n, ok := wholeNumber(v)
+		if !ok {
+			return c, fmt.Errorf("audit config: param %s: want a whole number, got %T %v", f.name, v, v)
+		}
+		f.set(n)
+	}
+	return c, c.Validate()
+}
+
+// wholeNumber reads an integral param, within ±2⁵³ so that a float holds it exactly.
+func wholeNumber(v any) (int64, bool) {
+	const limit = 1 << 53
+	switch n := v.(type) {
+	case int:
+		return int64(n), n > -limit && n < limit
+	case int64:
+		return n, n > -limit && n < limit
+	case float64:
+		if n != math.Trunc(n) || math.Abs(n) >= limit {
+			return 0, false
+		}
+		return int64(n), true
+	}
+	return 0, false
 }
 
 // Validate reports every threshold that cannot be used.

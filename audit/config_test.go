@@ -3,6 +3,9 @@ package audit
 import (
 	"strings"
 	"testing"
+
+	"github.com/agentspine/spine/rules"
+	"github.com/agentspine/spine/spine"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -52,5 +55,43 @@ func TestEndIsOnce(t *testing.T) {
 	}
 	if got := a.Findings(); len(got) != 1 {
 		t.Errorf("Findings = %v, want the one finding", got)
+	}
+}
+
+// paramMap is a rule set's params, as ParamSource.
+type paramMap map[string]any
+
+func (m paramMap) Param(name string) (any, bool) { v, ok := m[name]; return v, ok }
+
+// The Auditor's default budget is the one the shipped GGS rules enforce, and an edited
+// rule set's budget carries over; a budget the rules cannot give is an error naming it.
+func TestWithRuleBudget(t *testing.T) {
+	rs, err := spine.LoadRulesFS(rules.FS, rules.GGS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DefaultConfig().WithRuleBudget(rs)
+	if err != nil || got != DefaultConfig() {
+		t.Errorf("shipped rules: %+v, %v; want the defaults %+v", got, err, DefaultConfig())
+	}
+	got, err = DefaultConfig().WithRuleBudget(paramMap{"max_replans": 5.0, "time_budget_ms": 60000.0})
+	if want := (Config{ThrashingRun: 2, StallRun: 3, MaxCorrections: 2, MaxReplans: 5, TimeBudgetMS: 60000}); err != nil || got != want {
+		t.Errorf("edited budget: %+v, %v; want %+v", got, err, want)
+	}
+	for _, tc := range []struct {
+		params paramMap
+		want   string
+	}{
+		{paramMap{"time_budget_ms": 1.0}, "audit config: the rules declare no param max_replans"},
+		{paramMap{"max_replans": 3.0}, "audit config: the rules declare no param time_budget_ms"},
+		{paramMap{"max_replans": 2.5, "time_budget_ms": 1.0}, "audit config: param max_replans: want a whole number, got float64 2.5"},
+		{paramMap{"max_replans": "3", "time_budget_ms": 1.0}, "audit config: param max_replans: want a whole number, got string 3"},
+		{paramMap{"max_replans": 3.0, "time_budget_ms": 1e300}, "audit config: param time_budget_ms: want a whole number, got float64 1e+300"},
+		{paramMap{"max_replans": -1.0, "time_budget_ms": 1.0}, "audit config: max replans -1: want 0 or more"},
+		{paramMap{"max_replans": 3, "time_budget_ms": 0}, "audit config: time budget 0 ms: want a positive number of milliseconds"},
+	} {
+		if _, err := DefaultConfig().WithRuleBudget(tc.params); err == nil || err.Error() != tc.want {
+			t.Errorf("%v: got %v, want %q", tc.params, err, tc.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package spine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -358,7 +359,7 @@ func TestMemoryTrace(t *testing.T) {
 		`{"seq":6,"t":"2000-01-01T00:00:00.005Z","kind":"fact_retracted","fact":{"kind":"subtask","id":"b","rev":5,"payload":{"status":"new","tries":1}}}`,
 	}
 	lines := traceLines(t, sink)
-	if !strings.HasPrefix(lines[0], `{"seq":1,"t":"2000-01-01T00:00:00Z","kind":"header","format":"spine-trace/1","run":"mem","rules":{"name":"memory","path":"inline.yaml","hash":"sha256:`) {
+	if !strings.HasPrefix(lines[0], `{"seq":1,"t":"2000-01-01T00:00:00Z","kind":"header","format":"spine-trace/2","run":"mem","rules":{"name":"memory","path":"inline.yaml","hash":"sha256:`) {
 		t.Errorf("header line = %s", lines[0])
 	}
 	if got := strings.Join(lines[1:], "\n"); got != strings.Join(want, "\n") {
@@ -366,16 +367,26 @@ func TestMemoryTrace(t *testing.T) {
 	}
 }
 
-// traceLines splits a memory sink's trace into lines, each checked to be a JSON object.
+// traceLines splits a memory sink's trace into lines, each checked to be a JSON object
+// and the whole checked to chain, and returns them without their h.
 func traceLines(t *testing.T, sink *MemorySink) []string {
 	t.Helper()
-	text := strings.TrimSuffix(string(sink.Bytes()), "\n")
+	trace := sink.Bytes()
+	if _, err := VerifyChain(bytes.NewReader(trace)); err != nil {
+		t.Fatalf("trace does not chain: %v", err)
+	}
+	text := strings.TrimSuffix(string(trace), "\n")
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			t.Fatalf("trace line %d is not a JSON object: %v\n%s", i+1, err, l)
 		}
+		content, _, ok := splitChained([]byte(l))
+		if !ok {
+			t.Fatalf("trace line %d has no h at its end:\n%s", i+1, l)
+		}
+		lines[i] = string(content)
 	}
 	return lines
 }

@@ -76,8 +76,8 @@ func NewRecording(name string, tf *TraceFile) (*Recording, error) {
 	if err := tf.Lines[0].Decode(&r.Header); err != nil {
 		return nil, fmt.Errorf("%s:1: header: %w", name, err)
 	}
-	if r.Header.Format != TraceFormat {
-		return nil, fmt.Errorf("%s:1: trace format %q, this build replays %q", name, r.Header.Format, TraceFormat)
+	if r.Header.Format != TraceFormat && r.Header.Format != TraceFormatUnchained {
+		return nil, fmt.Errorf("%s:1: trace format %q, this build replays %q and %q", name, r.Header.Format, TraceFormat, TraceFormatUnchained)
 	}
 	var open *recordedCall
 	loopStarted, halted := false, false

@@ -49,6 +49,9 @@ func TestReplayGoldenTraces(t *testing.T) {
 			if d := CompareTraces(recorded, replayed, 0); d != nil {
 				t.Fatalf("replay differs: %s", d)
 			}
+			if rep, err := VerifyChain(bytes.NewReader(recorded)); err != nil || !rep.Chained {
+				t.Fatalf("the golden's chain: %+v %v", rep, err)
+			}
 		})
 	}
 }
@@ -172,5 +175,10 @@ func assertReplays(t *testing.T, trace []byte, rs *RuleSet) {
 	}
 	if d := CompareTraces(trace, again.Bytes(), 0); d != nil {
 		t.Fatalf("the replay differs: %s", d)
+	}
+	for _, b := range [][]byte{trace, again.Bytes()} {
+		if rep, err := VerifyChain(bytes.NewReader(b)); err != nil || !rep.Chained {
+			t.Fatalf("the chain: %+v %v", rep, err)
+		}
 	}
 }

@@ -174,8 +174,9 @@ func (s *Session) objectiveRule() string {
 }
 
 // Emit writes a host event into the trace. body must encode as a JSON object without the
-// keys seq, t and kind, which every event line starts with; a body that breaks this is
-// recorded as an emit_error event instead, so the trace stays readable.
+// keys seq, t and kind, which every event line starts with, and h, which ends it; a body
+// that breaks this is recorded as an emit_error event instead, so the trace stays
+// readable.
 func (s *Session) Emit(kind string, body any) {
 	if err := checkHostBody(body); err != nil {
 		s.tracer.emit(EvEmitError, emitErrorBody{Kind: kind, Error: err.Error()})
@@ -201,7 +202,7 @@ func checkHostBody(body any) error {
 	if err := json.Unmarshal(b, &keys); err != nil {
 		return fmt.Errorf("the body does not encode as a JSON object")
 	}
-	for _, k := range []string{"seq", "t", "kind"} {
+	for _, k := range []string{"seq", "t", "kind", "h"} {
 		if _, ok := keys[k]; ok {
 			return fmt.Errorf("the body has the reserved key %q", k)
 		}

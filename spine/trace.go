@@ -15,7 +15,8 @@ import (
 
 // TraceFormat names the trace layout written by this package. It is the header's
 // "format" and changes whenever a reader of the old layout would misread the new one.
-const TraceFormat = "spine-trace/1"
+// spine-trace/2 ends every line in its link of the hash chain (chain.go).
+const TraceFormat = "spine-trace/2"
 
 // Trace event kinds.
 const (
@@ -40,7 +41,9 @@ type Event struct {
 	Body any
 }
 
-// AppendJSON appends the event's JSON line (with a trailing newline) to buf.
+// AppendJSON appends the event's JSON line (with a trailing newline) to buf, without the
+// h that links it into a trace's hash chain: the line's content, as shown to a reader.
+// Trace files get their lines from the sinks below, which add the link.
 func (e *Event) AppendJSON(buf []byte) ([]byte, error) {
 	buf = append(buf, `{"seq":`...)
 	buf = strconv.AppendInt(buf, e.Seq, 10)
@@ -84,11 +87,11 @@ type discard struct{}
 func (discard) Write(*Event) error { return nil }
 func (discard) Flush() error       { return nil }
 
-// WriterSink writes JSON lines to an io.Writer through a buffer.
+// WriterSink writes chained JSON lines to an io.Writer through a buffer.
 type WriterSink struct {
-	mu  sync.Mutex
-	w   *bufio.Writer
-	buf []byte
+	mu    sync.Mutex
+	w     *bufio.Writer
+	chain chainEncoder
 }
 
 var _ Sink = (*WriterSink)(nil)
@@ -102,13 +105,21 @@ func NewWriterSink(w io.Writer) *WriterSink {
 func (s *WriterSink) Write(e *Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var err error
-	s.buf, err = e.AppendJSON(s.buf[:0])
+	line, err := s.chain.encode(e)
 	if err != nil {
 		return err
 	}
-	_, err = s.w.Write(s.buf)
+	_, err = s.w.Write(line)
 	return err
+}
+
+// Head is the h of the last line written, or "" before the first: the chain's head,
+// which a host may print or store elsewhere so that a later rewrite of the whole file
+// shows.
+func (s *WriterSink) Head() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.chain.head()
 }
 
 // Flush writes the buffered lines to the underlying writer.
@@ -119,7 +130,9 @@ func (s *WriterSink) Flush() error {
 }
 
 // FileSink is an append-only trace file. It refuses to open a file that already exists,
-// so a recorded trace is never appended to by a second run, truncated or rewritten.
+// so a recorded trace is never appended to by a second run, truncated or rewritten, and
+// holds an exclusive lock (flock) on it until Close, so a second writer that asks for
+// the lock is refused while the run writes.
 type FileSink struct {
 	*WriterSink
 	f *os.File
@@ -130,13 +143,20 @@ var _ Sink = (*FileSink)(nil)
 // ErrTraceExists is returned by CreateFileSink when the trace file is already there.
 var ErrTraceExists = errors.New("trace file already exists")
 
-// CreateFileSink creates a new trace file, opened for appending only.
+// ErrTraceLocked is returned when a trace file is locked by the writer of a run.
+var ErrTraceLocked = errors.New("trace file is locked by another writer")
+
+// CreateFileSink creates a new trace file, opened for appending only, and locks it.
 func CreateFileSink(path string) (*FileSink, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("%s: %w (traces are never overwritten; choose another path)", path, ErrTraceExists)
 		}
+		return nil, err
+	}
+	if err := lockTrace(f, path); err != nil {
+		f.Close()
 		return nil, err
 	}
 	return &FileSink{WriterSink: NewWriterSink(f), f: f}, nil
@@ -146,7 +166,7 @@ func CreateFileSink(path string) (*FileSink, error) {
 // crash up to the last flush, and Close syncs.
 func (s *FileSink) Flush() error { return s.WriterSink.Flush() }
 
-// Close flushes, syncs and closes the file.
+// Close flushes, syncs and closes the file, which releases its lock.
 func (s *FileSink) Close() error {
 	err := s.WriterSink.Flush()
 	if serr := s.f.Sync(); err == nil {
@@ -158,10 +178,11 @@ func (s *FileSink) Close() error {
 	return err
 }
 
-// MemorySink keeps the encoded trace in memory, for tests and replay checks.
+// MemorySink keeps the encoded (chained) trace in memory, for tests and replay checks.
 type MemorySink struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	chain chainEncoder
 }
 
 var _ Sink = (*MemorySink)(nil)
@@ -170,11 +191,11 @@ var _ Sink = (*MemorySink)(nil)
 func (s *MemorySink) Write(e *Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, err := e.AppendJSON(s.buf.AvailableBuffer())
+	line, err := s.chain.encode(e)
 	if err != nil {
 		return err
 	}
-	s.buf.Write(b)
+	s.buf.Write(line)
 	return nil
 }
 

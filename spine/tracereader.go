@@ -16,7 +16,12 @@ type TraceLine struct {
 	Seq  int64  `json:"seq"`
 	T    string `json:"t"`
 	Kind string `json:"kind"`
-	Raw  []byte `json:"-"`
+	// H is the line's link in the hash chain ("" in an unchained trace). ReadTrace does
+	// not check it; VerifyChain does.
+	H string `json:"-"`
+	// Raw is the line without its newline and without its h field: the event as
+	// written, and the content the chain hashes.
+	Raw []byte `json:"-"`
 }
 
 // Decode unmarshals the whole line into v.
@@ -61,7 +66,8 @@ func ReadTraceFile(path string) (*TraceFile, error) {
 
 // ReadTrace reads a JSONL trace. A last line that is incomplete is reported in
 // TraceFile.Torn rather than as an error; any other malformed line is a *TraceError
-// naming the line. seq must increase strictly from line to line.
+// naming the line. seq must increase strictly from line to line. It does not verify
+// the hash chain: VerifyChain does, and readers that show or judge a trace call both.
 func ReadTrace(name string, r io.Reader) (*TraceFile, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	tf := &TraceFile{}
@@ -99,7 +105,11 @@ func ReadTrace(name string, r io.Reader) (*TraceFile, error) {
 		}
 		prev = tl.Seq
 		tl.Line = n
-		tl.Raw = append([]byte(nil), line...)
+		if content, h, ok := splitChained(line); ok {
+			tl.Raw, tl.H = content, h
+		} else {
+			tl.Raw = append([]byte(nil), line...)
+		}
 		tf.Lines = append(tf.Lines, tl)
 		if !complete {
 			// A valid object without its newline: the writer stopped right before the

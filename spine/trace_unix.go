@@ -1,0 +1,82 @@
+//go:build unix
+
+package spine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// lockTrace takes the exclusive lock a run holds on its trace while it writes. It does
+// not wait: a trace another writer holds is an error naming the file.
+func lockTrace(f *os.File, path string) error {
+	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("%s: %w", path, ErrTraceLocked)
+		}
+		return fmt.Errorf("%s: locking the trace: %w", path, err)
+	}
+	return nil
+}
+
+// TraceLocked reports whether a run's writer holds the trace at path (it is still being
+// written). It opens the file read-only and non-blocking and takes no lock it keeps.
+func TraceLocked(path string) (bool, error) {
+	f, err := openRegularNonBlocking(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	err = flock(f, syscall.LOCK_SH|syscall.LOCK_NB)
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.Is(err, syscall.EWOULDBLOCK):
+		return true, nil
+	}
+	return false, fmt.Errorf("%s: %w", path, err)
+}
+
+func flock(f *os.File, how int) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			ferr = syscall.Flock(int(fd), how)
+			if ferr != syscall.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return ferr
+}
+
+// openRegularNonBlocking opens path for reading only if it is a regular file. The
+// non-blocking open keeps a FIFO put there after the check from hanging the caller, and
+// the check is made again on the open file.
+func openRegularNonBlocking(path string) (*os.File, error) {
+	if err := checkRegular(path); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %s, not a regular file", path, fileKind(fi.Mode()))
+	}
+	return f, nil
+}
