@@ -7,8 +7,8 @@ const ObjectivePlan = "plan"
 
 // DecideHandCoded reads the seed's decision table as a plain switch: a verified
 // all-matched result is accepted; Law 2 and then the budget abandon; a close enough
-// result succeeds; otherwise |∇L| against ε and P against ρ pick one of the four action
-// states. It is the oracle that the rules of rules/ggs.yaml are tested against and the
+// result succeeds; a round that would replan once more than max_replans abandons;
+// otherwise |∇L| against ε and P against ρ pick one of the four action states. It is the oracle that the rules of rules/ggs.yaml are tested against and the
 // floor their benchmark is measured against; the Solver never calls it.
 func DecideHandCoded(p Params, s Signals) string {
 	switch {
@@ -22,6 +22,8 @@ func DecideHandCoded(p Params, s Signals) string {
 		return contract.DirectiveAbandon
 	case s.D <= p.Delta:
 		return contract.DirectiveSuccess
+	case s.Replans >= p.MaxReplans:
+		return contract.DirectiveAbandon
 	}
 	stuck := abs(s.Grad) < p.Epsilon
 	logical := s.P > p.Rho

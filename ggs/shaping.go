@@ -94,7 +94,12 @@ func keyOf(entry string, c ToolCall) string {
 
 // blocked is the MUST NOT part of a directive.
 type blocked struct {
-	tools, targets []string
+	tools []string
+	// targets is what the directive blocks: every target an earlier directive of the
+	// task blocked, and added.
+	targets []string
+	// added are the targets the directive's own macro-state and ∇L sign block this round.
+	added []string
 	// narrowed is set when a change_approach or refine directive was narrowed by an
 	// improving loss, widened when it was widened by a worsening one.
 	narrowed, widened bool
@@ -102,17 +107,22 @@ type blocked struct {
 
 // shapeBlocked applies the directive semantics and the ∇L sign modulation:
 //
-//	break_symmetry   every tool of the failing subtasks; no targets
+//	break_symmetry   every tool of the failing subtasks; adds no target
 //	change_approach  worsening: the failing subtasks' tools and every tool blocked earlier
 //	                 improving: only the tools of subtasks that failed logically (all the
-//	                 failing subtasks' tools when none did); no targets
-//	change_path      no tools; every target tried so far in the task
-//	refine           no tools; worsening: every target tried so far;
-//	                 improving: the targets of the most recent round that had any
+//	                 failing subtasks' tools when none did); adds no target
+//	change_path      no tools; adds every target tried so far in the task
+//	refine           no tools; worsening: adds every target tried so far;
+//	                 improving: adds the targets of the most recent round that had any
+//
+// Whatever the directive, a target once blocked stays blocked for the rest of the task
+// (seed 000's key invariant): the modulation only limits what a round adds, so the
+// blocked_targets of a task's directives never shrink. Tools do not accumulate that way:
+// an improving change_approach blocks fewer tools on purpose.
 //
 // In change_approach and refine |∇L| ≥ ε, so the sign of ∇L alone tells the two apart.
 func shapeBlocked(directive string, grad float64, rc roundCalls, st *taskState) blocked {
-	b := blocked{tools: []string{}, targets: []string{}}
+	b := blocked{tools: []string{}, added: []string{}}
 	switch directive {
 	case contract.DirectiveBreakSymmetry:
 		b.tools = rc.tools
@@ -128,16 +138,17 @@ func shapeBlocked(directive string, grad float64, rc roundCalls, st *taskState) 
 			b.tools = rc.tools
 		}
 	case contract.DirectiveChangePath:
-		b.targets = sortedUnique(append(st.targets.sorted(), rc.targets...))
+		b.added = sortedUnique(append(st.targets.sorted(), rc.targets...))
 	case contract.DirectiveRefine:
 		if grad < 0 {
-			b.targets = latestTargets(rc, st)
+			b.added = latestTargets(rc, st)
 			b.narrowed = true
 		} else {
-			b.targets = sortedUnique(append(st.targets.sorted(), rc.targets...))
+			b.added = sortedUnique(append(st.targets.sorted(), rc.targets...))
 			b.widened = true
 		}
 	}
+	b.targets = sortedUnique(append(st.blocked.sorted(), b.added...))
 	return b
 }
 
@@ -238,6 +249,7 @@ func rationale(directive string, s Signals, p Params, b blocked, merged bool) st
 		w.say(": the approach is wrong and stuck. Do not use the tools of ", whose, " (")
 		w.list(b.tools)
 		w.say("); plan with a different class of tool.")
+		w.kept(b)
 	case contract.DirectiveChangeApproach:
 		w.say(": the method is wrong. ")
 		switch {
@@ -250,6 +262,7 @@ func rationale(directive string, s Signals, p Params, b blocked, merged bool) st
 		}
 		w.list(b.tools)
 		w.say("); switch to a different method.")
+		w.kept(b)
 	case contract.DirectiveChangePath:
 		w.say(": the approach is sound but keeps hitting the same wall. Keep the tools and use different targets (blocked so far: ")
 		w.int(len(b.targets))
@@ -257,7 +270,9 @@ func rationale(directive string, s Signals, p Params, b blocked, merged bool) st
 	case contract.DirectiveRefine:
 		w.say(": the approach is sound. Tighten the parameters and narrow the scope; ")
 		if b.narrowed {
-			w.say("only the latest failed targets are blocked (")
+			w.say("only the latest failed targets are added (")
+			w.int(len(b.added))
+			w.say("), and every target blocked before stays blocked (blocked so far: ")
 		} else {
 			w.say("every target that failed so far is blocked (")
 		}
@@ -265,6 +280,16 @@ func rationale(directive string, s Signals, p Params, b blocked, merged bool) st
 		w.say(").")
 	}
 	return w.String()
+}
+
+// kept says that a directive which adds no target still blocks those of earlier ones.
+func (w *prose) kept(b blocked) {
+	if len(b.targets) == 0 {
+		return
+	}
+	w.say(" The targets blocked earlier in the task stay blocked (")
+	w.int(len(b.targets))
+	w.say(").")
 }
 
 // summary explains a terminal directive in plain words.
@@ -282,6 +307,9 @@ func summary(directive string, s Signals, p Params, gap string) string {
 				s.Worsening, num(s.Grad), num(p.Epsilon))
 		case s.Omega >= p.Theta:
 			fmt.Fprintf(&b, "Abandoned: the budget is spent (Ω = %s ≥ θ = %s) after %s.", num(s.Omega), num(p.Theta), replans(s.Replans))
+		case s.Replans >= p.MaxReplans && s.D > p.Delta:
+			fmt.Fprintf(&b, "Abandoned: the replans are spent (%s issued, max_replans = %d) and the result is still beyond δ = %s.",
+				replans(s.Replans), p.MaxReplans, num(p.Delta))
 		default:
 			fmt.Fprintf(&b, "Abandoned after %s.", replans(s.Replans))
 		}

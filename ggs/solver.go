@@ -233,7 +233,10 @@ func (s *Solver) Conclude(taskID string, dec Decision) (Output, error) {
 	}
 	st.remember(in.calls, b)
 	st.advance(sig, dec.Directive)
-	s.write(dec.Directive, st.intent, out.Directive.Rationale, b.targets, in.tally.Primary)
+	// Megrams go to the targets this round blocks itself. One carried from an earlier
+	// directive had its Megram then; writing it again under, say, break_symmetry's
+	// quantization (σ = +1) would tell memory to favour a path that failed.
+	s.write(dec.Directive, st.intent, out.Directive.Rationale, b.added, in.tally.Primary)
 	return out, nil
 }
 

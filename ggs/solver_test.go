@@ -3,6 +3,7 @@ package ggs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -129,7 +130,8 @@ func TestChainAndTargetAccumulation(t *testing.T) {
 	want := [][]string{
 		{"shell:ls /data"},
 		{"read_file:/mnt/data/index", "shell:ls /data", "shell:ls /mnt/data"}, // worsening refine: every target so far
-		{"shell:ls /srv/data"}, // improving refine: the latest failure only
+		// improving refine: adds the latest failure only; what was blocked stays blocked
+		{"read_file:/mnt/data/index", "shell:ls /data", "shell:ls /mnt/data", "shell:ls /srv/data"},
 	}
 	for i, w := range want {
 		if got := outs[i].Directive.BlockedTargets; !reflect.DeepEqual(got, w) {
@@ -147,21 +149,52 @@ func TestChainAndTargetAccumulation(t *testing.T) {
 // Targets keep accumulating through rounds whose directive blocks tools instead.
 func TestTargetsAccumulateAcrossBreakSymmetry(t *testing.T) {
 	s := newSolver(t)
+	mixed := replan("t", 0, outcome("s1", "failed", []string{"curl:https://c.example/x → 503"},
+		fail("a", contract.ModeVerifiable, "logical"), fail("b", contract.ModeVerifiable, "environmental")))
 	outs := runSteps(t, s, []step{
 		{req: envRound("t", 2, "fetch:https://a.example/x → 503"), prev: "init", directive: "change_path", grad: 0},
 		// D=1 P=1 Ω=0.2: L = 0.6 + 0.24 + 0.08 = 0.92 → worsening, logical: change_approach
 		{req: logicalRound("t", "fetch:https://b.example/x → wrong page"), prev: "change_path", directive: "change_approach", grad: 0.32},
-		// D=1 P=0 Ω=0.4: L = 0.6 + 0.16 = 0.76 → improving, environmental: refine
-		{req: envRound("t", 2, "curl:https://c.example/x → 503"), prev: "change_approach", directive: "refine", grad: -0.16},
-		// D=1 P=0 Ω=0.6 (replans 3): L = 0.6 + 0.24 = 0.84, ∇L = 0.08: plateau → change_path
-		{req: envRound("t", 2, "curl:https://d.example/x → 503"), prev: "refine", directive: "change_path", grad: 0.08},
+		// D=1 P=0.5 Ω=0.4: L = 0.6 + 0.18·0.5 + 0.16 = 0.85, ∇L = -0.07: plateau, P ≤ ρ → change_path
+		{req: mixed, prev: "change_approach", directive: "change_path", grad: -0.07},
 	})
-	if got := outs[1].Directive; len(got.BlockedTargets) != 0 || !reflect.DeepEqual(got.BlockedTools, []string{"fetch"}) {
+	// change_approach adds no target, and the one change_path blocked stays blocked.
+	if got := outs[1].Directive; !reflect.DeepEqual(got.BlockedTargets, []string{"fetch:https://a.example/x"}) || !reflect.DeepEqual(got.BlockedTools, []string{"fetch"}) {
 		t.Errorf("change_approach blocks tools %q targets %q", got.BlockedTools, got.BlockedTargets)
 	}
-	want := []string{"curl:https://c.example/x", "curl:https://d.example/x", "fetch:https://a.example/x", "fetch:https://b.example/x"}
-	if got := outs[3].Directive.BlockedTargets; !reflect.DeepEqual(got, want) {
-		t.Errorf("change_path after four rounds blocks %q, want %q", got, want)
+	// change_path adds every target tried, the change_approach round's included.
+	want := []string{"curl:https://c.example/x", "fetch:https://a.example/x", "fetch:https://b.example/x"}
+	if got := outs[2].Directive.BlockedTargets; !reflect.DeepEqual(got, want) {
+		t.Errorf("change_path after three rounds blocks %q, want %q", got, want)
+	}
+}
+
+// With max_replans PlanDirectives issued, a round that would replan abandons by rule,
+// however fast the task runs (Ω alone is 0.6 < θ here); one within δ still succeeds.
+func TestReplansCap(t *testing.T) {
+	p := loadParams(t)
+	s := newSolver(t)
+	var steps []step
+	prev := "init"
+	for i := range p.MaxReplans {
+		// D=1 P=0: L = 0.6 + 0.08·i; ∇L = 0.08 < ε from the second round on
+		steps = append(steps, step{req: envRound("cap", 2, fmt.Sprintf("shell:ls /d%d → none", i)), prev: prev, directive: "change_path", grad: map[bool]float64{true: 0, false: 0.08}[i == 0]})
+		prev = "change_path"
+	}
+	steps = append(steps, step{req: envRound("cap", 2, "shell:ls /last → none"), prev: prev, directive: "abandon", grad: 0.08})
+	outs := runSteps(t, s, steps)
+	last := outs[len(outs)-1]
+	if f := last.Final; last.Rule != "abandon_replans_spent" || f.Replans != p.MaxReplans || f.Loss.Omega >= p.Theta ||
+		f.Summary != "Abandoned: the replans are spent (3 replans issued, max_replans = 3) and the result is still beyond δ = 0.3. Distance left: D = 1. Gap: criteria unmet" {
+		t.Errorf("cap: rule %s, %+v", last.Rule, f)
+	}
+
+	// The same history, and a last round within δ: success, not abandon.
+	s = newSolver(t)
+	runSteps(t, s, steps[:len(steps)-1])
+	near := replan("cap", 0, outcome("s1", "failed", []string{"shell:ls /e → ok"}, pass("a"), pass("b"), pass("c"), fail("d", "", "environmental")))
+	if out := mustReplan(t, s, near); out.Final == nil || out.Final.Directive != contract.DirectiveSuccess {
+		t.Errorf("a round within δ at the cap: rule %s, %+v", out.Rule, out)
 	}
 }
 
@@ -191,9 +224,13 @@ func TestLaw2CounterResets(t *testing.T) {
 		{req: envRound("r", 2, "shell:ls /b → none"), prev: "change_path", directive: "refine", grad: 0.38}, // L 0.68, worsening 1
 		// D=1 P=0 Ω=0.4: L = 0.76, ∇L = 0.08 leaves the worsening range: counter back to 0
 		{req: envRound("r", 2, "shell:ls /c → none"), prev: "refine", directive: "change_path", grad: 0.08},
-		// D=1 P=1 Ω=0.6: L = 0.6 + 0.12 + 0.24 = 0.96, ∇L = 0.2: worsening again, but only once
-		{req: logicalRound("r", "shell:ls /d → wrong"), prev: "change_path", directive: "change_approach", grad: 0.2},
+		// D=1 P=1 Ω=0.6: L = 0.6 + 0.12 + 0.24 = 0.96, ∇L = 0.2: worsening again, but only
+		// once, so no Law 2; the max_replans cap ends the task instead
+		{req: logicalRound("r", "shell:ls /d → wrong"), prev: "change_path", directive: "abandon", grad: 0.2},
 	})
+	if outs[3].Rule != "abandon_replans_spent" {
+		t.Errorf("round 4 decided by %s, want abandon_replans_spent", outs[3].Rule)
+	}
 	if w := []int{0, 1, 0, 1}; outs[0].Signals.Worsening != w[0] || outs[1].Signals.Worsening != w[1] ||
 		outs[2].Signals.Worsening != w[2] || outs[3].Signals.Worsening != w[3] {
 		t.Errorf("worsening counts %d %d %d %d, want %v", outs[0].Signals.Worsening, outs[1].Signals.Worsening,

@@ -15,6 +15,7 @@ type taskState struct {
 	replans   int      // PlanDirectives issued
 	targets   set      // "<tool>:<target>" of every failing call of every round
 	latest    []string // the targets of the most recent round that had any
+	blocked   set      // targets the issued PlanDirectives blocked; never shrinks
 	tools     set      // tools blocked by earlier directives
 	intent    string   // the task's intent, as last given
 	pending   *pendingRound
@@ -83,13 +84,14 @@ func (st *taskState) advance(s Signals, directive string) {
 	}
 }
 
-// remember adds a round's failing calls and the tools its directive blocked.
+// remember adds a round's failing calls and what its directive blocked.
 func (st *taskState) remember(rc roundCalls, b blocked) {
 	st.targets.add(rc.targets...)
 	if len(rc.targets) > 0 {
 		st.latest = slices.Clone(rc.targets) // the directive holds rc.targets too
 	}
 	st.tools.add(b.tools...)
+	st.blocked.add(b.targets...)
 }
 
 // set is a string set whose listing is sorted.
