@@ -54,6 +54,11 @@ type Loop struct {
 	task   contract.TaskSpec
 	round  int
 
+	// sess is the engine's session (from Seed) and rs the rule set whose params the
+	// Solver holds; they differ after a hot reload until syncParams catches up.
+	sess *spine.Session
+	rs   *spine.RuleSet
+
 	post    *bus.Post // the post of the effector call in progress
 	mailErr error     // what the memory desk could not deliver during the call
 
@@ -78,7 +83,7 @@ func NewLoop(rs *spine.RuleSet, plant Plant, task contract.TaskSpec, opts ...Opt
 	if err != nil {
 		return nil, err
 	}
-	l := &Loop{solver: s, plant: plant, task: task}
+	l := &Loop{solver: s, plant: plant, task: task, rs: rs}
 	if s.mem != nil {
 		s.mem = &postedMemory{loop: l, store: s.mem}
 	}
@@ -86,14 +91,41 @@ func NewLoop(rs *spine.RuleSet, plant Plant, task contract.TaskSpec, opts ...Opt
 }
 
 // Seed puts the round-0 signals fact into the engine's session, so that the first
-// select_objective chooses plan. Call it before Engine.Run.
+// select_objective chooses plan, and follows the session's rule set from then on. Call
+// it before Engine.Run.
 func (l *Loop) Seed(sess *spine.Session) error {
+	l.sess = sess
 	_, err := sess.Put(SignalsKind, "", Signals{})
 	return err
 }
 
+// syncParams gives the Solver the params of the rule set the engine runs now. A hot
+// reload (spine run --watch) swaps the rule set at a select_objective; the decision then
+// compares against the new thresholds, so the arithmetic that follows and the rationale
+// and summary that quote the thresholds must use them too. A round's signals are measured
+// with the params in force when R4b's report arrives. A reloaded rule set that lacks
+// a param GGS needs is an error, not a silent fall-back to the old values.
+func (l *Loop) syncParams() error {
+	if l.sess == nil {
+		return nil
+	}
+	rs := l.sess.RuleSet()
+	if rs == l.rs {
+		return nil
+	}
+	p, err := ParamsFrom(rs)
+	if err != nil {
+		return fmt.Errorf("ggs: reloaded rules %s: %w", rs.Path(), err)
+	}
+	l.solver.params, l.rs = p, rs
+	return nil
+}
+
 // Mint concludes the previous round with the engine's decision and runs the next round.
 func (l *Loop) Mint(ctx context.Context, req spine.MintRequest) (spine.Construct, error) {
+	if err := l.syncParams(); err != nil {
+		return spine.Construct{}, err
+	}
 	post := l.open(ctx)
 	defer l.close()
 	if req.Objective != ObjectivePlan {
@@ -135,6 +167,9 @@ func (l *Loop) Gate(ctx context.Context, req spine.GateRequest) (spine.Signals, 
 	if err := rep.validate(); err != nil {
 		return spine.Signals{}, err
 	}
+	if err := l.syncParams(); err != nil {
+		return spine.Signals{}, err
+	}
 	// R4b may leave the intent out; GGS knows the task's, and memory tags need it.
 	if rep.Replan != nil && rep.Replan.Intent == "" {
 		rep.Replan.Intent = l.task.Intent
@@ -157,6 +192,9 @@ func (l *Loop) Gate(ctx context.Context, req spine.GateRequest) (spine.Signals, 
 
 // Finish concludes the last round into the FinalResult and posts it to the user.
 func (l *Loop) Finish(ctx context.Context, req spine.FinishRequest) (spine.Construct, error) {
+	if err := l.syncParams(); err != nil {
+		return spine.Construct{}, err
+	}
 	post := l.open(ctx)
 	defer l.close()
 	out, err := l.solver.Conclude(l.task.TaskID, Decision{Directive: req.Objective, Rule: req.Rule})
