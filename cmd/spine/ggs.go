@@ -19,21 +19,34 @@ func init() {
 	register(&command{
 		name:    "ggs",
 		summary: "run the Goal Gradient Solver as a JSONL filter over bus messages",
-		usage:   "[--rules FILE] [--json-errors] < messages.jsonl",
+		usage:   "[--rules FILE] [--json-errors] [--max-open-tasks N] [--idle-lines N] < messages.jsonl",
 		run:     runGGS,
 	})
 }
 
 // runGGS reads one bus message per line on stdin and writes one output message per
 // valid line on stdout. A line it cannot use is reported on stderr with its number and
-// skipped; the exit status is then 1.
+// skipped; the exit status is then 1. Open tasks are bounded (ggs.Filter): a task evicted
+// to stay within the bound is reported on stderr and does not change the exit status.
 func runGGS(ctx context.Context, io stdio, args []string) int {
 	c := commands["ggs"]
 	fs := newFlags(c, io)
 	rulesFile := fs.String("rules", "", "rule file to decide with instead of the built-in rules/ggs.yaml")
 	jsonErrors := fs.Bool("json-errors", false, `report bad lines on stderr as JSON: {"line": N, "error": "..."}`)
+	var bound ggs.Bound
+	fs.IntVar(&bound.MaxOpen, "max-open-tasks", ggs.DefaultMaxOpenTasks, "open tasks kept; beyond it the least recently used is evicted (0: no limit)")
+	fs.IntVar(&bound.IdleLines, "idle-lines", 0, "evict a task with no message in this many input lines (0: never)")
 	if code, done := parseFlags(fs, args); done {
 		return code
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"max-open-tasks", bound.MaxOpen}, {"idle-lines", bound.IdleLines}} {
+		if f.v < 0 {
+			fmt.Fprintf(io.err, "spine ggs: --%s %d: want a count ≥ 0 (0: no limit)\n", f.name, f.v)
+			return exitUsage
+		}
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(io.err, "spine ggs: unexpected argument %q: messages are read from stdin\n", fs.Arg(0))
@@ -49,7 +62,7 @@ func runGGS(ctx context.Context, io stdio, args []string) int {
 	if err == nil {
 		var solver *ggs.Solver
 		if solver, err = ggs.New(rs); err == nil {
-			return filterGGS(ctx, io, solver, *jsonErrors)
+			return filterGGS(ctx, io, ggs.NewFilter(solver, bound), bound, *jsonErrors)
 		}
 	}
 	// Errors of package ggs already start with "ggs: ".
@@ -61,7 +74,7 @@ func runGGS(ctx context.Context, io stdio, args []string) int {
 	return exitFail
 }
 
-func filterGGS(ctx context.Context, io stdio, solver *ggs.Solver, jsonErrors bool) int {
+func filterGGS(ctx context.Context, io stdio, filter *ggs.Filter, bound ggs.Bound, jsonErrors bool) int {
 	status := exitOK
 	report := func(line int, err error) {
 		status = exitFail
@@ -74,6 +87,19 @@ func filterGGS(ctx context.Context, io stdio, solver *ggs.Solver, jsonErrors boo
 			return
 		}
 		fmt.Fprintf(io.err, "line %d: %v\n", line, err)
+	}
+	evicted := func(e ggs.Eviction) {
+		why := evictionText(e, bound)
+		if jsonErrors {
+			b, _ := json.Marshal(struct {
+				Line    int    `json:"line"`
+				Evicted string `json:"evicted"`
+				Reason  string `json:"reason"`
+			}{e.Line, e.TaskID, why})
+			fmt.Fprintf(io.err, "%s\n", b)
+			return
+		}
+		fmt.Fprintf(io.err, "line %d: evicted task %q: %s\n", e.Line, e.TaskID, why)
 	}
 	in := bufio.NewReader(io.in)
 	var out []byte
@@ -90,7 +116,7 @@ func filterGGS(ctx context.Context, io stdio, solver *ggs.Solver, jsonErrors boo
 		if text := bytes.TrimSpace(line); len(text) > 0 {
 			if m, err := ggs.DecodeMessage(text); err != nil {
 				report(n, err)
-			} else if o, err := solver.Handle(ctx, m); err != nil {
+			} else if o, err := filter.Handle(ctx, n, m); err != nil {
 				report(n, err)
 			} else if out, err = ggs.AppendOutput(out[:0], o); err != nil {
 				report(n, err)
@@ -98,6 +124,12 @@ func filterGGS(ctx context.Context, io stdio, solver *ggs.Solver, jsonErrors boo
 				fmt.Fprintf(io.err, "spine ggs: writing stdout: %v\n", err)
 				return exitFail
 			}
+		}
+		if last && len(line) == 0 {
+			return status // no line n: the input ended with a newline
+		}
+		for _, e := range filter.Expire(n) {
+			evicted(e)
 		}
 		if last {
 			return status
@@ -112,4 +144,13 @@ func readLine(r *bufio.Reader) (line []byte, last bool, err error) {
 		return line, true, nil
 	}
 	return line, false, err
+}
+
+// evictionText says why a task was evicted and what a later message for it does.
+func evictionText(e ggs.Eviction, b ggs.Bound) string {
+	why := fmt.Sprintf("more than %d tasks open (--max-open-tasks), and it was the least recently used", b.MaxOpen)
+	if e.Reason == ggs.EvictedIdle {
+		why = fmt.Sprintf("no message for it in %d lines (--idle-lines)", b.IdleLines)
+	}
+	return why + "; a later message for it starts the task afresh"
 }
