@@ -1,6 +1,11 @@
 package audit
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine"
@@ -11,6 +16,11 @@ type TraceResult struct {
 	Messages int                    // bus messages found in the trace (model calls included)
 	Findings []contract.AuditReport // ordered by seq then kind; evidence is trace seqs
 	Torn     *spine.TornLine        // set when the trace ends in a torn line (AuditFile)
+	Chain    spine.ChainReport      // the trace's hash chain as verified (AuditFile)
+	// Broken is the first line that breaks the hash chain (AuditFile), nil when the
+	// chain holds or the trace is unchained. Findings on the lines from there on are on
+	// what the trace says now, which is not what the run wrote.
+	Broken *spine.ChainError
 }
 
 // AuditTrace runs a fresh Auditor over the messages recorded in a trace that was read
@@ -22,19 +32,30 @@ func AuditTrace(cfg Config, name string, tf *spine.TraceFile) (TraceResult, erro
 	return auditLines(cfg, name, tf, true)
 }
 
-// AuditFile reads and audits one trace file. A torn last line is where the trace ends
-// (TraceResult.Torn says so): a run that stopped there delivered nothing after it. A
-// malformed line before the end is returned as the error, with the findings on the
-// messages before it, and the stream is not ended.
+// AuditFile verifies one trace file's hash chain, then reads and audits it. A torn last
+// line is where the trace ends (TraceResult.Torn says so): a run that stopped there
+// delivered nothing after it. A malformed line before the end is returned as the error,
+// with the findings on the messages before it, and the stream is not ended. A broken
+// chain is returned as an error wrapping the *spine.ChainError (also in
+// TraceResult.Broken), with the findings on the whole trace as it now reads.
 func AuditFile(cfg Config, path string) (TraceResult, error) {
-	tf, err := spine.ReadTraceFile(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return TraceResult{}, err
+	}
+	chain, cerr := spine.VerifyChain(bytes.NewReader(data))
+	tf, err := spine.ReadTrace(path, bytes.NewReader(data))
 	if tf == nil {
 		return TraceResult{}, err
 	}
 	res, aerr := auditLines(cfg, path, tf, err == nil)
-	res.Torn = tf.Torn
-	if err != nil {
+	res.Torn, res.Chain = tf.Torn, chain
+	errors.As(cerr, &res.Broken)
+	switch {
+	case err != nil:
 		return res, err
+	case cerr != nil:
+		return res, fmt.Errorf("%s: hash chain broken at %w", path, cerr)
 	}
 	return res, aerr
 }

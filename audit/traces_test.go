@@ -40,9 +40,35 @@ func designedTraces(t testing.TB) []tracePair {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if *rewrite {
+			raw = resealDesigned(t, p, raw)
+		}
+		if _, err := spine.VerifyChain(bytes.NewReader(raw)); err != nil {
+			t.Fatalf("%s: %v (after editing a designed trace by hand, go test ./audit -rewrite seals it again)", p, err)
+		}
 		out = append(out, tracePair{filepath.Base(p), raw})
 	}
 	return out
+}
+
+// resealDesigned gives a hand-edited designed trace its hash chain again: the traces in
+// testdata/designed are written by hand, not recorded, so their links are computed here.
+func resealDesigned(t testing.TB, path string, raw []byte) []byte {
+	t.Helper()
+	// UnchainedTrace drops every h and names the header's format spine-trace/1; the
+	// header is then named spine-trace/2 again and every line sealed.
+	lines := bytes.SplitN(spine.UnchainedTrace(raw), []byte("\n"), 2)
+	lines[0] = bytes.Replace(lines[0], []byte(`"format":"`+spine.TraceFormatUnchained+`"`), []byte(`"format":"`+spine.TraceFormat+`"`), 1)
+	sealed, err := spine.SealTrace(bytes.Join(lines, []byte("\n")))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if !bytes.Equal(sealed, raw) {
+		if err := os.WriteFile(path, sealed, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sealed
 }
 
 func fixtureTraces(t testing.TB) []tracePair {
@@ -247,29 +273,49 @@ func TestAuditTraceReportsBrokenMessageEvents(t *testing.T) {
 }
 
 // A torn trace ends where it tears, so an open manifest is incomplete; a trace with a
-// malformed line in the middle is not ended, since the lines after it are unknown.
+// malformed line in the middle is not ended, since the lines after it are unknown. A
+// trace whose chain is broken is audited as it reads, and the break is the error.
 func TestAuditFileEndsOnlyWholeTraces(t *testing.T) {
-	head := `{"seq":1,"t":"x","kind":"header"}
+	head, err := spine.SealTrace([]byte(`{"seq":1,"t":"x","kind":"header","format":"spine-trace/2"}
 {"seq":2,"t":"x","kind":"message","from":"R2","to":"R4b","type":"DispatchManifest","task_id":"t","payload":{"task_id":"t","subtask_ids":["a"]}}
-`
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name, tail string
+		edit       func(string) string
 		findings   int
 		torn       bool
 		err        string
+		broken     int
 	}{
-		{"whole.jsonl", "", 1, false, ""},
-		{"torn.jsonl", `{"seq":3,"t":"x","ki`, 1, true, ""},
-		{"bad.jsonl", "{oops\n" + `{"seq":4,"t":"x","kind":"message","from":"R4a","to":"R4b","type":"SubTaskOutcome","task_id":"t","payload":{"subtask_id":"a"}}` + "\n", 0, false, "bad.jsonl:3: invalid JSON"},
+		{name: "whole.jsonl", findings: 1},
+		{name: "torn.jsonl", tail: `{"seq":3,"t":"x","ki`, findings: 1, torn: true},
+		{name: "bad.jsonl", tail: "{oops\n" + `{"seq":4,"t":"x","kind":"message","from":"R4a","to":"R4b","type":"SubTaskOutcome","task_id":"t","payload":{"subtask_id":"a"}}` + "\n",
+			err: "bad.jsonl:3: invalid JSON", broken: 3},
+		{name: "tampered.jsonl", edit: func(s string) string { return strings.Replace(s, `"subtask_ids":["a"]`, `"subtask_ids":["b"]`, 1) }, findings: 1,
+			err: "tampered.jsonl: hash chain broken at line 2 (seq 2): hash does not chain to line 1 (line 2 was edited, or the h of line 1 was rewritten)", broken: 2},
 	} {
 		path := filepath.Join(dir, tc.name)
-		if err := os.WriteFile(path, []byte(head+tc.tail), 0o644); err != nil {
+		src := string(head) + tc.tail
+		if tc.edit != nil {
+			src = tc.edit(src)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		res, err := AuditFile(DefaultConfig(), path)
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.err)
+		}
+		broken := 0
+		if res.Broken != nil {
+			broken = res.Broken.Line
+		}
+		if broken != tc.broken || !res.Chain.Chained {
+			t.Errorf("%s: chain %+v, broken %v; want the break at line %d", tc.name, res.Chain, res.Broken, tc.broken)
 		}
 		if len(res.Findings) != tc.findings || (res.Torn != nil) != tc.torn || res.Messages != 1 {
 			t.Errorf("%s: %d message(s), findings %v, torn %v; want 1 message, %d finding(s), torn %v", tc.name, res.Messages, res.Findings, res.Torn, tc.findings, tc.torn)

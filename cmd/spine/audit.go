@@ -3,18 +3,20 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine"
 )
 
 func init() {
 	register(&command{
 		name:    "audit",
-		summary: "run the Auditor (R6) over recorded traces and print its findings",
+		summary: "verify recorded traces' hash chains, run the Auditor (R6) over them and print its findings",
 		usage:   "[--json] [threshold flags] TRACE|DIR...",
 		run:     runAudit,
 	})
@@ -29,6 +31,7 @@ type auditLine struct {
 // auditTally counts findings by severity across traces.
 type auditTally struct {
 	traces, findings, errors, warnings int
+	broken                             int  // traces whose hash chain is broken
 	failed                             bool // a trace could not be read or audited
 }
 
@@ -77,13 +80,25 @@ func runAudit(ctx context.Context, io stdio, args []string) int {
 func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *auditTally) {
 	tally.traces++
 	res, err := audit.AuditFile(cfg, path)
-	if err != nil {
+	var broken *spine.ChainError
+	switch {
+	case errors.As(err, &broken):
+		fmt.Fprintf(io.err, "spine audit: %v; the findings below are on the trace as it now reads\n", err)
+		tally.failed = true
+		tally.broken++
+	case err != nil && res.Broken != nil && !sameLine(err, res.Broken.Line):
+		fmt.Fprintf(io.err, "spine audit: %s: hash chain broken at %v\n", path, res.Broken)
+		tally.broken++
+		fallthrough
+	case err != nil:
 		if res.Messages > 0 {
 			fmt.Fprintf(io.err, "spine audit: %v; audited the messages before it\n", err)
 		} else {
 			fmt.Fprintf(io.err, "spine audit: %v\n", err)
 		}
 		tally.failed = true
+	case !res.Chain.Chained && res.Chain.Format != "":
+		fmt.Fprintf(io.err, "spine audit: %s: %s: its lines carry no hashes to verify\n", path, res.Chain)
 	}
 	if res.Torn != nil {
 		fmt.Fprintf(io.err, "spine audit: %s: %s\n", path, res.Torn)
@@ -115,6 +130,13 @@ func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *audit
 	}
 }
 
+// sameLine reports whether err is a malformed-line error at line n, which the chain
+// check then reports too: one message is enough.
+func sameLine(err error, n int) bool {
+	var te *spine.TraceError
+	return errors.As(err, &te) && te.Line == n
+}
+
 // findingLine renders a finding: "[error] boundary_violation · task t6 · seq 4,5 · ...".
 func findingLine(f contract.AuditReport) string {
 	parts := []string{"[" + f.Severity + "] " + f.Kind}
@@ -131,6 +153,9 @@ func findingLine(f contract.AuditReport) string {
 
 func (t auditTally) summary() string {
 	head := plural(t.traces, "trace") + " audited"
+	if t.broken > 0 {
+		head += fmt.Sprintf(" (%d with a broken hash chain)", t.broken)
+	}
 	if t.findings == 0 {
 		return head + ": no findings"
 	}

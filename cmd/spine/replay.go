@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -34,6 +35,16 @@ type replayOutcome struct {
 	diff      *spine.TraceDiff // --check: first difference
 	replayed  []byte
 	identical bool
+	chain     spine.ChainReport
+	chainErr  error // the recording's hash chain is broken (or the trace unreadable)
+}
+
+// chainNote says what the chain check found, for the line that reports a replay.
+func (r replayOutcome) chainNote() string {
+	if r.chain.Chained {
+		return "hash chain intact"
+	}
+	return r.chain.String() + ": no hashes to verify"
 }
 
 func runReplay(ctx context.Context, io stdio, args []string) int {
@@ -93,6 +104,12 @@ func runReplay(ctx context.Context, io stdio, args []string) int {
 		if r.torn != nil {
 			fmt.Fprintf(io.err, "%s: %s\n", r.path, r.torn)
 		}
+		if r.chainErr != nil {
+			fmt.Fprintf(io.out, "%s: hash chain broken at %v\n", r.path, r.chainErr)
+			if *check {
+				code = exitFail
+			}
+		}
 		switch {
 		case r.err != nil && r.lines == 0:
 			fmt.Fprintf(io.out, "%s: %v\n", r.path, r.err)
@@ -106,8 +123,12 @@ func runReplay(ctx context.Context, io stdio, args []string) int {
 		case r.err != nil && !(r.torn != nil && r.identical):
 			fmt.Fprintf(io.out, "%s: %v\n", r.path, r.err)
 			code = exitFail
+		case *check && r.chainErr != nil:
+			fmt.Fprintf(io.out, "%s: the replay is identical to the recording (%d lines), but the recording's chain is broken · %s\n", r.path, r.lines, r.res.Outcome)
 		case *check:
-			fmt.Fprintf(io.out, "%s: identical to the recording (%d lines) · %s\n", r.path, r.lines, r.res.Outcome)
+			fmt.Fprintf(io.out, "%s: identical to the recording (%d lines, %s) · %s\n", r.path, r.lines, r.chainNote(), r.res.Outcome)
+		case !r.chain.Chained && r.chainErr == nil:
+			fmt.Fprintf(io.out, "%s: replayed · %s (objective %s) after %d iteration(s) · %s\n", r.path, r.res.Outcome, r.res.Objective, r.res.Iterations, r.chain)
 		default:
 			fmt.Fprintf(io.out, "%s: replayed · %s (objective %s) after %d iteration(s)\n", r.path, r.res.Outcome, r.res.Objective, r.res.Iterations)
 		}
@@ -132,6 +153,7 @@ func replayOne(ctx context.Context, path string, override *spine.RuleSet, check 
 		o.err = err
 		return o
 	}
+	o.chain, o.chainErr = spine.VerifyChain(bytes.NewReader(recorded))
 	tf, err := spine.ReadTrace(path, bytes.NewReader(recorded))
 	if err != nil {
 		o.err = err
@@ -159,7 +181,12 @@ func replayOne(ctx context.Context, path string, override *spine.RuleSet, check 
 		if tf.Torn != nil {
 			limit = len(tf.Lines)
 		}
-		o.diff = spine.CompareTraces(recorded, o.replayed, limit)
+		replayed := o.replayed
+		if rec.Header.Format == spine.TraceFormatUnchained {
+			// The replay writes the chained layout; the recording is the old one.
+			replayed = spine.UnchainedTrace(replayed)
+		}
+		o.diff = spine.CompareTraces(recorded, replayed, limit)
 		o.identical = o.diff == nil
 	} else if o.err == nil && override == nil {
 		o.identical = true
@@ -168,7 +195,9 @@ func replayOne(ctx context.Context, path string, override *spine.RuleSet, check 
 }
 
 // recordedRules finds the rule file a trace was recorded with: a shipped rule set or
-// the recorded path, whichever has the recorded hash.
+// the recorded path, whichever has the recorded hash. The path comes from the trace, so
+// a local file is opened only through spine.LoadRecordedRules (a regular file under a
+// size cap, opened without blocking); what it refused is named in the error.
 func recordedRules(rec *spine.Recording) (*spine.RuleSet, error) {
 	path, hash := rec.Header.RulesPath(), rec.Header.RulesHash()
 	var candidates []func() (*spine.RuleSet, error)
@@ -177,18 +206,31 @@ func recordedRules(rec *spine.Recording) (*spine.RuleSet, error) {
 			candidates = append(candidates, func() (*spine.RuleSet, error) { return spine.LoadRulesFS(rules.FS, base) })
 		}
 	}
-	for _, p := range []string{path, filepath.Join(filepath.Dir(rec.Name), filepath.Base(path))} {
-		if _, err := os.Stat(p); err == nil {
+	beside := filepath.Join(filepath.Dir(rec.Name), filepath.Base(path))
+	for i, p := range []string{path, beside} {
+		if i == 1 && filepath.Clean(path) == beside {
+			break
+		}
+		if _, err := os.Lstat(p); err == nil {
 			p := p
-			candidates = append(candidates, func() (*spine.RuleSet, error) { return spine.LoadRulesFile(p) })
+			candidates = append(candidates, func() (*spine.RuleSet, error) { return spine.LoadRecordedRules(p) })
 		}
 	}
+	var refused []string
 	for _, load := range candidates {
-		if rs, err := load(); err == nil && rs.Hash() == hash {
+		rs, err := load()
+		if err == nil && rs.Hash() == hash {
 			return rs, nil
 		}
+		if err != nil && !errors.As(err, new(spine.LoadErrors)) {
+			refused = append(refused, err.Error())
+		}
 	}
-	return nil, fmt.Errorf("recorded with rules %s (%s), and no shipped or local rule file has that hash; pass --rules FILE to replay with other rules", path, hash)
+	why := ""
+	if len(refused) > 0 {
+		why = " (not read: " + strings.Join(refused, "; ") + ")"
+	}
+	return nil, fmt.Errorf("recorded with rules %s (%s), and no shipped or local rule file has that hash%s; pass --rules FILE to replay with other rules", path, hash, why)
 }
 
 // traceArgs expands directories into the *.jsonl files under them, sorted.
@@ -228,7 +270,7 @@ func traceArgs(args []string) ([]string, error) {
 func replaySummary(rs []replayOutcome, check bool) string {
 	ok, bad := 0, 0
 	for _, r := range rs {
-		if r.identical || (!check && r.err == nil) {
+		if (r.identical || (!check && r.err == nil)) && !(check && r.chainErr != nil) {
 			ok++
 		} else {
 			bad++

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/agentspine/spine/spine"
 )
@@ -10,7 +13,7 @@ import (
 func init() {
 	register(&command{
 		name:    "trace",
-		summary: "show a trace as a readable timeline",
+		summary: "show a trace as a readable timeline, and check its hash chain",
 		usage:   "show [--all] FILE",
 		run:     runTrace,
 	})
@@ -37,18 +40,51 @@ func runTrace(ctx context.Context, io stdio, args []string) int {
 		return exitUsage
 	}
 	path := fs.Arg(0)
-	tf, err := spine.ReadTraceFile(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(io.err, "spine trace show: %v\n", err)
+		return exitFail
+	}
+	tf, err := spine.ReadTrace(path, bytes.NewReader(data))
 	if err != nil && tf == nil {
 		fmt.Fprintf(io.err, "spine trace show: %v\n", err)
 		return exitFail
 	}
+	// The chain is checked first and a break announced before the timeline, and marked
+	// where it is: what the trace says from there on is shown but not vouched for.
+	chain, cerr := spine.VerifyChain(bytes.NewReader(data))
+	breakAt := 0
+	var ce *spine.ChainError
+	switch {
+	case errors.As(cerr, &ce):
+		breakAt = ce.Line
+		fmt.Fprintf(io.err, "spine trace show: warning: %s: hash chain broken at %v; the lines from line %d on are shown as read, not verified\n", path, cerr, ce.Line)
+	case cerr != nil:
+		fmt.Fprintf(io.err, "spine trace show: warning: %s: %v\n", path, cerr)
+	case !chain.Chained:
+		fmt.Fprintf(io.err, "spine trace show: %s: %s: its lines carry no hashes to verify\n", path, chain)
+	}
+	if locked, _ := spine.TraceLocked(path); locked {
+		fmt.Fprintf(io.err, "spine trace show: %s is still being written by a run\n", path)
+	}
 	tl := &timeline{w: io.out, all: *all}
+	marked := false
+	mark := func() {
+		if breakAt > 0 && !marked {
+			fmt.Fprintf(io.out, "%15s  !! hash chain broken at %v: not verified from here on\n", "", cerr)
+			marked = true
+		}
+	}
 	for _, l := range tf.Lines {
+		if l.Line >= breakAt {
+			mark()
+		}
 		if lerr := tl.line(l.Raw); lerr != nil {
 			fmt.Fprintf(io.err, "spine trace show: %s:%d: %v\n", path, l.Line, lerr)
 			return exitFail
 		}
 	}
+	mark()
 	if err != nil {
 		fmt.Fprintf(io.err, "spine trace show: %v\n", err)
 		return exitFail
