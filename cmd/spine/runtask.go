@@ -76,9 +76,10 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 
 	cfg, err := llm.LoadConfig(llm.Sources{File: *configPath, Getenv: os.LookupEnv,
 		Flags: llm.Overrides{BaseURL: *baseURL, Model: *model}})
-	// A configuration file that does not load is reported as it is; otherwise no key and
-	// no endpoint means nothing was configured at all.
-	if (err == nil || *configPath == "") && cfg.APIKey == "" && strings.TrimRight(cfg.BaseURL, "/") == llm.DefaultBaseURL {
+	// A value that does not load (file, variable or flag) is reported as it is; only a
+	// configuration read whole with no key and no endpoint means nothing was configured.
+	var incomplete *llm.ValidationError
+	if (err == nil || *configPath == "" && errors.As(err, &incomplete)) && cfg.APIKey == "" && strings.TrimRight(cfg.BaseURL, "/") == llm.DefaultBaseURL {
 		fmt.Fprintln(io.err, notConfigured)
 		return exitUsage
 	}

@@ -3,6 +3,7 @@ package llm
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -13,6 +14,8 @@ import (
 )
 
 // Overrides are the values given on the command line; zero values mean "not given".
+// An unusable BaseURL is reported as the CLI's --base-url; the CLI's flag parser checks
+// the typed fields, and validation the tiers.
 type Overrides struct {
 	BaseURL     string
 	APIKey      string
@@ -45,8 +48,9 @@ const (
 )
 
 // LoadConfig merges DefaultConfig < the YAML file < the environment < the flags and
-// validates the result. Errors name their source: file:line:column, the variable, or
-// the flag value.
+// validates the result. A bad value is an error naming its source (file:line:column and
+// key, the variable, or the flag), the value and what was expected, usually a
+// *SettingError; a *ValidationError means every source read but the whole does not fit.
 func LoadConfig(src Sources) (Config, error) {
 	cfg := DefaultConfig()
 	if src.File != "" {
@@ -67,7 +71,7 @@ func LoadConfig(src Sources) (Config, error) {
 		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, fmt.Errorf("llm config: %w", err)
+		return cfg, &ValidationError{Err: err}
 	}
 	return cfg, nil
 }
@@ -95,7 +99,17 @@ func applyYAML(cfg *Config, name string, data []byte) error {
 	if top.Kind != yaml.MappingNode {
 		return posErr(name, top, "want a mapping of %s", strings.Join(yamlKeys, ", "))
 	}
+	// The tier names come first, wherever the key is: every tier is checked against them.
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value == "tiers" {
+			if err := tiersInto(name, top.Content[i+1], &cfg.Tiers); err != nil {
+				return err
+			}
+			break
+		}
+	}
 	seen := map[string]bool{}
+	var baseURL *yaml.Node
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
 		if seen[k.Value] {
@@ -105,29 +119,34 @@ func applyYAML(cfg *Config, name string, data []byte) error {
 		var err error
 		switch k.Value {
 		case "base_url":
-			err = scalarInto(name, v, &cfg.BaseURL)
+			err = scalarInto(name, "base_url", v, &cfg.BaseURL)
+			baseURL = v
 		case "api_key":
 			var s string
-			err = scalarInto(name, v, &s)
+			err = scalarInto(name, "api_key", v, &s)
 			cfg.APIKey = Secret(s)
 		case "model":
-			err = scalarInto(name, v, &cfg.Model)
+			err = scalarInto(name, "model", v, &cfg.Model)
 		case "tier":
-			err = tierInto(name, v, &cfg.Tier)
+			err = tierInto(name, "tier", v, cfg.Tiers, &cfg.Tier)
 		case "tiers":
-			err = tiersInto(name, v, &cfg.Tiers)
+			// read above
 		case "timeout":
 			err = durationInto(name, v, &cfg.Timeout)
 		case "max_attempts":
 			err = intInto(name, v, &cfg.MaxAttempts)
 		case "roles":
-			err = rolesInto(name, v, cfg.Roles)
+			err = rolesInto(name, v, cfg.Tiers, cfg.Roles)
 		default:
 			err = posErr(name, k, "unknown key %q; known keys: %s", k.Value, strings.Join(yamlKeys, ", "))
 		}
 		if err != nil {
 			return err
 		}
+	}
+	// Checked once the file's key is known, so a key in the URL is not repeated.
+	if baseURL != nil && !absoluteHTTP(cfg.BaseURL) {
+		return fileSetting(name, "base_url", baseURL, cfg.APIKey.Scrub(cfg.BaseURL), expectURL)
 	}
 	return nil
 }
@@ -136,36 +155,64 @@ func posErr(name string, n *yaml.Node, format string, args ...any) error {
 	return fmt.Errorf("%s:%d:%d: %s", name, n.Line, n.Column, fmt.Sprintf(format, args...))
 }
 
-func scalarInto(name string, v *yaml.Node, dst *string) error {
-	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-		return posErr(name, v, "want a text value")
+// fileSetting is a bad value of the file's key at v's position.
+func fileSetting(name, key string, v *yaml.Node, value, expected string) error {
+	e := &SettingError{Where: fmt.Sprintf("%s:%d:%d", name, v.Line, v.Column), Name: key, Value: value, Expected: expected}
+	switch {
+	case v.Kind == yaml.MappingNode:
+		e.Got = "a mapping"
+	case v.Kind == yaml.SequenceNode:
+		e.Got = "a list"
+	case v.Kind == yaml.AliasNode:
+		e.Got = "an alias"
+	case v.Tag == "!!null":
+		e.Got = "nothing"
+	}
+	return e
+}
+
+// isText reports whether v is a scalar with a value (null is not).
+func isText(v *yaml.Node) bool {
+	return v.Kind == yaml.ScalarNode && v.Tag != "!!null"
+}
+
+func scalarInto(name, key string, v *yaml.Node, dst *string) error {
+	if !isText(v) {
+		return fileSetting(name, key, v, "", expectText)
 	}
 	*dst = v.Value
 	return nil
 }
 
-func tierInto(name string, v *yaml.Node, dst *Tier) error {
-	if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!str") || v.Value == "" {
-		return posErr(name, v, "want a tier: a non-negative integer or a name from tiers")
-	}
-	if v.Tag == "!!int" {
-		if n, err := strconv.Atoi(v.Value); err != nil || n < 0 {
-			return posErr(name, v, "tier %s: want a non-negative integer", v.Value)
-		}
+// tierInto reads a tier: a non-negative integer or one of the declared names.
+func tierInto(name, key string, v *yaml.Node, names []string, dst *Tier) error {
+	if !isText(v) || !validTier(Tier(v.Value), names) {
+		return fileSetting(name, key, v, v.Value, expectTier(names))
 	}
 	*dst = Tier(v.Value)
 	return nil
 }
 
+func validTier(t Tier, names []string) bool {
+	_, err := Config{Tiers: names}.Rank(t)
+	return err == nil
+}
+
 func tiersInto(name string, v *yaml.Node, dst *[]string) error {
 	if v.Kind != yaml.SequenceNode {
-		return posErr(name, v, "want a list of tier names, lowest first")
+		return fileSetting(name, "tiers", v, v.Value, expectTierList)
 	}
 	var names []string
 	for _, item := range v.Content {
 		var s string
-		if err := scalarInto(name, item, &s); err != nil {
+		if err := scalarInto(name, "tiers", item, &s); err != nil {
 			return err
+		}
+		if _, err := strconv.Atoi(s); err == nil || s == "" {
+			return fileSetting(name, "tiers", item, s, expectTierName)
+		}
+		if slices.Contains(names, s) {
+			return fileSetting(name, "tiers", item, s, "each tier name once")
 		}
 		names = append(names, s)
 	}
@@ -174,9 +221,12 @@ func tiersInto(name string, v *yaml.Node, dst *[]string) error {
 }
 
 func durationInto(name string, v *yaml.Node, dst *time.Duration) error {
-	d, err := time.ParseDuration(v.Value)
-	if v.Kind != yaml.ScalarNode || err != nil || d <= 0 {
-		return posErr(name, v, "want a positive duration such as 90s or 2m")
+	if !isText(v) {
+		return fileSetting(name, "timeout", v, "", expectDurationFmt)
+	}
+	d, want := parseTimeout(v.Value)
+	if want != "" {
+		return fileSetting(name, "timeout", v, v.Value, want)
 	}
 	*dst = d
 	return nil
@@ -184,17 +234,17 @@ func durationInto(name string, v *yaml.Node, dst *time.Duration) error {
 
 func intInto(name string, v *yaml.Node, dst *int) error {
 	n, err := strconv.Atoi(v.Value)
-	if v.Kind != yaml.ScalarNode || err != nil || n < 1 {
-		return posErr(name, v, "want a positive integer")
+	if !isText(v) || err != nil || n < 1 {
+		return fileSetting(name, "max_attempts", v, v.Value, expectAttempts)
 	}
 	*dst = n
 	return nil
 }
 
 // rolesInto reads "roles:", whose entries are either a model name or {model, tier}.
-func rolesInto(name string, v *yaml.Node, roles map[RoleName]RoleModel) error {
+func rolesInto(name string, v *yaml.Node, tiers []string, roles map[RoleName]RoleModel) error {
 	if v.Kind != yaml.MappingNode {
-		return posErr(name, v, "want a mapping from role (R1, R2, R3, R4a, R4b) to a model")
+		return fileSetting(name, "roles", v, v.Value, "a mapping from role (R1, R2, R3, R4a, R4b) to a model")
 	}
 	seen := map[RoleName]bool{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
@@ -207,10 +257,11 @@ func rolesInto(name string, v *yaml.Node, roles map[RoleName]RoleModel) error {
 			return posErr(name, k, "role %s appears twice", role)
 		}
 		seen[role] = true
+		key := "roles." + k.Value
 		rm := roles[role]
 		switch rv.Kind {
 		case yaml.ScalarNode:
-			if err := scalarInto(name, rv, &rm.Model); err != nil {
+			if err := scalarInto(name, key, rv, &rm.Model); err != nil {
 				return err
 			}
 		case yaml.MappingNode:
@@ -219,9 +270,9 @@ func rolesInto(name string, v *yaml.Node, roles map[RoleName]RoleModel) error {
 				var err error
 				switch fk.Value {
 				case "model":
-					err = scalarInto(name, fv, &rm.Model)
+					err = scalarInto(name, key+".model", fv, &rm.Model)
 				case "tier":
-					err = tierInto(name, fv, &rm.Tier)
+					err = tierInto(name, key+".tier", fv, tiers, &rm.Tier)
 				default:
 					err = posErr(name, fk, "unknown key %q in role %s; known keys: model, tier", fk.Value, role)
 				}
@@ -230,42 +281,62 @@ func rolesInto(name string, v *yaml.Node, roles map[RoleName]RoleModel) error {
 				}
 			}
 		default:
-			return posErr(name, rv, "role %s: want a model name or {model: …, tier: …}", role)
+			return fileSetting(name, key, rv, "", expectRoleModel)
 		}
 		roles[role] = rm
 	}
 	return nil
 }
 
+// absoluteHTTP reports whether s is an absolute http(s) URL with a host.
+func absoluteHTTP(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// applyEnv reads the environment over the file. Each bad value is a *SettingError naming
+// the variable; tiers are checked against the names the file declared.
 func applyEnv(cfg *Config, getenv func(string) (string, bool)) error {
 	str := func(key string, dst *string) {
 		if v, ok := getenv(key); ok && v != "" {
 			*dst = v
 		}
 	}
-	str(EnvBaseURL, &cfg.BaseURL)
 	var key string
 	str(EnvAPIKey, &key)
 	if key != "" {
 		cfg.APIKey = Secret(key)
 	}
+	if v, ok := getenv(EnvBaseURL); ok && v != "" {
+		if !absoluteHTTP(v) {
+			return &SettingError{Name: EnvBaseURL, Value: cfg.APIKey.Scrub(v), Expected: expectURL}
+		}
+		cfg.BaseURL = v
+	}
 	str(EnvModel, &cfg.Model)
-	var tier string
-	str(EnvTier, &tier)
-	if tier != "" {
-		cfg.Tier = Tier(tier)
+	tier := func(env string, dst *Tier) error {
+		if v, ok := getenv(env); ok && v != "" {
+			if !validTier(Tier(v), cfg.Tiers) {
+				return &SettingError{Name: env, Value: v, Expected: expectTier(cfg.Tiers)}
+			}
+			*dst = Tier(v)
+		}
+		return nil
+	}
+	if err := tier(EnvTier, &cfg.Tier); err != nil {
+		return err
 	}
 	if v, ok := getenv(EnvTimeout); ok && v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("llm config: environment %s=%q: want a positive duration such as 90s", EnvTimeout, v)
+		d, want := parseTimeout(v)
+		if want != "" {
+			return &SettingError{Name: EnvTimeout, Value: v, Expected: want}
 		}
 		cfg.Timeout = d
 	}
 	if v, ok := getenv(EnvMaxAttempts); ok && v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return fmt.Errorf("llm config: environment %s=%q: want a positive integer", EnvMaxAttempts, v)
+			return &SettingError{Name: EnvMaxAttempts, Value: v, Expected: expectAttempts}
 		}
 		cfg.MaxAttempts = n
 	}
@@ -273,10 +344,8 @@ func applyEnv(cfg *Config, getenv func(string) (string, bool)) error {
 		suffix := strings.ToUpper(string(r))
 		rm := cfg.Roles[r]
 		str(envRoleModel+suffix, &rm.Model)
-		var t string
-		str(envRoleTier+suffix, &t)
-		if t != "" {
-			rm.Tier = Tier(t)
+		if err := tier(envRoleTier+suffix, &rm.Tier); err != nil {
+			return err
 		}
 		if rm != (RoleModel{}) {
 			cfg.Roles[r] = rm
@@ -298,11 +367,14 @@ func applyOverrides(cfg *Config, o Overrides) error {
 		slices.Sort(unknown)
 		return fmt.Errorf("llm config: flags: unknown role %q; want one of R1, R2, R3, R4a, R4b", unknown[0])
 	}
-	if o.BaseURL != "" {
-		cfg.BaseURL = o.BaseURL
-	}
 	if o.APIKey != "" {
 		cfg.APIKey = Secret(o.APIKey)
+	}
+	if o.BaseURL != "" {
+		if !absoluteHTTP(o.BaseURL) {
+			return &SettingError{Name: "--base-url", Value: cfg.APIKey.Scrub(o.BaseURL), Expected: expectURL}
+		}
+		cfg.BaseURL = o.BaseURL
 	}
 	if o.Model != "" {
 		cfg.Model = o.Model

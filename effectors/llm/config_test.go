@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/agentspine/spine/internal/golden"
 	"os"
@@ -118,30 +119,103 @@ func TestLoadConfigLayerOrder(t *testing.T) {
 	}
 }
 
-func TestLoadConfigSourceErrors(t *testing.T) {
+// TestLoadConfigErrors: each bad environment variable, file value or flag is reported as
+// itself, naming it, the value and what was expected (a *SettingError), and only a
+// configuration that read but does not fit together is a *ValidationError.
+func TestLoadConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	named := file("named.yaml", "model: m\ntiers: [a, b]\n")
+	badFile := file("bad.yaml", "model: m\ntimeout: 90\n")
+	keyInURL := file("key.yaml", "base_url: ftp://"+testKey+"@host/v1\napi_key: "+testKey+"\nmodel: m\n")
+	const (
+		setting = "setting"
+		invalid = "validation"
+		other   = "other"
+	)
 	for _, tc := range []struct {
 		name string
 		src  Sources
-		want string
+		want string // the exact error text; "" for none
+		kind string
 	}{
-		{"bad env timeout", Sources{Getenv: envOf(EnvModel, "m", EnvTimeout, "later")}, `environment SPINE_LLM_TIMEOUT="later": want a positive duration`},
-		{"bad env attempts", Sources{Getenv: envOf(EnvModel, "m", EnvMaxAttempts, "0")}, `environment SPINE_LLM_MAX_ATTEMPTS="0"`},
-		{"unknown flag role", Sources{Flags: Overrides{Model: "m", RoleTiers: map[RoleName]string{"R7": "1", "R5": "2"}}}, `flags: unknown role "R5"`},
-		{"missing file", Sources{File: filepath.Join(t.TempDir(), "none.yaml")}, "none.yaml: no such file"},
-		{"env tier makes R4b weaker", Sources{Getenv: envOf(EnvModel, "m", "SPINE_MODEL_R2", "big", "SPINE_TIER_R2", "3")}, `R4b's model tier ("m", tier unset, counts as 0) is below R2's ("big", tier 3)`},
-		{"same model, same tier", Sources{Getenv: envOf(EnvModel, "m", "SPINE_TIER_R2", "3")}, ""},
-		{"bad base URL", Sources{Flags: Overrides{Model: "m", BaseURL: "localhost:8080"}}, `base URL "localhost:8080": want an absolute http(s) URL`},
+		{"timeout without a unit", Sources{Getenv: envOf(EnvModel, "m", EnvTimeout, "120")},
+			`SPINE_LLM_TIMEOUT="120": expected a duration with a unit, e.g. 120s or 2m`, setting},
+		{"timeout not a duration", Sources{Getenv: envOf(EnvModel, "m", EnvTimeout, "later")},
+			`SPINE_LLM_TIMEOUT="later": expected a duration with a unit, e.g. 120s or 2m`, setting},
+		{"timeout zero", Sources{Getenv: envOf(EnvModel, "m", EnvTimeout, "0s")},
+			`SPINE_LLM_TIMEOUT="0s": expected a positive duration, e.g. 120s or 2m`, setting},
+		{"timeout negative", Sources{Getenv: envOf(EnvModel, "m", EnvTimeout, "-5s")},
+			`SPINE_LLM_TIMEOUT="-5s": expected a positive duration, e.g. 120s or 2m`, setting},
+		{"attempts a word", Sources{Getenv: envOf(EnvModel, "m", EnvMaxAttempts, "zero")},
+			`SPINE_LLM_MAX_ATTEMPTS="zero": expected a positive integer, e.g. 4`, setting},
+		{"attempts zero", Sources{Getenv: envOf(EnvModel, "m", EnvMaxAttempts, "0")},
+			`SPINE_LLM_MAX_ATTEMPTS="0": expected a positive integer, e.g. 4`, setting},
+		{"base URL without a scheme", Sources{Getenv: envOf(EnvModel, "m", EnvBaseURL, "localhost:11434/v1")},
+			`OPENAI_BASE_URL="localhost:11434/v1": expected an absolute http(s) URL, e.g. http://localhost:11434/v1`, setting},
+		{"base URL hides the key", Sources{Getenv: envOf(EnvModel, "m", EnvAPIKey, testKey, EnvBaseURL, "ftp://"+testKey+"@host")},
+			`OPENAI_BASE_URL="ftp://[REDACTED]@host": expected an absolute http(s) URL, e.g. http://localhost:11434/v1`, setting},
+		{"tier with no names declared", Sources{Getenv: envOf(EnvModel, "m", EnvTier, "big")},
+			`SPINE_TIER="big": expected a non-negative integer (no tier names are declared under tiers)`, setting},
+		{"role tier not among the file's names", Sources{File: named, Getenv: envOf("SPINE_TIER_R2", "c")},
+			`SPINE_TIER_R2="c": expected a non-negative integer or one of [a, b]`, setting},
+		{"role tier negative", Sources{Getenv: envOf(EnvModel, "m", "SPINE_TIER_R4B", "-1")},
+			`SPINE_TIER_R4B="-1": expected a non-negative integer (no tier names are declared under tiers)`, setting},
+		{"role tier named in the file", Sources{File: named, Getenv: envOf(EnvTier, "b", "SPINE_TIER_R2", "b")}, "", ""},
+		{"the file is read before the environment", Sources{File: badFile, Getenv: envOf(EnvTimeout, "later")},
+			badFile + `:2:10: timeout="90": expected a duration with a unit, e.g. 120s or 2m`, setting},
+		{"the environment is not masked by a good file", Sources{File: named, Getenv: envOf(EnvMaxAttempts, "many")},
+			`SPINE_LLM_MAX_ATTEMPTS="many": expected a positive integer, e.g. 4`, setting},
+		{"a key in the file's URL is not shown", Sources{File: keyInURL},
+			keyInURL + `:1:11: base_url="ftp://[REDACTED]@host/v1": expected an absolute http(s) URL, e.g. http://localhost:11434/v1`, setting},
+		{"flag base URL", Sources{Flags: Overrides{Model: "m", BaseURL: "localhost:8080"}},
+			`--base-url="localhost:8080": expected an absolute http(s) URL, e.g. http://localhost:11434/v1`, setting},
+		{"unknown flag role", Sources{Flags: Overrides{Model: "m", RoleTiers: map[RoleName]string{"R7": "1", "R5": "2"}}},
+			`llm config: flags: unknown role "R5"; want one of R1, R2, R3, R4a, R4b`, other},
+		{"missing file", Sources{File: filepath.Join(dir, "none.yaml")},
+			"llm config: open " + filepath.Join(dir, "none.yaml") + ": no such file or directory", other},
+		{"nothing configured", Sources{Getenv: envOf()},
+			"llm config: role R1 has no model: set a default model (model:, SPINE_MODEL, --model) or one for the role\n" +
+				"role R2 has no model: set a default model (model:, SPINE_MODEL, --model) or one for the role\n" +
+				"role R3 has no model: set a default model (model:, SPINE_MODEL, --model) or one for the role\n" +
+				"role R4a has no model: set a default model (model:, SPINE_MODEL, --model) or one for the role\n" +
+				"role R4b has no model: set a default model (model:, SPINE_MODEL, --model) or one for the role", invalid},
+		{"env tier makes R4b weaker", Sources{Getenv: envOf(EnvModel, "m", "SPINE_MODEL_R2", "big", "SPINE_TIER_R2", "3")},
+			`llm config: R4b's model tier ("m", tier unset, counts as 0) is below R2's ("big", tier 3): the meta-validator must be at least as capable as the planner it checks`, invalid},
+		{"same model, same tier", Sources{Getenv: envOf(EnvModel, "m", "SPINE_TIER_R2", "3")}, "", ""},
+		{"empty variables are unset", Sources{Getenv: envOf(EnvModel, "m", EnvTimeout, "", EnvMaxAttempts, "", EnvBaseURL, "")}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := LoadConfig(tc.src)
-			if tc.want == "" {
-				if err != nil {
-					t.Errorf("LoadConfig: %v", err)
-				}
-				return
+			got := ""
+			if err != nil {
+				got = err.Error()
 			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("LoadConfig = %v, want %q", err, tc.want)
+			if got != tc.want {
+				t.Fatalf("LoadConfig error\n got %s\nwant %s", got, tc.want)
+			}
+			var se *SettingError
+			var ve *ValidationError
+			kind := ""
+			switch {
+			case errors.As(err, &se):
+				kind = setting
+			case errors.As(err, &ve):
+				kind = invalid
+			case err != nil:
+				kind = other
+			}
+			if kind != tc.kind {
+				t.Errorf("error kind %q, want %q", kind, tc.kind)
+			}
+			if strings.Contains(got, testKey) {
+				t.Errorf("the key is in the error: %s", got)
 			}
 		})
 	}
@@ -180,4 +254,30 @@ func TestConfigNeverShowsKey(t *testing.T) {
 	if cfg.APIKey.Reveal() != testKey {
 		t.Error("Reveal lost the key")
 	}
+}
+
+// FuzzParseConfigYAML: any file reads or fails without a panic, a bad value names its key
+// and what was expected, and what reads can be validated and summarised.
+func FuzzParseConfigYAML(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "config", "*.yaml"))
+	for _, file := range files {
+		if data, err := os.ReadFile(file); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := ParseConfigYAML("f.yaml", data)
+		var se *SettingError
+		if errors.As(err, &se) && (se.Name == "" || se.Expected == "" || !strings.HasPrefix(se.Where, "f.yaml:")) {
+			t.Errorf("setting error without its key, place or expectation: %#v", se)
+		}
+		if err != nil {
+			return
+		}
+		_ = cfg.Validate()
+		_ = cfg.String()
+		for _, r := range Roles {
+			_, _ = cfg.For(r)
+		}
+	})
 }
