@@ -187,7 +187,12 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 		}
 		path = freshPath(filepath.Join(traceDir, "spine-"+runID+".trace.jsonl"))
 	}
-	auditor, err := newLiveAudit(audit.DefaultConfig())
+	// The Auditor judges the budget the run's own rules set, not the shipped defaults.
+	auditCfg, err := audit.DefaultConfig().WithRuleBudget(rs)
+	if err != nil {
+		return fail("%v", err)
+	}
+	auditor, err := newLiveAudit(auditCfg)
 	if err != nil {
 		return fail("%v", err)
 	}
