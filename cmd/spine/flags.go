@@ -16,9 +16,9 @@ import (
 
 // flagArg is one flag as written on the command line.
 type flagArg struct {
-	raw       []string // the argument(s) it came from, in order
-	written   string   // the flag as typed, without "=value": "--trace", "-all"
-	name      string   // without dashes
+	arg       string // the argument it came from
+	written   string // the flag as typed, without "=value": "--trace", "-all"
+	name      string // without dashes
 	value     string
 	hasValue  bool // a value was given (inline, or the next argument)
 	missing   bool // a flag that takes a value ended the command line
@@ -62,7 +62,7 @@ func scanArgs(fs *flag.FlagSet, args []string) (flags []flagArg, positional []in
 			continue
 		}
 		name := strings.TrimPrefix(a[1:], "-")
-		fa := flagArg{raw: []string{a}, written: a, name: name}
+		fa := flagArg{arg: a, written: a, name: name}
 		if n, v, ok := strings.Cut(name, "="); ok {
 			fa.name, fa.value, fa.hasValue = n, v, true
 			fa.written = a[:len(a)-len(v)-1]
@@ -75,7 +75,6 @@ func scanArgs(fs *flag.FlagSet, args []string) (flags []flagArg, positional []in
 		if f := fs.Lookup(fa.name); f != nil && !fa.hasValue && !isBoolFlag(f) {
 			if i+1 < len(args) {
 				i++
-				fa.raw = append(fa.raw, args[i])
 				fa.value, fa.hasValue = args[i], true
 			} else {
 				fa.missing = true
@@ -102,7 +101,7 @@ func parseArgs(fs *flag.FlagSet, args []string) error {
 
 func setFlag(fs *flag.FlagSet, fa flagArg) error {
 	if fa.malformed {
-		return fmt.Errorf("bad flag syntax %q: write --name or --name=value", fa.raw[0])
+		return fmt.Errorf("bad flag syntax %q: write --name or --name=value", fa.arg)
 	}
 	f := fs.Lookup(fa.name)
 	if f == nil {
