@@ -56,7 +56,8 @@ type Tool struct {
 }
 
 // ChatResponse is the model's answer to one ChatRequest. Attempts counts the HTTP calls
-// made, retries included.
+// made, retries included; AttemptLog says what each one got when there was more than one
+// or the call failed (a first attempt that succeeded leaves it empty).
 type ChatResponse struct {
 	Model        string     `json:"model,omitempty"`
 	Content      string     `json:"content"`
@@ -64,6 +65,7 @@ type ChatResponse struct {
 	FinishReason string     `json:"finish_reason,omitempty"`
 	Usage        Usage      `json:"usage"`
 	Attempts     int        `json:"attempts"`
+	AttemptLog   []Attempt  `json:"attempt_log,omitempty"`
 }
 
 // Usage is the token count the endpoint reported for one call.

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -113,59 +115,85 @@ type attemptFailure struct {
 	retryable  bool
 	retryAfter time.Duration
 	hasAfter   bool
+	kind       string // one of the Kind constants, "" for a plain error status
 }
 
 // Complete sends req, retrying retryable failures with backoff. The returned response's
 // Attempts counts every HTTP call made; on error the response still carries Attempts.
+// When the call took more than one attempt or failed, AttemptLog says what each attempt
+// got and how long the client waited after it; a hook set with WithRetryHook hears each
+// retry before the wait.
 func (m *OpenAIModel) Complete(ctx context.Context, req ChatRequest) (ChatResponse, error) {
 	wire, err := m.toWire(req)
 	if err != nil {
 		return ChatResponse{}, err
 	}
+	var log []Attempt
 	for attempt := 1; ; attempt++ {
-		resp, fail := m.attempt(ctx, wire)
+		resp, status, fail := m.attempt(ctx, wire)
 		if fail == nil {
 			out, err := fromWire(resp)
 			out.Attempts = attempt
+			if len(log) > 0 || err != nil {
+				a := Attempt{N: attempt, Status: status}
+				if err != nil {
+					a.Error = err.Error()
+				}
+				out.AttemptLog = append(log, a)
+			}
 			if err != nil {
 				return out, fmt.Errorf("llm: model %q: %w", wire.Model, err)
 			}
 			return out, nil
 		}
-		failed := ChatResponse{Model: wire.Model, Attempts: attempt}
+		a := Attempt{N: attempt, Status: status, Kind: fail.kind, Error: fail.err.Error()}
+		if fail.hasAfter {
+			a.RetryAfterMS = millis(fail.retryAfter)
+		}
+		failed := func() ChatResponse {
+			return ChatResponse{Model: wire.Model, Attempts: attempt, AttemptLog: append(log, a)}
+		}
 		if err := ctx.Err(); err != nil {
-			return failed, fmt.Errorf("llm: model %q: attempt %d: %w", wire.Model, attempt, err)
+			a.Kind = KindCanceled
+			return failed(), fmt.Errorf("llm: model %q: attempt %d: %w", wire.Model, attempt, err)
 		}
 		if !fail.retryable {
-			return failed, fmt.Errorf("llm: model %q: attempt %d: %w", wire.Model, attempt, fail.err)
+			return failed(), fmt.Errorf("llm: model %q: attempt %d: %w", wire.Model, attempt, fail.err)
 		}
 		if attempt >= m.opts.MaxAttempts {
-			return failed, &ExhaustedError{Model: wire.Model, Attempts: attempt, Last: fail.err}
+			return failed(), &ExhaustedError{Model: wire.Model, Attempts: attempt, Last: fail.err}
 		}
 		wait := backoff(attempt, m.opts.BaseDelay, m.opts.MaxDelay, m.opts.Jitter)
 		if fail.hasAfter {
 			if fail.retryAfter > m.opts.MaxRetryAfter {
-				return failed, fmt.Errorf("llm: model %q: attempt %d: %w; the endpoint asks to retry after %s, beyond the %s limit",
+				return failed(), fmt.Errorf("llm: model %q: attempt %d: %w; the endpoint asks to retry after %s, beyond the %s limit",
 					wire.Model, attempt, fail.err, fail.retryAfter, m.opts.MaxRetryAfter)
 			}
 			wait = fail.retryAfter
 		}
+		a.WaitMS = millis(wait)
+		log = append(log, a)
+		if hook := RetryHookFrom(ctx); hook != nil {
+			hook(Retry{Model: wire.Model, Failed: a, Max: m.opts.MaxAttempts})
+		}
 		if err := m.opts.Sleep(ctx, wait); err != nil {
-			return failed, fmt.Errorf("llm: model %q: waiting to retry after attempt %d: %w", wire.Model, attempt, err)
+			return ChatResponse{Model: wire.Model, Attempts: attempt, AttemptLog: log},
+				fmt.Errorf("llm: model %q: waiting to retry after attempt %d: %w", wire.Model, attempt, err)
 		}
 	}
 }
 
-// attempt makes one HTTP call under the per-call timeout and classifies its failure.
-func (m *OpenAIModel) attempt(ctx context.Context, wire openai.ChatCompletionRequest) (openai.ChatCompletionResponse, *attemptFailure) {
+// attempt makes one HTTP call under the per-call timeout and classifies its failure. The
+// status is the HTTP status of the response, 0 when none arrived.
+func (m *OpenAIModel) attempt(ctx context.Context, wire openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, *attemptFailure) {
 	callCtx, cancel := context.WithTimeout(ctx, m.opts.Timeout)
 	defer cancel()
 	callCtx, capt := withCapture(callCtx)
 	resp, err := m.client.CreateChatCompletion(callCtx, wire)
-	if err == nil {
-		return resp, nil
-	}
 	status, after := capt.get()
+	if err == nil {
+		return resp, status, nil
+	}
 	fail := &attemptFailure{}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
@@ -179,27 +207,49 @@ func (m *OpenAIModel) attempt(ctx context.Context, wire openai.ChatCompletionReq
 			msg = reqErr.Err.Error()
 		}
 		fail.err = &StatusError{StatusCode: reqErr.HTTPStatusCode, Message: m.scrubCut(strings.TrimSpace(msg))}
+		if !json.Valid(reqErr.Body) {
+			fail.kind = KindNonJSON
+		}
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		fail.err = &TimeoutError{After: m.opts.Timeout}
-		fail.retryable = true
-		return resp, fail
+		fail.retryable, fail.kind = true, KindTimeout
+		return resp, 0, fail
 	case errors.As(err, &urlErr):
 		fail.err = &TransportError{Message: m.scrubCut(err.Error())}
-		fail.retryable = true
-		return resp, fail
+		fail.retryable, fail.kind = true, KindConnection
+		return resp, status, fail
 	default:
+		// The status line arrived but the body did not read as a completion: cut short
+		// (worth another attempt) or not JSON at all (not worth one).
 		fail.err = &TransportError{Message: m.scrubCut(err.Error())}
-		return resp, fail
+		fail.kind = bodyFailureKind(err)
+		fail.retryable = fail.kind == KindConnection
+		return resp, status, fail
 	}
 	var se *StatusError
 	if errors.As(fail.err, &se) {
 		if se.StatusCode == 0 {
 			se.StatusCode = status
 		}
+		status = se.StatusCode
 		fail.retryable = retryableStatus(se.StatusCode)
 	}
 	fail.retryAfter, fail.hasAfter = parseRetryAfter(after, m.opts.Clock.Now())
-	return resp, fail
+	return resp, status, fail
+}
+
+// bodyFailureKind classifies an error met while reading a response body.
+func bodyFailureKind(err error) string {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET):
+		return KindConnection
+	case errors.As(err, &syntax) || errors.As(err, &typ):
+		return KindNonJSON
+	default:
+		return KindTransport
+	}
 }
 
 func (m *OpenAIModel) scrubCut(s string) string {

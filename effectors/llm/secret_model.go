@@ -9,8 +9,9 @@ import (
 
 // ScrubModel wraps m so that no secret sc knows crosses it in either direction: the
 // request's messages are scrubbed before m sends them, and the reply's text, its tool
-// calls and the error are scrubbed before the caller (and so the journal) sees them. A
-// model that quotes a key it read gets "[REDACTED]" recorded and sent back instead.
+// calls, its attempt log's errors and the error are scrubbed before the caller (and so
+// the journal) sees them. A model that quotes a key it read gets "[REDACTED]" recorded
+// and sent back instead.
 // The caller's request is not modified.
 func ScrubModel(m ChatModel, sc *secrets.Scrubber) ChatModel {
 	if sc.Len() == 0 {
@@ -29,6 +30,7 @@ func (s scrubModel) Complete(ctx context.Context, req ChatRequest) (ChatResponse
 	resp, err := s.m.Complete(ctx, req)
 	resp.Content = s.sc.String(resp.Content)
 	resp.ToolCalls = s.toolCalls(resp.ToolCalls)
+	resp.AttemptLog = scrubAttempts(resp.AttemptLog, s.sc.String)
 	return resp, s.sc.Error(err)
 }
 

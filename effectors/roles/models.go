@@ -62,8 +62,9 @@ func (u *usageMeter) get() (llm.Usage, int) {
 }
 
 // journalledModel is a role's model as the role sees it: every call is journalled as an
-// "llm:<role>" exchange with its request, response, usage, duration and error, and its
-// usage is metered. Corrective retries made through it are journalled like any call.
+// "llm:<role>" exchange with its request, response (with the attempt log of a call that
+// was retried or failed), usage, duration and error, and its usage is metered. A retry
+// hook on the context hears the role's name. Corrective retries made through it are journalled like any call.
 type journalledModel struct {
 	role  llm.RoleName
 	m     Model
@@ -79,7 +80,7 @@ func (jm journalledModel) Complete(ctx context.Context, req llm.ChatRequest) (ll
 		req.Model = jm.m.Name
 	}
 	start := jm.clock.Now()
-	resp, err := jm.m.Chat.Complete(ctx, req)
+	resp, err := jm.m.Chat.Complete(withRetryRole(ctx, jm.role), req)
 	x := spine.Exchange{
 		Name:       "llm:" + string(jm.role),
 		Request:    req,

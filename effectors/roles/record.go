@@ -1,9 +1,11 @@
 package roles
 
 import (
+	"context"
 	"sync"
 
 	"github.com/agentspine/spine/bus"
+	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/spine"
 )
 
@@ -80,4 +82,17 @@ func (b *buffer) flush(to recorder) {
 			to.Message(*e.m)
 		}
 	}
+}
+
+// withRetryRole makes the retry hook ctx carries, if any, name role: one client serves
+// every role, so only the role's own model knows whose call is being retried.
+func withRetryRole(ctx context.Context, role llm.RoleName) context.Context {
+	hook := llm.RetryHookFrom(ctx)
+	if hook == nil {
+		return ctx
+	}
+	return llm.WithRetryHook(ctx, func(r llm.Retry) {
+		r.Role = role
+		hook(r)
+	})
 }
