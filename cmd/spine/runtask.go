@@ -113,8 +113,12 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 		spin = startSpinner(io.out, 120*time.Millisecond)
 		defer spin.Stop()
 		out = spin
+	} else {
+		out = &lockedWriter{w: out}
 	}
 	show := newRunDisplay(out, rs, *asJSON)
+	retries := newRetryDisplay(out, io.err, spin, *asJSON)
+	ctx = llm.WithRetryHook(ctx, retries.retry)
 
 	interactive := isTerminal(io.in) && isTerminal(io.out)
 	var prompt *terminalPrompt
@@ -146,7 +150,7 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	}
 	rc := roles.Config{Models: models, Tools: scrubTools{box, scrub}, Clock: spine.SystemClock{}, IDs: spine.RandomIDs{}, OnMessage: show.message}
 	if spin != nil {
-		rc.OnStatus = func(s roles.Status) { spin.Set(statusLine(s)) }
+		rc.OnStatus = retries.status
 	}
 	if prompt != nil {
 		rc.Clarify, rc.Caution = prompt, prompt

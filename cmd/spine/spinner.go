@@ -39,6 +39,9 @@ type spinner struct {
 	once   sync.Once
 }
 
+// spinnerWidth is the most characters the status line shows.
+const spinnerWidth = 100
+
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 // startSpinner draws on w every interval until Stop.
@@ -67,7 +70,19 @@ func startSpinner(w io.Writer, interval time.Duration) *spinner {
 func (s *spinner) Set(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.status = oneLine(text, 100)
+	s.status = oneLine(text, spinnerWidth)
+	s.draw()
+}
+
+// Replace changes the status text to text only while it still reads old, so that a
+// delayed update does not undo a newer one.
+func (s *spinner) Replace(old, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.status != oneLine(old, spinnerWidth) {
+		return
+	}
+	s.status = oneLine(text, spinnerWidth)
 	s.draw()
 }
 

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/effectors/roles"
+)
+
+// retryDisplay shows a model call's retries while they happen, so that a run waiting
+// out a 429 or a timeout does not look stuck: on the spinner's line next to what the
+// role is doing, or, with no spinner, as one line per retry.
+type retryDisplay struct {
+	mu    sync.Mutex
+	w     io.Writer               // where retry lines go when there is no spinner
+	spin  *spinner                // nil when the output is not a terminal
+	last  map[string]roles.Status // each role's latest status, to extend on the spinner
+	after func(time.Duration, func())
+}
+
+// newRetryDisplay writes retry lines to w, or to errW with --json so that stdout stays
+// one message per line; with a spinner, retries show on its line instead.
+func newRetryDisplay(w, errW io.Writer, spin *spinner, asJSON bool) *retryDisplay {
+	if asJSON {
+		w = errW
+	}
+	return &retryDisplay{w: w, spin: spin, last: map[string]roles.Status{},
+		after: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
+}
+
+// status is roles.Config.OnStatus: it shows the status and remembers it for the role.
+func (d *retryDisplay) status(s roles.Status) {
+	d.mu.Lock()
+	d.last[s.Role] = s
+	d.mu.Unlock()
+	if d.spin != nil {
+		d.spin.Set(statusLine(s))
+	}
+}
+
+// retry is the llm retry hook. It must not block: the client calls it before its wait.
+func (d *retryDisplay) retry(r llm.Retry) {
+	if d.spin == nil {
+		fmt.Fprintf(d.w, "%-4s retry %d/%d %s: %s\n", r.Role, r.Next(), r.Max, waitWords(r.Wait()), r.Cause())
+		return
+	}
+	d.mu.Lock()
+	s, ok := d.last[string(r.Role)]
+	d.mu.Unlock()
+	head := string(r.Role)
+	if ok {
+		head = statusLine(s)
+	}
+	// The role's status gives way so that the retry stays on the spinner's line.
+	tail := fmt.Sprintf(" · attempt %d/%d · retrying %s (%s)", r.Next(), r.Max, waitWords(r.Wait()), r.Failed.Short())
+	waiting := oneLine(head, max(spinnerWidth-len([]rune(tail)), 20)) + tail
+	d.spin.Set(waiting)
+	// Once the wait is over the attempt is under way; say so unless the line has moved on.
+	tail = fmt.Sprintf(" · attempt %d/%d (after %s)", r.Next(), r.Max, r.Failed.Short())
+	trying := oneLine(head, max(spinnerWidth-len([]rune(tail)), 20)) + tail
+	d.after(r.Wait(), func() { d.spin.Replace(waiting, trying) })
+}
+
+// waitWords is a wait as the display says it: "now", "in 750ms", "in 2s", "in 1.5s".
+func waitWords(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "now"
+	case d < time.Second:
+		return "in " + d.Round(time.Millisecond).String()
+	default:
+		return "in " + d.Round(100*time.Millisecond).String()
+	}
+}
+
+// lockedWriter serialises writes from the roles' goroutines and the retry hook when no
+// spinner does it.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
