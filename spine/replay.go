@@ -145,6 +145,14 @@ func NewRecording(name string, tf *TraceFile) (*Recording, error) {
 // typically because its last line was torn.
 var ErrRecordingEnded = errors.New("the recording ends here")
 
+// RecordingError is a recording the replay cannot use although it was read: a line it
+// must write again is not in the trace writer's layout, or a fact its host seeded cannot
+// be re-applied. The replay fails; it is not the recorded run failing.
+type RecordingError struct{ Err error }
+
+func (e *RecordingError) Error() string { return e.Err.Error() }
+func (e *RecordingError) Unwrap() error { return e.Err }
+
 // DivergenceError reports a replay whose run asked an effector for something other than
 // what the recording holds: the control plane did not do what it did when recorded.
 type DivergenceError struct {
@@ -275,7 +283,7 @@ func (r *Replay) serve(s *Session, body effectorCallBody) (json.RawMessage, erro
 	for _, l := range rc.nested {
 		b, err := eventBody(l)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", r.rec.Name, l.Line, err)
+			return nil, &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, l.Line, err)}
 		}
 		s.tracer.emit(l.Kind, b)
 	}
@@ -331,6 +339,36 @@ func firstDifference(a, b []byte) (path, va, vb string) {
 		return "", string(a), string(b)
 	}
 	return p.path, p.a, p.b
+}
+
+// lineDifference is firstDifference for two trace lines. A line's h differs whenever
+// anything in it or before it does, so a field of the event itself is named first and
+// h only when it is all that differs (the chain was rewritten).
+func lineDifference(a, b []byte) (path, va, vb string) {
+	var x, y map[string]any
+	da := json.NewDecoder(bytes.NewReader(a))
+	da.UseNumber()
+	db := json.NewDecoder(bytes.NewReader(b))
+	db.UseNumber()
+	if da.Decode(&x) != nil || db.Decode(&y) != nil || x == nil || y == nil {
+		return firstDifference(a, b)
+	}
+	var hx, hy any = missing{}, missing{}
+	if h, ok := x["h"]; ok {
+		hx = h
+	}
+	if h, ok := y["h"]; ok {
+		hy = h
+	}
+	delete(x, "h")
+	delete(y, "h")
+	if d, ok := diffValue("", x, y); ok {
+		return d.path, d.a, d.b
+	}
+	if d, ok := diffValue("h", hx, hy); ok {
+		return d.path, d.a, d.b
+	}
+	return "", string(a), string(b)
 }
 
 type diffAt struct{ path, a, b string }
@@ -452,7 +490,7 @@ func CompareTraces(recorded, replayed []byte, limit int) *TraceDiff {
 		case i >= len(b):
 			return &TraceDiff{Line: i + 1, Recorded: strings.TrimSpace(a[i]), Replayed: "(end of trace)"}
 		case a[i] != b[i]:
-			p, va, vb := firstDifference([]byte(a[i]), []byte(b[i]))
+			p, va, vb := lineDifference([]byte(a[i]), []byte(b[i]))
 			if p == "" {
 				va, vb = strings.TrimSpace(a[i]), strings.TrimSpace(b[i])
 			}
@@ -511,9 +549,18 @@ func ReplayRun(ctx context.Context, rec *Recording, rs *RuleSet, sink Sink) (Res
 	}
 	eng := NewEngine(rs, nil, opts...)
 	if err := rp.Seed(eng.Session()); err != nil {
-		return Result{}, err
+		return Result{}, &RecordingError{err}
 	}
 	return eng.Run(ctx)
+}
+
+// ReplayFailed reports whether an error of ReplayRun says the replay itself failed: it
+// diverged from the recording, needed more of it than there is, or could not use it.
+// Any other error is the recorded run's own end (an effector error, a cancellation)
+// reproduced, and the replay may still be byte-identical.
+func ReplayFailed(err error) bool {
+	var re *RecordingError
+	return isReplayError(err) || errors.As(err, &re)
 }
 
 // isReplayError reports errors that describe the replay itself rather than an effector.
@@ -555,7 +602,7 @@ func (r *Replay) emitEpilogue(s *Session) error {
 	for _, l := range r.rec.epilogue {
 		b, err := eventBody(l)
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", r.rec.Name, l.Line, err)
+			return &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, l.Line, err)}
 		}
 		s.tracer.emit(l.Kind, b)
 	}

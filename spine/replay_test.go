@@ -140,6 +140,128 @@ func TestReplayTornRecording(t *testing.T) {
 	}
 }
 
+func TestCompareTracesHashLast(t *testing.T) {
+	a := "{\"seq\":1,\"kind\":\"x\",\"v\":1,\"h\":\"aa\"}\n"
+	for _, tc := range []struct{ b, want string }{
+		{"{\"seq\":1,\"kind\":\"x\",\"v\":2,\"h\":\"bb\"}\n", "line 1, field v: recorded 1, replayed 2"},
+		{"{\"seq\":1,\"kind\":\"x\",\"v\":1,\"h\":\"bb\"}\n", `line 1, field h: recorded "aa", replayed "bb"`},
+		{"{\"seq\":1,\"kind\":\"x\",\"v\":1}\n", `line 1, field h: recorded "aa", replayed (absent)`},
+		{"[1]\n", `line 1: recorded {"seq":1,"kind":"x","v":1,"h":"aa"}, replayed [1]`},
+	} {
+		got := ""
+		if d := CompareTraces([]byte(a), []byte(tc.b), 0); d != nil {
+			got = d.String()
+		}
+		if got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+	}
+}
+
+// TestReplayFailed: an error ReplayRun returns is the replay's own failure only for a
+// divergence, a recording that ends too soon, or one it cannot use; a recorded run that
+// ended in an error or a cancellation replays byte for byte and its error is not one.
+func TestReplayFailed(t *testing.T) {
+	rs, err := LoadRulesFile("testdata/engine/climb.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file    string
+		outcome string
+		err     string // the run's own error, as recorded in the halt
+	}{
+		{"success.jsonl", OutcomeSuccess, ""},
+		{"failure.jsonl", OutcomeFailure, ""},
+		{"max_iterations.jsonl", OutcomeMaxIterations, ""},
+		{"no_rule.jsonl", OutcomeNoRule, ""},
+		{"canceled_between_states.jsonl", OutcomeCanceled, "context canceled"},
+		{"canceled_in_effector.jsonl", OutcomeCanceled, "effector mint (iteration 1, objective work): context canceled"},
+		{"gate_error.jsonl", OutcomeError, "effector gate (iteration 1, objective work): judge timed out"},
+		{"mint_error.jsonl", OutcomeError, "effector mint (iteration 1, objective work): model unavailable"},
+	} {
+		recorded, replayed, _, res, err := replayFile(t, filepath.Join("testdata/engine", tc.file), rs)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if res.Outcome != tc.outcome || got != tc.err || ReplayFailed(err) {
+			t.Errorf("%s: outcome %s, error %q (replay failed: %v); want %s, %q, not failed", tc.file, res.Outcome, got, ReplayFailed(err), tc.outcome, tc.err)
+		}
+		if d := CompareTraces(recorded, replayed, 0); d != nil {
+			t.Errorf("%s: %s", tc.file, d)
+		}
+	}
+
+	full, err := os.ReadFile("testdata/engine/success.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(full), "\n")
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	labour, err := LoadRules("labour.yaml", []byte(strings.ReplaceAll(mustRead(t, "testdata/engine/climb.yaml"), "work", "labour")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		path string
+		rs   *RuleSet
+		want string
+	}{
+		{"other rules", "testdata/engine/success.jsonl", labour, `replay diverged at seq 10 (call 1, mint): request field objective: recorded "work", replay asked "labour"`},
+		{"torn effector result", write("torn.jsonl", strings.Join(lines[:12], "")+lines[12][:50]),
+			rs, "the recording ends here: the run asked for effector call 2 (gate), which the recording "},
+		{"cut after a call", write("cut.jsonl", strings.Join(lines[:12], "")),
+			rs, "the recording ends here: the run asked for effector call 2 (gate), which the recording "},
+	} {
+		_, _, _, _, err := replayFile(t, tc.path, tc.rs)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || !ReplayFailed(err) {
+			t.Errorf("%s: got %v (replay failed: %v), want a failed replay: %s", tc.name, err, ReplayFailed(err), tc.want)
+		}
+	}
+}
+
+// TestReplayUnusableRecording: a seeded fact the rules cannot take back is the
+// recording's problem, a *RecordingError, not the run's.
+func TestReplayUnusableRecording(t *testing.T) {
+	rs, err := LoadRulesFile("testdata/engine/climb.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The seeded mode fact, with a name of the wrong type.
+	body := strings.Replace(mustRead(t, "testdata/engine/transition_observe.jsonl"), `"payload":{"name":"reobserve"}},"h"`, `"payload":{"name":5}},"h"`, 1)
+	tf, err := ReadTrace("seeded.jsonl", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := NewRecording("seeded.jsonl", tf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReplayRun(context.Background(), rec, rs, &MemorySink{})
+	var re *RecordingError
+	if !errors.As(err, &re) || !ReplayFailed(err) || !strings.HasPrefix(err.Error(), "seeded.jsonl:2: re-applying a seeded fact: ") {
+		t.Fatalf("got %v, want a *RecordingError naming seeded.jsonl:2", err)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func TestCompareTraces(t *testing.T) {
 	a := "{\"seq\":1,\"kind\":\"x\",\"v\":{\"a\":1,\"b\":[1,2]}}\n{\"seq\":2}\n"
 	for _, tc := range []struct{ b, want string }{
@@ -147,6 +269,9 @@ func TestCompareTraces(t *testing.T) {
 		{"{\"seq\":1,\"kind\":\"x\",\"v\":{\"a\":1,\"b\":[1,3]}}\n{\"seq\":2}\n", "line 1, field v.b[1]: recorded 2, replayed 3"},
 		{"{\"seq\":1,\"kind\":\"x\",\"v\":{\"a\":1,\"b\":[1,2]}}\n", `line 2: recorded {"seq":2}, replayed (end of trace)`},
 		{"{\"seq\":1,\"kind\":\"x\",\"v\":{\"b\":[1,2],\"a\":1}}\n{\"seq\":2}\n", `line 1: recorded {"seq":1,"kind":"x","v":{"a":1,"b":[1,2]}}, replayed {"seq":1,"kind":"x","v":{"b":[1,2],"a":1}}`},
+		// h sorts before most fields and differs whenever anything does: the event's own
+		// field is named; h only when nothing else differs.
+		{"{\"seq\":1,\"kind\":\"x\",\"v\":{\"a\":2,\"b\":[1,2]},\"h\":\"01\"}\n{\"seq\":2}\n", "line 1, field v.a: recorded 1, replayed 2"},
 	} {
 		got := ""
 		if d := CompareTraces([]byte(a), []byte(tc.b), 0); d != nil {
@@ -181,4 +306,20 @@ func assertReplays(t *testing.T, trace []byte, rs *RuleSet) {
 			t.Fatalf("the chain: %+v %v", rep, err)
 		}
 	}
+}
+
+// FuzzCompareTraces: any two traces give nil or a difference with a line number, never a
+// panic; a trace never differs from itself.
+func FuzzCompareTraces(f *testing.F) {
+	f.Add([]byte("{\"seq\":1,\"h\":\"aa\"}\n"), []byte("{\"seq\":1,\"h\":\"bb\"}\n"))
+	f.Add([]byte("{\"seq\":1,\"v\":[1,{\"a\":null}]}\n"), []byte("{\"seq\":1}\n{\"seq\":2}\n"))
+	f.Add([]byte("null\n"), []byte("{}\n"))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		if d := CompareTraces(a, a, 0); d != nil {
+			t.Fatalf("a trace differs from itself: %s", d)
+		}
+		if d := CompareTraces(a, b, 0); d != nil && d.Line < 1 {
+			t.Fatalf("difference without a line: %+v", d)
+		}
+	})
 }

@@ -26,17 +26,61 @@ func init() {
 	})
 }
 
+// replayOutcome is what replaying one trace found. The verdict is the replay's, never
+// the recorded run's: a run that ended in an error or was cancelled, replayed the same
+// way, is a good replay. It is a bad one when the recording could not be used (failed),
+// the replay diverged or needed more of the recording than there is (replayErr), the new
+// trace differs (diff), or the recording's hash chain is broken (chainErr, with --check).
 type replayOutcome struct {
 	path      string
 	res       spine.Result
-	lines     int
+	lines     int   // complete lines of the recording
+	failed    error // the recording could not be read or its rules found: no replay ran
+	replayErr error // the replay itself failed: divergence, recording ended, unusable line
+	runErr    error // the run's own error, as recorded (an effector error, a cancellation)
 	torn      *spine.TornLine
-	err       error            // the replay could not run or diverged
 	diff      *spine.TraceDiff // --check: first difference
 	replayed  []byte
-	identical bool
+	identical bool // --check: the new trace is the recording's bytes (its complete lines, if torn)
 	chain     spine.ChainReport
 	chainErr  error // the recording's hash chain is broken (or the trace unreadable)
+}
+
+// ok is the verdict on one replay, the exit code's and the summary's.
+func (r replayOutcome) ok(check bool) bool {
+	switch {
+	case r.failed != nil || r.replayErr != nil:
+		return false
+	case check:
+		return r.identical && r.chainErr == nil
+	}
+	return true
+}
+
+// ending says how the replayed run ended, with the reason where the outcome alone does
+// not say it: "success", "failure (objective abandon)", "halted: canceled",
+// "error: effector gate (iteration 1, objective work): judge timed out".
+func (r replayOutcome) ending() string {
+	reason := r.res.Reason
+	if reason == "" && r.runErr != nil {
+		reason = r.runErr.Error()
+	}
+	switch r.res.Outcome {
+	case spine.OutcomeSuccess:
+		return r.res.Outcome
+	case spine.OutcomeFailure:
+		return fmt.Sprintf("%s (objective %s)", r.res.Outcome, r.res.Objective)
+	case spine.OutcomeCanceled:
+		// Where the run was cancelled is worth saying; that it was, once is enough.
+		if reason == "" || reason == context.Canceled.Error() {
+			return "halted: canceled"
+		}
+		return "halted: canceled: " + reason
+	}
+	if reason == "" {
+		return r.res.Outcome
+	}
+	return r.res.Outcome + ": " + reason
 }
 
 // chainNote says what the chain check found, for the line that reports a replay.
@@ -101,36 +145,9 @@ func runReplay(ctx context.Context, io stdio, args []string) int {
 
 	code := exitOK
 	for _, r := range results {
-		if r.torn != nil {
-			fmt.Fprintf(io.err, "%s: %s\n", r.path, r.torn)
-		}
-		if r.chainErr != nil {
-			fmt.Fprintf(io.out, "%s: hash chain broken at %v\n", r.path, r.chainErr)
-			if *check {
-				code = exitFail
-			}
-		}
-		switch {
-		case r.err != nil && r.lines == 0:
-			fmt.Fprintf(io.out, "%s: %v\n", r.path, r.err)
+		report(io, r, *check)
+		if !r.ok(*check) {
 			code = exitFail
-		case r.diff != nil:
-			fmt.Fprintf(io.out, "%s: differs from the recording at %s\n", r.path, r.diff)
-			if r.err != nil {
-				fmt.Fprintf(io.out, "%s: %v\n", r.path, r.err)
-			}
-			code = exitFail
-		case r.err != nil && !(r.torn != nil && r.identical):
-			fmt.Fprintf(io.out, "%s: %v\n", r.path, r.err)
-			code = exitFail
-		case *check && r.chainErr != nil:
-			fmt.Fprintf(io.out, "%s: the replay is identical to the recording (%d lines), but the recording's chain is broken · %s\n", r.path, r.lines, r.res.Outcome)
-		case *check:
-			fmt.Fprintf(io.out, "%s: identical to the recording (%d lines, %s) · %s\n", r.path, r.lines, r.chainNote(), r.res.Outcome)
-		case !r.chain.Chained && r.chainErr == nil:
-			fmt.Fprintf(io.out, "%s: replayed · %s (objective %s) after %d iteration(s) · %s\n", r.path, r.res.Outcome, r.res.Objective, r.res.Iterations, r.chain)
-		default:
-			fmt.Fprintf(io.out, "%s: replayed · %s (objective %s) after %d iteration(s)\n", r.path, r.res.Outcome, r.res.Objective, r.res.Iterations)
 		}
 	}
 	if len(results) > 1 {
@@ -146,36 +163,95 @@ func runReplay(ctx context.Context, io stdio, args []string) int {
 	return code
 }
 
+// report prints what replaying one trace found: a torn last line on stderr, then one
+// line with the verdict (two when a replay that differs also failed).
+func report(io stdio, r replayOutcome, check bool) {
+	if r.torn != nil {
+		fmt.Fprintf(io.err, "%s: %s\n", r.path, r.torn)
+	}
+	if r.chainErr != nil {
+		fmt.Fprintf(io.out, "%s: hash chain broken at %v\n", r.path, r.chainErr)
+	}
+	switch {
+	case r.failed != nil:
+		fmt.Fprintf(io.out, "%s: %v\n", r.path, r.failed)
+	case r.diff != nil:
+		fmt.Fprintf(io.out, "%s: differs from the recording at %s\n", r.path, r.diff)
+		if r.replayErr != nil {
+			fmt.Fprintf(io.out, "%s: %v\n", r.path, r.replayErr)
+		}
+	case r.replayErr != nil && r.torn != nil && errors.Is(r.replayErr, spine.ErrRecordingEnded):
+		// What the recording holds was reproduced, but the run could not be: it needed
+		// what was lost with the cut.
+		fmt.Fprintf(io.out, "%s: torn: the last line was cut, and the replay needed more than the %d complete lines: %v\n", r.path, r.lines, r.replayErr)
+	case r.replayErr != nil:
+		fmt.Fprintf(io.out, "%s: %v\n", r.path, r.replayErr)
+	case check && r.torn != nil:
+		// The recorded run's end was in the lost line, so no outcome is claimed.
+		note := r.chainNote()
+		if r.chainErr != nil {
+			note = "but the recording's chain is broken"
+		}
+		fmt.Fprintf(io.out, "%s: torn: the last line was cut; %d complete lines reproduced (%s)\n", r.path, r.lines, note)
+	case check && r.chainErr != nil:
+		fmt.Fprintf(io.out, "%s: the replay is identical to the recording (%d lines), but the recording's chain is broken · %s\n", r.path, r.lines, r.ending())
+	case check:
+		fmt.Fprintf(io.out, "%s: identical to the recording (%d lines, %s) · %s\n", r.path, r.lines, r.chainNote(), r.ending())
+	case !r.chain.Chained && r.chainErr == nil:
+		fmt.Fprintf(io.out, "%s: replayed · %s · %s\n", r.path, r.replayedEnding(), r.chain)
+	default:
+		fmt.Fprintf(io.out, "%s: replayed · %s\n", r.path, r.replayedEnding())
+	}
+}
+
+// replayedEnding is the outcome line of a replay without --check: the outcome, the
+// objective and the iterations, then the reason of a run that did not reach a terminal
+// objective (an error, a cancellation, the iteration bound).
+func (r replayOutcome) replayedEnding() string {
+	s := fmt.Sprintf("%s (objective %s) after %d iteration(s)", r.res.Outcome, r.res.Objective, r.res.Iterations)
+	switch {
+	case r.res.Reason != "":
+		s += ": " + r.res.Reason
+	case r.runErr != nil:
+		s += ": " + r.runErr.Error()
+	}
+	return s
+}
+
 func replayOne(ctx context.Context, path string, override *spine.RuleSet, check bool) replayOutcome {
 	o := replayOutcome{path: path}
 	recorded, err := os.ReadFile(path)
 	if err != nil {
-		o.err = err
+		o.failed = err
 		return o
 	}
 	o.chain, o.chainErr = spine.VerifyChain(bytes.NewReader(recorded))
 	tf, err := spine.ReadTrace(path, bytes.NewReader(recorded))
 	if err != nil {
-		o.err = err
+		o.failed = err
 		return o
 	}
-	o.torn = tf.Torn
+	o.torn, o.lines = tf.Torn, len(tf.Lines)
 	rec, err := spine.NewRecording(path, tf)
 	if err != nil {
-		o.err = err
+		o.failed = err
 		return o
 	}
 	rs := override
 	if rs == nil {
 		if rs, err = recordedRules(rec); err != nil {
-			o.err = err
+			o.failed = err
 			return o
 		}
 	}
 	sink := &spine.MemorySink{}
-	o.res, o.err = spine.ReplayRun(ctx, rec, rs, sink)
+	o.res, err = spine.ReplayRun(ctx, rec, rs, sink)
+	if spine.ReplayFailed(err) {
+		o.replayErr = err
+	} else {
+		o.runErr = err
+	}
 	o.replayed = sink.Bytes()
-	o.lines = len(tf.Lines)
 	if check {
 		limit := 0
 		if tf.Torn != nil {
@@ -188,8 +264,6 @@ func replayOne(ctx context.Context, path string, override *spine.RuleSet, check 
 		}
 		o.diff = spine.CompareTraces(recorded, replayed, limit)
 		o.identical = o.diff == nil
-	} else if o.err == nil && override == nil {
-		o.identical = true
 	}
 	return o
 }
@@ -268,18 +342,23 @@ func traceArgs(args []string) ([]string, error) {
 }
 
 func replaySummary(rs []replayOutcome, check bool) string {
-	ok, bad := 0, 0
+	ok, torn := 0, 0
 	for _, r := range rs {
-		if (r.identical || (!check && r.err == nil)) && !(check && r.chainErr != nil) {
+		if r.ok(check) {
 			ok++
-		} else {
-			bad++
+			if r.torn != nil {
+				torn++
+			}
 		}
 	}
 	if check {
-		return fmt.Sprintf("%d trace(s) replayed: %d identical, %d not", len(rs), ok, bad)
+		tornNote := ""
+		if torn > 0 {
+			tornNote = fmt.Sprintf(" (%d torn: their complete lines)", torn)
+		}
+		return fmt.Sprintf("%d trace(s) replayed: %d identical%s, %d not", len(rs), ok, tornNote, len(rs)-ok)
 	}
-	return fmt.Sprintf("%d trace(s) replayed: %d ran, %d failed", len(rs), ok, bad)
+	return fmt.Sprintf("%d trace(s) replayed: %d ran, %d failed", len(rs), ok, len(rs)-ok)
 }
 
 func writeNewFile(path string, data []byte) error {

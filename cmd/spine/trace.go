@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/agentspine/spine/spine"
 )
@@ -23,8 +24,11 @@ func runTrace(ctx context.Context, io stdio, args []string) int {
 	c := commands["trace"]
 	fs := newFlags(c, io)
 	all := fs.Bool("all", false, "also show state changes, effector requests and every rule evaluation")
-	if len(args) == 0 || args[0] != "show" {
-		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h" || args[0] == "-help") {
+	// The subcommand is the first positional, so flags may come before it too:
+	// `spine trace --all show FILE`.
+	flags, positional := scanArgs(fs, args)
+	if len(positional) == 0 || args[positional[0]] != "show" {
+		if len(positional) == 0 && slices.ContainsFunc(flags, func(f flagArg) bool { return f.name == "h" || f.name == "help" }) {
 			fs.Usage()
 			return exitOK
 		}
@@ -32,7 +36,8 @@ func runTrace(ctx context.Context, io stdio, args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if code, done := parseFlags(fs, args[1:]); done {
+	rest := append(append([]string{}, args[:positional[0]]...), args[positional[0]+1:]...)
+	if code, done := parseFlags(fs, rest); done {
 		return code
 	}
 	if fs.NArg() != 1 {
