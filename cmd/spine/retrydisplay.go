@@ -43,14 +43,18 @@ func (d *retryDisplay) status(s roles.Status) {
 
 // retry is the llm retry hook. It must not block: the client calls it before its wait.
 func (d *retryDisplay) retry(r llm.Retry) {
+	who := string(r.Role)
+	if who == "" {
+		who = "llm" // a call no role made, e.g. the Dreamer's after the task
+	}
 	if d.spin == nil {
-		fmt.Fprintf(d.w, "%-4s retry %d/%d %s: %s\n", r.Role, r.Next(), r.Max, waitWords(r.Wait()), r.Cause())
+		fmt.Fprintf(d.w, "%-4s retry %d/%d %s: %s\n", who, r.Next(), r.Max, waitWords(r.Wait()), r.Cause())
 		return
 	}
 	d.mu.Lock()
 	s, ok := d.last[string(r.Role)]
 	d.mu.Unlock()
-	head := string(r.Role)
+	head := who
 	if ok {
 		head = statusLine(s)
 	}

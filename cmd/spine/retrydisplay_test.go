@@ -22,6 +22,7 @@ var shownRetries = []llm.Retry{
 	{Role: llm.R2, Max: 4, Failed: llm.Attempt{N: 3, Kind: llm.KindTimeout, WaitMS: ms(750)}},
 	{Role: llm.R3, Max: 4, Failed: llm.Attempt{N: 1, Status: 200, Kind: llm.KindConnection, WaitMS: ms(0)}},
 	{Role: llm.R4b, Max: 3, Failed: llm.Attempt{N: 2, Status: 502, Kind: llm.KindNonJSON, WaitMS: ms(61500)}},
+	{Max: 4, Failed: llm.Attempt{N: 1, Kind: llm.KindConnection, WaitMS: ms(999600)}},
 }
 
 func TestRetryLinesWhenPiped(t *testing.T) {
@@ -35,6 +36,7 @@ R2   retry 3/4 in 1.5s: HTTP 500
 R2   retry 4/4 in 750ms: timeout
 R3   retry 2/4 now: HTTP 200 answer cut short
 R4b  retry 3/3 in 1m1.5s: HTTP 502 with a non-JSON body
+llm  retry 2/4 in 16m39.6s: connection refused or dropped
 `
 	if out.String() != want || errOut.Len() != 0 {
 		t.Errorf("stdout\n%s\nwant\n%s\nstderr %q", out.String(), want, errOut.String())
@@ -92,6 +94,10 @@ func TestRetryOnTheSpinner(t *testing.T) {
 	}
 	d.retry(shownRetries[4])
 	if got, want := line(), "R4b · attempt 3/3 · retrying in 1m1.5s (502)"; got != want {
+		t.Errorf("spinner %q, want %q", got, want)
+	}
+	d.retry(shownRetries[5])
+	if got, want := line(), "llm · attempt 2/4 · retrying in 16m39.6s (connection)"; got != want {
 		t.Errorf("spinner %q, want %q", got, want)
 	}
 	if strings.Contains(term.String(), "\n") {
