@@ -21,6 +21,11 @@ type Options struct {
 	HostParams []string
 	// MaxRegions bounds the regions of the partition; 0 means 20000.
 	MaxRegions int
+	// Budget bounds the steps of Lint's never-fires analysis: a step is one piece of a
+	// variable's domain looked at by a condition or cut by a split. 0 means DefaultBudget,
+	// a negative budget means no bound. Steps, not time, so that the output is the same on
+	// every machine.
+	Budget int
 }
 
 // Region kinds.
@@ -70,7 +75,7 @@ type RuleReport struct {
 	Wins        []int    // regions it wins alone
 	Overlaps    []int    // regions where it ties with another rule
 	Opaque      []Opaque // parts of its condition the analysis cannot model
-	Status      string   // RuleFires, RuleShadowed, RuleUnsatisfiable or RuleUnknown
+	Status      string   // RuleFires, RuleShadowed, RuleUnsatisfiable, RuleUnknown or RuleUnchecked
 	ShadowedBy  []string // for RuleShadowed: the rules that fire first where it holds
 }
 
@@ -91,6 +96,7 @@ type Report struct {
 	Rules       []RuleReport // in file order
 	Warnings    []Warning
 	Cells       []CellResult // expectations, when given
+	Stopped     *Stopped     // Lint only: the never-fires analysis ran out of budget
 }
 
 // Variable is one dimension of the analysed signal space.
@@ -167,9 +173,47 @@ func Analyze(rs *spine.RuleSet, opt Options) (*Report, error) {
 }
 
 func analyzeWith(rs *spine.RuleSet, opt Options) (*analyzer, *Report, error) {
-	dom, err := opt.Domains.bind(rs)
+	a, err := prepare(rs, opt)
 	if err != nil {
 		return nil, nil, err
+	}
+	var cells []*cell
+	if opt.Expect != nil {
+		if cells, err = opt.Expect.bind(rs, a.sp); err != nil {
+			return nil, nil, err
+		}
+	}
+	a.finish()
+	if err := a.decide(a.sp.fullRegion()); err != nil {
+		return nil, nil, err
+	}
+	rep := &Report{File: rs.Path(), Regions: a.leaves}
+	if opt.Domains != nil {
+		rep.DomainsFile = opt.Domains.File
+	}
+	for i, leaf := range a.leaves {
+		leaf.Index = i + 1
+		if err := a.finishLeaf(leaf); err != nil {
+			return nil, nil, err
+		}
+	}
+	rep.Variables = a.variables()
+	rep.Rules = a.ruleReports()
+	rep.Warnings = a.warnings(rep, opt.HostParams, opt.Domains != nil)
+	if cells != nil {
+		if rep.Cells, err = a.checkCells(cells); err != nil {
+			return nil, nil, err
+		}
+	}
+	return a, rep, nil
+}
+
+// prepare binds the domains and converts every condition, in agenda order; the space is
+// finished by finish once everything that adds thresholds has added them.
+func prepare(rs *spine.RuleSet, opt Options) (*analyzer, error) {
+	dom, err := opt.Domains.bind(rs)
+	if err != nil {
+		return nil, err
 	}
 	a := &analyzer{rs: rs, sp: newSpace(rs, dom), max: opt.MaxRegions, index: map[string]int{}}
 	if a.max <= 0 {
@@ -194,38 +238,15 @@ func analyzeWith(rs *spine.RuleSet, opt Options) (*analyzer, *Report, error) {
 	for _, i := range a.order {
 		a.rules[i].f, a.rules[i].opaque = a.sp.convert(a.rules[i].r.When)
 	}
-	var cells []*cell
-	if opt.Expect != nil {
-		if cells, err = opt.Expect.bind(rs, a.sp); err != nil {
-			return nil, nil, err
-		}
-	}
+	return a, nil
+}
+
+// finish cuts the variables into pieces and records the atoms that cutting turned opaque.
+func (a *analyzer) finish() {
 	a.sp.finish()
 	for i := range a.rules {
 		a.rules[i].opaque = append(a.rules[i].opaque, demoted(a.sp, a.rules[i].f)...)
 	}
-	if err := a.decide(a.sp.fullRegion()); err != nil {
-		return nil, nil, err
-	}
-	rep := &Report{File: rs.Path(), Regions: a.leaves}
-	if opt.Domains != nil {
-		rep.DomainsFile = opt.Domains.File
-	}
-	for i, leaf := range a.leaves {
-		leaf.Index = i + 1
-		if err := a.finishLeaf(leaf); err != nil {
-			return nil, nil, err
-		}
-	}
-	rep.Variables = a.variables()
-	rep.Rules = a.ruleReports()
-	rep.Warnings = a.warnings(rep, opt.HostParams, opt.Domains != nil)
-	if cells != nil {
-		if rep.Cells, err = a.checkCells(cells); err != nil {
-			return nil, nil, err
-		}
-	}
-	return a, rep, nil
 }
 
 // demoted lists the atoms of a formula that finish turned opaque.

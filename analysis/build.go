@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -17,6 +16,8 @@ type space struct {
 	vars   []*variable
 	byName map[string]int
 	atoms  []*atom
+	steps  int            // pieces looked at by evalAtom: the never-fires analysis's budget counts them
+	spans  map[*bool]span // rows narrowed by the never-fires search, by their first piece
 }
 
 func newSpace(rs *spine.RuleSet, dom map[string]*Domain) *space {
@@ -157,8 +158,13 @@ func absText(c cval) string {
 }
 
 func (sp *space) addLiteral(v int, s string) {
-	if !slices.Contains(sp.vars[v].literals, s) {
-		sp.vars[v].literals = append(sp.vars[v].literals, s)
+	x := sp.vars[v]
+	if x.literalSet == nil {
+		x.literalSet = map[string]bool{}
+	}
+	if !x.literalSet[s] { // a set: a file may compare one field with thousands of strings
+		x.literalSet[s] = true
+		x.literals = append(x.literals, s)
 	}
 }
 

@@ -47,6 +47,8 @@ type atom struct {
 	text   string
 	test   func(rep any) bool
 	opaque string // non-empty: the atom's variable is not independent, so it is treated as opaque
+	truth  []bool // test on each piece of the variable, filled on first use once the pieces are cut
+	cut    int    // the one piece where truth changes: -1 when it never does, -2 when more than once
 }
 
 // cval is a constant sub-expression: a literal, a param, or arithmetic on them.

@@ -28,6 +28,7 @@ func TestDisagreementIsAnError(t *testing.T) {
 		if at.text == "signals.omega >= params.theta" {
 			test := at.test
 			at.test = func(rep any) bool { return !test(rep) }
+			at.truth = nil // tabulated from test on first use
 		}
 	}
 	a.leaves = nil

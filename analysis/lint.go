@@ -56,9 +56,12 @@ func (a *analyzer) warnings(rep *Report, hostParams []string, withDomains bool) 
 				parts[k] = o.String()
 			}
 			msg := fmt.Sprintf("rule %q: cannot analyse %s", rr.Name, strings.Join(parts, ", "))
-			if rr.Status == RuleUnknown {
+			switch rr.Status {
+			case RuleUnknown:
 				msg += "; whether it can fire is not decided"
-			} else {
+			case RuleUnchecked:
+				msg += "; whether it can fire was not checked"
+			default:
 				msg += "; regions where it matters are reported as not decided"
 			}
 			out = append(out, Warning{File: file, Line: rr.Line, Code: WarnNotAnalysable, Msg: msg})

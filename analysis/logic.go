@@ -85,17 +85,95 @@ func (sp *space) evalAtom(a *atom, r region) oset {
 	if !allPresent {
 		return out
 	}
-	for j, ok := range r[a.v] {
-		if !ok {
-			continue
-		}
-		if a.test(v.pieces[j].rep) {
-			out |= oT
-		} else {
-			out |= oF
+	row := r[a.v]
+	lo, hi := 0, len(row)-1
+	if len(row) >= minSpan && len(sp.spans) > 0 {
+		if sn, ok := sp.spans[&row[0]]; ok && sn.idx != nil && a.truth == nil {
+			// A few pieces of many: testing them beats tabulating the atom.
+			for k, j := range sn.idx {
+				if out |= outcome(a.test(v.pieces[j].rep)); out&(oT|oF) == oT|oF {
+					sp.steps += k + 1
+					return out
+				}
+			}
+			sp.steps += len(sn.idx)
+			return out
 		}
 	}
+	truth := sp.truth(a)
+	if len(row) >= minSpan && len(sp.spans) > 0 {
+		if sn, ok := sp.spans[&row[0]]; ok {
+			lo, hi = sn.lo, sn.hi
+			if a.cut == -1 || a.cut >= 0 && (a.cut <= lo || a.cut > hi) { // the same all over lo..hi
+				sp.steps++
+				return out | outcome(truth[lo])
+			}
+			if sn.dense && a.cut >= 0 { // every piece of lo..hi allowed, and truth changes inside
+				sp.steps++
+				return out | oT | oF
+			}
+			if sn.idx != nil {
+				for k, j := range sn.idx {
+					if out |= outcome(truth[j]); out&(oT|oF) == oT|oF {
+						sp.steps += k + 1
+						return out
+					}
+				}
+				sp.steps += len(sn.idx)
+				return out
+			}
+		}
+	}
+	for j := lo; j <= hi; j++ {
+		if !row[j] {
+			continue
+		}
+		if out |= outcome(truth[j]); out&(oT|oF) == oT|oF {
+			sp.steps += j - lo + 1
+			return out
+		}
+	}
+	sp.steps += hi - lo + 1
 	return out
+}
+
+func outcome(t bool) oset {
+	if t {
+		return oT
+	}
+	return oF
+}
+
+// minSpan is the size from which a narrowed row is worth a span: smaller rows are scanned.
+const minSpan = 64
+
+// span describes a row of a region the never-fires search works on: its allowed pieces
+// lie in lo..hi, and are exactly idx when idx is not nil.
+type span struct {
+	lo, hi int
+	dense  bool // every piece of lo..hi is allowed
+	idx    []int32
+}
+
+// truth is the atom's test on each piece of its variable, computed once the pieces are cut.
+func (sp *space) truth(a *atom) []bool {
+	if a.truth == nil {
+		pieces := sp.vars[a.v].pieces
+		sp.steps += len(pieces)
+		a.truth = make([]bool, len(pieces))
+		a.cut = -1
+		for j, p := range pieces {
+			a.truth[j] = a.test(p.rep)
+			switch {
+			case j == 0 || a.truth[j] == a.truth[j-1]:
+			case a.cut == -1:
+				a.cut = j
+			default:
+				a.cut = -2 // more than one change: no shortcut
+			}
+		}
+	}
+	return a.truth
 }
 
 func (sp *space) eval(f formula, r region) oset {

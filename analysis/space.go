@@ -46,6 +46,7 @@ type variable struct {
 
 	thresholds map[float64]string // numeric: cut points, with how conditions spell them
 	literals   []string           // strings: values conditions compare with
+	literalSet map[string]bool    // the same, to find one fast
 	pieces     []piece
 }
 

@@ -17,7 +17,7 @@ func init() {
 	register(&command{
 		name:    "check",
 		summary: "check rule files: every load error, unused params, rules that never fire; --analyze for gaps and overlaps",
-		usage:   "[--analyze] [--strict] [--domains FILE] [--expect FILE] [--host-params NAMES] FILE...",
+		usage:   "[--analyze] [--strict] [--budget STEPS] [--domains FILE] [--expect FILE] [--host-params NAMES] FILE...",
 		run:     runCheck,
 	})
 }
@@ -30,6 +30,7 @@ type checkFlags struct {
 	analyze, strict bool
 	domains, expect string
 	hostParams      []string
+	budget          int
 }
 
 func runCheck(ctx context.Context, io stdio, args []string) int {
@@ -41,6 +42,7 @@ func runCheck(ctx context.Context, io stdio, args []string) int {
 	fs.StringVar(&f.domains, "domains", "", "signal domains file (default: the rule file's domains: key, else <rulefile>.domains.yaml next to it)")
 	fs.StringVar(&f.expect, "expect", "", "decision table the rules must reproduce (implies --analyze)")
 	host := fs.String("host-params", "", "comma-separated params the host program reads, not reported as unused")
+	fs.IntVar(&f.budget, "budget", analysis.DefaultBudget, "steps the never-fires analysis may take before it stops and says which rules it did not check; 0 for no bound")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
@@ -54,6 +56,10 @@ func runCheck(ctx context.Context, io stdio, args []string) int {
 	}
 	if f.expect != "" {
 		f.analyze = true
+	}
+	if f.budget < 0 {
+		fmt.Fprintf(io.err, "spine check: --budget %d: want a number of steps ≥ 0 (0: no bound)\n", f.budget)
+		return exitUsage
 	}
 	for _, p := range strings.Split(*host, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -81,7 +87,10 @@ func checkFile(io stdio, path string, f checkFlags) int {
 		}
 		return exitFail
 	}
-	opt := analysis.Options{HostParams: append(append([]string(nil), f.hostParams...), hostParams[rs.Name()]...)}
+	opt := analysis.Options{HostParams: append(append([]string(nil), f.hostParams...), hostParams[rs.Name()]...), Budget: f.budget}
+	if f.budget == 0 {
+		opt.Budget = -1 // no bound
+	}
 	// Domains: --domains, else the rule file's own domains: key, else a sidecar file.
 	domainsPath := f.domains
 	src, inFile := rs.DomainsSource()
@@ -106,7 +115,13 @@ func checkFile(io stdio, path string, f checkFlags) int {
 			return exitFail
 		}
 	}
-	rep, err := analysis.Analyze(rs, opt)
+	// Without --analyze only the never-fires analysis runs, bounded by --budget; the
+	// partition is bounded by its number of regions.
+	analyze := analysis.Lint
+	if f.analyze {
+		analyze = analysis.Analyze
+	}
+	rep, err := analyze(rs, opt)
 	if err != nil {
 		var fe analysis.FileErrors
 		if errors.As(err, &fe) { // a domains or expectations file: it names itself
