@@ -185,8 +185,10 @@ func (v *validator) step(ctx context.Context) (status string, done bool, err err
 	return "", false, err
 }
 
-// settle posts the outcome to R4b.
+// settle posts the outcome to R4b, once its passing verdicts have been held to the
+// evidence in code (checkEvidence).
 func (v *validator) settle() (string, bool, error) {
+	v.p.checkEvidence(*v.a, &v.out)
 	_, err := v.post.Send("R4a", "R4b", contract.TypeSubTaskOutcome, v.a.ParentTaskID, v.out)
 	return v.out.Status, true, err
 }

@@ -485,10 +485,12 @@ func TestParallelSubtasksJournalInPlanOrder(t *testing.T) {
 		b := sub{Intent: "Read b.txt", Criteria: crit, Sequence: 1, Tools: []string{"read_file"}}
 		r.script(llm.R1, perceived("Read both files"))
 		r.script(llm.R2, planned([]string{"both files are read"}, a, b))
-		// Whichever executor asks first waits; the answers are the same for both.
-		slow := done("completed", "read")
+		r.file("a.txt", "alpha\n")
+		// Whichever executor asks first waits; the answers are the same for both (each
+		// reads a.txt, so that its tool call is evidence and the traces can be compared).
+		slow := toolCall("c1", "read_file", `{"path":"a.txt"}`)
 		slow.Stall = 150 * time.Millisecond
-		r.script(llm.R3, slow, done("completed", "read"))
+		r.script(llm.R3, slow, toolCall("c1", "read_file", `{"path":"a.txt"}`), done("completed", "read"), done("completed", "read"))
 		r.script(llm.R4a, judged("", verdict(crit[0], "pass", "", "read")), judged("", verdict(crit[0], "pass", "", "read")))
 		r.script(llm.R4b, merged("both read", "read", verdict("both files are read", "pass", "", "read")))
 		got := r.run(context.Background(), "Read a.txt and b.txt")
