@@ -67,7 +67,8 @@ func (a *Auditor) Observe(m bus.Message) []contract.AuditReport {
 }
 
 // End closes the stream: every DispatchManifest still waiting for outcomes is reported
-// as fan-in incomplete. It returns those findings; later calls return none.
+// as fan-in incomplete, and every task that began with a TaskSpec and has no FinalResult
+// as no_final_result. It returns those findings; later calls return none.
 func (a *Auditor) End() []contract.AuditReport {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -78,6 +79,7 @@ func (a *Auditor) End() []contract.AuditReport {
 	a.ended = true
 	for _, id := range sortedKeys(a.tasks) {
 		a.closeManifests(a.tasks[id], 0, "by the end of the stream")
+		a.checkEnded(a.tasks[id])
 	}
 	return a.flush()
 }

@@ -7,10 +7,12 @@
 // PlanDirectives whose L never decreases), excessive retries (R4a corrections beyond the
 // retry budget), duplicate subtask IDs, fan-in incompleteness (a DispatchManifest whose
 // outcomes do not all arrive), boundary violations (a role sending what its contract does
-// not allow, R4b calling its model after a failed subtask) and budget overruns (time or
-// replans). Every finding names the seq numbers of the messages that prove it, and the
-// findings of a message stream do not depend on timing: they are a function of the
-// messages and the Config, ordered by seq then kind.
+// not allow, R4b calling its model after a failed subtask), budget overruns (time or
+// replans), verdicts without evidence (a criterion judged pass while the subtask's
+// tool_calls show no successful action) and tasks that began with a TaskSpec and ended
+// without a FinalResult. Every finding names the seq numbers of the messages that prove
+// it, and the findings of a message stream do not depend on timing: they are a function
+// of the messages and the Config, ordered by seq then kind.
 //
 // Its principal is the operator. A Config is fixed when the Auditor is made (New, from
 // the operator's flags or settings) and nothing changes it afterwards; no method takes a
@@ -18,6 +20,7 @@
 // itself reported as a boundary violation.
 //
 // The package must not send messages, answer any role, write to memory or touch
-// operational data; it imports the bus only to read it, and the spine only to read
-// traces offline (AuditTrace, AuditFile).
+// operational data; it imports the bus only to read it, the spine only to read traces
+// offline (AuditTrace, AuditFile), and the sandbox only to read tool_calls entries the
+// way the role pipeline does (sandbox.ReadEntry).
 package audit

@@ -28,6 +28,10 @@ type task struct {
 	r4bCalls      []int64 // R4b model calls of the round not yet reported
 
 	corrections map[string][]int64 // CorrectionSignal seqs per subtask
+
+	// Evidence and the task's end.
+	plans map[string]plannedSubTask // subtask_id → the SubTask that dispatched it
+	life  taskLife
 }
 
 type directiveRec struct {
@@ -39,7 +43,7 @@ type directiveRec struct {
 func (a *Auditor) task(id string) *task {
 	t := a.tasks[id]
 	if t == nil {
-		t = &task{id: id, corrections: map[string][]int64{}}
+		t = &task{id: id, corrections: map[string][]int64{}, plans: map[string]plannedSubTask{}}
 		a.tasks[id] = t
 	}
 	return t
@@ -67,6 +71,7 @@ func (a *Auditor) observe(m *bus.Message) {
 	taskID, ok := a.decode(m)
 	if taskID != "" {
 		a.lastTask = taskID
+		a.task(taskID).life.saw(m)
 	}
 	a.checkRoute(m, taskID)
 	_ = ok // a payload that cannot be read is already reported; its route still counts
@@ -85,7 +90,11 @@ func (a *Auditor) decode(m *bus.Message) (string, bool) {
 		if err := decodeObject(m.Payload, &p); err != nil {
 			return bad(err)
 		}
-		return a.taskOf(m, p.TaskID), true
+		id := a.taskOf(m, p.TaskID)
+		if id != "" {
+			a.task(id).life.began(m.Seq)
+		}
+		return id, true
 	case contract.TypeSubTask:
 		var p subTaskMsg
 		if err := decodeObject(m.Payload, &p); err != nil {
@@ -93,6 +102,7 @@ func (a *Auditor) decode(m *bus.Message) (string, bool) {
 		}
 		id := a.taskOf(m, p.ParentTaskID)
 		a.claim(p.SubTaskID, id, m.Seq)
+		a.task(id).plan(m.Seq, p)
 		return id, true
 	case contract.TypeDispatchManifest:
 		var p manifestMsg
@@ -144,6 +154,7 @@ func (a *Auditor) decode(m *bus.Message) (string, bool) {
 		}
 		id := a.taskOf(m, p.TaskID)
 		a.onFinal(a.task(id), m.Seq, p)
+		a.task(id).life.final = true
 		return id, true
 	case bus.TypeModelCall:
 		id := m.TaskID

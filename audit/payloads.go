@@ -17,8 +17,9 @@ type taskSpecMsg struct {
 }
 
 type subTaskMsg struct {
-	SubTaskID    string `json:"subtask_id"`
-	ParentTaskID string `json:"parent_task_id"`
+	SubTaskID    string   `json:"subtask_id"`
+	ParentTaskID string   `json:"parent_task_id"`
+	Tools        []string `json:"tools"` // the plan's tools for it, when the planner names them
 }
 
 type manifestMsg struct {
@@ -31,10 +32,17 @@ type correctionMsg struct {
 }
 
 type outcomeMsg struct {
-	SubTaskID     string            `json:"subtask_id"`
-	ParentTaskID  string            `json:"parent_task_id"`
-	Status        string            `json:"status"`
-	GapTrajectory []json.RawMessage `json:"gap_trajectory"`
+	SubTaskID        string            `json:"subtask_id"`
+	ParentTaskID     string            `json:"parent_task_id"`
+	Status           string            `json:"status"`
+	GapTrajectory    []json.RawMessage `json:"gap_trajectory"`
+	CriteriaVerdicts []verdictMsg      `json:"criteria_verdicts"`
+	ToolCalls        []string          `json:"tool_calls"`
+}
+
+type verdictMsg struct {
+	Criterion string `json:"criterion"`
+	Verdict   string `json:"verdict"`
 }
 
 // reportMsg is R4b's ReplanRequest or OutcomeSummary.

@@ -13,7 +13,8 @@ func TestPayloadViewsMatchContract(t *testing.T) {
 	cls := contract.FailureLogical
 	o := contract.SubTaskOutcome{SubTaskID: "a", ParentTaskID: "t", Status: contract.OutcomeFailed,
 		GapTrajectory:    []contract.GapAttempt{{Attempt: 1}, {Attempt: 2}},
-		CriteriaVerdicts: []contract.CriterionVerdict{{Criterion: "c", Verdict: "fail", FailureClass: &cls}}}
+		CriteriaVerdicts: []contract.CriterionVerdict{{Criterion: "c", Verdict: "fail", FailureClass: &cls}},
+		ToolCalls:        []string{"shell:make → ok"}}
 	for _, tc := range []struct {
 		in   any
 		into any
@@ -25,7 +26,8 @@ func TestPayloadViewsMatchContract(t *testing.T) {
 		{contract.CorrectionSignal{SubTaskID: "a", AttemptNumber: 2}, &correctionMsg{}, &correctionMsg{SubTaskID: "a"}},
 		{contract.ReplanRequest{TaskID: "t", FailedSubTasks: []string{"a"}, CorrectionCount: 3, ElapsedMS: 9, Outcomes: []contract.SubTaskOutcome{o}}, &reportMsg{},
 			&reportMsg{TaskID: "t", FailedSubTasks: []string{"a"}, CorrectionCount: 3, ElapsedMS: 9, Outcomes: []outcomeMsg{{SubTaskID: "a", ParentTaskID: "t", Status: "failed",
-				GapTrajectory: []json.RawMessage{json.RawMessage(`{"attempt":1,"failed_criteria":null}`), json.RawMessage(`{"attempt":2,"failed_criteria":null}`)}}}}},
+				GapTrajectory:    []json.RawMessage{json.RawMessage(`{"attempt":1,"failed_criteria":null}`), json.RawMessage(`{"attempt":2,"failed_criteria":null}`)},
+				CriteriaVerdicts: []verdictMsg{{Criterion: "c", Verdict: "fail"}}, ToolCalls: []string{"shell:make → ok"}}}}},
 		{contract.FinalResult{TaskID: "t", Replans: 2}, &finalMsg{}, &finalMsg{TaskID: "t", Replans: 2}},
 	} {
 		raw, err := json.Marshal(tc.in)

@@ -67,6 +67,7 @@ func (a *Auditor) onOutcome(t *task, seq int64, o outcomeMsg) {
 	a.claim(o.SubTaskID, t.id, seq)
 	t.arrive(o.SubTaskID, seq)
 	a.checkAttempts(t, seq, o)
+	a.checkVerdictEvidence(t, seq, o)
 	if o.Status == contract.OutcomeFailed && t.failedSeq == 0 {
 		t.failedSeq, t.failedSubtask = seq, o.SubTaskID
 	}
@@ -81,6 +82,7 @@ func (a *Auditor) onReport(t *task, seq int64, typ string, p reportMsg) {
 		a.claim(o.SubTaskID, t.id, seq)
 		t.arrive(o.SubTaskID, seq)
 		a.checkAttempts(t, seq, o)
+		a.checkVerdictEvidence(t, seq, o)
 		if o.Status == contract.OutcomeFailed {
 			failed = append(failed, o.SubTaskID)
 		}
