@@ -21,8 +21,8 @@ func TestGGSReproducesTheSeedTable(t *testing.T) {
 	if len(rep.Warnings) != 0 {
 		t.Errorf("warnings: %v", rep.Warnings)
 	}
-	if len(rep.Cells) != 34 {
-		t.Fatalf("%d cells, want 6 macro-states + 24 cells + 4 overrides", len(rep.Cells))
+	if len(rep.Cells) != 37 {
+		t.Fatalf("%d cells, want 6 macro-states + 24 cells + 4 overrides + 3 faults", len(rep.Cells))
 	}
 	for _, c := range rep.Cells {
 		if !c.OK() {
@@ -59,7 +59,7 @@ func TestGGSWithoutDomainsHasAbsentSignalsGap(t *testing.T) {
 	}
 	want := []string{
 		// round is an int without bounds: a negative round is a gap too.
-		"signals != nil && signals.round < 0 | signals{round: -1, D: 0, P: 0, omega: 0, beta_eff: 0, L: 0, grad: 0, worsening: 0, replans: 0, all_matched: false}",
+		"signals != nil && signals.round < 0 | signals{round: -1, D: 0, P: 0, omega: 0, beta_eff: 0, L: 0, grad: 0, worsening: 0, replans: 0, all_matched: false, fault: 0}",
 		"signals == nil | signals absent",
 	}
 	if strings.Join(conds, "\n") != strings.Join(want, "\n") {

@@ -48,7 +48,7 @@ func ggsOptions(t testing.TB) Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Options{Domains: d, Expect: x, HostParams: []string{"alpha", "beta", "lambda", "w1", "w2", "time_budget_ms", "max_replans"}}
+	return Options{Domains: d, Expect: x, HostParams: []string{"alpha", "beta", "lambda", "w1", "w2", "time_budget_ms", "max_replans", "max_fault_retries"}}
 }
 
 func analyze(t testing.TB, rs *spine.RuleSet, opt Options) *Report {

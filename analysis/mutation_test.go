@@ -3,7 +3,9 @@ package analysis
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentspine/spine/rules"
@@ -28,32 +30,73 @@ func TestGGSMutants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	caught, equivalent := 0, 0
-	for _, m := range ggsMutants(t, src) {
+	// Mutants are independent: they are judged on every core, and reported in order.
+	// The shipped rules' objective at every elementary cell is computed once.
+	want, err := cellObjectives(orig.sp, orig.rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := ggsMutants(t, src)
+	type verdict struct {
+		finding, err string
+		equivalent   bool
+	}
+	verdicts := make([]verdict, len(ms))
+	judge := func(m mutant) (v verdict) {
+		defer func() {
+			if r := recover(); r != nil {
+				v.err = fmt.Sprint(r)
+			}
+		}()
 		rs, err := spine.LoadRules("mutant.yaml", m.src)
 		if err != nil {
-			t.Fatalf("%s: mutant does not load: %v", m.name, err)
+			return verdict{err: fmt.Sprintf("mutant does not load: %v", err)}
 		}
 		rep, err := Analyze(rs, opt)
 		if err != nil {
-			t.Fatalf("%s: %v", m.name, err)
+			return verdict{err: err.Error()}
 		}
-		finding := firstFinding(rep)
-		switch {
-		case finding != "":
-			caught++
-		case m.kind == "delete":
-			t.Errorf("%s: deleting a rule went unnoticed", m.name)
-		default:
-			if diff := engineDiff(t, orig, rs); diff != "" {
-				t.Errorf("%s: the analysis reports nothing, but the engine decides differently: %s", m.name, diff)
-				continue
+		if f := firstFinding(rep); f != "" {
+			return verdict{finding: f}
+		}
+		if m.kind == "delete" {
+			return verdict{err: "deleting a rule went unnoticed"}
+		}
+		if diff := engineDiffErr(orig.sp, want, rs); diff != "" {
+			return verdict{err: "the analysis reports nothing, but the engine decides differently: " + diff}
+		}
+		return verdict{equivalent: true, finding: "equivalent: the engine decides as the shipped rules on every elementary cell"}
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				verdicts[i] = judge(ms[i])
 			}
+		}()
+	}
+	for i := range ms {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var out bytes.Buffer
+	caught, equivalent := 0, 0
+	for i, m := range ms {
+		v := verdicts[i]
+		switch {
+		case v.err != "":
+			t.Errorf("%s: %s", m.name, v.err)
+			continue
+		case v.equivalent:
 			equivalent++
-			finding = "equivalent: the engine decides as the shipped rules on every elementary cell"
+		default:
+			caught++
 		}
-		fmt.Fprintf(&out, "%s\n    %s\n", m.name, finding)
+		fmt.Fprintf(&out, "%s\n    %s\n", m.name, v.finding)
 	}
 	fmt.Fprintf(&out, "%d mutants: %d caught, %d equivalent\n", caught+equivalent, caught, equivalent)
 	checkGolden(t, "mutants.golden", out.Bytes())
@@ -187,37 +230,52 @@ func firstFinding(rep *Report) string {
 	return ""
 }
 
-// engineDiff compares the objectives two rule sets pick on every elementary cell of the
-// original's partition (the mutants compare against the same thresholds).
-func engineDiff(t *testing.T, orig *analyzer, mutant *spine.RuleSet) string {
-	t.Helper()
-	sp := orig.sp
+// cellObjectives lists the objective rs picks at every elementary cell of the
+// partition sp, in cell order.
+func cellObjectives(sp *space, rs *spine.RuleSet) ([]string, error) {
 	total := 1
 	for _, v := range sp.vars {
 		total *= len(v.pieces)
 	}
-	objective := func(rs *spine.RuleSet, w Witness) string {
-		res, err := runWitness(rs, w)
+	out := make([]string, total)
+	for n := range total {
+		res, err := runWitness(rs, sp.witness(cellRegion(sp, n)))
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		if r := ruleNamed(rs, res.Fired); r != nil {
-			return r.Then.Objective
+			out[n] = r.Then.Objective
 		}
-		return ""
 	}
-	idx := make([]int, len(sp.vars))
-	for n := 0; n < total; n++ {
-		rest := n
-		r := make(region, len(sp.vars))
-		for i, v := range sp.vars {
-			idx[i] = rest % len(v.pieces)
-			rest /= len(v.pieces)
-			r[i] = make([]bool, len(v.pieces))
-			r[i][idx[i]] = true
+	return out, nil
+}
+
+// cellRegion is the n-th elementary cell of sp: one piece of every variable.
+func cellRegion(sp *space, n int) region {
+	r := make(region, len(sp.vars))
+	for i, v := range sp.vars {
+		r[i] = make([]bool, len(v.pieces))
+		r[i][n%len(v.pieces)] = true
+		n /= len(v.pieces)
+	}
+	return r
+}
+
+// engineDiffErr compares the objectives a mutant picks on every elementary cell of the
+// original's partition with the original's (want, computed once); the mutants compare
+// against the same thresholds.
+func engineDiffErr(sp *space, want []string, mutant *spine.RuleSet) string {
+	for n, a := range want {
+		w := sp.witness(cellRegion(sp, n))
+		res, err := runWitness(mutant, w)
+		if err != nil {
+			return err.Error()
 		}
-		w := sp.witness(r)
-		if a, b := objective(orig.rs, w), objective(mutant, w); a != b {
+		b := ""
+		if r := ruleNamed(mutant, res.Fired); r != nil {
+			b = r.Then.Objective
+		}
+		if a != b {
 			return fmt.Sprintf("at %s: %q against %q", w, a, b)
 		}
 	}

@@ -12,6 +12,10 @@ const (
 	DirectiveAccept         = "accept"
 	DirectiveSuccess        = "success"
 	DirectiveAbandon        = "abandon"
+	// DirectiveRetry runs a round again after a fault of the machinery cut it short: the
+	// same plan, nothing new blocked. It is not a replan and not one of the seed's six
+	// macro-states; the fault rules of rules/ggs.yaml choose it.
+	DirectiveRetry = "retry"
 )
 
 // IsTerminal reports whether a directive ends the task.
@@ -56,4 +60,8 @@ type FinalResult struct {
 	Replans       int     `json:"replans"`
 	PrevDirective string  `json:"prev_directive"`
 	Directive     string  `json:"directive"`
+	// Reason names why a task was abandoned when the cause was a fault of the machinery
+	// rather than the task's own course: the fault's kind (model_unavailable,
+	// contract_broken, planner_cornered). Empty otherwise.
+	Reason string `json:"reason,omitempty"`
 }

@@ -79,6 +79,10 @@ type SubTaskOutcome struct {
 	CriteriaVerdicts []CriterionVerdict `json:"criteria_verdicts"`
 	GapTrajectory    []GapAttempt       `json:"gap_trajectory"`
 	ToolCalls        []string           `json:"tool_calls,omitempty"`
+	// Fault is set when the subtask failed because the machinery did (R3's or R4a's model
+	// endpoint, a reply breaking its contract), not because of the task: no criterion was
+	// judged, and GGS keeps it out of D and P.
+	Fault *Fault `json:"fault,omitempty"`
 }
 
 // ReplanRequest is R4b's report to GGS when the fan-in gate or the merged-result check
@@ -93,7 +97,10 @@ type ReplanRequest struct {
 	ElapsedMS            int64              `json:"elapsed_ms"`
 	Outcomes             []SubTaskOutcome   `json:"outcomes"`
 	TaskCriteriaVerdicts []CriterionVerdict `json:"task_criteria_verdicts,omitempty"`
-	Recommendation       string             `json:"recommendation"` // replan | abandon
+	Recommendation       string             `json:"recommendation"` // replan | retry | abandon
+	// Fault is set when a role could not do its job at all (R1, R2 or R4b's model, or the
+	// planner cornered by the MUST NOT set) and the round ended without a result to judge.
+	Fault *Fault `json:"fault,omitempty"`
 }
 
 // OutcomeSummary is R4b's report to GGS when every subtask matched and the merged result

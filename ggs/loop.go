@@ -227,5 +227,6 @@ func (s Signals) fields() spine.Fields {
 	return spine.Fields{
 		"round": s.Round, "D": s.D, "P": s.P, "omega": s.Omega, "beta_eff": s.BetaEff,
 		"L": s.L, "grad": s.Grad, "worsening": s.Worsening, "replans": s.Replans, "all_matched": s.AllMatched,
+		"fault": s.Fault,
 	}
 }

@@ -26,12 +26,15 @@ type Params struct {
 	TimeBudgetMS float64 // time budget per task, milliseconds
 	MaxReplans   int     // maxReplans of the Ω formula
 	Law2Kill     int     // consecutive worsening rounds that force abandon
+	// MaxFaultRetries is how many consecutive rounds a fault of the machinery may cut
+	// short before the task is abandoned; the rules read it as params.max_fault_retries.
+	MaxFaultRetries int
 }
 
 // ParamNames lists the params ParamsFrom reads, in the order of the seed's table.
 var ParamNames = []string{
 	"alpha", "beta", "lambda", "w1", "w2", "epsilon", "delta", "rho", "theta",
-	"time_budget_ms", "max_replans", "law2_kill",
+	"time_budget_ms", "max_replans", "law2_kill", "max_fault_retries",
 }
 
 // ParamsFrom reads every param of ParamNames from src. A missing param, a value that is
@@ -57,7 +60,7 @@ func ParamsFrom(src ParamSource) (Params, error) {
 	ints := []struct {
 		name string
 		dst  *int
-	}{{"max_replans", &p.MaxReplans}, {"law2_kill", &p.Law2Kill}}
+	}{{"max_replans", &p.MaxReplans}, {"law2_kill", &p.Law2Kill}, {"max_fault_retries", &p.MaxFaultRetries}}
 	for _, f := range ints {
 		v, err := number(src, f.name)
 		if err != nil {
@@ -75,6 +78,8 @@ func ParamsFrom(src ParamSource) (Params, error) {
 		return Params{}, fmt.Errorf("param max_replans: want >= 1, got %d", p.MaxReplans)
 	case p.Law2Kill < 1:
 		return Params{}, fmt.Errorf("param law2_kill: want >= 1, got %d", p.Law2Kill)
+	case p.MaxFaultRetries < 0:
+		return Params{}, fmt.Errorf("param max_fault_retries: want >= 0, got %d", p.MaxFaultRetries)
 	}
 	return p, nil
 }

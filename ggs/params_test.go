@@ -6,11 +6,11 @@ import (
 )
 
 // seedDefaults is the seed's hyperparameter table (v0.8 defaults), the spec that
-// rules/ggs.yaml must carry.
+// rules/ggs.yaml must carry, and the project's one addition: max_fault_retries.
 var seedDefaults = Params{
 	Alpha: 0.6, Beta: 0.3, Lambda: 0.4, W1: 0.6, W2: 0.4,
 	Epsilon: 0.1, Delta: 0.3, Rho: 0.5, Theta: 0.8,
-	TimeBudgetMS: 300000, MaxReplans: 3, Law2Kill: 2,
+	TimeBudgetMS: 300000, MaxReplans: 3, Law2Kill: 2, MaxFaultRetries: 1,
 }
 
 func TestRuleFileCarriesSeedDefaults(t *testing.T) {
@@ -32,7 +32,7 @@ func TestParamsFromErrors(t *testing.T) {
 		return mapSource{
 			"alpha": 0.6, "beta": 0.3, "lambda": 0.4, "w1": 0.6, "w2": 0.4, "epsilon": 0.1,
 			"delta": 0.3, "rho": 0.5, "theta": 0.8, "time_budget_ms": 300000.0,
-			"max_replans": 3.0, "law2_kill": 2,
+			"max_replans": 3.0, "law2_kill": 2, "max_fault_retries": 1,
 		}
 	}
 	if p, err := ParamsFrom(valid()); err != nil || p != seedDefaults {
@@ -49,6 +49,8 @@ func TestParamsFromErrors(t *testing.T) {
 		{"max_replans", 0.0, "param max_replans: want >= 1, got 0"},
 		{"time_budget_ms", 0.0, "param time_budget_ms: want > 0, got 0"},
 		{"law2_kill", 0.0, "param law2_kill: want >= 1, got 0"},
+		{"max_fault_retries", -1, "param max_fault_retries: want >= 0, got -1"},
+		{"max_fault_retries", nil, "no param max_fault_retries"},
 		{"alpha", true, "param alpha: want a number, got bool true"},
 		{"lambda", 1e300, "param lambda: want a number between -1e12 and 1e12, got 1e+300"},
 	} {

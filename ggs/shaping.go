@@ -302,6 +302,11 @@ func summary(directive string, s Signals, p Params, gap string) string {
 		fmt.Fprintf(&b, "Close enough: D = %s ≤ δ = %s after %s.", num(s.D), num(p.Delta), replans(s.Replans))
 	case contract.DirectiveAbandon:
 		switch {
+		case s.Fault == FaultEnds && s.FaultFatal:
+			b.WriteString("Abandoned: every plan the planner could make broke the MUST NOT set (a fault of the machinery, not a verdict on the task).")
+		case s.Fault == FaultEnds:
+			fmt.Fprintf(&b, "Abandoned: a fault of the machinery cut %d round(s) in a row short (max_fault_retries = %d); the task itself was not judged failed.",
+				s.FaultRounds, p.MaxFaultRetries)
 		case s.Worsening >= p.Law2Kill:
 			fmt.Fprintf(&b, "Abandoned: the loss worsened on %d consecutive rounds (∇L = %s > ε = %s), so more budget would not help.",
 				s.Worsening, num(s.Grad), num(p.Epsilon))

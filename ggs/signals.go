@@ -19,7 +19,28 @@ type Signals struct {
 	Worsening  int     `json:"worsening"`   // consecutive rounds with ∇L > ε, this one included
 	Replans    int     `json:"replans"`     // PlanDirectives already issued for the task
 	AllMatched bool    `json:"all_matched"` // an OutcomeSummary: every subtask matched
+	// Fault is what a fault of the machinery (contract.Fault) leaves the rules to decide:
+	// FaultNone, FaultRetry or FaultEnds. One field rather than the three facts it is
+	// made of keeps the rule analysis's regions few.
+	Fault int `json:"fault"`
+
+	// What Fault is made of, for the rationale and summary; not part of the fact.
+	FaultRounds int  `json:"-"` // consecutive rounds a fault cut short, this one included
+	FaultOnly   bool `json:"-"` // the fault is all that failed: nothing was judged on its merits
+	FaultFatal  bool `json:"-"` // trying again cannot help (the planner is cornered)
 }
+
+// Values of Signals.Fault.
+const (
+	// FaultNone: no fault, or one beside real failures with retries left; the round is
+	// decided on its merits (the fault's subtasks stay out of D and P).
+	FaultNone = 0
+	// FaultRetry: only a fault failed, and max_fault_retries allows another go.
+	FaultRetry = 1
+	// FaultEnds: a fault that retrying cannot cure, or faults that cut more than
+	// max_fault_retries rounds short in a row.
+	FaultEnds = 2
+)
 
 // Loss returns the loss breakdown carried by PlanDirective and FinalResult.
 func (s Signals) Loss() contract.Loss {
@@ -97,6 +118,9 @@ func TallyReplan(req *contract.ReplanRequest) Tally {
 	anyFailed := false
 	for i := range req.Outcomes {
 		o := &req.Outcomes[i]
+		if o.Fault != nil {
+			continue // the machinery failed, not the task: no verdict, nothing in D or P
+		}
 		failed := verdicts(o.CriteriaVerdicts, o.GapTrajectory)
 		if !failed && o.Status == contract.OutcomeFailed {
 			name := "subtask " + o.SubTaskID + " failed"
@@ -111,7 +135,7 @@ func TallyReplan(req *contract.ReplanRequest) Tally {
 	if verdicts(req.TaskCriteriaVerdicts, nil) {
 		anyFailed = true
 	}
-	if !anyFailed {
+	if !anyFailed && RoundFault(req) == nil {
 		name := req.GapSummary
 		if name == "" {
 			name = "merged result rejected"
@@ -119,6 +143,48 @@ func TallyReplan(req *contract.ReplanRequest) Tally {
 		add(name, 1, "")
 	}
 	return t
+}
+
+// RoundFault is the fault of the machinery a ReplanRequest reports: the round's own (a
+// role that could not do its job) or else the first faulted subtask's; nil when none.
+func RoundFault(req *contract.ReplanRequest) *contract.Fault {
+	if req.Fault != nil {
+		return req.Fault
+	}
+	for i := range req.Outcomes {
+		if f := req.Outcomes[i].Fault; f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// faultOnly tells whether a ReplanRequest's only failures are faults of the machinery:
+// no failed verdict, no failed outcome without a fault.
+func faultOnly(req *contract.ReplanRequest) bool {
+	if RoundFault(req) == nil {
+		return false
+	}
+	for i := range req.Outcomes {
+		o := &req.Outcomes[i]
+		if o.Fault != nil {
+			continue
+		}
+		if o.Status == contract.OutcomeFailed {
+			return false
+		}
+		for _, v := range o.CriteriaVerdicts {
+			if v.Failed() {
+				return false
+			}
+		}
+	}
+	for _, v := range req.TaskCriteriaVerdicts {
+		if v.Failed() {
+			return false
+		}
+	}
+	return true
 }
 
 // plausibleWeight is k/N for a plausible criterion over a gap trajectory.

@@ -117,6 +117,8 @@ type message struct {
 	tally          Tally
 	calls          roundCalls
 	output         any
+	fault          *contract.Fault // the round's fault of the machinery, if any
+	faultOnly      bool            // the fault is all that failed
 }
 
 func replanMessage(req *contract.ReplanRequest) message {
@@ -125,6 +127,7 @@ func replanMessage(req *contract.ReplanRequest) message {
 		taskID: req.TaskID, intent: req.Intent, gap: req.GapSummary,
 		d: t.D(), p: t.P(), elapsedMS: req.ElapsedMS,
 		tally: t, calls: failingCalls(req.Outcomes, req.TaskCriteriaVerdicts), output: mergedOutputs(req.Outcomes),
+		fault: RoundFault(req), faultOnly: faultOnly(req),
 	}
 }
 
@@ -156,7 +159,7 @@ type pendingRound struct {
 func (s *Solver) observe(in message) Signals {
 	_, known := s.tasks.tasks[in.taskID]
 	st := s.tasks.get(in.taskID)
-	sig := st.signals(s.params, in.d, in.p, in.elapsedMS, in.allMatched)
+	sig := st.signals(s.params, in)
 	st.pending = &pendingRound{in: in, sig: sig, known: known}
 	return sig
 }
@@ -213,8 +216,16 @@ func (s *Solver) Conclude(taskID string, dec Decision) (Output, error) {
 	}
 	if contract.IsTerminal(dec.Directive) {
 		out.Final = s.final(in, sig, prev, dec.Directive)
+		if dec.Directive == contract.DirectiveAbandon && in.fault != nil && (in.faultOnly || sig.Fault == FaultEnds) {
+			out.Final.Reason = in.fault.Kind
+		}
 		delete(s.tasks.tasks, in.taskID)
 		s.write(dec.Directive, st.intent, out.Final.Summary, nil, "")
+		return out, nil
+	}
+	if dec.Directive == contract.DirectiveRetry {
+		out.Directive = s.retry(in, sig, prev, st)
+		st.advanceRetry(sig)
 		return out, nil
 	}
 	b := shapeBlocked(dec.Directive, sig.Grad, in.calls, st)
@@ -250,7 +261,7 @@ func checkDirective(dec Decision, allMatched bool) error {
 		}
 	case contract.DirectiveSuccess, contract.DirectiveAbandon,
 		contract.DirectiveBreakSymmetry, contract.DirectiveChangeApproach,
-		contract.DirectiveChangePath, contract.DirectiveRefine:
+		contract.DirectiveChangePath, contract.DirectiveRefine, contract.DirectiveRetry:
 	default:
 		return fmt.Errorf("ggs: rule %s chose objective %q, which is not a macro-state", dec.Rule, dec.Directive)
 	}

@@ -17,6 +17,10 @@ type taskState struct {
 	latest    []string // the targets of the most recent round that had any
 	blocked   set      // targets the issued PlanDirectives blocked; never shrinks
 	tools     set      // tools blocked by earlier directives
+	lastTools []string // tools the latest PlanDirective blocked, for a retry
+	d, p      float64  // D and P of the latest round judged on its merits
+	faults    int      // consecutive rounds cut short by a fault of the machinery
+	judged    int      // rounds judged on their merits (not only faulted)
 	intent    string   // the task's intent, as last given
 	pending   *pendingRound
 }
@@ -49,27 +53,56 @@ func (t *tracker) open() []string {
 	return ids
 }
 
-// signals computes a round's signals from its D and P, the elapsed time and the task's
-// state, without changing the state.
-func (st *taskState) signals(p Params, d, pp float64, elapsedMS int64, allMatched bool) Signals {
-	omega := Omega(p, st.replans, elapsedMS)
+// signals computes a round's signals from its message and the task's state, without
+// changing the state. A round that only faulted says nothing new about the task: its D
+// and P are the last judged round's (1 and 0 before any), ∇L is 0 and the worsening
+// count stands; Ω still grows with the time spent.
+func (st *taskState) signals(p Params, in message) Signals {
+	d, pp := in.d, in.p
+	if in.faultOnly {
+		d, pp = st.d, st.p
+		if st.rounds == 0 || st.judged == 0 {
+			d, pp = 1, 0
+		}
+	}
+	omega := Omega(p, st.replans, in.elapsedMS)
 	l := Loss(p, d, pp, omega)
-	grad := Gradient(l, st.lPrev, st.rounds == 0)
+	grad := Gradient(l, st.lPrev, st.judged == 0)
 	worsening := 0
 	if grad > p.Epsilon {
 		worsening = st.worsening + 1
 	}
+	faults := 0
+	if in.fault != nil {
+		faults = st.faults + 1
+	}
+	if in.faultOnly {
+		grad, worsening = 0, st.worsening
+	}
+	fatal := in.fault != nil && in.fault.Fatal()
+	verdict := FaultNone
+	switch {
+	case in.fault == nil:
+	case fatal || faults > p.MaxFaultRetries:
+		verdict = FaultEnds
+	case in.faultOnly:
+		verdict = FaultRetry
+	}
 	return Signals{
-		Round:      st.rounds + 1,
-		D:          d,
-		P:          pp,
-		Omega:      omega,
-		BetaEff:    BetaEff(p, omega),
-		L:          l,
-		Grad:       grad,
-		Worsening:  worsening,
-		Replans:    st.replans,
-		AllMatched: allMatched,
+		Round:       st.rounds + 1,
+		D:           d,
+		P:           pp,
+		Omega:       omega,
+		BetaEff:     BetaEff(p, omega),
+		L:           l,
+		Grad:        grad,
+		Worsening:   worsening,
+		Replans:     st.replans,
+		AllMatched:  in.allMatched,
+		Fault:       verdict,
+		FaultRounds: faults,
+		FaultOnly:   in.faultOnly,
+		FaultFatal:  fatal,
 	}
 }
 
@@ -79,9 +112,23 @@ func (st *taskState) advance(s Signals, directive string) {
 	st.lPrev = s.L
 	st.worsening = s.Worsening
 	st.prev = directive
+	st.faults = s.FaultRounds
+	if !s.FaultOnly {
+		st.d, st.p = s.D, s.P
+		st.judged++
+	}
 	if !contract.IsTerminal(directive) {
 		st.replans++
 	}
+}
+
+// advanceRetry records a round that a fault cut short and that runs again: it is not a
+// replan, and the loss it carried is not a measurement, so ∇L of the next round is taken
+// against the last round judged on its merits.
+func (st *taskState) advanceRetry(s Signals) {
+	st.rounds = s.Round
+	st.prev = contract.DirectiveRetry
+	st.faults = s.FaultRounds
 }
 
 // remember adds a round's failing calls and what its directive blocked.
@@ -91,6 +138,7 @@ func (st *taskState) remember(rc roundCalls, b blocked) {
 		st.latest = slices.Clone(rc.targets) // the directive holds rc.targets too
 	}
 	st.tools.add(b.tools...)
+	st.lastTools = b.tools
 	st.blocked.add(b.targets...)
 }
 

@@ -29,9 +29,14 @@ func ValidateReplan(req *contract.ReplanRequest) error {
 		return fmt.Errorf("correction_count: must not be negative, got %d", req.CorrectionCount)
 	}
 	switch req.Recommendation {
-	case "", "replan", "abandon":
+	case "", "replan", "retry", "abandon":
 	default:
-		return fmt.Errorf("recommendation: got %q, want \"replan\" or \"abandon\"", req.Recommendation)
+		return fmt.Errorf("recommendation: got %q, want \"replan\", \"retry\" or \"abandon\"", req.Recommendation)
+	}
+	for _, f := range faults(req) {
+		if err := validateFault(f); err != nil {
+			return err
+		}
 	}
 	if err := validateOutcomes(req.TaskID, req.Outcomes, false); err != nil {
 		return err
@@ -121,4 +126,32 @@ func validClass(class string) bool {
 
 func classError(at, class string) error {
 	return fmt.Errorf("%s: got %q, want \"logical\", \"environmental\" or null", at, class)
+}
+
+// faults lists the faults a ReplanRequest carries, the round's own first.
+func faults(req *contract.ReplanRequest) []*contract.Fault {
+	var out []*contract.Fault
+	if req.Fault != nil {
+		out = append(out, req.Fault)
+	}
+	for i := range req.Outcomes {
+		if f := req.Outcomes[i].Fault; f != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// validateFault checks a fault's role and kind, which GGS's summary and FinalResult name.
+func validateFault(f *contract.Fault) error {
+	switch f.Kind {
+	case contract.FaultModelUnavailable, contract.FaultContractBroken, contract.FaultPlannerCornered:
+	default:
+		return fmt.Errorf("fault.kind: got %q, want %s, %s or %s", f.Kind,
+			contract.FaultModelUnavailable, contract.FaultContractBroken, contract.FaultPlannerCornered)
+	}
+	if f.Role == "" {
+		return fmt.Errorf("fault.role: missing")
+	}
+	return nil
 }

@@ -181,7 +181,9 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	}
 
 	runID := fmt.Sprintf("run-%s-%s", time.Now().UTC().Format("20060102T150405Z"), spine.RandomIDs{}.NewID()[:6])
-	if _, err := p.Perceive(ctx, runID, raw); err != nil {
+	// R1 reads the task inside the run, after the trace is created: whatever R1's
+	// endpoint does, the trace holds it, and the rules decide how the task ends.
+	if err := p.Begin(runID, raw); err != nil {
 		return fail("%v", err)
 	}
 	path := *tracePath

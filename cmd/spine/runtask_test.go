@@ -157,9 +157,10 @@ func TestRunAcceptsOnFirstRound(t *testing.T) {
 	}
 }
 
-// TestRunWatchKeepsRulesThatDoNotLoad edits the --rules file while R1 is working, before
-// the engine's first cycle: the edit does not load, so it is shown and traced and the
-// run goes on with the rules it started with.
+// TestRunWatchKeepsRulesThatDoNotLoad edits the --rules file while R1 is working in the
+// first round of a two-round run (R3's endpoint is down in it, and GGS retries); the engine
+// polls the file before the second round's select_objective: the edit does not load, so
+// it is shown and traced and the run goes on with the rules it started with.
 func TestRunWatchKeepsRulesThatDoNotLoad(t *testing.T) {
 	rules := filepath.Join(t.TempDir(), "ggs.yaml")
 	src, err := os.ReadFile("../../rules/ggs.yaml")
@@ -179,6 +180,10 @@ func TestRunWatchKeepsRulesThatDoNotLoad(t *testing.T) {
 			}
 		}
 	})
+	// R3's endpoint is down in the first round (one attempt a call): a fault, which the
+	// rules answer with a retry, so the accept comes in round 2.
+	t.Setenv("SPINE_LLM_MAX_ATTEMPTS", "1")
+	ar.servers["m-r3"].Prepend(llmtest.Reply{Status: 503, ErrorMessage: "overloaded"})
 	out, trace := ar.run(t, "--rules", rules, "--watch")
 	if !strings.Contains(out, "did not load; the running rules stay") || !strings.Contains(out, `unknown param "theat"`) {
 		t.Errorf("the failed reload is not shown:\n%s", out)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
@@ -80,7 +79,7 @@ func (x *executor) step(ctx context.Context) error {
 	}
 	res := ex.result
 	if ex.infra != nil {
-		res.Output = executorFault{Error: fmt.Sprint(res.Output)}
+		res.Output = executorFault{Error: fmt.Sprint(res.Output), Kind: faultKind(llm.R3, ex.infra)}
 	}
 	_, err = x.post.Send("R3", "R4a", contract.TypeExecutionResult, x.a.ParentTaskID, res)
 	return err
@@ -90,19 +89,32 @@ func (x *executor) step(ctx context.Context) error {
 // (its model did not answer): there is nothing for R4a's model to judge.
 type executorFault struct {
 	Error string `json:"executor_error"`
+	Kind  string `json:"fault_kind"`
+}
+
+// faultKind is the kind of fault err is for role, model_unavailable when it is no known one.
+func faultKind(role llm.RoleName, err error) string {
+	if f, ok := faultOfError(role, err); ok {
+		return f.Kind
+	}
+	return contract.FaultModelUnavailable
 }
 
 // faultOf reports the executor fault an ExecutionResult carries, if any.
-func faultOf(res contract.ExecutionResult) (string, bool) {
+func faultOf(res contract.ExecutionResult) (*contract.Fault, bool) {
 	if res.Status != contract.ExecFailed || len(res.ToolCalls) > 0 {
-		return "", false
+		return nil, false
 	}
 	m, ok := res.Output.(map[string]any)
-	if !ok || len(m) != 1 {
-		return "", false
+	if !ok || len(m) != 2 {
+		return nil, false
 	}
 	e, ok := m["executor_error"].(string)
-	return e, ok
+	kind, ok2 := m["fault_kind"].(string)
+	if !ok || !ok2 {
+		return nil, false
+	}
+	return &contract.Fault{Role: string(llm.R3), Kind: kind, Detail: clip(e, 400)}, true
 }
 
 // validator is R4a for one subtask: the rubric it judges by and the outcome so far.
@@ -144,18 +156,28 @@ func (v *validator) step(ctx context.Context) (status string, done bool, err err
 	out.Output = res.Output
 	out.ToolCalls = append(out.ToolCalls, res.ToolCalls...)
 
+	// A fault of the machinery — R3's model gone, R4a's model unable to judge — settles
+	// the subtask as failed with the fault and no verdict: nothing about the task was
+	// learnt, so nothing enters D or P, and GGS's rules decide whether to run it again.
+	fault, faulted := faultOf(res)
 	var j judgement
-	stop := false
-	if fault, ok := faultOf(res); ok {
-		j, stop = environmentalFailure(a.SuccessCriteria, "R3 could not run: "+fault), true
-	} else {
+	if !faulted {
 		j, err = v.p.judge(ctx, v.rec, *a, res)
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", false, ctx.Err()
 			}
-			j, stop = environmentalFailure(a.SuccessCriteria, "R4a could not judge: "+err.Error()), true
+			if fault, faulted = faultOfError(llm.R4a, err); !faulted {
+				return "", false, fmt.Errorf("R4a Agent-Validator: %w", err)
+			}
 		}
+	}
+	if faulted {
+		reason := fmt.Sprintf("%s could not do its job (%s): %s", fault.Role, fault.Kind, fault.Detail)
+		out.Status, out.FailureReason, out.Fault = contract.OutcomeFailed, &reason, fault
+		out.CriteriaVerdicts = []contract.CriterionVerdict{}
+		out.GapTrajectory = append(out.GapTrajectory, contract.GapAttempt{Attempt: attempt, FailedCriteria: []contract.FailedCriterion{}})
+		return v.settle()
 	}
 	out.CriteriaVerdicts = j.Verdicts
 	gap := contract.GapAttempt{Attempt: attempt, FailedCriteria: []contract.FailedCriterion{}}
@@ -176,7 +198,7 @@ func (v *validator) step(ctx context.Context) (status string, done bool, err err
 	out.Status = contract.OutcomeFailed
 	reason := fmt.Sprintf("%q failed (%s) after %d attempt(s): %s", first.Criterion, first.Class(), attempt, clip(first.Evidence, 200))
 	out.FailureReason = &reason
-	if stop || attempt > v.p.cfg.RetryBudget {
+	if attempt > v.p.cfg.RetryBudget {
 		return v.settle()
 	}
 	corr := contract.CorrectionSignal{SubTaskID: a.SubTaskID, AttemptNumber: attempt, FailedCriterion: first.Criterion,
@@ -211,17 +233,4 @@ func (p *Pipeline) judge(ctx context.Context, rec recorder, a Assignment, res co
 		return validateJudgement(j, a.SuccessCriteria)
 	})
 	return j, err
-}
-
-// environmentalFailure is the verdict the runtime writes when no model verdict can be
-// had: every criterion fails, for a reason outside the approach.
-func environmentalFailure(criteria []string, why string) judgement {
-	class := contract.FailureEnvironmental
-	j := judgement{WhatToDo: ""}
-	for _, c := range criteria {
-		cl := class
-		j.Verdicts = append(j.Verdicts, contract.CriterionVerdict{Criterion: strings.TrimSpace(c), Verdict: contract.VerdictFail,
-			FailureClass: &cl, Evidence: why})
-	}
-	return j
 }

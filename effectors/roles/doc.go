@@ -3,8 +3,11 @@
 // Executor calling sandboxed tools through function calling, R4a Agent-Validator with
 // the fast correction loop, and R4b Meta-Validator with the fan-in gate in code. A
 // Pipeline runs one round of R2 → R3 × N / R4a → R4b per call of Round (ggs.Plant).
-// Perceive runs R1 before the loop, and Run drives the task through the spine engine with
-// ggs.Loop as its effector.
+// Begin names the task and Run drives it through the spine engine with ggs.Loop as its
+// effector; R1 reads the task at the head of the first round, inside the trace. A fault
+// of the machinery (a role's model down through its retries, an answer breaking its
+// contract after the corrective turn, a planner cornered by the MUST NOT set) is reported
+// to GGS as a contract.Fault, never as a criterion verdict, and the GGS rules decide.
 //
 // It owns the roles' prompts, the contracts of their model outputs (decoded strictly and
 // validated, with one corrective turn), the invariants the seeds put in code rather than

@@ -70,7 +70,7 @@ func recordFixture(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := p.Perceive(ctx, r.taskID, "What port does the service listen on? Its settings are somewhere under config/."); err != nil {
+	if err := p.Begin(r.taskID, "What port does the service listen on? Its settings are somewhere under config/."); err != nil {
 		t.Fatal(err)
 	}
 	sink := &spine.MemorySink{}

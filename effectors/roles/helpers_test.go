@@ -113,7 +113,7 @@ func (r *rig) run(ctx context.Context, raw string) run {
 		r.t.Fatal(err)
 	}
 	out := run{p: p}
-	if _, err := p.Perceive(ctx, r.taskID, raw); err != nil {
+	if err := p.Begin(r.taskID, raw); err != nil {
 		out.err = err
 		return out
 	}

@@ -128,8 +128,15 @@ func (p *Pipeline) metaValidate(ctx context.Context, rec recorder, post *bus.Pos
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		j := environmentalFailure(criteria, "R4b could not verify the merged result: "+err.Error())
-		return replan("the merged result could not be verified: "+clip(err.Error(), 200), j.Verdicts)
+		// R4b's model could not judge: a fault of the machinery, not a verdict on the
+		// merged result. A rule decides whether the round runs again.
+		f, ok := faultOfError(llm.R4b, err)
+		if !ok {
+			return fmt.Errorf("R4b Meta-Validator: %w", err)
+		}
+		return report(contract.TypeReplanRequest, &contract.ReplanRequest{TaskID: task.TaskID, Intent: task.Intent,
+			GapSummary: "the merged result could not be verified: " + clip(err.Error(), 200), FailedSubTasks: []string{},
+			CorrectionCount: corrections, ElapsedMS: p.elapsedMS(), Outcomes: outcomes, Recommendation: "retry", Fault: f})
 	}
 	var rejected []string
 	for _, v := range ans.Verdicts {

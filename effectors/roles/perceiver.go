@@ -15,21 +15,29 @@ import (
 // maxClarifications bounds R1's clarifying rounds; after them the task proceeds.
 const maxClarifications = 2
 
-// Perceive runs R1 on the user's text and returns the TaskSpec of the task taskID. The
-// runtime, not the model, sets task_id and raw_input (verbatim). R1's model calls are
-// journalled, and its TaskSpec posted to R2, at the head of the first round, so that they
-// are in the trace before any plan. Clarifying questions are asked only when the model finds no
-// reading possible, at most twice and all at once; an empty answer proceeds.
-func (p *Pipeline) Perceive(ctx context.Context, taskID, raw string) (contract.TaskSpec, error) {
+// Begin names the pipeline's task: the runtime's task id and the user's words, verbatim.
+// Run then starts the engine at once, and R1 reads the words at the head of the first
+// round, so that the trace holds everything from R1's first request on, and a task whose
+// R1 cannot answer still ends in a FinalResult decided by the rules.
+func (p *Pipeline) Begin(taskID, raw string) error {
 	if taskID == "" {
-		return contract.TaskSpec{}, errors.New("roles: Perceive needs a task id")
+		return errors.New("roles: the task needs an id")
 	}
 	if strings.TrimSpace(raw) == "" {
-		return contract.TaskSpec{}, errors.New("roles: the task text is empty")
+		return errors.New("roles: the task text is empty")
 	}
 	p.started = p.cfg.Clock.Now()
+	p.task = contract.TaskSpec{TaskID: taskID, RawInput: raw}
+	return nil
+}
+
+// perceive runs R1 on the task's words. The runtime, not the model, sets task_id and
+// raw_input. Clarifying questions are asked only when the model finds no reading
+// possible, at most twice and all at once; an empty answer proceeds.
+func (p *Pipeline) perceive(ctx context.Context, rec recorder) (contract.TaskSpec, error) {
+	taskID, raw := p.task.TaskID, p.task.RawInput
 	p.status(llm.R1, "", "reading the task")
-	m := p.model(llm.R1, &p.pending)
+	m := p.model(llm.R1, rec)
 	user, _ := json.Marshal(map[string]string{"raw_input": raw}) // a map of strings always encodes
 	req := llm.ChatRequest{Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: perceiverPrompt},
@@ -46,7 +54,7 @@ func (p *Pipeline) Perceive(ctx context.Context, taskID, raw string) (contract.T
 		if len(per.Questions) == 0 || asked >= maxClarifications {
 			break
 		}
-		answer, err := p.clarify(ctx, per.Questions)
+		answer, err := p.clarify(ctx, rec, per.Questions)
 		if err != nil {
 			return contract.TaskSpec{}, err
 		}
@@ -64,13 +72,14 @@ func (p *Pipeline) Perceive(ctx context.Context, taskID, raw string) (contract.T
 		intent = strings.Join(strings.Fields(raw), " ")
 	}
 	p.task = contract.TaskSpec{TaskID: taskID, Intent: intent, Constraints: per.Constraints, RawInput: raw}
+	p.perceived = true
 	return p.task, nil
 }
 
 // clarify puts the questions to the user and journals the exchange.
-func (p *Pipeline) clarify(ctx context.Context, questions []string) (string, error) {
+func (p *Pipeline) clarify(ctx context.Context, rec recorder, questions []string) (string, error) {
 	if p.cfg.Clarify == nil {
-		p.pending.exchange(spine.Exchange{Name: "user:clarify", Request: questions, Response: "",
+		rec.exchange(spine.Exchange{Name: "user:clarify", Request: questions, Response: "",
 			Error: "not interactive: no answer; proceeding on the most faithful reading"})
 		return "", nil
 	}
@@ -85,7 +94,7 @@ func (p *Pipeline) clarify(ctx context.Context, questions []string) (string, err
 		x.Error = err.Error()
 		answer = ""
 	}
-	p.pending.exchange(x)
+	rec.exchange(x)
 	return answer, nil
 }
 

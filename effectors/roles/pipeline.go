@@ -66,7 +66,7 @@ type Clarifier interface {
 	Clarify(ctx context.Context, questions []string) (string, error)
 }
 
-// Pipeline is the role pipeline for one task: Perceive runs R1, then every Round runs R2,
+// Pipeline is the role pipeline for one task: Begin names it, then every Round runs R2,
 // R3 × N with R4a, and R4b. It is the production ggs.Plant. Rounds must not overlap.
 //
 // The roles share nothing: each reads its own mailbox on the round's bus.Post and sends
@@ -79,10 +79,10 @@ type Pipeline struct {
 	specs map[string]sandbox.ToolSpec
 	meter usageMeter
 
-	task    contract.TaskSpec // R1's TaskSpec, as R1 produced it
-	started time.Time
-	pending buffer // R1's journal entries, written at the head of the first round
-	posted  bool   // R1's TaskSpec has gone to R2
+	task      contract.TaskSpec // R1's TaskSpec, as R1 produced it
+	started   time.Time
+	perceived bool // R1 has produced the TaskSpec
+	posted    bool // R1's TaskSpec has gone to R2
 
 	r2     planner           // R2's own state
 	record [][]spine.Message // the messages the roles posted, round by round
@@ -123,7 +123,7 @@ func setDefault(v *int, def int) {
 	}
 }
 
-// Task is the TaskSpec R1 produced, once Perceive has run.
+// Task is the TaskSpec R1 produced, once the first round has run.
 func (p *Pipeline) Task() contract.TaskSpec { return p.task }
 
 // Usage is the token usage of every model call so far and the number of calls.
@@ -144,14 +144,16 @@ func (p *Pipeline) elapsedMS() int64 {
 	return max(ms, 0)
 }
 
-// Round runs one round for GGS: R2 plans from its mailbox (the TaskSpec on the first
-// round, GGS's PlanDirective on the others), the subtasks run with the fast loop, and R4b
-// posts its report to R7. An error means the round could not produce a report (R2 could
-// not produce an acceptable plan, or a message was not what its contract says); every
-// other failure is reported to GGS. A cancelled context still ends in a report.
+// Round runs one round for GGS: on the first, R1 reads the task; R2 plans from its mailbox (the TaskSpec on the first round, GGS's PlanDirective
+// on the others), the subtasks run with the fast loop, and R4b posts its report to R7.
+// A fault of the machinery — a role's model down through its retries, an answer that
+// broke its contract after the corrective turn, a planner cornered by the MUST NOT set —
+// still ends in a report, which carries the fault for the GGS rules to decide on. An
+// error means the round could not produce a report at all (a message was not what its
+// contract says). A cancelled context still ends in a report.
 func (p *Pipeline) Round(ctx context.Context, loopPost *bus.Post, in ggs.RoundInput) error {
 	if p.task.TaskID == "" {
-		return errors.New("roles: Round before Perceive")
+		return errors.New("roles: Round before Begin")
 	}
 	if in.TaskID != p.task.TaskID {
 		return fmt.Errorf("roles: round for task %q, the pipeline's task is %q", in.TaskID, p.task.TaskID)
@@ -160,7 +162,11 @@ func (p *Pipeline) Round(ctx context.Context, loopPost *bus.Post, in ggs.RoundIn
 	rec := journalRecorder{j: spine.JournalFrom(ctx), onMessage: p.cfg.OnMessage, log: &p.record[len(p.record)-1]}
 	post := loopPost.Branch(rec)
 	if !p.posted {
-		p.pending.flush(rec)
+		if !p.perceived {
+			if _, err := p.perceive(ctx, rec); err != nil {
+				return p.faulted(ctx, post, llm.R1, "reading the task", err)
+			}
+		}
 		if _, err := post.Send("R1", "R2", contract.TypeTaskSpec, p.task.TaskID, p.task); err != nil {
 			return err
 		}
@@ -174,7 +180,7 @@ func (p *Pipeline) Round(ctx context.Context, loopPost *bus.Post, in ggs.RoundIn
 		return p.interrupted(ctx, post, "calibrating", err)
 	}
 	if err := p.plan(ctx, rec, post, in.Round, cal); err != nil {
-		return p.interrupted(ctx, post, "planning", err)
+		return p.faulted(ctx, post, llm.R2, "planning", err)
 	}
 	if err := p.dispatch(ctx, rec, post, p.r2.guard(cal, p.tools)); err != nil {
 		return p.interrupted(ctx, post, "executing", err)

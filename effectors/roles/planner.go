@@ -34,8 +34,12 @@ type planner struct {
 type planRecord struct {
 	round     int
 	directive *contract.PlanDirective
+	out       planOutput // the plan as the model wrote it, for a retry
 	plan      []Assignment
 	signature string
+	// faulted: the round ended on a fault of the machinery, not on the plan's merits
+	// (GGS answered retry), so the plan has not failed.
+	faulted bool
 }
 
 // receive takes what R2 plans from: R1's TaskSpec on the first round, GGS's
@@ -47,8 +51,36 @@ func (r *planner) receive(post *bus.Post, round int) error {
 		return err
 	}
 	dir, _, err := bus.Receive[contract.PlanDirective](post, "R2", contract.TypePlanDirective)
+	if err != nil {
+		return err
+	}
 	r.directive = &dir
-	return err
+	if dir.Directive == contract.DirectiveRetry {
+		if n := len(r.plans); n > 0 && r.plans[n-1].round == round-1 {
+			r.plans[n-1].faulted = true
+		}
+		if r.task.TaskID == "" {
+			// R1 could not read the task in the round that faulted; it posts the
+			// TaskSpec in this one, after GGS's directive.
+			task, _, err := bus.Receive[contract.TaskSpec](post, "R2", contract.TypeTaskSpec)
+			r.task = task
+			return err
+		}
+	}
+	return nil
+}
+
+// retryPlan is the plan to dispatch again when GGS retries a round that faulted after R2
+// had planned it; nil when R2 must plan anew (it faulted itself, or R1 did).
+func (r *planner) retryPlan(round int) *planOutput {
+	if r.directive == nil || r.directive.Directive != contract.DirectiveRetry {
+		return nil
+	}
+	if n := len(r.plans); n > 0 && r.plans[n-1].round == round-1 {
+		out := r.plans[n-1].out
+		return &out
+	}
+	return nil
 }
 
 // guard is the round's MUST NOT set and caution list, which the runtime enforces on R3's
@@ -101,6 +133,12 @@ type subtaskDigest struct {
 // the DispatchManifest to R4b.
 func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round int, cal Calibration) error {
 	r2 := &p.r2
+	if out := r2.retryPlan(round); out != nil {
+		// The round faulted after this plan was made: the plan has not failed, and the
+		// same plan runs again without asking the model.
+		p.status(llm.R2, "", "retrying the same plan after a fault")
+		return p.dispatchOf(post, round, *out)
+	}
 	must := r2.guard(cal, p.tools).must
 	body := planRequest{Task: r2.task, Round: round, Directive: r2.directive, MustNot: p.mustNotLines(must),
 		ShouldPrefer: nonNil(cal.Exploit), Caution: nonNil(cal.Caution), Previous: r2.lastDigest()}
@@ -137,8 +175,7 @@ func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round
 			break
 		}
 		if attempt >= p.cfg.PlanAttempts {
-			return fmt.Errorf("R2 Planner: %d plans in a row broke the MUST NOT set; the last: %s",
-				attempt, strings.Join(violations, "; "))
+			return &corneredError{attempts: attempt, last: strings.Join(violations, "; ")}
 		}
 		p.status(llm.R2, "", "plan rejected by the validator; asking again")
 		req.Messages = append(req.Messages,
@@ -154,7 +191,7 @@ func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round
 // R2's history.
 func (p *Pipeline) dispatchOf(post *bus.Post, round int, out planOutput) error {
 	r2 := &p.r2
-	rp := planRecord{round: round, directive: r2.directive, signature: signature(out)}
+	rp := planRecord{round: round, directive: r2.directive, out: out, signature: signature(out)}
 	ids := make([]string, 0, len(out.SubTasks))
 	for _, st := range out.SubTasks {
 		a := Assignment{SubTask: contract.SubTask{
@@ -198,7 +235,7 @@ func (p *Pipeline) checkPlan(o planOutput, must mustNot) []string {
 	}
 	sig := signature(o)
 	for _, r := range p.r2.plans {
-		if r.signature == sig {
+		if r.signature == sig && !r.faulted {
 			v = append(v, fmt.Sprintf("the plan is the same as the plan of round %d, which failed", r.round))
 			break
 		}

@@ -36,13 +36,13 @@ type TaskResult struct {
 	Failure *GracefulFailure
 }
 
-// Run drives the task that Perceive produced through the spine engine with GGS as its
+// Run drives the task that Begin named through the spine engine with GGS as its
 // effector and this pipeline as GGS's plant, until a terminal macro-state, the
 // iteration bound, an error or the cancelling of ctx (the engine stops at its next
 // state boundary and the trace ends with a halt event either way).
 func (p *Pipeline) Run(ctx context.Context, o TaskOptions) (TaskResult, error) {
 	if p.task.TaskID == "" {
-		return TaskResult{}, errors.New("roles: Run before Perceive")
+		return TaskResult{}, errors.New("roles: Run before Begin")
 	}
 	loop, err := ggs.NewLoop(o.Rules, p, p.task, o.GGS...)
 	if err != nil {
@@ -53,7 +53,9 @@ func (p *Pipeline) Run(ctx context.Context, o TaskOptions) (TaskResult, error) {
 	for k, v := range o.Meta {
 		meta[k] = v
 	}
-	meta["task_id"], meta["intent"], meta["raw_input"] = p.task.TaskID, p.task.Intent, p.task.RawInput
+	// R1 reads the task in the first round, after the header: the intent is in its
+	// TaskSpec message, not here.
+	meta["task_id"], meta["raw_input"] = p.task.TaskID, p.task.RawInput
 	opts := append(append([]spine.Option(nil), o.Engine...), spine.WithMeta(meta))
 	eng := spine.NewEngine(o.Rules, loop, opts...)
 	if err := loop.Seed(eng.Session()); err != nil {

@@ -110,7 +110,9 @@ func TestEscapeCorpus(t *testing.T) {
 			c.Close()
 		}
 	}()
-	abstract, err := net.Listen("unix", "@spine-escape-test")
+	// Abstract socket names are machine-wide (per network namespace): one per test process.
+	abstractName := fmt.Sprintf("spine-escape-test-%d", os.Getpid())
+	abstract, err := net.Listen("unix", "@"+abstractName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +140,7 @@ func TestEscapeCorpus(t *testing.T) {
 		for _, e := range entries {
 			total++
 			ok := t.Run(mode+"/"+e.Name, func(t *testing.T) {
-				runEscapeEntry(t, mode, e, port, &accepted)
+				runEscapeEntry(t, mode, e, port, abstractName, &accepted)
 				if !processAlive(bystander.Process.Pid) {
 					t.Fatalf("a host process (pid %d) was killed", bystander.Process.Pid)
 				}
@@ -151,7 +153,7 @@ func TestEscapeCorpus(t *testing.T) {
 	t.Logf("escape corpus: %d entries × 2 configurations: %d passed of %d", len(entries), passed, total)
 }
 
-func runEscapeEntry(t *testing.T, mode string, e escapeEntry, port int, accepted *atomic.Int64) {
+func runEscapeEntry(t *testing.T, mode string, e escapeEntry, port int, abstract string, accepted *atomic.Int64) {
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +184,7 @@ func runEscapeEntry(t *testing.T, mode string, e escapeEntry, port int, accepted
 	}
 	defer sb.Close()
 
-	subst := strings.NewReplacer("{{work}}", work, "{{outside}}", outside, "{{port}}", fmt.Sprint(port),
+	subst := strings.NewReplacer("{{work}}", work, "{{outside}}", outside, "{{port}}", fmt.Sprint(port), "{{abstract}}", abstract,
 		"{{outside_b64}}", base64.StdEncoding.EncodeToString([]byte(filepath.Join(outside, "secret.txt"))))
 	if e.Setup != "" {
 		if out, err := exec.Command("/bin/sh", "-c", subst.Replace(e.Setup)).CombinedOutput(); err != nil {

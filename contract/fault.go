@@ -1,0 +1,25 @@
+package contract
+
+// Kinds of Fault.
+const (
+	// FaultModelUnavailable: a role's model endpoint did not answer through its retries
+	// (HTTP errors, timeouts, dropped connections, a body that is not a response).
+	FaultModelUnavailable = "model_unavailable"
+	// FaultContractBroken: a role's model answered, but its answer broke the role's
+	// contract again after the corrective turn.
+	FaultContractBroken = "contract_broken"
+	// FaultPlannerCornered: every plan R2 could make in a round broke the MUST NOT set.
+	FaultPlannerCornered = "planner_cornered"
+)
+
+// Fault is a failure of the machinery rather than of the task. It is never a criterion
+// verdict: it does not enter D or P, and a plan that met a fault has not failed. The GGS
+// rules decide what follows (retry the round, or abandon with the fault as the reason).
+type Fault struct {
+	Role   string `json:"role"`   // the role that could not do its job: R1 … R4b
+	Kind   string `json:"kind"`   // one of the Fault… kinds
+	Detail string `json:"detail"` // what happened, for people
+}
+
+// Fatal tells whether trying the round again cannot help.
+func (f Fault) Fatal() bool { return f.Kind == FaultPlannerCornered }
