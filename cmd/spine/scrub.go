@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/internal/secrets"
 	"github.com/agentspine/spine/spine"
@@ -56,6 +57,16 @@ func (t scrubTools) Call(ctx context.Context, name string, argsJSON []byte) (san
 	r.Output, r.Target, r.Evidence = out, tgt, t.sc.String(r.Evidence)
 	return r, t.sc.Error(err)
 }
+
+// Exists passes the work dir's lookup through, for the evidence check of R4a's verdicts.
+func (t scrubTools) Exists(rel string) (bool, error) {
+	if wd, ok := t.Toolbox.(roles.WorkDir); ok {
+		return wd.Exists(rel)
+	}
+	return false, errors.New("the toolbox has no work dir to look in")
+}
+
+var _ roles.WorkDir = scrubTools{}
 
 // scrubSink scrubs every string of a trace event before the next sink writes it. Events
 // without a secret, nearly all of them, are passed on as they are.

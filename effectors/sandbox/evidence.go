@@ -48,6 +48,14 @@ func entryEvidence(output string) string {
 	}
 	if n := utf8.RuneCountInString(e); n > EvidenceRunes {
 		r := []rune(e)
+		// A refusal or an error keeps its mark, so that a long reason is still read as
+		// one (the evidence check counts successful actions by it).
+		for _, mark := range []string{"refused: ", "error: "} {
+			if strings.HasPrefix(e, mark) {
+				keep := EvidenceRunes - len(mark) - 1
+				return mark + "…" + strings.TrimSpace(string(r[n-keep:]))
+			}
+		}
 		e = strings.TrimSpace(string(r[n-EvidenceRunes:]))
 	}
 	return e

@@ -96,3 +96,12 @@ func BenchmarkParseToolCall(b *testing.B) {
 		}
 	}
 }
+
+func TestLongRefusalKeepsItsMark(t *testing.T) {
+	reason := "refused: " + strings.Repeat("the path leads somewhere it must not; ", 10) + "end"
+	e := FormatToolCall(ToolReadFile, "x", reason)
+	_, _, ev, ok := ParseToolCall(e)
+	if !ok || !strings.HasPrefix(ev, "refused: …") || !strings.HasSuffix(ev, "end") || len([]rune(ev)) != EvidenceRunes {
+		t.Errorf("evidence = %q (%d runes)", ev, len([]rune(ev)))
+	}
+}

@@ -100,8 +100,8 @@ func TestReadEntry(t *testing.T) {
 		{"shell:big → x [exit status 137] [limit reached: memory]", EntryFailed},
 		{"shell:echo → [exit status 2] and then more", EntrySucceeded},
 		{"shell:echo → it said refused: no", EntrySucceeded},
-		// A refusal longer than the evidence keeps has lost its prefix.
-		{FormatToolCall(ToolShell, "x", "refused: "+strings.Repeat("why ", 40)), EntrySucceeded},
+		// A refusal longer than the evidence keeps is cut in the middle and keeps its mark.
+		{FormatToolCall(ToolShell, "x", "refused: "+strings.Repeat("why ", 40)), EntryRefused},
 		{"", EntryUnreadable},
 		{"no tool here", EntryUnreadable},
 		{"a b:c → d", EntryUnreadable},
