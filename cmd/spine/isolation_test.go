@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,29 +89,5 @@ func TestAllowNetFlag(t *testing.T) {
 	if err := n.Set("10.1.2.3:80"); err == nil || !strings.Contains(err.Error(), "must be a loopback address") {
 		t.Errorf("a private address: %v", err)
 	}
-	if _, err := toolIsolation(bufio.NewWriter(&bytes.Buffer{}), n, true, nil); err == nil ||
-		err.Error() != "--allow-net needs the sandbox: without it tools reach every network anyway" {
-		t.Errorf("--allow-net with --no-sandbox: %v", err)
-	}
-}
 
-func TestCheckWorkdir(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	project := filepath.Join(home, "project")
-	if err := os.Mkdir(project, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	realHome, _ := filepath.EvalSymlinks(home)
-	for _, c := range []struct{ dir, err string }{
-		{project, ""},
-		{"/", "--workdir / is the root of the file system: the tools could write everywhere; choose a project directory"},
-		{home, "--workdir " + home + " holds your home directory " + realHome + ": its secrets (~/.ssh, ~/.aws, shell history) would be open to the tools; choose a project directory"},
-		{filepath.Dir(home), "--workdir " + filepath.Dir(home) + " holds your home directory " + realHome + ": its secrets (~/.ssh, ~/.aws, shell history) would be open to the tools; choose a project directory"},
-	} {
-		err := checkWorkdir(c.dir)
-		if got := fmt.Sprint(err); (c.err == "" && err != nil) || (c.err != "" && got != c.err) {
-			t.Errorf("checkWorkdir(%s) = %v, want %q", c.dir, err, c.err)
-		}
-	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"github.com/agentspine/spine/effectors/distill"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/memory"
+	"github.com/agentspine/spine/taskrun"
 )
 
 // dreamDistiller builds the distiller of `spine memory dream` from its flags: a journal
@@ -53,67 +53,30 @@ func (m *memFlags) dreamDistiller() (memory.Distiller, func() error, error) {
 	return distill.NewRecorder(d, f), f.Close, nil
 }
 
-// lazyFile is a journal file created on its first write, so a pass that distils nothing
-// leaves no file behind. It never overwrites an existing file.
-type lazyFile struct {
-	path string
-	f    *os.File
-}
-
-func (l *lazyFile) Write(p []byte) (int, error) {
-	if l.f == nil {
-		if l.path == "" {
-			return 0, errors.New("no journal path")
-		}
-		f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return 0, err
-		}
-		l.f = f
-	}
-	return l.f.Write(p)
-}
-
-func (l *lazyFile) Close() error {
-	if l.f == nil {
-		return nil
-	}
-	return l.f.Close()
-}
-
-// dreamAfterTask runs the Dreamer's pass once the task has its FinalResult: the seed's
-// trigger, off the hot path, since the run is over.
-func dreamAfterTask(ctx context.Context, d *runDisplay, mem *memory.Service, journal *lazyFile) {
-	rep, err := mem.DreamOnce(ctx)
-	cerr := journal.Close()
-	if err == nil {
-		err = cerr
-	}
+// showDream prints the Dreamer's pass after the task.
+func showDream(d *runDisplay, o *taskrun.DreamOutcome) {
 	if d.json != nil {
 		ev := struct {
 			Type    string             `json:"type"`
 			Report  memory.DreamReport `json:"report"`
 			Journal string             `json:"journal,omitempty"`
 			Error   string             `json:"error,omitempty"`
-		}{Type: "DreamReport", Report: rep}
-		if journal.f != nil {
-			ev.Journal = journal.path
-		}
-		if err != nil {
-			ev.Error = err.Error()
+		}{Type: "DreamReport", Report: o.Report, Journal: o.Journal}
+		if o.Err != nil {
+			ev.Error = o.Err.Error()
 		}
 		_ = d.json.Encode(ev)
 		return
 	}
-	w := d.w
-	if err != nil {
-		fmt.Fprintf(w, "memory: the Dreamer's pass failed: %v\n", err)
+	if o.Err != nil {
+		fmt.Fprintf(d.w, "memory: the Dreamer's pass failed: %v\n", o.Err)
 		return
 	}
+	rep := o.Report
 	line := fmt.Sprintf("memory: Dreamer pass: %d consolidated, %d deferred, %d failed, %d bankrupt, %d forgotten",
 		rep.Consolidated, rep.Deferred, rep.Failed, rep.Bankrupt, rep.Forgotten)
-	if journal.f != nil {
-		line += "; distiller journal " + journal.path
+	if o.Journal != "" {
+		line += "; distiller journal " + o.Journal
 	}
-	fmt.Fprintln(w, line)
+	fmt.Fprintln(d.w, line)
 }

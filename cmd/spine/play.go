@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/agentspine/spine/effectors/scenario"
 	"github.com/agentspine/spine/effectors/scripted"
@@ -15,7 +16,7 @@ import (
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
-	"gopkg.in/yaml.v3"
+	"github.com/agentspine/spine/taskrun"
 )
 
 func init() {
@@ -123,7 +124,7 @@ func scenarioRules(override string, d *designed, dir string) (*spine.RuleSet, er
 
 func playDesigned(ctx context.Context, io stdio, d *designed, rs *spine.RuleSet, tracePath string, quiet, all bool, ggsOpts ...ggs.Option) int {
 	if tracePath == "" {
-		tracePath = freshPath(d.name + ".trace.jsonl")
+		tracePath = taskrun.FreshPath(d.name + ".trace.jsonl")
 	}
 	file, err := spine.CreateFileSink(tracePath)
 	if err != nil {
@@ -164,26 +165,6 @@ func playDesigned(ctx context.Context, io stdio, d *designed, rs *spine.RuleSet,
 	return exitOK
 }
 
-// freshPath returns path, or path with -2, -3, … before its extension, whichever does not
-// exist yet: a run never overwrites an earlier trace.
-func freshPath(path string) string {
-	ext := filepath.Ext(path)
-	base := path[:len(path)-len(ext)]
-	if filepath.Ext(base) == ".trace" {
-		ext = ".trace" + ext
-		base = base[:len(base)-len(".trace")]
-	}
-	for i := 1; ; i++ {
-		p := path
-		if i > 1 {
-			p = fmt.Sprintf("%s-%d%s", base, i, ext)
-		}
-		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-			return p
-		}
-	}
-}
-
 func init() {
 	register(&command{
 		name:    "demo",
@@ -222,7 +203,7 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 	}
 	path := *tracePath
 	if path == "" {
-		path = freshPath("spine-demo.trace.jsonl")
+		path = taskrun.FreshPath("spine-demo.trace.jsonl")
 	}
 	fmt.Fprintf(io.out, "Task %q, played from a designed scenario (scripted R4b reports; no model is called).\n", d.reports.Task.Intent)
 	fmt.Fprintf(io.out, "GGS decides every round with the rules of rules/%s.\n\n", d.rules)

@@ -8,20 +8,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/effectors/distill"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
-	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/ggs"
-	"github.com/agentspine/spine/memory"
-	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/taskrun"
 )
 
 func init() {
@@ -87,24 +82,10 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "spine run: %v\n(spine run --help lists the flags; spine demo needs no model)\n", err)
 		return exitUsage
 	}
-	rs, err := loadGGSRules(*rulesPath)
+	rs, err := taskrun.LoadRules(*rulesPath)
 	if err != nil {
 		return fail("%v", err)
 	}
-	if *tracePath != "" {
-		if _, err := os.Stat(*tracePath); err == nil {
-			return fail("%s already exists; a trace is never overwritten", *tracePath)
-		}
-	}
-	watched := ""
-	if *watch {
-		watched = *rulesPath
-	}
-	traceDir, err := runPlacement(*workdir, *configPath, *tracePath, *memDir, watched, os.Getenv, os.UserHomeDir)
-	if err != nil {
-		return fail("%v", err)
-	}
-	scrub := runScrubber(cfg, *configPath, os.Environ())
 
 	// The display: JSON lines, or the pipeline with a spinner when stdout is a terminal.
 	out := io.out
@@ -120,157 +101,33 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	retries := newRetryDisplay(out, io.err, spin, *asJSON)
 	ctx = llm.WithRetryHook(ctx, retries.retry)
 
-	interactive := isTerminal(io.in) && isTerminal(io.out)
-	var prompt *terminalPrompt
-	var confirmer sandbox.Confirmer = sandbox.RefuseAll{}
-	if interactive {
-		prompt = &terminalPrompt{in: bufio.NewReader(io.in), out: out, spin: spin}
-		confirmer = prompt
+	tc := taskrun.Config{Task: raw, Workdir: *workdir, LLM: cfg, ConfigPath: *configPath,
+		Rules: rs, RulesPath: *rulesPath, Watch: *watch, MemoryDir: *memDir, TracePath: *tracePath,
+		AllowNet: allowNet, NoSandbox: *noSandbox, OnMessage: show.message,
+		Warn: func(msg string) { warn(io.err, msg) }}
+	if isTerminal(io.in) && isTerminal(io.out) {
+		prompt := &terminalPrompt{in: bufio.NewReader(io.in), out: out, spin: spin}
+		tc.Confirmer, tc.Clarify, tc.Caution = prompt, prompt, prompt
 	}
-	if err := checkWorkdir(*workdir); err != nil {
-		return fail("%v", err)
-	}
-	jail, err := toolIsolation(io.err, allowNet, *noSandbox, []string{*configPath, *tracePath, *memDir, traceDir})
-	if err != nil {
-		return fail("%v", err)
-	}
-	box, err := sandbox.New(*workdir, sandbox.Options{Confirmer: confirmer, Jail: jail})
-	if err != nil {
-		return fail("--workdir: %v", err)
-	}
-	defer box.Close()
-
-	chat, err := llm.NewOpenAIModel(cfg.OpenAIOptions())
-	if err != nil {
-		return fail("%v", err)
-	}
-	models, err := roles.ModelsFromConfig(llm.ScrubModel(chat, scrub), cfg)
-	if err != nil {
-		return fail("%v", err)
-	}
-	rc := roles.Config{Models: models, Tools: scrubTools{box, scrub}, Clock: spine.SystemClock{}, IDs: spine.RandomIDs{}, OnMessage: show.message}
 	if spin != nil {
-		rc.OnStatus = retries.status
+		tc.OnStatus = retries.status
 	}
-	if prompt != nil {
-		rc.Clarify, rc.Caution = prompt, prompt
-	}
-	var ggsOpts []ggs.Option
-	var mem *memory.Service
-	distillJournal := &lazyFile{}
-	if *memDir != "" {
-		// The Dreamer's pass after the task words its consolidations with the planner's
-		// model, journalled next to the trace so `spine memory dream --replay` can redo it.
-		planner := models[llm.R2]
-		mem, err = memory.OpenLevelDB(*memDir, memory.Options{Clock: memory.SystemClock{},
-			Distiller: distill.NewRecorder(distill.Model{Chat: planner.Chat, Name: planner.Name}, distillJournal)})
-		if err != nil {
-			return fail("--memory: %v", err)
-		}
-		defer mem.Close()
-		w, err := mem.WriterFor(memory.RoleGGS)
-		if err != nil {
-			return fail("--memory: %v", err)
-		}
-		rc.Memory = memoryCalibrator{mem.Reader()}
-		ggsOpts = append(ggsOpts, ggs.WithMemory(w, spine.SystemClock{}, spine.RandomIDs{}))
-	}
-	p, err := roles.New(rc)
-	if err != nil {
-		return fail("%v", err)
-	}
-
-	runID := fmt.Sprintf("run-%s-%s", time.Now().UTC().Format("20060102T150405Z"), spine.RandomIDs{}.NewID()[:6])
-	// R1 reads the task inside the run, after the trace is created: whatever R1's
-	// endpoint does, the trace holds it, and the rules decide how the task ends.
-	if err := p.Begin(runID, raw); err != nil {
-		return fail("%v", err)
-	}
-	path := *tracePath
-	if path == "" {
-		if err := os.MkdirAll(traceDir, 0o700); err != nil {
-			return fail("trace directory: %v", err)
-		}
-		path = freshPath(filepath.Join(traceDir, "spine-"+runID+".trace.jsonl"))
-	}
-	// The Auditor judges the budget the run's own rules set, not the shipped defaults.
-	auditCfg, err := audit.DefaultConfig().WithRuleBudget(rs)
-	if err != nil {
-		return fail("%v", err)
-	}
-	auditor, err := newLiveAudit(auditCfg)
-	if err != nil {
-		return fail("%v", err)
-	}
-	file, err := spine.CreateFileSink(path)
-	if err != nil {
-		return fail("%v", err)
-	}
-	var sink spine.Sink = file
-	var watchOpts []spine.Option
 	if *watch {
-		sink = &reloadNotices{next: file, w: out}
-		watchOpts = append(watchOpts, spine.WithRuleSource(spine.NewFileRuleSource(*rulesPath, rs)))
+		tc.WrapSink = func(next spine.Sink) spine.Sink { return &reloadNotices{next: next, w: out} }
 	}
-	sink = &scrubSink{next: sink, sc: scrub}
-	engineOpts := append([]spine.Option{spine.WithTrace(sink), spine.WithClock(spine.SystemClock{}), spine.WithIDs(spine.RandomIDs{}), spine.WithRunID(runID)}, watchOpts...)
-	res, runErr := p.Run(ctx, roles.TaskOptions{
-		Rules:     rs,
-		Engine:    append(engineOpts, auditor.options()...),
-		Meta:      runMeta(cfg, *workdir, *memDir, jail.Describe()),
-		GGS:       ggsOpts,
-		OnMessage: show.message,
-	})
-	if err := file.Close(); err != nil && runErr == nil {
-		runErr = err
+	res, runErr := taskrun.RunTask(ctx, tc)
+	if res.TracePath == "" {
+		// Refused before anything was contacted: nothing ran, and no trace was made.
+		return fail("%v", runErr)
 	}
 	if spin != nil {
 		spin.Stop()
 	}
-	auditor.show(show)
-	if mem != nil && res.Final != nil && ctx.Err() == nil {
-		distillJournal.path = strings.TrimSuffix(path, ".jsonl") + ".distill.jsonl"
-		dreamAfterTask(ctx, show, mem, distillJournal)
+	showAudit(show, res.AuditErrors, res.Findings)
+	if res.Dream != nil {
+		showDream(show, res.Dream)
 	}
-	return show.finish(io, res, scrub.Error(runErr), path, p)
-}
-
-// loadGGSRules loads --rules, or the shipped GGS rule set, and checks it is one.
-func loadGGSRules(path string) (*spine.RuleSet, error) {
-	var rs *spine.RuleSet
-	var err error
-	if path != "" {
-		rs, err = spine.LoadRulesFile(path)
-	} else {
-		rs, err = spine.LoadRulesFS(rules.FS, "ggs.yaml")
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := ggs.CheckRuleSet(rs); err != nil {
-		return nil, fmt.Errorf("%s: %w", rs.Path(), err)
-	}
-	return rs, nil
-}
-
-// runMeta is what the trace header says about the run's setup; never the key.
-func runMeta(cfg llm.Config, workdir, memDir string, iso sandbox.Isolation) map[string]string {
-	meta := map[string]string{"base_url": cfg.APIKey.Scrub(cfg.BaseURL)}
-	isolationMeta(meta, iso)
-	var models []string
-	for _, r := range llm.Roles {
-		if res, err := cfg.For(r); err == nil {
-			models = append(models, string(r)+"="+res.Model)
-		}
-	}
-	meta["models"] = strings.Join(models, " ")
-	if abs, err := filepath.Abs(workdir); err == nil {
-		meta["workdir"] = abs
-	}
-	if memDir != "" {
-		meta["memory"] = memDir
-	}
-	return meta
+	return show.finish(io, res.TaskResult, runErr, res.TracePath, res.Pipeline)
 }
 
 // statusLine is the spinner's text for a role's status.
@@ -287,38 +144,6 @@ func shortID(id string) string {
 		return id[:8]
 	}
 	return id
-}
-
-// memoryCalibrator turns memory's calibration of an intent into the planner's three
-// sets. A constraint on a tool and target (space tool:<name>, entity path:<target>)
-// becomes "<name>:<target>", which the plan validator and the executor enforce; other
-// entries are text for the prompt.
-type memoryCalibrator struct{ r memory.Reader }
-
-var _ roles.Calibrator = memoryCalibrator{}
-
-func (m memoryCalibrator) Calibrate(ctx context.Context, intent string) (roles.Calibration, error) {
-	cal, err := memory.Calibrate(ctx, m.r, intent)
-	if err != nil {
-		return roles.Calibration{}, err
-	}
-	word := func(es []memory.CalibrationEntry, verdict string) []string {
-		out := []string{}
-		for _, e := range es {
-			switch {
-			case strings.HasPrefix(e.Space, memory.SpaceToolPrefix) && strings.HasPrefix(e.Entity, memory.EntityPathPrefix):
-				out = append(out, strings.TrimPrefix(e.Space, memory.SpaceToolPrefix)+":"+strings.TrimPrefix(e.Entity, memory.EntityPathPrefix))
-			case e.Source == memory.SourceSOP && e.Content != "":
-				out = append(out, e.Content)
-			default:
-				out = append(out, fmt.Sprintf("tasks like this one (%s) have been judged %s by memory (attention %.2f, decision %+.2f)",
-					e.Space, verdict, e.Attention, e.Decision))
-			}
-		}
-		return out
-	}
-	return roles.Calibration{Avoid: word(cal.MustNot, contract.ActionAvoid), Exploit: word(cal.ShouldPrefer, contract.ActionExploit),
-		Caution: word(cal.Caution, contract.ActionCaution)}, nil
 }
 
 // runDisplay prints the run as it goes: the role messages' own lines here, GGS's through

@@ -16,11 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentspine/spine/audit"
-	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/distill"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
-	"github.com/agentspine/spine/spine"
 )
 
 const runTestKey = "sk-run-test-4b1d9e"
@@ -191,65 +188,6 @@ func TestRunWatchKeepsRulesThatDoNotLoad(t *testing.T) {
 	if !bytes.Contains(trace, []byte(`"kind":"rules_reload_failed","path":"`+rules)) {
 		t.Error("the failed reload is not in the trace")
 	}
-}
-
-// TestLiveAuditWritesFindingsAfterTheHalt drives the journal tap directly: a ReplanRequest
-// sent to R2 instead of R7 is a boundary violation, reported after the run's halt, and the
-// trace with the finding replays byte for byte.
-func TestLiveAuditWritesFindingsAfterTheHalt(t *testing.T) {
-	la, err := newLiveAudit(audit.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := spine.LoadRulesFile(writeRules(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := &spine.MemorySink{}
-	eff := misroutingEffector{}
-	if _, err := spine.NewEngine(rs, eff, append(la.options(), spine.WithTrace(sink))...).Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	trace := sink.Bytes()
-	lines := strings.Split(strings.TrimSpace(string(trace)), "\n")
-	last := lines[len(lines)-1]
-	if !strings.Contains(last, `"kind":"audit","finding":{"kind":"boundary_violation","severity":"error"`) ||
-		!strings.Contains(lines[len(lines)-2], `"kind":"halt"`) {
-		t.Fatalf("no finding after the halt:\n%s", strings.Join(lines[len(lines)-2:], "\n"))
-	}
-	var out, errOut bytes.Buffer
-	path := filepath.Join(t.TempDir(), "t.jsonl")
-	if err := os.WriteFile(path, trace, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if code := Run(context.Background(), []string{"replay", "--check", path}, nil, &out, &errOut); code != exitOK {
-		t.Fatalf("replay --check: exit %d\n%s%s", code, out.String(), errOut.String())
-	}
-}
-
-// writeRules writes a two-rule set that chooses go, then done, in the first iteration.
-func writeRules(t *testing.T) string {
-	p := filepath.Join(t.TempDir(), "r.yaml")
-	src := "name: r\nobjectives: [{name: go}, {name: done, terminal: success}]\nrules:\n" +
-		"  - {name: start, salience: 1, when: 'state.iteration == 1 && objective == nil', then: {objective: go}}\n" +
-		"  - {name: stop, salience: 2, when: 'state.iteration == 1 && objective != nil', then: {objective: done}}\n"
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// misroutingEffector journals a ReplanRequest from R4b straight to R2.
-type misroutingEffector struct{}
-
-func (misroutingEffector) Mint(ctx context.Context, r spine.MintRequest) (spine.Construct, error) {
-	spine.JournalFrom(ctx).Message(spine.Message{From: "R4b", To: "R2", Type: contract.TypeReplanRequest, TaskID: "t1",
-		Payload: &contract.ReplanRequest{TaskID: "t1", Recommendation: "replan"}})
-	return spine.Construct{ID: "c"}, nil
-}
-
-func (misroutingEffector) Gate(ctx context.Context, r spine.GateRequest) (spine.Signals, error) {
-	return spine.Signals{}, nil
 }
 
 // TestRunWithMemoryDreamsAfterTheTask: with --memory, the Dreamer runs once the task has

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/effectors/llm/llmtest"
+	"github.com/agentspine/spine/taskrun"
 )
 
 // Secrets of the leak test: the API key, given in the configuration file only, and a
@@ -117,7 +118,7 @@ func TestRunScrubsLeakedSecrets(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("GITHUB_TOKEN", leakToken)
 	traces := filepath.Join(dir, "state", "traces")
-	t.Setenv(EnvTraceDir, traces)
+	t.Setenv(taskrun.EnvTraceDir, traces)
 
 	// The user pastes the key into the task too: it is scrubbed from the header and from
 	// every request, and the trace still replays.
@@ -127,7 +128,7 @@ func TestRunScrubsLeakedSecrets(t *testing.T) {
 	}
 	m := regexp.MustCompile(`trace written to (\S+)`).FindStringSubmatch(stdout)
 	if m == nil || filepath.Dir(m[1]) != traces {
-		t.Fatalf("the trace did not go to $%s:\n%s", EnvTraceDir, stdout)
+		t.Fatalf("the trace did not go to $%s:\n%s", taskrun.EnvTraceDir, stdout)
 	}
 	if fi, err := os.Stat(traces); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("trace directory: want mode 0700, got %v (%v)", fi, err)

@@ -1,0 +1,127 @@
+package taskrun
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/effectors/roles"
+	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/rules"
+	"github.com/agentspine/spine/spine"
+)
+
+// Config is one task to run live. Task, Workdir and LLM are required; the rest have
+// defaults.
+type Config struct {
+	Task    string     // the user's words, verbatim
+	Workdir string     // where R3's tools work; they cannot leave it
+	LLM     llm.Config // endpoint, key and models (llm.LoadConfig)
+	// ConfigPath is the file LLM was read from, if any: it is kept outside the work dir
+	// and out of the sandbox's view, and its secrets are scrubbed like the key.
+	ConfigPath string
+	// Chat replaces the OpenAI-compatible client of LLM (a scripted model for the demo
+	// and tests); the roles still take their model names from LLM.
+	Chat llm.ChatModel
+
+	Rules     *spine.RuleSet // nil: LoadRules(RulesPath)
+	RulesPath string         // the rule file, "" for the shipped rules/ggs.yaml
+	Watch     bool           // reload RulesPath at cycle boundaries when it changes
+
+	MemoryDir string // the shared memory (LevelDB); "" for none
+	SkipDream bool   // no Dreamer pass after the task, even with memory
+
+	// TracePath is the trace to create; "" puts spine-<run id>.trace.jsonl in TraceDir,
+	// else in the default state directory (EnvTraceDir, XDG_STATE_HOME, ~/.local/state).
+	TracePath string
+	TraceDir  string
+
+	// The tools' isolation: a bubblewrap sandbox reaching AllowNet only; NoSandbox runs
+	// them unconfined; Jail, when set, is used as it is.
+	AllowNet  []sandbox.NetRule
+	NoSandbox bool
+	Jail      sandbox.Jail
+
+	// A person at a terminal: destructive commands, R1's questions, caution calls. nil:
+	// refused, unanswered, refused.
+	Confirmer sandbox.Confirmer
+	Clarify   roles.Clarifier
+	Caution   sandbox.Confirmer
+
+	// A display: every message as it is journalled, what each role is doing, a tap on
+	// the trace (e.g. reload notices), and warnings (root, --no-sandbox).
+	OnMessage func(spine.Message)
+	OnStatus  func(roles.Status)
+	WrapSink  func(spine.Sink) spine.Sink
+	Warn      func(string)
+
+	// Sources of nondeterminism; nil: the wall clock and random ids.
+	Clock spine.Clock
+	IDs   spine.IDSource
+	RunID string // "" for run-<time>-<random>
+
+	// The process's environment, for the trace directory's default and the secrets to
+	// scrub; nil: the real one.
+	Getenv  func(string) string
+	Home    func() (string, error)
+	Environ []string
+}
+
+// Result is how a task ended and where its record is.
+type Result struct {
+	roles.TaskResult
+	RunID     string
+	TracePath string // "" only when RunTask refused before creating it
+	// TraceHead is the hash of the trace's last line: a copy outside the file, so that
+	// a rewrite of the whole file can be told.
+	TraceHead string
+	Isolation sandbox.Isolation
+	// The live Auditor's findings (also in the trace, after the halt) and the messages
+	// its bus could not take.
+	Findings    []contract.AuditReport
+	AuditErrors []string
+	Dream       *DreamOutcome // the Dreamer's pass after the task; nil when none ran
+	Pipeline    *roles.Pipeline
+}
+
+// LoadRules loads a GGS rule file, or the shipped rules/ggs.yaml when path is "", and
+// checks it is one (ggs.CheckRuleSet).
+func LoadRules(path string) (*spine.RuleSet, error) {
+	var rs *spine.RuleSet
+	var err error
+	if path != "" {
+		rs, err = spine.LoadRulesFile(path)
+	} else {
+		rs, err = spine.LoadRulesFS(rules.FS, rules.GGS)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := ggs.CheckRuleSet(rs); err != nil {
+		return nil, fmt.Errorf("%s: %w", rs.Path(), err)
+	}
+	return rs, nil
+}
+
+// runMeta is what the trace header says about the run's setup; never the key.
+func runMeta(cfg llm.Config, workdir, memDir string, iso sandbox.Isolation) map[string]string {
+	meta := map[string]string{"base_url": cfg.APIKey.Scrub(cfg.BaseURL)}
+	isolationMeta(meta, iso)
+	var models []string
+	for _, r := range llm.Roles {
+		if res, err := cfg.For(r); err == nil {
+			models = append(models, string(r)+"="+res.Model)
+		}
+	}
+	meta["models"] = strings.Join(models, " ")
+	if abs, err := filepath.Abs(workdir); err == nil {
+		meta["workdir"] = abs
+	}
+	if memDir != "" {
+		meta["memory"] = memDir
+	}
+	return meta
+}

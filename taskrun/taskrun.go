@@ -1,0 +1,218 @@
+package taskrun
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentspine/spine/audit"
+	"github.com/agentspine/spine/effectors/distill"
+	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/effectors/roles"
+	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/memory"
+	"github.com/agentspine/spine/spine"
+)
+
+// RunTask runs one task live: R1 reads it, GGS steers rounds of R2, R3 × N with R4a, and
+// R4b until a rule ends the task, and everything is journalled in a trace that replays
+// byte for byte. An error before the trace exists is a refusal (a file inside the work
+// dir, no isolation, a bad configuration) and nothing was contacted; after it, the error
+// is the run's (the trace then ends with halt and says so) and Result is filled.
+func RunTask(ctx context.Context, cfg Config) (Result, error) {
+	cfg.defaults()
+	var res Result
+	if strings.TrimSpace(cfg.Task) == "" {
+		return res, fmt.Errorf("the task text is empty")
+	}
+	if cfg.Watch && cfg.RulesPath == "" {
+		return res, fmt.Errorf("watching the rules needs a rule file (the shipped rules are built in)")
+	}
+	rs := cfg.Rules
+	if rs == nil {
+		var err error
+		if rs, err = LoadRules(cfg.RulesPath); err != nil {
+			return res, err
+		}
+	}
+	if cfg.TracePath != "" {
+		if _, err := os.Stat(cfg.TracePath); err == nil {
+			return res, fmt.Errorf("%s already exists; a trace is never overwritten", cfg.TracePath)
+		}
+	}
+	watched := ""
+	if cfg.Watch {
+		watched = cfg.RulesPath
+	}
+	traceDir, err := runPlacement(cfg.Workdir, cfg.ConfigPath, cfg.TracePath, cfg.MemoryDir, watched, cfg.Getenv, cfg.Home)
+	if err != nil {
+		return res, err
+	}
+	if cfg.TraceDir != "" && cfg.TracePath == "" {
+		if err := checkPlacement(cfg.Workdir, []ownFile{{"the trace directory", cfg.TraceDir, "rewrite the run's record"}}); err != nil {
+			return res, err
+		}
+		traceDir = cfg.TraceDir
+	}
+	if err := checkWorkdir(cfg.Workdir); err != nil {
+		return res, err
+	}
+	scrub := runScrubber(cfg.LLM, cfg.ConfigPath, cfg.Environ)
+
+	jail := cfg.Jail
+	if jail == nil {
+		if jail, err = toolJail(cfg.Warn, cfg.AllowNet, cfg.NoSandbox, []string{cfg.ConfigPath, cfg.TracePath, cfg.MemoryDir, traceDir}); err != nil {
+			return res, err
+		}
+	}
+	res.Isolation = jail.Describe()
+	confirmer := cfg.Confirmer
+	if confirmer == nil {
+		confirmer = sandbox.RefuseAll{}
+	}
+	box, err := sandbox.New(cfg.Workdir, sandbox.Options{Confirmer: confirmer, Jail: jail})
+	if err != nil {
+		return res, fmt.Errorf("work dir: %w", err)
+	}
+	defer box.Close()
+
+	chat := cfg.Chat
+	if chat == nil {
+		if chat, err = llm.NewOpenAIModel(cfg.LLM.OpenAIOptions()); err != nil {
+			return res, err
+		}
+	}
+	models, err := roles.ModelsFromConfig(llm.ScrubModel(chat, scrub), cfg.LLM)
+	if err != nil {
+		return res, err
+	}
+	rc := roles.Config{Models: models, Tools: scrubTools{box, scrub}, Clock: cfg.Clock, IDs: cfg.IDs,
+		OnMessage: cfg.OnMessage, OnStatus: cfg.OnStatus, Clarify: cfg.Clarify, Caution: cfg.Caution}
+	var ggsOpts []ggs.Option
+	var mem *memory.Service
+	distillJournal := &journalFile{}
+	if cfg.MemoryDir != "" {
+		// The Dreamer's pass after the task words its consolidations with the planner's
+		// model, journalled next to the trace so `spine memory dream --replay` can redo it.
+		planner := models[llm.R2]
+		mem, err = memory.OpenLevelDB(cfg.MemoryDir, memory.Options{Clock: memory.SystemClock{},
+			Distiller: distill.NewRecorder(distill.Model{Chat: planner.Chat, Name: planner.Name}, distillJournal)})
+		if err != nil {
+			return res, fmt.Errorf("memory: %w", err)
+		}
+		defer mem.Close()
+		w, err := mem.WriterFor(memory.RoleGGS)
+		if err != nil {
+			return res, fmt.Errorf("memory: %w", err)
+		}
+		rc.Memory = memoryCalibrator{mem.Reader()}
+		ggsOpts = append(ggsOpts, ggs.WithMemory(w, cfg.Clock, cfg.IDs))
+	}
+	p, err := roles.New(rc)
+	if err != nil {
+		return res, err
+	}
+	res.Pipeline = p
+
+	res.RunID = cfg.RunID
+	if res.RunID == "" {
+		res.RunID = fmt.Sprintf("run-%s-%s", cfg.Clock.Now().UTC().Format("20060102T150405Z"), cfg.IDs.NewID()[:6])
+	}
+	// R1 reads the task inside the run, after the trace is created: whatever R1's
+	// endpoint does, the trace holds it, and the rules decide how the task ends.
+	if err := p.Begin(res.RunID, cfg.Task); err != nil {
+		return res, err
+	}
+	path := cfg.TracePath
+	if path == "" {
+		if err := os.MkdirAll(traceDir, 0o700); err != nil {
+			return res, fmt.Errorf("trace directory: %w", err)
+		}
+		path = FreshPath(filepath.Join(traceDir, "spine-"+res.RunID+".trace.jsonl"))
+	}
+	// The Auditor judges the budget the run's own rules set, not the shipped defaults.
+	auditCfg, err := audit.DefaultConfig().WithRuleBudget(rs)
+	if err != nil {
+		return res, err
+	}
+	auditor, err := newLiveAudit(auditCfg)
+	if err != nil {
+		return res, err
+	}
+	file, err := spine.CreateFileSink(path)
+	if err != nil {
+		return res, err
+	}
+	res.TracePath = path
+	var sink spine.Sink = file
+	if cfg.WrapSink != nil {
+		sink = cfg.WrapSink(sink)
+	}
+	sink = &scrubSink{next: sink, sc: scrub}
+	engineOpts := []spine.Option{spine.WithTrace(sink), spine.WithClock(cfg.Clock), spine.WithIDs(cfg.IDs), spine.WithRunID(res.RunID)}
+	if cfg.Watch {
+		engineOpts = append(engineOpts, spine.WithRuleSource(spine.NewFileRuleSource(cfg.RulesPath, rs)))
+	}
+	tr, runErr := p.Run(ctx, roles.TaskOptions{
+		Rules:     rs,
+		Engine:    append(engineOpts, auditor.options()...),
+		Meta:      runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation),
+		GGS:       ggsOpts,
+		OnMessage: cfg.OnMessage,
+	})
+	res.TaskResult = tr
+	if err := file.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	res.TraceHead = file.Head()
+	res.Findings, res.AuditErrors = auditor.all, auditor.errs
+	if mem != nil && tr.Final != nil && ctx.Err() == nil && !cfg.SkipDream {
+		distillJournal.path = strings.TrimSuffix(path, ".jsonl") + ".distill.jsonl"
+		res.Dream = dreamAfterTask(ctx, mem, distillJournal)
+	}
+	return res, scrub.Error(runErr)
+}
+
+func (c *Config) defaults() {
+	if c.Clock == nil {
+		c.Clock = spine.SystemClock{}
+	}
+	if c.IDs == nil {
+		c.IDs = spine.RandomIDs{}
+	}
+	if c.Getenv == nil {
+		c.Getenv = os.Getenv
+	}
+	if c.Home == nil {
+		c.Home = os.UserHomeDir
+	}
+	if c.Environ == nil {
+		c.Environ = os.Environ()
+	}
+	if c.Warn == nil {
+		c.Warn = func(string) {}
+	}
+}
+
+// FreshPath is path, or path with -2, -3, … before its extension, whichever does not
+// exist yet: a trace is never overwritten.
+func FreshPath(path string) string {
+	ext := filepath.Ext(path)
+	base := path[:len(path)-len(ext)]
+	if filepath.Ext(base) == ".trace" {
+		ext = ".trace" + ext
+		base = base[:len(base)-len(".trace")]
+	}
+	for i := 1; ; i++ {
+		p := path
+		if i > 1 {
+			p = fmt.Sprintf("%s-%d%s", base, i, ext)
+		}
+		if _, err := os.Stat(p); err != nil {
+			return p
+		}
+	}
+}
