@@ -37,6 +37,9 @@ type Bubblewrap struct {
 	prlimit string
 	relays  relayPlan
 	base    []string // bwrap arguments shared by every call
+
+	noUserns bool // bwrap can forbid new user namespaces inside (--disable-userns)
+	tmpSize  bool // bwrap can bound a tmpfs (--size)
 }
 
 var _ Jail = (*Bubblewrap)(nil)
@@ -88,6 +91,11 @@ func NewBubblewrap(opts BubblewrapOptions) (*Bubblewrap, error) {
 		return nil, &UnavailableError{Missing: []string{fmt.Sprintf("%s --version failed: %v", b.path, err)}}
 	}
 	b.version = strings.TrimSpace(string(out))
+	// Older bubblewraps lack some options; the sandbox uses them where they exist and
+	// says what is missing where they do not.
+	help, _ := exec.Command(b.path, "--help").CombinedOutput()
+	b.noUserns = bytes.Contains(help, []byte("--disable-userns"))
+	b.tmpSize = bytes.Contains(help, []byte("--size"))
 	var missing []string
 	cg, cgErr := findCgroups()
 	if cgErr == nil {
@@ -106,7 +114,12 @@ func NewBubblewrap(opts BubblewrapOptions) (*Bubblewrap, error) {
 	}
 	b.base = b.baseArgs()
 	var probe bytes.Buffer
-	if _, err := b.Run(context.Background(), Process{Script: "exit 0", Dir: "/", Env: []string{"PATH=/usr/bin:/bin"}, Out: &probe}); err != nil {
+	dir, err := os.MkdirTemp("", "spine-sandbox-probe-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if _, err := b.Run(context.Background(), Process{Script: "exit 0", Dir: dir, Env: []string{"PATH=/usr/bin:/bin"}, Out: &probe}); err != nil {
 		return nil, &UnavailableError{Missing: []string{fmt.Sprintf("the kernel refused the sandbox (%v): %s",
 			err, strings.TrimSpace(probe.String()))},
 			Fix: "user namespaces must be enabled (sysctl kernel.unprivileged_userns_clone=1, or run with CAP_SYS_ADMIN); or pass --no-sandbox"}
@@ -118,9 +131,12 @@ func NewBubblewrap(opts BubblewrapOptions) (*Bubblewrap, error) {
 func (b *Bubblewrap) baseArgs() []string {
 	a := []string{
 		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-		"--disable-userns", "--die-with-parent", "--new-session",
+		"--die-with-parent", "--new-session",
 		"--uid", sandboxUID, "--gid", sandboxUID, "--hostname", "sandbox", "--cap-drop", "ALL",
 		"--ro-bind", "/usr", "/usr",
+	}
+	if b.noUserns {
+		a = append(a, "--disable-userns")
 	}
 	for _, d := range systemDirs {
 		fi, err := os.Lstat(d)
@@ -140,9 +156,11 @@ func (b *Bubblewrap) baseArgs() []string {
 	for _, p := range b.opts.ReadOnly {
 		a = append(a, "--ro-bind-try", p, p)
 	}
-	return append(a, "--proc", "/proc", "--dev", "/dev",
-		"--size", strconv.FormatInt(b.opts.Limits.TmpBytes, 10), "--tmpfs", "/tmp",
-		"--dir", "/var", "--symlink", "../tmp", "/var/tmp")
+	a = append(a, "--proc", "/proc", "--dev", "/dev")
+	if b.tmpSize {
+		a = append(a, "--size", strconv.FormatInt(b.opts.Limits.TmpBytes, 10))
+	}
+	return append(a, "--tmpfs", "/tmp", "--dir", "/var", "--symlink", "../tmp", "/var/tmp")
 }
 
 // callArgs completes the arguments for one call in dir. hostsFD is the descriptor the
@@ -308,7 +326,7 @@ func (b *Bubblewrap) Describe() Isolation {
 	}
 	iso := Isolation{Mechanism: b.version, Isolated: []string{
 		"namespaces: user, pid, mount, ipc, uts, cgroup, network",
-		"identity: uid/gid " + sandboxUID + ", no capabilities, no new user namespaces",
+		"identity: uid/gid " + sandboxUID + ", no capabilities",
 		"writable: the work dir and a private /tmp only",
 		"readable: /usr, /bin, /lib*, a short list of /etc entries" + readOnlyNote(b.opts.ReadOnly),
 		"invisible: home directories, the host's /proc, /sys, devices, the spine's configuration, traces and memory",
@@ -324,6 +342,12 @@ func (b *Bubblewrap) Describe() Isolation {
 		iso.Isolated = append(iso.Isolated, "network: only "+strings.Join(iso.AllowNet, ", ")+", through a relay")
 	}
 	iso.Missing = []string{"disk use in the work dir is bounded per file, not in total"}
+	if !b.noUserns {
+		iso.Missing = append(iso.Missing, "new user namespaces inside (this bubblewrap has no --disable-userns)")
+	}
+	if !b.tmpSize {
+		iso.Missing = append(iso.Missing, "a size bound on /tmp (this bubblewrap has no --size)")
+	}
 	return iso
 }
 
