@@ -14,6 +14,7 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/spine"
 )
 
@@ -78,24 +79,6 @@ func (r *rig) scriptAccept() {
 			"verdicts": []map[string]any{{"criterion": taskCriterion, "verdict": "pass", "failure_class": nil, "evidence": "8080"}}}))
 }
 
-// assertReplays replays a trace from its recording and requires the same bytes.
-func assertReplays(t testing.TB, trace []byte, rs *spine.RuleSet) {
-	t.Helper()
-	tf, err := spine.ReadTrace("live", bytes.NewReader(trace))
-	if err != nil {
-		t.Fatalf("reading the trace: %v", err)
-	}
-	rec, err := spine.NewRecording("live", tf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := &spine.MemorySink{}
-	_, _ = spine.ReplayRun(context.Background(), rec, rs, sink)
-	if d := spine.CompareTraces(trace, sink.Bytes(), 0); d != nil {
-		t.Fatalf("the replay differs from the live trace: %s", d)
-	}
-}
-
 // TestRunTaskAccepts drives the library directly: the task is accepted, the trace is
 // where TraceDir says, verifies, replays byte for byte, and the header records the run.
 func TestRunTaskAccepts(t *testing.T) {
@@ -125,7 +108,7 @@ func TestRunTaskAccepts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertReplays(t, trace, rs)
+	tracetest.AssertReplays(t, trace, rs)
 	if !bytes.Contains(trace, []byte(`"sandbox":"bubblewrap`)) || !bytes.Contains(trace, []byte(`"raw_input":"What port does the app use?"`)) {
 		t.Errorf("header: %.400s", trace)
 	}
@@ -155,7 +138,7 @@ func TestRunTaskEndsByRuleWhenR1IsDown(t *testing.T) {
 		t.Errorf("trace:\n%.300s", trace)
 	}
 	rs, _ := LoadRules("")
-	assertReplays(t, trace, rs)
+	tracetest.AssertReplays(t, trace, rs)
 }
 
 // TestRunTaskRefusesBeforeAnyCall: the spine's own files inside the work dir are refused

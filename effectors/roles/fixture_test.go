@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/spine"
 )
 
@@ -115,5 +116,5 @@ func TestPipelineFixture(t *testing.T) {
 	if d := spine.CompareTraces(want, got, 0); d != nil {
 		t.Fatalf("the scripted run differs from %s: %s", fixturePath, d)
 	}
-	assertReplays(t, want, newRig(t).rs)
+	tracetest.AssertReplays(t, want, newRig(t).rs)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
 )
@@ -127,30 +128,12 @@ func (r *rig) run(ctx context.Context, raw string) run {
 			r.t.Errorf("%s: %d scripted repl(ies) not used", role, n)
 		}
 	}
-	assertReplays(r.t, out.trace, r.rs)
+	tracetest.AssertReplays(r.t, out.trace, r.rs)
 	assertAudited(r.t, out.trace)
 	if bytes.Contains(out.trace, []byte(testKey)) {
 		r.t.Errorf("the API key is in the trace")
 	}
 	return out
-}
-
-// assertReplays replays a trace from its recording and requires the same bytes.
-func assertReplays(t testing.TB, trace []byte, rs *spine.RuleSet) {
-	t.Helper()
-	tf, err := spine.ReadTrace("live", bytes.NewReader(trace))
-	if err != nil {
-		t.Fatalf("reading the trace: %v", err)
-	}
-	rec, err := spine.NewRecording("live", tf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := &spine.MemorySink{}
-	_, _ = spine.ReplayRun(context.Background(), rec, rs, sink)
-	if d := spine.CompareTraces(trace, sink.Bytes(), 0); d != nil {
-		t.Fatalf("the replay differs from the live trace: %s", d)
-	}
 }
 
 // assertAudited runs the Auditor (R6) over a live trace: no role may break its contract

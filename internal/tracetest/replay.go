@@ -1,0 +1,29 @@
+// Package tracetest holds checks on recorded traces that tests of several packages share.
+// It is for tests only and must not be imported by production code.
+package tracetest
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/agentspine/spine/spine"
+)
+
+// AssertReplays replays a trace from its recording with rs and requires the same bytes.
+func AssertReplays(t testing.TB, trace []byte, rs *spine.RuleSet) {
+	t.Helper()
+	tf, err := spine.ReadTrace("live", bytes.NewReader(trace))
+	if err != nil {
+		t.Fatalf("reading the trace: %v", err)
+	}
+	rec, err := spine.NewRecording("live", tf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &spine.MemorySink{}
+	_, _ = spine.ReplayRun(context.Background(), rec, rs, sink)
+	if d := spine.CompareTraces(trace, sink.Bytes(), 0); d != nil {
+		t.Fatalf("the replay differs from the live trace: %s", d)
+	}
+}
