@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/spine"
 )
 
@@ -36,7 +37,7 @@ func TestLiveAuditWritesFindingsAfterTheHalt(t *testing.T) {
 		!strings.Contains(lines[len(lines)-2], `"kind":"halt"`) {
 		t.Fatalf("no finding after the halt:\n%s", strings.Join(lines[len(lines)-2:], "\n"))
 	}
-	assertReplays(t, trace, rs)
+	tracetest.AssertReplays(t, trace, rs)
 }
 
 // writeRules writes a two-rule set that chooses go, then done, in the first iteration.
