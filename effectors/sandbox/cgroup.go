@@ -22,11 +22,15 @@ import (
 // and for killing whatever a call left behind. It knows cgroup v2 and the v1 pids and
 // memory hierarchies.
 type cgroupHost struct {
-	v2      bool
-	pids    string // parent directory for pids (v1) or for everything (v2)
-	memory  string // v1 only; "" when there is no memory hierarchy to use
-	counter atomic.Int64
+	v2     bool
+	pids   string // parent directory for pids (v1) or for everything (v2)
+	memory string // v1 only; "" when there is no memory hierarchy to use
 }
+
+// cgroupSeq numbers the call cgroups of the whole process: every sandbox of a process
+// makes them in the same parent cgroup, so a count per host would give two sandboxes
+// (two runs in one process) the same directory, and the second's calls would fail.
+var cgroupSeq atomic.Int64
 
 // callCgroup is one call's cgroup: a directory per hierarchy.
 type callCgroup struct {
@@ -137,7 +141,7 @@ func joinCgroup(point, root, path string) string {
 
 // create makes and limits a fresh cgroup for one call.
 func (h *cgroupHost) create(l Limits) (*callCgroup, error) {
-	name := fmt.Sprintf("spine-%d-%d", os.Getpid(), h.counter.Add(1))
+	name := fmt.Sprintf("spine-%d-%d", os.Getpid(), cgroupSeq.Add(1))
 	cg := &callCgroup{host: h}
 	set := func(dir, file, value string) error {
 		if err := os.WriteFile(filepath.Join(dir, file), []byte(value), 0); err != nil {
