@@ -45,6 +45,10 @@ type TransportError struct {
 
 func (e *TransportError) Error() string { return e.Message }
 
+// ErrNoChoices is a 200 response whose choices are empty: the endpoint answered and said
+// nothing, which is the endpoint failing, not the model breaking its role's contract.
+var ErrNoChoices = errors.New("the response has no choices")
+
 // ExhaustedError is returned when every allowed attempt failed with a retryable error.
 type ExhaustedError struct {
 	Model    string

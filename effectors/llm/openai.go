@@ -334,7 +334,7 @@ func fromWire(resp openai.ChatCompletionResponse) (ChatResponse, error) {
 		},
 	}
 	if len(resp.Choices) == 0 {
-		return out, errors.New("the response has no choices")
+		return out, ErrNoChoices
 	}
 	choice := resp.Choices[0]
 	out.Content = choice.Message.Content

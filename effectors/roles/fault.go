@@ -39,7 +39,8 @@ func faultOfError(role llm.RoleName, err error) (*contract.Fault, bool) {
 		kind = contract.FaultPlannerCornered
 	case errors.As(err, &output):
 		kind = contract.FaultContractBroken
-	case errors.As(err, &exhausted), errors.As(err, &status), errors.As(err, &timeout), errors.As(err, &transport):
+	case errors.As(err, &exhausted), errors.As(err, &status), errors.As(err, &timeout), errors.As(err, &transport),
+		errors.Is(err, llm.ErrNoChoices):
 		kind = contract.FaultModelUnavailable
 	default:
 		return nil, false
