@@ -168,8 +168,8 @@ func playDesigned(ctx context.Context, io stdio, d *designed, rs *spine.RuleSet,
 func init() {
 	register(&command{
 		name:    "demo",
-		summary: "run a shipped multi-round task end to end with no API key and no network",
-		usage:   "[--trace FILE] [--quiet] [--all]",
+		summary: "run a shipped multi-round task end to end with no API key and no network (--pipeline: R1–R4b, real tools, memory, Auditor)",
+		usage:   "[--pipeline] [--trace FILE] [--quiet] [--all]",
 		run:     runDemo,
 	})
 }
@@ -183,8 +183,12 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 	tracePath := flags.String("trace", "", "trace file to create (default: spine-demo.trace.jsonl, never overwritten)")
 	quiet := flags.Bool("quiet", false, "print only the result")
 	all := flags.Bool("all", false, "show the rule timeline instead of the pipeline")
+	pipeline := flags.Bool("pipeline", false, "run R1–R4b on a tiny project in a temporary work dir, with scripted replies for the roles and the real tools, memory and Auditor (default trace: "+pipelineDemoTrace+")")
 	if code, done := parseFlags(flags, args); done {
 		return code
+	}
+	if *pipeline {
+		return runDemoPipeline(ctx, io, *tracePath, *quiet, *all)
 	}
 	src, err := fs.ReadFile(fixtures.FS, demoScenario)
 	if err != nil {

@@ -1,9 +1,15 @@
-// Package scripted plays designed GGS scenarios: per round, the report R4b would have
-// sent (a ReplanRequest or an OutcomeSummary), written by hand to drive the Goal
-// Gradient Solver through a path of interest.
+// Package scripted holds the project's scripted test doubles for the control plane. It
+// plays designed GGS scenarios: per round, the report R4b would have sent (a
+// ReplanRequest or an OutcomeSummary), written by hand to drive the Goal Gradient Solver
+// through a path of interest. And its Chat replays a fixed script of replies for the
+// model-calling roles, keyed by role and turn, which `spine demo --pipeline` runs through
+// the whole pipeline (PipelineDemo) with the real tools, memory and Auditor.
 //
-// Its Plant is a test double for the control plane: it makes no plan, runs no tool and
-// asks no model. Round N returns the scenario's N-th report whatever the directive, and
-// checks the directive against the scenario's expectation when one is written. It must
-// never stand in for the role pipeline in a live run.
+// Neither is a model, and neither simulates capability. The Plant makes no plan, runs no
+// tool and asks no model: round N returns the scenario's N-th report whatever the
+// directive, and checks the directive against the scenario's expectation when one is
+// written. The Chat generates nothing: it answers each role's n-th request with the n-th
+// scripted reply, after checking the request holds what the script assumed. They must
+// never stand in for a model or the role pipeline where a task is meant to be done; a
+// run against them shows what the control plane does with given replies.
 package scripted

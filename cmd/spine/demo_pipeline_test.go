@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/effectors/scripted"
+	"github.com/agentspine/spine/memory"
+)
+
+// checkPipelineDemo holds a play of the pipeline demo to what it promises: GGS changes
+// path once and accepts, every scripted turn is used, the real tools left the count in
+// the report, the Auditor finds nothing, memory holds GGS's Megrams for both blocked
+// guesses and the accept, the header records the sandbox, and `spine replay --check`
+// reproduces the trace byte for byte.
+func checkPipelineDemo(t *testing.T, o demoPipelineOutcome, sandboxMeta string) {
+	t.Helper()
+	res := o.res
+	if o.runErr != nil || res.Final == nil || res.Final.Directive != contract.DirectiveAccept ||
+		res.Final.PrevDirective != contract.DirectiveChangePath || res.Final.Replans != 1 {
+		t.Fatalf("final %+v, error %v", res.Final, o.runErr)
+	}
+	if len(o.unplayed) > 0 || len(res.Findings) > 0 || len(res.AuditErrors) > 0 {
+		t.Errorf("unplayed %q, findings %+v, audit errors %q", o.unplayed, res.Findings, res.AuditErrors)
+	}
+	if !o.reportOK || o.report != "3\n" {
+		t.Errorf("report.txt: %q (written: %v)", o.report, o.reportOK)
+	}
+	var got []string
+	for _, r := range o.megrams {
+		if r.Origin != memory.OriginGGS {
+			t.Errorf("a Megram from %s: %+v", r.Origin, r)
+		}
+		got = append(got, r.State+" "+r.Space+" "+r.Entity)
+	}
+	slices.Sort(got)
+	want := []string{"accept intent:count_the_lines env:local",
+		"change_path tool:read_file path:src/TODO", "change_path tool:read_file path:src/TODO.md"}
+	if !slices.Equal(got, want) {
+		t.Errorf("memory holds %q, want %q", got, want)
+	}
+	trace, err := os.ReadFile(res.TracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"sandbox":"` + sandboxMeta, `"models":"R1=scripted-R1 `, `"output":"src/main.go:2\nsrc/util.go:1\n"`} {
+		if !bytes.Contains(trace, []byte(s)) {
+			t.Errorf("the trace lacks %s", s)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := Run(context.Background(), []string{"replay", "--check", res.TracePath}, nil, &out, &errOut); code != exitOK ||
+		!strings.Contains(out.String(), "identical to the recording") {
+		t.Errorf("replay --check: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+}
+
+func TestPipelineDemo(t *testing.T) {
+	if _, err := sandbox.NewBubblewrap(sandbox.BubblewrapOptions{}); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	fellBack := false
+	o, err := playPipelineDemo(context.Background(), scripted.NewPipelineDemo(), demoPipelineRun{
+		tracePath: filepath.Join(t.TempDir(), "demo.jsonl"), onFallback: func(string) { fellBack = true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fellBack {
+		t.Error("the demo fell back to no sandbox where bubblewrap works")
+	}
+	checkPipelineDemo(t, o, "bubblewrap")
+}
+
+// TestPipelineDemoWithoutBubblewrap: where bwrap cannot be found the demo still runs, with
+// the tools unconfined, says why once, and the trace header records it.
+func TestPipelineDemoWithoutBubblewrap(t *testing.T) {
+	grep, err := exec.LookPath("grep")
+	if err != nil {
+		t.Skip(err)
+	}
+	bin := t.TempDir() // a PATH with grep, for the demo's shell call, and no bwrap
+	if err := os.Symlink(grep, filepath.Join(bin, "grep")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	var why []string
+	var warnings []string
+	o, err := playPipelineDemo(context.Background(), scripted.NewPipelineDemo(), demoPipelineRun{
+		tracePath:  filepath.Join(t.TempDir(), "demo.jsonl"),
+		onFallback: func(s string) { why = append(why, s) },
+		warn:       func(s string) { warnings = append(warnings, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(why) != 1 || !strings.Contains(why[0], "bubblewrap (bwrap) is not installed") {
+		t.Errorf("fallback said %q", why)
+	}
+	for _, w := range warnings {
+		if strings.Contains(w, "--no-sandbox:") {
+			t.Errorf("a warning names a flag the user did not give: %s", w)
+		}
+	}
+	checkPipelineDemo(t, o, "none")
+}
+
+// TestPipelineDemoRefusesAnExistingTrace: a trace is never overwritten, and nothing runs.
+func TestPipelineDemoRefusesAnExistingTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), []string{"demo", "--pipeline", "--trace", path}, nil, &out, &errOut)
+	if code != exitFail || !strings.Contains(errOut.String(), path+" already exists; a trace is never overwritten") {
+		t.Fatalf("exit %d\n%s", code, errOut.String())
+	}
+	if b, _ := os.ReadFile(path); string(b) != "keep\n" {
+		t.Errorf("the file now holds %q", b)
+	}
+}
