@@ -35,7 +35,7 @@ const notConfigured = `spine run: no model endpoint is configured.
   vLLM:           spine run --base-url http://localhost:8000/v1 --model <served model name> "task"
   any other OpenAI-compatible server: --base-url (or OPENAI_BASE_URL) and --model (or SPINE_MODEL),
   or a config file (--config FILE) with base_url, api_key, model and per-role models.
-To see the loop without a model or a key, run: spine demo`
+To see the loop without a model or a key, run: spine demo (or spine demo --pipeline for every role)`
 
 func runTask(ctx context.Context, io stdio, args []string) int {
 	c := commands["run"]
