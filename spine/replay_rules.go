@@ -3,8 +3,9 @@ package spine
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
+
+	"github.com/agentspine/spine/internal/fsmode"
 )
 
 // MaxRecordedRuleFile caps the size of a rule file that a replay opens by a path taken
@@ -40,26 +41,7 @@ func checkRegular(path string) error {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %s, not a regular file", path, fileKind(fi.Mode()))
+		return fmt.Errorf("%s: %s, not a regular file", path, fsmode.Name(fi.Mode()))
 	}
 	return nil
-}
-
-// fileKind names a file's type for an error.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	}
-	return "an irregular file"
 }

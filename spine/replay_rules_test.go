@@ -31,7 +31,7 @@ func TestLoadRecordedRulesRefuses(t *testing.T) {
 	}
 	for _, tc := range []struct{ path, want string }{
 		{"/dev/zero", "/dev/zero: a character device, not a regular file"},
-		{at("fifo.yaml"), at("fifo.yaml") + ": a FIFO, not a regular file"},
+		{at("fifo.yaml"), at("fifo.yaml") + ": a named pipe (FIFO), not a regular file"},
 		{at("link.yaml"), at("link.yaml") + ": a character device, not a regular file"},
 		{dir, dir + ": a directory, not a regular file"},
 		{at("big.yaml"), at("big.yaml") + ": larger than 1048576 bytes, the most a rule file named by a trace may have"},

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/agentspine/spine/internal/fsmode"
 )
 
 // lockTrace takes the exclusive lock a run holds on its trace while it writes. It does
@@ -76,7 +78,7 @@ func openRegularNonBlocking(path string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: %s, not a regular file", path, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("%s: %s, not a regular file", path, fsmode.Name(fi.Mode()))
 	}
 	return f, nil
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/agentspine/spine/internal/fsmode"
 )
 
 // chunk is how much the file tools read or write between two looks at the context, so
@@ -33,7 +35,7 @@ func hook(h func(string), rel string) {
 func checkEntry(tool, target string, fi fs.FileInfo) error {
 	if t := fi.Mode().Type(); t != 0 {
 		return &RefusedError{Tool: tool, Target: target, Kind: ErrNotRegular,
-			Reason: fmt.Sprintf("the path is %s, not a regular file; %s %s only regular files", typeName(t), tool, toolVerb(tool))}
+			Reason: fmt.Sprintf("the path is %s, not a regular file; %s %s only regular files", fsmode.Name(t), tool, toolVerb(tool))}
 	}
 	if n := linkCount(fi); n > 1 {
 		return &RefusedError{Tool: tool, Target: target, Kind: ErrHardlink,
@@ -47,25 +49,6 @@ func toolVerb(tool string) string {
 		return "replaces"
 	}
 	return "reads"
-}
-
-// typeName names a file type for a refusal, with its article.
-func typeName(t fs.FileMode) string {
-	switch {
-	case t&fs.ModeSymlink != 0:
-		return "a symlink"
-	case t&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case t&fs.ModeSocket != 0:
-		return "a socket"
-	case t&fs.ModeCharDevice != 0:
-		return "a character device"
-	case t&fs.ModeDevice != 0:
-		return "a block device"
-	case t&fs.ModeDir != 0:
-		return "a directory"
-	}
-	return "a special file"
 }
 
 // escapeMessage is the text of os.Root's error for a path that leaves the root. It is
