@@ -178,7 +178,7 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	} else {
 		fmt.Fprintf(out, "work dir: %s was not written\n", d.Report)
 	}
-	code := show.finish(io, res.TaskResult, o.runErr, res.TracePath, res.Pipeline)
+	code := show.finish(io, res.TaskResult, o.runErr, res.TracePath, res.TraceHead, res.Pipeline)
 	fmt.Fprintf(io.out, "Audit it:            spine audit %s\n", res.TracePath)
 	fmt.Fprintf(io.out, "Read it:             spine trace show %s\n", res.TracePath)
 	if errors.Is(o.runErr, context.Canceled) {

@@ -127,7 +127,7 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	if res.Dream != nil {
 		showDream(show, res.Dream)
 	}
-	return show.finish(io, res.TaskResult, runErr, res.TracePath, res.Pipeline)
+	return show.finish(io, res.TaskResult, runErr, res.TracePath, res.TraceHead, res.Pipeline)
 }
 
 // statusLine is the spinner's text for a role's status.
@@ -235,7 +235,7 @@ func outcomeLine(o *contract.SubTaskOutcome) string {
 
 // finish prints how the run ended and returns the exit status: 0 when the task was
 // accepted or succeeded, 1 otherwise.
-func (d *runDisplay) finish(io stdio, res roles.TaskResult, runErr error, path string, p *roles.Pipeline) int {
+func (d *runDisplay) finish(io stdio, res roles.TaskResult, runErr error, path, head string, p *roles.Pipeline) int {
 	usage, calls := p.Usage()
 	if d.json != nil {
 		type summary struct {
@@ -270,6 +270,11 @@ func (d *runDisplay) finish(io stdio, res roles.TaskResult, runErr error, path s
 			fmt.Fprintf(io.out, "trace written to %s\n", path)
 		}
 		fmt.Fprintf(io.out, "Replay and check it: spine replay --check %s\n", path)
+		if head != "" {
+			// The chain shows an edit inside the file; this copy outside it shows a file
+			// rewritten whole or cut short.
+			fmt.Fprintf(io.out, "Its last line's hash is %s: keep it to tell whether the file is ever rewritten\n", head)
+		}
 	}
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		fmt.Fprintf(io.err, "spine run: %v\n", runErr)
