@@ -47,12 +47,12 @@ func TestCalibrateSorts(t *testing.T) {
 				},
 				pot: contract.Potentials{Attention: 2, Decision: -1, Action: tc.action},
 			}
-			cal, err := Calibrate(context.Background(), r, "Migrate the DB schema to v2")
+			cal, err := Calibrate(context.Background(), r, []Pair{IntentPair("Migrate the DB schema to v2")})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cal.Space != sp || cal.Entity != EntityLocal {
-				t.Errorf("pair (%s, %s)", cal.Space, cal.Entity)
+			if len(cal.Pairs) != 1 || cal.Pairs[0].Space != sp || cal.Pairs[0].Entity != EntityLocal {
+				t.Errorf("pairs %+v", cal.Pairs)
 			}
 			if want := []string{"C " + sp + " env:local", "MK " + sp + " env:local"}; !equalStrings(r.asks, want) {
 				t.Errorf("queries %v, want %v", r.asks, want)
@@ -98,7 +98,7 @@ func TestCalibrateAgainstStore(t *testing.T) {
 		e.write(TerminalMegram(intent, q, "cert tool hung"))
 	}
 	e.dream() // → a constraint
-	cal, err := Calibrate(context.Background(), e.s.Reader(), intent)
+	cal, err := Calibrate(context.Background(), e.s.Reader(), []Pair{IntentPair(intent)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +107,12 @@ func TestCalibrateAgainstStore(t *testing.T) {
 		t.Fatalf("calibration %+v", cal)
 	}
 	// The sets are data with stable JSON names; an unknown intent gives empty sets.
-	cal, err = Calibrate(context.Background(), e.s.Reader(), "never seen before")
+	cal, err = Calibrate(context.Background(), e.s.Reader(), []Pair{IntentPair("never seen before")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(cal)
-	if want := `{"space":"intent:never_seen_before","entity":"env:local","potentials":{"attention":0,"decision":0,"action":"Ignore"},"must_not":[],"should_prefer":[],"caution":[]}`; string(b) != want {
+	if want := `{"pairs":[{"space":"intent:never_seen_before","entity":"env:local","potentials":{"attention":0,"decision":0,"action":"Ignore"}}],"must_not":[],"should_prefer":[],"caution":[]}`; string(b) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", b, want)
 	}
 }

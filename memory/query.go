@@ -26,6 +26,12 @@ func checkTags(space, entity string) error {
 
 // viewPair reads one pair with a single prefix scan of its idx: range.
 func (s *Service) viewPair(ctx context.Context, space, entity string) (pairView, error) {
+	return s.viewPairWith(ctx, space, entity, nil)
+}
+
+// viewPairWith is viewPair that also hands each entry to each (when not nil), so a caller
+// can tally more in the same scan.
+func (s *Service) viewPairWith(ctx context.Context, space, entity string, each func(*indexEntry)) (pairView, error) {
 	if err := checkTags(space, entity); err != nil {
 		return pairView{}, err
 	}
@@ -41,6 +47,9 @@ func (s *Service) viewPair(ctx context.Context, space, entity string) (pairView,
 			}
 		}
 		v.counts[e.Level]++
+		if each != nil {
+			each(&e)
+		}
 		if e.Supersedes != "" {
 			superseded[e.Supersedes] = true
 		}

@@ -50,6 +50,9 @@ type Config struct {
 	Confirmer sandbox.Confirmer
 	Clarify   roles.Clarifier
 	Caution   sandbox.Confirmer
+	// CautionPolicy answers memory's Caution verdicts when Caution is nil: CautionRefuse
+	// ("" too), CautionAllow or CautionLog.
+	CautionPolicy string
 
 	// A display: every message as it is journalled, what each role is doing, a tap on
 	// the trace (e.g. reload notices), and warnings (root, --no-sandbox).

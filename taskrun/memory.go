@@ -9,39 +9,159 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/roles"
+	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/memory"
 )
 
-// memoryCalibrator turns memory's calibration of an intent into the planner's three
-// sets. A constraint on a tool and target (space tool:<name>, entity path:<target>)
-// becomes "<name>:<target>", which the plan validator and the executor enforce; other
-// entries are text for the prompt.
+// memoryCalibrator asks memory about what a plan can touch and words the answer for the
+// planner. The intent's pair and every C entry become text for the prompt; the verdicts
+// on a tool (tool:<name> × env:local) or a tool on a target (tool:<name> ×
+// path:<target>) become roles.Verdicts, which the plan validator and the executor
+// enforce, each with a line saying how the pair fared.
 type memoryCalibrator struct{ r memory.Reader }
 
 var _ roles.Calibrator = memoryCalibrator{}
 
-func (m memoryCalibrator) Calibrate(ctx context.Context, intent string) (roles.Calibration, error) {
-	cal, err := memory.Calibrate(ctx, m.r, intent)
+func (m memoryCalibrator) Calibrate(ctx context.Context, q roles.CalibrationQuery) (roles.Calibration, error) {
+	var pairs []memory.Pair
+	if q.Intent != "" {
+		pairs = append(pairs, memory.IntentPair(q.Intent))
+	}
+	for _, t := range q.Tools {
+		pairs = append(pairs, memory.ToolPair(t))
+	}
+	for _, tt := range q.Targets {
+		pairs = append(pairs, memory.TargetPair(tt.Tool, tt.Target))
+	}
+	cal, err := memory.Calibrate(ctx, m.r, pairs)
 	if err != nil {
 		return roles.Calibration{}, err
 	}
-	word := func(es []memory.CalibrationEntry, verdict string) []string {
-		out := []string{}
-		for _, e := range es {
+	out := roles.Calibration{Avoid: []string{}, Exploit: []string{}, Caution: []string{}}
+	for _, set := range []struct {
+		es   []memory.CalibrationEntry
+		text *[]string
+	}{{cal.MustNot, &out.Avoid}, {cal.ShouldPrefer, &out.Exploit}, {cal.Caution, &out.Caution}} {
+		for _, e := range set.es {
+			tool, target, onTool := toolOf(e)
 			switch {
-			case strings.HasPrefix(e.Space, memory.SpaceToolPrefix) && strings.HasPrefix(e.Entity, memory.EntityPathPrefix):
-				out = append(out, strings.TrimPrefix(e.Space, memory.SpaceToolPrefix)+":"+strings.TrimPrefix(e.Entity, memory.EntityPathPrefix))
-			case e.Source == memory.SourceSOP && e.Content != "":
-				out = append(out, e.Content)
+			case e.Source == memory.SourceSOP:
+				*set.text = append(*set.text, sopLine(e))
+			case onTool:
+				out.Verdicts = append(out.Verdicts, roles.Verdict{Action: e.Action, Tool: tool, Target: target,
+					Pair: memory.Pair{Space: e.Space, Entity: e.Entity}.String(), Decision: e.Decision, Text: faredLine(e)})
 			default:
-				out = append(out, fmt.Sprintf("tasks like this one (%s) have been judged %s by memory (attention %.2f, decision %+.2f)",
-					e.Space, verdict, e.Attention, e.Decision))
+				*set.text = append(*set.text, faredLine(e))
 			}
 		}
-		return out
 	}
-	return roles.Calibration{Avoid: word(cal.MustNot, contract.ActionAvoid), Exploit: word(cal.ShouldPrefer, contract.ActionExploit),
-		Caution: word(cal.Caution, contract.ActionCaution)}, nil
+	return out, nil
+}
+
+// toolOf reads the tool and target of an entry's pair: (tool:<name>, env:local) is the
+// tool as a whole, (tool:<name>, path:<target>) the tool on a target.
+func toolOf(e memory.CalibrationEntry) (tool, target string, ok bool) {
+	tool, ok = strings.CutPrefix(e.Space, memory.SpaceToolPrefix)
+	if !ok || tool == "" {
+		return "", "", false
+	}
+	if e.Entity == memory.EntityLocal {
+		return tool, "", true
+	}
+	target, ok = strings.CutPrefix(e.Entity, memory.EntityPathPrefix)
+	return tool, target, ok && target != ""
+}
+
+// subject names what an entry is about: "read_file on config/service.yaml", "the tool
+// shell", "tasks like this one (intent:deploy_the_service)".
+func subject(e memory.CalibrationEntry) string {
+	switch tool, target, ok := toolOf(e); {
+	case ok && target != "":
+		return tool + " on " + target
+	case ok:
+		return "the tool " + tool
+	case strings.HasPrefix(e.Space, memory.SpaceIntentPrefix) && e.Entity == memory.EntityLocal:
+		return "tasks like this one (" + e.Space + ")"
+	default:
+		return memory.Pair{Space: e.Space, Entity: e.Entity}.String()
+	}
+}
+
+var verdictWord = map[string]string{contract.ActionAvoid: "avoid", contract.ActionExploit: "prefer", contract.ActionCaution: "caution"}
+
+// faredLine words a potentials verdict: "read_file on config/service.yaml: failed in 3
+// earlier tasks (change_approach), M_dec −2.55 → avoid".
+func faredLine(e memory.CalibrationEntry) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		verb string
+	}{{e.Failed, "failed"}, {e.Worked, "worked"}, {e.Neutral, "went nowhere"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%s in %d", c.verb, c.n))
+		}
+	}
+	how := "judged by memory"
+	if len(parts) > 0 {
+		how = strings.Join(parts, ", ") + " earlier task"
+		if e.Failed+e.Worked+e.Neutral > 1 {
+			how += "s"
+		}
+	}
+	if len(e.States) > 0 {
+		var st []string
+		for _, s := range e.States {
+			if s.N > 1 && len(e.States) > 1 {
+				st = append(st, fmt.Sprintf("%s ×%d", s.State, s.N))
+			} else {
+				st = append(st, s.State)
+			}
+		}
+		how += " (" + strings.Join(st, ", ") + ")"
+	}
+	return fmt.Sprintf("%s: %s, M_dec %s → %s", subject(e), how, signed(e.Decision), verdictWord[e.Action])
+}
+
+// sopLine words a consolidated C entry: what worked or failed, and where it came from.
+func sopLine(e memory.CalibrationEntry) string {
+	kind := "consolidated"
+	switch {
+	case e.Sigma < 0:
+		kind = "what failed before, consolidated"
+	case e.Sigma > 0:
+		kind = "what worked before, consolidated"
+	}
+	return fmt.Sprintf("%s (%s from %s): %s", subject(e), kind, memory.Pair{Space: e.Space, Entity: e.Entity}, e.Content)
+}
+
+func signed(x float64) string {
+	return strings.Replace(fmt.Sprintf("%+.2f", x), "-", "−", 1)
+}
+
+// Caution policies of a run with no one to ask (Config.CautionPolicy).
+const (
+	CautionRefuse = "refuse" // the default: refuse the call, which R4a and GGS then see
+	CautionAllow  = "allow"  // make the call
+	CautionLog    = "log"    // make the call and warn that memory advised caution
+)
+
+// cautionConfirmer is the Confirmer of memory's Caution verdicts when no person is at a
+// terminal, by policy.
+func cautionConfirmer(policy string, warn func(string)) (sandbox.Confirmer, error) {
+	switch policy {
+	case "", CautionRefuse:
+		return sandbox.RefuseAll{}, nil
+	case CautionAllow:
+		return sandbox.ConfirmFunc(func(context.Context, sandbox.Confirmation) (bool, error) { return true, nil }), nil
+	case CautionLog:
+		return sandbox.ConfirmFunc(func(_ context.Context, c sandbox.Confirmation) (bool, error) {
+			if warn != nil {
+				warn(fmt.Sprintf("made the call %s %s, though %s", c.Tool, c.Command, strings.Join(c.Reasons, "; ")))
+			}
+			return true, nil
+		}), nil
+	}
+	return nil, fmt.Errorf("caution policy %q: expected refuse, allow or log", policy)
 }
 
 // journalFile is a journal file created on its first write, so a pass that distils nothing

@@ -73,6 +73,12 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if confirmer == nil {
 		confirmer = sandbox.RefuseAll{}
 	}
+	caution := cfg.Caution
+	if caution == nil {
+		if caution, err = cautionConfirmer(cfg.CautionPolicy, cfg.Warn); err != nil {
+			return res, err
+		}
+	}
 	box, err := sandbox.New(cfg.Workdir, sandbox.Options{Confirmer: confirmer, Jail: jail})
 	if err != nil {
 		return res, fmt.Errorf("work dir: %w", err)
@@ -90,7 +96,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 		return res, err
 	}
 	rc := roles.Config{Models: models, Tools: scrubTools{box, scrub}, Clock: cfg.Clock, IDs: cfg.IDs,
-		OnMessage: cfg.OnMessage, OnStatus: cfg.OnStatus, Clarify: cfg.Clarify, Caution: cfg.Caution}
+		OnMessage: cfg.OnMessage, OnStatus: cfg.OnStatus, Clarify: cfg.Clarify, Caution: caution}
 	var ggsOpts []ggs.Option
 	var mem *memory.Service
 	distillJournal := &journalFile{}

@@ -23,7 +23,7 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "run a task live: R1–R4b on a model endpoint, steered by GGS, with a replayable trace",
-		usage:   `"task text" [--workdir DIR] [--rules FILE [--watch]] [--memory DIR] [--trace FILE] [--json] [--base-url URL] [--model NAME] [--config FILE] [--allow-net HOST[:PORT]]... [--no-sandbox]`,
+		usage:   `"task text" [--workdir DIR] [--rules FILE [--watch]] [--memory DIR] [--trace FILE] [--json] [--base-url URL] [--model NAME] [--config FILE] [--allow-net HOST[:PORT]]... [--caution refuse|allow|log] [--no-sandbox]`,
 		run:     runTask,
 	})
 }
@@ -51,6 +51,7 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	watch := fs.Bool("watch", false, "with --rules: reload the rule file when it changes, at the next cycle boundary")
 	var allowNet netRules
 	fs.Var(&allowNet, "allow-net", "let tools connect to `HOST[:PORT]` (repeatable; a host alone means ports 80 and 443; default: no network)")
+	caution := fs.String("caution", taskrun.CautionRefuse, "with no terminal to ask, what to do with a call memory advises caution for: refuse, allow or log (allow and warn)")
 	noSandbox := fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (printed in red, recorded in the trace)")
 	if code, done := parseFlags(fs, args); done {
 		return code
@@ -58,6 +59,12 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 	raw := strings.Join(fs.Args(), " ")
 	if strings.TrimSpace(raw) == "" {
 		fmt.Fprintln(io.err, `spine run: expected the task text, e.g. spine run "summarise the TODOs in this repository"`)
+		return exitUsage
+	}
+	switch *caution {
+	case taskrun.CautionRefuse, taskrun.CautionAllow, taskrun.CautionLog:
+	default:
+		fmt.Fprintf(io.err, "spine run: --caution %q: expected refuse, allow or log\n", *caution)
 		return exitUsage
 	}
 	if *watch && *rulesPath == "" {
@@ -103,7 +110,7 @@ func runTask(ctx context.Context, io stdio, args []string) int {
 
 	tc := taskrun.Config{Task: raw, Workdir: *workdir, LLM: cfg, ConfigPath: *configPath,
 		Rules: rs, RulesPath: *rulesPath, Watch: *watch, MemoryDir: *memDir, TracePath: *tracePath,
-		AllowNet: allowNet, NoSandbox: *noSandbox, OnMessage: show.message,
+		AllowNet: allowNet, NoSandbox: *noSandbox, OnMessage: show.message, CautionPolicy: *caution,
 		Warn: func(msg string) { warn(io.err, msg) }}
 	if isTerminal(io.in) && isTerminal(io.out) {
 		prompt := &terminalPrompt{in: bufio.NewReader(io.in), out: out, spin: spin}

@@ -2,78 +2,213 @@ package roles
 
 import (
 	"context"
+	"fmt"
 	"strings"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // Calibrator is the planner's view of shared memory: before every plan and replan it asks
-// what memory says about the task's intent. A nil Calibrator means no memory.
+// what memory says about the task's intent and the tools and targets the plan may use,
+// and again, for the tools and targets a proposed plan names, before the plan check. A
+// nil Calibrator means no memory.
 type Calibrator interface {
-	Calibrate(ctx context.Context, intent string) (Calibration, error)
+	Calibrate(ctx context.Context, q CalibrationQuery) (Calibration, error)
 }
 
-// Calibration is memory's verdict on an intent, already sorted into the three sets the
-// planner acts on. Each entry is text for the prompt; an entry that names a tool
-// ("write_file", "tool:write_file") or a tool and target ("shell:make deploy") is also
-// enforced by the plan validator and the executor.
+// CalibrationQuery names what memory is asked about: the intent ("" when only tools and
+// targets are asked), tools as a whole, and tools on targets.
+type CalibrationQuery struct {
+	Intent  string       `json:"intent,omitempty"`
+	Tools   []string     `json:"tools"`
+	Targets []ToolTarget `json:"targets"`
+}
+
+// ToolTarget is one tool pointed at one target.
+type ToolTarget struct {
+	Tool   string `json:"tool"`
+	Target string `json:"target"`
+}
+
+// Calibration is memory's answer, sorted into what the planner acts on. Avoid, Exploit
+// and Caution are text for the prompt (an intent-level verdict, a consolidated SOP or
+// constraint): they cannot be checked against a plan mechanically, so the validator does
+// not enforce them. Verdicts on tools and targets are enforced: an Avoid refuses a plan
+// or a tool call, a Caution asks for confirmation of the call.
 type Calibration struct {
-	Avoid   []string `json:"avoid"`   // MUST NOT
-	Exploit []string `json:"exploit"` // SHOULD PREFER
-	Caution []string `json:"caution"` // proceed only with confirmation
+	Avoid    []string  `json:"avoid"`   // MUST NOT
+	Exploit  []string  `json:"exploit"` // SHOULD PREFER
+	Caution  []string  `json:"caution"` // proceed only with confirmation
+	Verdicts []Verdict `json:"verdicts,omitempty"`
+
+	// asked is every tool × target memory was asked about this round, so the executor
+	// asks only about the targets R3 chooses beyond them.
+	asked map[ToolTarget]bool
+}
+
+// Verdict is memory's verdict on a tool (Target "") or a tool on a target.
+type Verdict struct {
+	Action   string  `json:"action"` // contract.ActionAvoid, ActionExploit or ActionCaution
+	Tool     string  `json:"tool"`
+	Target   string  `json:"target,omitempty"`
+	Pair     string  `json:"pair"`     // the Megram pair, e.g. "tool:read_file × path:config/service.yaml"
+	Decision float64 `json:"decision"` // the pair's M_decision
+	Text     string  `json:"text"`     // how it fared, for the prompt
+}
+
+// cite is the verdict's evidence as messages give it: "(pair, M_dec −2.55)".
+func (v Verdict) cite() string {
+	return fmt.Sprintf("(%s, M_dec %s)", v.Pair, signed(v.Decision))
+}
+
+// signed formats a potential with its sign, a true minus for negatives.
+func signed(x float64) string {
+	return strings.Replace(fmt.Sprintf("%+.2f", x), "-", "−", 1)
 }
 
 // empty reports whether memory said nothing.
 func (c Calibration) empty() bool {
-	return len(c.Avoid) == 0 && len(c.Exploit) == 0 && len(c.Caution) == 0
+	return len(c.Avoid) == 0 && len(c.Exploit) == 0 && len(c.Caution) == 0 && len(c.Verdicts) == 0
 }
 
-// mustNot is the merged MUST NOT set of one round: memory's Avoid entries, the
+// merge adds what a later calibration of the same round said; verdicts on a tool or
+// target already held are kept as they were.
+func (c *Calibration) merge(o Calibration) {
+	c.Avoid = appendNew(c.Avoid, o.Avoid)
+	c.Exploit = appendNew(c.Exploit, o.Exploit)
+	c.Caution = appendNew(c.Caution, o.Caution)
+	for _, v := range o.Verdicts {
+		if !c.hasVerdict(v.Tool, v.Target) {
+			c.Verdicts = append(c.Verdicts, v)
+		}
+	}
+}
+
+func (c Calibration) hasVerdict(tool, target string) bool {
+	for _, v := range c.Verdicts {
+		if v.Tool == tool && v.Target == target {
+			return true
+		}
+	}
+	return false
+}
+
+// texts is the prompt lines of the verdicts with the given action.
+func (c Calibration) texts(action string) []string {
+	var out []string
+	for _, v := range c.Verdicts {
+		if v.Action == action {
+			out = append(out, v.Text)
+		}
+	}
+	return out
+}
+
+func appendNew(xs, more []string) []string {
+	for _, m := range more {
+		if !contains(xs, m) {
+			xs = append(xs, m)
+		}
+	}
+	return xs
+}
+
+// reason says why a tool or target may not be used: the GGS directive blocked it, or a
+// memory verdict of Avoid (then verdict is set).
+type reason struct {
+	why     string
+	verdict *Verdict
+}
+
+// blocked reports whether there is a reason at all.
+func (r reason) blocked() bool { return r.why != "" }
+
+// which is the reason as a clause after the thing refused: "which is blocked by the GGS
+// directive", "which memory says to avoid (tool:x × path:y, M_dec −2.55)".
+func (r reason) which() string {
+	if r.verdict != nil {
+		return "which " + r.why
+	}
+	return "which is " + r.why
+}
+
+// line is the reason as the MUST NOT line of the prompt shows it.
+func (r reason) line(thing string) string {
+	if r.verdict != nil {
+		return r.verdict.Text
+	}
+	return thing + " (" + r.why + ")"
+}
+
+var byDirective = reason{why: "blocked by the GGS directive"}
+
+func byMemory(v Verdict) reason {
+	return reason{why: "memory says to avoid " + v.cite(), verdict: &v}
+}
+
+// mustNot is the merged MUST NOT set of one round: memory's Avoid verdicts, the
 // directive's blocked tools and its blocked targets. Tools and targets are held apart
 // so that the validator and the executor can enforce them.
 type mustNot struct {
-	tools   map[string]string   // tool → why
+	tools   map[string]reason   // tool → why
 	targets map[string][]target // tool → blocked targets of it, in order
-	text    []string            // Avoid entries with no tool in them: prompt only
+	text    []string            // memory's Avoid entries on no tool: prompt only
 }
 
 type target struct {
-	value, why string
+	value string
+	reason
 }
 
-// buildMustNot merges the sources; known names the tools R3 has.
+// buildMustNot merges the sources; known names the tools R3 has. A blocked tool or
+// target keeps the directive's reason when memory also avoids it.
 func buildMustNot(cal Calibration, blockedTools, blockedTargets []string, known []string) mustNot {
-	mn := mustNot{tools: map[string]string{}, targets: map[string][]target{}}
+	mn := mustNot{tools: map[string]reason{}, targets: map[string][]target{}}
 	for _, t := range blockedTools {
-		mn.tools[t] = "blocked by the GGS directive"
+		mn.tools[t] = byDirective
 	}
 	for _, key := range blockedTargets {
 		tool, tgt, _ := strings.Cut(key, ":")
-		mn.targets[tool] = append(mn.targets[tool], target{value: tgt, why: "blocked by the GGS directive"})
+		mn.targets[tool] = append(mn.targets[tool], target{value: tgt, reason: byDirective})
 	}
-	for _, a := range cal.Avoid {
-		s := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(a), "tool:"))
-		if contains(known, s) {
-			mn.tools[s] = "memory says MUST NOT (Avoid)"
+	for _, v := range cal.Verdicts {
+		if v.Action != contract.ActionAvoid || !contains(known, v.Tool) {
 			continue
 		}
-		if tool, tgt, ok := strings.Cut(s, ":"); ok && contains(known, tool) && strings.TrimSpace(tgt) != "" {
-			mn.targets[tool] = append(mn.targets[tool], target{value: strings.TrimSpace(tgt), why: "memory says MUST NOT (Avoid)"})
-			continue
+		switch {
+		case strings.TrimSpace(v.Target) == "":
+			if !mn.tools[v.Tool].blocked() {
+				mn.tools[v.Tool] = byMemory(v)
+			}
+		case !mn.targetBlocked(v.Tool, v.Target).blocked():
+			mn.targets[v.Tool] = append(mn.targets[v.Tool], target{value: strings.TrimSpace(v.Target), reason: byMemory(v)})
 		}
-		mn.text = append(mn.text, a)
 	}
+	mn.text = append(mn.text, cal.Avoid...)
 	return mn
 }
 
-// toolBlocked says why a tool may not be used, or "".
-func (mn mustNot) toolBlocked(tool string) string { return mn.tools[tool] }
+// toolBlocked says why a tool may not be used; the zero reason when it may.
+func (mn mustNot) toolBlocked(tool string) reason { return mn.tools[tool] }
 
-// targetBlocked says why tool may not be pointed at tgt, or "". Targets compare after
-// trimming and, for paths, lexical cleaning, so "./a/b" and "a/b" are the same target.
-func (mn mustNot) targetBlocked(tool, tgt string) string {
+// targetBlocked says why tool may not be pointed at tgt. Targets compare after trimming
+// and, for paths, lexical cleaning, so "./a/b" and "a/b" are the same target.
+func (mn mustNot) targetBlocked(tool, tgt string) reason {
 	for _, b := range mn.targets[tool] {
 		if sameTarget(tool, b.value, tgt) {
-			return b.why
+			return b.reason
 		}
 	}
-	return ""
+	return reason{}
+}
+
+// cautionFor is memory's Caution verdict on a tool call, if any: one on the tool as a
+// whole, else one on its target.
+func (c Calibration) cautionFor(tool, tgt string) *Verdict {
+	for i, v := range c.Verdicts {
+		if v.Action == contract.ActionCaution && v.Tool == tool && (v.Target == "" || sameTarget(tool, v.Target, tgt)) {
+			return &c.Verdicts[i]
+		}
+	}
+	return nil
 }

@@ -43,12 +43,12 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, atte
 	allowed := map[string]bool{}
 	var tools []llm.Tool
 	for _, name := range a.Tools {
-		if spec, ok := p.specs[name]; ok && g.must.toolBlocked(name) == "" {
+		if spec, ok := p.specs[name]; ok && !g.must.toolBlocked(name).blocked() {
 			allowed[name] = true
 			tools = append(tools, llm.Tool(spec))
 		}
 	}
-	body := execRequest{SubTask: a, Attempt: attempt, Correction: corr, Caution: g.caution}
+	body := execRequest{SubTask: a, Attempt: attempt, Correction: corr, Caution: g.cautionLines()}
 	for _, name := range a.Tools {
 		for _, t := range g.must.targets[name] {
 			body.BlockedTargets = append(body.BlockedTargets, name+":"+t.value)
@@ -63,6 +63,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, atte
 		{Role: llm.RoleUser, Content: string(user)},
 	}, Tools: tools, Temperature: zero()}
 	m := p.model(llm.R3, rec)
+	late := &lateCheck{asked: map[ToolTarget]bool{}}
 	corrected := false
 	for turn := 1; turn <= p.cfg.ToolTurns; turn++ {
 		p.status(llm.R3, a.SubTaskID, fmt.Sprintf("attempt %d: %s", attempt, clip(a.Intent, 60)))
@@ -80,7 +81,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, atte
 				if tc.ID == "" {
 					tc.ID = fmt.Sprintf("call-%d-%d", turn, i+1)
 				}
-				reply, entry, err := p.callTool(ctx, rec, a, tc, allowed, g)
+				reply, entry, err := p.callTool(ctx, rec, a, tc, allowed, g, late)
 				if err != nil {
 					return execution{}, err
 				}
@@ -111,7 +112,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, atte
 // subtask's plan and not blocked, the target is not blocked, caution is confirmed), and
 // journals it. It returns the text the model sees and the tool_calls entry. Only a
 // cancelled context is an error: a refusal or a failing command is a result.
-func (p *Pipeline) callTool(ctx context.Context, rec recorder, a Assignment, tc llm.ToolCall, allowed map[string]bool, g guard) (string, string, error) {
+func (p *Pipeline) callTool(ctx context.Context, rec recorder, a Assignment, tc llm.ToolCall, allowed map[string]bool, g guard, late *lateCheck) (string, string, error) {
 	tgt := targetOf(tc.Name, tc.Arguments)
 	x := spine.Exchange{Name: "tool:" + tc.Name, Request: toolRequest{ID: tc.ID, Arguments: tc.Arguments}}
 	refuse := func(why string) (string, string, error) {
@@ -122,23 +123,30 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, a Assignment, tc 
 		rec.exchange(x)
 		return out, r.Evidence, nil
 	}
-	switch {
-	case !allowed[tc.Name] && g.must.toolBlocked(tc.Name) != "":
-		return refuse(fmt.Sprintf("the tool %s is %s", tc.Name, g.must.toolBlocked(tc.Name)))
+	switch why := g.must.toolBlocked(tc.Name); {
+	case !allowed[tc.Name] && why.verdict != nil:
+		return refuse(fmt.Sprintf("the tool %s, %s", tc.Name, why.which()))
+	case !allowed[tc.Name] && why.blocked():
+		return refuse(fmt.Sprintf("the tool %s is %s", tc.Name, why.why))
 	case !allowed[tc.Name]:
 		return refuse(fmt.Sprintf("the tool %s is not in this subtask's plan (its tools: %s)", tc.Name, strings.Join(a.Tools, ", ")))
 	}
-	if why := g.must.targetBlocked(tc.Name, tgt); why != "" {
-		return refuse(fmt.Sprintf("%s on %q is %s", tc.Name, tgt, why))
+	if err := p.askLate(ctx, rec, &g, late, tc.Name, tgt); err != nil {
+		return "", "", err
 	}
-	if len(g.caution) > 0 && p.cfg.Caution != nil && (tc.Name == sandbox.ToolShell || tc.Name == sandbox.ToolWriteFile) {
-		ok, err := p.cfg.Caution.Confirm(ctx, sandbox.Confirmation{Tool: tc.Name, Command: tgt,
-			Reasons: append([]string{"memory advises caution for this intent"}, g.caution...)})
+	switch why := g.must.targetBlocked(tc.Name, tgt); {
+	case why.verdict != nil:
+		return refuse(fmt.Sprintf("the tool %s on %s, %s", tc.Name, tgt, why.which()))
+	case why.blocked():
+		return refuse(fmt.Sprintf("%s on %q is %s", tc.Name, tgt, why.why))
+	}
+	if reasons := cautionReasons(g.cal, tc.Name, tgt); len(reasons) > 0 && p.cfg.Caution != nil {
+		ok, err := p.cfg.Caution.Confirm(ctx, sandbox.Confirmation{Tool: tc.Name, Command: tgt, Reasons: reasons})
 		if ctx.Err() != nil {
 			return "", "", ctx.Err()
 		}
 		if err != nil || !ok {
-			return refuse("not confirmed: memory advises caution for this intent")
+			return refuse("not confirmed: " + reasons[0])
 		}
 	}
 	p.status(llm.R3, a.SubTaskID, clip(tc.Name+" "+tgt, 70))
@@ -158,6 +166,63 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, a Assignment, tc 
 		entry = sandbox.FormatToolCall(tc.Name, tgt, r.Output)
 	}
 	return toolReply(r, err), entry, nil
+}
+
+// lateCheck is what one subtask attempt asked memory about targets the plan did not
+// name. It belongs to one attempt, so parallel subtasks ask alike whatever their timing.
+type lateCheck struct {
+	asked map[ToolTarget]bool
+	cal   Calibration
+}
+
+// askLate asks memory about a tool call's target when the round's calibration did not
+// cover it (R3 chose a target the plan did not name), and adds the answer to g.
+func (p *Pipeline) askLate(ctx context.Context, rec recorder, g *guard, late *lateCheck, tool, tgt string) error {
+	tt := ToolTarget{tool, tgt}
+	if p.cfg.Memory == nil || strings.TrimSpace(tgt) == "" || g.cal.asked[tt] || g.cal.hasVerdict(tool, tgt) {
+		return nil
+	}
+	if !late.asked[tt] {
+		late.asked[tt] = true
+		more, err := p.calibrate(ctx, rec, CalibrationQuery{Tools: []string{}, Targets: []ToolTarget{tt}})
+		if err != nil {
+			return err
+		}
+		late.cal.merge(more)
+	}
+	if len(late.cal.Verdicts) == 0 {
+		return nil
+	}
+	merged := g.cal
+	merged.Verdicts = append(append([]Verdict{}, g.cal.Verdicts...), late.cal.Verdicts...)
+	g.cal = merged
+	// The round's map is shared by every subtask: extend a copy.
+	targets := make(map[string][]target, len(g.must.targets))
+	for tool, ts := range g.must.targets {
+		targets[tool] = ts
+	}
+	for tool, ts := range buildMustNot(late.cal, nil, nil, p.tools).targets {
+		targets[tool] = append(append([]target{}, targets[tool]...), ts...)
+	}
+	g.must.targets = targets
+	return nil
+}
+
+// cautionReasons says why a tool call needs confirmation, first reason first: memory's
+// Caution verdict on the tool or its target, else a Caution on the intent, which gates
+// shell and write_file calls. None: no confirmation.
+func cautionReasons(cal Calibration, tool, tgt string) []string {
+	if v := cal.cautionFor(tool, tgt); v != nil {
+		thing := "the tool " + tool
+		if v.Target != "" {
+			thing += " on " + v.Target
+		}
+		return []string{fmt.Sprintf("memory advises caution for %s %s", thing, v.cite()), v.Text}
+	}
+	if len(cal.Caution) > 0 && (tool == sandbox.ToolShell || tool == sandbox.ToolWriteFile) {
+		return append([]string{"memory advises caution for this intent"}, cal.Caution...)
+	}
+	return nil
 }
 
 // toolReply is what the model reads back from a tool call.

@@ -95,7 +95,14 @@ func parseExec(s string) error {
 }
 
 func TestMustNot(t *testing.T) {
-	cal := Calibration{Avoid: []string{"tool:write_file", "shell: make deploy ", "read_file:secrets/", "never touch prod"}}
+	avoid := func(tool, tgt string) Verdict {
+		return Verdict{Action: contract.ActionAvoid, Tool: tool, Target: tgt, Pair: "tool:" + tool, Decision: -2.55, Text: tool + " " + tgt + ": avoid"}
+	}
+	// Only verdicts on tools and targets are enforced; Avoid text, even shaped like a
+	// tool, is prompt only, and a verdict on a tool R3 does not have is dropped.
+	cal := Calibration{Avoid: []string{"tool:shell", "never touch prod"}, Verdicts: []Verdict{
+		avoid("write_file", ""), avoid("shell", " make deploy "), avoid("read_file", "secrets/"), avoid("fly", ""),
+		{Action: contract.ActionCaution, Tool: "list_files", Pair: "tool:list_files", Text: "list_files: caution"}}}
 	mn := buildMustNot(cal, []string{"list_files"}, []string{"read_file:config/app.yaml", "shell:grep  port x"}, toolNames)
 	tests := []struct {
 		tool, target string
@@ -114,21 +121,27 @@ func TestMustNot(t *testing.T) {
 		{"list_files", "config", false},
 	}
 	for _, tc := range tests {
-		got := mn.toolBlocked(tc.tool) != ""
+		got := mn.toolBlocked(tc.tool).blocked()
 		if tc.target != "" {
-			got = mn.targetBlocked(tc.tool, tc.target) != ""
+			got = mn.targetBlocked(tc.tool, tc.target).blocked()
 		}
 		if got != tc.blocked {
 			t.Errorf("%s %q: blocked = %v, want %v", tc.tool, tc.target, got, tc.blocked)
 		}
 	}
-	if strings.Join(mn.text, "|") != "never touch prod" {
+	if strings.Join(mn.text, "|") != "tool:shell|never touch prod" {
 		t.Errorf("prompt-only entries = %q", mn.text)
 	}
+	if mn.toolBlocked("shell").blocked() || mn.toolBlocked("fly").blocked() {
+		t.Error("prompt-only text or an unknown tool was enforced")
+	}
 	p := &Pipeline{}
-	lines := p.mustNotLines(mn)
-	if len(lines) != 7 || lines[len(lines)-1] != "never touch prod (memory says MUST NOT)" {
-		t.Errorf("lines = %q", lines)
+	want := []string{`read_file on "config/app.yaml" (blocked by the GGS directive)`, "read_file secrets/: avoid",
+		"shell  make deploy : avoid", `shell on "grep  port x" (blocked by the GGS directive)`,
+		"tool list_files (blocked by the GGS directive)", "write_file : avoid",
+		"tool:shell (memory says MUST NOT)", "never touch prod (memory says MUST NOT)"}
+	if lines := p.mustNotLines(mn); strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lines\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }
 

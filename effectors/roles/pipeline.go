@@ -175,11 +175,12 @@ func (p *Pipeline) Round(ctx context.Context, loopPost *bus.Post, in ggs.RoundIn
 	if err := p.r2.receive(post, in.Round); err != nil {
 		return err
 	}
-	cal, err := p.calibrate(ctx, rec)
+	q := p.r2.query(p.tools)
+	cal, err := p.calibrate(ctx, rec, q)
 	if err != nil {
 		return p.interrupted(ctx, post, "calibrating", err)
 	}
-	if err := p.plan(ctx, rec, post, in.Round, cal); err != nil {
+	if err := p.plan(ctx, rec, post, in.Round, &cal, q); err != nil {
 		return p.faulted(ctx, post, llm.R2, "planning", err)
 	}
 	if err := p.dispatch(ctx, rec, post, p.r2.guard(cal, p.tools)); err != nil {
@@ -222,16 +223,16 @@ func (p *Pipeline) interrupted(ctx context.Context, post *bus.Post, stage string
 	return serr
 }
 
-// calibrate asks memory about the intent. A memory failure is on record in the trace and
+// calibrate asks memory about what q names. A memory failure is on record in the trace and
 // the round goes on without memory: calibration advises the plan, it is not the plan.
-func (p *Pipeline) calibrate(ctx context.Context, rec recorder) (Calibration, error) {
+func (p *Pipeline) calibrate(ctx context.Context, rec recorder, q CalibrationQuery) (Calibration, error) {
 	if p.cfg.Memory == nil {
 		return Calibration{}, nil
 	}
 	p.status(llm.R2, "", "calibrating against memory")
 	start := p.cfg.Clock.Now()
-	cal, err := p.cfg.Memory.Calibrate(ctx, p.task.Intent)
-	x := spine.Exchange{Name: "memory:calibrate", Request: map[string]string{"intent": p.task.Intent},
+	cal, err := p.cfg.Memory.Calibrate(ctx, q)
+	x := spine.Exchange{Name: "memory:calibrate", Request: q,
 		DurationMS: p.cfg.Clock.Now().Sub(start).Milliseconds()}
 	if err != nil {
 		if ctx.Err() != nil {

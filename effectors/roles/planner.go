@@ -83,11 +83,11 @@ func (r *planner) retryPlan(round int) *planOutput {
 	return nil
 }
 
-// guard is the round's MUST NOT set and caution list, which the runtime enforces on R3's
-// tool calls in code (the executor's prompt also states them).
+// guard is the round's MUST NOT set and memory's calibration, which the runtime enforces
+// on R3's tool calls in code (the executor's prompt also states them).
 type guard struct {
-	must    mustNot
-	caution []string
+	must mustNot
+	cal  Calibration
 }
 
 func (r *planner) guard(cal Calibration, known []string) guard {
@@ -95,7 +95,61 @@ func (r *planner) guard(cal Calibration, known []string) guard {
 	if d := r.directive; d != nil {
 		blockedTools, blockedTargets = d.BlockedTools, d.BlockedTargets
 	}
-	return guard{must: buildMustNot(cal, blockedTools, blockedTargets, known), caution: cal.Caution}
+	return guard{must: buildMustNot(cal, blockedTools, blockedTargets, known), cal: cal}
+}
+
+// cautionLines are the caution entries of the prompts: memory's text, then its Caution
+// verdicts on tools and targets.
+func (g guard) cautionLines() []string {
+	return append(append([]string{}, g.cal.Caution...), g.cal.texts(contract.ActionCaution)...)
+}
+
+// query is what memory is asked before the round's plan: the intent, every tool R3 has,
+// and the targets the directive blocks and the previous plan used.
+func (r *planner) query(tools []string) CalibrationQuery {
+	q := CalibrationQuery{Intent: r.task.Intent, Tools: tools, Targets: []ToolTarget{}}
+	seen := map[ToolTarget]bool{}
+	add := func(tt ToolTarget) {
+		if tt.Tool != "" && strings.TrimSpace(tt.Target) != "" && !seen[tt] {
+			seen[tt] = true
+			q.Targets = append(q.Targets, tt)
+		}
+	}
+	if d := r.directive; d != nil {
+		for _, key := range d.BlockedTargets {
+			tool, tgt, _ := strings.Cut(key, ":")
+			add(ToolTarget{tool, tgt})
+		}
+	}
+	if n := len(r.plans); n > 0 {
+		for _, a := range r.plans[n-1].plan {
+			for _, tool := range a.Tools {
+				for _, tgt := range a.Targets {
+					add(ToolTarget{tool, tgt})
+				}
+			}
+		}
+	}
+	return q
+}
+
+// unasked lists the tool × target pairs a proposed plan names that memory was not asked
+// about this round, and marks them asked.
+func unasked(o planOutput, asked map[ToolTarget]bool) []ToolTarget {
+	var out []ToolTarget
+	for _, st := range o.SubTasks {
+		for _, tool := range st.Tools {
+			for _, tgt := range st.Targets {
+				tt := ToolTarget{tool, tgt}
+				if strings.TrimSpace(tgt) == "" || asked[tt] {
+					continue
+				}
+				asked[tt] = true
+				out = append(out, tt)
+			}
+		}
+	}
+	return out
 }
 
 // planRequest is the planner's user turn.
@@ -131,7 +185,11 @@ type subtaskDigest struct {
 // plan runs R2: it asks for a plan until one passes the contract and the plan validator
 // (bounded by PlanAttempts), then assigns subtask IDs and posts each SubTask to R3 and
 // the DispatchManifest to R4b.
-func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round int, cal Calibration) error {
+//
+// Before checking a proposed plan it asks memory about every tool × target the plan names
+// that the round's calibration did not cover, and adds the answer to cal, so that the
+// executor enforces it too.
+func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round int, cal *Calibration, asked CalibrationQuery) error {
 	r2 := &p.r2
 	if out := r2.retryPlan(round); out != nil {
 		// The round faulted after this plan was made: the plan has not failed, and the
@@ -139,9 +197,16 @@ func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round
 		p.status(llm.R2, "", "retrying the same plan after a fault")
 		return p.dispatchOf(post, round, *out)
 	}
-	must := r2.guard(cal, p.tools).must
+	g := r2.guard(*cal, p.tools)
+	must := g.must
 	body := planRequest{Task: r2.task, Round: round, Directive: r2.directive, MustNot: p.mustNotLines(must),
-		ShouldPrefer: nonNil(cal.Exploit), Caution: nonNil(cal.Caution), Previous: r2.lastDigest()}
+		ShouldPrefer: append(append([]string{}, cal.Exploit...), cal.texts(contract.ActionExploit)...),
+		Caution:      g.cautionLines(), Previous: r2.lastDigest()}
+	seen := map[ToolTarget]bool{}
+	for _, tt := range asked.Targets {
+		seen[tt] = true
+	}
+	cal.asked = seen
 	for _, name := range p.tools {
 		body.Tools = append(body.Tools, toolInfo{Name: name, Description: p.specs[name].Description})
 	}
@@ -166,6 +231,14 @@ func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round
 		o, resps, err := llm.CompleteJSON(ctx, m, req, validate)
 		if err != nil {
 			return fmt.Errorf("R2 Planner: %w", err)
+		}
+		if more := unasked(o, seen); len(more) > 0 && p.cfg.Memory != nil {
+			extra, err := p.calibrate(ctx, rec, CalibrationQuery{Tools: []string{}, Targets: more})
+			if err != nil {
+				return err
+			}
+			cal.merge(extra)
+			must = r2.guard(*cal, p.tools).must
 		}
 		violations := p.checkPlan(o, must)
 		rec.exchange(spine.Exchange{Name: "check:plan", Request: map[string]int{"round": round, "attempt": attempt},
@@ -221,14 +294,14 @@ func (p *Pipeline) checkPlan(o planOutput, must mustNot) []string {
 	for i, st := range o.SubTasks {
 		name := fmt.Sprintf("subtask %d (%q)", i+1, clip(st.Intent, 60))
 		for _, t := range st.Tools {
-			if why := must.toolBlocked(t); why != "" {
-				v = append(v, fmt.Sprintf("%s uses the tool %s, which is %s", name, t, why))
+			if why := must.toolBlocked(t); why.blocked() {
+				v = append(v, fmt.Sprintf("%s uses the tool %s, %s", name, t, why.which()))
 			}
 		}
 		for _, tgt := range st.Targets {
 			for _, t := range st.Tools {
-				if why := must.targetBlocked(t, tgt); why != "" {
-					v = append(v, fmt.Sprintf("%s points %s at %q, which is %s", name, t, tgt, why))
+				if why := must.targetBlocked(t, tgt); why.blocked() {
+					v = append(v, fmt.Sprintf("%s points %s at %q, %s", name, t, tgt, why.which()))
 				}
 			}
 		}
@@ -247,11 +320,11 @@ func (p *Pipeline) checkPlan(o planOutput, must mustNot) []string {
 func (p *Pipeline) mustNotLines(m mustNot) []string {
 	out := []string{}
 	for tool, why := range m.tools {
-		out = append(out, fmt.Sprintf("tool %s (%s)", tool, why))
+		out = append(out, why.line("tool "+tool))
 	}
 	for tool, ts := range m.targets {
 		for _, t := range ts {
-			out = append(out, fmt.Sprintf("%s on %q (%s)", tool, t.value, t.why))
+			out = append(out, t.line(fmt.Sprintf("%s on %q", tool, t.value)))
 		}
 	}
 	sort.Strings(out)

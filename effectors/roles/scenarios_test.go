@@ -291,45 +291,6 @@ func TestBlockedToolIsRejected(t *testing.T) {
 	}
 }
 
-// fakeMemory is a Calibrator with a fixed answer.
-type fakeMemory struct{ cal Calibration }
-
-func (m fakeMemory) Calibrate(context.Context, string) (Calibration, error) { return m.cal, nil }
-
-// TestMemoryAvoidIsRejected: memory says MUST NOT write_file for this intent; a plan that
-// writes is rejected before dispatch, and the calibration is in the trace.
-func TestMemoryAvoidIsRejected(t *testing.T) {
-	r := newRig(t)
-	r.file("config/app.yaml", "port: 8080\n")
-	r.cfg.Memory = fakeMemory{Calibration{Avoid: []string{"tool:write_file", "rewriting configuration files broke deployments"},
-		Exploit: []string{"read the configuration directly"}}}
-	writes := sub{Intent: "Write the port into port.txt", Criteria: []string{"port.txt holds the port"}, Sequence: 1,
-		Tools: []string{"write_file", "read_file"}, Targets: []string{"port.txt"}}
-	r.script(llm.R2, planned(portCriteria, writes))
-	scriptAccept(r)
-	got := r.run(context.Background(), portTask)
-	if got.err != nil || finalDirective(got) != contract.DirectiveAccept {
-		t.Fatalf("err %v, final %s", got.err, finalDirective(got))
-	}
-	reqs := r.requests(llm.R2)
-	if len(reqs) != 2 {
-		t.Fatalf("R2 called %d times, want 2", len(reqs))
-	}
-	first := reqs[0].Chat.Messages[1].Content
-	for _, want := range []string{"tool write_file (memory says MUST NOT (Avoid))", "rewriting configuration files broke deployments (memory says MUST NOT)", `"should_prefer":["read the configuration directly"]`} {
-		if !strings.Contains(first, want) {
-			t.Errorf("the planner's request lacks %q: %s", want, first)
-		}
-	}
-	msgs := reqs[1].Chat.Messages
-	if !strings.Contains(msgs[len(msgs)-1].Content, "uses the tool write_file, which is memory says MUST NOT (Avoid)") {
-		t.Errorf("re-ask = %s", msgs[len(msgs)-1].Content)
-	}
-	if n := len(exchanges(t, got.trace, "memory:calibrate")); n != 1 {
-		t.Errorf("%d memory:calibrate exchanges", n)
-	}
-}
-
 // TestSubTaskIDsComeFromTheRuntime: the model writes its own subtask ids; they are thrown
 // away and the runtime's IDs are used everywhere.
 func TestSubTaskIDsComeFromTheRuntime(t *testing.T) {
@@ -645,7 +606,7 @@ func mustString(v any) string { return string(mustJSON(v)) }
 func TestCautionNeedsConfirmation(t *testing.T) {
 	r := newRig(t)
 	r.cfg.Clock = spine.NewStepClock(epoch, 3*time.Minute)
-	r.cfg.Memory = fakeMemory{Calibration{Caution: []string{"writes here went wrong before"}}}
+	r.cfg.Memory = &fakeMemory{intent: Calibration{Caution: []string{"writes here went wrong before"}}}
 	var asked []string
 	r.cfg.Caution = sandbox.ConfirmFunc(func(_ context.Context, c sandbox.Confirmation) (bool, error) {
 		asked = append(asked, c.Tool+" "+c.Command)
