@@ -166,7 +166,7 @@ func (cal *Calibration) add(rd PairReading) {
 // maxStateReads bounds the records QueryPair reads to name the states of a pair's
 // entries: the index holds f, σ and k but not the state, and a plan's calibration must
 // stay within milliseconds however long a pair's history is.
-const maxStateReads = 32
+const maxStateReads = 8
 
 // QueryPair reads one pair in one index scan: the M/K potentials, how its entries fared,
 // and its live C entries (whose last_recalled_at it refreshes, as QueryC does). The

@@ -117,6 +117,9 @@ func faredLine(e memory.CalibrationEntry) string {
 				st = append(st, s.State)
 			}
 		}
+		if n := e.Failed + e.Worked + e.Neutral; e.StatesOf < n {
+			st = append(st, fmt.Sprintf("states of %d of the %d", e.StatesOf, n))
+		}
 		how += " (" + strings.Join(st, ", ") + ")"
 	}
 	return fmt.Sprintf("%s: %s, M_dec %s → %s", subject(e), how, signed(e.Decision), verdictWord[e.Action])
