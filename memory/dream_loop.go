@@ -7,7 +7,9 @@ import (
 )
 
 // NotifyFinalResult tells the Dreamer that a task ended. A background pass follows after
-// the settle delay; notifications that arrive meanwhile share that pass. It never blocks.
+// the settle delay; notifications that arrive before that pass starts share it. It never
+// blocks. Hosts that live across tasks call it after each FinalResult; a process that
+// runs one task and exits runs its pass itself (Flush, then DreamOnce).
 func (s *Service) NotifyFinalResult(contract.FinalResult) {
 	select {
 	case s.trigger <- struct{}{}:
@@ -16,7 +18,8 @@ func (s *Service) NotifyFinalResult(contract.FinalResult) {
 }
 
 // dreamLoop is the background Dreamer: off the hot path, one pass at a time, after each
-// FinalResult plus the settle delay and, when an interval is set, on a timer.
+// FinalResult plus the settle delay and, when an interval is set, on a timer. Every wait
+// also watches stopDream, so Close ends it at once, with no goroutine left behind.
 func (s *Service) dreamLoop() {
 	defer s.dreamWG.Done()
 	for {
@@ -35,7 +38,17 @@ func (s *Service) dreamLoop() {
 				case <-s.timer.After(s.dream.SettleDelay):
 				}
 			}
+			// Notifications during the settle delay are covered by this pass.
+			select {
+			case <-s.trigger:
+			default:
+			}
 		case <-tick:
+		}
+		// The pass must see every write accepted before it: GGS's last Megrams of the
+		// task may still be queued.
+		if err := s.Flush(s.base); err != nil {
+			return // closing
 		}
 		rep, err := s.DreamOnce(s.base)
 		if s.base.Err() != nil {

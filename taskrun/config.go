@@ -10,6 +10,7 @@ import (
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
 )
@@ -32,7 +33,12 @@ type Config struct {
 	Watch     bool           // reload RulesPath at cycle boundaries when it changes
 
 	MemoryDir string // the shared memory (LevelDB); "" for none
-	SkipDream bool   // no Dreamer pass after the task, even with memory
+	// Memory is a store a long-lived process keeps open across tasks, used instead of
+	// opening MemoryDir (which, when set, still names its directory for the placement
+	// checks). RunTask neither closes it nor runs its own pass: it tells the store's
+	// background Dreamer (memory.Service.NotifyFinalResult) after the FinalResult.
+	Memory    *memory.Service
+	SkipDream bool // no Dreamer pass after the task, even with memory
 
 	// TracePath is the trace to create; "" puts spine-<run id>.trace.jsonl in TraceDir,
 	// else in the default state directory (EnvTraceDir, XDG_STATE_HOME, ~/.local/state).

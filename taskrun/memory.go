@@ -204,9 +204,14 @@ type DreamOutcome struct {
 }
 
 // dreamAfterTask runs the Dreamer's pass once the task has its FinalResult: the seed's
-// trigger, off the hot path, since the run is over.
+// trigger, off the hot path, since the run is over. The write queue is flushed first, so
+// the pass sees GGS's last Megrams of the task.
 func dreamAfterTask(ctx context.Context, mem *memory.Service, journal *journalFile) *DreamOutcome {
-	rep, err := mem.DreamOnce(ctx)
+	var rep memory.DreamReport
+	err := mem.Flush(ctx)
+	if err == nil {
+		rep, err = mem.DreamOnce(ctx)
+	}
 	if cerr := journal.Close(); err == nil {
 		err = cerr
 	}

@@ -100,7 +100,9 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	var ggsOpts []ggs.Option
 	var mem *memory.Service
 	distillJournal := &journalFile{}
-	if cfg.MemoryDir != "" {
+	if cfg.Memory != nil {
+		mem = cfg.Memory
+	} else if cfg.MemoryDir != "" {
 		// The Dreamer's pass after the task words its consolidations with the planner's
 		// model, journalled next to the trace so `spine memory dream --replay` can redo it.
 		planner := models[llm.R2]
@@ -110,6 +112,8 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 			return res, fmt.Errorf("memory: %w", err)
 		}
 		defer mem.Close()
+	}
+	if mem != nil {
 		w, err := mem.WriterFor(memory.RoleGGS)
 		if err != nil {
 			return res, fmt.Errorf("memory: %w", err)
@@ -175,7 +179,9 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	}
 	res.TraceHead = file.Head()
 	res.Findings, res.AuditErrors = auditor.all, auditor.errs
-	if mem != nil && tr.Final != nil && ctx.Err() == nil && !cfg.SkipDream {
+	if mem != nil && tr.Final != nil && cfg.Memory != nil {
+		mem.NotifyFinalResult(*tr.Final) // the long-lived store's Dreamer runs the pass
+	} else if mem != nil && tr.Final != nil && ctx.Err() == nil && !cfg.SkipDream {
 		distillJournal.path = strings.TrimSuffix(path, ".jsonl") + ".distill.jsonl"
 		res.Dream = dreamAfterTask(ctx, mem, distillJournal)
 	}

@@ -24,7 +24,7 @@ func init() {
 	register(&command{
 		name:    "memory",
 		summary: "inspect, consolidate and garbage-collect the shared memory store",
-		usage:   "ls|show|potentials|dream|gc|import|verify --db DIR [flags]",
+		usage:   "ls|show|potentials|dream|gc|export|import|verify --db DIR [flags]",
 		run:     runMemory,
 	})
 }
@@ -41,7 +41,8 @@ var memVerbs = []memVerb{
 	{"potentials", "--space S --entity E | --intent TEXT", "show the live potentials and C entries of a tag pair", memPotentials},
 	{"dream", "[--dry-run]", "run one Dreamer pass: trust bankruptcy, consolidation, forgetting", memDream},
 	{"gc", "[--dry-run]", "forget M/K entries whose attention decayed, then compact the store", memGC},
-	{"import", "FILE|-", "append GGS Megrams from a JSONL file (Megram objects or Megram envelopes)", memImport},
+	{"export", "", "write every record as JSONL that import restores to an identical store", memExport},
+	{"import", "FILE|- [--skip-existing]", "append GGS Megrams (objects or envelopes) or restore an export from a JSONL file", memImport},
 	{"verify", "", "check every record and index entry of the store", memVerify},
 }
 
@@ -53,6 +54,7 @@ type memFlags struct {
 	space, entity, level string
 	intent               string
 	dryRun               bool
+	skipExisting         bool // import: skip identical stored records, refuse differing ones
 	positional           []string
 	clock                memClock
 	events               []memory.DreamEvent // collected from the store during a pass
@@ -147,6 +149,8 @@ func defineMemFlags(fs *flag.FlagSet, verb string, m *memFlags) {
 		str(&m.intent, "intent", "a task intent: the pair (intent:<slug>, env:local)")
 	case "dream", "gc":
 		boolean(&m.dryRun, "dry-run", "decide and report, change nothing")
+	case "import":
+		boolean(&m.skipExisting, "skip-existing", "skip records already stored identically and refuse ones that differ, so an interrupted import can be run again")
 	}
 	if verb == "dream" {
 		str(&m.baseURL, "base-url", "OpenAI-compatible endpoint of the model that words consolidations")
@@ -462,8 +466,10 @@ func (m *memFlags) runDream(ctx context.Context, io stdio, verb string, o memory
 	return exitOK
 }
 
-// memImport reads Megrams, one per line: a Megram object or a {"type":"Megram",...}
-// envelope. Every line is checked before anything is written.
+// memImport reads one JSONL file of either kind: Megrams, one per line (a Megram object
+// or a {"type":"Megram",...} envelope), appended as operator imports; or the lines of
+// memory export, restored under their own IDs. Every line is checked before anything
+// is written.
 func memImport(ctx context.Context, sio stdio, m *memFlags) int {
 	var in io.Reader = sio.in
 	if name := m.positional[0]; name != "-" {
@@ -475,17 +481,35 @@ func memImport(ctx context.Context, sio stdio, m *memFlags) int {
 		in = f
 	}
 	var ms []contract.Megram
+	var recs []memory.ExportedRecord
 	var lines []int
 	br := bufio.NewReader(in)
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			mg, perr := memParseMegramLine(line)
-			if perr != nil {
-				fmt.Fprintf(sio.err, "spine memory import: line %d: %v\n", n, perr)
+			exported := memIsExportLine(line)
+			if len(lines) > 0 && exported != (recs != nil) {
+				fmt.Fprintf(sio.err, "spine memory import: line %d: %s among %s; a file holds one kind\n", n,
+					map[bool]string{true: "an exported record", false: "a Megram"}[exported],
+					map[bool]string{true: "exported records", false: "Megrams"}[!exported])
 				return exitFail
 			}
-			ms, lines = append(ms, mg), append(lines, n)
+			if exported {
+				r, perr := memory.ParseExportLine(line)
+				if perr != nil {
+					fmt.Fprintf(sio.err, "spine memory import: line %d: %v\n", n, perr)
+					return exitFail
+				}
+				recs = append(recs, r)
+			} else {
+				mg, perr := memParseMegramLine(line)
+				if perr != nil {
+					fmt.Fprintf(sio.err, "spine memory import: line %d: %v\n", n, perr)
+					return exitFail
+				}
+				ms = append(ms, mg)
+			}
+			lines = append(lines, n)
 		}
 		if err == io.EOF {
 			break
@@ -499,26 +523,62 @@ func memImport(ctx context.Context, sio stdio, m *memFlags) int {
 		return exitFail
 	}
 	defer s.Close()
-	ids, err := s.Import(ctx, ms)
+	o := memory.ImportOptions{SkipExisting: m.skipExisting}
+	var rep memory.ImportReport
+	var err error
+	if recs != nil {
+		rep, err = s.Restore(ctx, recs, o)
+	} else {
+		rep, err = s.ImportWith(ctx, ms, o)
+	}
 	var ie *memory.ImportError
 	if errors.As(err, &ie) {
 		fmt.Fprintf(sio.err, "spine memory import: line %d: %v\n", lines[ie.Index], ie.Err)
 		return exitFail
 	}
 	if err != nil {
+		if len(rep.Imported) > 0 && !m.skipExisting {
+			err = fmt.Errorf("%w; run it again with --skip-existing", err)
+		}
 		return m.fail(sio, "import", err)
 	}
 	if m.jsonOut {
-		if ids == nil {
-			ids = []string{}
-		}
 		memJSON(sio.out, struct {
 			Imported int      `json:"imported"`
+			Skipped  int      `json:"skipped"`
 			IDs      []string `json:"ids"`
-		}{len(ids), ids})
+		}{len(rep.Imported), rep.Skipped, rep.Imported})
 		return exitOK
 	}
-	fmt.Fprintf(sio.out, "imported %d megrams\n", len(ids))
+	if rep.Skipped > 0 {
+		fmt.Fprintf(sio.out, "imported %d megrams, skipped %d already stored\n", len(rep.Imported), rep.Skipped)
+		return exitOK
+	}
+	fmt.Fprintf(sio.out, "imported %d megrams\n", len(rep.Imported))
+	return exitOK
+}
+
+// memIsExportLine tells a line of memory export by its type; anything else is read as
+// a Megram, whose parser names what is wrong with it.
+func memIsExportLine(line []byte) bool {
+	var probe struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(line, &probe) == nil && probe.Type == memory.ExportType
+}
+
+// memExport writes every record, in ID order, as JSONL on standard output.
+func memExport(ctx context.Context, sio stdio, m *memFlags) int {
+	s, ok := m.open(sio, "export")
+	if !ok {
+		return exitFail
+	}
+	defer s.Close()
+	n, err := s.Export(ctx, sio.out)
+	if err != nil {
+		return m.fail(sio, "export", err)
+	}
+	fmt.Fprintf(sio.err, "exported %d records\n", n)
 	return exitOK
 }
 
@@ -541,6 +601,12 @@ func memParseMegramLine(line []byte) (contract.Megram, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&mg); err != nil {
+		for _, f := range []string{"origin", "supersedes", "attention", "decision", "superseded_by"} {
+			if err.Error() == `json: unknown field "`+f+`"` {
+				// A line of memory ls --json, which shows records and live potentials.
+				return contract.Megram{}, fmt.Errorf("megram: %v (memory ls --json lists a store; memory export writes what import restores)", err)
+			}
+		}
 		return contract.Megram{}, fmt.Errorf("megram: %v", err)
 	}
 	return mg, nil
