@@ -246,8 +246,11 @@ func (s *Solver) Conclude(taskID string, dec Decision) (Output, error) {
 	st.advance(sig, dec.Directive)
 	// Megrams go to the targets this round blocks itself. One carried from an earlier
 	// directive had its Megram then; writing it again under, say, break_symmetry's
-	// quantization (σ = +1) would tell memory to favour a path that failed.
+	// quantization (σ = +1) would tell memory to favour a path that failed. Tools are
+	// written as blocked (see writeTools): only break_symmetry and change_approach block
+	// any, and carrying one is that round's own judgement, not an accumulation.
 	s.write(dec.Directive, st.intent, out.Directive.Rationale, b.added, in.tally.Primary)
+	s.writeTools(dec.Directive, b.tools, in.tally.Primary)
 	return out, nil
 }
 
@@ -328,5 +331,33 @@ func (s *Solver) write(directive, intent, content string, targets []string, crit
 			why += " (failed: " + criterion + ")"
 		}
 		s.mem.Write(megram(directive, "tool:"+tool, "path:"+target, why, now, s.ids))
+	}
+}
+
+// ToolEntity is the entity of a tool-level Megram: break_symmetry and change_approach
+// judge a tool, not one of its targets, so their Megrams are tagged (tool:<name>,
+// env:local), the pair memory's calibration reads for a tool alone. env:local is the
+// entity the seed's key schema already gives a judgement that holds for the whole local
+// environment (the terminal states' intent Megrams); a path:<target> entity would have
+// to name a target the directive does not judge, and leaving it empty is not a valid tag.
+const ToolEntity = "env:local"
+
+// writeTools sends one Megram per tool a break_symmetry or change_approach directive
+// blocks, quantized by the directive's row: change_approach (f 0.85, σ −1) marks the tool
+// an anti-pattern; break_symmetry (f 0.75, σ +1) is the seed's "breakthrough; favour
+// retry": the tool is set aside to break the symmetry of a stuck approach, not condemned.
+// A widened change_approach blocks the tools of earlier directives again and writes them
+// again: the worsening loss is new evidence against the whole approach. tools is sorted.
+func (s *Solver) writeTools(directive string, tools []string, criterion string) {
+	if s.mem == nil || len(tools) == 0 {
+		return
+	}
+	now := s.clock.Now()
+	for _, tool := range tools {
+		why := directive + ": tool " + tool + " is blocked"
+		if criterion != "" {
+			why += " (failed: " + criterion + ")"
+		}
+		s.mem.Write(megram(directive, "tool:"+tool, ToolEntity, why, now, s.ids))
 	}
 }

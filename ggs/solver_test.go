@@ -345,7 +345,7 @@ func TestMemoryWrites(t *testing.T) {
 	req := envRound("m", 1, "shell:ls /data → none", "read_file:/data/x → denied", "noop")
 	req.Intent = "Collect the weekly logs"
 	mustReplan(t, s, req)                                // change_path, two targets
-	mustReplan(t, s, logicalRound("m", "grep:x → none")) // change_approach: tools only, no write
+	mustReplan(t, s, logicalRound("m", "grep:x → none")) // change_approach: one write per tool
 	// The OutcomeSummary names no intent: the task's, from its first round, tags the write.
 	if _, err := s.HandleOutcome(context.Background(), &contract.OutcomeSummary{TaskID: "m"}); err != nil {
 		t.Fatal(err)
@@ -356,6 +356,8 @@ func TestMemoryWrites(t *testing.T) {
 		{ID: "m-2", Level: "M", CreatedAt: start, LastRecalledAt: start, Space: "tool:shell", Entity: "path:ls /data",
 			State: "change_path", F: 0.3, Sigma: 0, K: 0.2},
 		{ID: "m-3", Level: "M", CreatedAt: start.Add(time.Second), LastRecalledAt: start.Add(time.Second),
+			Space: "tool:grep", Entity: "env:local", State: "change_approach", F: 0.85, Sigma: -1, K: 0.05},
+		{ID: "m-4", Level: "M", CreatedAt: start.Add(2 * time.Second), LastRecalledAt: start.Add(2 * time.Second),
 			Space: "intent:collect_the_weekly", Entity: "env:local", State: "accept", F: 0.9, Sigma: 1, K: 0.05},
 	}
 	if len(mem.writes) != len(want) {

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"sync"
@@ -41,12 +42,17 @@ var (
 	_ IDSource = (*SequentialIDs)(nil)
 )
 
-// crockford is the Crockford base32 alphabet: sortable, no I/L/O/U.
-const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-
-// RandomIDs makes 26-character IDs in the ULID layout: 48 bits of milliseconds from Clock
-// followed by 80 random bits from Rand, in Crockford base32. IDs made later sort later, so
-// an index scan lists Megrams roughly in creation order.
+// RandomIDs makes the store's own IDs (for Megrams written or imported without one, and
+// for the Dreamer's C and K entries) in the one ID scheme of every Megram: 128 bits as 32
+// lowercase hex digits, the form the control plane's spine.RandomIDs gives the Megrams
+// GGS writes in a live run (GGS takes its IDs from the injected spine.IDSource, so tests
+// and replays get theirs from a deterministic source). Here the first 48 bits are the
+// milliseconds from Clock and the other 80 come from Rand, so IDs made later sort later
+// and an index scan lists the store's own Megrams roughly in creation order.
+//
+// IDs are checked for their characters, not their scheme (see validID): stores written
+// before the scheme hold 26-character ULIDs, and those are read, exported and imported as
+// they are.
 type RandomIDs struct {
 	Clock Clock
 	Rand  io.Reader // crypto/rand.Reader when nil
@@ -78,27 +84,7 @@ func (g *RandomIDs) NewID() string {
 	copy(b[6:], g.pool[:10])
 	g.pool = g.pool[10:]
 	g.mu.Unlock()
-	return encodeCrockford(b)
-}
-
-// encodeCrockford writes 128 bits as 26 base32 digits, most significant first.
-func encodeCrockford(b [16]byte) string {
-	var out [26]byte
-	// 130 bits of output for 128 bits of input: read 5 bits at a time from a bit cursor
-	// that starts 2 bits before the first byte (the two leading bits are zero).
-	bit := -2
-	for i := range out {
-		var v byte
-		for j := 0; j < 5; j++ {
-			v <<= 1
-			if bit >= 0 && b[bit/8]&(0x80>>(bit%8)) != 0 {
-				v |= 1
-			}
-			bit++
-		}
-		out[i] = crockford[v]
-	}
-	return string(out[:])
+	return hex.EncodeToString(b[:])
 }
 
 // SequentialIDs makes Prefix followed by a 12-digit counter starting at 1: deterministic,

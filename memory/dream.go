@@ -129,7 +129,9 @@ func (s *Service) planPass(ctx context.Context, now time.Time, o DreamOptions, r
 			cur.acc.attention += att
 			cur.acc.decision += dec
 			cur.acc.entries++
-			if att < s.dream.ForgetAttention {
+			// A Megram younger than the grace is kept whatever its attention: see
+			// DreamConfig.ForgetGrace (a fresh refine Megram starts at the threshold).
+			if att < s.dream.ForgetAttention && now.Sub(e.Ref) >= s.dream.ForgetGrace {
 				cur.forget = append(cur.forget, forgetCand{
 					ref:        recordRef{ID: e.id(), Space: e.Space, Entity: e.Entity, Level: e.Level},
 					supersedes: e.Supersedes, att: att, dec: dec,

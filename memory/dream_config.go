@@ -23,8 +23,20 @@ type DreamConfig struct {
 	BankruptcyDecision float64 `json:"bankruptcy_decision"`
 	DemotedK           float64 `json:"demoted_k"`
 	// Physical forgetting: an M or K entry whose own live attention |f|·e^(−kΔt) is
-	// below ForgetAttention is deleted.
-	ForgetAttention float64 `json:"forget_attention"`
+	// below ForgetAttention, and whose decay reference (last_recalled_at) is at least
+	// ForgetGrace old, is deleted.
+	//
+	// The grace resolves the threshold against the quantization matrix: the seed's
+	// threshold, 0.1, is exactly the refine row's f, so a refine Megram is below it from
+	// its first instant (0.1·e^(−0.5·Δt) < 0.1 for any Δt > 0) and the attention test
+	// alone deleted it in the pass that follows the task that wrote it. With the grace
+	// every Megram lives at least ForgetGrace, long enough for the next tasks to read it;
+	// a refine Megram is then forgotten at its first pass after the grace (at 36 h its
+	// attention is 0.047). The other rows stay above 0.1 for days (change_path: 5.5 days,
+	// the k = 0.05 rows: 40 days and more), so the grace never delays their forgetting
+	// and the seed's threshold stays as it is. 0 turns the grace off.
+	ForgetAttention float64       `json:"forget_attention"`
+	ForgetGrace     time.Duration `json:"forget_grace"`
 	// EvidenceLimit caps the entries sent to the Distiller, heaviest first.
 	EvidenceLimit int `json:"evidence_limit"`
 	// SettleDelay is how long the background Dreamer waits after a FinalResult.
@@ -34,7 +46,8 @@ type DreamConfig struct {
 }
 
 // DefaultDreamConfig returns the MKCT defaults: consolidate at attention 5 and decision
-// ±3, bankrupt below 0, demote to k = 0.05, forget below attention 0.1.
+// ±3, bankrupt below 0, demote to k = 0.05, forget below attention 0.1 once 36 h old
+// (about one half-life of the refine row, k = 0.5 per day: ln 2 / 0.5 ≈ 33 h).
 func DefaultDreamConfig() DreamConfig {
 	return DreamConfig{
 		ConsolidateAttention: 5,
@@ -43,6 +56,7 @@ func DefaultDreamConfig() DreamConfig {
 		BankruptcyDecision:   0,
 		DemotedK:             0.05,
 		ForgetAttention:      0.1,
+		ForgetGrace:          36 * time.Hour,
 		EvidenceLimit:        16,
 		SettleDelay:          2 * time.Second,
 	}
@@ -61,6 +75,8 @@ func (c DreamConfig) Validate() error {
 		return fmt.Errorf("memory: dream config: demoted_k %v, want in (0, 100]", c.DemotedK)
 	case !(c.ForgetAttention >= 0):
 		return fmt.Errorf("memory: dream config: forget_attention %v, want ≥ 0", c.ForgetAttention)
+	case c.ForgetGrace < 0:
+		return fmt.Errorf("memory: dream config: forget_grace %v, want ≥ 0", c.ForgetGrace)
 	case c.EvidenceLimit < 1:
 		return fmt.Errorf("memory: dream config: evidence_limit %d, want ≥ 1", c.EvidenceLimit)
 	case c.SettleDelay < 0 || c.Interval < 0:

@@ -117,7 +117,7 @@ func TestDreamSkips(t *testing.T) {
 		e.write(megram("intent:x", EntityLocal, "success", 0.8, 1, 0.05))
 	}
 	e.write(megram("tool:a", "path:b", "refine", 0.1, 0.5, 0.5))
-	e.clock.Advance(Day)
+	e.clock.Advance(2 * Day) // past the forgetting grace
 	rep, err := e.s.Dream(context.Background(), DreamOptions{SkipConsolidation: true})
 	if err != nil || rep.Consolidated != 0 || rep.Forgotten != 1 {
 		t.Fatalf("skip consolidation: %+v %v", rep, err)
@@ -204,7 +204,7 @@ func TestDreamerInterval(t *testing.T) {
 		o.Dream.Interval = time.Hour
 	})
 	e.write(megram("tool:a", "path:b", "refine", 0.1, 0.5, 0.5))
-	e.clock.Advance(Day)
+	e.clock.Advance(2 * Day) // past the forgetting grace
 	if d := <-timer.armed; d != time.Hour {
 		t.Fatalf("interval %v, want 1h", d)
 	}
