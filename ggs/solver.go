@@ -321,7 +321,10 @@ func (s *Solver) write(directive, intent, content string, targets []string, crit
 	}
 	now := s.clock.Now()
 	if contract.IsTerminal(directive) {
-		s.mem.Write(megram(directive, "intent:"+contract.IntentSlug(intent), "env:local", content, now, s.ids))
+		// Under the seed's three-word tag, then under the whole intent's, so tasks that
+		// merely start alike do not share potentials (see contract.IntentFullSlug).
+		s.mem.Write(megram(directive, contract.IntentSpace(intent), "env:local", content, now, s.ids))
+		s.mem.Write(megram(directive, contract.IntentFullSpace(intent), "env:local", content, now, s.ids))
 		return
 	}
 	for _, t := range targets {

@@ -359,6 +359,8 @@ func TestMemoryWrites(t *testing.T) {
 			Space: "tool:grep", Entity: "env:local", State: "change_approach", F: 0.85, Sigma: -1, K: 0.05},
 		{ID: "m-4", Level: "M", CreatedAt: start.Add(2 * time.Second), LastRecalledAt: start.Add(2 * time.Second),
 			Space: "intent:collect_the_weekly", Entity: "env:local", State: "accept", F: 0.9, Sigma: 1, K: 0.05},
+		{ID: "m-5", Level: "M", CreatedAt: start.Add(2 * time.Second), LastRecalledAt: start.Add(2 * time.Second),
+			Space: "intent.full:collect_the_weekly_logs", Entity: "env:local", State: "accept", F: 0.9, Sigma: 1, K: 0.05},
 	}
 	if len(mem.writes) != len(want) {
 		t.Fatalf("%d writes, want %d: %+v", len(mem.writes), len(want), mem.writes)

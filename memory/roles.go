@@ -64,3 +64,25 @@ func (w ggsWriter) Write(m contract.Megram) { w.s.enqueuePut(m, OriginGGS) }
 func (w ggsWriter) RecordNegativeFeedback(ctx context.Context, ruleID, content string) {
 	w.s.RecordNegativeFeedback(ctx, ruleID, content)
 }
+
+// RoleUser is the user: it may judge a finished task, never write one.
+const RoleUser = "User"
+
+// OriginUserFeedback is the origin of a negative feedback the user recorded.
+const OriginUserFeedback = "user:feedback"
+
+// FeedbackRecorder is the user's handle on memory: a verdict against a stored record.
+type FeedbackRecorder interface {
+	RecordNegativeFeedback(ctx context.Context, ruleID, content string)
+}
+
+// UserFeedback returns the user's handle. It has no Write, so GGS stays the only writer of
+// task outcomes: the user's verdict is a record of its own kind (state negative_feedback,
+// origin user:feedback) appended against an outcome GGS wrote, on that outcome's tag pair.
+func (s *Service) UserFeedback() FeedbackRecorder { return userFeedback{s} }
+
+type userFeedback struct{ s *Service }
+
+func (u userFeedback) RecordNegativeFeedback(_ context.Context, ruleID, content string) {
+	u.s.recordFeedback(ruleID, content, OriginUserFeedback)
+}

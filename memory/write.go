@@ -72,6 +72,11 @@ func (s *Service) prepare(m contract.Megram, origin string) (Record, error) {
 // Options.OnError. The rule itself is never changed: if the feedback drives the pair's
 // live decision against the rule, the Dreamer's trust bankruptcy demotes it.
 func (s *Service) RecordNegativeFeedback(ctx context.Context, ruleID, content string) {
+	s.recordFeedback(ruleID, content, OriginGGS)
+}
+
+// recordFeedback queues a negative feedback appended with the given origin.
+func (s *Service) recordFeedback(ruleID, content, origin string) {
 	if err := validID(ruleID); err != nil {
 		s.reject(errorf("negative feedback: rule %v", err))
 		return
@@ -88,7 +93,7 @@ func (s *Service) RecordNegativeFeedback(ctx context.Context, ruleID, content st
 			Sigma:          -abs(s.feedback.Sigma),
 			K:              s.feedback.K,
 		},
-		Origin: OriginGGS,
+		Origin: origin,
 	}
 	if !s.q.push(op{kind: opFeedback, rec: r, ruleID: ruleID, content: content}) {
 		s.reject(errorf("negative feedback on rule %s: %w", ruleID, ErrClosed))

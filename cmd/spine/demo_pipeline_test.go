@@ -42,7 +42,8 @@ func checkPipelineDemo(t *testing.T, o demoPipelineOutcome, sandboxMeta string) 
 		got = append(got, r.State+" "+r.Space+" "+r.Entity)
 	}
 	slices.Sort(got)
-	want := []string{"accept intent:count_the_lines env:local",
+	want := []string{"accept intent.full:count_the_lines_that_contain_todo_in_the_files_under-d88a86c2 env:local",
+		"accept intent:count_the_lines env:local",
 		"change_path tool:read_file path:src/TODO", "change_path tool:read_file path:src/TODO.md"}
 	if !slices.Equal(got, want) {
 		t.Errorf("memory holds %q, want %q", got, want)
