@@ -25,7 +25,12 @@ var _ roles.Calibrator = memoryCalibrator{}
 func (m memoryCalibrator) Calibrate(ctx context.Context, q roles.CalibrationQuery) (roles.Calibration, error) {
 	var pairs []memory.Pair
 	if q.Intent != "" {
-		pairs = append(pairs, memory.IntentPair(q.Intent))
+		// The whole intent's tag when memory knows it, else the seed's three-word tag.
+		space, err := memory.ReadIntentSpace(ctx, m.r, q.Intent)
+		if err != nil {
+			return roles.Calibration{}, err
+		}
+		pairs = append(pairs, memory.Pair{Space: space, Entity: memory.EntityLocal})
 	}
 	for _, t := range q.Tools {
 		pairs = append(pairs, memory.ToolPair(t))
@@ -80,6 +85,8 @@ func subject(e memory.CalibrationEntry) string {
 		return tool + " on " + target
 	case ok:
 		return "the tool " + tool
+	case strings.HasPrefix(e.Space, memory.SpaceIntentFullPrefix) && e.Entity == memory.EntityLocal:
+		return "this same task (" + e.Space + ")"
 	case strings.HasPrefix(e.Space, memory.SpaceIntentPrefix) && e.Entity == memory.EntityLocal:
 		return "tasks like this one (" + e.Space + ")"
 	default:
