@@ -58,6 +58,7 @@ func LoadRules(name string, src []byte) (rs *RuleSet, err error) {
 	}
 	sum := sha256.Sum256(src)
 	rs.hash = "sha256:" + hex.EncodeToString(sum[:])
+	rs.source = string(src)
 	rs.prepare()
 	rs.path = name
 	return rs, nil

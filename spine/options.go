@@ -18,6 +18,7 @@ type options struct {
 	journalTap    func(seq int64, kind string, body any)
 	epilogue      func(emit func(kind string, body any))
 	rulesPath     string // header path override, for replays of the same rules found elsewhere
+	noRulesSource bool   // header without rules.source, for replays of traces written before it
 }
 
 func defaultOptions() options {

@@ -545,7 +545,10 @@ func ReplayRun(ctx context.Context, rec *Recording, rs *RuleSet, sink Sink) (Res
 	if rs.Hash() == rec.Header.RulesHash() {
 		// The same rules, perhaps found under another name: the header names them as
 		// the recording did.
-		opts = append(opts, func(o *options) { o.rulesPath = rec.Header.RulesPath() })
+		opts = append(opts, func(o *options) {
+			o.rulesPath = rec.Header.RulesPath()
+			o.noRulesSource = rec.Header.Rules.Source == ""
+		})
 	}
 	eng := NewEngine(rs, nil, opts...)
 	if err := rp.Seed(eng.Session()); err != nil {

@@ -79,6 +79,7 @@ type Rule struct {
 // goroutines and sessions.
 type RuleSet struct {
 	name, description, path, hash string
+	source                        string // the file's bytes, which hash to hash: a trace header carries them
 
 	params      []Param
 	paramByName map[string]*Param

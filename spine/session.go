@@ -62,7 +62,7 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 	}
 	s.tracer.emit(EvHeader, header{
 		Format: TraceFormat, Run: o.runID,
-		Rules:  rulesRef{Name: rs.name, Path: headerPath(rs, o), Hash: rs.hash},
+		Rules:  rulesRef{Name: rs.name, Path: headerPath(rs, o), Hash: rs.hash, Source: headerSource(rs, o)},
 		Params: rs.ParamMap(), Meta: o.meta,
 		Limits: limits{MaxIterations: o.maxIterations, MaxFirings: o.maxFirings},
 	})
@@ -90,10 +90,14 @@ type limits struct {
 	MaxFirings    int `json:"max_firings"`
 }
 
+// rulesRef names the rule file in a header. Source is the whole file, so that a trace
+// replays with no rule file at hand (as rules_reloaded carries a reloaded one); traces
+// written before it was added have none, and a replay finds their rules by hash.
 type rulesRef struct {
-	Name string `json:"name"`
-	Path string `json:"path"`
-	Hash string `json:"hash"`
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	Hash   string `json:"hash"`
+	Source string `json:"source,omitempty"`
 }
 
 func (s *Session) observe(op string, f Fact) {
@@ -287,6 +291,15 @@ func (t *tracer) write(at time.Time, kind string, body any) time.Time {
 // Cycle runs one agenda cycle over every rule; see the package documentation.
 func (s *Session) Cycle(ctx context.Context) (*CycleResult, error) {
 	return s.runCycle(ctx, false)
+}
+
+// headerSource is the rule file the header carries: none when replaying a trace written
+// before headers carried one, so that its replay is the same bytes.
+func headerSource(rs *RuleSet, o options) string {
+	if o.noRulesSource {
+		return ""
+	}
+	return rs.source
 }
 
 // headerPath is the rule path the header names: the rule set's own, unless a replay of

@@ -32,18 +32,19 @@ func init() {
 // the replay diverged or needed more of the recording than there is (replayErr), the new
 // trace differs (diff), or the recording's hash chain is broken (chainErr, with --check).
 type replayOutcome struct {
-	path      string
-	res       spine.Result
-	lines     int   // complete lines of the recording
-	failed    error // the recording could not be read or its rules found: no replay ran
-	replayErr error // the replay itself failed: divergence, recording ended, unusable line
-	runErr    error // the run's own error, as recorded (an effector error, a cancellation)
-	torn      *spine.TornLine
-	diff      *spine.TraceDiff // --check: first difference
-	replayed  []byte
-	identical bool // --check: the new trace is the recording's bytes (its complete lines, if torn)
-	chain     spine.ChainReport
-	chainErr  error // the recording's hash chain is broken (or the trace unreadable)
+	path       string
+	res        spine.Result
+	lines      int   // complete lines of the recording
+	failed     error // the recording could not be read or its rules found: no replay ran
+	replayErr  error // the replay itself failed: divergence, recording ended, unusable line
+	runErr     error // the run's own error, as recorded (an effector error, a cancellation)
+	torn       *spine.TornLine
+	diff       *spine.TraceDiff // --check: first difference
+	replayed   []byte
+	identical  bool // --check: the new trace is the recording's bytes (its complete lines, if torn)
+	chain      spine.ChainReport
+	chainErr   error  // the recording's hash chain is broken (or the trace unreadable)
+	otherRules string // --rules has another hash than the recorded rules: names both
 }
 
 // ok is the verdict on one replay, the exit code's and the summary's.
@@ -172,6 +173,9 @@ func report(io stdio, r replayOutcome, check bool) {
 	if r.chainErr != nil {
 		fmt.Fprintf(io.out, "%s: hash chain broken at %v\n", r.path, r.chainErr)
 	}
+	if r.otherRules != "" {
+		fmt.Fprintf(io.out, "%s: %s\n", r.path, r.otherRules)
+	}
 	switch {
 	case r.failed != nil:
 		fmt.Fprintf(io.out, "%s: %v\n", r.path, r.failed)
@@ -243,6 +247,8 @@ func replayOne(ctx context.Context, path string, override *spine.RuleSet, check 
 			o.failed = err
 			return o
 		}
+	} else if h := rec.Header.RulesHash(); rs.Hash() != h {
+		o.otherRules = fmt.Sprintf("replayed with --rules %s (%s), not the recorded rules %s (%s); the run may diverge", rs.Path(), rs.Hash(), rec.Header.RulesPath(), h)
 	}
 	sink := &spine.MemorySink{}
 	o.res, err = spine.ReplayRun(ctx, rec, rs, sink)
@@ -268,43 +274,29 @@ func replayOne(ctx context.Context, path string, override *spine.RuleSet, check 
 	return o
 }
 
-// recordedRules finds the rule file a trace was recorded with: a shipped rule set or
-// the recorded path, whichever has the recorded hash. The path comes from the trace, so
-// a local file is opened only through spine.LoadRecordedRules (a regular file under a
-// size cap, opened without blocking); what it refused is named in the error.
+// recordedRules finds the rule set a trace was recorded with. A trace carries its rule
+// file in the header, so nothing is looked up. One written before headers did is matched
+// by hash, never by name, among every shipped rule file, the recorded path and the rule
+// files beside the trace; those two paths come from outside, so they are read only
+// through spine.ReadRecordedRuleFile (a regular file under a size cap, opened without
+// blocking), and what it refused is named in the error.
 func recordedRules(rec *spine.Recording) (*spine.RuleSet, error) {
+	if rs, err := rec.EmbeddedRules(); rs != nil || err != nil {
+		return rs, err
+	}
 	path, hash := rec.Header.RulesPath(), rec.Header.RulesHash()
-	var candidates []func() (*spine.RuleSet, error)
-	if base := filepath.Base(path); base != "" {
-		if _, err := fs.Stat(rules.FS, base); err == nil {
-			candidates = append(candidates, func() (*spine.RuleSet, error) { return spine.LoadRulesFS(rules.FS, base) })
+	files := spine.RuleFilesIn(rules.FS, "shipped ")
+	if path != "" {
+		if _, err := os.Lstat(path); err == nil {
+			files = append(files, spine.RuleFile{Name: path, Read: func() ([]byte, error) { return spine.ReadRecordedRuleFile(path) }})
 		}
 	}
-	beside := filepath.Join(filepath.Dir(rec.Name), filepath.Base(path))
-	for i, p := range []string{path, beside} {
-		if i == 1 && filepath.Clean(path) == beside {
-			break
-		}
-		if _, err := os.Lstat(p); err == nil {
-			p := p
-			candidates = append(candidates, func() (*spine.RuleSet, error) { return spine.LoadRecordedRules(p) })
+	for _, f := range spine.RuleFilesBeside(filepath.Dir(rec.Name)) {
+		if path == "" || filepath.Clean(f.Name) != filepath.Clean(path) {
+			files = append(files, f)
 		}
 	}
-	var refused []string
-	for _, load := range candidates {
-		rs, err := load()
-		if err == nil && rs.Hash() == hash {
-			return rs, nil
-		}
-		if err != nil && !errors.As(err, new(spine.LoadErrors)) {
-			refused = append(refused, err.Error())
-		}
-	}
-	why := ""
-	if len(refused) > 0 {
-		why = " (not read: " + strings.Join(refused, "; ") + ")"
-	}
-	return nil, fmt.Errorf("recorded with rules %s (%s), and no shipped or local rule file has that hash%s; pass --rules FILE to replay with other rules", path, hash, why)
+	return spine.FindRulesByHash(path, hash, files)
 }
 
 // traceArgs expands directories into the *.jsonl files under them, sorted.
