@@ -118,3 +118,40 @@ func TestFindRulesByHash(t *testing.T) {
 		}
 	}
 }
+
+// FuzzEmbeddedRules: a trace's header is outside input; whatever its rules.source holds,
+// taking the rules from it never panics, and rules it returns have the recorded hash.
+func FuzzEmbeddedRules(f *testing.F) {
+	rs, err := LoadRulesFile("testdata/engine/climb.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	sink := &MemorySink{}
+	NewSession(rs, WithTrace(sink), WithRunID("fuzz"))
+	f.Add(sink.Bytes())
+	f.Add([]byte(mustReadF(f, "testdata/oldheader/no_rule.jsonl")))
+	f.Add([]byte(`{"seq":1,"t":"2000-01-01T00:00:00Z","kind":"header","format":"spine-trace/2","rules":{"hash":"sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","source":""}}` + "\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tf, err := ReadTrace("fuzz.jsonl", bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		rec, err := NewRecording("fuzz.jsonl", tf)
+		if err != nil {
+			return
+		}
+		got, err := rec.EmbeddedRules()
+		if got != nil && (err != nil || got.Hash() != rec.Header.RulesHash()) {
+			t.Fatalf("rules with hash %s for a header recording %s (%v)", got.Hash(), rec.Header.RulesHash(), err)
+		}
+	})
+}
+
+func mustReadF(f *testing.F, path string) string {
+	f.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return string(b)
+}
