@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
@@ -16,7 +15,10 @@ type TraceResult struct {
 	Messages int                    // bus messages found in the trace (model calls included)
 	Findings []contract.AuditReport // ordered by seq then kind; evidence is trace seqs
 	Torn     *spine.TornLine        // set when the trace ends in a torn line (AuditFile)
-	Chain    spine.ChainReport      // the trace's hash chain as verified (AuditFile)
+	// Incomplete says why the trace is an incomplete recording, torn or cut before its
+	// halt alike (spine.TraceFile.Incomplete); "" when it is whole (AuditFile).
+	Incomplete string
+	Chain      spine.ChainReport // the trace's hash chain as verified (AuditFile)
 	// Broken is the first line that breaks the hash chain (AuditFile), nil when the
 	// chain holds or the trace is unchained. Findings on the lines from there on are on
 	// what the trace says now, which is not what the run wrote.
@@ -32,24 +34,31 @@ func AuditTrace(cfg Config, name string, tf *spine.TraceFile) (TraceResult, erro
 	return auditLines(cfg, name, tf, true)
 }
 
-// AuditFile verifies one trace file's hash chain, then reads and audits it. A torn last
-// line is where the trace ends (TraceResult.Torn says so): a run that stopped there
-// delivered nothing after it. A malformed line before the end is returned as the error,
+// AuditFile verifies one trace file's hash chain, then reads and audits it. Only a
+// regular file whose first line is a spine trace header is audited; anything else is an
+// error naming the file and what was expected. A torn last line, or a run's trace cut
+// before its halt, is where the trace ends (TraceResult.Incomplete says so): a run that
+// stopped there delivered nothing after it. A malformed line before the end is returned as the error,
 // with the findings on the messages before it, and the stream is not ended. A broken
 // chain is returned as an error wrapping the *spine.ChainError (also in
 // TraceResult.Broken), with the findings on the whole trace as it now reads.
 func AuditFile(cfg Config, path string) (TraceResult, error) {
-	data, err := os.ReadFile(path)
+	data, err := spine.ReadTraceBytes(path)
 	if err != nil {
 		return TraceResult{}, err
 	}
-	chain, cerr := spine.VerifyChain(bytes.NewReader(data))
 	tf, err := spine.ReadTrace(path, bytes.NewReader(data))
 	if tf == nil {
 		return TraceResult{}, err
 	}
+	// A file that is not a spine trace at all has nothing to audit: "0 findings" would
+	// pass it.
+	if herr := spine.CheckTraceHeader(path, tf, err); herr != nil {
+		return TraceResult{}, herr
+	}
+	chain, cerr := spine.VerifyChain(bytes.NewReader(data))
 	res, aerr := auditLines(cfg, path, tf, err == nil)
-	res.Torn, res.Chain = tf.Torn, chain
+	res.Torn, res.Chain, res.Incomplete = tf.Torn, chain, tf.Incomplete()
 	errors.As(cerr, &res.Broken)
 	switch {
 	case err != nil:

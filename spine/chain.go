@@ -1,13 +1,15 @@
 package spine
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+
+	"github.com/agentspine/spine/internal/linecap"
 )
 
 // The hash chain of a spine-trace/2 file.
@@ -218,21 +220,20 @@ func (e *ChainError) Error() string {
 // with every h computed again: compare Head with a copy kept elsewhere for those.
 func VerifyChain(r io.Reader) (ChainReport, error) {
 	var rep ChainReport
-	br := bufio.NewReaderSize(r, 64<<10)
+	lr := linecap.New("", r)
 	var prev [chainHexLen]byte
 	copy(prev[:], ChainGenesis)
 	var prevSeq int64
 	var buf []byte
 	for n := 1; ; n++ {
-		raw, err := br.ReadBytes('\n')
-		if len(raw) == 0 && err == io.EOF {
+		line, complete, err := lr.Next()
+		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err != nil && err != io.EOF {
+		if err != nil {
 			return rep, err
 		}
-		complete := err == nil
-		line := bytes.TrimSuffix(raw, []byte("\n"))
+		raw := line
 		if len(bytes.TrimSpace(line)) == 0 {
 			if !complete {
 				break
@@ -259,7 +260,7 @@ func VerifyChain(r io.Reader) (ChainReport, error) {
 		seq := *ev.Seq
 		if n == 1 {
 			if ev.Kind != EvHeader {
-				return rep, &ChainError{Line: 1, Seq: seq, Reason: fmt.Sprintf("the first line is a %s event, not the header", ev.Kind)}
+				return rep, &ChainError{Line: 1, Seq: seq, Reason: fmt.Sprintf("the first line is a %s event, not the header", linecap.ExcerptString(ev.Kind))}
 			}
 			rep.Format = ev.Format
 			switch ev.Format {
@@ -274,7 +275,7 @@ func VerifyChain(r io.Reader) (ChainReport, error) {
 			case "":
 				return rep, &ChainError{Line: 1, Seq: seq, Reason: "the header has no format"}
 			default:
-				return rep, &ChainError{Line: 1, Seq: seq, Reason: fmt.Sprintf("trace format %q: this build reads %s (chained) and %s (unchained)", ev.Format, TraceFormat, TraceFormatUnchained)}
+				return rep, &ChainError{Line: 1, Seq: seq, Reason: fmt.Sprintf("trace format %s: this build reads %s (chained) and %s (unchained)", linecap.ExcerptString(ev.Format), TraceFormat, TraceFormatUnchained)}
 			}
 		}
 		if !rep.Chained {
@@ -312,7 +313,7 @@ func checkLink(line []byte, rawH json.RawMessage, prev *[chainHexLen]byte, buf *
 		return fmt.Sprintf("h is %.40s, not a string", rawH)
 	}
 	if !isChainHex([]byte(h)) {
-		return fmt.Sprintf("h %q is not %d lowercase hex digits", h, chainHexLen)
+		return fmt.Sprintf("h %s is not %d lowercase hex digits", linecap.ExcerptString(h), chainHexLen)
 	}
 	content, _, ok := splitChained(line)
 	if !ok {

@@ -124,7 +124,7 @@ func TestVerifyChainTamperings(t *testing.T) {
 		{"two lines swapped", swap(11, 12), "line 11 (seq 12): seq 12 follows seq 10 of line 10: a line was removed or the lines reordered"},
 		{"a line repeated", []byte(strings.Join(append(append(append([]string{}, lines[:7]...), lines[6]), lines[7:]...), "")),
 			"line 8 (seq 7): seq 7 does not follow seq 7 of line 7: the lines were reordered or one repeated"},
-		{"the header removed", cut(1, 1), "line 1 (seq 2): the first line is a fact_asserted event, not the header"},
+		{"the header removed", cut(1, 1), "line 1 (seq 2): the first line is a \"fact_asserted\" event, not the header"},
 		{"a forged line appended", append(bytes.Clone(trace), forged...),
 			"line 27 (seq 27): hash does not chain to line 26 (line 27 was edited, or the h of line 26 was rewritten)"},
 		{"a line without h appended", append(bytes.Clone(trace), `{"seq":27,"t":"2000-01-01T00:00:01Z","kind":"halt"}`+"\n"...),

@@ -1,12 +1,13 @@
 package spine
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/agentspine/spine/internal/linecap"
 )
 
 // TraceLine is one decoded line of a trace: the common fields, and the raw line for
@@ -54,9 +55,10 @@ type TraceError struct {
 
 func (e *TraceError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
-// ReadTraceFile reads a trace file; see ReadTrace.
+// ReadTraceFile reads a trace file; see ReadTrace. It opens only a regular file, so a
+// device or a FIFO is an error at once rather than an endless read or a hang.
 func ReadTraceFile(path string) (*TraceFile, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -66,22 +68,22 @@ func ReadTraceFile(path string) (*TraceFile, error) {
 
 // ReadTrace reads a JSONL trace. A last line that is incomplete is reported in
 // TraceFile.Torn rather than as an error; any other malformed line is a *TraceError
-// naming the line. seq must increase strictly from line to line. It does not verify
-// the hash chain: VerifyChain does, and readers that show or judge a trace call both.
+// naming the line, and a line longer than linecap.MaxLine a *linecap.TooLongError. seq
+// must increase strictly from line to line. It does not verify the hash chain:
+// VerifyChain does, and readers that show or judge a trace call both.
 func ReadTrace(name string, r io.Reader) (*TraceFile, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	lr := linecap.New(name, r)
 	tf := &TraceFile{}
 	var prev int64
 	for n := 1; ; n++ {
-		raw, err := br.ReadBytes('\n')
-		if len(raw) == 0 && err == io.EOF {
+		got, complete, err := lr.Next()
+		if errors.Is(err, io.EOF) {
 			return tf, nil
 		}
-		if err != nil && err != io.EOF {
+		if err != nil {
 			return tf, err
 		}
-		complete := err == nil
-		line := bytes.TrimRight(raw, "\r\n")
+		line := bytes.Clone(bytes.TrimRight(got, "\r\n"))
 		if len(bytes.TrimSpace(line)) == 0 {
 			if !complete {
 				return tf, nil
@@ -91,7 +93,7 @@ func ReadTrace(name string, r io.Reader) (*TraceFile, error) {
 		var tl TraceLine
 		if derr := json.Unmarshal(line, &tl); derr != nil || tl.Kind == "" {
 			if !complete {
-				tf.Torn = &TornLine{Line: n, Bytes: len(raw)}
+				tf.Torn = &TornLine{Line: n, Bytes: len(got)}
 				return tf, nil
 			}
 			msg := "not a trace event (want a JSON object with seq, t and kind)"
@@ -108,7 +110,7 @@ func ReadTrace(name string, r io.Reader) (*TraceFile, error) {
 		if content, h, ok := splitChained(line); ok {
 			tl.Raw, tl.H = content, h
 		} else {
-			tl.Raw = append([]byte(nil), line...)
+			tl.Raw = line
 		}
 		tf.Lines = append(tf.Lines, tl)
 		if !complete {

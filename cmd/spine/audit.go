@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/spine"
 )
 
@@ -92,16 +93,19 @@ func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *audit
 		fallthrough
 	case err != nil:
 		if res.Messages > 0 {
-			fmt.Fprintf(io.err, "spine audit: %v; audited the messages before it\n", err)
+			fmt.Fprintf(io.err, "spine audit: %s; audited the messages before it\n", linecap.BoundQuotes(err.Error()))
 		} else {
-			fmt.Fprintf(io.err, "spine audit: %v\n", err)
+			fmt.Fprintf(io.err, "spine audit: %s\n", linecap.BoundQuotes(err.Error()))
 		}
 		tally.failed = true
 	case !res.Chain.Chained && res.Chain.Format != "":
 		fmt.Fprintf(io.err, "spine audit: %s: %s: its lines carry no hashes to verify\n", path, res.Chain)
 	}
-	if res.Torn != nil {
-		fmt.Fprintf(io.err, "spine audit: %s: %s\n", path, res.Torn)
+	if err != nil && res.Chain.Format == "" {
+		return // not read as a trace at all: there is nothing audited to list
+	}
+	if res.Incomplete != "" {
+		fmt.Fprintf(io.err, "spine audit: %s: %s\n", path, res.Incomplete)
 	}
 	for _, f := range res.Findings {
 		tally.findings++

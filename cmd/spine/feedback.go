@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -96,7 +95,7 @@ func runFeedback(ctx context.Context, io stdio, args []string) int {
 
 // readFeedbackTask verifies the trace's hash chain and reads the finished task from it.
 func readFeedbackTask(path, want string) (*feedbackTask, error) {
-	f, err := os.Open(path)
+	f, err := spine.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
 )
@@ -82,11 +82,12 @@ func filterGGS(ctx context.Context, io stdio, filter *ggs.Filter, bound ggs.Boun
 			b, _ := json.Marshal(struct {
 				Line  int    `json:"line"`
 				Error string `json:"error"`
-			}{line, err.Error()})
+			}{line, linecap.BoundQuotes(err.Error())})
 			fmt.Fprintf(io.err, "%s\n", b)
 			return
 		}
-		fmt.Fprintf(io.err, "line %d: %v\n", line, err)
+		// A decoder's error may quote the line's values whole; a line may be megabytes.
+		fmt.Fprintf(io.err, "line %d: %s\n", line, linecap.BoundQuotes(err.Error()))
 	}
 	evicted := func(e ggs.Eviction) {
 		why := evictionText(e, bound)
@@ -99,9 +100,9 @@ func filterGGS(ctx context.Context, io stdio, filter *ggs.Filter, bound ggs.Boun
 			fmt.Fprintf(io.err, "%s\n", b)
 			return
 		}
-		fmt.Fprintf(io.err, "line %d: evicted task %q: %s\n", e.Line, e.TaskID, why)
+		fmt.Fprintf(io.err, "line %d: evicted task %s: %s\n", e.Line, linecap.ExcerptString(e.TaskID), why)
 	}
-	in := bufio.NewReader(io.in)
+	in := linecap.New("", io.in)
 	var out []byte
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil {
@@ -137,13 +138,14 @@ func filterGGS(ctx context.Context, io stdio, filter *ggs.Filter, bound ggs.Boun
 	}
 }
 
-// readLine returns the next line of r, of any length, and whether it was the last.
-func readLine(r *bufio.Reader) (line []byte, last bool, err error) {
-	line, err = r.ReadBytes('\n')
+// readLine returns the next line of r, of at most linecap.MaxLine bytes, and whether it
+// was the last.
+func readLine(r *linecap.Reader) (line []byte, last bool, err error) {
+	line, complete, err := r.Next()
 	if errors.Is(err, io.EOF) {
-		return line, true, nil
+		return nil, true, nil
 	}
-	return line, false, err
+	return line, !complete, err
 }
 
 // evictionText says why a task was evicted and what a later message for it does.

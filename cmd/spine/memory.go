@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,14 +9,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/memory"
+	"github.com/agentspine/spine/spine"
 )
 
 func init() {
@@ -472,8 +472,10 @@ func (m *memFlags) runDream(ctx context.Context, io stdio, verb string, o memory
 // is written.
 func memImport(ctx context.Context, sio stdio, m *memFlags) int {
 	var in io.Reader = sio.in
-	if name := m.positional[0]; name != "-" {
-		f, err := os.Open(name)
+	name := m.positional[0]
+	if name != "-" {
+		// A named file must be a regular one: a FIFO would hang, /dev/zero never end.
+		f, err := spine.OpenRegular(name)
 		if err != nil {
 			return m.fail(sio, "import", err)
 		}
@@ -483,9 +485,15 @@ func memImport(ctx context.Context, sio stdio, m *memFlags) int {
 	var ms []contract.Megram
 	var recs []memory.ExportedRecord
 	var lines []int
-	br := bufio.NewReader(in)
+	lr := linecap.New(name, in)
 	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
+		line, _, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return m.fail(sio, "import", err)
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			exported := memIsExportLine(line)
 			if len(lines) > 0 && exported != (recs != nil) {
@@ -497,25 +505,19 @@ func memImport(ctx context.Context, sio stdio, m *memFlags) int {
 			if exported {
 				r, perr := memory.ParseExportLine(line)
 				if perr != nil {
-					fmt.Fprintf(sio.err, "spine memory import: line %d: %v\n", n, perr)
+					fmt.Fprintf(sio.err, "spine memory import: line %d: %s\n", n, linecap.BoundQuotes(perr.Error()))
 					return exitFail
 				}
 				recs = append(recs, r)
 			} else {
 				mg, perr := memParseMegramLine(line)
 				if perr != nil {
-					fmt.Fprintf(sio.err, "spine memory import: line %d: %v\n", n, perr)
+					fmt.Fprintf(sio.err, "spine memory import: line %d: %s\n", n, linecap.BoundQuotes(perr.Error()))
 					return exitFail
 				}
 				ms = append(ms, mg)
 			}
 			lines = append(lines, n)
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return m.fail(sio, "import", err)
 		}
 	}
 	s, ok := m.open(sio, "import")
@@ -533,7 +535,8 @@ func memImport(ctx context.Context, sio stdio, m *memFlags) int {
 	}
 	var ie *memory.ImportError
 	if errors.As(err, &ie) {
-		fmt.Fprintf(sio.err, "spine memory import: line %d: %v\n", lines[ie.Index], ie.Err)
+		// The record's own values (its id) are quoted as excerpts: a line may be megabytes.
+		fmt.Fprintf(sio.err, "spine memory import: line %d: %s\n", lines[ie.Index], linecap.BoundQuotes(ie.Err.Error()))
 		return exitFail
 	}
 	if err != nil {
@@ -593,7 +596,7 @@ func memParseMegramLine(line []byte) (contract.Megram, error) {
 	body := line
 	if probe.Type != nil {
 		if *probe.Type != contract.TypeMegram {
-			return contract.Megram{}, fmt.Errorf("envelope of type %q, want %q", *probe.Type, contract.TypeMegram)
+			return contract.Megram{}, fmt.Errorf("envelope of type %s, want %q", linecap.ExcerptString(*probe.Type), contract.TypeMegram)
 		}
 		body = probe.Payload
 	}

@@ -32,13 +32,15 @@ func init() {
 // the replay diverged or needed more of the recording than there is (replayErr), the new
 // trace differs (diff), or the recording's hash chain is broken (chainErr, with --check).
 type replayOutcome struct {
-	path       string
-	res        spine.Result
-	lines      int   // complete lines of the recording
-	failed     error // the recording could not be read or its rules found: no replay ran
-	replayErr  error // the replay itself failed: divergence, recording ended, unusable line
-	runErr     error // the run's own error, as recorded (an effector error, a cancellation)
-	torn       *spine.TornLine
+	path      string
+	res       spine.Result
+	lines     int   // complete lines of the recording
+	failed    error // the recording could not be read or its rules found: no replay ran
+	replayErr error // the replay itself failed: divergence, recording ended, unusable line
+	runErr    error // the run's own error, as recorded (an effector error, a cancellation)
+	// incomplete says why the recording is incomplete (torn mid-line, or cut at a line
+	// boundary before its halt: one verdict), "" when it is whole.
+	incomplete string
 	diff       *spine.TraceDiff // --check: first difference
 	replayed   []byte
 	identical  bool // --check: the new trace is the recording's bytes (its complete lines, if torn)
@@ -164,13 +166,14 @@ func runReplay(ctx context.Context, io stdio, args []string) int {
 	return code
 }
 
-// report prints what replaying one trace found: a torn last line on stderr, then one
+// report prints what replaying one trace found: an incomplete recording on stderr, then one
 // line with the verdict (two when a replay that differs also failed).
 func report(io stdio, r replayOutcome, check bool) {
-	if r.torn != nil {
-		fmt.Fprintf(io.err, "%s: %s\n", r.path, r.torn)
+	if r.incomplete != "" {
+		fmt.Fprintf(io.err, "%s: %s\n", r.path, r.incomplete)
 	}
-	if r.chainErr != nil {
+	var ce *spine.ChainError
+	if r.chainErr != nil && (r.failed == nil || errors.As(r.chainErr, &ce)) { // else the reader's error, in failed
 		fmt.Fprintf(io.out, "%s: hash chain broken at %v\n", r.path, r.chainErr)
 	}
 	if r.otherRules != "" {
@@ -184,19 +187,19 @@ func report(io stdio, r replayOutcome, check bool) {
 		if r.replayErr != nil {
 			fmt.Fprintf(io.out, "%s: %v\n", r.path, r.replayErr)
 		}
-	case r.replayErr != nil && r.torn != nil && errors.Is(r.replayErr, spine.ErrRecordingEnded):
+	case r.replayErr != nil && r.incomplete != "" && errors.Is(r.replayErr, spine.ErrRecordingEnded):
 		// What the recording holds was reproduced, but the run could not be: it needed
 		// what was lost with the cut.
-		fmt.Fprintf(io.out, "%s: torn: the last line was cut, and the replay needed more than the %d complete lines: %v\n", r.path, r.lines, r.replayErr)
+		fmt.Fprintf(io.out, "%s: incomplete: the recording ends before the run did, and the replay needed more than the %d complete lines: %v\n", r.path, r.lines, r.replayErr)
 	case r.replayErr != nil:
 		fmt.Fprintf(io.out, "%s: %v\n", r.path, r.replayErr)
-	case check && r.torn != nil:
+	case check && r.incomplete != "":
 		// The recorded run's end was in the lost line, so no outcome is claimed.
 		note := r.chainNote()
 		if r.chainErr != nil {
 			note = "but the recording's chain is broken"
 		}
-		fmt.Fprintf(io.out, "%s: torn: the last line was cut; %d complete lines reproduced (%s)\n", r.path, r.lines, note)
+		fmt.Fprintf(io.out, "%s: incomplete: the recording ends before the run did; %d complete lines reproduced (%s)\n", r.path, r.lines, note)
 	case check && r.chainErr != nil:
 		fmt.Fprintf(io.out, "%s: the replay is identical to the recording (%d lines), but the recording's chain is broken · %s\n", r.path, r.lines, r.ending())
 	case check:
@@ -224,7 +227,7 @@ func (r replayOutcome) replayedEnding() string {
 
 func replayOne(ctx context.Context, path string, override *spine.RuleSet, check bool) replayOutcome {
 	o := replayOutcome{path: path}
-	recorded, err := os.ReadFile(path)
+	recorded, err := spine.ReadTraceBytes(path)
 	if err != nil {
 		o.failed = err
 		return o
@@ -235,7 +238,7 @@ func replayOne(ctx context.Context, path string, override *spine.RuleSet, check 
 		o.failed = err
 		return o
 	}
-	o.torn, o.lines = tf.Torn, len(tf.Lines)
+	o.incomplete, o.lines = tf.Incomplete(), len(tf.Lines)
 	rec, err := spine.NewRecording(path, tf)
 	if err != nil {
 		o.failed = err
@@ -260,7 +263,7 @@ func replayOne(ctx context.Context, path string, override *spine.RuleSet, check 
 	o.replayed = sink.Bytes()
 	if check {
 		limit := 0
-		if tf.Torn != nil {
+		if o.incomplete != "" {
 			limit = len(tf.Lines)
 		}
 		replayed := o.replayed
@@ -338,7 +341,7 @@ func replaySummary(rs []replayOutcome, check bool) string {
 	for _, r := range rs {
 		if r.ok(check) {
 			ok++
-			if r.torn != nil {
+			if r.incomplete != "" {
 				torn++
 			}
 		}
@@ -346,7 +349,7 @@ func replaySummary(rs []replayOutcome, check bool) string {
 	if check {
 		tornNote := ""
 		if torn > 0 {
-			tornNote = fmt.Sprintf(" (%d torn: their complete lines)", torn)
+			tornNote = fmt.Sprintf(" (%d incomplete: their complete lines)", torn)
 		}
 		return fmt.Sprintf("%d trace(s) replayed: %d identical%s, %d not", len(rs), ok, tornNote, len(rs)-ok)
 	}

@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 
+	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/spine"
 )
 
@@ -45,14 +45,14 @@ func runTrace(ctx context.Context, io stdio, args []string) int {
 		return exitUsage
 	}
 	path := fs.Arg(0)
-	data, err := os.ReadFile(path)
+	data, err := spine.ReadTraceBytes(path)
 	if err != nil {
 		fmt.Fprintf(io.err, "spine trace show: %v\n", err)
 		return exitFail
 	}
 	tf, err := spine.ReadTrace(path, bytes.NewReader(data))
-	if err != nil && tf == nil {
-		fmt.Fprintf(io.err, "spine trace show: %v\n", err)
+	if herr := spine.CheckTraceHeader(path, tf, err); herr != nil {
+		fmt.Fprintf(io.err, "spine trace show: %v\n", herr)
 		return exitFail
 	}
 	// The chain is checked first and a break announced before the timeline, and marked
@@ -64,7 +64,7 @@ func runTrace(ctx context.Context, io stdio, args []string) int {
 	case errors.As(cerr, &ce):
 		breakAt = ce.Line
 		fmt.Fprintf(io.err, "spine trace show: warning: %s: hash chain broken at %v; the lines from line %d on are shown as read, not verified\n", path, cerr, ce.Line)
-	case cerr != nil:
+	case cerr != nil && err == nil: // else the reader's error, reported below
 		fmt.Fprintf(io.err, "spine trace show: warning: %s: %v\n", path, cerr)
 	case !chain.Chained:
 		fmt.Fprintf(io.err, "spine trace show: %s: %s: its lines carry no hashes to verify\n", path, chain)
@@ -85,17 +85,17 @@ func runTrace(ctx context.Context, io stdio, args []string) int {
 			mark()
 		}
 		if lerr := tl.line(l.Raw); lerr != nil {
-			fmt.Fprintf(io.err, "spine trace show: %s:%d: %v\n", path, l.Line, lerr)
+			fmt.Fprintf(io.err, "spine trace show: %s:%d: %s\n", path, l.Line, linecap.BoundQuotes(lerr.Error()))
 			return exitFail
 		}
 	}
 	mark()
 	if err != nil {
-		fmt.Fprintf(io.err, "spine trace show: %v\n", err)
+		fmt.Fprintf(io.err, "spine trace show: %s\n", linecap.BoundQuotes(err.Error()))
 		return exitFail
 	}
-	if tf.Torn != nil {
-		fmt.Fprintf(io.err, "spine trace show: %s: %s\n", path, tf.Torn)
+	if inc := tf.Incomplete(); inc != "" {
+		fmt.Fprintf(io.err, "spine trace show: %s: %s\n", path, inc)
 	}
 	return exitOK
 }
