@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
 )
@@ -181,18 +182,19 @@ func report(io stdio, r replayOutcome, check bool) {
 	}
 	switch {
 	case r.failed != nil:
-		fmt.Fprintf(io.out, "%s: %v\n", r.path, r.failed)
+		// A recording's values are quoted as excerpts: a line may be megabytes.
+		fmt.Fprintf(io.out, "%s: %s\n", r.path, linecap.BoundQuotes(r.failed.Error()))
 	case r.diff != nil:
 		fmt.Fprintf(io.out, "%s: differs from the recording at %s\n", r.path, r.diff)
 		if r.replayErr != nil {
-			fmt.Fprintf(io.out, "%s: %v\n", r.path, r.replayErr)
+			fmt.Fprintf(io.out, "%s: %s\n", r.path, linecap.BoundQuotes(r.replayErr.Error()))
 		}
 	case r.replayErr != nil && r.incomplete != "" && errors.Is(r.replayErr, spine.ErrRecordingEnded):
 		// What the recording holds was reproduced, but the run could not be: it needed
 		// what was lost with the cut.
 		fmt.Fprintf(io.out, "%s: incomplete: the recording ends before the run did, and the replay needed more than the %d complete lines: %v\n", r.path, r.lines, r.replayErr)
 	case r.replayErr != nil:
-		fmt.Fprintf(io.out, "%s: %v\n", r.path, r.replayErr)
+		fmt.Fprintf(io.out, "%s: %s\n", r.path, linecap.BoundQuotes(r.replayErr.Error()))
 	case check && r.incomplete != "":
 		// The recorded run's end was in the lost line, so no outcome is claimed.
 		note := r.chainNote()
