@@ -14,8 +14,8 @@ import (
 func init() {
 	register(&command{
 		name:    "trace",
-		summary: "show a trace as a readable timeline, and check its hash chain",
-		usage:   "show [--all] FILE",
+		summary: "show a trace as a readable timeline and check its hash chain, tabulate its GGS rounds, or compare two traces",
+		usage:   "show [--all] FILE | loss [--json] TRACE... | diff A B",
 		run:     runTrace,
 	})
 }
@@ -27,12 +27,17 @@ func runTrace(ctx context.Context, io stdio, args []string) int {
 	// The subcommand is the first positional, so flags may come before it too:
 	// `spine trace --all show FILE`.
 	flags, positional := scanArgs(fs, args)
+	if len(positional) > 0 {
+		if sub, ok := traceSubcommands[args[positional[0]]]; ok {
+			return sub(ctx, io, append(append([]string{}, args[:positional[0]]...), args[positional[0]+1:]...))
+		}
+	}
 	if len(positional) == 0 || args[positional[0]] != "show" {
 		if len(positional) == 0 && slices.ContainsFunc(flags, func(f flagArg) bool { return f.name == "h" || f.name == "help" }) {
 			fs.Usage()
 			return exitOK
 		}
-		fmt.Fprintln(io.err, "spine trace: expected the subcommand show")
+		fmt.Fprintln(io.err, "spine trace: expected the subcommand show, loss or diff")
 		fs.Usage()
 		return exitUsage
 	}
