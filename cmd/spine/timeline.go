@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +17,12 @@ type timeline struct {
 	w     io.Writer
 	all   bool // also show state changes and every rule evaluation
 	start time.Time
+
+	// Messages go through the live display's code into msgBuf, with GGS's ε from the
+	// header's params, so both show a message alike.
+	epsilon *float64
+	display *runDisplay
+	msgBuf  bytes.Buffer
 }
 
 type tlEvent struct {
@@ -79,6 +86,9 @@ func (tl *timeline) line(raw []byte) error {
 		if len(e.Params) > 0 {
 			p("params %s", compactJSON(e.Params))
 		}
+		if eps, ok := e.Params["epsilon"].(float64); ok {
+			tl.epsilon = &eps
+		}
 	case spine.EvFactAsserted, spine.EvFactUpdated, spine.EvFactRetracted:
 		var f tlFact
 		if e.Fact != nil {
@@ -132,31 +142,9 @@ func (tl *timeline) line(raw []byte) error {
 		}
 		p("%-9s cycle %d: fired %s (decided by %s) · conflict set [%s]%s", scope, e.Cycle, e.Fired, e.DecidedBy, strings.Join(e.ConflictSet, ", "), suffix)
 	case spine.EvMessage:
-		var m struct {
-			From, To, Type string
-			TaskID         string `json:"task_id"`
-			Payload        struct {
-				Directive string `json:"directive"`
-				Prev      string `json:"prev_directive"`
-			} `json:"payload"`
-		}
-		_ = json.Unmarshal(raw, &m)
-		detail := ""
-		if m.Payload.Directive != "" {
-			detail = fmt.Sprintf(" %s → %s", m.Payload.Prev, m.Payload.Directive)
-		}
-		p("message   %s → %s %s (task %s)%s", m.From, m.To, m.Type, m.TaskID, detail)
+		tl.message(raw, p)
 	case spine.EvExchange:
-		var x struct {
-			Name  string `json:"name"`
-			Error string `json:"error"`
-		}
-		_ = json.Unmarshal(raw, &x)
-		if x.Error != "" {
-			p("exchange  %s failed: %s", x.Name, x.Error)
-		} else {
-			p("exchange  %s", x.Name)
-		}
+		tl.exchange(raw, p)
 	case spine.EvRulesReloaded, spine.EvRulesReloadFail:
 		var r struct{ Path, Hash, Error string }
 		_ = json.Unmarshal(raw, &r)

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/effectors/roles"
+	"github.com/agentspine/spine/spine"
+)
+
+// tlIndent is the width of a timeline line's seq and time columns: detail lines under an
+// event start past it.
+const tlIndent = "                 "
+
+// tlExchange is a nested exchange as the trace records it; request and response stay raw
+// so a kind this file does not know is still shown whole with --all.
+type tlExchange struct {
+	Name       string          `json:"name"`
+	Request    json.RawMessage `json:"request"`
+	Response   json.RawMessage `json:"response"`
+	Error      string          `json:"error"`
+	Usage      *spine.Usage    `json:"usage"`
+	DurationMS int64           `json:"duration_ms"`
+}
+
+// exchange shows one nested exchange: a head line with what identifies it and what came
+// back, detail lines (retries, violations, memory's verdicts), and with --all the full
+// request and response.
+func (tl *timeline) exchange(raw []byte, p func(string, ...any)) {
+	var x tlExchange
+	_ = json.Unmarshal(raw, &x)
+	head, details := exchangeSummary(x)
+	if x.Error != "" {
+		head += " · failed: " + oneLine(x.Error, 120)
+	}
+	p("exchange  %s", head)
+	for _, d := range details {
+		tl.detail(d)
+	}
+	if tl.all {
+		tl.block("request", x.Request)
+		tl.block("response", x.Response)
+	}
+}
+
+// detail prints a line under the current event, past its seq and time columns.
+func (tl *timeline) detail(s string) {
+	fmt.Fprintf(tl.w, "%s%s\n", tlIndent, s)
+}
+
+// block prints a JSON value indented under the current event, or nothing when absent.
+func (tl *timeline) block(label string, raw json.RawMessage) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, raw, tlIndent+"  ", "  ") != nil {
+		tl.detail(label + ": " + string(raw))
+		return
+	}
+	tl.detail(label + ":")
+	fmt.Fprintf(tl.w, "%s  %s\n", tlIndent, b.String())
+}
+
+// exchangeSummary is an exchange's head line and detail lines by the kind of its name.
+func exchangeSummary(x tlExchange) (string, []string) {
+	kind, _, _ := strings.Cut(x.Name, ":")
+	dur := fmt.Sprintf("%dms", x.DurationMS)
+	switch {
+	case kind == "llm":
+		return llmSummary(x, dur)
+	case kind == "tool":
+		return toolSummary(x, dur), nil
+	case x.Name == "check:plan":
+		return planCheckSummary(x)
+	case x.Name == "memory:calibrate":
+		return calibrateSummary(x, dur)
+	}
+	return x.Name + " · " + dur, nil
+}
+
+func llmSummary(x tlExchange, dur string) (string, []string) {
+	var req struct {
+		Model string `json:"model"`
+	}
+	var resp llm.ChatResponse
+	_ = json.Unmarshal(x.Request, &req)
+	_ = json.Unmarshal(x.Response, &resp)
+	model := resp.Model
+	if model == "" {
+		model = req.Model
+	}
+	usage := resp.Usage
+	if x.Usage != nil {
+		usage = llm.Usage{PromptTokens: x.Usage.PromptTokens, CompletionTokens: x.Usage.CompletionTokens}
+	}
+	head := fmt.Sprintf("%s · %s · %d→%d tokens · %s · %d attempt(s)", x.Name, model,
+		usage.PromptTokens, usage.CompletionTokens, dur, resp.Attempts)
+	switch {
+	case len(resp.ToolCalls) > 0:
+		names := make([]string, len(resp.ToolCalls))
+		for i, c := range resp.ToolCalls {
+			names[i] = c.Name
+		}
+		head += " → call " + strings.Join(names, ", ")
+	case resp.FinishReason != "":
+		head += " → " + resp.FinishReason
+	}
+	var details []string
+	for _, a := range resp.AttemptLog {
+		details = append(details, attemptLine(a))
+	}
+	return head, details
+}
+
+// attemptLine says what one attempt got, in the words of the live retry line, and how
+// long the client waited after it.
+func attemptLine(a llm.Attempt) string {
+	cause := a.Cause()
+	if a.Kind == "" && a.Error == "" && (a.Status == 0 || a.Status/100 == 2) {
+		cause = "answered"
+		if a.Status != 0 {
+			cause += fmt.Sprintf(" (HTTP %d)", a.Status)
+		}
+	}
+	line := fmt.Sprintf("attempt %d: %s", a.N, cause)
+	if a.RetryAfterMS != nil {
+		line += fmt.Sprintf(" · retry-after %dms", *a.RetryAfterMS)
+	}
+	if a.WaitMS != nil {
+		line += fmt.Sprintf(" · waited %dms", *a.WaitMS)
+	}
+	if a.Error != "" {
+		line += " · " + oneLine(a.Error, 100)
+	}
+	return line
+}
+
+func toolSummary(x tlExchange, dur string) string {
+	var r struct {
+		Tool     string `json:"tool"`
+		Target   string `json:"target"`
+		Output   string `json:"output"`
+		ExitCode *int   `json:"exit_code"`
+		Evidence string `json:"evidence"`
+	}
+	_ = json.Unmarshal(x.Response, &r)
+	head := x.Name
+	if r.Target != "" {
+		head += " " + r.Target
+	}
+	if r.ExitCode != nil {
+		head += fmt.Sprintf(" · exit %d", *r.ExitCode)
+	}
+	head += " · " + dur
+	result := r.Output
+	if r.Evidence != "" {
+		// The evidence repeats "tool:target → "; the line already names both.
+		result = r.Evidence
+		if _, after, ok := strings.Cut(result, " → "); ok {
+			result = after
+		}
+	}
+	if result != "" {
+		head += " → " + oneLine(result, 100)
+	}
+	return head
+}
+
+func planCheckSummary(x tlExchange) (string, []string) {
+	var req struct{ Round, Attempt int }
+	var resp struct {
+		Violations []string `json:"violations"`
+	}
+	_ = json.Unmarshal(x.Request, &req)
+	_ = json.Unmarshal(x.Response, &resp)
+	head := fmt.Sprintf("%s round %d attempt %d · ", x.Name, req.Round, req.Attempt)
+	if len(resp.Violations) == 0 {
+		return head + "no violations", nil
+	}
+	details := make([]string, len(resp.Violations))
+	for i, v := range resp.Violations {
+		details[i] = "violation: " + oneLine(v, 140)
+	}
+	return head + fmt.Sprintf("%d violation(s)", len(resp.Violations)), details
+}
+
+func calibrateSummary(x tlExchange, dur string) (string, []string) {
+	var q roles.CalibrationQuery
+	var c roles.Calibration
+	_ = json.Unmarshal(x.Request, &q)
+	_ = json.Unmarshal(x.Response, &c)
+	head := fmt.Sprintf("%s · %d tool(s), %d target(s) asked · %d verdict(s) · %s",
+		x.Name, len(q.Tools), len(q.Targets), len(c.Verdicts), dur)
+	var details []string
+	if len(q.Tools) > 0 {
+		details = append(details, "asked tools: "+strings.Join(q.Tools, ", "))
+	}
+	for _, t := range q.Targets {
+		details = append(details, "asked "+t.Tool+" × "+t.Target)
+	}
+	for _, v := range c.Verdicts {
+		details = append(details, fmt.Sprintf("verdict %s · %s · M_dec %+.2f · %s", v.Action, v.Pair, v.Decision, oneLine(v.Text, 80)))
+	}
+	return head, details
+}
+
+// message shows a bus message as the live display of `spine run` and `spine play` does,
+// through that display's own code, each line under the event.
+func (tl *timeline) message(raw []byte, p func(string, ...any)) {
+	var m struct {
+		From    string          `json:"from"`
+		To      string          `json:"to"`
+		Type    string          `json:"type"`
+		TaskID  string          `json:"task_id"`
+		Payload json.RawMessage `json:"payload"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	if tl.display == nil {
+		eps := 0.1 // as newRunDisplay when the rules name none
+		if tl.epsilon != nil {
+			eps = *tl.epsilon
+		}
+		tl.display = &runDisplay{w: &tl.msgBuf, pipeline: &pipelineDisplay{w: &tl.msgBuf, epsilon: eps}}
+	}
+	tl.msgBuf.Reset()
+	tl.display.message(spine.Message{From: m.From, To: m.To, Type: m.Type, TaskID: m.TaskID, Payload: m.Payload})
+	first := true
+	for _, l := range strings.Split(strings.TrimRight(tl.msgBuf.String(), "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "── round"):
+			p("%s", l)
+		case first:
+			p("message   %s", l)
+			first = false
+		default:
+			// The display's detail lines are already indented past its own head.
+			tl.detail("          " + l)
+		}
+	}
+}

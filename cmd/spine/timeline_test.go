@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentspine/spine/effectors/llm/llmtest"
+	"github.com/agentspine/spine/internal/golden"
+)
+
+// retriesTrace is a recorded `spine run` whose planner call was answered 429 with
+// Retry-After 1 first; TestTraceShowLiveRetries writes it again under -rewrite.
+const retriesTrace = "testdata/traceshow/retries.trace.jsonl"
+
+func TestTraceShowGolden(t *testing.T) {
+	for _, f := range append(traceFixtures(t), retriesTrace) {
+		for _, form := range []struct{ ext, flag string }{{"txt", ""}, {"all.txt", "--all"}} {
+			args := []string{"trace", "show", f}
+			if form.flag != "" {
+				args = append(args, form.flag)
+			}
+			code, out, errs := runSpine(t, args...)
+			if code != exitOK {
+				t.Fatalf("spine %s: exit %d, stderr %q", strings.Join(args, " "), code, errs)
+			}
+			// Every exchange line says more than its name.
+			for _, l := range strings.Split(out, "\n") {
+				if i := strings.Index(l, "exchange  "); i >= 0 && !strings.Contains(l[i:], " · ") {
+					t.Errorf("spine %s: an exchange line with no content: %q", strings.Join(args, " "), l)
+				}
+			}
+			name := fixtureName(f)
+			if f == retriesTrace {
+				name = "retries"
+			}
+			golden.Check(t, filepath.Join("testdata", "traceshow", name+"."+form.ext), []byte(out), *updateScripts)
+		}
+	}
+}
+
+// TestTraceShowContent pins what the pipeline fixture's lines must say, whatever else
+// the goldens hold.
+func TestTraceShowContent(t *testing.T) {
+	f := "../../fixtures/pipeline/change_path_then_accept.trace.jsonl"
+	_, out, _ := runSpine(t, "trace", "show", f)
+	_, all, _ := runSpine(t, "trace", "show", "--all", f)
+	for _, c := range []struct{ out, want string }{
+		{out, "exchange  llm:R3 · model-r3 · 40→8 tokens · 1000ms · 1 attempt(s) → call read_file"},
+		{out, "exchange  tool:read_file config/service.yaml · exit 0 · 1000ms → name: api listen: 8443"},
+		{out, "exchange  check:plan round 2 attempt 1 · no violations"},
+		{out, `message   R1   → R2   TaskSpec        port-lookup · "Find the port the service listens on, from its settings under config/" · scope config/`},
+		{out, "blocked targets: read_file:config/settings.yaml; read_file:config/settings.yml"},
+		{all, "\n                 request:\n                   {\n                     \"model\": \"model-r1\","},
+		{all, "\n                 response:\n                   {\n                     \"violations\": []\n                   }\n"},
+	} {
+		if !strings.Contains(c.out, c.want) {
+			t.Errorf("trace show lacks %q", c.want)
+		}
+	}
+	if strings.Contains(out, "request:") {
+		t.Error("trace show without --all shows requests")
+	}
+}
+
+// TestExchangeSummaries covers the kinds of exchange no fixture holds: plan violations,
+// memory's calibration, failed attempts, an unknown kind.
+func TestExchangeSummaries(t *testing.T) {
+	for _, c := range []struct{ raw, want string }{
+		{`{"name":"check:plan","request":{"round":2,"attempt":1},"response":{"violations":["subtask 1 points read_file at \"x\"","subtask 2 uses shell"]}}`,
+			"check:plan round 2 attempt 1 · 2 violation(s)\n" +
+				`violation: subtask 1 points read_file at "x"` + "\nviolation: subtask 2 uses shell\n"},
+		{`{"name":"memory:calibrate","request":{"intent":"port","tools":["read_file"],"targets":[{"tool":"read_file","target":"config/a.yaml"}]},` +
+			`"response":{"avoid":["x"],"exploit":[],"caution":[],"verdicts":[{"action":"avoid","tool":"read_file","target":"config/a.yaml","pair":"tool:read_file × path:config/a.yaml","decision":-2.55,"text":"failed 3 times"}]},"duration_ms":4}`,
+			"memory:calibrate · 1 tool(s), 1 target(s) asked · 1 verdict(s) · 4ms\nasked tools: read_file\nasked read_file × config/a.yaml\n" +
+				"verdict avoid · tool:read_file × path:config/a.yaml · M_dec -2.55 · failed 3 times\n"},
+		{`{"name":"llm:R2","request":{"model":"m"},"response":{"model":"m","content":"","usage":{"prompt_tokens":5,"completion_tokens":2},"attempts":3,` +
+			`"attempt_log":[{"n":1,"status":429,"retry_after_ms":2000,"wait_ms":2000,"error":"rate limit"},{"n":2,"kind":"timeout","wait_ms":750},{"n":3,"status":200}]},"duration_ms":2800}`,
+			"llm:R2 · m · 5→2 tokens · 2800ms · 3 attempt(s)\nattempt 1: HTTP 429 · retry-after 2000ms · waited 2000ms · rate limit\n" +
+				"attempt 2: timeout · waited 750ms\nattempt 3: answered (HTTP 200)\n"},
+		{`{"name":"tool:shell","request":{},"response":{"tool":"shell","target":"go test","output":"ok\n  all","exit_code":0},"duration_ms":9}`,
+			"tool:shell go test · exit 0 · 9ms → ok all\n"},
+		{`{"name":"dream:consolidate","request":{},"duration_ms":7,"error":"store\nlocked"}`,
+			"dream:consolidate · 7ms · failed: store locked\n"},
+		{`{"name":"llm:R1","request":"not an object"}`, "llm:R1 ·  · 0→0 tokens · 0ms · 0 attempt(s)\n"},
+	} {
+		var b bytes.Buffer
+		tl := &timeline{w: &b}
+		tl.exchange([]byte(c.raw), func(format string, args ...any) {
+			fmt.Fprintf(&b, "%s\n", strings.TrimPrefix(fmt.Sprintf(format, args...), "exchange  "))
+		})
+		got := strings.ReplaceAll(b.String(), tlIndent, "")
+		if got != c.want {
+			t.Errorf("%s:\ngot  %q\nwant %q", c.raw, got, c.want)
+		}
+	}
+}
+
+// TestTraceShowLiveRetries runs `spine run` against a scripted endpoint whose first answer
+// to the planner is a 429, and reads the attempts back from the trace.
+func TestTraceShowLiveRetries(t *testing.T) {
+	t.Setenv("SPINE_LLM_MAX_ATTEMPTS", "2")
+	for _, v := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "SPINE_MODEL", "SPINE_TIER", "SPINE_LLM_TIMEOUT"} {
+		t.Setenv(v, "")
+	}
+	t.Setenv("SPINE_TRACE_DIR", t.TempDir())
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(filepath.Join(work, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(work, "config", "app.yaml"), "port: 8080\n")
+	scripts := map[string][]llmtest.Reply{}
+	for _, role := range fmRoles {
+		scripts["m-"+role] = fmHappy[role]
+	}
+	scripts["m-R2"] = []llmtest.Reply{llmtest.RateLimited("1"), fmPlan}
+	router := llmtest.NewRouter(t, scripts)
+	cfg := filepath.Join(dir, "models.yaml")
+	writeFile(t, cfg, fmt.Sprintf("base_url: %s\napi_key: %s\nmodel: m-R3\ntimeout: 10s\nroles:\n"+
+		"  R1: {model: m-R1, tier: 1}\n  R2: {model: m-R2, tier: 2}\n  R3: {model: m-R3, tier: 1}\n"+
+		"  R4a: {model: m-R4a, tier: 1}\n  R4b: {model: m-R4b, tier: 2}\n", router.URL(), fmKey))
+	trace := filepath.Join(dir, "run.trace.jsonl")
+	var out, errOut bytes.Buffer
+	if code := Run(context.Background(), []string{"run", "--config", cfg, "--workdir", work, "--trace", trace, fmTask},
+		strings.NewReader(""), &out, &errOut); code != exitOK {
+		t.Fatalf("spine run: exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	code, shown, errs := runSpine(t, "trace", "show", trace)
+	if code != exitOK {
+		t.Fatalf("trace show: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"exchange  llm:R2 · m-R2 · ",
+		" · 2 attempt(s) → stop",
+		"attempt 1: HTTP 429 · retry-after 1000ms · waited 1000ms · status 429 Too Many Requests: rate limit reached\n",
+		"attempt 2: answered (HTTP 200)\n",
+		"exchange  tool:read_file config/app.yaml · exit 0 · ",
+	} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("trace show lacks %q:\n%s", want, shown)
+		}
+	}
+	if *updateScripts {
+		data, err := os.ReadFile(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(retriesTrace, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
