@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -154,4 +155,38 @@ func TestTraceShowLiveRetries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// FuzzTimelineLine feeds arbitrary event lines to the timeline, with and without --all:
+// an error for what is not JSON, a line for the rest, never a panic.
+func FuzzTimelineLine(f *testing.F) {
+	for _, path := range []string{"../../fixtures/pipeline/change_path_then_accept.trace.jsonl", retriesTrace} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			f.Add(l)
+		}
+	}
+	f.Add([]byte(`{"kind":"exchange","name":"llm:R2","response":{"attempt_log":[{"n":1,"retry_after_ms":null,"wait_ms":-5}]}}`))
+	f.Add([]byte(`{"kind":"exchange","name":"memory:calibrate","request":{"targets":[null]},"response":{"verdicts":[{}]}}`))
+	f.Add([]byte(`{"kind":"message","type":"PlanDirective","payload":{"blocked_tools":null}}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		// What decodes as an event is shown; the rest is an error.
+		var e tlEvent
+		parsed := json.Unmarshal(raw, &e) == nil
+		for _, all := range []bool{false, true} {
+			var b bytes.Buffer
+			tl := &timeline{w: &b, all: all}
+			err := tl.line(raw)
+			if parsed && err != nil {
+				t.Fatalf("%q: %v", raw, err)
+			}
+			// An exchange or a message always has its line, whatever its content.
+			if want := map[string]string{"exchange": "exchange  ", "message": "message   "}[e.Kind]; parsed && want != "" && !strings.Contains(b.String(), want) {
+				t.Fatalf("%q: no %q line in %q", raw, want, b.String())
+			}
+		}
+	})
 }
