@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"time"
 
 	"github.com/syndtr/goleveldb/leveldb"
@@ -202,17 +201,10 @@ func (m *memBackend) rawRecord(id string) (rec, recall []byte, err error) {
 }
 
 func (m *memBackend) scanRaw(fn func(id string, rec, recall []byte) error) error {
-	m.mu.RLock()
-	if m.closed {
-		m.mu.RUnlock()
-		return ErrClosed
+	ids, err := m.sortedIDs()
+	if err != nil {
+		return err
 	}
-	ids := make([]string, 0, len(m.records))
-	for id := range m.records {
-		ids = append(ids, id)
-	}
-	m.mu.RUnlock()
-	sort.Strings(ids)
 	for _, id := range ids {
 		rec, recall, err := m.rawRecord(id)
 		if err != nil {

@@ -198,17 +198,10 @@ func (m *memBackend) scanLevel(level string, fn func(string) error) error {
 }
 
 func (m *memBackend) scanRecords(fn func(Record) error) error {
-	m.mu.RLock()
-	if m.closed {
-		m.mu.RUnlock()
-		return ErrClosed
+	ids, err := m.sortedIDs()
+	if err != nil {
+		return err
 	}
-	ids := make([]string, 0, len(m.records))
-	for id := range m.records {
-		ids = append(ids, id)
-	}
-	m.mu.RUnlock()
-	sort.Strings(ids)
 	for _, id := range ids {
 		r, err := m.get(id)
 		if errors.Is(err, ErrNotFound) {
@@ -274,4 +267,20 @@ func (m *memBackend) close() error {
 	defer m.mu.Unlock()
 	m.closed = true
 	return nil
+}
+
+// sortedIDs lists the stored record ids in order, taken under the lock so that a scan
+// sees one moment of the store.
+func (m *memBackend) sortedIDs() ([]string, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	ids := make([]string, 0, len(m.records))
+	for id := range m.records {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids, nil
 }

@@ -106,18 +106,9 @@ func at(ls []spine.TraceLine, i int) *spine.TraceLine {
 // readDiffSide reads a trace and the three sequences the summary compares. A torn last
 // line is reported on warn and left out, as every reader does.
 func readDiffSide(path string, warn io.Writer) (*diffSide, error) {
-	tf, err := spine.ReadTraceFile(path)
-	if tf == nil {
-		return nil, err
-	}
-	if herr := spine.CheckTraceHeader(path, tf, err); herr != nil {
-		return nil, herr
-	}
+	tf, err := readWholeTrace("diff", path, warn)
 	if err != nil {
 		return nil, err
-	}
-	if inc := tf.Incomplete(); inc != "" {
-		fmt.Fprintf(warn, "spine trace diff: %s: %s\n", path, inc)
 	}
 	s := &diffSide{path: path}
 	for i, l := range tf.Lines {

@@ -93,18 +93,9 @@ func runTraceLoss(_ context.Context, io stdio, args []string) int {
 // readLoss reads a trace's rounds. A torn last line is reported on warn and the rounds
 // before it kept; any other unreadable line is an error.
 func readLoss(path string, warn io.Writer) (*lossTrace, error) {
-	tf, err := spine.ReadTraceFile(path)
-	if tf == nil {
-		return nil, err
-	}
-	if herr := spine.CheckTraceHeader(path, tf, err); herr != nil {
-		return nil, herr
-	}
+	tf, err := readWholeTrace("loss", path, warn)
 	if err != nil {
 		return nil, err
-	}
-	if inc := tf.Incomplete(); inc != "" {
-		fmt.Fprintf(warn, "spine trace loss: %s: %s\n", path, inc)
 	}
 	lt := &lossTrace{Trace: path, Rounds: []lossRound{}}
 	var cur *lossRound
@@ -228,4 +219,24 @@ func gradArrow(grad, epsilon float64) string {
 		return "↑"
 	}
 	return "→"
+}
+
+// readWholeTrace reads a spine trace for a `spine trace` subcommand: a file that is not a
+// spine trace, or has an unreadable line, is an error; an incomplete recording is said on
+// warn and read up to where it ends.
+func readWholeTrace(sub, path string, warn io.Writer) (*spine.TraceFile, error) {
+	tf, err := spine.ReadTraceFile(path)
+	if tf == nil {
+		return nil, err
+	}
+	if herr := spine.CheckTraceHeader(path, tf, err); herr != nil {
+		return nil, herr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if inc := tf.Incomplete(); inc != "" {
+		fmt.Fprintf(warn, "spine trace %s: %s: %s\n", sub, path, inc)
+	}
+	return tf, nil
 }
