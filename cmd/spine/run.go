@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 )
 
@@ -23,8 +22,8 @@ type stdio struct {
 	out, err io.Writer
 }
 
-// command is one `spine` subcommand. Each lives in its own file and registers itself in
-// an init function, so adding one touches no shared list.
+// command is a `spine` subcommand that parses its own flags, registered with register;
+// root.go adapts it to the command tree. New commands use addCommand instead.
 type command struct {
 	name    string
 	summary string // one line for `spine help`
@@ -40,51 +39,6 @@ func register(c *command) {
 		panic("spine: duplicate command " + c.name)
 	}
 	commands[c.name] = c
-}
-
-// Run is the whole CLI: main only wires the process's streams and signals to it, and the
-// testscript tests call it in-process.
-func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	io := stdio{in: stdin, out: stdout, err: stderr}
-	if len(args) == 0 {
-		usage(io.err)
-		return exitUsage
-	}
-	switch args[0] {
-	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
-			if c, ok := commands[args[1]]; ok {
-				return c.run(ctx, io, []string{"--help"})
-			}
-		}
-		usage(io.out)
-		return exitOK
-	}
-	c, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(io.err, "spine: unknown command %q\n\n", args[0])
-		usage(io.err)
-		return exitUsage
-	}
-	return c.run(ctx, io, args[1:])
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "spine: a deterministic control spine for LLM agents")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Usage: spine <command> [flags] [arguments]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Commands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'spine <command> --help' for a command's flags.")
 }
 
 // newFlags returns a FlagSet for c whose --help text names the command and its synopsis.

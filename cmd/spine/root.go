@@ -1,0 +1,436 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// The command tree is spf13/cobra's: it gives nested commands (`spine trace show`,
+// `spine memory ls`), flags anywhere among the arguments, help for every command and
+// shell completion. Each command lives in its own file and registers a builder in an init
+// function with addCommand, so adding one touches no shared list. The tree is built anew
+// for every Run, so flag values never leak from one call to the next (tests call Run many
+// times in one process).
+//
+// A command's RunE returns
+//   - nil: exit 0;
+//   - exitStatus(code): the command has already said what was wrong; exit code;
+//   - usageErrorf(...): the command line was wrong; said on stderr as "spine <cmd>: ...",
+//     with a pointer to --help; exit 2;
+//   - any other error: said on stderr as "spine <cmd>: ..."; exit 1.
+//
+// Flag errors and argument-count errors (cobra.ExactArgs and the like) are usage errors.
+
+// commandBuilder is one addCommand registration.
+type commandBuilder struct {
+	parent string // "" for a top-level command, else the parent's path below spine: "trace"
+	build  func(io stdio) *cobra.Command
+}
+
+var builders []commandBuilder
+
+// addCommand registers a command under parent ("" for `spine X`, "trace" for
+// `spine trace X`, "memory" for `spine memory X`). build makes the command with its flags
+// declared on it; it is called once for every Run with that Run's streams.
+func addCommand(parent string, build func(io stdio) *cobra.Command) {
+	builders = append(builders, commandBuilder{parent: parent, build: build})
+}
+
+// statusError ends a command with an exit status after the command has said why.
+type statusError int
+
+func (s statusError) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
+
+// exitStatus turns a command's exit status into RunE's result.
+func exitStatus(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return statusError(code)
+}
+
+// usageError is a wrong command line: exit 2.
+type usageError struct{ msg string }
+
+func (u *usageError) Error() string { return u.msg }
+
+func usageErrorf(format string, a ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, a...)}
+}
+
+// runError marks an error a command returned, as opposed to one cobra found in the
+// command line before running it.
+type runError struct{ err error }
+
+func (r *runError) Error() string { return r.err.Error() }
+func (r *runError) Unwrap() error { return r.err }
+
+// Run is the whole CLI: main only wires the process's streams and signals to it, and the
+// testscript tests call it in-process.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	io := stdio{in: stdin, out: stdout, err: stderr}
+	root := newRoot(io)
+	if len(args) == 0 {
+		writeHelp(io.err, root)
+		return exitUsage
+	}
+	root.SetArgs(normalizeArgs(root, args))
+	cmd, err := root.ExecuteContextC(ctx)
+	if cmd == nil {
+		cmd = root
+	}
+	var (
+		st  statusError
+		ue  *usageError
+		re  *runError
+		msg string
+	)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &st):
+		return int(st)
+	case errors.As(err, &re):
+		fmt.Fprintf(io.err, "%s: %v\n", cmd.CommandPath(), re.err)
+		return exitFail
+	case errors.As(err, &ue):
+		msg = ue.msg
+	default: // cobra's own: an unknown command, a wrong number of arguments
+		msg = err.Error()
+	}
+	fmt.Fprintf(io.err, "%s: %s\n", cmd.CommandPath(), strings.TrimRight(msg, "\n"))
+	if cmd.HasAvailableSubCommands() {
+		fmt.Fprintf(io.err, "Run '%s --help' for its commands.\n", cmd.CommandPath())
+	} else {
+		fmt.Fprintf(io.err, "Run '%s --help' for its flags.\n", cmd.CommandPath())
+	}
+	return exitUsage
+}
+
+// newRoot builds the command tree for one Run.
+func newRoot(io stdio) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "spine",
+		Short:         "a deterministic control spine for LLM agents",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		// Without a Run cobra would print help and exit 0 for `spine frob`; the unknown
+		// command is reported by cobra's argument check instead.
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return usageErrorf("expected a command")
+		},
+	}
+	root.SetIn(io.in)
+	root.SetOut(io.out)
+	root.SetErr(io.err)
+	root.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(c.OutOrStdout(), c) })
+	root.SetHelpCommand(helpCommand())
+	root.SetFlagErrorFunc(flagError)
+	root.CompletionOptions.HiddenDefaultCmd = false
+
+	byPath := map[string]*cobra.Command{"": root}
+	// Parents before children: a builder's parent may be registered in a later file.
+	pending := slices.Clone(builders)
+	pending = append(pending, legacyBuilders()...)
+	for len(pending) > 0 {
+		var next []commandBuilder
+		for _, b := range pending {
+			parent, ok := byPath[b.parent]
+			if !ok {
+				next = append(next, b)
+				continue
+			}
+			c := b.build(io)
+			if old := findChild(parent, c.Name()); old != nil {
+				panic(fmt.Sprintf("spine: duplicate command %q", strings.TrimSpace(b.parent+" "+c.Name())))
+			}
+			parent.AddCommand(c)
+			byPath[strings.TrimSpace(b.parent+" "+c.Name())] = c
+		}
+		if len(next) == len(pending) {
+			panic(fmt.Sprintf("spine: command registered under %q, which no command makes", next[0].parent))
+		}
+		pending = next
+	}
+	markRunErrors(root)
+	return root
+}
+
+func findChild(parent *cobra.Command, name string) *cobra.Command {
+	for _, c := range parent.Commands() {
+		if c.Name() == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// markRunErrors wraps every command's RunE so that its errors are told apart from
+// cobra's own (which are usage errors), and every argument check so that a wrong count
+// is a usage error.
+func markRunErrors(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(c *cobra.Command, args []string) error {
+			err := run(c, args)
+			var st statusError
+			var ue *usageError
+			if err == nil || errors.As(err, &st) || errors.As(err, &ue) {
+				return err
+			}
+			return &runError{err: err}
+		}
+	}
+	if check := c.Args; check != nil {
+		c.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				var ue *usageError
+				if errors.As(err, &ue) {
+					return err
+				}
+				return &usageError{msg: err.Error()}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markRunErrors(sub)
+	}
+}
+
+// groupCommand is a command that only holds subcommands (`spine trace`, `spine memory`):
+// run alone or with an unknown subcommand it is a usage error naming the choices.
+func groupCommand(use, short, noun string) *cobra.Command {
+	return &cobra.Command{
+		Use:         use,
+		Short:       short,
+		Annotations: map[string]string{"group": noun},
+		RunE: func(c *cobra.Command, args []string) error {
+			var names []string
+			for _, sub := range c.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, sub.Name())
+				}
+			}
+			if len(args) == 0 {
+				return usageErrorf("expected a %s: %s", noun, strings.Join(names, ", "))
+			}
+			return usageErrorf("unknown %s %q: want one of %s", noun, args[0], strings.Join(names, ", "))
+		},
+	}
+}
+
+// helpCommand is `spine help [command...]`; an unknown command is a usage error, where
+// cobra's own help command prints the root's usage and exits 0.
+func helpCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "show the help of spine or of a command",
+		RunE: func(c *cobra.Command, args []string) error {
+			target, rest, err := c.Root().Find(args)
+			if err != nil || target == nil || len(rest) > 0 && len(args) > 0 && target == c.Root() {
+				return usageErrorf("unknown command %q", strings.Join(args, " "))
+			}
+			if len(rest) > 0 {
+				return usageErrorf("%s has no command %q", target.CommandPath(), rest[0])
+			}
+			target.InitDefaultHelpFlag()
+			writeHelp(c.OutOrStdout(), target)
+			return nil
+		},
+	}
+}
+
+// writeHelp writes c's usage line, description, commands and flags.
+func writeHelp(w io.Writer, c *cobra.Command) {
+	var b strings.Builder
+	if !c.HasParent() {
+		fmt.Fprintf(&b, "spine: %s\n\nUsage: spine <command> [flags] [arguments]\n", c.Short)
+	} else {
+		use := c.UseLine()
+		if isGroup(c) || c.HasAvailableSubCommands() && !c.Runnable() {
+			use = c.CommandPath() + " <command> [flags]"
+		}
+		fmt.Fprintf(&b, "Usage: %s\n\n", use)
+		desc := c.Long
+		if desc == "" {
+			desc = c.Short
+		}
+		fmt.Fprintf(&b, "%s\n", strings.TrimRight(desc, "\n"))
+	}
+	if c.HasAvailableSubCommands() {
+		b.WriteString("\nCommands:\n")
+		width := 0
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() || sub.Name() == "help" {
+				width = max(width, len(sub.Name()))
+			}
+		}
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() || sub.Name() == "help" {
+				fmt.Fprintf(&b, "  %-*s  %s\n", width, sub.Name(), sub.Short)
+			}
+		}
+	}
+	if c.HasParent() && c.HasAvailableLocalFlags() {
+		fmt.Fprintf(&b, "\nFlags:\n%s", c.LocalFlags().FlagUsages())
+	}
+	if c.HasAvailableInheritedFlags() {
+		fmt.Fprintf(&b, "\nFlags of %s:\n%s", c.Parent().CommandPath(), c.InheritedFlags().FlagUsages())
+	}
+	if c.HasAvailableSubCommands() {
+		fmt.Fprintf(&b, "\nRun '%s <command> --help' for a command's flags.\n", c.CommandPath())
+	}
+	io.WriteString(w, b.String())
+}
+
+// isGroup reports whether c was made by groupCommand: runnable only to say what is
+// missing.
+func isGroup(c *cobra.Command) bool {
+	return c.Annotations["group"] != ""
+}
+
+// normalizeArgs rewrites a long flag written with one dash (-all, -jobs=3) as the two-dash
+// form pflag reads, for the flags of the command the arguments select; Go's flag package,
+// which spine used before, took both. Everything after "--" and every flag's value stay
+// as written.
+func normalizeArgs(root *cobra.Command, args []string) []string {
+	out := slices.Clone(args)
+	if out == nil {
+		out = []string{}
+	}
+	cur := root
+	sawPositional := false
+	lookup := func(name string) *pflag.Flag {
+		if f := cur.LocalFlags().Lookup(name); f != nil {
+			return f
+		}
+		return cur.InheritedFlags().Lookup(name)
+	}
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		if a == "--" {
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			if !sawPositional && !cur.DisableFlagParsing {
+				if sub := findChild(cur, a); sub != nil {
+					cur = sub
+					continue
+				}
+			}
+			sawPositional = true
+			continue
+		}
+		if cur.DisableFlagParsing {
+			continue
+		}
+		if a[1] != '-' {
+			name, _, _ := strings.Cut(a[1:], "=")
+			if len(name) > 1 && (name == "help" || lookup(name) != nil) {
+				a = "-" + a
+				out[i] = a
+			} else {
+				// A shorthand, possibly taking the next argument as its value.
+				if len(a) == 2 {
+					if f := cur.Flags().ShorthandLookup(a[1:]); f != nil && f.NoOptDefVal == "" {
+						i++
+					}
+				}
+				continue
+			}
+		}
+		name, _, inline := strings.Cut(a[2:], "=")
+		if f := lookup(name); f != nil && !inline && f.NoOptDefVal == "" {
+			i++ // its value, which may start with a dash
+		}
+	}
+	return out
+}
+
+// flagError words pflag's errors as spine always has: the flag as written, the bad value
+// and what was expected.
+func flagError(c *cobra.Command, err error) error {
+	var (
+		notExist *pflag.NotExistError
+		required *pflag.ValueRequiredError
+		invalid  *pflag.InvalidValueError
+		syntax   *pflag.InvalidSyntaxError
+	)
+	switch {
+	case errors.As(err, &notExist):
+		if short := notExist.GetSpecifiedShortnames(); short != "" {
+			name, _, _ := strings.Cut(short, "=")
+			return usageErrorf("unknown flag -%s", name)
+		}
+		return usageErrorf("unknown flag --%s", notExist.GetSpecifiedName())
+	case errors.As(err, &required):
+		written := "--" + required.GetSpecifiedName()
+		if required.GetSpecifiedShortnames() != "" {
+			written = "-" + required.GetSpecifiedName()
+		}
+		if want := pflagExpects(required.GetFlag()); want != "" {
+			return usageErrorf("flag %s needs a value: %s", written, want)
+		}
+		return usageErrorf("flag %s needs a value", written)
+	case errors.As(err, &invalid):
+		f := invalid.GetFlag()
+		if want := pflagExpects(f); want != "" {
+			return usageErrorf("--%s=%q: %s", f.Name, invalid.GetValue(), want)
+		}
+		return usageErrorf("--%s=%q: %v", f.Name, invalid.GetValue(), errors.Unwrap(invalid))
+	case errors.As(err, &syntax):
+		return usageErrorf("bad flag syntax %q: write --name or --name=value", syntax.GetSpecifiedFlag())
+	}
+	return &usageError{msg: err.Error()}
+}
+
+// pflagExpects says what value f takes, for pflag's own types (their errors quote
+// strconv's); "" for other types, whose Set errors say it themselves.
+func pflagExpects(f *pflag.Flag) string {
+	switch f.Value.Type() {
+	case "bool":
+		return "expected true or false"
+	case "int", "int8", "int16", "int32", "int64":
+		return "expected an integer"
+	case "uint", "uint8", "uint16", "uint32", "uint64":
+		return "expected a non-negative integer"
+	case "float32", "float64":
+		return "expected a number"
+	case "duration":
+		return "expected a duration with a unit, e.g. 120s or 2m"
+	}
+	return ""
+}
+
+// legacyBuilders adapts the commands still registered with register, which parse their
+// own flags, to the tree: cobra passes them their arguments untouched.
+func legacyBuilders() []commandBuilder {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var out []commandBuilder
+	for _, n := range names {
+		lc := commands[n]
+		out = append(out, commandBuilder{build: func(io stdio) *cobra.Command {
+			return &cobra.Command{
+				Use:                lc.name + " " + lc.usage,
+				Short:              lc.summary,
+				DisableFlagParsing: true,
+				RunE: func(c *cobra.Command, args []string) error {
+					return exitStatus(lc.run(c.Context(), io, args))
+				},
+			}
+		}})
+	}
+	return out
+}
