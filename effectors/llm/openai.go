@@ -199,8 +199,9 @@ func (m *OpenAIModel) attempt(ctx context.Context, wire openai.ChatCompletionReq
 	var reqErr *openai.RequestError
 	var urlErr *url.Error
 	switch {
-	case errors.As(err, &apiErr):
-		fail.err = &StatusError{StatusCode: apiErr.HTTPStatusCode, Message: m.scrubCut(apiErr.Message)}
+	// A RequestError first: when an error body's "error" is not an object (mock-llm's 404
+	// says "error":"Not Found"), go-openai wraps an empty APIError in it, and only the
+	// body says what went wrong.
 	case errors.As(err, &reqErr):
 		msg := string(reqErr.Body)
 		if strings.TrimSpace(msg) == "" && reqErr.Err != nil {
@@ -210,6 +211,8 @@ func (m *OpenAIModel) attempt(ctx context.Context, wire openai.ChatCompletionReq
 		if !json.Valid(reqErr.Body) {
 			fail.kind = KindNonJSON
 		}
+	case errors.As(err, &apiErr):
+		fail.err = &StatusError{StatusCode: apiErr.HTTPStatusCode, Message: m.scrubCut(apiErr.Message)}
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		fail.err = &TimeoutError{After: m.opts.Timeout}
 		fail.retryable, fail.kind = true, KindTimeout

@@ -182,6 +182,14 @@ func TestCompleteRetries(t *testing.T) {
 			wantTries: 1,
 		},
 		{
+			// mock-llm's own 404: "error" is a string, which go-openai decodes into an
+			// empty APIError inside its RequestError; the body must not be lost.
+			name:      "an error body whose error is a string keeps the body",
+			replies:   []llmtest.Reply{{Status: 404, Body: `{"error":"Not Found","message":"Cannot POST /v1/chat/completions","status":404}`}},
+			wantErr:   `attempt 1: status 404 Not Found: {"error":"Not Found","message":"Cannot POST /v1/chat/completions","status":404}`,
+			wantTries: 1,
+		},
+		{
 			name:      "Retry-After beyond the limit ends the call",
 			replies:   []llmtest.Reply{llmtest.RateLimited("3600")},
 			wantErr:   "status 429|retry after 1h0m0s, beyond the 2m0s limit",
