@@ -73,10 +73,15 @@ func decodeChecked[T any](resp ChatResponse, validate func(T) error) (T, error) 
 		return v, fmt.Errorf("the reply has no text content (finish reason %q, %d tool calls)", resp.FinishReason, len(resp.ToolCalls))
 	}
 	raw, err := ExtractJSON(resp.Content)
-	if err != nil {
-		return v, err
+	if err == nil {
+		err = DecodeStrict(raw, &v)
 	}
-	if err := DecodeStrict(raw, &v); err != nil {
+	if err != nil && resp.FinishReason == "length" {
+		// The endpoint says it cut the reply; asking again for the same length would
+		// be cut again.
+		return v, fmt.Errorf("the reply stopped at the token limit (finish reason \"length\"); answer more briefly: %w", err)
+	}
+	if err != nil {
 		return v, err
 	}
 	if validate != nil {

@@ -43,6 +43,12 @@ func TestCompleteJSON(t *testing.T) {
 			wantFix:   []string{"could not be used", "does not parse", "invalid character '}'"},
 		},
 		{
+			name:      "cut off at the token limit, corrected",
+			replies:   []llmtest.Reply{{Content: `{"intent":"find the lar`, FinishReason: "length"}, llmtest.Text(good)},
+			wantCalls: 2,
+			wantFix:   []string{"stopped at the token limit", "answer more briefly", "cut off before its closing bracket"},
+		},
+		{
 			name:      "unknown field, corrected",
 			replies:   []llmtest.Reply{llmtest.Text(`{"intent":"x","success_criteria":["y"]}`), llmtest.Text(good)},
 			wantCalls: 2,
