@@ -1,0 +1,257 @@
+package trace
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/agentspine/spine/contract"
+)
+
+// The body of every event kind. Field order and tags are the bytes of the trace: a
+// body decoded from a line and encoded again gives the line back (TestRoundTrip holds
+// every fixture to it). Values a writer passes through unread (requests, results,
+// payloads, parameters) are json.RawMessage: the reader gets them verbatim.
+
+// Header is the first line of every trace (KindHeader).
+type Header struct {
+	Format string            `json:"format"`
+	Run    string            `json:"run"`
+	Rules  RulesRef          `json:"rules"`
+	Params json.RawMessage   `json:"params"` // the rule file's params after overrides, by name
+	Meta   map[string]string `json:"meta,omitempty"`
+	Limits Limits            `json:"limits"`
+}
+
+// RulesRef names the rule file in a header. Source is the whole file, so that a trace
+// replays with no rule file at hand; traces written before it was added have none.
+type RulesRef struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	Hash   string `json:"hash"`
+	Source string `json:"source,omitempty"`
+}
+
+// Limits are recorded in the header because they change what a run does; a replay
+// applies the recorded ones.
+type Limits struct {
+	MaxIterations int `json:"max_iterations"`
+	MaxFirings    int `json:"max_firings"`
+}
+
+// Fact is a working-memory fact as a trace records it.
+type Fact struct {
+	Kind    string          `json:"kind"`
+	ID      string          `json:"id"`
+	Rev     uint64          `json:"rev"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// FactChange is the body of fact_asserted, fact_updated and fact_retracted.
+type FactChange struct {
+	Fact Fact `json:"fact"`
+}
+
+// RuleEval is one rule's condition in a conflict_set event.
+type RuleEval struct {
+	Rule      string `json:"rule"`
+	Result    string `json:"result"`              // "true", "false" or "error"
+	Refracted bool   `json:"refracted,omitempty"` // true, but it already fired on these revisions
+	Error     string `json:"error,omitempty"`
+}
+
+// ConflictSet is one agenda cycle (KindConflictSet): every rule evaluated, the rules
+// whose condition held in agenda order, and the one fired.
+type ConflictSet struct {
+	Cycle       int        `json:"cycle"`
+	Stage       string     `json:"stage"`
+	Scope       string     `json:"scope"` // "all", or "terminal" when only rules setting a terminal objective were considered
+	Evaluated   []RuleEval `json:"evaluated"`
+	ConflictSet []string   `json:"conflict_set"` // in agenda order; the first fired
+	Fired       string     `json:"fired"`        // "" when the conflict set was empty
+	DecidedBy   string     `json:"decided_by,omitempty"`
+}
+
+// AppendFields writes the body as encoding/json would, without reflection.
+func (c *ConflictSet) AppendFields(buf []byte) []byte {
+	buf = strconv.AppendInt(AppendKey(buf, "cycle"), int64(c.Cycle), 10)
+	buf = AppendString(AppendKey(buf, "stage"), c.Stage)
+	buf = AppendString(AppendKey(buf, "scope"), c.Scope)
+	buf = AppendRuleEvals(AppendKey(buf, "evaluated"), c.Evaluated)
+	buf = AppendStrings(AppendKey(buf, "conflict_set"), c.ConflictSet)
+	buf = AppendString(AppendKey(buf, "fired"), c.Fired)
+	if c.DecidedBy != "" {
+		buf = AppendString(AppendKey(buf, "decided_by"), c.DecidedBy)
+	}
+	return buf
+}
+
+// AppendRuleEvals appends evals as a JSON array, as encoding/json would (null for a
+// nil slice).
+func AppendRuleEvals(buf []byte, evals []RuleEval) []byte {
+	if evals == nil {
+		return append(buf, "null"...)
+	}
+	buf = append(buf, '[')
+	for i, e := range evals {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"rule":`...)
+		buf = AppendString(buf, e.Rule)
+		buf = AppendString(AppendKey(buf, "result"), e.Result)
+		if e.Refracted {
+			buf = append(AppendKey(buf, "refracted"), "true"...)
+		}
+		if e.Error != "" {
+			buf = AppendString(AppendKey(buf, "error"), e.Error)
+		}
+		buf = append(buf, '}')
+	}
+	return append(buf, ']')
+}
+
+// AppendStrings appends ss as a JSON array of strings, as encoding/json would (null
+// for a nil slice).
+func AppendStrings(buf []byte, ss []string) []byte {
+	if ss == nil {
+		return append(buf, "null"...)
+	}
+	buf = append(buf, '[')
+	for i, s := range ss {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = AppendString(buf, s)
+	}
+	return append(buf, ']')
+}
+
+// FactAction is one fact a rule's then asserts, updates or retracts.
+type FactAction struct {
+	Kind   string          `json:"kind"`
+	ID     string          `json:"id,omitempty"`
+	Fields json.RawMessage `json:"fields,omitempty"`
+}
+
+// Then is what a fired rule does.
+type Then struct {
+	Objective  string       `json:"objective,omitempty"`
+	Assert     []FactAction `json:"assert,omitempty"`
+	Update     []FactAction `json:"update,omitempty"`
+	Retract    []FactAction `json:"retract,omitempty"`
+	Transition string       `json:"transition,omitempty"`
+}
+
+// RuleFired is a rule firing (KindRuleFired).
+type RuleFired struct {
+	Cycle    int    `json:"cycle"`
+	Rule     string `json:"rule"`
+	Salience int    `json:"salience"`
+	Then     *Then  `json:"then"`
+}
+
+// RuleError lists then-actions of a fired rule that could not be carried out
+// (KindRuleError).
+type RuleError struct {
+	Cycle  int      `json:"cycle"`
+	Rule   string   `json:"rule"`
+	Errors []string `json:"errors"`
+}
+
+// Transition is a move of the engine's FSM (KindTransition).
+type Transition struct {
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Event     string `json:"event"`
+	Iteration int    `json:"iteration"`
+}
+
+// AppendFields writes the body as encoding/json would, without reflection.
+func (b Transition) AppendFields(buf []byte) []byte {
+	buf = AppendString(AppendKey(buf, "from"), b.From)
+	buf = AppendString(AppendKey(buf, "to"), b.To)
+	buf = AppendString(AppendKey(buf, "event"), b.Event)
+	return strconv.AppendInt(AppendKey(buf, "iteration"), int64(b.Iteration), 10)
+}
+
+// EffectorCall is the engine asking its effector (KindEffectorCall). Call counts the
+// run's effector calls from 1; a replay serves results by it.
+type EffectorCall struct {
+	Call        int             `json:"call"`
+	Op          string          `json:"op"` // mint, gate or finish
+	RequestHash string          `json:"request_hash"`
+	Request     json.RawMessage `json:"request"`
+}
+
+// EffectorResult is the effector's answer to the call of the same number
+// (KindEffectorResult): its result or its error.
+type EffectorResult struct {
+	Call       int             `json:"call"`
+	Op         string          `json:"op"`
+	DurationMS int64           `json:"duration_ms"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	Error      string          `json:"error,omitempty"`
+}
+
+// Halt is how a run ended (KindHalt).
+type Halt struct {
+	Run        string `json:"run"`
+	Outcome    string `json:"outcome"`
+	Objective  string `json:"objective"`
+	Iterations int    `json:"iterations"`
+	Firings    int    `json:"firings"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// Reload is a rule file reloaded between cycles (KindRulesReloaded, with its Source)
+// or refused (KindRulesReloadFailed, with its Error; the running rules stayed).
+type Reload struct {
+	Path   string `json:"path"`
+	Hash   string `json:"hash,omitempty"`
+	Source string `json:"source,omitempty"` // the whole rule file, so a replay can apply it
+	Error  string `json:"error,omitempty"`
+}
+
+// EmitError records a host event that could not be written as given (KindEmitError).
+type EmitError struct {
+	Kind  string `json:"event_kind"`
+	Error string `json:"error"`
+}
+
+// Usage is the token usage of a model call, journalled with its exchange.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Exchange is one nested exchange an effector journalled while the engine waited on
+// it (KindExchange): a model call, a tool call, a check, a memory query. Name says what
+// was called ("llm:R2", "tool:shell", …; see the Exchange* prefixes).
+type Exchange struct {
+	Name       string          `json:"name"`
+	Request    json.RawMessage `json:"request"`
+	Response   json.RawMessage `json:"response,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	Usage      *Usage          `json:"usage,omitempty"`
+	DurationMS int64           `json:"duration_ms"`
+}
+
+// Message is one inter-role message: the body of a message event, and what the bus
+// carries.
+type Message struct {
+	// Seq is the trace seq of the event that journalled the message, or the bus's own
+	// number for a message that is in no trace. It is the envelope's, not the body's.
+	Seq     int64           `json:"-"`
+	From    string          `json:"from"`
+	To      string          `json:"to"`
+	Type    string          `json:"type"`
+	TaskID  string          `json:"task_id,omitempty"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// Audit is one Auditor finding, written after the halt (KindAudit). The finding is
+// wrapped: an AuditReport's own "kind" would clash with the event's.
+type Audit struct {
+	Finding contract.AuditReport `json:"finding"`
+}

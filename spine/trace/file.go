@@ -1,0 +1,36 @@
+package trace
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/agentspine/spine/internal/fsmode"
+)
+
+// checkRegular says what path is when it is not a regular file.
+func checkRegular(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: %s, not a regular file", path, fsmode.Name(fi.Mode()))
+	}
+	return nil
+}
+
+// ReadBytes reads a whole trace file that OpenRegular accepts, for readers that pass
+// over it more than once (the chain check, then the decoder).
+func ReadBytes(path string) ([]byte, error) {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
