@@ -341,6 +341,17 @@ func fromWire(resp openai.ChatCompletionResponse) (ChatResponse, error) {
 	}
 	choice := resp.Choices[0]
 	out.Content = choice.Message.Content
+	if out.Content == "" {
+		// Some endpoints send the content as an array of parts; go-openai reads it into
+		// MultiContent and leaves Content empty.
+		var text strings.Builder
+		for _, part := range choice.Message.MultiContent {
+			if part.Type == openai.ChatMessagePartTypeText {
+				text.WriteString(part.Text)
+			}
+		}
+		out.Content = text.String()
+	}
 	out.FinishReason = string(choice.FinishReason)
 	for _, tc := range choice.Message.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})

@@ -80,6 +80,31 @@ func TestCompleteSendsRequestAndReadsResponse(t *testing.T) {
 	}
 }
 
+// TestCompleteReadsContentParts: a message whose content is an array of parts (as some
+// OpenAI-compatible servers send it) is read as the concatenation of its text parts.
+func TestCompleteReadsContentParts(t *testing.T) {
+	cases := []struct{ name, content, want string }{
+		{"text parts", `[{"type":"text","text":"{\"a\":"},{"type":"text","text":"1}"}]`, `{"a":1}`},
+		{"an image part is skipped", `[{"type":"image_url","image_url":{"url":"https://x.example/i.png"}},{"type":"text","text":"ok"}]`, "ok"},
+		{"no parts", `[]`, ""},
+		{"a plain string", `"plain"`, "plain"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t, llmtest.Reply{Body: `{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":` +
+				c.content + `},"finish_reason":"stop"}]}`})
+			m, _ := newTestModel(t, srv, nil)
+			resp, err := m.Complete(context.Background(), userAsks("hi"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Content != c.want {
+				t.Errorf("content %q, want %q", resp.Content, c.want)
+			}
+		})
+	}
+}
+
 func TestCompleteUsesDefaultModelAndCompletionTokensForReasoningModels(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Text("a"), llmtest.Text("b"))
 	m, _ := newTestModel(t, srv, nil)
