@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -18,15 +17,30 @@ import (
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
+const memorySummary = "inspect, consolidate and garbage-collect the shared memory store"
+
 func init() {
-	register(&command{
-		name:    "memory",
-		summary: "inspect, consolidate and garbage-collect the shared memory store",
-		usage:   "ls|show|potentials|dream|gc|export|import|verify --db DIR [flags]",
-		run:     runMemory,
+	addCommand("", func(io stdio) *cobra.Command {
+		c := groupCommand("memory", memorySummary, "verb")
+		c.Long = memorySummary + `
+
+Every verb takes --db DIR, --json for JSON output and --now TIME (RFC 3339) to evaluate
+decay at a given time instead of the host clock. dream words consolidations with a model
+when one is configured (--base-url / --model / --config, as for spine run), or from a
+journal (--replay); without either it reports them as deferred.`
+		pf := c.PersistentFlags()
+		pf.String("db", "", "store directory (required)")
+		pf.Bool("json", false, "write JSON instead of text")
+		pf.String("now", "", "evaluate decay at this RFC 3339 time instead of the host clock")
+		return c
 	})
+	for _, v := range memVerbs {
+		addCommand("memory", func(io stdio) *cobra.Command { return memVerbCommand(io, v) })
+	}
 }
 
 // memVerb is one subcommand of `spine memory`.
@@ -36,13 +50,13 @@ type memVerb struct {
 }
 
 var memVerbs = []memVerb{
-	{"ls", "[--space S [--entity E]] [--level L]", "list Megrams, through the tag or level index when filtered", memLs},
+	{"ls", "", "list Megrams, through the tag or level index when filtered", memLs},
 	{"show", "ID", "show one Megram with its live potentials and supersession", memShow},
-	{"potentials", "--space S --entity E | --intent TEXT", "show the live potentials and C entries of a tag pair", memPotentials},
-	{"dream", "[--dry-run]", "run one Dreamer pass: trust bankruptcy, consolidation, forgetting", memDream},
-	{"gc", "[--dry-run]", "forget M/K entries whose attention decayed, then compact the store", memGC},
+	{"potentials", "", "show the live potentials and C entries of a tag pair", memPotentials},
+	{"dream", "", "run one Dreamer pass: trust bankruptcy, consolidation, forgetting", memDream},
+	{"gc", "", "forget M/K entries whose attention decayed, then compact the store", memGC},
 	{"export", "", "write every record as JSONL that import restores to an identical store", memExport},
-	{"import", "FILE|- [--skip-existing]", "append GGS Megrams (objects or envelopes) or restore an export from a JSONL file", memImport},
+	{"import", "FILE|-", "append GGS Megrams (objects or envelopes) or restore an export from a JSONL file", memImport},
 	{"verify", "", "check every record and index entry of the store", memVerify},
 }
 
@@ -63,81 +77,37 @@ type memFlags struct {
 	baseURL, model, config, record, replay string
 }
 
-func memUsage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: spine memory <verb> --db DIR [flags]\n\n%s\n\nVerbs:\n", commands["memory"].summary)
-	for _, v := range memVerbs {
-		fmt.Fprintf(w, "  %-10s %s\n", v.name, v.summary)
-		if v.args != "" {
-			fmt.Fprintf(w, "  %-10s   %s\n", "", v.args)
-		}
+// memVerbCommand is `spine memory <verb>` with the verb's own flags; --db, --json and
+// --now are memory's, taken before or after the verb.
+func memVerbCommand(io stdio, v memVerb) *cobra.Command {
+	m := &memFlags{}
+	use := v.name + " [flags]"
+	if v.args != "" {
+		use += " " + v.args
 	}
-	fmt.Fprintln(w, "\nEvery verb takes --db DIR, --json for JSON output and --now TIME (RFC 3339) to evaluate")
-	fmt.Fprintln(w, "decay at a given time instead of the host clock. Run 'spine memory <verb> --help' for its flags.")
-	fmt.Fprintln(w, "dream words consolidations with a model when one is configured (--base-url / --model / --config,")
-	fmt.Fprintln(w, "as for spine run), or from a journal (--replay); without either it reports them as deferred.")
-}
-
-func runMemory(ctx context.Context, io stdio, args []string) int {
-	if len(args) == 0 {
-		memUsage(io.err)
-		return exitUsage
-	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		memUsage(io.out)
-		return exitOK
-	}
-	// The verb is the first positional; flags may come before it, so they are told from
-	// it with every verb's flags known, then parsed by the verb's own set.
-	all := flag.NewFlagSet("spine memory", flag.ContinueOnError)
-	for _, v := range memVerbs {
-		defineMemFlags(all, v.name, &memFlags{})
-	}
-	flags, positional := scanArgs(all, args)
-	if len(positional) == 0 {
-		for _, f := range flags {
-			if f.name == "h" || f.name == "help" {
-				memUsage(io.out)
-				return exitOK
+	c := &cobra.Command{
+		Use:   use,
+		Short: v.summary,
+		RunE: func(c *cobra.Command, args []string) error {
+			fs := c.Flags()
+			m.db, _ = fs.GetString("db")
+			m.jsonOut, _ = fs.GetBool("json")
+			m.now, _ = fs.GetString("now")
+			m.positional = args
+			if err := checkMemFlags(v, m); err != nil {
+				return err
 			}
-		}
-		fmt.Fprintf(io.err, "spine memory: expected a verb\n\n")
-		memUsage(io.err)
-		return exitUsage
+			return exitStatus(v.run(c.Context(), io, m))
+		},
 	}
-	verb := args[positional[0]]
-	rest := append(append([]string{}, args[:positional[0]]...), args[positional[0]+1:]...)
-	for _, v := range memVerbs {
-		if v.name != verb {
-			continue
-		}
-		m, code, done := parseMemFlags(io, v, rest)
-		if done {
-			return code
-		}
-		return v.run(ctx, io, m)
-	}
-	fmt.Fprintf(io.err, "spine memory: unknown verb %q\n\n", verb)
-	memUsage(io.err)
-	return exitUsage
+	defineMemFlags(c.Flags(), v.name, m)
+	return c
 }
 
-// defineMemFlags defines on fs the flags of verb, bound to m. A flag fs already has is
-// skipped, so the flags of every verb can share one set.
-func defineMemFlags(fs *flag.FlagSet, verb string, m *memFlags) {
-	str := func(p *string, name, usage string) {
-		if fs.Lookup(name) == nil {
-			fs.StringVar(p, name, "", usage)
-		}
-	}
-	boolean := func(p *bool, name, usage string) {
-		if fs.Lookup(name) == nil {
-			fs.BoolVar(p, name, false, usage)
-		}
-	}
-	str(&m.db, "db", "store directory (required)")
-	boolean(&m.jsonOut, "json", "write JSON instead of text")
-	str(&m.now, "now", "evaluate decay at this RFC 3339 time instead of the host clock")
+// defineMemFlags defines on fs the flags of verb beyond memory's own, bound to m.
+func defineMemFlags(fs *pflag.FlagSet, verb string, m *memFlags) {
+	str := func(p *string, name, usage string) { fs.StringVar(p, name, "", usage) }
+	boolean := func(p *bool, name, usage string) { fs.BoolVar(p, name, false, usage) }
 	switch verb {
 	case "ls":
 		str(&m.space, "space", "only this space (tag index)")
@@ -161,24 +131,9 @@ func defineMemFlags(fs *flag.FlagSet, verb string, m *memFlags) {
 	}
 }
 
-// parseMemFlags parses the verb's flags wherever they appear among the arguments.
-func parseMemFlags(io stdio, v memVerb, args []string) (*memFlags, int, bool) {
-	m := &memFlags{}
-	fs := flag.NewFlagSet("spine memory "+v.name, flag.ContinueOnError)
-	fs.SetOutput(io.err)
-	defineMemFlags(fs, v.name, m)
-	fs.Usage = func() {
-		fmt.Fprintf(io.err, "Usage: spine memory %s --db DIR %s\n\n%s\n\nFlags:\n", v.name, v.args, v.summary)
-		fs.PrintDefaults()
-	}
-	if code, done := parseFlags(fs, args); done {
-		return nil, code, true
-	}
-	m.positional = fs.Args()
-	usageErr := func(format string, a ...any) (*memFlags, int, bool) {
-		fmt.Fprintf(io.err, "spine memory %s: %s\n", v.name, fmt.Sprintf(format, a...))
-		return nil, exitUsage, true
-	}
+// checkMemFlags checks what flag parsing cannot: the store, the argument count, --now.
+func checkMemFlags(v memVerb, m *memFlags) error {
+	usageErr := usageErrorf
 	if m.db == "" {
 		return usageErr("--db DIR is required")
 	}
@@ -200,7 +155,7 @@ func parseMemFlags(io stdio, v memVerb, args []string) (*memFlags, int, bool) {
 		}
 		m.clock = memClock{fixed: t}
 	}
-	return m, exitOK, false
+	return nil
 }
 
 // memClock is the host clock, or a fixed time given with --now.

@@ -297,15 +297,17 @@ func isGroup(c *cobra.Command) bool {
 	return c.Annotations["group"] != ""
 }
 
-// normalizeArgs rewrites a long flag written with one dash (-all, -jobs=3) as the two-dash
-// form pflag reads, for the flags of the command the arguments select; Go's flag package,
-// which spine used before, took both. Everything after "--" and every flag's value stay
-// as written.
+// normalizeArgs prepares a command line for cobra, so that flags work anywhere as they
+// did with spine's own parser:
+//   - a long flag written with one dash (-all, -jobs=3) is rewritten in the two-dash form
+//     pflag reads; Go's flag package, which spine used before, took both;
+//   - a flag written before a subcommand that only the subcommand knows (`spine trace
+//     --all show FILE`) is moved after it, where cobra looks for it.
+//
+// Everything after "--" and every flag's value stay as written.
 func normalizeArgs(root *cobra.Command, args []string) []string {
-	out := slices.Clone(args)
-	if out == nil {
-		out = []string{}
-	}
+	out := []string{}
+	var pending []string // flags the current command does not know, given before its subcommand
 	cur := root
 	sawPositional := false
 	lookup := func(name string) *pflag.Flag {
@@ -314,45 +316,72 @@ func normalizeArgs(root *cobra.Command, args []string) []string {
 		}
 		return cur.InheritedFlags().Lookup(name)
 	}
-	for i := 0; i < len(out); i++ {
-		a := out[i]
+	// long returns a as a two-dash flag when it is a long flag of cur written with one.
+	long := func(a string) string {
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			if name, _, _ := strings.Cut(a[1:], "="); len(name) > 1 && (name == "help" || lookup(name) != nil) {
+				return "-" + a
+			}
+		}
+		return a
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if a == "--" {
+			out = append(out, pending...)
+			pending = nil
+			out = append(out, args[i:]...)
 			break
 		}
 		if len(a) < 2 || a[0] != '-' {
 			if !sawPositional && !cur.DisableFlagParsing {
 				if sub := findChild(cur, a); sub != nil {
 					cur = sub
+					out = append(out, a)
+					for _, p := range pending {
+						out = append(out, long(p))
+					}
+					pending = nil
 					continue
 				}
 			}
 			sawPositional = true
+			out = append(out, a)
 			continue
 		}
 		if cur.DisableFlagParsing {
+			out = append(out, a)
 			continue
 		}
+		a = long(a)
 		if a[1] != '-' {
-			name, _, _ := strings.Cut(a[1:], "=")
-			if len(name) > 1 && (name == "help" || lookup(name) != nil) {
-				a = "-" + a
-				out[i] = a
-			} else {
-				// A shorthand, possibly taking the next argument as its value.
-				if len(a) == 2 {
-					if f := cur.Flags().ShorthandLookup(a[1:]); f != nil && f.NoOptDefVal == "" {
-						i++
-					}
-				}
+			if len(a) > 2 && !sawPositional && cur.HasSubCommands() {
+				pending = append(pending, a) // -all before the subcommand that has it
 				continue
 			}
+			out = append(out, a)
+			// A shorthand, possibly taking the next argument as its value.
+			if len(a) == 2 && i+1 < len(args) {
+				if f := cur.Flags().ShorthandLookup(a[1:]); f != nil && f.NoOptDefVal == "" {
+					i++
+					out = append(out, args[i])
+				}
+			}
+			continue
 		}
 		name, _, inline := strings.Cut(a[2:], "=")
-		if f := lookup(name); f != nil && !inline && f.NoOptDefVal == "" {
+		f := lookup(name)
+		if f == nil && name != "help" && !sawPositional && cur.HasSubCommands() {
+			pending = append(pending, a)
+			continue
+		}
+		out = append(out, a)
+		if f != nil && !inline && f.NoOptDefVal == "" && i+1 < len(args) {
 			i++ // its value, which may start with a dash
+			out = append(out, args[i])
 		}
 	}
-	return out
+	return append(out, pending...)
 }
 
 // flagError words pflag's errors as spine always has: the flag as written, the bad value
@@ -421,16 +450,19 @@ func legacyBuilders() []commandBuilder {
 	var out []commandBuilder
 	for _, n := range names {
 		lc := commands[n]
-		out = append(out, commandBuilder{build: func(io stdio) *cobra.Command {
-			return &cobra.Command{
-				Use:                lc.name + " " + lc.usage,
-				Short:              lc.summary,
-				DisableFlagParsing: true,
-				RunE: func(c *cobra.Command, args []string) error {
-					return exitStatus(lc.run(c.Context(), io, args))
-				},
-			}
-		}})
+		out = append(out, commandBuilder{build: func(io stdio) *cobra.Command { return legacyCommand(lc, io) }})
 	}
 	return out
+}
+
+// legacyCommand is lc in the tree, its arguments passed through for it to parse.
+func legacyCommand(lc *command, io stdio) *cobra.Command {
+	return &cobra.Command{
+		Use:                lc.name + " " + lc.usage,
+		Short:              lc.summary,
+		DisableFlagParsing: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			return exitStatus(lc.run(c.Context(), io, args))
+		},
+	}
 }

@@ -2,54 +2,45 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/spine"
+	"github.com/spf13/cobra"
 )
 
 func init() {
-	register(&command{
-		name:    "trace",
-		summary: "show a trace as a readable timeline and check its hash chain, tabulate its GGS rounds, or compare two traces",
-		usage:   "show [--all] FILE | loss [--json] TRACE... | diff A B",
-		run:     runTrace,
+	addCommand("", func(io stdio) *cobra.Command {
+		return groupCommand("trace", "show a trace as a readable timeline and check its hash chain, tabulate its GGS rounds, or compare two traces", "subcommand")
+	})
+	addCommand("trace", func(io stdio) *cobra.Command {
+		var all bool
+		c := &cobra.Command{
+			Use:   "show [flags] FILE",
+			Short: "show a trace as a readable timeline: every exchange, tool call, plan check and message; the hash chain checked",
+			RunE: func(c *cobra.Command, args []string) error {
+				return exitStatus(runTraceShow(io, all, args))
+			},
+		}
+		c.Flags().BoolVar(&all, "all", false, "also show state changes, effector requests and every rule evaluation, and full requests and responses")
+		return c
+	})
+	// loss and diff still parse their own flags.
+	addCommand("trace", func(io stdio) *cobra.Command {
+		return legacyCommand(&command{name: "loss", summary: traceLossCmd.summary, usage: traceLossCmd.usage, run: runTraceLoss}, io)
+	})
+	addCommand("trace", func(io stdio) *cobra.Command {
+		return legacyCommand(&command{name: "diff", summary: traceDiffCmd.summary, usage: traceDiffCmd.usage, run: runTraceDiff}, io)
 	})
 }
 
-func runTrace(ctx context.Context, io stdio, args []string) int {
-	c := commands["trace"]
-	fs := newFlags(c, io)
-	all := fs.Bool("all", false, "also show state changes, effector requests and every rule evaluation")
-	// The subcommand is the first positional, so flags may come before it too:
-	// `spine trace --all show FILE`.
-	flags, positional := scanArgs(fs, args)
-	if len(positional) > 0 {
-		if sub, ok := traceSubcommands[args[positional[0]]]; ok {
-			return sub(ctx, io, append(append([]string{}, args[:positional[0]]...), args[positional[0]+1:]...))
-		}
-	}
-	if len(positional) == 0 || args[positional[0]] != "show" {
-		if len(positional) == 0 && slices.ContainsFunc(flags, func(f flagArg) bool { return f.name == "h" || f.name == "help" }) {
-			fs.Usage()
-			return exitOK
-		}
-		fmt.Fprintln(io.err, "spine trace: expected the subcommand show, loss or diff")
-		fs.Usage()
-		return exitUsage
-	}
-	rest := append(append([]string{}, args[:positional[0]]...), args[positional[0]+1:]...)
-	if code, done := parseFlags(fs, rest); done {
-		return code
-	}
-	if fs.NArg() != 1 {
+func runTraceShow(io stdio, all bool, args []string) int {
+	if len(args) != 1 {
 		fmt.Fprintln(io.err, "spine trace show: expected one trace file")
 		return exitUsage
 	}
-	path := fs.Arg(0)
+	path := args[0]
 	data, err := spine.ReadTraceBytes(path)
 	if err != nil {
 		fmt.Fprintf(io.err, "spine trace show: %v\n", err)
@@ -77,7 +68,7 @@ func runTrace(ctx context.Context, io stdio, args []string) int {
 	if locked, _ := spine.TraceLocked(path); locked {
 		fmt.Fprintf(io.err, "spine trace show: %s is still being written by a run\n", path)
 	}
-	tl := &timeline{w: io.out, all: *all}
+	tl := &timeline{w: io.out, all: all}
 	marked := false
 	mark := func() {
 		if breakAt > 0 && !marked {
