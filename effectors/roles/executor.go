@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/agentspine/spine/contract"
@@ -76,11 +77,16 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, atte
 			return execution{result: res, infra: err}, nil
 		}
 		if len(resp.ToolCalls) > 0 {
-			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
-			for i, tc := range resp.ToolCalls {
-				if tc.ID == "" {
-					tc.ID = fmt.Sprintf("call-%d-%d", turn, i+1)
+			// A call the endpoint sent without an id gets one before the assistant turn is
+			// sent back, so that each tool message names a call of that turn.
+			calls := slices.Clone(resp.ToolCalls)
+			for i := range calls {
+				if calls[i].ID == "" {
+					calls[i].ID = fmt.Sprintf("call-%d-%d", turn, i+1)
 				}
+			}
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls})
+			for _, tc := range calls {
 				reply, entry, err := p.callTool(ctx, rec, a, tc, allowed, g, late)
 				if err != nil {
 					return execution{}, err
