@@ -1,0 +1,171 @@
+package telemetry
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentspine/spine/telemetry/otlptest"
+)
+
+const pipelineTrace = "../fixtures/pipeline/change_path_then_accept.trace.jsonl"
+
+// TestEndpointErrors: a refused connection, a 4xx and a 5xx are errors that name the
+// endpoint and quote at most an excerpt of its answer.
+func TestEndpointErrors(t *testing.T) {
+	closed := otlptest.New()
+	closedURL := closed.URL()
+	closed.Close()
+	huge := strings.Repeat("x", 100_000)
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+		want   []string
+	}{
+		{"refused", 0, "", []string{"sending 40 spans to http://127.0.0.1:", "connect: connection refused"}},
+		{"unauthorized", http.StatusUnauthorized, "bad key", []string{"401 Unauthorized", "bad key"}},
+		{"server error", http.StatusInternalServerError, huge, []string{"500 Internal Server Error", "xxx…"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := closedURL
+			if tc.status != 0 {
+				rcv := otlptest.New()
+				defer rcv.Close()
+				rcv.Fail(tc.status, tc.body)
+				url = rcv.URL()
+			}
+			_, err := ExportFile(context.Background(), Endpoint{URL: url, NoRetry: true}, pipelineTrace, Options{})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			if len(err.Error()) > 700 {
+				t.Errorf("error is %d bytes long, want an excerpt", len(err.Error()))
+			}
+		})
+	}
+}
+
+func TestParseURL(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		insecure bool
+		want     string // the URL, or the error
+	}{
+		{"http://localhost:4318", false, "http://localhost:4318/v1/traces"},
+		{"http://127.0.0.1:4318/", false, "http://127.0.0.1:4318/v1/traces"},
+		{"http://[::1]:4318/v1/traces", false, "http://[::1]:4318/v1/traces"},
+		{"https://cloud.langfuse.com/api/public/otel/v1/traces", false, "https://cloud.langfuse.com/api/public/otel/v1/traces"},
+		{"http://tempo.internal:4318", true, "http://tempo.internal:4318/v1/traces"},
+		{"http://tempo.internal:4318", false, `endpoint "http://tempo.internal:4318": plain http to another host sends the run in clear text; use https, or --insecure to allow it`},
+		{"https://user:secret@example.com", false, "endpoint: credentials in the URL are refused; send them with --header (e.g. --header 'Authorization=Basic …')"},
+		{"ftp://example.com", false, `endpoint "ftp://example.com": scheme must be http or https`},
+		{"https://example.com/v1/traces?key=1", false, `endpoint "https://example.com/v1/traces?key=1": OTLP/HTTP takes no query or fragment`},
+		{"localhost:4318", false, `endpoint "localhost:4318": want a URL such as http://localhost:4318 or https://otlp.example.com/v1/traces`},
+		{"", false, `endpoint "": want a URL such as http://localhost:4318 or https://otlp.example.com/v1/traces`},
+	} {
+		u, err := ParseURL(tc.in, tc.insecure)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = u.String()
+		}
+		if got != tc.want {
+			t.Errorf("ParseURL(%q, %v) = %s, want %s", tc.in, tc.insecure, got, tc.want)
+		}
+	}
+}
+
+func TestParseHeader(t *testing.T) {
+	for _, tc := range []struct{ in, key, val, err string }{
+		{"Authorization=Bearer abc", "Authorization", "Bearer abc", ""},
+		{"x-api-key=a=b", "x-api-key", "a=b", ""},
+		{"x-empty=", "x-empty", "", ""},
+		{"novalue", "", "", `header "novalue": want KEY=VALUE with a key of letters, digits and dashes`},
+		{"=secret", "", "", `header "": want KEY=VALUE with a key of letters, digits and dashes`},
+		{"bad key=secret", "", "", `header "bad key": want KEY=VALUE with a key of letters, digits and dashes`},
+		{"k=line\nbreak", "", "", `header "k": want KEY=VALUE with a key of letters, digits and dashes`},
+	} {
+		k, v, err := ParseHeader(tc.in)
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if k != tc.key || v != tc.val || gotErr != tc.err {
+			t.Errorf("ParseHeader(%q) = %q, %q, %q; want %q, %q, %q", tc.in, k, v, gotErr, tc.key, tc.val, tc.err)
+		}
+	}
+}
+
+// TestBadTraces: what is not a spine trace is an error naming the file, not spans.
+func TestBadTraces(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, content, want string }{
+		{"empty", "", "empty.jsonl: no events (want a spine trace that starts with its header)"},
+		{"headerless", `{"seq":1,"t":"2026-03-01T09:00:00Z","kind":"halt","run":"x","outcome":"success"}` + "\n",
+			`headerless.jsonl:1: first event is "halt", want the header`},
+		{"anonymous", `{"seq":1,"t":"2026-03-01T09:00:00Z","kind":"header","format":"spine-trace/2"}` + "\n",
+			"anonymous.jsonl:1: header names no run"},
+		{"badtime", `{"seq":1,"t":"yesterday","kind":"header","run":"r"}` + "\n",
+			`badtime.jsonl:1: time "yesterday" is not RFC 3339`},
+		{"foreign", "hello\n", "foreign.jsonl:1: invalid JSON"},
+	} {
+		p := filepath.Join(dir, tc.name+".jsonl")
+		if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Spans(p, Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestIncompleteRun: a trace cut before its halt still exports, its run marked so.
+func TestIncompleteRun(t *testing.T) {
+	raw, err := os.ReadFile(pipelineTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	p := filepath.Join(t.TempDir(), "cut.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines[:40], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spans, err := Spans(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := spans[len(spans)-1]
+	if root.Name() != "spine run" || root.Status().Description != "the trace ends before the run's halt" {
+		t.Errorf("last span %s with status %q, want the run marked incomplete", root.Name(), root.Status().Description)
+	}
+}
+
+// FuzzSpans: no trace file, however damaged, makes the conversion panic.
+func FuzzSpans(f *testing.F) {
+	raw, err := os.ReadFile(pipelineTrace)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(raw)
+	f.Add([]byte(`{"seq":1,"t":"2026-03-01T09:00:00Z","kind":"header","run":"r"}` + "\n" +
+		`{"seq":2,"t":"2026-03-01T09:00:00Z","kind":"exchange","name":"llm:","request":1,"response":"x","duration_ms":-5}` + "\n"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "t.jsonl")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = Spans(p, Options{})
+	})
+}
