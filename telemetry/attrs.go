@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // GenAI semantic-convention keys. The Go semconv packages stopped carrying the gen_ai
@@ -41,7 +42,7 @@ const (
 // maxText bounds the text of an error or a finding copied into an attribute.
 const maxText = 500
 
-func runAttrs(h *header) []attribute.KeyValue {
+func runAttrs(h trace.Header) []attribute.KeyValue {
 	attrs := []attribute.KeyValue{
 		attribute.String("spine.run.id", h.Run),
 		attribute.String(keyConversationID, h.Run),
@@ -57,7 +58,7 @@ func runAttrs(h *header) []attribute.KeyValue {
 
 // modelSpan fills a model call's span: the GenAI conventions' inference span, named
 // "chat <model>", from the recorded request and response.
-func modelSpan(c *span, x *exchange, provider string, meta map[string]string) {
+func modelSpan(c *span, x trace.Exchange, provider string, meta map[string]string) {
 	var req llm.ChatRequest
 	var resp llm.ChatResponse
 	_ = json.Unmarshal(x.Request, &req)
@@ -147,7 +148,7 @@ func serverAttrs(base string) []attribute.KeyValue {
 }
 
 // toolSpan fills a tool call's span: the GenAI conventions' execute_tool span.
-func toolSpan(c *span, tool string, x *exchange) {
+func toolSpan(c *span, tool string, x trace.Exchange) {
 	var req struct {
 		ID string `json:"id"`
 	}

@@ -110,13 +110,13 @@ func TestParseHeader(t *testing.T) {
 func TestBadTraces(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, content, want string }{
-		{"empty", "", "empty.jsonl: no events (want a spine trace that starts with its header)"},
+		{"empty", "", "empty.jsonl: the file is empty; expected a spine trace"},
 		{"headerless", `{"seq":1,"t":"2026-03-01T09:00:00Z","kind":"halt","run":"x","outcome":"success"}` + "\n",
-			`headerless.jsonl:1: first event is "halt", want the header`},
+			`headerless.jsonl:1: expected a spine trace: the first line must be a header with format spine-trace/2, not a "halt" event`},
 		{"anonymous", `{"seq":1,"t":"2026-03-01T09:00:00Z","kind":"header","format":"spine-trace/2"}` + "\n",
 			"anonymous.jsonl:1: header names no run"},
 		{"badtime", `{"seq":1,"t":"yesterday","kind":"header","run":"r"}` + "\n",
-			`badtime.jsonl:1: time "yesterday" is not RFC 3339`},
+			`badtime.jsonl:1: t "yesterday" is not an RFC 3339 time`},
 		{"foreign", "hello\n", "foreign.jsonl:1: invalid JSON"},
 	} {
 		p := filepath.Join(dir, tc.name+".jsonl")
@@ -168,4 +168,43 @@ func FuzzSpans(f *testing.F) {
 		}
 		_, _ = Spans(p, Options{})
 	})
+}
+
+// TestBrokenChain: a trace edited after it was written still exports, with a warning
+// and its run span saying where the chain breaks.
+func TestBrokenChain(t *testing.T) {
+	raw, err := os.ReadFile(pipelineTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(raw), `"listen":8443`, `"listen":8444`, 1)
+	if edited == string(raw) {
+		t.Fatal("the fixture no longer has the value this test edits")
+	}
+	p := filepath.Join(t.TempDir(), "edited.jsonl")
+	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := Warnings(f)
+	if len(w) != 1 || !strings.Contains(w[0], "hash chain broken at line 65") {
+		t.Errorf("warnings %q, want one on the chain broken at line 65", w)
+	}
+	spans, err := Convert(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := spans[len(spans)-1]
+	for _, a := range root.Attributes() {
+		if a.Key == "spine.trace.chain" {
+			if got := a.Value.AsString(); got != "broken at line 65" {
+				t.Errorf("spine.trace.chain = %q, want broken at line 65", got)
+			}
+			return
+		}
+	}
+	t.Errorf("run span %s has no spine.trace.chain", root.Name())
 }

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -8,6 +9,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	oteltrace "go.opentelemetry.io/otel/trace"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // span is one span to be, as read from the trace: the conversion builds the whole tree
@@ -76,23 +79,24 @@ type builder struct {
 	halted  bool
 }
 
-// plan builds the span tree of one trace. The first event must be its header.
-func plan(name string, evs []event, opts Options) (*span, error) {
-	if len(evs) == 0 {
-		return nil, fmt.Errorf("%s: no events (want a spine trace that starts with its header)", name)
-	}
-	h, ok := evs[0].body.(*header)
+// plan builds the span tree of a read trace. Its first event must be its header.
+func plan(f *trace.File, opts Options) (*span, error) {
+	h, ok := f.Header()
 	if !ok {
-		return nil, fmt.Errorf("%s:1: first event is %q, want the header", name, excerpt(evs[0].kind, 40))
+		return nil, fmt.Errorf("%s: not a spine trace (want a header as its first line)", f.Name)
 	}
 	if h.Run == "" {
-		return nil, fmt.Errorf("%s:1: header names no run", name)
+		return nil, fmt.Errorf("%s:1: header names no run", f.Name)
 	}
 	b := &builder{opts: opts, meta: h.Meta}
-	b.run = newSpan("run", evs[0].seq, "spine run", evs[0].t)
+	first := &f.Events[0]
+	b.run = newSpan("run", first.Seq, "spine run", first.Time)
 	b.run.attrs = runAttrs(h)
-	for _, ev := range evs[1:] {
-		b.add(ev)
+	if note := chainNote(f); note != "" {
+		b.run.attrs = append(b.run.attrs, attribute.String("spine.trace.chain", note))
+	}
+	for i := range f.Events[1:] {
+		b.add(&f.Events[i+1])
 	}
 	b.closeRound()
 	if !b.halted {
@@ -103,29 +107,29 @@ func plan(name string, evs []event, opts Options) (*span, error) {
 	return b.run, nil
 }
 
-func (b *builder) add(ev event) {
-	switch body := ev.body.(type) {
-	case *transition:
+func (b *builder) add(ev *trace.Event) {
+	switch body := ev.Body.(type) {
+	case trace.Transition:
 		if b.round == nil || body.Iteration != b.iter {
 			b.openRound(ev, body.Iteration)
 		}
-		b.round.event("spine.transition", ev.t,
+		b.round.event("spine.transition", ev.Time,
 			attribute.String("spine.from", body.From),
 			attribute.String("spine.to", body.To),
 			attribute.String("spine.event", body.Event))
-	case *ruleFired:
-		b.at(ev.t).event("spine.rule_fired", ev.t,
+	case trace.RuleFired:
+		b.at(ev.Time).event("spine.rule_fired", ev.Time,
 			attribute.String("spine.rule", body.Rule),
 			attribute.Int("spine.salience", body.Salience),
 			attribute.Int("spine.cycle", body.Cycle),
-			attribute.String("spine.objective", body.Then.Objective))
-	case *ruleError:
-		s := b.at(ev.t)
-		s.event("spine.rule_error", ev.t,
+			attribute.String("spine.objective", thenObjective(body.Then)))
+	case trace.RuleError:
+		s := b.at(ev.Time)
+		s.event("spine.rule_error", ev.Time,
 			attribute.String("spine.rule", body.Rule),
 			attribute.Int("spine.cycle", body.Cycle),
 			attribute.StringSlice("spine.errors", body.Errors))
-	case *conflictSet:
+	case trace.ConflictSet:
 		attrs := []attribute.KeyValue{
 			attribute.String("spine.stage", body.Stage),
 			attribute.Int("spine.cycle", body.Cycle),
@@ -134,10 +138,10 @@ func (b *builder) add(ev event) {
 		if body.Fired != "" {
 			attrs = append(attrs, attribute.String("spine.fired", body.Fired), attribute.String("spine.decided_by", body.DecidedBy))
 		}
-		b.at(ev.t).event("spine.conflict_set", ev.t, attrs...)
-	case *factChange:
+		b.at(ev.Time).event("spine.conflict_set", ev.Time, attrs...)
+	case trace.FactChange:
 		b.fact(ev, body)
-	case *effectorResult:
+	case trace.EffectorResult:
 		attrs := []attribute.KeyValue{
 			attribute.String("spine.op", body.Op),
 			attribute.Int("spine.call", body.Call),
@@ -147,20 +151,20 @@ func (b *builder) add(ev event) {
 			attrs = append(attrs, attribute.String("spine.error", excerpt(body.Error, maxText)))
 		}
 		b.endRole()
-		b.at(ev.t).event("spine.effector", ev.t, attrs...)
-	case *exchange:
+		b.at(ev.Time).event("spine.effector", ev.Time, attrs...)
+	case trace.Exchange:
 		b.exchange(ev, body)
-	case *message:
+	case trace.Message:
 		r := b.roleFor(ev, body.From)
-		r.event("spine.message", ev.t,
+		r.event("spine.message", ev.Time,
 			attribute.String("spine.message.from", body.From),
 			attribute.String("spine.message.to", body.To),
 			attribute.String("spine.message.type", body.Type),
 			attribute.String("spine.task_id", body.TaskID))
-	case *halt:
+	case trace.Halt:
 		b.halted = true
 		b.closeRound()
-		b.run.touch(ev.t)
+		b.run.touch(ev.Time)
 		b.run.attrs = append(b.run.attrs,
 			attribute.String("spine.outcome", body.Outcome),
 			attribute.String("spine.objective", body.Objective),
@@ -175,19 +179,25 @@ func (b *builder) add(ev event) {
 		if body.Reason != "" {
 			b.run.attrs = append(b.run.attrs, attribute.String("spine.reason", excerpt(body.Reason, maxText)))
 		}
-	case *audit:
+	case trace.Audit:
 		f := body.Finding
-		b.run.event("spine.audit", ev.t,
+		b.run.event("spine.audit", ev.Time,
 			attribute.String("spine.audit.kind", f.Kind),
 			attribute.String("spine.audit.severity", f.Severity),
 			attribute.String("spine.audit.message", excerpt(f.Message, maxText)),
 			attribute.Int64Slice("spine.audit.evidence", f.Evidence))
-	case *reload:
-		b.at(ev.t).event("spine.rules_reloaded", ev.t,
-			attribute.String("spine.rules.name", body.Rules.Name),
-			attribute.String("spine.rules.hash", body.Rules.Hash))
+	case trace.Reload:
+		name := "spine.rules_reloaded"
+		if ev.Kind == trace.KindRulesReloadFailed {
+			name = "spine.rules_reload_failed"
+		}
+		attrs := []attribute.KeyValue{attribute.String("spine.rules.path", body.Path), attribute.String("spine.rules.hash", body.Hash)}
+		if body.Error != "" {
+			attrs = append(attrs, attribute.String("spine.error", excerpt(body.Error, maxText)))
+		}
+		b.at(ev.Time).event(name, ev.Time, attrs...)
 	default:
-		b.at(ev.t).touch(ev.t)
+		b.at(ev.Time).touch(ev.Time)
 	}
 }
 
@@ -200,10 +210,10 @@ func (b *builder) at(t time.Time) *span {
 	return b.run
 }
 
-func (b *builder) openRound(ev event, iter int) {
+func (b *builder) openRound(ev *trace.Event, iter int) {
 	b.closeRound()
 	b.iter = iter
-	b.round = newSpan("round", ev.seq, fmt.Sprintf("round %d", iter), ev.t)
+	b.round = newSpan("round", ev.Seq, fmt.Sprintf("round %d", iter), ev.Time)
 	b.round.attrs = []attribute.KeyValue{attribute.Int("spine.round", iter)}
 	b.run.children = append(b.run.children, b.round)
 }
@@ -223,38 +233,43 @@ func (b *builder) endRole() {
 
 // fact records the facts a viewer of the run wants: the objective a rule chose (the
 // macro-state), and the round's signals, written on the round when it closes.
-func (b *builder) fact(ev event, fc *factChange) {
+func (b *builder) fact(ev *trace.Event, fc trace.FactChange) {
 	switch fc.Fact.Kind {
 	case "objective":
-		name, _ := fc.Fact.Payload["name"].(string)
-		rule, _ := fc.Fact.Payload["rule"].(string)
-		s := b.at(ev.t)
-		s.event("spine.macro_state", ev.t,
+		var p struct {
+			Name string `json:"name"`
+			Rule string `json:"rule"`
+		}
+		_ = json.Unmarshal(fc.Fact.Payload, &p)
+		name, rule := p.Name, p.Rule
+		s := b.at(ev.Time)
+		s.event("spine.macro_state", ev.Time,
 			attribute.String("spine.macro_state", name),
 			attribute.String("spine.rule", rule))
 		if b.round != nil {
 			setAttr(b.round, attribute.String("spine.objective", name))
 		}
 	case "signals":
-		if b.round != nil {
-			b.signals = fc.Fact.Payload
+		var p map[string]any
+		if b.round != nil && json.Unmarshal(fc.Fact.Payload, &p) == nil {
+			b.signals = p
 		}
-		b.at(ev.t).touch(ev.t)
+		b.at(ev.Time).touch(ev.Time)
 	default:
-		b.at(ev.t).touch(ev.t)
+		b.at(ev.Time).touch(ev.Time)
 	}
 }
 
 // roleFor returns the span of role name, opening one when another role acted last.
-func (b *builder) roleFor(ev event, name string) *span {
-	parent := b.at(ev.t)
+func (b *builder) roleFor(ev *trace.Event, name string) *span {
+	parent := b.at(ev.Time)
 	if name == "" {
 		return parent
 	}
 	if b.role != nil && b.roleName == name {
 		return b.role
 	}
-	r := newSpan("role", ev.seq, "invoke_agent "+name, ev.t)
+	r := newSpan("role", ev.Seq, "invoke_agent "+name, ev.Time)
 	r.attrs = []attribute.KeyValue{
 		attribute.String(keyOperation, "invoke_agent"),
 		attribute.String(keyAgentName, name),
@@ -265,15 +280,15 @@ func (b *builder) roleFor(ev event, name string) *span {
 	return r
 }
 
-func (b *builder) exchange(ev event, x *exchange) {
+func (b *builder) exchange(ev *trace.Event, x trace.Exchange) {
 	kind, what, _ := strings.Cut(x.Name, ":")
 	role := b.roleName
 	if kind == "llm" {
 		role = what
 	}
 	parent := b.roleFor(ev, role)
-	c := newSpan("call", ev.seq, x.Name, ev.t.Add(-time.Duration(x.DurationMS)*time.Millisecond))
-	c.end = ev.t
+	c := newSpan("call", ev.Seq, x.Name, ev.Time.Add(-time.Duration(x.DurationMS)*time.Millisecond))
+	c.end = ev.Time
 	switch kind {
 	case "llm":
 		modelSpan(c, x, b.opts.provider(), b.meta)
@@ -282,12 +297,12 @@ func (b *builder) exchange(ev event, x *exchange) {
 	default:
 		c.attrs = []attribute.KeyValue{attribute.String("spine.exchange", x.Name)}
 	}
-	c.attrs = append(c.attrs, attribute.Int64("spine.seq", ev.seq), attribute.Int64("spine.duration_ms", x.DurationMS))
+	c.attrs = append(c.attrs, attribute.Int64("spine.seq", ev.Seq), attribute.Int64("spine.duration_ms", x.DurationMS))
 	if x.Error != "" {
 		c.status, c.statusMsg = codes.Error, excerpt(x.Error, maxText)
 	}
 	parent.children = append(parent.children, c)
-	parent.touch(ev.t)
+	parent.touch(ev.Time)
 }
 
 // setAttr sets a on s, replacing an attribute of the same key.
@@ -299,4 +314,11 @@ func setAttr(s *span, a attribute.KeyValue) {
 		}
 	}
 	s.attrs = append(s.attrs, a)
+}
+
+func thenObjective(t *trace.Then) string {
+	if t == nil {
+		return ""
+	}
+	return t.Objective
 }

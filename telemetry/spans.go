@@ -8,6 +8,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	oteltrace "go.opentelemetry.io/otel/trace"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Scope is the instrumentation scope of the spans this package makes.
@@ -29,23 +31,23 @@ func (o Options) provider() string {
 	return o.Provider
 }
 
-// Spans converts the trace file at path into OpenTelemetry spans, children before
-// their parents. The same file gives the same spans: ids, times and attributes all
-// come from the trace.
+// Spans reads the trace file at path (see Read) and converts it (see Convert).
 func Spans(path string, opts Options) ([]sdktrace.ReadOnlySpan, error) {
-	evs, err := readFile(path)
+	f, err := Read(path)
 	if err != nil {
 		return nil, err
 	}
-	return spansOf(path, evs, opts)
+	return Convert(f, opts)
 }
 
-func spansOf(name string, evs []event, opts Options) ([]sdktrace.ReadOnlySpan, error) {
-	root, err := plan(name, evs, opts)
+// Convert turns a read trace into OpenTelemetry spans, children before their parents.
+// The same trace gives the same spans: ids, times and attributes all come from it.
+func Convert(f *trace.File, opts Options) ([]sdktrace.ReadOnlySpan, error) {
+	root, err := plan(f, opts)
 	if err != nil {
 		return nil, err
 	}
-	run := evs[0].body.(*header).Run
+	h, _ := f.Header()
 	col := &collector{}
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithIDGenerator(idGenerator{}),
@@ -64,7 +66,7 @@ func spansOf(name string, evs []event, opts Options) ([]sdktrace.ReadOnlySpan, e
 		sdktrace.WithSpanProcessor(col),
 	)
 	tr := tp.Tracer(Scope)
-	emit(context.Background(), tr, TraceID(run), root)
+	emit(context.Background(), tr, TraceID(h.Run), root)
 	// Nothing is exported through the provider; shutting it down only releases it.
 	_ = tp.Shutdown(context.Background())
 	return col.spans, nil
