@@ -71,6 +71,9 @@ type Config struct {
 	Clock spine.Clock
 	IDs   spine.IDSource
 	RunID string // "" for run-<time>-<random>
+	// Meta is added to the trace header's setup fields (a fleet worker's task id and
+	// attempt); it must hold no secret, and cannot replace the run's own fields.
+	Meta map[string]string
 
 	// The process's environment, for the trace directory's default and the secrets to
 	// scrub; nil: the real one.
@@ -131,6 +134,16 @@ func runMeta(cfg llm.Config, workdir, memDir string, iso sandbox.Isolation) map[
 	}
 	if memDir != "" {
 		meta["memory"] = memDir
+	}
+	return meta
+}
+
+// withMeta adds the caller's header fields to the run's own, which win a clash.
+func withMeta(meta, extra map[string]string) map[string]string {
+	for k, v := range extra {
+		if _, own := meta[k]; !own {
+			meta[k] = v
+		}
 	}
 	return meta
 }

@@ -169,7 +169,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	tr, runErr := p.Run(ctx, roles.TaskOptions{
 		Rules:     rs,
 		Engine:    append(engineOpts, auditor.options()...),
-		Meta:      runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation),
+		Meta:      withMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), cfg.Meta),
 		GGS:       ggsOpts,
 		OnMessage: cfg.OnMessage,
 	})

@@ -1,0 +1,62 @@
+package fleet
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestCredentials: a server that asks for a user and password or a token lets in only
+// clients that give them, and no error names the secret.
+func TestCredentials(t *testing.T) {
+	for _, sc := range []struct {
+		name   string
+		server ServerConfig
+		good   ConnectOptions
+		bad    ConnectOptions
+		secret string
+	}{
+		{"user", ServerConfig{User: "alice", Password: "pw-9f2c"}, ConnectOptions{User: "alice", Password: "pw-9f2c"}, ConnectOptions{User: "alice", Password: "pw-wrong"}, "pw-"},
+		{"token", ServerConfig{Token: "tok-51ab"}, ConnectOptions{Token: "tok-51ab"}, ConnectOptions{Token: "tok-wrong"}, "tok-"},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			sc.server.Dir, sc.server.Port = t.TempDir(), -1
+			srv, err := StartServer(sc.server)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Shutdown()
+			sc.good.URL, sc.bad.URL = srv.URL(), srv.URL()
+			c, err := Connect(context.Background(), sc.good)
+			if err != nil {
+				t.Fatalf("with the right credentials: %v", err)
+			}
+			c.Close()
+			_, err = Connect(context.Background(), sc.bad)
+			if err == nil || strings.Contains(err.Error(), sc.secret) {
+				t.Fatalf("with the wrong credentials: %v", err)
+			}
+			none := ConnectOptions{URL: srv.URL()}
+			if _, err := Connect(context.Background(), none); err == nil {
+				t.Fatal("connected without credentials")
+			}
+		})
+	}
+}
+
+func TestConnectOptionsRefused(t *testing.T) {
+	for _, c := range []struct {
+		o    ConnectOptions
+		want string
+	}{
+		{ConnectOptions{URL: "nats://x:1", User: "a", Password: "b", Token: "c"}, "give one kind of NATS credential"},
+		{ConnectOptions{URL: "nats://x:1", CertFile: "c.pem"}, "a TLS client certificate needs its key"},
+		{ConnectOptions{URL: " "}, "fleet: no NATS URL"},
+		{ConnectOptions{URL: "nats://x:1", NKeyFile: "/nonexistent/seed"}, "NKey seed file /nonexistent/seed"},
+	} {
+		_, err := Connect(context.Background(), c.o)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.o, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentspine/spine/spine"
+)
+
+// ConnectOptions say how to reach a NATS server and prove who is asking. Only one kind
+// of credential may be given: a user and password, a token, an NKey seed file or a
+// creds file. None of them is ever written to a trace, a status or a log.
+type ConnectOptions struct {
+	URL            string // nats://host:port, or several separated by commas
+	User, Password string
+	Token          string
+	NKeyFile       string // a file holding an NKey seed (SU…)
+	CredsFile      string // a user JWT and seed, as nsc writes them
+	// TLS: a CA to trust, and a client certificate and key for servers that ask.
+	CAFile, CertFile, KeyFile string
+	Name                      string // the connection's name the server shows
+
+	// OnDisconnect hears that the connection dropped (err may be nil).
+	OnDisconnect func(err error)
+	// Clock stamps statuses; IDs names tasks. nil: the wall clock and random ids.
+	Clock spine.Clock
+	IDs   spine.IDSource
+}
+
+// Client is a connection to the fleet's JetStream.
+type Client struct {
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	clock  spine.Clock
+	ids    spine.IDSource
+	url    string
+	status jetstream.KeyValue
+	traces jetstream.ObjectStore
+}
+
+// natsOptions turns o into nats.go's options, refusing mixed credentials.
+func (o ConnectOptions) natsOptions() ([]nats.Option, error) {
+	kinds := 0
+	for _, set := range []bool{o.User != "" || o.Password != "", o.Token != "", o.NKeyFile != "", o.CredsFile != ""} {
+		if set {
+			kinds++
+		}
+	}
+	if kinds > 1 {
+		return nil, errors.New("give one kind of NATS credential: a user and password, a token, an NKey seed file or a creds file")
+	}
+	if (o.CertFile == "") != (o.KeyFile == "") {
+		return nil, errors.New("a TLS client certificate needs its key, and a key its certificate")
+	}
+	name := o.Name
+	if name == "" {
+		name = "spine"
+	}
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
+	switch {
+	case o.User != "":
+		opts = append(opts, nats.UserInfo(o.User, o.Password))
+	case o.Token != "":
+		opts = append(opts, nats.Token(o.Token))
+	case o.NKeyFile != "":
+		opt, err := nats.NkeyOptionFromSeed(o.NKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("NKey seed file %s: %w", o.NKeyFile, err)
+		}
+		opts = append(opts, opt)
+	case o.CredsFile != "":
+		opts = append(opts, nats.UserCredentials(o.CredsFile))
+	}
+	if o.CAFile != "" {
+		opts = append(opts, nats.RootCAs(o.CAFile))
+	}
+	if o.CertFile != "" {
+		opts = append(opts, nats.ClientCert(o.CertFile, o.KeyFile))
+	}
+	if o.OnDisconnect != nil {
+		opts = append(opts, nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { o.OnDisconnect(err) }))
+	}
+	return opts, nil
+}
+
+// Connect connects to the server at o.URL and makes sure the fleet's streams, buckets
+// and consumer exist (Setup).
+func Connect(ctx context.Context, o ConnectOptions) (*Client, error) {
+	if strings.TrimSpace(o.URL) == "" {
+		return nil, errors.New("fleet: no NATS URL (start one with spine serve, or give --nats URL)")
+	}
+	opts, err := o.natsOptions()
+	if err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	shown := RedactURL(o.URL)
+	nc, err := nats.Connect(o.URL, opts...)
+	if err != nil {
+		// nats.go's errors name no credential; the URL is shown without its user part.
+		return nil, fmt.Errorf("fleet: connecting to %s: %w", shown, err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("fleet: %s: %w", shown, err)
+	}
+	c := &Client{nc: nc, js: js, clock: o.Clock, ids: o.IDs, url: shown}
+	if c.clock == nil {
+		c.clock = spine.SystemClock{}
+	}
+	if c.ids == nil {
+		c.ids = spine.RandomIDs{}
+	}
+	if err := c.setup(ctx); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("fleet: %s: %w", shown, err)
+	}
+	return c, nil
+}
+
+// URL is the server's address as shown: without credentials.
+func (c *Client) URL() string { return c.url }
+
+// Connected reports whether the connection is up now.
+func (c *Client) Connected() bool { return c.nc.IsConnected() }
+
+// Close drains what the client published and closes the connection.
+func (c *Client) Close() {
+	_ = c.nc.Drain()
+	for i := 0; i < 100 && !c.nc.IsClosed(); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.nc.Close()
+}
+
+// RedactURL removes the user information from every URL of a comma-separated list, so
+// it can be shown or logged.
+func RedactURL(raw string) string {
+	parts := strings.Split(raw, ",")
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		u, err := url.Parse(p)
+		if err != nil || u.Host == "" {
+			// Not a URL we can take apart: keep only what follows an @.
+			if at := strings.LastIndex(p, "@"); at >= 0 {
+				p = "…@" + p[at+1:]
+			}
+			parts[i] = p
+			continue
+		}
+		if u.User != nil {
+			u.User = nil
+			parts[i] = u.String()
+		} else {
+			parts[i] = p
+		}
+	}
+	return strings.Join(parts, ",")
+}

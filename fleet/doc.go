@@ -1,0 +1,26 @@
+// Package fleet runs spine tasks past one machine, on NATS JetStream: an embedded
+// nats-server for one machine (StartServer), or any NATS cluster beyond (Connect).
+//
+// It owns
+//   - the fleet's JetStream layout (Setup): the work-queue stream of submitted tasks and
+//     its one durable pull consumer that every worker shares, the key-value bucket of
+//     task statuses, the stream of accepted results, the object store of traces, and
+//     the stream of bus messages (spine.run.<run>.<from>.<to>);
+//   - submitting a task (Client.Submit, an id from an injected IDSource) and reading
+//     statuses (Client.Status, Client.List) and traces (Client.Trace);
+//   - the worker (Worker.Run): it pulls a task, runs it with taskrun.RunTask in a work
+//     dir of its own, stores the whole trace in the object store, then records the
+//     FinalResult, and only then acknowledges the task; while a task runs it tells the
+//     server it is in progress, so only a worker that died loses its task, which is
+//     redelivered once the ack deadline passes. An attempt's result is accepted by a
+//     compare-and-set on the task's status, so a task never has two accepted results,
+//     and a redelivered attempt's trace header names the attempt it supersedes;
+//   - the connection options (credentials, TLS), which it never writes to a trace or a
+//     log: URLs are shown with their user information removed.
+//
+// It must not change how a run goes: a worker's run is `spine run`'s (taskrun), and its
+// trace replays byte for byte like any other. It must not print (callers show what it
+// returns), must not read the wall clock or a random source except through the Clock
+// and IDSource it is given, and must not build its own distribution: queueing,
+// redelivery, storage and leases are JetStream's.
+package fleet

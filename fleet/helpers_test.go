@@ -1,0 +1,157 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/effectors/scripted"
+	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/taskrun"
+)
+
+// A test binary started with envWorkerURL set is a worker process (the kill test's):
+// it runs the demo's tasks against that server until it is killed.
+const (
+	envWorkerURL  = "SPINE_FLEET_TEST_WORKER_URL"
+	envWorkerRoot = "SPINE_FLEET_TEST_WORKER_ROOT"
+)
+
+func TestMain(m *testing.M) {
+	if url := os.Getenv(envWorkerURL); url != "" {
+		os.Exit(workerProcess(url, os.Getenv(envWorkerRoot)))
+	}
+	os.Exit(m.Run())
+}
+
+func workerProcess(url, root string) int {
+	ctx := context.Background()
+	c, err := Connect(ctx, ConnectOptions{URL: url, Name: "test-worker"})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	rs, err := taskrun.LoadRules("")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	w, err := c.NewWorker(ctx, WorkerConfig{Name: fmt.Sprintf("proc-%d", os.Getpid()), Concurrency: 2,
+		WorkdirRoot: root, Prepare: testPrepare(rs, noSandbox())})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := w.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// noSandbox is true where bubblewrap cannot run (the scripted calls then run
+// unconfined, as `spine demo --pipeline` does there); CI must have it.
+func noSandbox() bool {
+	_, err := sandbox.NewBubblewrap(sandbox.BubblewrapOptions{})
+	return err != nil && os.Getenv("CI") == ""
+}
+
+// downTask marks a task whose model never answers: R1's script is empty.
+const downTask = "[down]"
+
+// testPrepare runs the demo, or, for a task naming downTask, a run whose model answers
+// nothing, so the fleet sees two outcomes.
+func testPrepare(rs *spine.RuleSet, noSandbox bool) PrepareFunc {
+	demo := DemoPrepare(rs, noSandbox)
+	return func(ctx context.Context, t Task, workdir string) (taskrun.Config, error) {
+		if strings.Contains(t.Text, downTask) {
+			return taskrun.Config{LLM: scripted.LLMConfig(), Chat: scripted.NewChat(scripted.Script{}), Rules: rs, NoSandbox: noSandbox}, nil
+		}
+		return demo(ctx, t, workdir)
+	}
+}
+
+// testServer is an embedded server on a temporary directory, on any free port.
+func testServer(t testing.TB, dir string) *Server {
+	t.Helper()
+	s, err := StartServer(ServerConfig{Dir: dir, Port: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func testClient(t testing.TB, url string) *Client {
+	t.Helper()
+	c, err := Connect(context.Background(), ConnectOptions{URL: url, IDs: &spine.SeqIDs{Prefix: "t"},
+		Clock: spine.NewStepClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func testRules(t testing.TB) *spine.RuleSet {
+	t.Helper()
+	rs, err := taskrun.LoadRules("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+// workers runs n workers as goroutines until stop is called.
+func workers(t testing.TB, c *Client, n int, cfg WorkerConfig) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		cfg := cfg
+		cfg.Name = fmt.Sprintf("w%d", i+1)
+		w, err := c.NewWorker(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("worker %s: %v", cfg.Name, err)
+			}
+		}()
+	}
+	return func() { cancel(); wg.Wait() }
+}
+
+// waitFinished polls until every task is finished, or fails after d.
+func waitFinished(t testing.TB, c *Client, ids []string, d time.Duration) []Status {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		var out []Status
+		left := 0
+		for _, id := range ids {
+			st, err := c.Status(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.State != Finished {
+				left++
+			}
+			out = append(out, st)
+		}
+		if left == 0 {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d tasks not finished after %s", left, len(ids), d)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,364 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/taskrun"
+)
+
+// PrepareFunc gives the run configuration of a task: the model configuration (the
+// worker's own key), the rules, the tools' isolation, and whatever the task's options
+// ask for. The worker then sets the task, the work dir (created empty, or filled by
+// Prepare), the trace path, the run id and the trace header's fleet fields.
+type PrepareFunc func(ctx context.Context, t Task, workdir string) (taskrun.Config, error)
+
+// WorkerConfig is one worker.
+type WorkerConfig struct {
+	Name        string // shown in statuses; "" for <hostname>-<pid>
+	Concurrency int    // tasks run at once; 0 for 1
+	WorkdirRoot string // each attempt works in <root>/<task id>/<attempt>/work
+	// AckWait is how long a delivered task may go without a word from its worker before
+	// it is redelivered; the worker says "in progress" every third of it. 0 keeps the
+	// consumer's (DefaultAckWait when new). It is the consumer's, shared by all workers.
+	AckWait time.Duration
+	Prepare PrepareFunc
+	Clock   spine.Clock // stamps attempts; nil for the wall clock
+	// Log hears what the worker does, a line at a time (no secret is ever in it).
+	Log func(string)
+}
+
+// ErrConnectionLost ends Worker.Run when the NATS connection dropped: the worker took no
+// task after it, and the tasks it held were run to their end by their rules.
+var ErrConnectionLost = errors.New("fleet: the NATS connection was lost; this worker takes no more tasks")
+
+// Worker pulls tasks from the fleet's queue and runs them.
+type Worker struct {
+	c       *Client
+	cfg     WorkerConfig
+	cons    jetstream.Consumer
+	ackWait time.Duration
+	lost    atomic.Bool
+	done    atomic.Int64
+}
+
+// NewWorker checks cfg and makes sure the work consumer exists with cfg.AckWait.
+func (c *Client) NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
+	if cfg.Prepare == nil {
+		return nil, errors.New("fleet: a worker needs a Prepare function")
+	}
+	if cfg.WorkdirRoot == "" {
+		return nil, errors.New("fleet: a worker needs a work dir root")
+	}
+	if cfg.Concurrency < 0 {
+		return nil, fmt.Errorf("fleet: concurrency %d: expected 1 or more", cfg.Concurrency)
+	}
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = 1
+	}
+	if cfg.AckWait < 0 {
+		return nil, fmt.Errorf("fleet: ack wait %s: expected a positive duration", cfg.AckWait)
+	}
+	if cfg.Name == "" {
+		host, _ := os.Hostname()
+		cfg.Name = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = spine.SystemClock{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = func(string) {}
+	}
+	if err := os.MkdirAll(cfg.WorkdirRoot, 0o700); err != nil {
+		return nil, fmt.Errorf("fleet: work dir root: %w", err)
+	}
+	cons, err := c.workConsumer(ctx, cfg.AckWait)
+	if err != nil {
+		return nil, err
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fleet: work consumer: %w", err)
+	}
+	return &Worker{c: c, cfg: cfg, cons: cons, ackWait: info.Config.AckWait}, nil
+}
+
+// Done is how many tasks this worker has handled to the end (acknowledged).
+func (w *Worker) Done() int64 { return w.done.Load() }
+
+// Run takes tasks until ctx is cancelled (it returns nil) or the connection is lost (it
+// returns ErrConnectionLost). Tasks in hand when ctx is cancelled are left
+// unacknowledged, to be redelivered.
+func (w *Worker) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for i := 0; i < w.cfg.Concurrency; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.slot(ctx)
+		}()
+	}
+	wg.Wait()
+	if w.lost.Load() && ctx.Err() == nil {
+		return ErrConnectionLost
+	}
+	return nil
+}
+
+// slot is one task at a time: pull, run, store, acknowledge.
+func (w *Worker) slot(ctx context.Context) {
+	for ctx.Err() == nil {
+		if !w.c.Connected() {
+			if w.lost.CompareAndSwap(false, true) {
+				w.cfg.Log("the NATS connection is lost: taking no more tasks")
+			}
+			return
+		}
+		if w.lost.Load() {
+			return
+		}
+		fctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		batch, err := w.cons.Fetch(1, jetstream.FetchContext(fctx))
+		if err != nil {
+			cancel()
+			if ctx.Err() == nil {
+				time.Sleep(100 * time.Millisecond)
+			}
+			continue
+		}
+		for msg := range batch.Messages() {
+			w.handle(ctx, msg)
+		}
+		cancel()
+	}
+}
+
+// handle runs one delivery of a task.
+func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
+	var t Task
+	if err := json.Unmarshal(msg.Data(), &t); err != nil || t.ID == "" {
+		w.cfg.Log(fmt.Sprintf("a queued message is not a task (%v): dropped", err))
+		_ = msg.Term()
+		return
+	}
+	md, err := msg.Metadata()
+	if err != nil {
+		w.cfg.Log(fmt.Sprintf("task %s: %v", t.ID, err))
+		return
+	}
+	n := int(md.NumDelivered)
+	runID := fmt.Sprintf("%s-%d", t.ID, n)
+	var superseded []Attempt
+	st, err := w.c.update(ctx, t.ID, func(s *Status) bool {
+		superseded = superseded[:0]
+		if s.State == Finished {
+			return false
+		}
+		for i := range s.Attempts {
+			if s.Attempts[i].State == Running {
+				s.Attempts[i].State = Superseded
+				superseded = append(superseded, s.Attempts[i])
+			}
+		}
+		s.State = Running
+		s.Attempts = append(s.Attempts, Attempt{N: n, Worker: w.cfg.Name, RunID: runID, State: Running, StartedAt: w.cfg.Clock.Now().UTC()})
+		return true
+	})
+	if errors.Is(err, ErrNoTask) {
+		w.cfg.Log(fmt.Sprintf("task %s has no status: dropped", t.ID))
+		_ = msg.Term()
+		return
+	}
+	if err != nil {
+		w.cfg.Log(fmt.Sprintf("task %s: %v", t.ID, err))
+		return // redelivered after the ack wait
+	}
+	if st.State == Finished {
+		// An earlier attempt stored its result but was gone before acknowledging.
+		w.ack(ctx, msg, t.ID)
+		return
+	}
+	w.cfg.Log(fmt.Sprintf("task %s: attempt %d started (run %s)", t.ID, n, runID))
+
+	stop := w.heartbeat(msg)
+	a, runErr := w.run(ctx, t, n, runID, superseded)
+	stop()
+	if ctx.Err() != nil {
+		// Stopping: the task goes back to the queue for another worker.
+		_ = msg.Nak()
+		return
+	}
+	w.finish(ctx, msg, t, a, runErr)
+}
+
+// heartbeat tells the server the task is in progress every third of the ack wait.
+func (w *Worker) heartbeat(msg jetstream.Msg) (stop func()) {
+	every := w.ackWait / 3
+	if every <= 0 {
+		every = time.Second
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// attemptRun is how an attempt's run went.
+type attemptRun struct {
+	n         int
+	final     *taskrun.Result
+	trace     string // object name, "" when none was stored
+	traceHead string
+}
+
+// run runs the task with taskrun in a fresh work dir and stores its trace.
+func (w *Worker) run(ctx context.Context, t Task, n int, runID string, superseded []Attempt) (attemptRun, error) {
+	out := attemptRun{n: n}
+	dir := filepath.Join(w.cfg.WorkdirRoot, t.ID, strconv.Itoa(n))
+	if _, err := os.Stat(dir); err == nil {
+		dir = taskrun.FreshPath(dir) // a work dir is never reused
+	}
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		return out, fmt.Errorf("work dir: %w", err)
+	}
+	cfg, err := w.cfg.Prepare(ctx, t, work)
+	if err != nil {
+		return out, err
+	}
+	cfg.Task, cfg.Workdir, cfg.RunID = t.Text, work, runID
+	cfg.TracePath = filepath.Join(dir, "trace.jsonl")
+	cfg.Meta = fleetMeta(cfg.Meta, t, n, w.cfg.Name, superseded)
+	tap := newBusTap(w.c, runID)
+	wrap := cfg.WrapSink
+	cfg.WrapSink = func(next spine.Sink) spine.Sink {
+		if wrap != nil {
+			next = wrap(next)
+		}
+		return tap.wrap(next)
+	}
+	res, runErr := taskrun.RunTask(ctx, cfg)
+	if err := tap.close(ctx); err != nil {
+		w.cfg.Log(fmt.Sprintf("task %s: bus messages: %v", t.ID, err))
+	}
+	if res.TracePath == "" {
+		return out, runErr // refused before the run: no trace
+	}
+	out.final = &res
+	b, err := os.ReadFile(res.TracePath)
+	if err != nil {
+		return out, fmt.Errorf("reading the trace: %w", err)
+	}
+	name := fmt.Sprintf("%s/%d", t.ID, n)
+	if _, err := w.c.traces.PutBytes(ctx, name, b); err != nil {
+		return out, fmt.Errorf("storing the trace: %w", err)
+	}
+	out.trace, out.traceHead = name, res.TraceHead
+	return out, runErr
+}
+
+// fleetMeta adds the fleet's fields to the trace header: which task and attempt this
+// run is, on which worker, and which earlier attempts it supersedes.
+func fleetMeta(meta map[string]string, t Task, n int, worker string, superseded []Attempt) map[string]string {
+	out := map[string]string{}
+	for k, v := range meta {
+		out[k] = v
+	}
+	out["fleet_task"], out["fleet_attempt"], out["fleet_worker"] = t.ID, strconv.Itoa(n), worker
+	if len(superseded) > 0 {
+		s := ""
+		for i, a := range superseded {
+			if i > 0 {
+				s += "; "
+			}
+			s += fmt.Sprintf("attempt %d on %s (run %s)", a.N, a.Worker, a.RunID)
+		}
+		out["fleet_supersedes"] = s
+	}
+	return out
+}
+
+// finish records the attempt's result — accepted if the task has none and the attempt
+// was not superseded meanwhile — and acknowledges the task once it is recorded.
+func (w *Worker) finish(ctx context.Context, msg jetstream.Msg, t Task, a attemptRun, runErr error) {
+	if a.final != nil && a.trace == "" {
+		// The trace could not be stored: no result is recorded without it.
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d: %v; left for redelivery", t.ID, a.n, runErr))
+		return
+	}
+	accepted := false
+	st, err := w.c.update(ctx, t.ID, func(s *Status) bool {
+		accepted = false
+		i := -1
+		for j := range s.Attempts {
+			if s.Attempts[j].N == a.n {
+				i = j
+			}
+		}
+		if i < 0 {
+			return false
+		}
+		at := &s.Attempts[i]
+		at.EndedAt, at.Trace, at.TraceHead = w.cfg.Clock.Now().UTC(), a.trace, a.traceHead
+		if s.State == Finished || at.State != Running {
+			at.State = Refused
+			return true
+		}
+		at.State, s.State, s.Accepted, accepted = Finished, Finished, a.n, true
+		s.Final, s.Error = nil, ""
+		if a.final != nil {
+			s.Final = a.final.Final
+		}
+		if runErr != nil {
+			s.Error = runErr.Error()
+		} else if s.Final == nil {
+			s.Error = "the run ended without a FinalResult"
+		}
+		return true
+	})
+	if err != nil {
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d: recording the result: %v; left for redelivery", t.ID, a.n, err))
+		return
+	}
+	if !accepted {
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d finished after it was superseded; its result is not the task's", t.ID, a.n))
+		if st.State == Finished {
+			w.ack(ctx, msg, t.ID)
+		}
+		return
+	}
+	w.cfg.Log(fmt.Sprintf("task %s: attempt %d finished: %s", t.ID, a.n, st.Outcome()))
+	w.ack(ctx, msg, t.ID)
+}
+
+func (w *Worker) ack(ctx context.Context, msg jetstream.Msg, id string) {
+	if err := msg.DoubleAck(ctx); err != nil {
+		w.cfg.Log(fmt.Sprintf("task %s: acknowledging: %v", id, err))
+		return
+	}
+	w.done.Add(1)
+}
