@@ -12,15 +12,40 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/spine"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func init() {
-	register(&command{
-		name:    "audit",
-		summary: "verify recorded traces' hash chains, run the Auditor (R6) over them and print its findings",
-		usage:   "[--json] [threshold flags] TRACE|DIR...",
-		run:     runAudit,
+	addCommand("", func(io stdio) *cobra.Command {
+		c := &cobra.Command{
+			Use:   "audit [flags] TRACE|DIR...",
+			Short: "verify recorded traces' hash chains, run the Auditor (R6) over them and print its findings",
+		}
+		fs := c.Flags()
+		asJSON := fs.Bool("json", false, "print one AuditReport per line, with a \"trace\" field naming its trace")
+		def := audit.DefaultConfig()
+		cfg := def
+		fs.IntVar(&cfg.ThrashingRun, "thrashing-run", def.ThrashingRun, "consecutive break_symmetry directives of a task, D not decreasing, that make ggs_thrashing")
+		fs.IntVar(&cfg.StallRun, "stall-run", def.StallRun, "consecutive PlanDirectives of a task, L not decreasing, that make replanning_without_improvement")
+		fs.IntVar(&cfg.MaxCorrections, "max-corrections", def.MaxCorrections, "R4a's retry budget per subtask; more is excessive_retries")
+		fs.IntVar(&cfg.MaxReplans, "max-replans", def.MaxReplans, "PlanDirectives a task may receive; more is budget_overrun")
+		fs.Int64Var(&cfg.TimeBudgetMS, "time-budget-ms", def.TimeBudgetMS, "a task's time budget in milliseconds; more elapsed is budget_overrun")
+		opts := &auditFlags{
+			asJSON: asJSON,
+			cfg:    &cfg,
+		}
+		c.RunE = func(c *cobra.Command, args []string) error {
+			return exitStatus(runAudit(c.Context(), io, fs, opts))
+		}
+		return c
 	})
+}
+
+// auditFlags are spine audit's flags.
+type auditFlags struct {
+	asJSON *bool
+	cfg    *audit.Config
 }
 
 // auditLine is one finding in --json output: an AuditReport with the trace it is in.
@@ -36,20 +61,8 @@ type auditTally struct {
 	failed                             bool // a trace could not be read or audited
 }
 
-func runAudit(ctx context.Context, io stdio, args []string) int {
-	c := commands["audit"]
-	fs := newFlags(c, io)
-	asJSON := fs.Bool("json", false, "print one AuditReport per line, with a \"trace\" field naming its trace")
-	def := audit.DefaultConfig()
-	cfg := def
-	fs.IntVar(&cfg.ThrashingRun, "thrashing-run", def.ThrashingRun, "consecutive break_symmetry directives of a task, D not decreasing, that make ggs_thrashing")
-	fs.IntVar(&cfg.StallRun, "stall-run", def.StallRun, "consecutive PlanDirectives of a task, L not decreasing, that make replanning_without_improvement")
-	fs.IntVar(&cfg.MaxCorrections, "max-corrections", def.MaxCorrections, "R4a's retry budget per subtask; more is excessive_retries")
-	fs.IntVar(&cfg.MaxReplans, "max-replans", def.MaxReplans, "PlanDirectives a task may receive; more is budget_overrun")
-	fs.Int64Var(&cfg.TimeBudgetMS, "time-budget-ms", def.TimeBudgetMS, "a task's time budget in milliseconds; more elapsed is budget_overrun")
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
+func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags) int {
+	asJSON, cfg := opts.asJSON, *opts.cfg
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(io.err, "spine audit: %v\n", err)
 		return exitUsage

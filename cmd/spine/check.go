@@ -11,15 +11,39 @@ import (
 	"github.com/agentspine/spine/analysis"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/spine"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func init() {
-	register(&command{
-		name:    "check",
-		summary: "check rule files: every load error, unused params, rules that never fire; --analyze for gaps and overlaps",
-		usage:   "[--analyze] [--strict] [--budget STEPS] [--domains FILE] [--expect FILE] [--host-params NAMES] FILE...",
-		run:     runCheck,
+	addCommand("", func(io stdio) *cobra.Command {
+		c := &cobra.Command{
+			Use:   "check [flags] FILE...",
+			Short: "check rule files: every load error, unused params, rules that never fire; --analyze for gaps and overlaps",
+		}
+		fs := c.Flags()
+		var f checkFlags
+		fs.BoolVar(&f.analyze, "analyze", false, "partition the signal space and report gaps, overlaps and the regions each rule wins")
+		fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings (and, with --analyze, on gaps, overlaps and undecided regions)")
+		fs.StringVar(&f.domains, "domains", "", "signal domains file (default: the rule file's domains: key, else <rulefile>.domains.yaml next to it)")
+		fs.StringVar(&f.expect, "expect", "", "decision table the rules must reproduce (implies --analyze)")
+		host := fs.String("host-params", "", "comma-separated params the host program reads, not reported as unused")
+		fs.IntVar(&f.budget, "budget", analysis.DefaultBudget, "steps the never-fires analysis may take before it stops and says which rules it did not check; 0 for no bound")
+		opts := &checkOpts{
+			f:    &f,
+			host: host,
+		}
+		c.RunE = func(c *cobra.Command, args []string) error {
+			return exitStatus(runCheck(c.Context(), io, fs, opts))
+		}
+		return c
 	})
+}
+
+// checkOpts are spine check's flags.
+type checkOpts struct {
+	f    *checkFlags
+	host *string
 }
 
 // hostParams are the params a built-in host reads from the rule set it is given, by rule
@@ -33,19 +57,8 @@ type checkFlags struct {
 	budget          int
 }
 
-func runCheck(ctx context.Context, io stdio, args []string) int {
-	c := commands["check"]
-	fs := newFlags(c, io)
-	var f checkFlags
-	fs.BoolVar(&f.analyze, "analyze", false, "partition the signal space and report gaps, overlaps and the regions each rule wins")
-	fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings (and, with --analyze, on gaps, overlaps and undecided regions)")
-	fs.StringVar(&f.domains, "domains", "", "signal domains file (default: the rule file's domains: key, else <rulefile>.domains.yaml next to it)")
-	fs.StringVar(&f.expect, "expect", "", "decision table the rules must reproduce (implies --analyze)")
-	host := fs.String("host-params", "", "comma-separated params the host program reads, not reported as unused")
-	fs.IntVar(&f.budget, "budget", analysis.DefaultBudget, "steps the never-fires analysis may take before it stops and says which rules it did not check; 0 for no bound")
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
+func runCheck(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *checkOpts) int {
+	f, host := *opts.f, opts.host
 	if fs.NArg() == 0 {
 		fmt.Fprintln(io.err, "spine check: expected rule files")
 		return exitUsage

@@ -14,15 +14,43 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func init() {
-	register(&command{
-		name:    "feedback",
-		summary: "record the user's verdict on a finished task: a negative feedback in memory against the outcome GGS wrote",
-		usage:   "TRACE --bad WHY --memory DIR [--task ID] [--now TIME]",
-		run:     runFeedback,
+	addCommand("", func(io stdio) *cobra.Command {
+		c := &cobra.Command{
+			Use:   "feedback [flags] TRACE",
+			Short: "record the user's verdict on a finished task: a negative feedback in memory against the outcome GGS wrote",
+		}
+		fset := c.Flags()
+		bad := fset.String("bad", "", "why the task's result is wrong (required): the content of the feedback record")
+		dir := fset.String("memory", "", "memory store directory the task ran with (required)")
+		db := fset.String("db", "", "the same as --memory, as `spine memory` spells it")
+		task := fset.String("task", "", "the task to judge, when the trace holds several")
+		now := fset.String("now", "", "record at this time (RFC 3339) instead of the host clock")
+		opts := &feedbackFlags{
+			bad:  bad,
+			dir:  dir,
+			db:   db,
+			task: task,
+			now:  now,
+		}
+		c.RunE = func(c *cobra.Command, args []string) error {
+			return exitStatus(runFeedback(c.Context(), io, fset, opts))
+		}
+		return c
 	})
+}
+
+// feedbackFlags are spine feedback's flags.
+type feedbackFlags struct {
+	bad  *string
+	dir  *string
+	db   *string
+	task *string
+	now  *string
 }
 
 // The user judges; GGS alone writes outcomes. A verdict is appended through memory's
@@ -44,17 +72,8 @@ type tracedMegram struct {
 	m    contract.Megram
 }
 
-func runFeedback(ctx context.Context, io stdio, args []string) int {
-	c := commands["feedback"]
-	fset := newFlags(c, io)
-	bad := fset.String("bad", "", "why the task's result is wrong (required): the content of the feedback record")
-	dir := fset.String("memory", "", "memory store directory the task ran with (required)")
-	db := fset.String("db", "", "the same as --memory, as `spine memory` spells it")
-	task := fset.String("task", "", "the task to judge, when the trace holds several")
-	now := fset.String("now", "", "record at this time (RFC 3339) instead of the host clock")
-	if code, done := parseFlags(fset, args); done {
-		return code
-	}
+func runFeedback(ctx context.Context, io stdio, fset *pflag.FlagSet, opts *feedbackFlags) int {
+	bad, dir, db, task, now := opts.bad, opts.dir, opts.db, opts.task, opts.now
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(io.err, "spine feedback: %s\nRun 'spine feedback --help' for its flags.\n", fmt.Sprintf(format, a...))
 		return exitUsage

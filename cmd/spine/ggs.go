@@ -13,32 +13,47 @@ import (
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func init() {
-	register(&command{
-		name:    "ggs",
-		summary: "run the Goal Gradient Solver as a JSONL filter over bus messages",
-		usage:   "[--rules FILE] [--json-errors] [--max-open-tasks N] [--idle-lines N] < messages.jsonl",
-		run:     runGGS,
+	addCommand("", func(io stdio) *cobra.Command {
+		c := &cobra.Command{
+			Use:   "ggs [flags] < messages.jsonl",
+			Short: "run the Goal Gradient Solver as a JSONL filter over bus messages",
+		}
+		fs := c.Flags()
+		rulesFile := fs.String("rules", "", "rule file to decide with instead of the built-in rules/ggs.yaml")
+		jsonErrors := fs.Bool("json-errors", false, `report bad lines on stderr as JSON: {"line": N, "error": "..."}`)
+		var bound ggs.Bound
+		fs.IntVar(&bound.MaxOpen, "max-open-tasks", ggs.DefaultMaxOpenTasks, "open tasks kept; beyond it the least recently used is evicted (0: no limit)")
+		fs.IntVar(&bound.IdleLines, "idle-lines", 0, "evict a task with no message in this many input lines (0: never)")
+		opts := &ggsFlags{
+			rulesFile:  rulesFile,
+			jsonErrors: jsonErrors,
+			bound:      &bound,
+		}
+		c.RunE = func(c *cobra.Command, args []string) error {
+			return exitStatus(runGGS(c.Context(), io, fs, opts))
+		}
+		return c
 	})
+}
+
+// ggsFlags are spine ggs's flags.
+type ggsFlags struct {
+	rulesFile  *string
+	jsonErrors *bool
+	bound      *ggs.Bound
 }
 
 // runGGS reads one bus message per line on stdin and writes one output message per
 // valid line on stdout. A line it cannot use is reported on stderr with its number and
 // skipped; the exit status is then 1. Open tasks are bounded (ggs.Filter): a task evicted
 // to stay within the bound is reported on stderr and does not change the exit status.
-func runGGS(ctx context.Context, io stdio, args []string) int {
-	c := commands["ggs"]
-	fs := newFlags(c, io)
-	rulesFile := fs.String("rules", "", "rule file to decide with instead of the built-in rules/ggs.yaml")
-	jsonErrors := fs.Bool("json-errors", false, `report bad lines on stderr as JSON: {"line": N, "error": "..."}`)
-	var bound ggs.Bound
-	fs.IntVar(&bound.MaxOpen, "max-open-tasks", ggs.DefaultMaxOpenTasks, "open tasks kept; beyond it the least recently used is evicted (0: no limit)")
-	fs.IntVar(&bound.IdleLines, "idle-lines", 0, "evict a task with no message in this many input lines (0: never)")
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
+func runGGS(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *ggsFlags) int {
+	rulesFile, jsonErrors, bound := opts.rulesFile, opts.jsonErrors, *opts.bound
 	for _, f := range []struct {
 		name string
 		v    int

@@ -19,6 +19,9 @@ func (n *netRules) String() string {
 	return strings.Join(parts, ",")
 }
 
+// Type names the value in --help.
+func (n *netRules) Type() string { return "HOST[:PORT]" }
+
 // Set parses one HOST[:PORT]; a comma-separated list is taken too.
 func (n *netRules) Set(v string) error {
 	for _, part := range strings.Split(v, ",") {

@@ -17,15 +17,43 @@ import (
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
 	"github.com/agentspine/spine/taskrun"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func init() {
-	register(&command{
-		name:    "play",
-		summary: "run a rule set against a designed scenario (no model) and write its trace",
-		usage:   "[--rules FILE] [--trace FILE] [--memory DIR] [--quiet] [--all] SCENARIO",
-		run:     runPlay,
+	addCommand("", func(io stdio) *cobra.Command {
+		c := &cobra.Command{
+			Use:   "play [flags] SCENARIO",
+			Short: "run a rule set against a designed scenario (no model) and write its trace",
+		}
+		fs := c.Flags()
+		rulesPath := fs.String("rules", "", "rule file to use instead of the one the scenario names")
+		tracePath := fs.String("trace", "", "trace file to create (default: <scenario name>.trace.jsonl, never overwritten)")
+		quiet := fs.Bool("quiet", false, "print only the result, not the run as it goes")
+		all := fs.Bool("all", false, "show the rule timeline (every evaluation and state change) instead of the pipeline")
+		memDir := fs.String("memory", "", "GGS scenarios: let GGS write its Megrams to the LevelDB memory store in DIR")
+		opts := &playFlags{
+			rulesPath: rulesPath,
+			tracePath: tracePath,
+			quiet:     quiet,
+			all:       all,
+			memDir:    memDir,
+		}
+		c.RunE = func(c *cobra.Command, args []string) error {
+			return exitStatus(runPlay(c.Context(), io, fs, opts))
+		}
+		return c
 	})
+}
+
+// playFlags are spine play's flags.
+type playFlags struct {
+	rulesPath *string
+	tracePath *string
+	quiet     *bool
+	all       *bool
+	memDir    *string
 }
 
 // designed is a parsed scenario of either kind: gate signals for any rule set, or R4b
@@ -55,17 +83,8 @@ func parseDesigned(name string, src []byte) (*designed, error) {
 	return &designed{name: sc.Name, description: sc.Description, rules: sc.Rules, signals: sc}, nil
 }
 
-func runPlay(ctx context.Context, io stdio, args []string) int {
-	c := commands["play"]
-	fs := newFlags(c, io)
-	rulesPath := fs.String("rules", "", "rule file to use instead of the one the scenario names")
-	tracePath := fs.String("trace", "", "trace file to create (default: <scenario name>.trace.jsonl, never overwritten)")
-	quiet := fs.Bool("quiet", false, "print only the result, not the run as it goes")
-	all := fs.Bool("all", false, "show the rule timeline (every evaluation and state change) instead of the pipeline")
-	memDir := fs.String("memory", "", "GGS scenarios: let GGS write its Megrams to the LevelDB memory store in DIR")
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
+func runPlay(ctx context.Context, io stdio, fs *pflag.FlagSet, pf *playFlags) int {
+	rulesPath, tracePath, quiet, all, memDir := pf.rulesPath, pf.tracePath, pf.quiet, pf.all, pf.memDir
 	if fs.NArg() != 1 {
 		fmt.Fprintln(io.err, "spine play: expected one scenario file")
 		return exitUsage
@@ -166,27 +185,42 @@ func playDesigned(ctx context.Context, io stdio, d *designed, rs *spine.RuleSet,
 }
 
 func init() {
-	register(&command{
-		name:    "demo",
-		summary: "run a shipped multi-round task end to end with no API key and no network (--pipeline: R1–R4b, real tools, memory, Auditor)",
-		usage:   "[--pipeline] [--trace FILE] [--quiet] [--all]",
-		run:     runDemo,
+	addCommand("", func(io stdio) *cobra.Command {
+		c := &cobra.Command{
+			Use:   "demo [flags]",
+			Short: "run a shipped multi-round task end to end with no API key and no network (--pipeline: R1–R4b, real tools, memory, Auditor)",
+		}
+		flags := c.Flags()
+		tracePath := flags.String("trace", "", "trace file to create (default: spine-demo.trace.jsonl, never overwritten)")
+		quiet := flags.Bool("quiet", false, "print only the result")
+		all := flags.Bool("all", false, "show the rule timeline instead of the pipeline")
+		pipeline := flags.Bool("pipeline", false, "run R1–R4b on a tiny project in a temporary work dir, with scripted replies for the roles and the real tools, memory and Auditor (default trace: "+pipelineDemoTrace+")")
+		opts := &demoFlags{
+			tracePath: tracePath,
+			quiet:     quiet,
+			all:       all,
+			pipeline:  pipeline,
+		}
+		c.RunE = func(c *cobra.Command, args []string) error {
+			return exitStatus(runDemo(c.Context(), io, flags, opts))
+		}
+		return c
 	})
+}
+
+// demoFlags are spine demo's flags.
+type demoFlags struct {
+	tracePath *string
+	quiet     *bool
+	all       *bool
+	pipeline  *bool
 }
 
 // demoScenario is the demo's task: a replan through change_path, then success.
 const demoScenario = "ggs/change_path_then_success.yaml"
 
-func runDemo(ctx context.Context, io stdio, args []string) int {
-	c := commands["demo"]
-	flags := newFlags(c, io)
-	tracePath := flags.String("trace", "", "trace file to create (default: spine-demo.trace.jsonl, never overwritten)")
-	quiet := flags.Bool("quiet", false, "print only the result")
-	all := flags.Bool("all", false, "show the rule timeline instead of the pipeline")
-	pipeline := flags.Bool("pipeline", false, "run R1–R4b on a tiny project in a temporary work dir, with scripted replies for the roles and the real tools, memory and Auditor (default trace: "+pipelineDemoTrace+")")
-	if code, done := parseFlags(flags, args); done {
-		return code
-	}
+func runDemo(ctx context.Context, io stdio, flags *pflag.FlagSet, opts *demoFlags) int {
+	tracePath, quiet, all, pipeline := opts.tracePath, opts.quiet, opts.all, opts.pipeline
 	if *pipeline {
 		return runDemoPipeline(ctx, io, *tracePath, *quiet, *all)
 	}

@@ -16,15 +16,35 @@ import (
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
+	"github.com/spf13/cobra"
 )
 
 func init() {
-	register(&command{
-		name:    "replay",
-		summary: "re-run recorded traces from their recordings, calling no model, and check them",
-		usage:   "[--rules FILE [--what-if]] [--check] [--out FILE] [--jobs N] TRACE|DIR...",
-		run:     runReplay,
+	addCommand("", func(io stdio) *cobra.Command {
+		c := &cobra.Command{
+			Use:   "replay [flags] TRACE|DIR...",
+			Short: "re-run recorded traces from their recordings, calling no model, and check them",
+		}
+		fs := c.Flags()
+		f := &replayFlags{
+			rulesPath: fs.String("rules", "", "replay with this rule file instead of the recorded one (the run may diverge)"),
+			check:     fs.Bool("check", false, "compare the new trace with the recording; exit 1 at the first differing line"),
+			out:       fs.String("out", "", "write the new trace to this file (one trace only)"),
+			jobs:      fs.Int("jobs", runtime.GOMAXPROCS(0), "traces replayed at once"),
+			whatIf:    fs.Bool("what-if", false, "with --rules: re-decide every recorded cycle with the edited rules and show the changed decisions; calls no effector"),
+		}
+		c.RunE = func(c *cobra.Command, args []string) error {
+			return exitStatus(runReplay(c.Context(), io, f, args))
+		}
+		return c
 	})
+}
+
+// replayFlags are spine replay's flags.
+type replayFlags struct {
+	rulesPath, out *string
+	check, whatIf  *bool
+	jobs           *int
 }
 
 // replayOutcome is what replaying one trace found. The verdict is the replay's, never
@@ -95,18 +115,9 @@ func (r replayOutcome) chainNote() string {
 	return r.chain.String() + ": no hashes to verify"
 }
 
-func runReplay(ctx context.Context, io stdio, args []string) int {
-	c := commands["replay"]
-	fs := newFlags(c, io)
-	rulesPath := fs.String("rules", "", "replay with this rule file instead of the recorded one (the run may diverge)")
-	check := fs.Bool("check", false, "compare the new trace with the recording; exit 1 at the first differing line")
-	out := fs.String("out", "", "write the new trace to this file (one trace only)")
-	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "traces replayed at once")
-	whatIf := fs.Bool("what-if", false, "with --rules: re-decide every recorded cycle with the edited rules and show the changed decisions; calls no effector")
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
-	paths, err := traceArgs(fs.Args())
+func runReplay(ctx context.Context, io stdio, f *replayFlags, args []string) int {
+	rulesPath, check, out, jobs, whatIf := f.rulesPath, f.check, f.out, f.jobs, f.whatIf
+	paths, err := traceArgs(args)
 	if err != nil {
 		fmt.Fprintf(io.err, "spine replay: %v\n", err)
 		return exitUsage

@@ -17,15 +17,42 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/spine"
 	"github.com/agentspine/spine/taskrun"
+	"github.com/spf13/cobra"
 )
 
 func init() {
-	register(&command{
-		name:    "run",
-		summary: "run a task live: R1–R4b on a model endpoint, steered by GGS, with a replayable trace",
-		usage:   `"task text" [--workdir DIR] [--rules FILE [--watch]] [--memory DIR] [--trace FILE] [--json] [--base-url URL] [--model NAME] [--config FILE] [--allow-net HOST[:PORT]]... [--caution refuse|allow|log] [--no-sandbox]`,
-		run:     runTask,
+	addCommand("", func(io stdio) *cobra.Command {
+		c := &cobra.Command{
+			Use:   `run [flags] "task text"`,
+			Short: "run a task live: R1–R4b on a model endpoint, steered by GGS, with a replayable trace",
+		}
+		fs := c.Flags()
+		f := &runFlags{
+			workdir:    fs.String("workdir", ".", "directory the executor's tools work in; they cannot leave it"),
+			rulesPath:  fs.String("rules", "", "GGS rule file to use instead of the shipped rules/ggs.yaml"),
+			memDir:     fs.String("memory", "", "shared memory (LevelDB) directory: calibrates plans, and GGS records what it learns"),
+			tracePath:  fs.String("trace", "", "trace file to create, outside the work dir (default: spine-<run id>.trace.jsonl in $SPINE_TRACE_DIR, else $XDG_STATE_HOME/spine/traces or ~/.local/state/spine/traces; never overwritten)"),
+			asJSON:     fs.Bool("json", false, "print every message as a JSON line instead of the pipeline display"),
+			baseURL:    fs.String("base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL or OpenAI)"),
+			model:      fs.String("model", "", "model for every role without one of its own (default: $SPINE_MODEL)"),
+			configPath: fs.String("config", "", "YAML model configuration (base_url, api_key, model, tiers, roles)"),
+			watch:      fs.Bool("watch", false, "with --rules: reload the rule file when it changes, at the next cycle boundary"),
+			caution:    fs.String("caution", taskrun.CautionRefuse, "with no terminal to ask, what to do with a call memory advises caution for: refuse, allow or log (allow and warn)"),
+			noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (printed in red, recorded in the trace)"),
+		}
+		fs.Var(&f.allowNet, "allow-net", "let tools connect to `HOST[:PORT]` (repeatable; a host alone means ports 80 and 443; default: no network)")
+		c.RunE = func(c *cobra.Command, args []string) error {
+			return exitStatus(runTask(c.Context(), io, f, args))
+		}
+		return c
 	})
+}
+
+// runFlags are spine run's flags.
+type runFlags struct {
+	workdir, rulesPath, memDir, tracePath, baseURL, model, configPath, caution *string
+	asJSON, watch, noSandbox                                                   *bool
+	allowNet                                                                   netRules
 }
 
 // notConfigured is the message of a run with no endpoint to talk to.
@@ -37,26 +64,11 @@ const notConfigured = `spine run: no model endpoint is configured.
   or a config file (--config FILE) with base_url, api_key, model and per-role models.
 To see the loop without a model or a key, run: spine demo (or spine demo --pipeline for every role)`
 
-func runTask(ctx context.Context, io stdio, args []string) int {
-	c := commands["run"]
-	fs := newFlags(c, io)
-	workdir := fs.String("workdir", ".", "directory the executor's tools work in; they cannot leave it")
-	rulesPath := fs.String("rules", "", "GGS rule file to use instead of the shipped rules/ggs.yaml")
-	memDir := fs.String("memory", "", "shared memory (LevelDB) directory: calibrates plans, and GGS records what it learns")
-	tracePath := fs.String("trace", "", "trace file to create, outside the work dir (default: spine-<run id>.trace.jsonl in $SPINE_TRACE_DIR, else $XDG_STATE_HOME/spine/traces or ~/.local/state/spine/traces; never overwritten)")
-	asJSON := fs.Bool("json", false, "print every message as a JSON line instead of the pipeline display")
-	baseURL := fs.String("base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL or OpenAI)")
-	model := fs.String("model", "", "model for every role without one of its own (default: $SPINE_MODEL)")
-	configPath := fs.String("config", "", "YAML model configuration (base_url, api_key, model, tiers, roles)")
-	watch := fs.Bool("watch", false, "with --rules: reload the rule file when it changes, at the next cycle boundary")
-	var allowNet netRules
-	fs.Var(&allowNet, "allow-net", "let tools connect to `HOST[:PORT]` (repeatable; a host alone means ports 80 and 443; default: no network)")
-	caution := fs.String("caution", taskrun.CautionRefuse, "with no terminal to ask, what to do with a call memory advises caution for: refuse, allow or log (allow and warn)")
-	noSandbox := fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (printed in red, recorded in the trace)")
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
-	raw := strings.Join(fs.Args(), " ")
+func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
+	workdir, rulesPath, memDir, tracePath, asJSON := f.workdir, f.rulesPath, f.memDir, f.tracePath, f.asJSON
+	baseURL, model, configPath, watch, allowNet := f.baseURL, f.model, f.configPath, f.watch, f.allowNet
+	caution, noSandbox := f.caution, f.noSandbox
+	raw := strings.Join(args, " ")
 	if strings.TrimSpace(raw) == "" {
 		fmt.Fprintln(io.err, `spine run: expected the task text, e.g. spine run "summarise the TODOs in this repository"`)
 		return exitUsage

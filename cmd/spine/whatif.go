@@ -6,25 +6,38 @@ import (
 
 	"github.com/agentspine/spine/analysis"
 	"github.com/agentspine/spine/spine"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func init() {
-	register(&command{
-		name:    "what-if",
-		summary: "re-decide every recorded cycle of traces with edited rules and show where decisions change",
-		usage:   "--rules EDITED.yaml [--all] TRACE|DIR...",
-		run:     runWhatIf,
+	addCommand("", func(io stdio) *cobra.Command {
+		c := &cobra.Command{
+			Use:   "what-if [flags] TRACE|DIR...",
+			Short: "re-decide every recorded cycle of traces with edited rules and show where decisions change",
+		}
+		fs := c.Flags()
+		rulesPath := fs.String("rules", "", "the edited rule file to decide with (required)")
+		all := fs.Bool("all", false, "list every decision, not only the changed ones")
+		opts := &whatIfFlags{
+			rulesPath: rulesPath,
+			all:       all,
+		}
+		c.RunE = func(c *cobra.Command, args []string) error {
+			return exitStatus(runWhatIf(c.Context(), io, fs, opts))
+		}
+		return c
 	})
 }
 
-func runWhatIf(ctx context.Context, io stdio, args []string) int {
-	c := commands["what-if"]
-	fs := newFlags(c, io)
-	rulesPath := fs.String("rules", "", "the edited rule file to decide with (required)")
-	all := fs.Bool("all", false, "list every decision, not only the changed ones")
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
+// whatIfFlags are spine what-if's flags.
+type whatIfFlags struct {
+	rulesPath *string
+	all       *bool
+}
+
+func runWhatIf(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *whatIfFlags) int {
+	rulesPath, all := opts.rulesPath, opts.all
 	paths, err := traceArgs(fs.Args())
 	if err != nil {
 		fmt.Fprintf(io.err, "spine what-if: %v\n", err)
