@@ -130,9 +130,12 @@ func (m *OpenAIModel) Complete(ctx context.Context, req ChatRequest) (ChatRespon
 	}
 	var log []Attempt
 	for attempt := 1; ; attempt++ {
-		resp, status, fail := m.attempt(ctx, wire)
+		resp, status, note, fail := m.attempt(ctx, wire)
 		if fail == nil {
 			out, err := fromWire(resp)
+			if err != nil && note != "" {
+				err = fmt.Errorf("%w; %s", err, note)
+			}
 			out.Attempts = attempt
 			if len(log) > 0 || err != nil {
 				a := Attempt{N: attempt, Status: status}
@@ -184,15 +187,22 @@ func (m *OpenAIModel) Complete(ctx context.Context, req ChatRequest) (ChatRespon
 }
 
 // attempt makes one HTTP call under the per-call timeout and classifies its failure. The
-// status is the HTTP status of the response, 0 when none arrived.
-func (m *OpenAIModel) attempt(ctx context.Context, wire openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, *attemptFailure) {
+// status is the HTTP status of the response, 0 when none arrived. A completion without
+// choices comes with a note of the error its body carries, if any.
+func (m *OpenAIModel) attempt(ctx context.Context, wire openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, string, *attemptFailure) {
 	callCtx, cancel := context.WithTimeout(ctx, m.opts.Timeout)
 	defer cancel()
 	callCtx, capt := withCapture(callCtx)
 	resp, err := m.client.CreateChatCompletion(callCtx, wire)
 	status, after := capt.get()
 	if err == nil {
-		return resp, status, nil
+		note := ""
+		if len(resp.Choices) == 0 {
+			if msg := errorInBody(capt.bodyStart()); msg != "" {
+				note = "the body carries an error instead: " + m.scrubCut(msg)
+			}
+		}
+		return resp, status, note, nil
 	}
 	fail := &attemptFailure{}
 	var apiErr *openai.APIError
@@ -216,18 +226,23 @@ func (m *OpenAIModel) attempt(ctx context.Context, wire openai.ChatCompletionReq
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		fail.err = &TimeoutError{After: m.opts.Timeout}
 		fail.retryable, fail.kind = true, KindTimeout
-		return resp, 0, fail
+		return resp, 0, "", fail
 	case errors.As(err, &urlErr):
 		fail.err = &TransportError{Message: m.scrubCut(err.Error())}
 		fail.retryable, fail.kind = true, KindConnection
-		return resp, status, fail
+		return resp, status, "", fail
 	default:
 		// The status line arrived but the body did not read as a completion: cut short
-		// (worth another attempt) or not JSON at all (not worth one).
-		fail.err = &TransportError{Message: m.scrubCut(err.Error())}
+		// (worth another attempt) or not JSON at all (not worth one). go-openai's decoding
+		// error can name another field than the one at fault, so the body is quoted.
+		msg := m.scrubCut(err.Error())
 		fail.kind = bodyFailureKind(err)
+		if b := capt.bodyStart(); fail.kind == KindNonJSON && len(b) > 0 {
+			msg += "; the body reads: " + m.scrubCut(string(b))
+		}
+		fail.err = &TransportError{Message: msg}
 		fail.retryable = fail.kind == KindConnection
-		return resp, status, fail
+		return resp, status, "", fail
 	}
 	var se *StatusError
 	if errors.As(fail.err, &se) {
@@ -238,7 +253,26 @@ func (m *OpenAIModel) attempt(ctx context.Context, wire openai.ChatCompletionReq
 		fail.retryable = retryableStatus(se.StatusCode)
 	}
 	fail.retryAfter, fail.hasAfter = parseRetryAfter(after, m.opts.Clock.Now())
-	return resp, status, fail
+	return resp, status, "", fail
+}
+
+// errorInBody is the error a completion's body carries beside (or instead of) its
+// choices, as some proxies answer with status 200: the error's message, or the error as
+// sent when it has none; "" when there is none.
+func errorInBody(body []byte) string {
+	var v struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil || len(v.Error) == 0 || string(v.Error) == "null" {
+		return ""
+	}
+	var obj struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(v.Error, &obj) == nil && obj.Message != "" {
+		return obj.Message
+	}
+	return string(v.Error)
 }
 
 // bodyFailureKind classifies an error met while reading a response body.

@@ -105,6 +105,46 @@ func TestCompleteReadsContentParts(t *testing.T) {
 	}
 }
 
+// TestCompleteSaysWhatA2xxBodyHeld: go-openai keeps nothing of a 2xx body it could not
+// decode, nor of one that carries an error and no choice; the error says what it held.
+func TestCompleteSaysWhatA2xxBodyHeld(t *testing.T) {
+	cases := []struct {
+		name, body string
+		noChoices  bool
+		want       string
+	}{
+		{"an error object and no choices",
+			`{"error":{"message":"upstream model is loading","type":"server_error","code":503}}`, true,
+			`model "test-model": the response has no choices; the body carries an error instead: upstream model is loading`},
+		{"an error string and no choices",
+			`{"choices":[],"error":"overloaded"}`, true,
+			`the response has no choices; the body carries an error instead: "overloaded"`},
+		{"no choices and no error", `{"choices":[]}`, true, `model "test-model": the response has no choices`},
+		{"tool-call arguments as an object",
+			`{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"read_file","arguments":{"path":"a"}}}]},"finish_reason":"tool_calls"}]}`, false,
+			`; the body reads: {"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"read_file","arguments":{"path":"a"}}}]},"finish_reason":"tool_calls"}]}`},
+		{"the key in the body is scrubbed",
+			`{"choices":[{"message":{"role":"assistant","content":7,"note":"` + testKey + `"}}]}`, false,
+			`; the body reads: {"choices":[{"message":{"role":"assistant","content":7,"note":"[REDACTED`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t, llmtest.Reply{Body: c.body})
+			m, _ := newTestModel(t, srv, nil)
+			_, err := m.Complete(context.Background(), userAsks("hi"))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want it to contain %s", err, c.want)
+			}
+			if errors.Is(err, ErrNoChoices) != c.noChoices {
+				t.Errorf("errors.Is(err, ErrNoChoices) = %v, want %v", !c.noChoices, c.noChoices)
+			}
+			if strings.Contains(err.Error(), testKey) {
+				t.Error("the key is in the error")
+			}
+		})
+	}
+}
+
 func TestCompleteUsesDefaultModelAndCompletionTokensForReasoningModels(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Text("a"), llmtest.Text("b"))
 	m, _ := newTestModel(t, srv, nil)

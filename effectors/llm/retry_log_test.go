@@ -125,7 +125,7 @@ func TestAttemptLogKinds(t *testing.T) {
 		{
 			name:    "200 whose body is not JSON is not retried",
 			replies: []llmtest.Reply{{Body: "not json"}},
-			log:     `[{"n":1,"status":200,"kind":"non_json_body","error":"invalid character 'o' in literal null (expecting 'u')"}]`,
+			log:     `[{"n":1,"status":200,"kind":"non_json_body","error":"invalid character 'o' in literal null (expecting 'u'); the body reads: not json"}]`,
 			wantErr: true,
 		},
 		{
