@@ -26,13 +26,6 @@ func init() {
 		c.Flags().BoolVar(&all, "all", false, "also show state changes, effector requests and every rule evaluation, and full requests and responses")
 		return c
 	})
-	// loss and diff still parse their own flags.
-	addCommand("trace", func(io stdio) *cobra.Command {
-		return legacyCommand(&command{name: "loss", summary: traceLossCmd.summary, usage: traceLossCmd.usage, run: runTraceLoss}, io)
-	})
-	addCommand("trace", func(io stdio) *cobra.Command {
-		return legacyCommand(&command{name: "diff", summary: traceDiffCmd.summary, usage: traceDiffCmd.usage, run: runTraceDiff}, io)
-	})
 }
 
 func runTraceShow(io stdio, all bool, args []string) int {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/spine"
+	"github.com/spf13/cobra"
 )
 
 // `spine trace diff A B` says where two traces part: the first differing event (found by
@@ -19,10 +19,16 @@ import (
 // Events are compared without their timestamp and hash-chain link: the link differs on
 // every line after any difference, and two live runs never share a clock.
 
-var traceDiffCmd = &command{
-	name:    "trace diff",
-	summary: "compare two traces: the first differing event, then decisions, messages and exchanges side by side (exit 0 identical, 1 different)",
-	usage:   "A B",
+func init() {
+	addCommand("trace", func(io stdio) *cobra.Command {
+		return &cobra.Command{
+			Use:   "diff [flags] A B",
+			Short: "compare two traces: the first differing event, then decisions, messages and exchanges side by side (exit 0 identical, 1 different)",
+			RunE: func(c *cobra.Command, args []string) error {
+				return exitStatus(runTraceDiff(io, args))
+			},
+		}
+	})
 }
 
 // diffExcerpt bounds how much of a differing value is quoted.
@@ -38,17 +44,13 @@ type diffSide struct {
 	exchanges []string          // exchange names
 }
 
-func runTraceDiff(_ context.Context, io stdio, args []string) int {
-	fs := newFlags(traceDiffCmd, io)
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
-	if fs.NArg() != 2 {
+func runTraceDiff(io stdio, args []string) int {
+	if len(args) != 2 {
 		fmt.Fprintln(io.err, "spine trace diff: expected two trace files, A and B")
 		return exitUsage
 	}
 	var sides [2]*diffSide
-	for i, path := range fs.Args() {
+	for i, path := range args {
 		s, err := readDiffSide(path, io.err)
 		if err != nil {
 			fmt.Fprintf(io.err, "spine trace diff: %s\n", linecap.BoundQuotes(err.Error()))

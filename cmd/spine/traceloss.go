@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,37 +10,36 @@ import (
 	"github.com/agentspine/spine/internal/linecap"
 	tracereport "github.com/agentspine/spine/report"
 	"github.com/agentspine/spine/spine"
+	"github.com/spf13/cobra"
 )
 
 // `spine trace loss` reads GGS's rounds back out of a trace: the signals fact GGS's gate
 // writes each round, the rule that fired on it and the directive R7 sent. It reads only;
 // the numbers are the recorded ones, never recomputed.
 
-// traceSubcommands are the verbs of `spine trace` besides show, which trace.go runs itself.
-var traceSubcommands = map[string]func(ctx context.Context, io stdio, args []string) int{
-	"loss": runTraceLoss,
-	"diff": runTraceDiff,
+func init() {
+	addCommand("trace", func(io stdio) *cobra.Command {
+		var asJSON bool
+		c := &cobra.Command{
+			Use:   "loss [flags] TRACE...",
+			Short: "one row per GGS round of each trace: D, P, Ω, L, ∇L, directive, rule, blocked tools and targets",
+			RunE: func(c *cobra.Command, args []string) error {
+				return exitStatus(runTraceLoss(io, asJSON, args))
+			},
+		}
+		c.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+		return c
+	})
 }
 
-var traceLossCmd = &command{
-	name:    "trace loss",
-	summary: "one row per GGS round of each trace: D, P, Ω, L, ∇L, directive, rule, blocked tools and targets",
-	usage:   "[--json] TRACE...",
-}
-
-func runTraceLoss(_ context.Context, io stdio, args []string) int {
-	fs := newFlags(traceLossCmd, io)
-	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
-	if fs.NArg() == 0 {
+func runTraceLoss(io stdio, asJSON bool, args []string) int {
+	if len(args) == 0 {
 		fmt.Fprintln(io.err, "spine trace loss: expected one or more trace files")
 		return exitUsage
 	}
 	code := exitOK
 	traces := []tracereport.Loss{}
-	for _, path := range fs.Args() {
+	for _, path := range args {
 		lt, err := readLoss(path, io.err)
 		if err != nil {
 			fmt.Fprintf(io.err, "spine trace loss: %s\n", linecap.BoundQuotes(err.Error()))
@@ -50,7 +48,7 @@ func runTraceLoss(_ context.Context, io stdio, args []string) int {
 		}
 		traces = append(traces, *lt)
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(io.out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(traces); err != nil {
