@@ -34,7 +34,10 @@ type WorkerConfig struct {
 	// consumer's (DefaultAckWait when new). It is the consumer's, shared by all workers.
 	AckWait time.Duration
 	Prepare PrepareFunc
-	Clock   spine.Clock // stamps attempts; nil for the wall clock
+	// Drain ends Run once the queue holds nothing for any worker: no task waiting and
+	// none in another worker's hands (a batch's end, a script's).
+	Drain bool
+	Clock spine.Clock // stamps attempts; nil for the wall clock
 	// Log hears what the worker does, a line at a time (no secret is ever in it).
 	Log func(string)
 }
@@ -94,6 +97,9 @@ func (c *Client) NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, erro
 	return &Worker{c: c, cfg: cfg, cons: cons, ackWait: info.Config.AckWait}, nil
 }
 
+// Name is the worker's name in statuses.
+func (w *Worker) Name() string { return w.cfg.Name }
+
 // Done is how many tasks this worker has handled to the end (acknowledged).
 func (w *Worker) Done() int64 { return w.done.Load() }
 
@@ -137,10 +143,15 @@ func (w *Worker) slot(ctx context.Context) {
 			}
 			continue
 		}
+		got := 0
 		for msg := range batch.Messages() {
+			got++
 			w.handle(ctx, msg)
 		}
 		cancel()
+		if got == 0 && w.cfg.Drain && w.drained(ctx) {
+			return
+		}
 	}
 }
 
@@ -361,4 +372,10 @@ func (w *Worker) ack(ctx context.Context, msg jetstream.Msg, id string) {
 		return
 	}
 	w.done.Add(1)
+}
+
+// drained reports whether no task is waiting and none is in any worker's hands.
+func (w *Worker) drained(ctx context.Context) bool {
+	info, err := w.cons.Info(ctx)
+	return err == nil && info.NumPending == 0 && info.NumAckPending == 0
 }

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentspine/spine/fleet"
+)
+
+const serveLong = `Start an embedded NATS server with JetStream storing in --dir, print its URL and
+serve until interrupted. The queue, the statuses, the traces and the bus messages live
+in --dir and survive a restart on the same directory.
+
+The URL is also written to the state file ($XDG_STATE_HOME/spine/fleet.json, else
+~/.local/state/spine/fleet.json), which submit, status, worker and trace get read when
+neither --nats nor $SPINE_NATS_URL is given. Clients must sign in when --user is given
+(the password is read from $SPINE_NATS_PASSWORD) or when $SPINE_NATS_TOKEN is set;
+nothing secret is written to the state file or printed.`
+
+func init() {
+	addCommand("", func(io stdio) *cobra.Command {
+		var dir, listen, user string
+		c := &cobra.Command{
+			Use:   "serve [--dir DIR] [--listen HOST:PORT] [--user NAME]",
+			Short: "start an embedded NATS JetStream server for a fleet of workers and print its URL",
+			Long:  serveLong,
+			Args:  cobra.NoArgs,
+			RunE: func(c *cobra.Command, args []string) error {
+				cfg, err := serveConfig(dir, listen, user)
+				if err != nil {
+					return err
+				}
+				return runServe(c.Context(), io, cfg)
+			},
+		}
+		fs := c.Flags()
+		fs.StringVar(&dir, "dir", "", "JetStream's store `DIR` (default: $XDG_STATE_HOME/spine/nats, else ~/.local/state/spine/nats)")
+		fs.StringVar(&listen, "listen", "127.0.0.1:4222", "`HOST:PORT` to listen on (port 0: any free port)")
+		fs.StringVar(&user, "user", "", "require this user `NAME`, with the password in $"+envNATSPassword)
+		return c
+	})
+}
+
+func serveConfig(dir, listen, user string) (fleet.ServerConfig, error) {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fleet.ServerConfig{}, usageErrorf("--listen %q: expected HOST:PORT, e.g. 127.0.0.1:4222", listen)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p > 65535 {
+		return fleet.ServerConfig{}, usageErrorf("--listen %q: the port must be a number from 0 to 65535", listen)
+	}
+	if p == 0 {
+		p = -1 // nats-server's "any free port"
+	}
+	cfg := fleet.ServerConfig{Dir: dir, Host: host, Port: p, User: user, Token: os.Getenv(envNATSToken)}
+	if user != "" {
+		cfg.Password, cfg.Token = os.Getenv(envNATSPassword), ""
+		if cfg.Password == "" {
+			return cfg, usageErrorf("--user %s needs its password in $%s", user, envNATSPassword)
+		}
+	}
+	if cfg.Dir == "" {
+		state, err := fleetStateFile()
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Dir = filepath.Join(filepath.Dir(state), "nats")
+	}
+	return cfg, nil
+}
+
+func runServe(ctx context.Context, io stdio, cfg fleet.ServerConfig) error {
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return err
+	}
+	srv, err := fleet.StartServer(cfg)
+	if err != nil {
+		return err
+	}
+	defer srv.Shutdown()
+	path, err := fleetStateFile()
+	if err == nil {
+		err = writeFleetState(path, fleetState{URL: srv.URL(), Dir: cfg.Dir, PID: os.Getpid()})
+	}
+	if err != nil {
+		return fmt.Errorf("the state file: %w", err)
+	}
+	// The URL first and alone on its line: scripts read it.
+	fmt.Fprintln(io.out, srv.URL())
+	fmt.Fprintf(io.err, "spine serve: JetStream in %s; URL written to %s; interrupt to stop\n", cfg.Dir, path)
+	<-ctx.Done()
+	return nil
+}
+
+// writeFleetState replaces the state file whole (a reader never sees half of it).
+func writeFleetState(path string, st fleetState) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

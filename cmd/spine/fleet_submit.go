@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/taskrun"
+)
+
+func init() {
+	addCommand("", func(io stdio) *cobra.Command {
+		var (
+			nf       natsFlags
+			o        fleet.RunOptions
+			allowNet netRules
+			asJSON   bool
+			file     string
+		)
+		c := &cobra.Command{
+			Use:   `submit "task text"|--file FILE [--model NAME] [--caution refuse|allow|log] [--allow-net HOST[:PORT]]... [flags]`,
+			Short: "put a task (or a file of tasks, one a line) on the fleet's queue and print its id",
+			Long: `Put a task on the fleet's work queue and print its id. A worker runs it as spine run
+would, with the run flags given here; the model endpoint, its key and the work dir are
+the worker's.`,
+			Args: cobra.ArbitraryArgs,
+			RunE: func(c *cobra.Command, args []string) error {
+				text := strings.Join(args, " ")
+				var texts []string
+				switch {
+				case file != "" && strings.TrimSpace(text) != "":
+					return usageErrorf("give the task text or --file, not both")
+				case file != "":
+					var err error
+					if texts, err = readTaskFile(file); err != nil {
+						return err
+					}
+				case strings.TrimSpace(text) == "":
+					return usageErrorf(`expected the task text, e.g. spine submit "summarise the TODOs"`)
+				default:
+					texts = []string{text}
+				}
+				switch o.Caution {
+				case "", taskrun.CautionRefuse, taskrun.CautionAllow, taskrun.CautionLog:
+				default:
+					return usageErrorf("--caution %q: expected refuse, allow or log", o.Caution)
+				}
+				for _, r := range allowNet {
+					o.AllowNet = append(o.AllowNet, r.String())
+				}
+				cl, err := nf.connect(c.Context(), "spine submit")
+				if err != nil {
+					return err
+				}
+				defer cl.Close()
+				enc := json.NewEncoder(io.out)
+				enc.SetEscapeHTML(false)
+				for _, text := range texts {
+					st, err := cl.Submit(c.Context(), text, o)
+					if err != nil {
+						return err
+					}
+					if asJSON {
+						if err := enc.Encode(st); err != nil {
+							return err
+						}
+					} else {
+						fmt.Fprintln(io.out, st.ID)
+					}
+				}
+				return nil
+			},
+		}
+		fs := c.Flags()
+		nf.add(fs)
+		fs.StringVar(&o.Model, "model", "", "model for every role without one of its own (default: the worker's)")
+		fs.StringVar(&o.Caution, "caution", "", "what to do with a call memory advises caution for: refuse, allow or log (default: refuse)")
+		fs.Var(&allowNet, "allow-net", "let the task's tools connect to `HOST[:PORT]` (repeatable)")
+		fs.BoolVar(&asJSON, "json", false, "print each task's status as JSON")
+		fs.StringVar(&file, "file", "", "submit every line of `FILE` as a task (blank lines and lines starting with # skipped)")
+		return c
+	})
+}
+
+// readTaskFile reads one task a line; blank lines and # comments are skipped.
+func readTaskFile(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s holds no task (one a line; # starts a comment)", path)
+	}
+	return out, nil
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentspine/spine/fleet"
+)
+
+func init() {
+	addCommand("trace", func(io stdio) *cobra.Command {
+		var (
+			nf      natsFlags
+			attempt int
+			out     string
+			all     bool
+		)
+		c := &cobra.Command{
+			Use:   "get ID|--all -o DIR [--attempt N] [-o FILE] [flags]",
+			Short: "fetch a fleet task's trace (its accepted attempt's, or --attempt N's) from the fleet",
+			Long: `Fetch the trace a worker stored for a task: the accepted attempt's, or --attempt N's.
+It is the trace file as the worker wrote it, byte for byte: spine replay --check and
+spine trace show read it as any other. -o writes it to a new file (never overwritten).
+--all -o DIR writes every finished task's accepted trace into DIR as ID.trace.jsonl.`,
+			RunE: func(c *cobra.Command, args []string) error {
+				switch {
+				case attempt < 0:
+					return usageErrorf("--attempt %d: expected 1 or more", attempt)
+				case all && (len(args) != 0 || out == "" || attempt != 0):
+					return usageErrorf("--all takes no ID and no --attempt, and needs -o DIR")
+				case !all && len(args) != 1:
+					return usageErrorf("expected one task ID (or --all -o DIR)")
+				}
+				cl, err := nf.connect(c.Context(), "spine trace get")
+				if err != nil {
+					return err
+				}
+				defer cl.Close()
+				if all {
+					return getAllTraces(c, io, cl, out)
+				}
+				b, a, err := cl.Trace(c.Context(), args[0], attempt)
+				if err != nil {
+					return err
+				}
+				if out == "" {
+					_, err = io.out.Write(b)
+					return err
+				}
+				if err := writeNewFile(out, b); err != nil {
+					return err
+				}
+				fmt.Fprintf(io.err, "%s: attempt %d (%s, run %s) → %s\n", args[0], a.N, a.State, a.RunID, out)
+				return nil
+			},
+		}
+		nf.add(c.Flags())
+		c.Flags().IntVar(&attempt, "attempt", 0, "the attempt `N` (default: the accepted one)")
+		c.Flags().StringVarP(&out, "output", "o", "", "write the trace to `FILE` instead of stdout (with --all: a directory)")
+		c.Flags().BoolVar(&all, "all", false, "every finished task's accepted trace, into the directory -o names")
+		return c
+	})
+}
+
+func getAllTraces(c *cobra.Command, io stdio, cl *fleet.Client, dir string) error {
+	sts, err := cl.List(c.Context())
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	n := 0
+	for _, st := range sts {
+		if st.State != fleet.Finished {
+			continue
+		}
+		b, _, err := cl.Trace(c.Context(), st.ID, 0)
+		if err != nil {
+			return err
+		}
+		if err := writeNewFile(filepath.Join(dir, st.ID+".trace.jsonl"), b); err != nil {
+			return err
+		}
+		n++
+	}
+	fmt.Fprintf(io.err, "%d trace(s) of %d task(s) → %s\n", n, len(sts), dir)
+	return nil
+}

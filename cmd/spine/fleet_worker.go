@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/taskrun"
+)
+
+const workerLong = `Pull tasks from the fleet's queue and run each as spine run would: R1–R4b on the
+worker's model endpoint (its --config, --base-url, --model or the environment, as for
+spine run; a task's --model overrides the model), steered by GGS, its tools in a
+sandbox, in a work dir of its own under --workdir-root. A task is acknowledged only
+after its whole trace is stored in the fleet and its FinalResult recorded; a worker
+that dies loses nothing: its tasks come back after the ack wait and run again on
+another worker, and the new attempt's trace names the one it supersedes.
+
+--demo runs every task as spine demo --pipeline does (the demo's project, scripted
+replies, no model and no key): a fleet to try without an endpoint. A worker that loses
+its NATS connection takes no more tasks, lets the runs in hand end by their rules, and
+exits with status 1.`
+
+func init() {
+	addCommand("", func(io stdio) *cobra.Command {
+		var (
+			nf                     natsFlags
+			cfg                    fleet.WorkerConfig
+			rulesPath, configPath  string
+			baseURL, model         string
+			demo, noSandbox, quiet bool
+		)
+		c := &cobra.Command{
+			Use:   "worker --workdir-root DIR [--concurrency N] [--ack-wait D] [--demo] [flags]",
+			Short: "run the fleet's queued tasks, each with the run library of spine run, in its own work dir",
+			Long:  workerLong,
+			Args:  cobra.NoArgs,
+			RunE: func(c *cobra.Command, args []string) error {
+				if cfg.WorkdirRoot == "" {
+					return usageErrorf("expected --workdir-root DIR: each task gets a work dir under it")
+				}
+				if cfg.Concurrency < 1 {
+					return usageErrorf("--concurrency %d: expected 1 or more", cfg.Concurrency)
+				}
+				rs, err := taskrun.LoadRules(rulesPath)
+				if err != nil {
+					return err
+				}
+				if demo {
+					cfg.Prepare = fleet.DemoPrepare(rs, noSandbox)
+				} else {
+					// The worker's configuration is checked once, before any task is taken.
+					base, err := loadWorkerLLM(configPath, baseURL, model)
+					if err != nil {
+						return err
+					}
+					cfg.Prepare = workerPrepare(io, rs, rulesPath, configPath, baseURL, base, noSandbox)
+				}
+				if !quiet {
+					cfg.Log = func(line string) { fmt.Fprintf(io.err, "spine worker: %s\n", line) }
+				}
+				ctx := c.Context()
+				cl, err := nf.connect(ctx, "spine worker")
+				if err != nil {
+					return err
+				}
+				defer cl.Close()
+				w, err := cl.NewWorker(ctx, cfg)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(io.err, "spine worker: %s taking tasks from %s (%d at a time)\n", w.Name(), cl.URL(), cfg.Concurrency)
+				err = w.Run(ctx)
+				fmt.Fprintf(io.err, "spine worker: %d task(s) done\n", w.Done())
+				if errors.Is(err, fleet.ErrConnectionLost) {
+					return exitStatus(exitFail)
+				}
+				return err
+			},
+		}
+		fs := c.Flags()
+		nf.add(fs)
+		fs.StringVar(&cfg.WorkdirRoot, "workdir-root", "", "`DIR` under which each task gets its own work dir (<task>/<attempt>/work)")
+		fs.IntVar(&cfg.Concurrency, "concurrency", 1, "tasks to run at once")
+		fs.DurationVar(&cfg.AckWait, "ack-wait", 0, "redeliver a task whose worker has said nothing this long (default: the fleet's, 30s when new)")
+		fs.StringVar(&cfg.Name, "name", "", "this worker's name in statuses (default: HOST-PID)")
+		fs.StringVar(&rulesPath, "rules", "", "GGS rule file instead of the shipped rules/ggs.yaml")
+		fs.StringVar(&configPath, "config", "", "YAML model configuration, as for spine run")
+		fs.StringVar(&baseURL, "base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or OpenAI)")
+		fs.StringVar(&model, "model", "", "model for every role without one of its own (default: $SPINE_MODEL)")
+		fs.BoolVar(&demo, "demo", false, "run every task as spine demo --pipeline (scripted replies: no model, no key)")
+		fs.BoolVar(&noSandbox, "no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (recorded in every trace)")
+		fs.BoolVar(&cfg.Drain, "drain", false, "exit once the queue is empty and no task is in any worker's hands")
+		fs.BoolVar(&quiet, "quiet", false, "do not log each task's start and end")
+		return c
+	})
+}
+
+// loadWorkerLLM loads the model configuration as spine run does, refusing a worker with
+// no endpoint at all.
+func loadWorkerLLM(configPath, baseURL, model string) (llm.Config, error) {
+	cfg, err := llm.LoadConfig(llm.Sources{File: configPath, Getenv: os.LookupEnv,
+		Flags: llm.Overrides{BaseURL: baseURL, Model: model}})
+	var incomplete *llm.ValidationError
+	if (err == nil || configPath == "" && errors.As(err, &incomplete)) && cfg.APIKey == "" && strings.TrimRight(cfg.BaseURL, "/") == llm.DefaultBaseURL {
+		return cfg, usageErrorf("no model endpoint is configured (as for spine run: $OPENAI_API_KEY, --base-url, --config); --demo needs none")
+	}
+	if err != nil {
+		return cfg, usageErrorf("%v", err)
+	}
+	return cfg, nil
+}
+
+// workerPrepare is a task's run configuration: the worker's model configuration, with
+// the task's model when it names one, its caution policy and its network allowance.
+func workerPrepare(io stdio, rs *spine.RuleSet, rulesPath, configPath, baseURL string, base llm.Config, noSandbox bool) fleet.PrepareFunc {
+	return func(_ context.Context, t fleet.Task, _ string) (taskrun.Config, error) {
+		cfg := base
+		if t.Options.Model != "" {
+			var err error
+			if cfg, err = llm.LoadConfig(llm.Sources{File: configPath, Getenv: os.LookupEnv,
+				Flags: llm.Overrides{BaseURL: baseURL, Model: t.Options.Model}}); err != nil {
+				return taskrun.Config{}, fmt.Errorf("the task's --model %s: %w", t.Options.Model, err)
+			}
+		}
+		var allow netRules
+		for _, r := range t.Options.AllowNet {
+			if err := allow.Set(r); err != nil {
+				return taskrun.Config{}, fmt.Errorf("the task's --allow-net %s: %w", r, err)
+			}
+		}
+		return taskrun.Config{LLM: cfg, ConfigPath: configPath, Rules: rs, RulesPath: rulesPath,
+			AllowNet: allow, NoSandbox: noSandbox, CautionPolicy: t.Options.Caution,
+			Warn: func(msg string) { warn(io.err, msg) }}, nil
+	}
+}
