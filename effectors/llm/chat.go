@@ -59,13 +59,15 @@ type Tool struct {
 // made, retries included; AttemptLog says what each one got when there was more than one
 // or the call failed (a first attempt that succeeded leaves it empty).
 type ChatResponse struct {
-	Model        string     `json:"model,omitempty"`
-	Content      string     `json:"content"`
-	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
-	FinishReason string     `json:"finish_reason,omitempty"`
-	Usage        Usage      `json:"usage"`
-	Attempts     int        `json:"attempts"`
-	AttemptLog   []Attempt  `json:"attempt_log,omitempty"`
+	Model     string     `json:"model,omitempty"`
+	Content   string     `json:"content"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// Refusal is the model's stated refusal, which OpenAI sends instead of content.
+	Refusal      string    `json:"refusal,omitempty"`
+	FinishReason string    `json:"finish_reason,omitempty"`
+	Usage        Usage     `json:"usage"`
+	Attempts     int       `json:"attempts"`
+	AttemptLog   []Attempt `json:"attempt_log,omitempty"`
 }
 
 // Usage is the token count the endpoint reported for one call.

@@ -69,6 +69,9 @@ func CompleteJSON[T any](ctx context.Context, m ChatModel, req ChatRequest, vali
 // decodeChecked extracts, strictly decodes and validates one response.
 func decodeChecked[T any](resp ChatResponse, validate func(T) error) (T, error) {
 	var v T
+	if resp.Content == "" && resp.Refusal != "" {
+		return v, fmt.Errorf("the model refused instead of answering: %q", resp.Refusal)
+	}
 	if resp.Content == "" {
 		return v, fmt.Errorf("the reply has no text content (finish reason %q, %d tool calls)", resp.FinishReason, len(resp.ToolCalls))
 	}

@@ -43,6 +43,12 @@ func TestCompleteJSON(t *testing.T) {
 			wantFix:   []string{"could not be used", "does not parse", "invalid character '}'"},
 		},
 		{
+			name:      "a refusal, then an answer",
+			replies:   []llmtest.Reply{{Body: `{"choices":[{"message":{"role":"assistant","content":null,"refusal":"I cannot help with logs."},"finish_reason":"stop"}],"usage":{"prompt_tokens":100,"completion_tokens":10,"total_tokens":110}}`}, llmtest.Text(good)},
+			wantCalls: 2,
+			wantFix:   []string{"the model refused instead of answering", "I cannot help with logs."},
+		},
+		{
 			name:      "cut off at the token limit, corrected",
 			replies:   []llmtest.Reply{{Content: `{"intent":"find the lar`, FinishReason: "length"}, llmtest.Text(good)},
 			wantCalls: 2,
