@@ -90,10 +90,11 @@ func TestParseHeader(t *testing.T) {
 		{"Authorization=Bearer abc", "Authorization", "Bearer abc", ""},
 		{"x-api-key=a=b", "x-api-key", "a=b", ""},
 		{"x-empty=", "x-empty", "", ""},
-		{"novalue", "", "", `header "novalue": want KEY=VALUE with a key of letters, digits and dashes`},
+		{"novalue", "", "", "header: want KEY=VALUE (the argument is not echoed: it may hold a secret)"},
+		{"Authorization Bearer sk-1", "", "", "header: want KEY=VALUE (the argument is not echoed: it may hold a secret)"},
 		{"=secret", "", "", `header "": want KEY=VALUE with a key of letters, digits and dashes`},
 		{"bad key=secret", "", "", `header "bad key": want KEY=VALUE with a key of letters, digits and dashes`},
-		{"k=line\nbreak", "", "", `header "k": want KEY=VALUE with a key of letters, digits and dashes`},
+		{"k=line\nbreak", "", "", `header "k": its value has a line break`},
 	} {
 		k, v, err := ParseHeader(tc.in)
 		gotErr := ""

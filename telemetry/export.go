@@ -68,9 +68,15 @@ func loopback(host string) bool {
 func ParseHeader(kv string) (string, string, error) {
 	k, v, ok := strings.Cut(kv, "=")
 	k = strings.TrimSpace(k)
-	if !ok || k == "" || strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(v, "\r\n") {
-		// The value may be a secret: the message names the key only.
+	switch {
+	case !ok:
+		// Without "=" the whole argument may be a secret ("Authorization Bearer …").
+		return "", "", errors.New("header: want KEY=VALUE (the argument is not echoed: it may hold a secret)")
+	case k == "" || strings.ContainsAny(k, " \t\r\n:"):
 		return "", "", fmt.Errorf("header %q: want KEY=VALUE with a key of letters, digits and dashes", excerpt(k, 40))
+	case strings.ContainsAny(v, "\r\n"):
+		// The value may be a secret: the message names the key only.
+		return "", "", fmt.Errorf("header %q: its value has a line break", excerpt(k, 40))
 	}
 	return k, v, nil
 }

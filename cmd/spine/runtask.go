@@ -17,6 +17,7 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/spine"
 	"github.com/agentspine/spine/taskrun"
+	"github.com/agentspine/spine/telemetry"
 	"github.com/spf13/cobra"
 )
 
@@ -39,6 +40,7 @@ func init() {
 			watch:      fs.Bool("watch", false, "with --rules: reload the rule file when it changes, at the next cycle boundary"),
 			caution:    fs.String("caution", taskrun.CautionRefuse, "with no terminal to ask, what to do with a call memory advises caution for: refuse, allow or log (allow and warn)"),
 			noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (printed in red, recorded in the trace)"),
+			otlp:       fs.String("otlp", "", "when the run ends, send its trace to this OTLP/HTTP `URL` (e.g. http://localhost:4318; headers from $OTEL_EXPORTER_OTLP_HEADERS)"),
 		}
 		fs.Var(&f.allowNet, "allow-net", "let tools connect to `HOST[:PORT]` (repeatable; a host alone means ports 80 and 443; default: no network)")
 		c.RunE = func(c *cobra.Command, args []string) error {
@@ -51,6 +53,7 @@ func init() {
 // runFlags are spine run's flags.
 type runFlags struct {
 	workdir, rulesPath, memDir, tracePath, baseURL, model, configPath, caution *string
+	otlp                                                                       *string
 	asJSON, watch, noSandbox                                                   *bool
 	allowNet                                                                   netRules
 }
@@ -78,6 +81,12 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	default:
 		fmt.Fprintf(io.err, "spine run: --caution %q: expected refuse, allow or log\n", *caution)
 		return exitUsage
+	}
+	if *f.otlp != "" {
+		if _, err := telemetry.ParseURL(*f.otlp, false); err != nil {
+			fmt.Fprintf(io.err, "spine run: --otlp: %v\n", err)
+			return exitUsage
+		}
 	}
 	if *watch && *rulesPath == "" {
 		fmt.Fprintln(io.err, "spine run: --watch needs --rules FILE (the shipped rules are built in; copy rules/ggs.yaml and edit the copy)")
@@ -146,7 +155,8 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	if res.Dream != nil {
 		showDream(show, res.Dream)
 	}
-	return show.finish(io, res.TaskResult, runErr, res.TracePath, res.TraceHead, res.Pipeline)
+	code := show.finish(io, res.TaskResult, runErr, res.TracePath, res.TraceHead, res.Pipeline)
+	return sendRunTrace(ctx, io, *f.otlp, res.TracePath, *asJSON, code)
 }
 
 // statusLine is the spinner's text for a role's status.
