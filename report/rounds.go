@@ -1,10 +1,11 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Round is one GGS round as the trace recorded it: the signals GGS's gate wrote, the
@@ -34,80 +35,69 @@ type Loss struct {
 
 // Rounds reads GGS's rounds out of a trace read whole; name is used in errors. Round 0,
 // the seed GGS asserts before any report, carries no loss and is left out, as is a fact
-// of another rule set that happens to be named signals but has no round. A line of one
-// of the kinds read that does not decode is an error naming it.
-func Rounds(name string, tf *spine.TraceFile) (*Loss, error) {
+// of another rule set that happens to be named signals but has no round. A body read
+// here that does not hold what GGS writes is an error naming its line.
+func Rounds(name string, f *trace.File) (*Loss, error) {
 	lt := &Loss{Trace: name, Rounds: []Round{}}
 	var cur *Round
-	for _, l := range tf.Lines {
-		switch l.Kind {
-		case spine.EvHeader:
-			var h struct {
-				Params struct {
-					Epsilon float64 `json:"epsilon"`
-				} `json:"params"`
+	for i := range f.Events {
+		e := &f.Events[i]
+		switch body := e.Body.(type) {
+		case trace.Header:
+			if len(body.Params) == 0 || string(body.Params) == "null" {
+				continue
 			}
-			if err := l.Decode(&h); err != nil {
-				return nil, fmt.Errorf("%s:%d: header: %v", name, l.Line, err)
+			var p struct {
+				Epsilon float64 `json:"epsilon"`
 			}
-			lt.Epsilon = h.Params.Epsilon
-		case spine.EvFactAsserted, spine.EvFactUpdated:
-			var e struct {
-				Fact struct {
-					Kind    string `json:"kind"`
-					Payload struct {
-						Round *int    `json:"round"`
-						D     float64 `json:"D"`
-						P     float64 `json:"P"`
-						Omega float64 `json:"omega"`
-						L     float64 `json:"L"`
-						Grad  float64 `json:"grad"`
-					} `json:"payload"`
-				} `json:"fact"`
+			if err := json.Unmarshal(body.Params, &p); err != nil {
+				return nil, fmt.Errorf("%s:%d: header: params: %v", name, e.Line, err)
 			}
-			if err := l.Decode(&e); err != nil {
-				return nil, fmt.Errorf("%s:%d: %s event: %v", name, l.Line, l.Kind, err)
+			lt.Epsilon = p.Epsilon
+		case trace.FactChange:
+			if e.Kind == trace.KindFactRetracted || body.Fact.Kind != "signals" {
+				continue
 			}
-			s := e.Fact.Payload
-			if e.Fact.Kind != "signals" || s.Round == nil || *s.Round < 1 {
+			var s struct {
+				Round *int    `json:"round"`
+				D     float64 `json:"D"`
+				P     float64 `json:"P"`
+				Omega float64 `json:"omega"`
+				L     float64 `json:"L"`
+				Grad  float64 `json:"grad"`
+			}
+			if err := decodeRaw(body.Fact.Payload, &s); err != nil {
+				return nil, fmt.Errorf("%s:%d: %s event: signals payload: %v", name, e.Line, e.Kind, err)
+			}
+			if s.Round == nil || *s.Round < 1 {
 				continue
 			}
 			if cur == nil || cur.Round != *s.Round {
-				lt.Rounds = append(lt.Rounds, Round{Round: *s.Round, Seq: l.Seq})
+				lt.Rounds = append(lt.Rounds, Round{Round: *s.Round, Seq: e.Seq})
 				cur = &lt.Rounds[len(lt.Rounds)-1]
 			}
 			cur.D, cur.P, cur.Omega, cur.L, cur.GradL = s.D, s.P, s.Omega, s.L, s.Grad
-		case spine.EvRuleFired:
-			var e struct {
-				Rule string `json:"rule"`
-			}
-			if err := l.Decode(&e); err != nil {
-				return nil, fmt.Errorf("%s:%d: rule_fired event: %v", name, l.Line, err)
-			}
+		case trace.RuleFired:
 			// The first rule to fire on a round's signals decides it.
 			if cur != nil && cur.Rule == "" {
-				cur.Rule = e.Rule
+				cur.Rule = body.Rule
 			}
-		case spine.EvMessage:
-			var e struct {
-				Type    string `json:"type"`
-				Payload struct {
-					Directive      string   `json:"directive"`
-					BlockedTools   []string `json:"blocked_tools"`
-					BlockedTargets []string `json:"blocked_targets"`
-				} `json:"payload"`
-			}
-			if err := l.Decode(&e); err != nil {
-				return nil, fmt.Errorf("%s:%d: message event: %v", name, l.Line, err)
-			}
+		case trace.Message:
 			if cur == nil || cur.Directive != "" {
 				continue
 			}
-			if e.Type == contract.TypePlanDirective || e.Type == contract.TypeFinalResult {
-				cur.Directive = e.Payload.Directive
-				cur.BlockedTools = e.Payload.BlockedTools
-				cur.BlockedTargets = e.Payload.BlockedTargets
+			if body.Type != contract.TypePlanDirective && body.Type != contract.TypeFinalResult {
+				continue
 			}
+			var p struct {
+				Directive      string   `json:"directive"`
+				BlockedTools   []string `json:"blocked_tools"`
+				BlockedTargets []string `json:"blocked_targets"`
+			}
+			if err := decodeRaw(body.Payload, &p); err != nil {
+				return nil, fmt.Errorf("%s:%d: %s message: %v", name, e.Line, body.Type, err)
+			}
+			cur.Directive, cur.BlockedTools, cur.BlockedTargets = p.Directive, p.BlockedTools, p.BlockedTargets
 		}
 	}
 	for i := range lt.Rounds {
@@ -134,4 +124,12 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// decodeRaw decodes a recorded value into v; an absent value (or null) leaves v as it is.
+func decodeRaw(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	return json.Unmarshal(raw, v)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/agentspine/spine/internal/linecap"
 	tracereport "github.com/agentspine/spine/report"
 	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -69,11 +70,27 @@ func runTraceLoss(io stdio, asJSON bool, args []string) int {
 // readLoss reads a trace's rounds. A torn last line is reported on warn and the rounds
 // before it kept; any other unreadable line is an error.
 func readLoss(path string, warn io.Writer) (*tracereport.Loss, error) {
-	tf, err := readWholeTrace("loss", path, warn)
+	f, err := readTraceFile("loss", path, warn)
 	if err != nil {
 		return nil, err
 	}
-	return tracereport.Rounds(path, tf)
+	return tracereport.Rounds(path, f)
+}
+
+// readTraceFile reads a spine trace whole for a `spine trace` subcommand, with the
+// verdicts of trace show: a file that is not a spine trace, or has an unreadable line,
+// is an error; an incomplete recording is said on warn and read up to where it ends.
+// The hash chain is checked (File.Chain, File.ChainErr); what a broken one means is the
+// caller's to say.
+func readTraceFile(sub, path string, warn io.Writer) (*trace.File, error) {
+	f, err := trace.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if inc := f.Incomplete(); inc != "" {
+		fmt.Fprintf(warn, "spine trace %s: %s: %s\n", sub, path, inc)
+	}
+	return f, nil
 }
 
 // writeLossTable prints one trace's rounds, headed by its path, numbers as the pipeline

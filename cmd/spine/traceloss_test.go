@@ -68,11 +68,11 @@ func TestTraceLossGolden(t *testing.T) {
 
 func TestTraceLossErrors(t *testing.T) {
 	dir := t.TempDir()
-	bad := writeTemp(t, dir, "bad.trace.jsonl", "{\"seq\":1,\"t\":\"x\",\"kind\":\"header\",\"format\":\"spine-trace/2\"}\nnot json\n")
-	torn := writeTemp(t, dir, "torn.trace.jsonl", "{\"seq\":1,\"t\":\"x\",\"kind\":\"header\",\"format\":\"spine-trace/2\"}\n{\"seq\":2,\"t\":\"x\",\"kind\":\"fact_asserted\",\"fact\":{\"kind\":\"signals\",\"payload\":{\"round\":1,\"D\":0.5}}}\n{\"seq\":3,")
+	bad := writeTemp(t, dir, "bad.trace.jsonl", "{\"seq\":1,\"t\":\"2026-01-01T00:00:00Z\",\"kind\":\"header\",\"format\":\"spine-trace/2\"}\nnot json\n")
+	torn := writeTemp(t, dir, "torn.trace.jsonl", "{\"seq\":1,\"t\":\"2026-01-01T00:00:00Z\",\"kind\":\"header\",\"format\":\"spine-trace/2\"}\n{\"seq\":2,\"t\":\"2026-01-01T00:00:00Z\",\"kind\":\"fact_asserted\",\"fact\":{\"kind\":\"signals\",\"payload\":{\"round\":1,\"D\":0.5}}}\n{\"seq\":3,")
 	empty := writeTemp(t, dir, "empty.trace.jsonl", "")
-	foreign := writeTemp(t, dir, "foreign.jsonl", "{\"seq\":1,\"t\":\"x\",\"kind\":\"log\"}\n")
-	badFact := writeTemp(t, dir, "badfact.trace.jsonl", "{\"seq\":1,\"t\":\"x\",\"kind\":\"header\",\"format\":\"spine-trace/2\"}\n{\"seq\":2,\"t\":\"x\",\"kind\":\"fact_asserted\",\"fact\":{\"kind\":\"signals\",\"payload\":{\"round\":\"one\"}}}\n")
+	foreign := writeTemp(t, dir, "foreign.jsonl", "{\"seq\":1,\"t\":\"2026-01-01T00:00:00Z\",\"kind\":\"log\"}\n")
+	badFact := writeTemp(t, dir, "badfact.trace.jsonl", "{\"seq\":1,\"t\":\"2026-01-01T00:00:00Z\",\"kind\":\"header\",\"format\":\"spine-trace/2\"}\n{\"seq\":2,\"t\":\"2026-01-01T00:00:00Z\",\"kind\":\"fact_asserted\",\"fact\":{\"kind\":\"signals\",\"payload\":{\"round\":\"one\"}}}\n")
 	for _, c := range []struct {
 		args     []string
 		code     int
@@ -84,7 +84,7 @@ func TestTraceLossErrors(t *testing.T) {
 		{[]string{"trace", "loss"}, exitUsage, "", "spine trace loss: expected one or more trace files\n", false},
 		{[]string{"trace", "loss", "--jsn", bad}, exitUsage, "", "spine trace loss: unknown flag --jsn\nRun 'spine trace loss --help' for its flags.\n", false},
 		{[]string{"trace", "loss", bad}, exitFail, "", "spine trace loss: " + bad + ":2: ", true},
-		{[]string{"trace", "loss", badFact}, exitFail, "", "spine trace loss: " + badFact + ":2: fact_asserted event: json: cannot unmarshal string into Go struct field .fact.payload.round of type int\n", false},
+		{[]string{"trace", "loss", badFact}, exitFail, "", "spine trace loss: " + badFact + ":2: fact_asserted event: signals payload: json: cannot unmarshal string into Go struct field .round of type int\n", false},
 		{[]string{"trace", "loss", empty}, exitFail, "", "spine trace loss: " + empty + ": ", true},
 		{[]string{"trace", "loss", foreign}, exitFail, "", "spine trace loss: " + foreign + ":1: ", true},
 		{[]string{"trace", "loss", filepath.Join(dir, "absent")}, exitFail, "", "spine trace loss: ", true},

@@ -1,0 +1,300 @@
+package report
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+var update = flag.Bool("update", false, "write the README's screenshot of a report (docs/trace-report.png)")
+
+// screenshot is where -update writes the picture the README shows.
+const screenshot = "../docs/trace-report.png"
+
+// chromium finds Debian's chromium. CI installs it (.ci/run), so there its absence fails
+// the test; elsewhere the test is skipped with a message.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is not installed; .ci/run installs it (apt-get install chromium)")
+	}
+	t.Skip("chromium is not installed (apt-get install chromium): the report's browser test is skipped")
+	return ""
+}
+
+// browser starts a headless chromium for one test, as root may run it on a machine
+// without a network: no sandbox, no GPU, nothing fetched in the background, a fresh
+// profile.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	exe := chromium(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.DisableGPU,
+		chromedp.NoSandbox,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1360, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	// The first Run starts the browser and must not carry a timeout (it would end the
+	// browser); the test's steps run under one below.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting %s: %v", exe, err)
+	}
+	tctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel)
+	return tctx
+}
+
+// console collects what a page reports as wrong: console errors and warnings,
+// uncaught exceptions, and browser log entries of those levels (a resource that failed
+// to load, a refused script).
+type console struct {
+	mu       sync.Mutex
+	messages []chromedp.ConsoleMessage
+	stop     context.CancelFunc
+	done     chan struct{}
+}
+
+func listen(ctx context.Context) *console {
+	cctx, stop := context.WithCancel(ctx)
+	c := &console{stop: stop, done: make(chan struct{})}
+	messages := chromedp.Console(cctx)
+	go func() {
+		defer close(c.done)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			c.mu.Lock()
+			c.messages = append(c.messages, m)
+			c.mu.Unlock()
+		}
+	}()
+	return c
+}
+
+// problems ends the listening and returns the messages of level warning and above.
+func (c *console) problems() []string {
+	time.Sleep(200 * time.Millisecond) // let events already sent arrive
+	c.stop()
+	<-c.done
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, m := range c.messages {
+		if m.IsException() || m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleWarning {
+			out = append(out, fmt.Sprintf("%s (%s:%d)", m, m.URL, m.Line+1))
+		}
+	}
+	return out
+}
+
+// load writes the page of a trace to a file and opens it in the browser, listening to
+// its console from before it loads.
+func load(t *testing.T, ctx context.Context, trace string) (*Report, *console, string) {
+	t.Helper()
+	r, err := Build(trace, readFixture(t, trace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Render(f, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c := listen(ctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path), chromedp.WaitReady(chromedp.CSS("footer"))); err != nil {
+		t.Fatalf("loading %s: %v", path, err)
+	}
+	return r, c, path
+}
+
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+func count(t *testing.T, ctx context.Context, selector string) int {
+	t.Helper()
+	return eval[int](t, ctx, fmt.Sprintf("document.querySelectorAll(%q).length", selector))
+}
+
+func TestBrowserReport(t *testing.T) {
+	ctx := browser(t)
+	trace := "../fixtures/pipeline/change_path_then_accept.trace.jsonl"
+	r, c, path := load(t, ctx, trace)
+
+	rounds, err := Rounds(trace, readFixture(t, trace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rounds.Rounds) < 2 {
+		t.Fatalf("%s has %d rounds; the test wants a run of several", trace, len(rounds.Rounds))
+	}
+	// One point per round in each series, in round order, each with its round's directive.
+	for _, s := range []string{"D", "P", "Omega", "L"} {
+		sel := fmt.Sprintf(`svg#loss-plot circle.pt[data-series=%q]`, s)
+		if n := count(t, ctx, sel); n != len(rounds.Rounds) {
+			t.Errorf("series %s: %d points, want one per round (%d)", s, n, len(rounds.Rounds))
+		}
+		got := eval[[]string](t, ctx, fmt.Sprintf(`Array.from(document.querySelectorAll(%q)).map(e => e.dataset.round + ":" + e.dataset.directive)`, sel))
+		var want []string
+		for _, rd := range rounds.Rounds {
+			want = append(want, fmt.Sprintf("%d:%s", rd.Round, rd.Directive))
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("series %s: points %v, want %v", s, got, want)
+		}
+	}
+	if n := count(t, ctx, "svg#loss-plot .dirlabel"); n != len(rounds.Rounds) {
+		t.Errorf("%d directive labels on the plot, want %d", n, len(rounds.Rounds))
+	}
+	for _, th := range []string{"delta", "rho", "theta"} {
+		if n := count(t, ctx, fmt.Sprintf(`svg#loss-plot [data-threshold=%q] line`, th)); n != 1 {
+			t.Errorf("threshold %s: %d lines, want 1", th, n)
+		}
+	}
+	if n := count(t, ctx, "details.item"); n != len(r.Items) || n == 0 {
+		t.Errorf("%d exchanges and messages on the page, want %d", n, len(r.Items))
+	}
+
+	// A model call opens on a click and shows its request and response.
+	var model string
+	for _, it := range r.Items {
+		if it.Kind == "model" {
+			model = "#" + it.Anchor
+			break
+		}
+	}
+	if model == "" {
+		t.Fatalf("%s has no model call", trace)
+	}
+	isOpen := func(sel string) bool { return eval[bool](t, ctx, fmt.Sprintf("document.querySelector(%q).open", sel)) }
+	if isOpen(model) {
+		t.Fatalf("%s is open before a click", model)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(model+" > summary"))); err != nil {
+		t.Fatal(err)
+	}
+	text := eval[string](t, ctx, fmt.Sprintf("document.querySelector(%q).innerText", model+" .body"))
+	if !isOpen(model) || !strings.Contains(text, "REQUEST MESSAGES") || !strings.Contains(text, "RESPONSE") {
+		t.Errorf("%s after a click: open %v, text %.300q", model, isOpen(model), text)
+	}
+	// A lane's entry opens the exchange it names; expand all opens every one.
+	last := "#" + r.Items[len(r.Items)-1].Anchor
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`.lane a[href=%q]`, last))), chromedp.Sleep(100*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if !isOpen(last) {
+		t.Errorf("following the lane's link to %s did not open it", last)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#expand-all"))); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, ctx, "details.item:not([open])"); n != 0 {
+		t.Errorf("expand all left %d exchanges closed", n)
+	}
+	for _, p := range c.problems() {
+		t.Errorf("%s: %s", trace, p)
+	}
+
+	if *update {
+		// The top of a fresh page: overview, loss plot and the first rounds.
+		if err := chromedp.Do(ctx,
+			chromedp.EmulateViewport(1360, 1800),
+			chromedp.Navigate("file://"+path),
+			chromedp.WaitReady(chromedp.CSS("footer"))); err != nil {
+			t.Fatal(err)
+		}
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(screenshot), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(screenshot, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", screenshot)
+	}
+}
+
+// TestBrowserConsoleProbe makes sure the console check sees what it must catch: a page
+// that logs an error and throws fails it.
+func TestBrowserConsoleProbe(t *testing.T) {
+	ctx := browser(t)
+	path := filepath.Join(t.TempDir(), "probe.html")
+	if err := os.WriteFile(path, []byte(`<!DOCTYPE html><title>probe</title><p>probe</p><script>console.error("probe error"); setTimeout(function () { throw new Error("probe exception"); }, 0);</script><footer></footer>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := listen(ctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path), chromedp.WaitReady(chromedp.CSS("footer")), chromedp.Sleep(200*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(c.problems(), "\n")
+	if !strings.Contains(got, "probe error") || !strings.Contains(got, "probe exception") {
+		t.Errorf("the console check saw %q, want the probe's error and exception", got)
+	}
+}
+
+// TestBrowserHostileTrace loads the page of a trace whose strings try to become markup:
+// nothing of it runs, and it shows as text.
+func TestBrowserHostileTrace(t *testing.T) {
+	ctx := browser(t)
+	_, c, _ := load(t, ctx, hostile)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#expand-all")), chromedp.Sleep(100*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, ctx, `typeof window.__pwned`); got != "undefined" {
+		t.Errorf("the trace's script ran: window.__pwned is %s", got)
+	}
+	if n := eval[int](t, ctx, `document.images.length + document.querySelectorAll("svg image, iframe, object, embed").length`); n != 0 {
+		t.Errorf("the page has %d images or frames; the trace's markup became elements", n)
+	}
+	if n := eval[int](t, ctx, `document.scripts.length`); n != 1 {
+		t.Errorf("the page has %d scripts, want only its own", n)
+	}
+	text := eval[string](t, ctx, `document.body.innerText`)
+	if n := strings.Count(text, payload); n < 20 {
+		t.Errorf("the payload shows as text %d times, want 20 or more", n)
+	}
+	for _, p := range c.problems() {
+		t.Errorf("%s: %s", hostile, p)
+	}
+}

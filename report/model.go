@@ -1,0 +1,619 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
+)
+
+// Report is what the page shows of one trace, built by Build; Render writes it out.
+type Report struct {
+	Name       string // the trace as the caller named it
+	Run        string
+	Format     string
+	Rules      RulesRef
+	Meta       []KV
+	Params     []KV
+	Thresholds Thresholds
+	Loss       *Loss
+	Rounds     []PipelineRound
+	Decisions  []Decision
+	Items      []Item // every exchange and message, in trace order
+	Findings   []Finding
+	Halt       *Halt
+	Incomplete string // why the recording is incomplete, "" when it is whole
+	Chain      Chain
+	Totals     Totals
+}
+
+// RulesRef names the rule file the run used.
+type RulesRef struct{ Name, Path, Hash string }
+
+// KV is one name and its value as JSON text.
+type KV struct{ Key, Value string }
+
+// Thresholds are GGS's params the loss plot draws: δ on D, ρ on P, θ on Ω, and ε, which
+// sets ∇L's arrow. Source says where they were read: the header's params, or the rule
+// file the header embeds; "" when neither has them.
+type Thresholds struct {
+	Delta, Rho, Theta, Epsilon *float64
+	Source                     string
+}
+
+// Chain is what the trace's hash chain says of it: Broken when a line does not link,
+// and the lines from there on are not what the run wrote.
+type Chain struct {
+	Text   string
+	Broken bool
+}
+
+func chainStatus(f *trace.File) Chain {
+	if ce := f.Broken(); ce != nil {
+		return Chain{Text: "hash chain broken at " + ce.Error() + ": the lines from there on are shown as read, not verified", Broken: true}
+	}
+	if f.Chain.Format == "" {
+		return Chain{}
+	}
+	return Chain{Text: f.Chain.String()}
+}
+
+// Halt is how the run ended.
+type Halt struct {
+	Outcome, Objective, Reason string
+	Iterations, Firings        int
+}
+
+// Totals counts what the run did.
+type Totals struct {
+	ModelCalls, ToolCalls, PlanChecks, Messages, Exchanges int
+	TokensIn, TokensOut                                    int
+	FailedExchanges                                        int
+}
+
+// PipelineRound is one iteration of the engine's loop: what each role did in it, the
+// objectives rules chose, and the loss GGS measured at its end. Iteration 0 is what
+// happened before the loop started.
+type PipelineRound struct {
+	Iteration  int
+	Objectives []Objective
+	Lanes      []Lane // the roles in pipeline order; a lane may be empty
+	Loss       *Round // nil when no loss was measured in this iteration
+}
+
+// Objective is an objective a rule set, in firing order.
+type Objective struct{ Name, Rule string }
+
+// Lane is one role's work in a round.
+type Lane struct {
+	Role, Title string
+	Items       []LaneItem
+}
+
+// LaneItem points at one exchange or message from a lane.
+type LaneItem struct {
+	Anchor, Kind, Text string
+	Failed             bool
+}
+
+// Decision is one conflict set: the rules evaluated at a stage, the ones that matched,
+// the one that fired and what broke a tie.
+type Decision struct {
+	Seq         int64
+	Cycle       int
+	Iteration   int
+	Stage       string
+	Scope       string
+	Evaluated   []RuleEval
+	Matched     int
+	ConflictSet []string
+	Fired       string
+	DecidedBy   string
+	Salience    string // of the fired rule, "" when none fired
+	Then        string // the fired rule's then, as JSON
+}
+
+// RuleEval is one rule's evaluation in a conflict set.
+type RuleEval struct {
+	Rule, Result, Error string
+	Refracted           bool
+}
+
+// Item is one exchange or message, with what a reader needs to see it whole.
+type Item struct {
+	Anchor    string
+	Seq       int64
+	At        string // time since the trace began
+	Iteration int
+	Kind      string // model, tool, check, memory, exchange or message
+	Title     string
+	Summary   string
+	Failed    bool
+	Error     string
+	Details   []string
+	Chat      []ChatTurn // a model call's request, turn by turn
+	Reply     string     // a model call's answer
+	Calls     []string   // tool calls the model asked for
+	Request   string     // the full request (or a message's payload) as indented JSON
+	Response  string
+}
+
+// ChatTurn is one message of a model call's request.
+type ChatTurn struct{ Role, Content string }
+
+// Finding is one of the Auditor's findings, with links to the events it cites.
+type Finding struct {
+	contract.AuditReport
+	Links []Link
+}
+
+// Link is a trace seq and the anchor it is shown at, "" when the page does not show it.
+type Link struct {
+	Seq    int64
+	Anchor string
+}
+
+// roles is the pipeline in order, and what each role is.
+var roles = []struct{ id, title string }{
+	{"R1", "Perceiver"}, {"R2", "Planner"}, {"R3", "Executor"},
+	{"R4a", "Validator"}, {"R4b", "Meta-validator"}, {"R7", "GGS"},
+}
+
+// Build reads a trace read whole into a Report; name is used in errors and as the
+// page's title. A line of a kind the report shows that does not decode is an error
+// naming it. The Auditor runs over the trace's messages with its default config.
+func Build(name string, f *trace.File) (*Report, error) {
+	loss, err := Rounds(name, f)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Name: name, Loss: loss, Incomplete: f.Incomplete(), Chain: chainStatus(f)}
+	b := builder{r: r, roundBySeq: map[int64]*Round{}, anchors: map[int64]string{}}
+	for i := range loss.Rounds {
+		b.roundBySeq[loss.Rounds[i].Seq] = &loss.Rounds[i]
+	}
+	for i := range f.Events {
+		if err := b.event(name, &f.Events[i]); err != nil {
+			return nil, err
+		}
+	}
+	res, err := findings(name, f)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range res.Findings {
+		fd := Finding{AuditReport: f}
+		for _, s := range f.Evidence {
+			fd.Links = append(fd.Links, Link{Seq: s, Anchor: b.anchors[s]})
+		}
+		r.Findings = append(r.Findings, fd)
+	}
+	return r, nil
+}
+
+type builder struct {
+	r          *Report
+	start      time.Time
+	iteration  int
+	round      *PipelineRound
+	roundBySeq map[int64]*Round
+	anchors    map[int64]string // seq → anchor of the events the page shows
+}
+
+func (b *builder) event(name string, e *trace.Event) error {
+	if b.round == nil || b.round.Iteration != b.iteration {
+		b.r.Rounds = append(b.r.Rounds, newRound(b.iteration))
+		b.round = &b.r.Rounds[len(b.r.Rounds)-1]
+	}
+	switch body := e.Body.(type) {
+	case trace.Header:
+		return b.header(name, e, body)
+	case trace.Transition:
+		b.iteration = body.Iteration
+	case trace.FactChange:
+		if rd, ok := b.roundBySeq[e.Seq]; ok {
+			b.round.Loss = rd
+		}
+	case trace.ConflictSet:
+		d := Decision{Seq: e.Seq, Cycle: body.Cycle, Iteration: b.iteration, Stage: body.Stage, Scope: body.Scope,
+			ConflictSet: body.ConflictSet, Fired: body.Fired, DecidedBy: body.DecidedBy}
+		for _, ev := range body.Evaluated {
+			d.Evaluated = append(d.Evaluated, RuleEval{Rule: ev.Rule, Result: ev.Result, Error: ev.Error, Refracted: ev.Refracted})
+			if ev.Result == "true" && !ev.Refracted {
+				d.Matched++
+			}
+		}
+		b.r.Decisions = append(b.r.Decisions, d)
+		b.anchors[e.Seq] = anchor(e.Seq)
+	case trace.RuleFired:
+		if n := len(b.r.Decisions); n > 0 {
+			d := &b.r.Decisions[n-1]
+			if d.Cycle == body.Cycle && d.Fired == body.Rule {
+				d.Salience = strconv.Itoa(body.Salience)
+				if body.Then != nil {
+					then, _ := json.Marshal(body.Then) // plain strings and raw JSON always encode
+					d.Then = string(then)
+				}
+			}
+		}
+		if body.Then != nil && body.Then.Objective != "" {
+			b.round.Objectives = append(b.round.Objectives, Objective{Name: body.Then.Objective, Rule: body.Rule})
+		}
+	case trace.Halt:
+		b.r.Halt = &Halt{Outcome: body.Outcome, Objective: body.Objective, Reason: body.Reason, Iterations: body.Iterations, Firings: body.Firings}
+	case trace.Exchange:
+		b.exchange(e, body)
+	case trace.Message:
+		b.message(e, body)
+	}
+	return nil
+}
+
+func newRound(iteration int) PipelineRound {
+	pr := PipelineRound{Iteration: iteration}
+	for _, ro := range roles {
+		pr.Lanes = append(pr.Lanes, Lane{Role: ro.id, Title: ro.title})
+	}
+	return pr
+}
+
+func (b *builder) header(name string, e *trace.Event, h trace.Header) error {
+	r := b.r
+	r.Run, r.Format = h.Run, h.Format
+	r.Rules = RulesRef{Name: h.Rules.Name, Path: h.Rules.Path, Hash: h.Rules.Hash}
+	b.start = e.Time
+	for _, k := range slices.Sorted(maps.Keys(h.Meta)) {
+		r.Meta = append(r.Meta, KV{Key: k, Value: h.Meta[k]})
+	}
+	var err error
+	if r.Params, err = sortedKV(h.Params); err != nil {
+		return fmt.Errorf("%s:%d: header: params: %v", name, e.Line, err)
+	}
+	r.Thresholds = thresholds(r.Params, h.Rules)
+	return nil
+}
+
+// thresholds reads δ, ρ, θ and ε from the header's params (the values the run used,
+// overrides included) or, for a header without params, from the rule file it embeds.
+func thresholds(params []KV, rules trace.RulesRef) Thresholds {
+	var t Thresholds
+	set := func(name string, v float64) {
+		switch name {
+		case "delta":
+			t.Delta = &v
+		case "rho":
+			t.Rho = &v
+		case "theta":
+			t.Theta = &v
+		case "epsilon":
+			t.Epsilon = &v
+		}
+	}
+	for _, p := range params {
+		if v, err := strconv.ParseFloat(p.Value, 64); err == nil {
+			set(p.Key, v)
+		}
+	}
+	if t.Delta != nil || t.Rho != nil || t.Theta != nil {
+		t.Source = "header params"
+		return t
+	}
+	if rules.Source == "" {
+		return t
+	}
+	rs, err := spine.LoadRules(rules.Path, []byte(rules.Source))
+	if err != nil {
+		return t
+	}
+	for _, p := range rs.Params() {
+		switch v := p.Value.(type) {
+		case float64:
+			set(p.Name, v)
+		case int:
+			set(p.Name, float64(v))
+		case int64:
+			set(p.Name, float64(v))
+		}
+	}
+	if t.Delta != nil || t.Rho != nil || t.Theta != nil {
+		t.Source = "the header's rule file"
+	}
+	return t
+}
+
+// lane is the lane of a role in the current round; a role outside the pipeline gets a
+// lane of its own after the others.
+func (b *builder) lane(role string) *Lane {
+	for i := range b.round.Lanes {
+		if b.round.Lanes[i].Role == role {
+			return &b.round.Lanes[i]
+		}
+	}
+	b.round.Lanes = append(b.round.Lanes, Lane{Role: role, Title: "other"})
+	return &b.round.Lanes[len(b.round.Lanes)-1]
+}
+
+func (b *builder) item(e *trace.Event, it Item, role, laneText string) {
+	it.Anchor, it.Seq, it.Iteration = anchor(e.Seq), e.Seq, b.iteration
+	it.At = "+" + e.Time.Sub(b.start).String()
+	b.anchors[e.Seq] = it.Anchor
+	b.r.Items = append(b.r.Items, it)
+	l := b.lane(role)
+	l.Items = append(l.Items, LaneItem{Anchor: it.Anchor, Kind: it.Kind, Text: laneText, Failed: it.Failed})
+}
+
+func anchor(seq int64) string { return "ev-" + strconv.FormatInt(seq, 10) }
+
+func (b *builder) exchange(e *trace.Event, x trace.Exchange) {
+	t := &b.r.Totals
+	t.Exchanges++
+	kind, who, _ := strings.Cut(x.Name, ":")
+	it := Item{Title: x.Name, Error: x.Error, Failed: x.Error != "",
+		Request: indentJSON(x.Request), Response: indentJSON(x.Response)}
+	dur := fmt.Sprintf("%dms", x.DurationMS)
+	role, laneText := "R3", x.Name
+	switch {
+	case kind == "llm":
+		it.Kind = "model"
+		role = who
+		t.ModelCalls++
+		in, out := b.model(&it, x, dur)
+		t.TokensIn += in
+		t.TokensOut += out
+		laneText = fmt.Sprintf("model call · %d→%d tok", in, out)
+		if len(it.Calls) > 0 {
+			laneText += " · calls " + strings.Join(it.Calls, ", ")
+		}
+	case kind == "tool":
+		it.Kind = "tool"
+		t.ToolCalls++
+		laneText = toolSummary(&it, x, dur)
+	case x.Name == "check:plan":
+		it.Kind = "check"
+		role = "R2"
+		t.PlanChecks++
+		laneText = planCheckSummary(&it, x)
+	case kind == "memory":
+		it.Kind = "memory"
+		role = "R2"
+		it.Summary = x.Name + " · " + dur
+		laneText = x.Name
+	default:
+		it.Kind = "exchange"
+		role = "other"
+		it.Summary = x.Name + " · " + dur
+	}
+	if it.Failed {
+		t.FailedExchanges++
+	}
+	if x.Error != "" {
+		it.Summary += " · failed: " + oneLine(x.Error, 120)
+	}
+	b.item(e, it, role, laneText)
+}
+
+// model fills a model call's item and returns its tokens in and out.
+func (b *builder) model(it *Item, x trace.Exchange, dur string) (int, int) {
+	var req llm.ChatRequest
+	var resp llm.ChatResponse
+	_ = json.Unmarshal(x.Request, &req)
+	_ = json.Unmarshal(x.Response, &resp)
+	model := resp.Model
+	if model == "" {
+		model = req.Model
+	}
+	in, out := resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	if x.Usage != nil {
+		in, out = x.Usage.PromptTokens, x.Usage.CompletionTokens
+	}
+	for _, m := range req.Messages {
+		c := m.Content
+		for _, tc := range m.ToolCalls {
+			c += "\n→ " + tc.Name + " " + tc.Arguments
+		}
+		role := m.Role
+		if m.ToolCallID != "" {
+			role += " (" + m.ToolCallID + ")"
+		}
+		it.Chat = append(it.Chat, ChatTurn{Role: role, Content: c})
+	}
+	it.Reply = resp.Content
+	for _, tc := range resp.ToolCalls {
+		it.Calls = append(it.Calls, tc.Name)
+	}
+	it.Summary = fmt.Sprintf("%s · %d→%d tokens · %s · %d attempt(s)", model, in, out, dur, resp.Attempts)
+	switch {
+	case len(resp.ToolCalls) > 0:
+		it.Summary += " → call " + strings.Join(it.Calls, ", ")
+	case resp.FinishReason != "":
+		it.Summary += " → " + resp.FinishReason
+	}
+	for _, a := range resp.AttemptLog {
+		line := fmt.Sprintf("attempt %d: %s", a.N, a.Cause())
+		if a.Kind == "" && a.Error == "" && (a.Status == 0 || a.Status/100 == 2) {
+			line = fmt.Sprintf("attempt %d: answered", a.N)
+		}
+		if a.WaitMS != nil {
+			line += fmt.Sprintf(" · waited %dms", *a.WaitMS)
+		}
+		if a.Error != "" {
+			line += " · " + oneLine(a.Error, 100)
+		}
+		it.Details = append(it.Details, line)
+	}
+	return in, out
+}
+
+func toolSummary(it *Item, x trace.Exchange, dur string) string {
+	var r struct {
+		Target   string `json:"target"`
+		Output   string `json:"output"`
+		ExitCode *int   `json:"exit_code"`
+		Evidence string `json:"evidence"`
+	}
+	_ = json.Unmarshal(x.Response, &r)
+	head := x.Name
+	if r.Target != "" {
+		head += " " + r.Target
+	}
+	lane := head
+	if r.ExitCode != nil {
+		head += fmt.Sprintf(" · exit %d", *r.ExitCode)
+		if *r.ExitCode != 0 {
+			it.Failed = true
+			lane += fmt.Sprintf(" · exit %d", *r.ExitCode)
+		}
+	}
+	head += " · " + dur
+	result := r.Output
+	if r.Evidence != "" {
+		result = r.Evidence
+		if _, after, ok := strings.Cut(result, " → "); ok {
+			result = after
+		}
+	}
+	if result != "" {
+		head += " → " + oneLine(result, 100)
+	}
+	it.Summary = head
+	return lane
+}
+
+func planCheckSummary(it *Item, x trace.Exchange) string {
+	var req struct{ Round, Attempt int }
+	var resp struct {
+		Violations []string `json:"violations"`
+	}
+	_ = json.Unmarshal(x.Request, &req)
+	_ = json.Unmarshal(x.Response, &resp)
+	it.Summary = fmt.Sprintf("round %d attempt %d · ", req.Round, req.Attempt)
+	if len(resp.Violations) == 0 {
+		it.Summary += "no violations"
+		return "plan check · no violations"
+	}
+	it.Failed = true
+	it.Summary += fmt.Sprintf("%d violation(s)", len(resp.Violations))
+	for _, v := range resp.Violations {
+		it.Details = append(it.Details, "violation: "+oneLine(v, 200))
+	}
+	return fmt.Sprintf("plan check · %d violation(s)", len(resp.Violations))
+}
+
+func (b *builder) message(e *trace.Event, m trace.Message) {
+	b.r.Totals.Messages++
+	it := Item{Kind: "message", Title: m.From + " → " + m.To + " " + m.Type, Request: indentJSON(m.Payload)}
+	it.Summary = messageSummary(m)
+	laneText := "→ " + m.To + " " + m.Type
+	if it.Summary != "" {
+		laneText += ": " + oneLine(it.Summary, 90)
+	}
+	b.item(e, it, m.From, laneText)
+}
+
+// messageSummary is the gist of a message's payload: the fields a reader looks for
+// first, by message type.
+func messageSummary(m trace.Message) string {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(m.Payload, &p) != nil {
+		return ""
+	}
+	str := func(k string) string {
+		var s string
+		if json.Unmarshal(p[k], &s) != nil {
+			return ""
+		}
+		return s
+	}
+	var parts []string
+	add := func(s string) {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	switch m.Type {
+	case contract.TypeSubTask:
+		add(str("subtask_id"))
+		add(str("intent"))
+	case contract.TypeExecutionResult, contract.TypeSubTaskOutcome:
+		add(str("subtask_id"))
+		add(str("status"))
+		add(str("failure_reason"))
+	case contract.TypeCorrectionSignal:
+		add(str("subtask_id"))
+		add(str("failure_class"))
+		add(str("what_to_do"))
+	case contract.TypePlanDirective, contract.TypeFinalResult:
+		add(str("directive"))
+		add(str("summary"))
+	case contract.TypeReplanRequest:
+		add(str("gap_summary"))
+	default:
+		add(str("intent"))
+		add(str("summary"))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// sortedKV lists a JSON object's members by name, each value as compact JSON (a
+// string without its quotes). Absent or null is no members.
+func sortedKV(raw json.RawMessage) ([]KV, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]KV, len(keys))
+	for i, k := range keys {
+		v := compactJSON(m[k])
+		var s string
+		if json.Unmarshal(m[k], &s) == nil {
+			v = s
+		}
+		out[i] = KV{Key: k, Value: v}
+	}
+	return out, nil
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func indentJSON(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// oneLine folds s onto one line and cuts it to at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
