@@ -97,6 +97,9 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, atte
 			continue
 		}
 		ans, perr := parseOutput(resp.Content, execAnswer.validate)
+		if resp.Content == "" && resp.Refusal != "" {
+			perr = fmt.Errorf("the model refused instead of answering: %q", resp.Refusal)
+		}
 		if perr == nil {
 			res.Status, res.Output = ans.Status, ans.Output
 			return execution{result: res}, nil
