@@ -73,12 +73,12 @@ facts:
     many: true
     fields: {v: float}
 objectives:
-  - {name: a}
+  - {name: a, score: "s == nil ? 0 : s.x", satisfied: s != nil && s.n > 2}
   - {name: z, terminal: success}
 rules:
   - name: r
     salience: 1
-    when: s != nil && s.x > params.low
+    when: s != nil && s.x > params.low && objectives.a.score < 1
     then:
       objective: a
       assert: {kind: items, id: i1, fields: {v: 1}}
@@ -97,7 +97,7 @@ func TestSchemaValidator(t *testing.T) {
 		t.Fatalf("the good file does not load: %v", err)
 	}
 	for _, tc := range []struct{ name, from, to, want string }{
-		{"a rule without when", "    when: s != nil && s.x > params.low\n", "",
+		{"a rule without when", "    when: s != nil && s.x > params.low && objectives.a.score < 1\n", "",
 			`16:5: rules[0]: missing required property "when"`},
 		{"an unknown key", "  - {name: q, salience: 2,", "  - {name: q, colour: red, salience: 2,",
 			`23:15: rules[1]: additional property "colour" is not allowed`},
@@ -110,7 +110,13 @@ func TestSchemaValidator(t *testing.T) {
 		{"a param that is not an identifier", "mode: fast", "my-mode: fast",
 			`4:20: params.my-mode (name): "my-mode" does not match ^[A-Za-z_][A-Za-z0-9_]*$`},
 		{"a built-in fact kind", "  items:\n", "  state:\n",
-			`9:3: facts.state (name): matches a schema it must not match ({"enum":["state","objective","params"]})`},
+			`9:3: facts.state (name): matches a schema it must not match ({"enum":["state","objective","params","objectives"]})`},
+		{"a fact kind named objectives", "  items:\n", "  objectives:\n",
+			`9:3: facts.objectives (name): matches a schema it must not match ({"enum":["state","objective","params","objectives"]})`},
+		{"a score that is a list", `score: "s == nil ? 0 : s.x"`, `score: [1]`,
+			"13:22: objectives[0].score: expected string or number, got a list"},
+		{"a satisfied that is a mapping", `satisfied: s != nil && s.n > 2}`, `satisfied: {a: 1}}`,
+			"13:55: objectives[0].satisfied: expected string or boolean, got a mapping"},
 		{"a retraction with fields", "retract: [{kind: items, id: i0}]", "retract: [{kind: items, id: i0, fields: {v: 1}}]",
 			"22:16: rules[0].then.retract: matches 0 of the oneOf alternatives, want exactly 1"},
 		{"version 2", "version: 1", "version: 2", "2:10: version: value 2 is not 1"},

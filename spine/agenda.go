@@ -44,8 +44,11 @@ type CycleResult struct {
 	ConflictSet []string   `json:"conflict_set"` // in agenda order; the first fired
 	Fired       string     `json:"fired"`        // "" when the conflict set was empty
 	DecidedBy   string     `json:"decided_by,omitempty"`
-	Objective   string     `json:"-"` // the objective after the cycle
-	Errors      int        `json:"-"` // how many of Evaluated have Result ResultError
+	// Objectives are the scored objectives' values the rules saw, in file order; empty
+	// when the rule set scores none.
+	Objectives []ObjectiveEval `json:"objectives,omitempty"`
+	Objective  string          `json:"-"` // the objective after the cycle
+	Errors     int             `json:"-"` // how many of Evaluated have Result ResultError
 }
 
 type candidate struct {
@@ -92,6 +95,7 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	}
 	s.cycle++
 	s.cset = s.cset[:0]
+	objectives := s.evalObjectives() // before the rules, which may read them
 	s.fc.ptrs = s.wm.ptrs
 	errs := 0
 	if cap(s.evals) < len(s.rs.order) { // a reload brought more rules
@@ -151,11 +155,12 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 		slices.SortFunc(s.cset, compareCandidates)
 	}
 	s.res = CycleResult{
-		Cycle:     s.cycle,
-		Stage:     s.stage(),
-		Scope:     "all",
-		Evaluated: s.evals,
-		Errors:    errs,
+		Cycle:      s.cycle,
+		Stage:      s.stage(),
+		Scope:      "all",
+		Evaluated:  s.evals,
+		Errors:     errs,
+		Objectives: objectives,
 	}
 	res := &s.res
 	if terminalOnly {

@@ -63,8 +63,13 @@ func (l *loader) compileWhen(rs *RuleSet, r *Rule, n *yaml.Node) {
 			}
 		}
 	}))
-	if !ok {
+	// objectives.NAME.score reads the kinds NAME's expressions read.
+	objReads, objOK := objectiveRefs(rs, tree.Node, -1, report)
+	if !ok || !objOK {
 		return
+	}
+	for _, k := range objReads {
+		reads[k] = true
 	}
 	r.Specificity = conjuncts(tree.Node)
 	for i := range rs.kinds {

@@ -72,5 +72,5 @@ func (c *CycleResult) appendFields(buf []byte) []byte {
 	if c.DecidedBy != "" {
 		buf = appendString(appendKey(buf, "decided_by"), c.DecidedBy)
 	}
-	return buf
+	return c.appendObjectives(buf)
 }

@@ -129,6 +129,9 @@ func (e *Engine) loop(ctx context.Context) (Result, error) {
 		}
 		switch e.fsm.Current() {
 		case StateObserve:
+			if err := e.observe(ctx); err != nil {
+				return e.failed(err)
+			}
 			e.transition(ctx, evObserved)
 		case StateSelect:
 			e.pollRules()
@@ -259,6 +262,15 @@ func (e *Engine) gate(ctx context.Context) error {
 		}
 		return fmt.Errorf("effector gate (iteration %d, objective %s): %w", e.iteration, req.Objective, err)
 	}
+	if err := e.apply(sig, "gate"); err != nil {
+		return err
+	}
+	return s.Flush()
+}
+
+// apply turns a gate's or an observer's signals into fact changes.
+func (e *Engine) apply(sig Signals, op string) error {
+	s := e.sess
 	for i, c := range sig.Changes {
 		var err error
 		switch {
@@ -272,10 +284,10 @@ func (e *Engine) gate(ctx context.Context) error {
 			err = fmt.Errorf("unknown op %q (expected %s or %s)", c.Op, ChangePut, ChangeRetract)
 		}
 		if err != nil {
-			return fmt.Errorf("effector gate (iteration %d): change %d: %w", e.iteration, i+1, err)
+			return fmt.Errorf("effector %s (iteration %d): change %d: %w", op, e.iteration, i+1, err)
 		}
 	}
-	return s.Flush()
+	return nil
 }
 
 // feedback is every fact of a declared kind, in a stable order.

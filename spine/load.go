@@ -132,6 +132,7 @@ func (l *loader) load(src []byte) *RuleSet {
 	}
 	rulesNode = keys["rules"]
 	rs := b.finish()
+	l.compileObjectives(rs, b.objNodes)
 	if n := keys["domains"]; n != nil {
 		if n.Kind != yaml.MappingNode {
 			l.errNode(n, "domains: expected a mapping of signal: domain, got %s", yamlnode.Describe(n))
@@ -318,7 +319,7 @@ func (l *loader) loadFacts(b *builder, n *yaml.Node) {
 
 func (l *loader) loadObjectives(b *builder, n *yaml.Node) {
 	if n.Kind != yaml.SequenceNode {
-		l.errNode(n, "objectives: expected a list of {name, description, terminal}, got %s", yamlnode.Describe(n))
+		l.errNode(n, "objectives: expected a list of {name, description, terminal, score, satisfied}, got %s", yamlnode.Describe(n))
 		return
 	}
 	seen := map[string]int{}
@@ -328,7 +329,7 @@ func (l *loader) loadObjectives(b *builder, n *yaml.Node) {
 			l.errNode(item, "objective: expected a mapping with name, description and terminal, got %s", yamlnode.Describe(item))
 			continue
 		}
-		keys := l.fields(item, "objective", []string{"name", "description", "terminal"}, []string{"name"})
+		keys := l.fields(item, "objective", []string{"name", "description", "terminal", "score", "satisfied"}, []string{"name"})
 		var o Objective
 		if v := keys["name"]; v != nil {
 			name, ok := l.stringScalar(v, "objective name")
@@ -357,6 +358,16 @@ func (l *loader) loadObjectives(b *builder, n *yaml.Node) {
 				l.errNode(v, "objective %q: terminal must be %q or %q, got %s", o.Name, TerminalSuccess, TerminalFailure, yamlnode.Describe(v))
 			}
 			o.Terminal = t
+		}
+		on := objectiveNodes{index: len(b.objectives), score: keys["score"], satisfied: keys["satisfied"]}
+		if on.score != nil {
+			o.Score, _ = l.objectiveExpr(on.score, o.Name, "score")
+		}
+		if on.satisfied != nil {
+			o.Satisfied, _ = l.objectiveExpr(on.satisfied, o.Name, "satisfied")
+		}
+		if on.score != nil || on.satisfied != nil {
+			b.objNodes = append(b.objNodes, on)
 		}
 		b.objectives = append(b.objectives, o)
 	}

@@ -69,6 +69,11 @@ func newScalarMap(lines []string, n *yaml.Node) scalarMap {
 		if !hasRunePrefix(val[pos:], text) {
 			text = []rune(strings.TrimRight(string(text), " "))
 			if !hasRunePrefix(val[pos:], text) {
+				if hasRunePrefix(text, val[pos:]) {
+					// The value ends on this line, before what closes it (a
+					// quote, then } or , in a flow mapping).
+					m.segs = append(m.segs, segment{start: pos, line: ln, col: start + 1})
+				}
 				return m
 			}
 		}

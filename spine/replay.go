@@ -89,6 +89,9 @@ func NewRecording(name string, tf *TraceFile) (*Recording, error) {
 		r.times = append(r.times, t)
 		switch l.Kind {
 		case EvEffectorCall:
+			// The loop has started: observe may call an effector before the first
+			// transition, and the facts it asserts are no host's seed.
+			loopStarted = true
 			rc := &recordedCall{call: l}
 			var raw struct {
 				effectorCallBody

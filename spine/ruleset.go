@@ -20,6 +20,13 @@ type Objective struct {
 	Name        string
 	Description string
 	Terminal    string // "", TerminalSuccess or TerminalFailure
+	// Score and Satisfied are the objective's expr expressions over the facts, "" when
+	// not given: how attainable it is (a number) and whether it is met (a bool). They
+	// are evaluated every cycle; see ObjectiveEval.
+	Score     string
+	Satisfied string
+
+	eval objectiveProgs // compiled Score and Satisfied
 }
 
 // Param is a named value of a rule file, visible to rules as params.<name>. Numbers are
@@ -91,6 +98,7 @@ type RuleSet struct {
 
 	objectives      []Objective
 	objectiveByName map[string]*Objective
+	objEnv          objectiveEnv // where scored objectives live in the environment
 
 	rules   []*Rule
 	domains []byte  // the file's domains: mapping, as a YAML document at its own positions
@@ -175,6 +183,7 @@ type builder struct {
 	params            []Param
 	kinds             []*FactKind
 	objectives        []Objective
+	objNodes          []objectiveNodes // objectives with a score or satisfied, to compile
 }
 
 func newBuilder() *builder { return &builder{} }
@@ -221,11 +230,12 @@ func (b *builder) finish() *RuleSet {
 	}
 	rs.paramsField = len(envFields)
 	envFields = append(envFields, reflect.StructField{Name: "Params", Type: reflect.PointerTo(pt), Tag: `expr:"params"`})
+	rs.objectives = b.objectives
+	envFields = rs.objEnv.build(rs.objectives, envFields)
 	rs.envType = reflect.StructOf(envFields)
 	for i := range rs.kinds {
 		rs.envOffsets = append(rs.envOffsets, rs.envType.Field(i).Offset)
 	}
-	rs.objectives = b.objectives
 	for i := range rs.objectives {
 		rs.objectiveByName[rs.objectives[i].Name] = &rs.objectives[i]
 	}

@@ -92,7 +92,7 @@ const (
 
 // reservedNames may not be declared as fact kinds: they are built-in identifiers of the
 // rule environment.
-var reservedNames = map[string]bool{KindState: true, KindObjective: true, "params": true}
+var reservedNames = map[string]bool{KindState: true, KindObjective: true, "params": true, KindObjectives: true}
 
 // Every rule set's kinds start with the built-in ones, at these indexes.
 const (

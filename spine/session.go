@@ -36,6 +36,8 @@ type Session struct {
 	evals []RuleEval
 	cset  []candidate
 	names []string
+
+	objEvals []ObjectiveEval // the scored objectives' values, reused per cycle
 }
 
 // NewSession starts a session over a rule set. It writes the trace header at once.

@@ -22,7 +22,13 @@ type Scenario struct {
 	Description string
 	// Rules names the rule set the scenario was designed for: a shipped rule file
 	// ("harness.yaml") or a path relative to the scenario file.
-	Rules  string
+	Rules string
+	// Topic is what the scenario's constructs are about, the key of its scorecard entry;
+	// the scenario's name when the file gives none.
+	Topic string
+	// Seed is the gate's verdict on the seed, served when observe judges the run before
+	// its first construct; nil when the file gives none (observe then changes nothing).
+	Seed   *Round
 	Rounds []Round
 }
 
@@ -36,6 +42,8 @@ type fileShape struct {
 	Name        string      `yaml:"name"`
 	Description string      `yaml:"description"`
 	Rules       string      `yaml:"rules"`
+	Topic       string      `yaml:"topic"`
+	Seed        *yaml.Node  `yaml:"seed"`
 	Rounds      []yaml.Node `yaml:"rounds"`
 }
 
@@ -51,6 +59,8 @@ func ParseFile(path string) (*Scenario, error) {
 // Parse reads a scenario. Each round is a mapping from "kind" or "kind/id" to the fields
 // to put, or to null to retract the fact:
 //
+//	topic: gap_topic_7                    # optional; the name by default
+//	seed: {signals: {has_construct: false}}  # optional: the verdict on the seed
 //	rounds:
 //	  - signals: {has_construct: true, deeponto_ok: false}
 //	  - signals: {deeponto_ok: true}      # fields not named keep their values
@@ -65,7 +75,17 @@ func Parse(name string, src []byte) (*Scenario, error) {
 	if len(fs.Rounds) == 0 {
 		return nil, fmt.Errorf("%s: no rounds: a scenario needs at least one round of signals", name)
 	}
-	sc := &Scenario{Name: fs.Name, Description: fs.Description, Rules: fs.Rules}
+	sc := &Scenario{Name: fs.Name, Description: fs.Description, Rules: fs.Rules, Topic: fs.Topic}
+	if sc.Topic == "" {
+		sc.Topic = sc.Name
+	}
+	if n := fs.Seed; n != nil {
+		r, err := parseRound(n)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d:%d: seed: %w", name, n.Line, n.Column, err)
+		}
+		sc.Seed = &r
+	}
 	for i := range fs.Rounds {
 		n := &fs.Rounds[i]
 		r, err := parseRound(n)
@@ -111,6 +131,10 @@ type Effector struct {
 	sc   *Scenario
 	mu   sync.Mutex
 	next int
+	// judged maps each gated construct to the round that judged it, so that observe
+	// gives the same construct the same verdict: the membrane is deterministic.
+	judged map[string]int
+	last   *spine.Construct // the construct gated last
 }
 
 var _ spine.Effector = (*Effector)(nil)
@@ -138,6 +162,12 @@ func (e *Effector) Gate(ctx context.Context, req spine.GateRequest) (spine.Signa
 		return spine.Signals{}, fmt.Errorf("scenario %q has %d rounds and was asked for round %d", e.sc.Name, len(e.sc.Rounds), e.next+1)
 	}
 	r := e.sc.Rounds[e.next]
+	if e.judged == nil {
+		e.judged = map[string]int{}
+	}
+	e.judged[req.Construct.ID] = e.next
+	c := req.Construct
+	e.last = &c
 	e.next++
 	return spine.Signals{Changes: r.Changes}, nil
 }
@@ -146,6 +176,6 @@ var notMapRe = regexp.MustCompile("cannot unmarshal !!\\w+ `(.*)` into map\\[str
 
 // yamlMessage turns a yaml.v3 error into one line that says what was expected.
 func yamlMessage(err error) string {
-	msg := yamlnode.Message(err, " (expected name, description, rules or rounds)")
+	msg := yamlnode.Message(err, " (expected name, description, rules, topic, seed or rounds)")
 	return notMapRe.ReplaceAllString(msg, `expected a mapping of field: value, got $1`)
 }

@@ -14,7 +14,7 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
 		{"no name", "rounds: [{s: {a: 1}}]", "x.yaml: missing name"},
 		{"no rounds", "name: n", "x.yaml: no rounds: a scenario needs at least one round of signals"},
-		{"unknown key", "name: n\nround: []", `x.yaml: line 2: unknown key "round" (expected name, description, rules or rounds)`},
+		{"unknown key", "name: n\nround: []", `x.yaml: line 2: unknown key "round" (expected name, description, rules, topic, seed or rounds)`},
 		{"round not mapping", "name: n\nrounds:\n  - 42", "x.yaml:3:5: round 1: expected a mapping of kind: {field: value}"},
 		{"fields not mapping", "name: n\nrounds:\n  - {s: 3}", "x.yaml:3:5: round 1: line 3: expected a mapping of field: value, got 3"},
 		{"empty kind", "name: n\nrounds:\n  - {/x: {a: 1}}", `x.yaml:3:5: round 1: "/x": expected kind or kind/id`},

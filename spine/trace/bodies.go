@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 
 	"github.com/agentspine/spine/contract"
@@ -69,6 +70,19 @@ type ConflictSet struct {
 	ConflictSet []string   `json:"conflict_set"` // in agenda order; the first fired
 	Fired       string     `json:"fired"`        // "" when the conflict set was empty
 	DecidedBy   string     `json:"decided_by,omitempty"`
+	// Objectives are the scored objectives' values the rules saw, in file order; absent
+	// when the rule set scores none.
+	Objectives []ObjectiveEval `json:"objectives,omitempty"`
+}
+
+// ObjectiveEval is one scored objective's value in a cycle: its score and whether it is
+// satisfied, each present when the objective declares it, or the error that kept it
+// from being evaluated (then neither value is recorded).
+type ObjectiveEval struct {
+	Objective string   `json:"objective"`
+	Error     string   `json:"error,omitempty"`
+	Score     *float64 `json:"score,omitempty"`
+	Satisfied *bool    `json:"satisfied,omitempty"`
 }
 
 // AppendFields writes the body as encoding/json would, without reflection.
@@ -81,6 +95,49 @@ func (c *ConflictSet) AppendFields(buf []byte) []byte {
 	buf = AppendString(AppendKey(buf, "fired"), c.Fired)
 	if c.DecidedBy != "" {
 		buf = AppendString(AppendKey(buf, "decided_by"), c.DecidedBy)
+	}
+	if len(c.Objectives) > 0 {
+		buf = append(AppendKey(buf, "objectives"), '[')
+		for i, o := range c.Objectives {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = o.AppendJSON(buf)
+		}
+		buf = append(buf, ']')
+	}
+	return buf
+}
+
+// AppendJSON appends the evaluation as a JSON object, as encoding/json would.
+func (o ObjectiveEval) AppendJSON(buf []byte) []byte {
+	buf = append(buf, `{"objective":`...)
+	buf = AppendString(buf, o.Objective)
+	if o.Error != "" {
+		buf = AppendString(AppendKey(buf, "error"), o.Error)
+	}
+	if o.Score != nil {
+		buf = AppendFloat(AppendKey(buf, "score"), *o.Score)
+	}
+	if o.Satisfied != nil {
+		buf = strconv.AppendBool(AppendKey(buf, "satisfied"), *o.Satisfied)
+	}
+	return append(buf, '}')
+}
+
+// AppendFloat appends a finite float as encoding/json writes it.
+func AppendFloat(buf []byte, f float64) []byte {
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	buf = strconv.AppendFloat(buf, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 → e-9, as encoding/json writes it.
+		if n := len(buf); n >= 4 && buf[n-4] == 'e' && buf[n-3] == '-' && buf[n-2] == '0' {
+			buf[n-2] = buf[n-1]
+			buf = buf[:n-1]
+		}
 	}
 	return buf
 }
