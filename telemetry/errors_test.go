@@ -147,7 +147,7 @@ func TestIncompleteRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := spans[len(spans)-1]
-	if root.Name() != "spine run" || root.Status().Description != "the trace ends before the run's halt" {
+	if root.Name() != "spine run" || root.Status().Description != "incomplete recording: the trace ends at line 40 without the run's halt event" {
 		t.Errorf("last span %s with status %q, want the run marked incomplete", root.Name(), root.Status().Description)
 	}
 }

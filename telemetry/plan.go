@@ -76,7 +76,6 @@ type builder struct {
 	roleName string
 	// signals holds the round's last signals fact, written on the round at its close.
 	signals map[string]any
-	halted  bool
 }
 
 // plan builds the span tree of a read trace. Its first event must be its header.
@@ -99,9 +98,10 @@ func plan(f *trace.File, opts Options) (*span, error) {
 		b.add(&f.Events[i+1])
 	}
 	b.closeRound()
-	if !b.halted {
+	// A trace torn or cut before its halt; one of messages only has no halt to miss.
+	if why := f.Incomplete(); why != "" {
 		b.run.attrs = append(b.run.attrs, attribute.Bool("spine.incomplete", true))
-		b.run.status, b.run.statusMsg = codes.Error, "the trace ends before the run's halt"
+		b.run.status, b.run.statusMsg = codes.Error, why
 	}
 	b.run.enclose()
 	return b.run, nil
@@ -118,13 +118,13 @@ func (b *builder) add(ev *trace.Event) {
 			attribute.String("spine.to", body.To),
 			attribute.String("spine.event", body.Event))
 	case trace.RuleFired:
-		b.at(ev.Time).event("spine.rule_fired", ev.Time,
+		b.at().event("spine.rule_fired", ev.Time,
 			attribute.String("spine.rule", body.Rule),
 			attribute.Int("spine.salience", body.Salience),
 			attribute.Int("spine.cycle", body.Cycle),
 			attribute.String("spine.objective", thenObjective(body.Then)))
 	case trace.RuleError:
-		s := b.at(ev.Time)
+		s := b.at()
 		s.event("spine.rule_error", ev.Time,
 			attribute.String("spine.rule", body.Rule),
 			attribute.Int("spine.cycle", body.Cycle),
@@ -138,7 +138,7 @@ func (b *builder) add(ev *trace.Event) {
 		if body.Fired != "" {
 			attrs = append(attrs, attribute.String("spine.fired", body.Fired), attribute.String("spine.decided_by", body.DecidedBy))
 		}
-		b.at(ev.Time).event("spine.conflict_set", ev.Time, attrs...)
+		b.at().event("spine.conflict_set", ev.Time, attrs...)
 	case trace.FactChange:
 		b.fact(ev, body)
 	case trace.EffectorResult:
@@ -151,7 +151,7 @@ func (b *builder) add(ev *trace.Event) {
 			attrs = append(attrs, attribute.String("spine.error", excerpt(body.Error, maxText)))
 		}
 		b.endRole()
-		b.at(ev.Time).event("spine.effector", ev.Time, attrs...)
+		b.at().event("spine.effector", ev.Time, attrs...)
 	case trace.Exchange:
 		b.exchange(ev, body)
 	case trace.Message:
@@ -162,7 +162,6 @@ func (b *builder) add(ev *trace.Event) {
 			attribute.String("spine.message.type", body.Type),
 			attribute.String("spine.task_id", body.TaskID))
 	case trace.Halt:
-		b.halted = true
 		b.closeRound()
 		b.run.touch(ev.Time)
 		b.run.attrs = append(b.run.attrs,
@@ -195,15 +194,15 @@ func (b *builder) add(ev *trace.Event) {
 		if body.Error != "" {
 			attrs = append(attrs, attribute.String("spine.error", excerpt(body.Error, maxText)))
 		}
-		b.at(ev.Time).event(name, ev.Time, attrs...)
+		b.at().event(name, ev.Time, attrs...)
 	default:
-		b.at(ev.Time).touch(ev.Time)
+		b.at().touch(ev.Time)
 	}
 }
 
-// at is the span engine events of time t belong on: the current round, or the run
-// before the first round and after the halt.
-func (b *builder) at(t time.Time) *span {
+// at is the span engine events belong on: the current round, or the run before the
+// first round and after the halt.
+func (b *builder) at() *span {
 	if b.round != nil {
 		return b.round
 	}
@@ -242,7 +241,7 @@ func (b *builder) fact(ev *trace.Event, fc trace.FactChange) {
 		}
 		_ = json.Unmarshal(fc.Fact.Payload, &p)
 		name, rule := p.Name, p.Rule
-		s := b.at(ev.Time)
+		s := b.at()
 		s.event("spine.macro_state", ev.Time,
 			attribute.String("spine.macro_state", name),
 			attribute.String("spine.rule", rule))
@@ -254,15 +253,15 @@ func (b *builder) fact(ev *trace.Event, fc trace.FactChange) {
 		if b.round != nil && json.Unmarshal(fc.Fact.Payload, &p) == nil {
 			b.signals = p
 		}
-		b.at(ev.Time).touch(ev.Time)
+		b.at().touch(ev.Time)
 	default:
-		b.at(ev.Time).touch(ev.Time)
+		b.at().touch(ev.Time)
 	}
 }
 
 // roleFor returns the span of role name, opening one when another role acted last.
 func (b *builder) roleFor(ev *trace.Event, name string) *span {
-	parent := b.at(ev.Time)
+	parent := b.at()
 	if name == "" {
 		return parent
 	}
