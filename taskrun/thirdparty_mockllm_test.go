@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -160,6 +159,9 @@ func runMockCase(t *testing.T, mock *mockLLM, c mockCase) {
 	if fr := res.Final; fr.Directive != c.directive || fr.Reason != c.reason {
 		t.Errorf("FinalResult: directive %q reason %q, want %q %q (summary %q)", fr.Directive, fr.Reason, c.directive, c.reason, fr.Summary)
 	}
+	if fr := res.Final; fr.Directive == contract.DirectiveAccept && (fr.Output != "8080" || !strings.Contains(fr.Summary, "port 8080")) {
+		t.Errorf("an accepted FinalResult without the port: output %v, summary %q", fr.Output, fr.Summary)
+	}
 	trace, err := os.ReadFile(res.TracePath)
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +221,7 @@ func checkMockTrace(t *testing.T, trace []byte, res taskrun.Result) {
 	if err := json.Unmarshal(finals[0], &fr); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(fr.Directive+" "+fr.Reason+" "+fr.Summary, res.Final.Directive+" "+res.Final.Reason+" "+res.Final.Summary) {
+	if fr.Directive != res.Final.Directive || fr.Reason != res.Final.Reason || fr.Summary != res.Final.Summary {
 		t.Errorf("the trace's FinalResult %+v is not RunTask's %+v", fr, *res.Final)
 	}
 }
