@@ -15,8 +15,8 @@ import (
 	"github.com/agentspine/spine/spine"
 )
 
-// checkBusStream requires the bus stream to hold exactly the run's message events, in
-// trace order, under their trace seqs and per-run, per-role subjects.
+// checkBusStream requires the bus stream to hold exactly the run's bus messages (its
+// message events and model calls, as bus.FromTrace reads them), in trace order, under their trace seqs and per-run, per-role subjects.
 func checkBusStream(t *testing.T, c *Client, run string, trace []byte) {
 	t.Helper()
 	tf, err := spine.ReadTrace("stored", bytes.NewReader(trace))
@@ -27,12 +27,7 @@ func checkBusStream(t *testing.T, c *Client, run string, trace []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []bus.Message
-	for _, m := range all {
-		if m.Type != bus.TypeModelCall {
-			want = append(want, m)
-		}
-	}
+	want := all
 	got := readBus(t, c, run, len(want))
 	if len(got) != len(want) || len(want) == 0 {
 		t.Fatalf("run %s: %d messages on the bus stream, %d in the trace", run, len(got), len(want))

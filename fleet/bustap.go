@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/nats-io/nats.go"
@@ -17,8 +18,9 @@ import (
 // SeqHeader carries a bus message's trace seq on NATS.
 const SeqHeader = "Spine-Seq"
 
-// busTap publishes every message event a run journals on
-// spine.run.<run>.<from>.<to>, in trace order, as a bus.Message carrying its trace seq.
+// busTap publishes every bus message a run journals (its message events, and its model
+// calls as bus.TypeModelCall messages to bus.ToModel) on spine.run.<run>.<from>.<to>, in
+// trace order, as a bus.Message carrying its trace seq.
 // It sits behind the run's secret scrubber, so it sees what the trace holds. Publishing
 // is asynchronous and never stops the run; what fails is counted and reported by close.
 type busTap struct {
@@ -40,20 +42,8 @@ func Subject(run, from, to string) string {
 }
 
 func (t *busTap) publish(e *spine.Event) {
-	if e.Kind != spine.EvMessage {
-		return
-	}
-	// The event's body encodes as the trace writes it; the bus reads the same fields.
-	raw, err := json.Marshal(e.Body)
-	var m bus.Message
-	if err == nil {
-		err = json.Unmarshal(raw, &m)
-	}
-	if err == nil && (m.From == "" || m.To == "" || m.Type == "") {
-		err = fmt.Errorf("seq %d: a message event without from, to or type", e.Seq)
-	}
-	if err == nil {
-		m.Seq = e.Seq
+	m, ok, err := busMessage(e)
+	if ok && err == nil {
 		var data []byte
 		if data, err = json.Marshal(m); err == nil {
 			seq := strconv.FormatInt(e.Seq, 10)
@@ -75,6 +65,50 @@ func (t *busTap) publish(e *spine.Event) {
 		t.fails++
 		t.mu.Unlock()
 	}
+}
+
+// busMessage is the bus message a trace event is, as bus.FromTrace reads it from the
+// written trace: a message event, or a model call's exchange (llm:<role>) as a
+// bus.TypeModelCall message. ok is false for other events.
+func busMessage(e *spine.Event) (m bus.Message, ok bool, err error) {
+	if e.Kind != spine.EvMessage && e.Kind != spine.EvExchange {
+		return m, false, nil
+	}
+	// The event's body encodes as the trace writes it; the bus reads the same fields.
+	raw, err := json.Marshal(e.Body)
+	if err != nil {
+		return m, true, err
+	}
+	if e.Kind == spine.EvExchange {
+		var x struct {
+			Name    string          `json:"name"`
+			Request json.RawMessage `json:"request"`
+		}
+		if err := json.Unmarshal(raw, &x); err != nil {
+			return m, true, err
+		}
+		role, isModel := strings.CutPrefix(x.Name, "llm:")
+		if !isModel || role == "" {
+			return m, false, nil
+		}
+		var req struct {
+			TaskID string `json:"task_id"`
+		}
+		if len(x.Request) > 0 && x.Request[0] == '{' {
+			_ = json.Unmarshal(x.Request, &req) // a request without a task_id counts for the task at hand
+		}
+		m, err = bus.NewModelCall(role, req.TaskID, x.Request)
+		m.Seq = e.Seq
+		return m, true, err
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return m, true, err
+	}
+	if m.From == "" || m.To == "" || m.Type == "" {
+		return m, true, fmt.Errorf("seq %d: a message event without from, to or type", e.Seq)
+	}
+	m.Seq = e.Seq
+	return m, true, nil
 }
 
 // close waits for the server to have every message, and reports what failed.

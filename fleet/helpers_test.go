@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/effectors/scripted"
 	"github.com/agentspine/spine/spine"
@@ -62,8 +63,15 @@ func noSandbox() bool {
 	return err != nil && os.Getenv("CI") == ""
 }
 
-// downTask marks a task whose model never answers: R1's script is empty.
+// downTask marks a task whose model never answers (503 every time): the rules retry R1
+// once, then abandon the task for model_unavailable.
 const downTask = "[down]"
+
+type downChat struct{}
+
+func (downChat) Complete(context.Context, llm.ChatRequest) (llm.ChatResponse, error) {
+	return llm.ChatResponse{}, &llm.StatusError{StatusCode: 503, Message: "overloaded"}
+}
 
 // testPrepare runs the demo, or, for a task naming downTask, a run whose model answers
 // nothing, so the fleet sees two outcomes.
@@ -71,7 +79,7 @@ func testPrepare(rs *spine.RuleSet, noSandbox bool) PrepareFunc {
 	demo := DemoPrepare(rs, noSandbox)
 	return func(ctx context.Context, t Task, workdir string) (taskrun.Config, error) {
 		if strings.Contains(t.Text, downTask) {
-			return taskrun.Config{LLM: scripted.LLMConfig(), Chat: scripted.NewChat(scripted.Script{}), Rules: rs, NoSandbox: noSandbox}, nil
+			return taskrun.Config{LLM: scripted.LLMConfig(), Chat: downChat{}, Rules: rs, NoSandbox: noSandbox}, nil
 		}
 		return demo(ctx, t, workdir)
 	}

@@ -35,7 +35,11 @@ func init() {
 			asJSON: asJSON,
 			cfg:    &cfg,
 		}
+		follow := addAuditFollowFlags(fs)
 		c.RunE = func(c *cobra.Command, args []string) error {
+			if follow.on {
+				return runAuditFollow(c.Context(), io, follow, cfg, *asJSON, fs.Args())
+			}
 			return exitStatus(runAudit(c.Context(), io, fs, opts))
 		}
 		return c

@@ -1,0 +1,109 @@
+package fleet
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentspine/spine/audit"
+	"github.com/agentspine/spine/contract"
+)
+
+// TestFollowAudit: the fleet's Auditor, following the bus stream live, makes for each
+// run the findings the run's own Auditor wrote into its trace, and sees each run end.
+func TestFollowAudit(t *testing.T) {
+	rs := testRules(t)
+	srv := testServer(t, t.TempDir())
+	defer srv.Shutdown()
+	c := testClient(t, srv.URL())
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg, err := audit.DefaultConfig().WithRuleBudget(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	findings, ended := map[string][]contract.AuditReport{}, map[string]int{}
+	followed := make(chan error, 1)
+	go func() {
+		followed <- c.FollowAudit(ctx, cfg, true, func(e FollowEvent) {
+			mu.Lock()
+			defer mu.Unlock()
+			if e.Finding != nil {
+				findings[e.Run] = append(findings[e.Run], *e.Finding)
+			}
+			if e.Ended {
+				ended[e.Run] = e.Messages
+			}
+		})
+	}()
+	var ids []string
+	for i, text := range []string{demoTask, demoTask + " " + downTask, demoTask} {
+		st, err := c.Submit(ctx, fmt.Sprintf("%s (#%d)", text, i+1), RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, st.ID)
+	}
+	stop := workers(t, c, 2, WorkerConfig{WorkdirRoot: t.TempDir(), Prepare: testPrepare(rs, noSandbox())})
+	sts := waitFinished(t, c, ids, 30*time.Second)
+	stop()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := len(ended)
+		mu.Unlock()
+		if n == len(ids) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-followed; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, st := range sts {
+		a, _ := st.AcceptedAttempt()
+		trace, _, err := c.Trace(context.Background(), st.ID, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := traceFindings(t, trace)
+		got := findings[a.RunID]
+		if len(got) != len(want) || len(want) > 0 && !reflect.DeepEqual(got, want) {
+			t.Errorf("run %s: the fleet's Auditor found %+v, the run's own %+v", a.RunID, got, want)
+		}
+		if ended[a.RunID] == 0 {
+			t.Errorf("run %s: its end was not seen (ended: %v)", a.RunID, ended)
+		}
+	}
+}
+
+// traceFindings reads the Auditor's findings a run wrote after its halt.
+func traceFindings(t *testing.T, trace []byte) []contract.AuditReport {
+	var out []contract.AuditReport
+	sc := bufio.NewScanner(bytes.NewReader(trace))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var ev struct {
+			Kind    string                `json:"kind"`
+			Finding *contract.AuditReport `json:"finding"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == "audit" && ev.Finding != nil {
+			out = append(out, *ev.Finding)
+		}
+	}
+	return out
+}
