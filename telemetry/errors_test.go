@@ -26,7 +26,7 @@ func TestEndpointErrors(t *testing.T) {
 		body   string
 		want   []string
 	}{
-		{"refused", 0, "", []string{"sending 40 spans to http://127.0.0.1:", "connect: connection refused"}},
+		{"refused", 0, "", []string{" spans to http://127.0.0.1:", "/v1/traces: ", "connect: connection refused"}},
 		{"unauthorized", http.StatusUnauthorized, "bad key", []string{"401 Unauthorized", "bad key"}},
 		{"server error", http.StatusInternalServerError, huge, []string{"500 Internal Server Error", "xxx…"}},
 	} {
