@@ -1,3 +1,5 @@
+//go:build linux
+
 package taskrun_test
 
 import (
@@ -84,7 +86,8 @@ func launchMockLLM(node string) (*mockLLM, error) {
 	m.cmd.Dir = mockLLMDir
 	m.cmd.Env = append(os.Environ(), "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port))
 	m.cmd.Stdout, m.cmd.Stderr = m.out, m.out
-	m.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The mock dies with the test binary, even one killed by go test's timeout.
+	m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := m.cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -110,10 +113,10 @@ func launchMockLLM(node string) (*mockLLM, error) {
 	}
 }
 
-// stop ends the mock's process group (node and anything it started).
+// stop ends the mock (a single node process).
 func (m *mockLLM) stop() {
 	if m.cmd.Process != nil {
-		_ = syscall.Kill(-m.cmd.Process.Pid, syscall.SIGKILL)
+		_ = m.cmd.Process.Kill()
 	}
 }
 
