@@ -58,7 +58,7 @@ func runAttrs(h trace.Header) []attribute.KeyValue {
 
 // modelSpan fills a model call's span: the GenAI conventions' inference span, named
 // "chat <model>", from the recorded request and response.
-func modelSpan(c *span, x trace.Exchange, provider string, meta map[string]string) {
+func modelSpan(c *span, x trace.Exchange, opts Options, meta map[string]string) {
 	var req llm.ChatRequest
 	var resp llm.ChatResponse
 	_ = json.Unmarshal(x.Request, &req)
@@ -74,7 +74,7 @@ func modelSpan(c *span, x trace.Exchange, provider string, meta map[string]strin
 	}
 	c.attrs = []attribute.KeyValue{
 		attribute.String(keyOperation, "chat"),
-		attribute.String(keyProvider, provider),
+		attribute.String(keyProvider, opts.provider()),
 		attribute.String(keyRequestModel, req.Model),
 		attribute.Int(keyInputTokens, usage.PromptTokens),
 		attribute.Int(keyOutputTokens, usage.CompletionTokens),
@@ -114,6 +114,9 @@ func modelSpan(c *span, x trace.Exchange, provider string, meta map[string]strin
 		}
 		c.attrs = append(c.attrs, attribute.StringSlice("spine.llm.tool_calls", names))
 	}
+	if opts.Content {
+		c.attrs = append(c.attrs, contentAttrs(req, resp, answered(x.Response))...)
+	}
 	if x.Error != "" {
 		kind := "error"
 		if n := len(resp.AttemptLog); n > 0 && resp.AttemptLog[n-1].Kind != "" {
@@ -148,9 +151,10 @@ func serverAttrs(base string) []attribute.KeyValue {
 }
 
 // toolSpan fills a tool call's span: the GenAI conventions' execute_tool span.
-func toolSpan(c *span, tool string, x trace.Exchange) {
+func toolSpan(c *span, tool string, x trace.Exchange, opts Options) {
 	var req struct {
-		ID string `json:"id"`
+		ID        string `json:"id"`
+		Arguments string `json:"arguments"`
 	}
 	var res sandbox.ToolResult
 	_ = json.Unmarshal(x.Request, &req)
@@ -165,7 +169,10 @@ func toolSpan(c *span, tool string, x trace.Exchange) {
 	if req.ID != "" {
 		c.attrs = append(c.attrs, attribute.String(keyToolCallID, req.ID))
 	}
-	if len(x.Response) == 0 || string(x.Response) == "null" {
+	if opts.Content {
+		c.attrs = append(c.attrs, toolContentAttrs(req.Arguments, res, answered(x.Response))...)
+	}
+	if !answered(x.Response) {
 		return
 	}
 	c.attrs = append(c.attrs,
@@ -184,6 +191,11 @@ func toolSpan(c *span, tool string, x trace.Exchange) {
 		c.status, c.statusMsg = codes.Error, "exit code "+strconv.Itoa(res.ExitCode)
 		c.attrs = append(c.attrs, attribute.String(keyErrorType, "tool_failed"))
 	}
+}
+
+// answered says whether an exchange recorded a response.
+func answered(resp json.RawMessage) bool {
+	return len(resp) > 0 && string(resp) != "null"
 }
 
 // signalAttrs turns a signals fact's payload into spine.signal.<name> attributes, in

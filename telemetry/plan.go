@@ -279,20 +279,26 @@ func (b *builder) roleFor(ev *trace.Event, name string) *span {
 	return r
 }
 
+// maxCall bounds the duration a call's start is computed from, so a damaged
+// duration_ms cannot overflow a time; the attribute keeps what was recorded.
+const maxCall = 30 * 24 * time.Hour
+
 func (b *builder) exchange(ev *trace.Event, x trace.Exchange) {
-	kind, what, _ := strings.Cut(x.Name, ":")
-	role := b.roleName
-	if kind == "llm" {
-		role = what
+	role, isModel := strings.CutPrefix(x.Name, trace.ExchangeModel)
+	tool, isTool := strings.CutPrefix(x.Name, trace.ExchangeTool)
+	if !isModel {
+		// A tool call, a check or a memory query belongs to the role that acted last.
+		role = b.roleName
 	}
 	parent := b.roleFor(ev, role)
-	c := newSpan("call", ev.Seq, x.Name, ev.Time.Add(-time.Duration(x.DurationMS)*time.Millisecond))
+	d := min(max(x.DurationMS, 0), maxCall.Milliseconds())
+	c := newSpan("call", ev.Seq, x.Name, ev.Time.Add(-time.Duration(d)*time.Millisecond))
 	c.end = ev.Time
-	switch kind {
-	case "llm":
-		modelSpan(c, x, b.opts.provider(), b.meta)
-	case "tool":
-		toolSpan(c, what, x)
+	switch {
+	case isModel:
+		modelSpan(c, x, b.opts, b.meta)
+	case isTool:
+		toolSpan(c, tool, x, b.opts)
 	default:
 		c.attrs = []attribute.KeyValue{attribute.String("spine.exchange", x.Name)}
 	}

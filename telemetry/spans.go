@@ -22,6 +22,11 @@ type Options struct {
 	Provider string
 	// ServiceName is the resource's service.name; "spine" when empty.
 	ServiceName string
+	// Content adds what was said: each model call's input and output messages
+	// (gen_ai.input.messages, gen_ai.output.messages) and each tool call's arguments and
+	// output (gen_ai.tool.call.arguments, gen_ai.tool.call.result). Off, spans carry
+	// metadata only.
+	Content bool
 }
 
 func (o Options) provider() string {

@@ -17,7 +17,8 @@ model call (with the GenAI conventions: gen_ai.operation.name, gen_ai.provider.n
 gen_ai.request.model, gen_ai.usage.input_tokens and output_tokens,
 gen_ai.response.finish_reasons) and per tool call. Rule firings, conflict sets, loop
 transitions and macro-states are span events. Ids and times come from the trace, so
-sending a trace twice sends the same spans.
+sending a trace twice sends the same spans. Prompts, replies and tool output are sent
+only with --content.
 
 --endpoint is the receiver's URL; with no path, /v1/traces is added (Jaeger, Tempo and
 collectors listen on port 4318). Plain http is taken for localhost only unless
@@ -32,6 +33,7 @@ func init() {
 		var (
 			o       otlpFlags
 			headers []string
+			content bool
 		)
 		c := &cobra.Command{
 			Use:   "otlp --endpoint URL [flags] TRACE...",
@@ -43,7 +45,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return exitStatus(runTraceOTLP(c.Context(), io, ep, args))
+				return exitStatus(runTraceOTLP(c.Context(), io, ep, telemetry.Options{Content: content}, args))
 			},
 		}
 		fs := c.Flags()
@@ -52,6 +54,7 @@ func init() {
 		fs.BoolVar(&o.insecure, "insecure", false, "allow plain http to a host other than localhost")
 		fs.BoolVar(&o.gzip, "gzip", false, "compress requests with gzip")
 		fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "give up on a trace after this long, retries included")
+		fs.BoolVar(&content, "content", false, "also send what was said: each model call's messages and each tool call's arguments and output (gen_ai.input.messages, gen_ai.output.messages, gen_ai.tool.call.arguments, gen_ai.tool.call.result)")
 		return c
 	})
 }
@@ -91,10 +94,10 @@ func (o otlpFlags) endpoint(headers []string) (telemetry.Endpoint, error) {
 }
 
 // runTraceOTLP sends each trace in turn; one that fails does not stop the others.
-func runTraceOTLP(ctx context.Context, io stdio, ep telemetry.Endpoint, paths []string) int {
+func runTraceOTLP(ctx context.Context, io stdio, ep telemetry.Endpoint, opts telemetry.Options, paths []string) int {
 	code := exitOK
 	for _, p := range paths {
-		if err := sendTrace(ctx, io, ep, p, true); err != nil {
+		if err := sendTrace(ctx, io, ep, opts, p, true); err != nil {
 			fmt.Fprintf(io.err, "spine trace otlp: %v\n", err)
 			code = exitFail
 		}
@@ -104,7 +107,7 @@ func runTraceOTLP(ctx context.Context, io stdio, ep telemetry.Endpoint, paths []
 
 // sendTrace reads, converts and sends one trace, says what was sent when say is set,
 // and warns of a broken chain or an incomplete recording.
-func sendTrace(ctx context.Context, io stdio, ep telemetry.Endpoint, path string, say bool) error {
+func sendTrace(ctx context.Context, io stdio, ep telemetry.Endpoint, opts telemetry.Options, path string, say bool) error {
 	f, err := telemetry.Read(path)
 	if err != nil {
 		return err
@@ -112,7 +115,7 @@ func sendTrace(ctx context.Context, io stdio, ep telemetry.Endpoint, path string
 	for _, w := range telemetry.Warnings(f) {
 		warn(io.err, w)
 	}
-	spans, err := telemetry.Convert(f, telemetry.Options{})
+	spans, err := telemetry.Convert(f, opts)
 	if err != nil {
 		return err
 	}
@@ -134,7 +137,7 @@ func sendRunTrace(ctx context.Context, io stdio, url, path string, asJSON bool, 
 		return code
 	}
 	ep := telemetry.Endpoint{URL: url}
-	if err := sendTrace(ctx, io, ep, path, !asJSON); err != nil {
+	if err := sendTrace(ctx, io, ep, telemetry.Options{}, path, !asJSON); err != nil {
 		fmt.Fprintf(io.err, "spine run: --otlp: %v\n(the trace is kept; send it later with: spine trace otlp --endpoint %s %s)\n", err, url, path)
 		return exitFail
 	}

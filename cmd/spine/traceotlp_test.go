@@ -26,7 +26,7 @@ const (
 func TestTraceOTLP(t *testing.T) {
 	rcv := otlptest.New()
 	defer rcv.Close()
-	code, out, errs := runSpine(t, "trace", "otlp", "--endpoint", rcv.URL(), "--gzip",
+	code, out, errs := runSpine(t, "trace", "otlp", "--endpoint", rcv.URL(), "--gzip", "--content",
 		"--header", "Authorization=Bearer sk-cli-7d1e", otlpPipeline, otlpAccept)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
@@ -55,6 +55,21 @@ func TestTraceOTLP(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
+	}
+	content := 0
+	for _, s := range rcv.Spans() {
+		for _, a := range s.Attributes {
+			if a.Key == "gen_ai.input.messages" {
+				content++
+			}
+		}
+	}
+	raw, err := os.ReadFile(otlpPipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls := bytes.Count(raw, []byte(`"kind":"exchange","name":"llm:`)); content != calls || calls == 0 {
+		t.Errorf("%d spans with gen_ai.input.messages under --content, want one per model call (%d)", content, calls)
 	}
 	if errs != "" || strings.Contains(out, "sk-cli") {
 		t.Errorf("stderr %q; stdout %q: want no stderr and no header value", errs, out)
