@@ -34,6 +34,11 @@ type WorkerConfig struct {
 	// consumer's (DefaultAckWait when new). It is the consumer's, shared by all workers.
 	AckWait time.Duration
 	Prepare PrepareFunc
+	// Memory, when set, is the worker's store as an index of the fleet's Megram log
+	// (Client.ShareMemory): each run calibrates with it once it has caught up with the
+	// log, and its new records go to the log before the task is acknowledged. The Dreamer
+	// runs on the lease holder only.
+	Memory *SharedMemory
 	// Drain ends Run once the queue holds nothing for any worker: no task waiting and
 	// none in another worker's hands (a batch's end, a script's).
 	Drain bool
@@ -272,7 +277,29 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 		}
 		return tap.wrap(next)
 	}
+	if m := w.cfg.Memory; m != nil {
+		// Every record the log holds now is in the store before the run calibrates.
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		if err := m.CatchUp(cctx); err != nil {
+			w.cfg.Log(fmt.Sprintf("task %s: memory is behind the Megram log: %v", t.ID, err))
+		}
+		cancel()
+		cfg.Memory, cfg.MemoryDir, cfg.SkipDream = m.Store(), "", true
+	}
 	res, runErr := taskrun.RunTask(ctx, cfg)
+	if m := w.cfg.Memory; m != nil && res.TracePath != "" {
+		dreamed, n, err := m.AfterTask(ctx)
+		switch {
+		case err != nil:
+			// Not acknowledged: the Megrams of an acknowledged task are in the log.
+			out.final = &res
+			return out, fmt.Errorf("memory: %w", err)
+		case dreamed:
+			w.cfg.Log(fmt.Sprintf("task %s: the Dreamer ran here (lease held); %d record(s) to the Megram log", t.ID, n))
+		case n > 0:
+			w.cfg.Log(fmt.Sprintf("task %s: %d record(s) to the Megram log", t.ID, n))
+		}
+	}
 	if err := tap.close(ctx); err != nil {
 		w.cfg.Log(fmt.Sprintf("task %s: bus messages: %v", t.ID, err))
 	}

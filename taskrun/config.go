@@ -38,7 +38,7 @@ type Config struct {
 	// checks). RunTask neither closes it nor runs its own pass: it tells the store's
 	// background Dreamer (memory.Service.NotifyFinalResult) after the FinalResult.
 	Memory    *memory.Service
-	SkipDream bool // no Dreamer pass after the task, even with memory
+	SkipDream bool // no Dreamer pass after the task, even with memory (nor a notice to Memory's)
 
 	// TracePath is the trace to create; "" puts spine-<run id>.trace.jsonl in TraceDir,
 	// else in the default state directory (EnvTraceDir, XDG_STATE_HOME, ~/.local/state).

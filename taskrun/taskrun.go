@@ -180,7 +180,9 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	res.TraceHead = file.Head()
 	res.Findings, res.AuditErrors = auditor.all, auditor.errs
 	if mem != nil && tr.Final != nil && cfg.Memory != nil {
-		mem.NotifyFinalResult(*tr.Final) // the long-lived store's Dreamer runs the pass
+		if !cfg.SkipDream {
+			mem.NotifyFinalResult(*tr.Final) // the long-lived store's Dreamer runs the pass
+		}
 	} else if mem != nil && tr.Final != nil && ctx.Err() == nil && !cfg.SkipDream {
 		distillJournal.path = strings.TrimSuffix(path, ".jsonl") + ".distill.jsonl"
 		res.Dream = dreamAfterTask(ctx, mem, distillJournal)

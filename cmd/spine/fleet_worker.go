@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -26,7 +28,12 @@ another worker, and the new attempt's trace names the one it supersedes.
 --demo runs every task as spine demo --pipeline does (the demo's project, scripted
 replies, no model and no key): a fleet to try without an endpoint. A worker that loses
 its NATS connection takes no more tasks, lets the runs in hand end by their rules, and
-exits with status 1.`
+exits with status 1.
+
+--memory DIR gives the worker a memory store that is an index of the fleet's Megram
+log: every worker's Megrams are appended to the log and restored into every store, so
+a run calibrates with the whole fleet's experience. One worker at a time, the holder of
+a lease in a JetStream key-value bucket, runs the Dreamer.`
 
 func init() {
 	addCommand("", func(io stdio) *cobra.Command {
@@ -36,6 +43,8 @@ func init() {
 			rulesPath, configPath  string
 			baseURL, model         string
 			demo, noSandbox, quiet bool
+			memDir                 string
+			leaseTTL               time.Duration
 		)
 		c := &cobra.Command{
 			Use:   "worker --workdir-root DIR [--concurrency N] [--ack-wait D] [--demo] [flags]",
@@ -72,6 +81,27 @@ func init() {
 					return err
 				}
 				defer cl.Close()
+				if memDir != "" {
+					// The store is this worker's index of the fleet's Megram log. It has no
+					// distiller: the Dreamer's consolidations wait for spine memory dream.
+					store, err := memory.OpenLevelDB(memDir, memory.Options{Clock: memory.SystemClock{}})
+					if err != nil {
+						return fmt.Errorf("memory: %w", err)
+					}
+					defer store.Close()
+					name := cfg.Name
+					if name == "" {
+						host, _ := os.Hostname()
+						name = fmt.Sprintf("%s-%d", host, os.Getpid())
+						cfg.Name = name
+					}
+					sm, err := cl.ShareMemory(ctx, store, name, leaseTTL)
+					if err != nil {
+						return err
+					}
+					defer sm.Close()
+					cfg.Memory = sm
+				}
 				w, err := cl.NewWorker(ctx, cfg)
 				if err != nil {
 					return err
@@ -95,6 +125,8 @@ func init() {
 		fs.StringVar(&configPath, "config", "", "YAML model configuration, as for spine run")
 		fs.StringVar(&baseURL, "base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or OpenAI)")
 		fs.StringVar(&model, "model", "", "model for every role without one of its own (default: $SPINE_MODEL)")
+		fs.StringVar(&memDir, "memory", "", "this worker's memory store `DIR` (LevelDB), kept as an index of the fleet's Megram log")
+		fs.DurationVar(&leaseTTL, "lease-ttl", fleet.DefaultLeaseTTL, "with --memory: how long the Dreamer's lease outlives its holder's last renewal")
 		fs.BoolVar(&demo, "demo", false, "run every task as spine demo --pipeline (scripted replies: no model, no key)")
 		fs.BoolVar(&noSandbox, "no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (recorded in every trace)")
 		fs.BoolVar(&cfg.Drain, "drain", false, "exit once the queue is empty and no task is in any worker's hands")
