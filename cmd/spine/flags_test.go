@@ -3,16 +3,89 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
 )
+
+// TestCommandLineErrors: a wrong command line exits 2 with a message on stderr that names
+// the command, the flag as written, the bad value and what was expected, then where the
+// help is; nothing is written on stdout. Flag errors are found before a command runs, so
+// the files named need not exist.
+func TestCommandLineErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // stderr
+	}{
+		{[]string{"run", "task", "--wrokdir", "w"},
+			"spine run: unknown flag --wrokdir\nRun 'spine run --help' for its flags.\n"},
+		{[]string{"run", "--a task that starts with dashes"},
+			"spine run: unknown flag --a task that starts with dashes\nRun 'spine run --help' for its flags.\n"},
+		{[]string{"run", "task", "--trace"},
+			"spine run: flag --trace needs a value\nRun 'spine run --help' for its flags.\n"},
+		{[]string{"replay", "a.jsonl", "--jobs", "many"},
+			"spine replay: --jobs=\"many\": expected an integer\nRun 'spine replay --help' for its flags.\n"},
+		{[]string{"replay", "a.jsonl", "--jobs"},
+			"spine replay: flag --jobs needs a value: expected an integer\nRun 'spine replay --help' for its flags.\n"},
+		{[]string{"replay", "--jobs=x", "--nope"}, // the first error wins
+			"spine replay: --jobs=\"x\": expected an integer\nRun 'spine replay --help' for its flags.\n"},
+		{[]string{"trace", "show", "a.jsonl", "--all=maybe"},
+			"spine trace show: --all=\"maybe\": expected true or false\nRun 'spine trace show --help' for its flags.\n"},
+		{[]string{"trace", "show", "a.jsonl", "-all=maybe"}, // one dash: the same flag
+			"spine trace show: --all=\"maybe\": expected true or false\nRun 'spine trace show --help' for its flags.\n"},
+		{[]string{"audit", "-nope=1"},
+			"spine audit: unknown flag -nope\nRun 'spine audit --help' for its flags.\n"},
+		{[]string{"audit", "-x"},
+			"spine audit: unknown flag -x\nRun 'spine audit --help' for its flags.\n"},
+		{[]string{"audit", "---json"},
+			"spine audit: bad flag syntax \"---json\": write --name or --name=value\nRun 'spine audit --help' for its flags.\n"},
+		{[]string{"audit", "--=x"},
+			"spine audit: bad flag syntax \"--=x\": write --name or --name=value\nRun 'spine audit --help' for its flags.\n"},
+		{[]string{"audit", "--max-replans", "-1x"},
+			"spine audit: --max-replans=\"-1x\": expected an integer\nRun 'spine audit --help' for its flags.\n"},
+		{[]string{"memory", "ls", "--db", "m", "--now"},
+			"spine memory ls: flag --now needs a value\nRun 'spine memory ls --help' for its flags.\n"},
+		{[]string{"memory", "show", "--db", "m", "--space", "s", "x1"},
+			"spine memory show: unknown flag --space\nRun 'spine memory show --help' for its flags.\n"},
+		{[]string{"memory"},
+			"spine memory: expected a verb: dream, export, gc, import, ls, potentials, show, verify\nRun 'spine memory --help' for its commands.\n"},
+		{[]string{"memory", "frob"},
+			"spine memory: unknown verb \"frob\": want one of dream, export, gc, import, ls, potentials, show, verify\nRun 'spine memory --help' for its commands.\n"},
+		{[]string{"nosuch"},
+			"spine: unknown command \"nosuch\" for \"spine\"\nRun 'spine --help' for its commands.\n"},
+		{[]string{"version", "extra"},
+			"spine version: unknown command \"extra\" for \"spine version\"\nRun 'spine version --help' for its flags.\n"},
+		{[]string{"help", "nosuch"},
+			"spine help: unknown command \"nosuch\"\nRun 'spine help --help' for its flags.\n"},
+		{[]string{"completion", "tcsh"},
+			"spine completion: unknown shell \"tcsh\": want one of bash, fish, powershell, zsh\nRun 'spine completion --help' for its commands.\n"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, errOut, code := runCLI(t, tc.args...)
+			if code != exitUsage || errOut != tc.want || out != "" {
+				t.Errorf("spine %q: exit %d, stdout %q, stderr\n%s\nwant exit 2, no stdout, stderr\n%s", tc.args, code, out, errOut, tc.want)
+			}
+		})
+	}
+}
+
+// TestNoArguments: spine alone is a usage error that lists the commands on stderr.
+func TestNoArguments(t *testing.T) {
+	out, errOut, code := runCLI(t)
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "\nCommands:\n") || !strings.Contains(errOut, "\n  run ") {
+		t.Errorf("spine: exit %d, stdout %q, stderr\n%s", code, out, errOut)
+	}
+}
 
 // evenValue is a flag type with its own Set error, as --allow-net has.
 type evenValue int
 
 func (e *evenValue) String() string { return fmt.Sprint(int(*e)) }
+func (e *evenValue) Type() string   { return "EVEN" }
 func (e *evenValue) Set(s string) error {
 	if len(s)%2 != 0 {
 		return errors.New("want an even number of characters")
@@ -21,140 +94,97 @@ func (e *evenValue) Set(s string) error {
 	return nil
 }
 
-// testFlags is a flag set with one flag of each kind the commands use.
-func testFlags() (*flag.FlagSet, func() string) {
-	fs := flag.NewFlagSet("spine test", flag.ContinueOnError)
-	fs.SetOutput(&bytes.Buffer{})
-	trace := fs.String("trace", "", "")
-	workdir := fs.String("workdir", ".", "")
-	all := fs.Bool("all", false, "")
-	check := fs.Bool("check", false, "")
-	jobs := fs.Int("jobs", 1, "")
-	timeout := fs.Duration("timeout", 0, "")
-	var even evenValue
-	fs.Var(&even, "even", "")
-	return fs, func() string {
-		return fmt.Sprintf("trace=%q workdir=%q all=%v check=%v jobs=%d timeout=%s even=%d args=%q",
-			*trace, *workdir, *all, *check, *jobs, *timeout, even, fs.Args())
-	}
-}
-
-func TestParseArgs(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string // the flags and positionals after parsing, or "error: ..."
-	}{
-		{"flags first", []string{"--workdir", "w", "--trace", "t", "do it"},
-			`trace="t" workdir="w" all=false check=false jobs=1 timeout=0s even=0 args=["do it"]`},
-		{"flags after the positional", []string{"do it", "--workdir", "w", "--trace", "t"},
-			`trace="t" workdir="w" all=false check=false jobs=1 timeout=0s even=0 args=["do it"]`},
-		{"flags between positionals keep their order", []string{"a", "--all", "b", "-jobs", "3", "c"},
-			`trace="" workdir="." all=true check=false jobs=3 timeout=0s even=0 args=["a" "b" "c"]`},
-		{"a boolean does not take the next argument", []string{"--all", "FILE"},
-			`trace="" workdir="." all=true check=false jobs=1 timeout=0s even=0 args=["FILE"]`},
-		{"a boolean takes an inline value", []string{"FILE", "--all=false", "--check=true"},
-			`trace="" workdir="." all=false check=true jobs=1 timeout=0s even=0 args=["FILE"]`},
-		{"inline values", []string{"--trace=a=b", "x", "--jobs=4", "--timeout=2m"},
-			`trace="a=b" workdir="." all=false check=false jobs=4 timeout=2m0s even=0 args=["x"]`},
-		{"a value may start with a dash", []string{"--trace", "-odd-name", "x"},
-			`trace="-odd-name" workdir="." all=false check=false jobs=1 timeout=0s even=0 args=["x"]`},
-		{"an empty inline value", []string{"--trace=", "x"},
-			`trace="" workdir="." all=false check=false jobs=1 timeout=0s even=0 args=["x"]`},
-		{"-- ends the flags", []string{"--check", "--", "--a task that starts with dashes", "--all"},
-			`trace="" workdir="." all=false check=true jobs=1 timeout=0s even=0 args=["--a task that starts with dashes" "--all"]`},
-		{"a lone dash is a positional", []string{"-", "--all"},
-			`trace="" workdir="." all=true check=false jobs=1 timeout=0s even=0 args=["-"]`},
-		{"the last of a repeated flag wins", []string{"--jobs", "2", "x", "--jobs", "5"},
-			`trace="" workdir="." all=false check=false jobs=5 timeout=0s even=0 args=["x"]`},
-		{"no arguments", nil,
-			`trace="" workdir="." all=false check=false jobs=1 timeout=0s even=0 args=[]`},
-		{"custom value", []string{"--even", "ab"},
-			`trace="" workdir="." all=false check=false jobs=1 timeout=0s even=2 args=[]`},
-
-		{"unknown flag after a positional", []string{"task", "--wrokdir", "w"}, `error: unknown flag --wrokdir`},
-		{"unknown flag with a value", []string{"-nope=1"}, `error: unknown flag -nope`},
-		{"help", []string{"task", "--help"}, `error: flag: help requested`},
-		{"short help", []string{"-h"}, `error: flag: help requested`},
-		{"missing value at the end", []string{"task", "--trace"}, `error: flag --trace needs a value`},
-		{"missing typed value", []string{"--jobs"}, `error: flag --jobs needs a value: expected an integer`},
-		{"bad integer", []string{"--jobs", "many", "x"}, `error: --jobs="many": expected an integer`},
-		{"duration without a unit", []string{"x", "--timeout=120"}, `error: --timeout="120": expected a duration with a unit, e.g. 120s or 2m`},
-		{"bad boolean", []string{"--all=maybe"}, `error: --all="maybe": expected true or false`},
-		{"a custom type's own error", []string{"--even=abc"}, `error: --even="abc": want an even number of characters`},
-		{"three dashes", []string{"---all"}, `error: bad flag syntax "---all": write --name or --name=value`},
-		{"no name", []string{"--=x"}, `error: bad flag syntax "--=x": write --name or --name=value`},
-		{"the first error wins", []string{"--jobs=x", "--nope"}, `error: --jobs="x": expected an integer`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			fs, show := testFlags()
-			got := ""
-			if err := parseArgs(fs, tc.args); err != nil {
-				got = "error: " + err.Error()
-			} else {
-				got = show()
-			}
-			if got != tc.want {
-				t.Errorf("parseArgs(%q)\n got %s\nwant %s", tc.args, got, tc.want)
-			}
-		})
-	}
-}
-
-// TestParseFlagsStatus checks the exit statuses and that a usage error names the flag
-// and points to --help.
-func TestParseFlagsStatus(t *testing.T) {
+// TestFlagErrorWording covers the flag types no command has yet: each bad value says
+// what was expected.
+func TestFlagErrorWording(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
-		code int
-		done bool
-		err  string
+		want string
 	}{
-		{[]string{"x", "--all"}, exitOK, false, ""},
-		{[]string{"x", "--help"}, exitOK, true, "Usage: test\n"},
-		{[]string{"x", "--bogus"}, exitUsage, true, "spine test: unknown flag --bogus\nRun 'spine test --help' for its flags.\n"},
+		{[]string{"--timeout=120"}, `--timeout="120": expected a duration with a unit, e.g. 120s or 2m`},
+		{[]string{"--timeout"}, `flag --timeout needs a value: expected a duration with a unit, e.g. 120s or 2m`},
+		{[]string{"--count", "-1"}, `--count="-1": expected a non-negative integer`},
+		{[]string{"--ratio=half"}, `--ratio="half": expected a number`},
+		{[]string{"--even=abc"}, `--even="abc": want an even number of characters`},
+		{[]string{"--name"}, `flag --name needs a value`},
 	} {
-		fs, _ := testFlags()
-		var out bytes.Buffer
-		fs.SetOutput(&out)
-		fs.Usage = func() { fmt.Fprintln(&out, "Usage: test") }
-		code, done := parseFlags(fs, tc.args)
-		if code != tc.code || done != tc.done || out.String() != tc.err {
-			t.Errorf("parseFlags(%q) = %d, %v, %q; want %d, %v, %q", tc.args, code, done, out.String(), tc.code, tc.done, tc.err)
+		c := &cobra.Command{Use: "test", RunE: func(*cobra.Command, []string) error { return nil }}
+		c.SilenceErrors, c.SilenceUsage = true, true
+		c.Flags().Duration("timeout", time.Second, "")
+		c.Flags().Uint("count", 0, "")
+		c.Flags().Float64("ratio", 0, "")
+		c.Flags().String("name", "", "")
+		var even evenValue
+		c.Flags().Var(&even, "even", "")
+		c.SetFlagErrorFunc(flagError)
+		c.SetArgs(tc.args)
+		c.SetOut(&bytes.Buffer{})
+		c.SetErr(&bytes.Buffer{})
+		err := c.Execute()
+		var ue *usageError
+		if !errors.As(err, &ue) || ue.msg != tc.want {
+			t.Errorf("%q: %v, want usage error %q", tc.args, err, tc.want)
 		}
 	}
 }
 
-// FuzzParseArgs checks that any command line parses or fails without a panic, and that
-// the positionals are exactly the non-flag arguments, in order, when no "--" and no
-// value-taking flag is involved.
-func FuzzParseArgs(f *testing.F) {
-	f.Add("do it\x00--all\x00x")
-	f.Add("--trace\x00t\x00--\x00-x")
-	f.Add("---\x00-\x00--=\x00--jobs=1")
+// TestNormalizeArgs: one-dash long flags become two-dash ones, a flag before the
+// subcommand that has it moves after it, and values and everything after "--" stay.
+func TestNormalizeArgs(t *testing.T) {
+	root := newRoot(stdio{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}})
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"trace", "-all", "show", "f"}, []string{"trace", "show", "--all", "f"}},
+		{[]string{"trace", "--all", "show", "f"}, []string{"trace", "show", "--all", "f"}},
+		{[]string{"trace", "show", "f", "-all"}, []string{"trace", "show", "f", "--all"}},
+		{[]string{"run", "t", "-workdir", "w", "-json"}, []string{"run", "t", "--workdir", "w", "--json"}},
+		{[]string{"run", "--trace", "-json", "t"}, []string{"run", "--trace", "-json", "t"}},
+		{[]string{"run", "--", "-workdir", "-json"}, []string{"run", "--", "-workdir", "-json"}},
+		{[]string{"memory", "-db", "m", "ls", "-now=x"}, []string{"memory", "--db", "m", "ls", "--now=x"}},
+		{[]string{"memory", "--db", "ls", "ls"}, []string{"memory", "--db", "ls", "ls"}},
+		{[]string{"replay", "-help"}, []string{"replay", "--help"}},
+		{[]string{"replay", "-h", "-nope"}, []string{"replay", "-h", "-nope"}},
+		{[]string{"trace", "-nope", "show"}, []string{"trace", "show", "-nope"}},
+		{[]string{"-", "run"}, []string{"-", "run"}},
+	} {
+		if got := normalizeArgs(root, tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("normalizeArgs(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzNormalizeArgs: any command line is rearranged without a panic, keeping every
+// argument (at most one dash added) and everything from "--" on in place.
+func FuzzNormalizeArgs(f *testing.F) {
+	f.Add("trace\x00-all\x00show\x00f")
+	f.Add("memory\x00--db\x00-\x00ls\x00--\x00-x")
+	f.Add("run\x00-h\x00--trace\x00-\x00---\x00-=\x00--=")
+	root := newRoot(stdio{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}})
 	f.Fuzz(func(t *testing.T, joined string) {
 		args := strings.Split(joined, "\x00")
-		fs, _ := testFlags()
-		err := parseArgs(fs, args)
-		if err != nil {
-			return
+		got := normalizeArgs(root, args)
+		if len(got) != len(args) {
+			t.Fatalf("normalizeArgs(%q) = %q: %d arguments, want %d", args, got, len(got), len(args))
 		}
-		simple := true
-		var want []string
+		if i := slices.Index(args, "--"); i >= 0 {
+			j := slices.Index(got, "--")
+			if j < 0 || !slices.Equal(got[j:], args[i:]) {
+				t.Fatalf("normalizeArgs(%q) = %q: the arguments from -- on moved", args, got)
+			}
+		}
+		// Every argument is kept, as written or with one dash added.
+		left := map[string]int{}
 		for _, a := range args {
-			if a == "--" || strings.HasPrefix(a, "--trace") || strings.HasPrefix(a, "-trace") ||
-				strings.HasPrefix(a, "--workdir") || strings.HasPrefix(a, "-workdir") ||
-				strings.HasPrefix(a, "--jobs") || strings.HasPrefix(a, "-jobs") ||
-				strings.HasPrefix(a, "--timeout") || strings.HasPrefix(a, "-timeout") ||
-				strings.HasPrefix(a, "--even") || strings.HasPrefix(a, "-even") {
-				simple = false
-			}
-			if !isFlagArg(a) {
-				want = append(want, a)
-			}
+			left[a]++
 		}
-		if simple && strings.Join(fs.Args(), "\x00") != strings.Join(want, "\x00") {
-			t.Errorf("parseArgs(%q): positionals %q, want %q", args, fs.Args(), want)
+		for _, g := range got {
+			switch {
+			case left[g] > 0:
+				left[g]--
+			case strings.HasPrefix(g, "--") && left[g[1:]] > 0:
+				left[g[1:]]--
+			default:
+				t.Fatalf("normalizeArgs(%q) = %q: %q is not an argument given", args, got, g)
+			}
 		}
 	})
 }

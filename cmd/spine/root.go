@@ -139,7 +139,6 @@ func newRoot(io stdio) *cobra.Command {
 	byPath := map[string]*cobra.Command{"": root}
 	// Parents before children: a builder's parent may be registered in a later file.
 	pending := slices.Clone(builders)
-	pending = append(pending, legacyBuilders()...)
 	for len(pending) > 0 {
 		var next []commandBuilder
 		for _, b := range pending {
@@ -160,6 +159,7 @@ func newRoot(io stdio) *cobra.Command {
 		}
 		pending = next
 	}
+	completionCommand(root)
 	markRunErrors(root)
 	return root
 }
@@ -208,22 +208,46 @@ func markRunErrors(c *cobra.Command) {
 // groupCommand is a command that only holds subcommands (`spine trace`, `spine memory`):
 // run alone or with an unknown subcommand it is a usage error naming the choices.
 func groupCommand(use, short, noun string) *cobra.Command {
-	return &cobra.Command{
-		Use:         use,
-		Short:       short,
-		Annotations: map[string]string{"group": noun},
-		RunE: func(c *cobra.Command, args []string) error {
-			var names []string
-			for _, sub := range c.Commands() {
-				if sub.IsAvailableCommand() {
-					names = append(names, sub.Name())
-				}
+	c := &cobra.Command{Use: use, Short: short}
+	makeGroup(c, noun)
+	return c
+}
+
+func makeGroup(c *cobra.Command, noun string) {
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations["group"] = noun
+	c.Args = nil
+	c.RunE = func(c *cobra.Command, args []string) error {
+		var names []string
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				names = append(names, sub.Name())
 			}
-			if len(args) == 0 {
-				return usageErrorf("expected a %s: %s", noun, strings.Join(names, ", "))
-			}
-			return usageErrorf("unknown %s %q: want one of %s", noun, args[0], strings.Join(names, ", "))
-		},
+		}
+		if len(args) == 0 {
+			return usageErrorf("expected a %s: %s", noun, strings.Join(names, ", "))
+		}
+		return usageErrorf("unknown %s %q: want one of %s", noun, args[0], strings.Join(names, ", "))
+	}
+}
+
+// completionCommand words cobra's `spine completion` as the other commands are worded,
+// and makes an unknown shell a usage error.
+func completionCommand(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	c := findChild(root, "completion")
+	if c == nil {
+		return
+	}
+	c.Short = "print the shell completion script for bash, zsh, fish or powershell"
+	c.Long = c.Short + `; e.g. source <(spine completion bash) in ~/.bashrc,
+spine completion zsh > "${fpath[1]}/_spine",
+spine completion fish > ~/.config/fish/completions/spine.fish`
+	makeGroup(c, "shell")
+	for _, sh := range c.Commands() {
+		sh.Short = "print the completion script for " + sh.Name()
 	}
 }
 
@@ -405,13 +429,13 @@ func flagError(c *cobra.Command, err error) error {
 		if required.GetSpecifiedShortnames() != "" {
 			written = "-" + required.GetSpecifiedName()
 		}
-		if want := pflagExpects(required.GetFlag()); want != "" {
+		if want := flagExpects(required.GetFlag()); want != "" {
 			return usageErrorf("flag %s needs a value: %s", written, want)
 		}
 		return usageErrorf("flag %s needs a value", written)
 	case errors.As(err, &invalid):
 		f := invalid.GetFlag()
-		if want := pflagExpects(f); want != "" {
+		if want := flagExpects(f); want != "" {
 			return usageErrorf("--%s=%q: %s", f.Name, invalid.GetValue(), want)
 		}
 		return usageErrorf("--%s=%q: %v", f.Name, invalid.GetValue(), errors.Unwrap(invalid))
@@ -421,9 +445,9 @@ func flagError(c *cobra.Command, err error) error {
 	return &usageError{msg: err.Error()}
 }
 
-// pflagExpects says what value f takes, for pflag's own types (their errors quote
+// flagExpects says what value f takes, for pflag's own types (their errors quote
 // strconv's); "" for other types, whose Set errors say it themselves.
-func pflagExpects(f *pflag.Flag) string {
+func flagExpects(f *pflag.Flag) string {
 	switch f.Value.Type() {
 	case "bool":
 		return "expected true or false"
@@ -437,32 +461,4 @@ func pflagExpects(f *pflag.Flag) string {
 		return "expected a duration with a unit, e.g. 120s or 2m"
 	}
 	return ""
-}
-
-// legacyBuilders adapts the commands still registered with register, which parse their
-// own flags, to the tree: cobra passes them their arguments untouched.
-func legacyBuilders() []commandBuilder {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	var out []commandBuilder
-	for _, n := range names {
-		lc := commands[n]
-		out = append(out, commandBuilder{build: func(io stdio) *cobra.Command { return legacyCommand(lc, io) }})
-	}
-	return out
-}
-
-// legacyCommand is lc in the tree, its arguments passed through for it to parse.
-func legacyCommand(lc *command, io stdio) *cobra.Command {
-	return &cobra.Command{
-		Use:                lc.name + " " + lc.usage,
-		Short:              lc.summary,
-		DisableFlagParsing: true,
-		RunE: func(c *cobra.Command, args []string) error {
-			return exitStatus(lc.run(c.Context(), io, args))
-		},
-	}
 }
