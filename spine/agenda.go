@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unsafe"
 )
 
 // Results of evaluating one rule in a cycle.
@@ -96,39 +95,26 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	s.cycle++
 	s.cset = s.cset[:0]
 	objectives := s.evalObjectives() // before the rules, which may read them
-	s.fc.ptrs = s.wm.ptrs
+	// One lookup decides every analysable rule whose facts are present.
+	m := s.rs.matcher
+	if len(s.set) != m.Words() { // a reload brought another matcher
+		s.set = make([]uint64, m.Words())
+	}
+	m.Lookup(&s.wm.in, s.set)
 	errs := 0
 	if cap(s.evals) < len(s.rs.order) { // a reload brought more rules
 		s.evals = make([]RuleEval, 0, len(s.rs.order))
 	}
 	evals := s.evals[:len(s.rs.order)]
 	n := 0
-	// The last rule evaluated as a run of tests, and how many of its leading tests held.
-	var prev *Rule
-	passed := 0
 	for _, r := range s.rs.order {
 		if terminalOnly && !r.final {
 			continue
 		}
-		var ok bool
+		ok, decided := m.Rule(r.index, &s.wm.in, s.set)
 		var err error
-		if r.tests != nil {
-			// The commonest predicate, a run of tests held as data, evaluated here
-			// rather than through eval and the closure: this runs for every rule.
-			// Rules next to each other in the order often start with the same tests
-			// (the same guards); facts do not change while a cycle evaluates, so
-			// those the previous rule found true are not run again.
-			from := 0
-			if r.after != nil && r.after == prev {
-				from = min(passed, r.prefix)
-			}
-			s.fc.err = nil
-			ok, passed = evalTests(&s.fc, r.tests.ts, r.tests.all, from)
-			prev = r
-			ok, err = ok && s.fc.err == nil, s.fc.err
-		} else {
-			ok, err = s.eval(r)
-			prev = nil
+		if !decided {
+			ok, err = s.evalVM(r)
 		}
 		// Write the outcome field by field into the slice, which has room for every
 		// rule: cheaper than building a RuleEval and copying it in.
@@ -189,19 +175,8 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	return res, nil
 }
 
-// eval runs a rule's predicate. A predicate that fails or panics is that rule's outcome
-// for the cycle; it never stops the engine.
-func (s *Session) eval(r *Rule) (ok bool, err error) {
-	if r.fast == nil {
-		return s.evalVM(r)
-	}
-	// Compiled predicates read only pointers they check and do float arithmetic: they
-	// cannot panic, so they skip the deferred recover.
-	s.fc.err = nil
-	ok = r.fast(&s.fc)
-	return ok && s.fc.err == nil, s.fc.err
-}
-
+// evalVM runs a rule's predicate on expr's VM. A predicate that fails or panics is that
+// rule's outcome for the cycle; it never stops the engine.
 func (s *Session) evalVM(r *Rule) (ok bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -305,10 +280,7 @@ func (s *Session) fire(r *Rule, res *CycleResult) {
 		note(err)
 	}
 	if r.Then.Objective != "" {
-		obj, rule := r.Then.Objective, r.Name
-		s.wm.putBuiltin(objectiveIndex, func(p unsafe.Pointer) {
-			*(*objectivePayload)(p) = objectivePayload{Name: obj, Rule: rule}
-		})
+		s.wm.putBuiltin(objectiveIndex, r.Then.Objective, r.Name, 0)
 	}
 	s.requested = r.Then.Transition
 	if len(errs) > 0 {
@@ -350,7 +322,7 @@ func (s *Session) lastFirings() []Firing {
 }
 
 func (s *Session) stage() string {
-	if st := s.wm.state(); st != nil {
+	if st, ok := s.wm.state(); ok {
 		return st.Name
 	}
 	return ""

@@ -266,9 +266,10 @@ func TestAgendaRuntimeErrors(t *testing.T) {
 	// The rule set is private to this test, so the change cannot leak.
 	for _, r := range rs.rules {
 		if r.Name == "panics" {
-			r.program, r.fast, r.tests = nil, nil, nil
+			r.program, r.cond = nil, nil
 		}
 	}
+	rs.buildMatcher()
 	sink := &MemorySink{}
 	s := NewSession(rs, WithTrace(sink))
 	put(t, s, "older", "", nil)

@@ -2,12 +2,11 @@ package spine
 
 import (
 	"errors"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/expr-lang/expr"
+	"github.com/agentspine/spine/spine/cond"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/parser"
@@ -27,7 +26,10 @@ func (l *loader) compileWhen(rs *RuleSet, r *Rule, n *yaml.Node) {
 		l.errNode(n, "when: empty predicate (write true to match always)")
 		return
 	}
-	tree, err := parser.Parse(src)
+	// The one parse of the predicate: its tree is walked for names here, then checked,
+	// optimised and compiled in place (checkAndCompile).
+	cfg := whenConfig(rs)
+	tree, err := parser.ParseWithConfig(src, cfg)
 	if err != nil {
 		off, msg := exprErrorAt(src, err)
 		report(off, msg)
@@ -79,8 +81,7 @@ func (l *loader) compileWhen(rs *RuleSet, r *Rule, n *yaml.Node) {
 		}
 	}
 	sort.Ints(r.reads)
-	// now() reads the wall clock, which would make decisions depend on when they run.
-	prog, err := expr.Compile(src, expr.Env(reflect.New(rs.envType).Interface()), expr.AsBool(), expr.DisableBuiltin("now"))
+	prog, err := checkAndCompile(tree, cfg)
 	if err != nil {
 		off, msg := exprErrorAt(src, err)
 		if msg == "unknown name now" {
@@ -90,7 +91,7 @@ func (l *loader) compileWhen(rs *RuleSet, r *Rule, n *yaml.Node) {
 		return
 	}
 	r.program = prog
-	r.fast, r.tests = compileFast(rs, tree.Node)
+	r.cond = cond.Extract(prog.Node(), condEnv{rs})
 }
 
 // conjuncts counts the top-level operands of && / and.

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"unsafe"
 )
 
 // Fact is one unit of working memory. Payload is a pointer to a struct of the kind's
@@ -57,10 +56,7 @@ type payloadSetter func(dst reflect.Value, src any) error
 // setPayload copies src (Fields, a struct, or a pointer to a struct whose json tags name
 // declared fields) into dst, a settable struct of kind k's type. Only the fields src
 // names are written.
-//
-// dstPtr is the address of dst; it lets a payload given by pointer be copied without
-// reflection per field.
-func (k *FactKind) setPayload(dst reflect.Value, dstPtr unsafe.Pointer, src any) error {
+func (k *FactKind) setPayload(dst reflect.Value, src any) error {
 	switch p := src.(type) {
 	case nil:
 		return nil
@@ -70,12 +66,12 @@ func (k *FactKind) setPayload(dst reflect.Value, dstPtr unsafe.Pointer, src any)
 		return k.setFields(dst, p)
 	}
 	sv := reflect.ValueOf(src)
-	var srcPtr unsafe.Pointer // the source's address when it is given by pointer
-	if sv.Kind() == reflect.Pointer {
+	byPointer := sv.Kind() == reflect.Pointer
+	if byPointer {
 		if sv.IsNil() {
 			return nil
 		}
-		srcPtr, sv = sv.UnsafePointer(), sv.Elem()
+		sv = sv.Elem()
 	}
 	if sv.Kind() != reflect.Struct {
 		return fmt.Errorf("payload of kind %q must be spine.Fields or a struct, got %T", k.Name, src)
@@ -87,9 +83,6 @@ func (k *FactKind) setPayload(dst reflect.Value, dstPtr unsafe.Pointer, src any)
 	plan, err := k.structPlan(sv.Type())
 	if err != nil {
 		return err
-	}
-	if srcPtr != nil && dstPtr != nil {
-		return k.copyFields(dstPtr, srcPtr, sv, dst, plan)
 	}
 	for _, m := range plan {
 		if m.same {
@@ -103,6 +96,9 @@ func (k *FactKind) setPayload(dst reflect.Value, dstPtr unsafe.Pointer, src any)
 			}
 			if f.Kind() == reflect.Int {
 				if x := f.Int(); x > maxExactInt || x < -maxExactInt {
+					if byPointer { // read as the field's own Go type, int
+						return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, int(x), int(x))
+					}
 					return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, x, x)
 				}
 			}
@@ -135,10 +131,9 @@ func (k *FactKind) setFields(dst reflect.Value, fields map[string]any) error {
 }
 
 type fieldMove struct {
-	src, dst       int
-	same           bool      // the source field has the declared field's Go type
-	typ            fieldCode // the declared type, for copyFields' switch
-	srcOff, dstOff uintptr   // byte offsets of the two fields, for same-typed copies
+	src, dst int
+	same     bool      // the source field has the declared field's Go type
+	typ      fieldCode // the declared type, for copyWhole's switch
 }
 
 // structPlans caches, per (kind, Go struct type), which source field goes where, so a
@@ -158,7 +153,11 @@ func (k *FactKind) structPlan(t reflect.Type) ([]fieldMove, error) {
 	if err == nil {
 		c := &cachedPlan{typ: t, ptr: reflect.PointerTo(t), plan: plan, whole: k.writesWhole(plan)}
 		if c.whole {
-			c.runs, c.checks, c.refs = splitPlan(plan)
+			for _, m := range plan {
+				if m.typ == codeFloat || m.typ == codeInt {
+					c.checks = append(c.checks, m)
+				}
+			}
 		}
 		k.lastPlan.Store(c)
 	}
@@ -173,72 +172,53 @@ type cachedPlan struct {
 	plan  []fieldMove
 	whole bool // see writesWhole
 
-	// A whole plan, split by splitPlan for copyWhole.
-	runs   []byteRun
+	// A whole plan's number fields, whose values the declared type bounds: copyWhole
+	// checks them before it writes anything.
 	checks []fieldMove
-	refs   []fieldMove
 }
 
-// byteRun is a span of number and bool fields that lie one after another in both
-// structs, in the same order: it is copied as one block of bytes. The fields hold no
-// pointers, so a plain byte copy is all the garbage collector needs.
-type byteRun struct {
-	srcOff, dstOff, size uintptr
-}
-
-// splitPlan splits a plan of same-typed moves into runs of number and bool fields,
-// checks (number fields whose values the declared type bounds, in plan order) and refs
-// (string and list fields, copied one by one).
-func splitPlan(plan []fieldMove) (runs []byteRun, checks, refs []fieldMove) {
-	for _, m := range plan {
-		var size uintptr
-		switch m.typ {
-		case codeFloat, codeInt:
-			size = 8
-			checks = append(checks, m)
-		case codeBool:
-			size = 1
-		default:
-			refs = append(refs, m)
-			continue
-		}
-		if n := len(runs); n > 0 && runs[n-1].srcOff+runs[n-1].size == m.srcOff && runs[n-1].dstOff+runs[n-1].size == m.dstOff {
-			runs[n-1].size += size
-			continue
-		}
-		runs = append(runs, byteRun{srcOff: m.srcOff, dstOff: m.dstOff, size: size})
-	}
-	return runs, checks, refs
-}
-
-// copyWhole is copyFields for a whole plan (see writesWhole): every value is checked
-// first, so an error writes nothing; then the runs are copied as bytes and the strings
-// and lists one by one.
-func (k *FactKind) copyWhole(dstBase, srcBase unsafe.Pointer, c *cachedPlan) error {
+// copyWhole writes a whole plan (see writesWhole) field by field: every value is checked
+// first, so an error writes nothing.
+func (k *FactKind) copyWhole(dst, src reflect.Value, c *cachedPlan) error {
 	for i := range c.checks {
-		m := &c.checks[i] // not a copy: a fieldMove is five words
-		s := unsafe.Add(srcBase, m.srcOff)
+		m := &c.checks[i]
+		f := src.Field(m.src)
 		if m.typ == codeFloat {
-			if x := *(*float64)(s); !finite(x) {
+			if x := f.Float(); !finite(x) {
 				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
 			}
-		} else if x := *(*int)(s); x > maxExactInt || x < -maxExactInt {
-			return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, x, x)
+		} else if x := f.Int(); x > maxExactInt || x < -maxExactInt {
+			return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, int(x), int(x))
 		}
 	}
-	for _, r := range c.runs {
-		copy(unsafe.Slice((*byte)(unsafe.Add(dstBase, r.dstOff)), r.size), unsafe.Slice((*byte)(unsafe.Add(srcBase, r.srcOff)), r.size))
-	}
-	for i := range c.refs {
-		m := &c.refs[i]
-		s, d := unsafe.Add(srcBase, m.srcOff), unsafe.Add(dstBase, m.dstOff)
-		if m.typ == codeString {
-			*(*string)(d) = *(*string)(s)
-		} else {
-			*(*[]string)(d) = append([]string(nil), *(*[]string)(s)...)
+	for i := range c.plan {
+		m := &c.plan[i]
+		s, d := src.Field(m.src), dst.Field(m.dst)
+		switch m.typ {
+		case codeFloat:
+			d.SetFloat(s.Float())
+		case codeInt:
+			d.SetInt(s.Int())
+		case codeBool:
+			d.SetBool(s.Bool())
+		case codeString:
+			d.SetString(s.String())
+		default:
+			d.Set(copyStrings(s))
 		}
 	}
 	return nil
+}
+
+// copyStrings is a copy of a []string value (nil stays nil), so a fact never shares a
+// list with its writer.
+func copyStrings(s reflect.Value) reflect.Value {
+	if s.IsNil() {
+		return reflect.Zero(s.Type())
+	}
+	c := reflect.MakeSlice(s.Type(), s.Len(), s.Len())
+	reflect.Copy(c, s)
+	return c
 }
 
 // writesWhole reports whether plan writes every declared field, each from a field of
@@ -264,16 +244,16 @@ func (k *FactKind) writesWhole(plan []fieldMove) bool {
 // struct type the kind was last given and that type writes every declared field (see
 // writesWhole). ok is false, and nothing is written, for any other src: the caller
 // then takes the general path (copy the old payload, then setPayload).
-func (k *FactKind) setWhole(dst unsafe.Pointer, src any) (ok bool, err error) {
+func (k *FactKind) setWhole(dst reflect.Value, src any) (ok bool, err error) {
 	c := k.lastPlan.Load()
 	if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
 		return false, nil
 	}
-	p := reflect.ValueOf(src).UnsafePointer()
-	if p == nil {
+	p := reflect.ValueOf(src)
+	if p.IsNil() {
 		return false, nil // a nil pointer writes nothing: the old payload stays
 	}
-	return true, k.copyWhole(dst, p, c)
+	return true, k.copyWhole(dst, p.Elem(), c)
 }
 
 func (k *FactKind) lookupPlan(t reflect.Type) ([]fieldMove, error) {
@@ -298,8 +278,7 @@ func (k *FactKind) lookupPlan(t reflect.Type) ([]fieldMove, error) {
 		if !ok {
 			return nil, fmt.Errorf("kind %q has no field %q (from %s.%s; fields: %s)", k.Name, name, t, sf.Name, strings.Join(k.fieldNames(), ", "))
 		}
-		plan = append(plan, fieldMove{src: i, dst: j, same: sf.Type == fieldTypes[k.Fields[j].Type], typ: fieldCodes[k.Fields[j].Type],
-			srcOff: sf.Offset, dstOff: k.typ.Field(j).Offset})
+		plan = append(plan, fieldMove{src: i, dst: j, same: sf.Type == fieldTypes[k.Fields[j].Type], typ: fieldCodes[k.Fields[j].Type]})
 	}
 	structPlans.Store(key, plan)
 	return plan, nil
@@ -393,6 +372,10 @@ func toFloat(v any) (float64, bool) {
 	return 0, false
 }
 
+// maxExactInt bounds the integers a float64 holds exactly; int fact fields never exceed
+// it, so a fact reads the same as a JSON number.
+const maxExactInt = 1 << 53
+
 // fieldCode is a FieldType as a small integer, cheaper to switch on per field.
 type fieldCode uint8
 
@@ -411,40 +394,3 @@ var fieldCodes = map[FieldType]fieldCode{
 // finite reports whether x is neither NaN nor ±Inf, in one comparison: x−x is 0 for
 // every finite x and NaN otherwise.
 func finite(x float64) bool { return x-x == 0 }
-
-// copyFields is setPayload for a payload given by pointer: fields of the declared Go type
-// are copied through typed pointers at their offsets (no reflection per field, no
-// boxing), the others are converted as usual (through sv and dst, which may be zero
-// Values when every move is same-typed).
-func (k *FactKind) copyFields(dstBase, srcBase unsafe.Pointer, sv, dst reflect.Value, plan []fieldMove) error {
-	for _, m := range plan {
-		if !m.same {
-			if err := assign(dst.Field(m.dst), k.Fields[m.dst], sv.Field(m.src).Interface()); err != nil {
-				return fmt.Errorf("field %q of kind %q: %w", k.Fields[m.dst].Name, k.Name, err)
-			}
-			continue
-		}
-		s, d := unsafe.Add(srcBase, m.srcOff), unsafe.Add(dstBase, m.dstOff)
-		switch m.typ {
-		case codeFloat:
-			x := *(*float64)(s)
-			if !finite(x) {
-				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
-			}
-			*(*float64)(d) = x
-		case codeInt:
-			x := *(*int)(s)
-			if x > maxExactInt || x < -maxExactInt {
-				return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, x, x)
-			}
-			*(*int)(d) = x
-		case codeBool:
-			*(*bool)(d) = *(*bool)(s)
-		case codeString:
-			*(*string)(d) = *(*string)(s)
-		case codeStrings:
-			*(*[]string)(d) = append([]string(nil), *(*[]string)(s)...)
-		}
-	}
-	return nil
-}

@@ -100,7 +100,7 @@ var factValueSets = []map[FieldType]any{
 // exerciseRuleSet runs cycles in a fresh session until no rule fires, so that every rule
 // is evaluated and every rule that can fire carries out its then. Unless values is nil,
 // every declared kind first gets facts with those field values. Before each cycle every
-// predicate compiled to a closure must agree with the expr VM.
+// rule the matcher decides must agree with the expr VM.
 func exerciseRuleSet(t *testing.T, rs *RuleSet, values map[FieldType]any) {
 	t.Helper()
 	sink := &MemorySink{}
@@ -128,7 +128,7 @@ func exerciseRuleSet(t *testing.T, rs *RuleSet, values map[FieldType]any) {
 		}
 	}
 	for i := 0; i <= len(rs.Rules()); i++ {
-		checkFastMatchesVM(t, s)
+		checkMatcherMatchesVM(t, s)
 		cyc, err := s.Cycle(context.Background())
 		if err != nil {
 			var re *RunawayError
@@ -154,21 +154,22 @@ func exerciseRuleSet(t *testing.T, rs *RuleSet, values map[FieldType]any) {
 	}
 }
 
-// checkFastMatchesVM evaluates every predicate that has a closure form both ways on the
-// session's working memory: same truth value, and an error exactly when the VM errs.
-func checkFastMatchesVM(t *testing.T, s *Session) {
+// checkMatcherMatchesVM evaluates every rule the matcher decides both ways on the
+// session's working memory: same truth value, and no error from the VM.
+func checkMatcherMatchesVM(t *testing.T, s *Session) {
 	t.Helper()
 	var m vm.VM
+	set := make([]uint64, s.rs.matcher.Words())
+	s.rs.matcher.Lookup(&s.wm.in, set)
 	for _, r := range s.rs.rules {
-		if r.fast == nil {
+		got, ok := s.rs.matcher.Rule(r.index, &s.wm.in, set)
+		if !ok {
 			continue
 		}
 		want, werr := m.Run(r.program, s.wm.envValue())
-		fc := fastCtx{ptrs: s.wm.ptrs}
-		got := r.fast(&fc)
-		if (werr != nil) != (fc.err != nil) || werr == nil && want != got {
-			t.Fatalf("rule %s (%s): the expr VM gives %v (error %v), the closure %v (error %v); facts %v",
-				r.Name, r.When, want, werr, got, fc.err, s.wm.All())
+		if werr != nil || want != got {
+			t.Fatalf("rule %s (%s): the expr VM gives %v (error %v), the matcher %v; facts %v",
+				r.Name, r.When, want, werr, got, s.wm.All())
 		}
 	}
 }

@@ -60,6 +60,9 @@ func LoadRules(name string, src []byte) (rs *RuleSet, err error) {
 	rs.hash = "sha256:" + hex.EncodeToString(sum[:])
 	rs.source = string(src)
 	rs.prepare()
+	if r, err := rs.checkMatcher(); err != nil {
+		return nil, LoadErrors{{File: name, Line: r.Line, Col: 1, Rule: r.Name, Msg: "internal error: " + err.Error()}}
+	}
 	rs.path = name
 	return rs, nil
 }

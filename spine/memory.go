@@ -6,7 +6,8 @@ import (
 	"reflect"
 	"sort"
 	"sync/atomic"
-	"unsafe"
+
+	"github.com/agentspine/spine/spine/cond"
 )
 
 // Errors returned by WorkingMemory operations; wrapped with the kind and id involved.
@@ -36,9 +37,11 @@ type WorkingMemory struct {
 	rs       *RuleSet
 	kinds    []kindFacts
 	rev      uint64
-	env      reflect.Value    // pointer to the rule set's environment struct
-	envPtr   unsafe.Pointer   // env's pointer, read on every change
-	ptrs     []unsafe.Pointer // current payload of each singleton kind, for compiled predicates
+	env      reflect.Value   // pointer to the rule set's environment struct
+	envKinds []reflect.Value // env's field of each kind, set on every change
+	// in is what the rule set's matcher reads: each kind's presence and the value of
+	// each field its conditions compare, refreshed when a singleton fact changes.
+	in       cond.Input
 	observer func(op string, f Fact)
 	// observerKeeps is false when the observer is known not to keep the facts it is
 	// given (a session's tracer: a Sink must not keep an event).
@@ -55,7 +58,21 @@ type WorkingMemory struct {
 // setRuleSet switches working memory to a reloaded rule set with the same kinds, whose
 // environment struct env already points at the current payloads.
 func (wm *WorkingMemory) setRuleSet(rs *RuleSet, env reflect.Value) {
-	wm.rs, wm.env, wm.envPtr, wm.lastKind = rs, env, env.UnsafePointer(), nil
+	wm.rs, wm.env, wm.lastKind = rs, env, nil
+	wm.bindEnv()
+	// The new rules' matcher reads other fields: fill its input from the facts.
+	wm.in = rs.matcher.NewInput(len(rs.kinds))
+	for _, k := range rs.kinds {
+		wm.refreshInput(k)
+	}
+}
+
+// bindEnv finds each kind's field in the environment struct.
+func (wm *WorkingMemory) bindEnv() {
+	wm.envKinds = wm.envKinds[:0]
+	for i := range wm.rs.kinds {
+		wm.envKinds = append(wm.envKinds, wm.env.Elem().Field(i))
+	}
 }
 
 // kindFacts holds the facts of one kind. A singleton kind keeps its one fact in a slot,
@@ -76,18 +93,17 @@ type kindFacts struct {
 // payloadBuf is one payload struct of a kind, seen two ways. It is kept small because
 // every change of a singleton moves a few of them.
 type payloadBuf struct {
-	ptr   unsafe.Pointer
-	iface any // the pointer, as Fact.Payload holds it
+	ptr   reflect.Value // a pointer to the struct; nil (the zero Value) for no payload
+	iface any           // the pointer, as Fact.Payload holds it
 }
 
 func newPayloadBuf(k *FactKind) payloadBuf {
 	pv := reflect.New(k.typ)
-	return payloadBuf{ptr: pv.UnsafePointer(), iface: pv.Interface()}
+	return payloadBuf{ptr: pv, iface: pv.Interface()}
 }
 
-// value is the payload struct as an addressable reflect.Value of kind k's type, for the
-// changes that need reflection.
-func (b payloadBuf) value(k *FactKind) reflect.Value { return reflect.NewAt(k.typ, b.ptr).Elem() }
+// value is the payload struct as an addressable reflect.Value of the kind's type.
+func (b payloadBuf) value() reflect.Value { return b.ptr.Elem() }
 
 func (kf *kindFacts) get(id string) (Fact, bool) {
 	if !kf.many {
@@ -130,7 +146,7 @@ func NewWorkingMemory(rs *RuleSet, observe func(op string, f Fact)) *WorkingMemo
 		rs:            rs,
 		kinds:         make([]kindFacts, len(rs.kinds)),
 		env:           reflect.New(rs.envType),
-		ptrs:          make([]unsafe.Pointer, len(rs.kinds)),
+		in:            rs.matcher.NewInput(len(rs.kinds)),
 		observer:      observe,
 		observerKeeps: true,
 	}
@@ -139,7 +155,7 @@ func NewWorkingMemory(rs *RuleSet, observe func(op string, f Fact)) *WorkingMemo
 			wm.kinds[i] = kindFacts{many: true, byID: map[string]Fact{}}
 		}
 	}
-	wm.envPtr = wm.env.UnsafePointer()
+	wm.bindEnv()
 	wm.env.Elem().Field(rs.paramsField).Set(rs.paramsVal)
 	return wm
 }
@@ -246,22 +262,22 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 		if exists {
 			nv.Elem().Set(reflect.ValueOf(old.Payload).Elem())
 		}
-		if err := k.setPayload(nv.Elem(), nv.UnsafePointer(), payload); err != nil {
+		if err := k.setPayload(nv.Elem(), payload); err != nil {
 			return Fact{}, err
 		}
 		return wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: nv.Interface()}, op), nil
 	}
 	buf := kf.takeSpare(k)
-	whole, err := k.setWhole(buf.ptr, payload)
+	dst := buf.value()
+	whole, err := k.setWhole(dst, payload)
 	if !whole && err == nil {
 		// payload may name only some fields: start from the old payload (or zero).
-		dst := buf.value(k)
 		if exists {
-			dst.Set(kf.live.value(k))
+			dst.Set(kf.live.value())
 		} else {
 			dst.SetZero()
 		}
-		err = k.setPayload(dst, buf.ptr, payload)
+		err = k.setPayload(dst, payload)
 	}
 	if err != nil {
 		kf.spare = buf // nobody saw it; the next change overwrites it
@@ -276,7 +292,7 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 func (kf *kindFacts) takeSpare(k *FactKind) payloadBuf {
 	buf := kf.spare
 	kf.spare = payloadBuf{}
-	if buf.ptr == nil {
+	if !buf.ptr.IsValid() {
 		buf = newPayloadBuf(k)
 	}
 	return buf
@@ -336,13 +352,19 @@ func (wm *WorkingMemory) notify(op string, f Fact) {
 }
 
 // putBuiltin sets a built-in fact (state, objective) without going through Fields: the
-// engine does this several times per cycle. set writes the payload at p, a struct of
-// the kind's type.
-func (wm *WorkingMemory) putBuiltin(index int, set func(p unsafe.Pointer)) {
+// engine does this several times per cycle. Its two fields are a string and a (string or
+// int) second one.
+func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration int) {
 	k := wm.rs.kinds[index]
 	kf := &wm.kinds[index]
 	buf := kf.takeSpare(k)
-	set(buf.ptr)
+	v := buf.value()
+	v.Field(0).SetString(name)
+	if f := v.Field(1); f.Kind() == reflect.String {
+		f.SetString(second)
+	} else {
+		f.SetInt(int64(iteration))
+	}
 	op := OpAssert
 	if kf.has {
 		op = OpUpdate
@@ -427,16 +449,16 @@ func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
 	return out
 }
 
-// syncEnv points the kind's environment field at its current payload(s).
+// syncEnv points the kind's environment field at its current payload(s) and refreshes
+// the matcher's input.
 func (wm *WorkingMemory) syncEnv(k *FactKind) {
 	if !k.Many {
-		var p unsafe.Pointer // nil when the fact is absent
 		if kf := &wm.kinds[k.index]; kf.has {
-			p = kf.live.ptr
+			wm.envKinds[k.index].Set(kf.live.ptr)
+		} else {
+			wm.envKinds[k.index].SetZero()
 		}
-		// The field is a pointer to the kind's struct: store it without reflection.
-		*(*unsafe.Pointer)(unsafe.Add(wm.envPtr, wm.rs.envOffsets[k.index])) = p
-		wm.ptrs[k.index] = p
+		wm.refreshInput(k)
 		return
 	}
 	field := wm.env.Elem().Field(k.index)
@@ -448,12 +470,51 @@ func (wm *WorkingMemory) syncEnv(k *FactKind) {
 	field.Set(list)
 }
 
-// objective and state read the built-in facts without handing their payloads out.
-func (wm *WorkingMemory) objective() *objectivePayload {
-	return (*objectivePayload)(wm.ptrs[objectiveIndex])
+// refreshInput copies singleton kind k's presence and the fields the matcher reads into
+// its input.
+func (wm *WorkingMemory) refreshInput(k *FactKind) {
+	if k.Many {
+		return
+	}
+	kf := &wm.kinds[k.index]
+	wm.in.Present[k.index] = kf.has
+	if !kf.has {
+		return
+	}
+	v := kf.live.value()
+	for _, s := range wm.rs.slotsOf[k.index] {
+		f := v.Field(s.Field)
+		switch s.Type {
+		case cond.TFloat:
+			wm.in.Num[s.slot] = f.Float()
+		case cond.TInt:
+			wm.in.Int[s.slot] = f.Int()
+		case cond.TBool:
+			wm.in.Bool[s.slot] = f.Bool()
+		case cond.TString:
+			wm.in.Str[s.slot] = f.String()
+		}
+	}
 }
 
-func (wm *WorkingMemory) state() *statePayload { return (*statePayload)(wm.ptrs[stateIndex]) }
+// objective and state read the built-in facts without handing their payloads out.
+func (wm *WorkingMemory) objective() (objectivePayload, bool) {
+	kf := &wm.kinds[objectiveIndex]
+	if !kf.has {
+		return objectivePayload{}, false
+	}
+	v := kf.live.value()
+	return objectivePayload{Name: v.Field(0).String(), Rule: v.Field(1).String()}, true
+}
+
+func (wm *WorkingMemory) state() (statePayload, bool) {
+	kf := &wm.kinds[stateIndex]
+	if !kf.has {
+		return statePayload{}, false
+	}
+	v := kf.live.value()
+	return statePayload{Name: v.Field(0).String(), Iteration: int(v.Field(1).Int())}, true
+}
 
 // envValue is what compiled predicates run against.
 func (wm *WorkingMemory) envValue() any { return wm.env.Interface() }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 
+	"github.com/agentspine/spine/spine/cond"
 	"github.com/expr-lang/expr/vm"
 )
 
@@ -74,12 +75,7 @@ type Rule struct {
 	final   bool  // Then sets a terminal objective
 	reads   []int // kind indexes
 	program *vm.Program
-	fast    fastEval // nil when the predicate needs the expr VM
-	tests   *testRun // fast as data, when the predicate is a run of tests; else nil
-	// The first prefix tests of this rule's run are those of after's, the rule before
-	// it in the static order (see runCycle).
-	after  *Rule
-	prefix int
+	cond    *cond.Node // When classified from program's tree; nil when it did not compile
 }
 
 // RuleSet is a compiled rule file. It is immutable once loaded and safe to share between
@@ -104,8 +100,10 @@ type RuleSet struct {
 	domains []byte  // the file's domains: mapping, as a YAML document at its own positions
 	order   []*Rule // static agenda order: salience ↓, specificity ↓, name ↑
 	envType reflect.Type
-	// envOffsets holds the byte offset of each kind's field in the environment struct.
-	envOffsets []uintptr
+	// matcher decides every analysable rule in one lookup; slotsOf lists, per kind, the
+	// fields it reads, which working memory copies into its input on every change.
+	matcher *cond.Matcher
+	slotsOf [][]inputSlot
 }
 
 // Name is the rule set's declared name.
@@ -233,9 +231,6 @@ func (b *builder) finish() *RuleSet {
 	rs.objectives = b.objectives
 	envFields = rs.objEnv.build(rs.objectives, envFields)
 	rs.envType = reflect.StructOf(envFields)
-	for i := range rs.kinds {
-		rs.envOffsets = append(rs.envOffsets, rs.envType.Field(i).Offset)
-	}
 	for i := range rs.objectives {
 		rs.objectiveByName[rs.objectives[i].Name] = &rs.objectives[i]
 	}
@@ -262,13 +257,11 @@ func (rs *RuleSet) prepare() {
 		r.final = rs.isTerminal(r.Then.Objective)
 		if i > 0 {
 			p := rs.order[i-1]
-			if r.prefix = sharedPrefix(p.tests, r.tests); r.prefix > 0 {
-				r.after = p
-			}
 			r.group = p.group
 			if p.Salience != r.Salience || p.Specificity != r.Specificity {
 				r.group++
 			}
 		}
 	}
+	rs.buildMatcher()
 }

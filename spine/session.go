@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/expr-lang/expr/vm"
 )
@@ -22,7 +21,7 @@ type Session struct {
 	opts   options
 	tracer tracer
 	vm     vm.VM
-	fc     fastCtx
+	set    []uint64 // the atoms that hold, filled by the matcher each cycle
 
 	cycle     int
 	firings   []Firing // ring of the last firings, for runaway errors
@@ -165,7 +164,7 @@ func (s *Session) Query(kind string) []Fact { return s.wm.Query(kind) }
 
 // Objective returns the name of the current objective, "" before any rule set one.
 func (s *Session) Objective() string {
-	if o := s.wm.objective(); o != nil {
+	if o, ok := s.wm.objective(); ok {
 		return o.Name
 	}
 	return ""
@@ -173,7 +172,7 @@ func (s *Session) Objective() string {
 
 // objectiveRule is the rule that set the current objective.
 func (s *Session) objectiveRule() string {
-	if o := s.wm.objective(); o != nil {
+	if o, ok := s.wm.objective(); ok {
 		return o.Rule
 	}
 	return ""
@@ -230,9 +229,7 @@ func (s *Session) Err() error { return s.tracer.err }
 
 // setState records the FSM state as a fact so rules can match on it.
 func (s *Session) setState(name string, iteration int) {
-	s.wm.putBuiltin(stateIndex, func(p unsafe.Pointer) {
-		*(*statePayload)(p) = statePayload{Name: name, Iteration: iteration}
-	})
+	s.wm.putBuiltin(stateIndex, name, "", iteration)
 }
 
 // tracer stamps events with seq and time and hands them to the sink. It takes exactly

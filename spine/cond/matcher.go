@@ -1,0 +1,611 @@
+package cond
+
+import (
+	"math"
+	"slices"
+)
+
+// A Matcher decides every analysable condition of a rule set from one lookup per fact
+// field. Each field a condition reads (through the same negations and abs, compared in
+// the same number domain) is a key; the constants it is compared against, sorted, cut
+// its values into regions, and within a region every atom on the key has one truth
+// value. A lookup finds each key's region and ORs the region's precomputed atom set into
+// a bit set; a rule that is a conjunction of atoms is then one mask test, any other
+// and/or/not a walk over its atoms' bits.
+//
+// The lookup is exact only when no atom can fail: a rule that reads a field of a kind
+// whose fact is absent, and an opaque rule, is left to expr's VM (Rule's ok is false),
+// which gives its result or its error as it always has.
+type Matcher struct {
+	slots []Slot
+	keys  []key
+	words int // length of the atom bit set
+	rules []rule
+}
+
+// Slot is one fact field the matcher reads; Input holds its value at the slot's index.
+type Slot struct {
+	Kind, Field int
+	Type        Type
+}
+
+// Input is the state of working memory the matcher reads: each kind's presence (by kind
+// index) and each slot's value in the array of its type.
+type Input struct {
+	Present []bool
+	Num     []float64
+	Int     []int64
+	Bool    []bool
+	Str     []string
+}
+
+// key classes.
+const (
+	kPresent = iota
+	kBool
+	kString
+	kInt   // an int term compared with int constants, in int64
+	kFloat // a term compared in float64 (a float field, or an int one against a float)
+)
+
+type key struct {
+	class uint8
+	kind  int
+	slot  int
+	fn    string
+	ithr  []int64   // kInt: sorted thresholds
+	fthr  []float64 // kFloat: sorted thresholds, no NaN
+	sthr  []string  // kString: the literals
+	// region → the atoms that hold there, as words of the bit set. Regions of a
+	// threshold key: 2i below thresholds[i], 2i+1 equal to it, 2n above all, 2n+1 NaN.
+	bits [][]uint64
+}
+
+// rule is one condition, compiled.
+type rule struct {
+	vm    bool  // opaque: only the VM evaluates it
+	need  []int // kinds whose fields it reads: all must be present
+	form  uint8 // fConst, fAll, fAny, fTree
+	value bool  // fConst
+	mask  []uint64
+	tree  []tnode // fTree, root last
+}
+
+const (
+	fConst = iota
+	fAll   // every atom of mask holds
+	fAny   // some atom of mask holds
+	fTree
+)
+
+// tnode is a node of a condition in negation normal form: a literal (an atom, negations
+// being atoms of their own) or an and/or of earlier nodes.
+type tnode struct {
+	op   uint8 // 0 atom, 1 and, 2 or, 3 const
+	atom int
+	val  bool
+	kids []int
+}
+
+// atomDef is a registered atom: the key it reads and how it is tested.
+type atomDef struct {
+	key int
+	a   Atom
+	neg bool
+}
+
+// builder registers keys and atoms while rules are compiled.
+type builder struct {
+	m      *Matcher
+	slotIx map[[2]int]int
+	keyIx  map[keyID]int
+	atomIx map[atomID]int
+	atoms  []atomDef
+}
+
+type keyID struct {
+	class      uint8
+	kind, slot int
+	fn         string
+}
+
+type atomID struct {
+	key  int
+	a    Atom
+	neg  bool
+	fnan bool // the float constant is NaN: NaN != NaN, so the key alone would not dedupe it
+}
+
+// Compile builds the matcher of a rule set's conditions, one per rule in the order given;
+// nil stands for a rule that only the VM evaluates.
+func Compile(conds []*Node) *Matcher {
+	b := &builder{m: &Matcher{}, slotIx: map[[2]int]int{}, keyIx: map[keyID]int{}, atomIx: map[atomID]int{}}
+	for _, c := range conds {
+		b.m.rules = append(b.m.rules, b.rule(c))
+	}
+	b.tables()
+	return b.m
+}
+
+// Slots lists the fields the matcher reads, in slot order.
+func (m *Matcher) Slots() []Slot { return m.slots }
+
+// NewInput returns an Input sized for the matcher and nkinds kinds, every kind absent.
+func (m *Matcher) NewInput(nkinds int) Input {
+	n := len(m.slots)
+	return Input{Present: make([]bool, nkinds), Num: make([]float64, n), Int: make([]int64, n), Bool: make([]bool, n), Str: make([]string, n)}
+}
+
+// Words is the length of the bit set Lookup fills.
+func (m *Matcher) Words() int { return m.words }
+
+func (b *builder) rule(c *Node) rule {
+	if c == nil || c.Opaque() {
+		return rule{vm: true}
+	}
+	var r rule
+	c.Walk(func(n *Node) {
+		if n.Op == OpAtom && n.Atom.ReadsField() && !slices.Contains(r.need, n.Atom.Kind) {
+			r.need = append(r.need, n.Atom.Kind)
+		}
+	})
+	slices.Sort(r.need)
+	// With every kind it reads present no atom can fail, so the order in which expr
+	// would evaluate them cannot change the result, and negations move to the atoms.
+	var tree []tnode
+	root := b.nnf(c, false, &tree)
+	t := tree[root]
+	switch {
+	case t.op == 3:
+		r.form, r.value = fConst, t.val
+	case t.op == 0:
+		r.form, r.mask = fAll, b.maskOf(tree, []int{root})
+	case t.op == 1 && allAtoms(tree, t.kids):
+		r.form, r.mask = fAll, b.maskOf(tree, t.kids)
+	case t.op == 2 && allAtoms(tree, t.kids):
+		r.form, r.mask = fAny, b.maskOf(tree, t.kids)
+	default:
+		r.form, r.tree = fTree, tree[:root+1]
+	}
+	return r
+}
+
+func allAtoms(tree []tnode, kids []int) bool {
+	for _, k := range kids {
+		if tree[k].op != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// maskOf is a bit set of the atoms of nodes, filled in once every atom is known (see
+// tables); until then it holds the atom ids in its words' place.
+func (b *builder) maskOf(tree []tnode, nodes []int) []uint64 {
+	ids := make([]uint64, len(nodes))
+	for i, n := range nodes {
+		ids[i] = uint64(tree[n].atom)
+	}
+	return ids
+}
+
+// nnf appends n, negated when neg, to tree in negation normal form with constants folded,
+// and returns its index. And and or nodes are flattened.
+func (b *builder) nnf(n *Node, neg bool, tree *[]tnode) int {
+	add := func(t tnode) int { *tree = append(*tree, t); return len(*tree) - 1 }
+	switch n.Op {
+	case OpConst:
+		return add(tnode{op: 3, val: n.Value != neg})
+	case OpAtom:
+		return add(tnode{op: 0, atom: b.atom(n.Atom, neg)})
+	case OpNot:
+		return b.nnf(n.L, !neg, tree)
+	}
+	isAnd := (n.Op == OpAnd) != neg
+	op := uint8(2)
+	if isAnd {
+		op = 1
+	}
+	var kids []int
+	for _, side := range []*Node{n.L, n.R} {
+		k := b.nnf(side, neg, tree)
+		t := (*tree)[k]
+		switch {
+		case t.op == 3 && t.val == isAnd: // true in an and, false in an or: no effect
+		case t.op == 3:
+			return add(tnode{op: 3, val: !isAnd}) // decides the whole
+		case t.op == op:
+			kids = append(kids, t.kids...)
+		default:
+			kids = append(kids, k)
+		}
+	}
+	switch len(kids) {
+	case 0:
+		return add(tnode{op: 3, val: isAnd})
+	case 1:
+		return kids[0]
+	}
+	return add(tnode{op: op, kids: kids})
+}
+
+func (b *builder) slot(kind, field int, t Type) int {
+	id := [2]int{kind, field}
+	if i, ok := b.slotIx[id]; ok {
+		return i
+	}
+	b.slotIx[id] = len(b.m.slots)
+	b.m.slots = append(b.m.slots, Slot{Kind: kind, Field: field, Type: t})
+	return len(b.m.slots) - 1
+}
+
+// atom registers the atom (negated when neg) and returns its id.
+func (b *builder) atom(a Atom, neg bool) int {
+	id := keyID{kind: a.Kind}
+	switch a.Test {
+	case TestPresent:
+		id.class = kPresent
+	case TestBool:
+		id.class, id.slot = kBool, b.slot(a.Kind, a.Field, a.Type)
+	case TestString:
+		id.class, id.slot = kString, b.slot(a.Kind, a.Field, a.Type)
+	case TestCompare:
+		id.class, id.slot, id.fn = kFloat, b.slot(a.Kind, a.Field, a.Type), a.Fn
+		if a.Type == TInt && a.K.T == TInt {
+			id.class = kInt
+		}
+	}
+	k, ok := b.keyIx[id]
+	if !ok {
+		k = len(b.m.keys)
+		b.keyIx[id] = k
+		b.m.keys = append(b.m.keys, key{class: id.class, kind: id.kind, slot: id.slot, fn: id.fn})
+	}
+	if a.Test == TestCompare {
+		key := &b.m.keys[k]
+		if id.class == kInt {
+			key.ithr = append(key.ithr, a.K.I)
+		} else if f := a.K.float(); !math.IsNaN(f) {
+			key.fthr = append(key.fthr, f)
+		}
+	}
+	if a.Test == TestString && !slices.Contains(b.m.keys[k].sthr, a.K.S) {
+		b.m.keys[k].sthr = append(b.m.keys[k].sthr, a.K.S)
+	}
+	aid := atomID{key: k, a: a, neg: neg, fnan: a.K.T == TFloat && math.IsNaN(a.K.F)}
+	if aid.fnan {
+		aid.a.K.F = 0
+	}
+	if i, ok := b.atomIx[aid]; ok {
+		return i
+	}
+	b.atomIx[aid] = len(b.atoms)
+	b.atoms = append(b.atoms, atomDef{key: k, a: a, neg: neg})
+	return len(b.atoms) - 1
+}
+
+// tables sorts each key's thresholds, computes each region's atom set and turns the
+// rules' atom ids into masks.
+func (b *builder) tables() {
+	m := b.m
+	m.words = (len(b.atoms) + 63) / 64
+	for i := range m.keys {
+		k := &m.keys[i]
+		slices.Sort(k.ithr)
+		k.ithr = slices.Compact(k.ithr)
+		slices.Sort(k.fthr)
+		k.fthr = slices.CompactFunc(k.fthr, func(a, b float64) bool { return a == b })
+		k.bits = make([][]uint64, k.regions())
+		for r := range k.bits {
+			k.bits[r] = make([]uint64, m.words)
+		}
+	}
+	for id, d := range b.atoms {
+		k := &m.keys[d.key]
+		for r := range k.bits {
+			if k.holds(r, &d.a) != d.neg {
+				k.bits[r][id/64] |= 1 << (id % 64)
+			}
+		}
+	}
+	for i := range m.rules {
+		r := &m.rules[i]
+		if r.mask != nil {
+			ids := r.mask
+			r.mask = make([]uint64, m.words)
+			for _, id := range ids {
+				r.mask[id/64] |= 1 << (id % 64)
+			}
+		}
+	}
+}
+
+func (k *key) regions() int {
+	switch k.class {
+	case kPresent, kBool:
+		return 2
+	case kString:
+		return len(k.sthr) + 1
+	case kInt:
+		return 2*len(k.ithr) + 1
+	}
+	return 2*len(k.fthr) + 2
+}
+
+// holds evaluates the atom on a value of region r, as expr would.
+func (k *key) holds(r int, a *Atom) bool {
+	switch k.class {
+	case kPresent, kBool:
+		return (r == 1) == a.Want
+	case kString:
+		eq := r < len(k.sthr) && k.sthr[r] == a.K.S
+		return eq == (a.Cmp == "==")
+	case kInt:
+		v, ok := intRep(k.ithr, r)
+		if !ok {
+			return false // no value lies in the region
+		}
+		return cmpInt(a.Cmp, v, a.K.I)
+	}
+	return cmpFloat(a.Cmp, floatRep(k.fthr, r), a.K.float())
+}
+
+// intRep is a value of region r of the sorted thresholds t.
+func intRep(t []int64, r int) (int64, bool) {
+	i := r / 2
+	if r%2 == 1 {
+		return t[i], true
+	}
+	switch {
+	case len(t) == 0:
+		return 0, true
+	case i == 0:
+		return t[0] - 1, t[0] != math.MinInt64
+	case i == len(t):
+		return t[i-1] + 1, t[i-1] != math.MaxInt64
+	}
+	return t[i-1] + 1, t[i-1]+1 < t[i]
+}
+
+// floatRep is a value of region r of the sorted thresholds t (NaN for the last region).
+// An empty region gets some value: it is never looked up.
+func floatRep(t []float64, r int) float64 {
+	i := r / 2
+	switch {
+	case r == 2*len(t)+1:
+		return math.NaN()
+	case r%2 == 1:
+		return t[i]
+	case len(t) == 0:
+		return 0
+	case i == 0:
+		return math.Nextafter(t[0], math.Inf(-1))
+	case i == len(t):
+		return math.Nextafter(t[i-1], math.Inf(1))
+	case math.IsInf(t[i-1], -1):
+		return math.Nextafter(t[i], math.Inf(-1))
+	case math.IsInf(t[i], 1):
+		return math.Nextafter(t[i-1], math.Inf(1))
+	}
+	return t[i-1]/2 + t[i]/2
+}
+
+// Lookup fills set (Words long) with the atoms that hold on in.
+func (m *Matcher) Lookup(in *Input, set []uint64) {
+	clear(set)
+	for i := range m.keys {
+		k := &m.keys[i]
+		var r int
+		switch k.class {
+		case kPresent:
+			r = b2i(in.Present[k.kind])
+		case kBool:
+			r = b2i(in.Bool[k.slot])
+		case kString:
+			s := in.Str[k.slot]
+			r = len(k.sthr)
+			for j, lit := range k.sthr {
+				if s == lit {
+					r = j
+					break
+				}
+			}
+		case kInt:
+			r = intRegion(k.ithr, termInt(in.Int[k.slot], k.fn))
+		default:
+			var v float64
+			if m.slots[k.slot].Type == TInt {
+				v = float64(termInt(in.Int[k.slot], k.fn))
+			} else {
+				v = termFloat(in.Num[k.slot], k.fn)
+			}
+			r = floatRegion(k.fthr, v)
+		}
+		for w, x := range k.bits[r] {
+			set[w] |= x
+		}
+	}
+}
+
+// Rule returns rule i's value given the atom set Lookup filled; ok is false when only the
+// VM can give it (an opaque rule, or one reading a field of an absent fact).
+func (m *Matcher) Rule(i int, in *Input, set []uint64) (v, ok bool) {
+	r := &m.rules[i]
+	if r.vm {
+		return false, false
+	}
+	for _, k := range r.need {
+		if !in.Present[k] {
+			return false, false
+		}
+	}
+	switch r.form {
+	case fConst:
+		return r.value, true
+	case fAll:
+		for w, x := range r.mask {
+			if set[w]&x != x {
+				return false, true
+			}
+		}
+		return true, true
+	case fAny:
+		for w, x := range r.mask {
+			if set[w]&x != 0 {
+				return true, true
+			}
+		}
+		return false, true
+	}
+	return evalTree(r.tree, len(r.tree)-1, set), true
+}
+
+// Analysable reports whether rule i is decided by the matcher whenever the facts it reads
+// are present.
+func (m *Matcher) Analysable(i int) bool { return !m.rules[i].vm }
+
+func evalTree(t []tnode, n int, set []uint64) bool {
+	x := &t[n]
+	switch x.op {
+	case 0:
+		return set[x.atom/64]&(1<<(x.atom%64)) != 0
+	case 3:
+		return x.val
+	case 1:
+		for _, k := range x.kids {
+			if !evalTree(t, k, set) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, k := range x.kids {
+		if evalTree(t, k, set) {
+			return true
+		}
+	}
+	return false
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// termInt applies fn to an int field as expr does: negation and abs wrap at the
+// smallest int.
+func termInt(x int64, fn string) int64 {
+	for i := 0; i < len(fn); i++ {
+		if fn[i] == '-' || x < 0 {
+			x = -x
+		}
+	}
+	return x
+}
+
+func termFloat(x float64, fn string) float64 {
+	for i := 0; i < len(fn); i++ {
+		if fn[i] == '-' || x < 0 {
+			x = -x
+		}
+	}
+	return x
+}
+
+func intRegion(t []int64, v int64) int {
+	lo, hi := 0, len(t) // the first threshold ≥ v
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if t[mid] < v {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(t) && t[lo] == v {
+		return 2*lo + 1
+	}
+	return 2 * lo
+}
+
+func floatRegion(t []float64, v float64) int {
+	if v != v {
+		return 2*len(t) + 1
+	}
+	lo, hi := 0, len(t)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if t[mid] < v {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(t) && t[lo] == v {
+		return 2*lo + 1
+	}
+	return 2 * lo
+}
+
+// Witnesses lists values of a field of type t that reach every region the constants ks
+// cut: each constant, its negation (for negated and abs terms), and the nearest values
+// on either side. Values working memory refuses (NaN, ±Inf, ints beyond ±2^53) are left
+// out. These are the cuts of the analysis's partition; package spine checks the matcher
+// against expr's VM on them when a rule set loads.
+func Witnesses(t Type, ks []Const) []Const {
+	var out []Const
+	seen := map[Const]bool{}
+	add := func(c Const) {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	addF := func(f float64) {
+		switch {
+		case math.IsNaN(f) || math.IsInf(f, 0):
+		case t == TFloat:
+			add(Const{T: TFloat, F: f})
+		case t == TInt:
+			for _, g := range []float64{math.Floor(f) - 1, math.Floor(f), math.Ceil(f), math.Ceil(f) + 1} {
+				if math.Abs(g) <= 1<<53 {
+					add(Const{T: TInt, I: int64(g)})
+				}
+			}
+		}
+	}
+	switch t {
+	case TBool:
+		return []Const{{T: TBool}, {T: TBool, B: true}}
+	case TString:
+		add(Const{T: TString})
+		add(Const{T: TString, S: "\x00none of the literals"})
+	case TFloat, TInt:
+		addF(0)
+	}
+	for _, k := range ks {
+		if k.T == TString {
+			add(k)
+			continue
+		}
+		if !isNum(k.T) {
+			continue
+		}
+		f := k.float()
+		if k.T == TInt && t == TInt && (k.I > 1<<53 || k.I < -(1<<53)) {
+			continue // no field value reaches it: the ends of the range stand for it
+		}
+		for _, v := range []float64{f, -f} {
+			addF(v)
+			addF(math.Nextafter(v, math.Inf(-1)))
+			addF(math.Nextafter(v, math.Inf(1)))
+		}
+	}
+	if t == TInt {
+		add(Const{T: TInt, I: 1 << 53})
+		add(Const{T: TInt, I: -(1 << 53)})
+	}
+	return out
+}
