@@ -118,7 +118,8 @@ func (c *console) problems() []string {
 // its console from before it loads.
 func load(t *testing.T, ctx context.Context, trace string) (*Report, *console, string) {
 	t.Helper()
-	r, err := Build(trace, readFixture(t, trace))
+	// Named as from the repository's root, as a user there would give it.
+	r, err := Build(strings.TrimPrefix(trace, "../"), readFixture(t, trace))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,8 +213,17 @@ func TestBrowserReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := eval[string](t, ctx, fmt.Sprintf("document.querySelector(%q).innerText", model+" .body"))
-	if !isOpen(model) || !strings.Contains(text, "REQUEST MESSAGES") || !strings.Contains(text, "RESPONSE") {
+	if !isOpen(model) || !strings.Contains(text, "REQUEST MESSAGES") || !strings.Contains(text, "REPLY") || strings.Contains(text, "RESPONSE") {
 		t.Errorf("%s after a click: open %v, text %.300q", model, isOpen(model), text)
+	}
+	// Its request and response as recorded open one level down.
+	raw := model + " details.raw"
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(raw+" > summary"))); err != nil {
+		t.Fatal(err)
+	}
+	text = eval[string](t, ctx, fmt.Sprintf("document.querySelector(%q).innerText", raw))
+	if !isOpen(raw) || !strings.Contains(text, "REQUEST") || !strings.Contains(text, "RESPONSE") || !strings.Contains(text, `"messages": [`) {
+		t.Errorf("%s after a click: open %v, text %.300q", raw, isOpen(raw), text)
 	}
 	// A lane's entry opens the exchange it names; expand all opens every one.
 	last := "#" + r.Items[len(r.Items)-1].Anchor
@@ -236,7 +246,7 @@ func TestBrowserReport(t *testing.T) {
 	if *update {
 		// The top of a fresh page: overview, loss plot and the first rounds.
 		if err := chromedp.Do(ctx,
-			chromedp.EmulateViewport(1360, 1800),
+			chromedp.EmulateViewport(1360, 1440),
 			chromedp.Navigate("file://"+path),
 			chromedp.WaitReady(chromedp.CSS("footer"))); err != nil {
 			t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 type Report struct {
 	Name       string // the trace as the caller named it
 	Run        string
+	Intent     string // what the run was asked, from the header's meta (intent or raw_input)
 	Format     string
 	Rules      RulesRef
 	Meta       []KV
@@ -143,6 +144,7 @@ type Item struct {
 	Chat      []ChatTurn // a model call's request, turn by turn
 	Reply     string     // a model call's answer
 	Calls     []string   // tool calls the model asked for
+	CallArgs  []string   // each with its arguments
 	Request   string     // the full request (or a message's payload) as indented JSON
 	Response  string
 }
@@ -273,6 +275,10 @@ func (b *builder) header(name string, e *trace.Event, h trace.Header) error {
 	b.start = e.Time
 	for _, k := range slices.Sorted(maps.Keys(h.Meta)) {
 		r.Meta = append(r.Meta, KV{Key: k, Value: h.Meta[k]})
+	}
+	r.Intent = h.Meta["intent"]
+	if r.Intent == "" {
+		r.Intent = h.Meta["raw_input"]
 	}
 	var err error
 	if r.Params, err = sortedKV(h.Params); err != nil {
@@ -424,11 +430,12 @@ func (b *builder) model(it *Item, x trace.Exchange, dur string) (int, int) {
 		if m.ToolCallID != "" {
 			role += " (" + m.ToolCallID + ")"
 		}
-		it.Chat = append(it.Chat, ChatTurn{Role: role, Content: c})
+		it.Chat = append(it.Chat, ChatTurn{Role: role, Content: readable(c)})
 	}
-	it.Reply = resp.Content
+	it.Reply = readable(resp.Content)
 	for _, tc := range resp.ToolCalls {
 		it.Calls = append(it.Calls, tc.Name)
+		it.CallArgs = append(it.CallArgs, tc.Name+" "+tc.Arguments)
 	}
 	it.Summary = fmt.Sprintf("%s · %d→%d tokens · %s · %d attempt(s)", model, in, out, dur, resp.Attempts)
 	switch {
@@ -605,6 +612,20 @@ func indentJSON(raw json.RawMessage) string {
 	var b bytes.Buffer
 	if json.Indent(&b, raw, "", "  ") != nil {
 		return string(raw)
+	}
+	return b.String()
+}
+
+// readable is a message's text, indented when it is a JSON object or array (roles
+// talk JSON), as it is otherwise.
+func readable(s string) string {
+	t := strings.TrimSpace(s)
+	if len(t) < 2 || (t[0] != '{' && t[0] != '[') {
+		return s
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(t), "", "  ") != nil {
+		return s
 	}
 	return b.String()
 }

@@ -136,3 +136,34 @@ func TestThresholdsFromEmbeddedRules(t *testing.T) {
 		t.Errorf("without params or rules: %+v", th)
 	}
 }
+
+// FuzzRender builds and renders the page of whatever trace.Read accepts: an error or a
+// page, never a panic, and a page renders to the same bytes twice.
+func FuzzRender(f *testing.F) {
+	for _, path := range []string{"../fixtures/ggs/refine_then_accept.trace.jsonl", hostile} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"seq":1,"t":"2026-01-01T00:00:00Z","kind":"fact_updated","fact":{"kind":"signals","payload":{"round":1,"D":2e308}}}` + "\n" +
+		`{"seq":2,"t":"2026-01-01T00:00:00Z","kind":"message","type":"PlanDirective","payload":{"blocked_tools":null}}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tf, err := trace.Read("f.jsonl", bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		r, err := Build("f.jsonl", tf)
+		if err != nil {
+			return
+		}
+		var a, b bytes.Buffer
+		if err := Render(&a, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := Render(&b, r); err != nil || !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Fatalf("two renderings differ (err %v)", err)
+		}
+	})
+}

@@ -107,8 +107,9 @@ func writeTemp(t *testing.T, dir, name, content string) string {
 	return path
 }
 
-// FuzzTraceReaders feeds arbitrary files to trace loss and trace diff: an error or a
-// table, never a panic, and never an exit status outside the documented three.
+// FuzzTraceReaders feeds arbitrary files to trace loss, trace diff and trace html: an
+// error, a table or a page, never a panic, and never an exit status outside the
+// documented three.
 func FuzzTraceReaders(f *testing.F) {
 	for _, path := range []string{"../../fixtures/ggs/refine_then_accept.trace.jsonl", "../../fixtures/pipeline/change_path_then_accept.trace.jsonl"} {
 		b, err := os.ReadFile(path)
@@ -121,7 +122,8 @@ func FuzzTraceReaders(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "f.trace.jsonl")
 		writeFile(t, path, string(data))
-		for _, args := range [][]string{{"trace", "loss", path}, {"trace", "loss", "--json", path}, {"trace", "diff", path, path}, {"trace", "diff", path, "../../fixtures/ggs/accept.trace.jsonl"}} {
+		page := filepath.Join(filepath.Dir(path), "f.html")
+		for _, args := range [][]string{{"trace", "loss", path}, {"trace", "loss", "--json", path}, {"trace", "diff", path, path}, {"trace", "diff", path, "../../fixtures/ggs/accept.trace.jsonl"}, {"trace", "html", "-o", page, path}} {
 			if code, _, _ := runSpine(t, args...); code != exitOK && code != exitFail {
 				t.Fatalf("spine %s: exit %d", strings.Join(args, " "), code)
 			}
