@@ -2,12 +2,15 @@ package telemetry
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/telemetry/otlptest"
 )
 
@@ -152,13 +155,26 @@ func TestIncompleteRun(t *testing.T) {
 	}
 }
 
-// FuzzSpans: no trace file, however damaged, makes the conversion panic.
+// FuzzSpans: no trace file, however damaged, makes the conversion panic. The seed is a
+// small run with every kind the conversion reads (a fixture is too large to mutate
+// quickly).
 func FuzzSpans(f *testing.F) {
-	raw, err := os.ReadFile(pipelineTrace)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(raw)
+	f.Add(encodeTrace(f,
+		trace.Header{Format: trace.Format, Run: "seed", Meta: map[string]string{"base_url": "http://127.0.0.1:9/v1"}},
+		trace.Transition{From: "observe", To: "select_objective", Event: "observed", Iteration: 1},
+		trace.RuleFired{Cycle: 1, Rule: "plan_first_round", Then: &trace.Then{Objective: "plan"}},
+		trace.FactChange{Fact: trace.Fact{Kind: "objective", ID: "objective", Payload: json.RawMessage(`{"name":"plan","rule":"plan_first_round"}`)}},
+		trace.Exchange{Name: "llm:R3", Request: json.RawMessage(`{"model":"m","messages":[{"role":"user","content":"go"}],"temperature":0}`),
+			Response:   json.RawMessage(`{"model":"m","tool_calls":[{"id":"c1","name":"read_file","arguments":"{}"}],"finish_reason":"tool_calls","usage":{"prompt_tokens":3,"completion_tokens":1},"attempts":2,"attempt_log":[{"n":1,"status":429}]}`),
+			DurationMS: 5},
+		trace.Exchange{Name: "tool:read_file", Request: json.RawMessage(`{"id":"c1","arguments":"{}"}`),
+			Response: json.RawMessage(`{"tool":"read_file","target":"a","output":"x","exit_code":1}`), DurationMS: 1},
+		trace.Message{From: "R3", To: "R4a", Type: "ExecutionResult", Payload: json.RawMessage(`{}`)},
+		trace.EffectorResult{Call: 1, Op: "mint", DurationMS: 9},
+		trace.FactChange{Fact: trace.Fact{Kind: "signals", ID: "signals", Payload: json.RawMessage(`{"D":1,"all_matched":false}`)}},
+		trace.Halt{Run: "seed", Outcome: "success", Objective: "accept", Iterations: 1},
+		trace.Audit{Finding: contract.AuditReport{Kind: "k", Severity: "warning", Message: "m"}},
+	))
 	f.Add([]byte(`{"seq":1,"t":"2026-03-01T09:00:00Z","kind":"header","run":"r"}` + "\n" +
 		`{"seq":2,"t":"2026-03-01T09:00:00Z","kind":"exchange","name":"llm:","request":1,"response":"x","duration_ms":-5}` + "\n"))
 	dir := f.TempDir()

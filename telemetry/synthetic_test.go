@@ -12,9 +12,19 @@ import (
 	"github.com/agentspine/spine/spine/trace"
 )
 
-// writeTrace writes events through package trace's own writer (chained), seq and time
-// counted from 1 and 09:00:00 in steps of one millisecond.
+// writeTrace writes events through package trace's own writer (chained) to a file.
 func writeTrace(t *testing.T, bodies ...any) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "synthetic.trace.jsonl")
+	if err := os.WriteFile(p, encodeTrace(t, bodies...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// encodeTrace encodes events with package trace's own writer (chained), seq and time
+// counted from 1 and 09:00:00 in steps of one millisecond.
+func encodeTrace(t testing.TB, bodies ...any) []byte {
 	t.Helper()
 	var sink trace.MemorySink
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -37,6 +47,12 @@ func writeTrace(t *testing.T, bodies ...any) string {
 			kind = trace.KindHalt
 		case trace.Audit:
 			kind = trace.KindAudit
+		case trace.FactChange:
+			kind = trace.KindFactUpdated
+		case trace.RuleFired:
+			kind = trace.KindRuleFired
+		case trace.EffectorResult:
+			kind = trace.KindEffectorResult
 		default:
 			t.Fatalf("writeTrace: no kind for %T", b)
 		}
@@ -45,11 +61,7 @@ func writeTrace(t *testing.T, bodies ...any) string {
 			t.Fatal(err)
 		}
 	}
-	p := filepath.Join(t.TempDir(), "synthetic.trace.jsonl")
-	if err := os.WriteFile(p, sink.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return sink.Bytes()
 }
 
 // TestEventsOfTheRun: a reload and a rule error land on their round, the Auditor's
