@@ -245,8 +245,10 @@ func (b *builder) fact(ev *trace.Event, fc trace.FactChange) {
 		s.event("spine.macro_state", ev.Time,
 			attribute.String("spine.macro_state", name),
 			attribute.String("spine.rule", rule))
-		if b.round != nil {
-			setAttr(b.round, attribute.String("spine.objective", name))
+		// The round's objective is the one it acted on, its first; a terminal one
+		// chosen at its end is the run's.
+		if b.round != nil && !hasAttr(b.round, "spine.objective") {
+			b.round.attrs = append(b.round.attrs, attribute.String("spine.objective", name))
 		}
 	case "signals":
 		var p map[string]any
@@ -310,15 +312,13 @@ func (b *builder) exchange(ev *trace.Event, x trace.Exchange) {
 	parent.touch(ev.Time)
 }
 
-// setAttr sets a on s, replacing an attribute of the same key.
-func setAttr(s *span, a attribute.KeyValue) {
-	for i := range s.attrs {
-		if s.attrs[i].Key == a.Key {
-			s.attrs[i] = a
-			return
+func hasAttr(s *span, key attribute.Key) bool {
+	for _, a := range s.attrs {
+		if a.Key == key {
+			return true
 		}
 	}
-	s.attrs = append(s.attrs, a)
+	return false
 }
 
 func thenObjective(t *trace.Then) string {
