@@ -308,3 +308,23 @@ func TestBrowserHostileTrace(t *testing.T) {
 		t.Errorf("%s: %s", hostile, p)
 	}
 }
+
+// TestBrowserEveryFixture loads the page of every fixture: no console error, one point
+// per round in each series, a page without a plot when the rule set has no rounds.
+func TestBrowserEveryFixture(t *testing.T) {
+	ctx := browser(t)
+	for _, f := range fixtures(t) {
+		r, c, _ := load(t, ctx, f)
+		for _, s := range []string{"D", "P", "Omega", "L"} {
+			if n := count(t, ctx, fmt.Sprintf(`svg#loss-plot circle.pt[data-series=%q]`, s)); n != len(r.Loss.Rounds) {
+				t.Errorf("%s: series %s has %d points, want %d", f, s, n, len(r.Loss.Rounds))
+			}
+		}
+		if n := count(t, ctx, "tr.decision"); n != len(r.Decisions) {
+			t.Errorf("%s: %d conflict sets on the page, want %d", f, n, len(r.Decisions))
+		}
+		for _, p := range c.problems() {
+			t.Errorf("%s: %s", f, p)
+		}
+	}
+}

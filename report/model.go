@@ -121,6 +121,14 @@ type Decision struct {
 	DecidedBy   string
 	Salience    string // of the fired rule, "" when none fired
 	Then        string // the fired rule's then, as JSON
+	Objectives  []ObjectiveScore
+	Satisfied   int // objectives satisfied
+}
+
+// ObjectiveScore is a scored objective as the rules saw it in a conflict set.
+type ObjectiveScore struct {
+	Name, Score, Error string
+	Satisfied          bool
 }
 
 // RuleEval is one rule's evaluation in a conflict set.
@@ -233,6 +241,17 @@ func (b *builder) event(name string, e *trace.Event) error {
 			if ev.Result == "true" && !ev.Refracted {
 				d.Matched++
 			}
+		}
+		for _, o := range body.Objectives {
+			sc := ObjectiveScore{Name: o.Objective, Error: o.Error, Score: "–"}
+			if o.Score != nil {
+				sc.Score = strconv.FormatFloat(*o.Score, 'f', 3, 64)
+			}
+			if o.Satisfied != nil && *o.Satisfied {
+				sc.Satisfied = true
+				d.Satisfied++
+			}
+			d.Objectives = append(d.Objectives, sc)
 		}
 		b.r.Decisions = append(b.r.Decisions, d)
 		b.anchors[e.Seq] = anchor(e.Seq)
