@@ -145,6 +145,12 @@ func playDesigned(ctx context.Context, io stdio, d *designed, rs *spine.RuleSet,
 	if tracePath == "" {
 		tracePath = taskrun.FreshPath(d.name + ".trace.jsonl")
 	}
+	if d.signals != nil {
+		if err := sidecarsFree(tracePath); err != nil {
+			fmt.Fprintf(io.err, "spine play: %v\n", err)
+			return exitFail
+		}
+	}
 	file, err := spine.CreateFileSink(tracePath)
 	if err != nil {
 		fmt.Fprintf(io.err, "spine play: %v\n", err)
@@ -158,8 +164,10 @@ func playDesigned(ctx context.Context, io stdio, d *designed, rs *spine.RuleSet,
 	}
 	var res spine.Result
 	var runErr error
+	var rep *scenario.Report // a signal scenario's scorecard and candidates
 	if d.signals != nil {
-		res, runErr = scenario.Play(ctx, d.signals, rs, sink)
+		rep, runErr = scenario.Run(ctx, d.signals, rs, sink)
+		res = rep.Result
 	} else {
 		var onMessage func(spine.Message)
 		if !quiet && !all {
@@ -177,6 +185,11 @@ func playDesigned(ctx context.Context, io stdio, d *designed, rs *spine.RuleSet,
 	}
 	fmt.Fprintf(io.out, "\n%s: %s (objective %s) after %d iteration(s), %d rule firing(s)\n", d.name, res.Outcome, res.Objective, res.Iterations, res.Firings)
 	fmt.Fprintf(io.out, "trace written to %s\n", tracePath)
+	if rep != nil {
+		if err := writeSidecars(io, tracePath, rep); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	if runErr != nil {
 		fmt.Fprintf(io.err, "spine play: %v\n", runErr)
 		return exitFail

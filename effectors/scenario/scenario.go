@@ -43,7 +43,7 @@ type fileShape struct {
 	Description string      `yaml:"description"`
 	Rules       string      `yaml:"rules"`
 	Topic       string      `yaml:"topic"`
-	Seed        *yaml.Node  `yaml:"seed"`
+	Seed        yaml.Node   `yaml:"seed"`
 	Rounds      []yaml.Node `yaml:"rounds"`
 }
 
@@ -79,7 +79,7 @@ func Parse(name string, src []byte) (*Scenario, error) {
 	if sc.Topic == "" {
 		sc.Topic = sc.Name
 	}
-	if n := fs.Seed; n != nil {
+	if n := &fs.Seed; n.Kind != 0 {
 		r, err := parseRound(n)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d:%d: seed: %w", name, n.Line, n.Column, err)

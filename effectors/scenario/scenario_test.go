@@ -19,6 +19,9 @@ func TestParseErrors(t *testing.T) {
 		{"fields not mapping", "name: n\nrounds:\n  - {s: 3}", "x.yaml:3:5: round 1: line 3: expected a mapping of field: value, got 3"},
 		{"empty kind", "name: n\nrounds:\n  - {/x: {a: 1}}", `x.yaml:3:5: round 1: "/x": expected kind or kind/id`},
 		{"syntax", "name: [", "x.yaml: line 1: did not find expected node content"},
+		{"seed not mapping", "name: n\nseed: 3\nrounds:\n  - {s: {a: 1}}", "x.yaml:2:7: seed: expected a mapping of kind: {field: value}"},
+		{"seed fields not mapping", "name: n\nseed: {s: 3}\nrounds:\n  - {s: {a: 1}}", "x.yaml:2:7: seed: line 2: expected a mapping of field: value, got 3"},
+		{"topic not string", "name: n\ntopic: [a]\nrounds:\n  - {s: {a: 1}}", "x.yaml: line 2: cannot unmarshal !!seq into string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("x.yaml", []byte(tc.src))
