@@ -170,3 +170,43 @@ func FuzzRender(f *testing.F) {
 		}
 	})
 }
+
+// TestFindings renders traces the Auditor finds fault with: every finding is on the
+// page, its evidence linked to the events it cites.
+func TestFindings(t *testing.T) {
+	for _, c := range []struct {
+		trace string
+		kinds []string
+	}{
+		{"../audit/testdata/designed/ggs_thrashing.jsonl", []string{"ggs_thrashing"}},
+		{"../audit/testdata/designed/verdict_without_evidence.jsonl", []string{"verdict_without_evidence", "verdict_without_evidence"}},
+	} {
+		r, err := Build(c.trace, readFixture(t, c.trace))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		for _, f := range r.Findings {
+			kinds = append(kinds, f.Kind)
+			if len(f.Links) != len(f.Evidence) || len(f.Links) == 0 {
+				t.Errorf("%s: %s has links %v for evidence %v", c.trace, f.Kind, f.Links, f.Evidence)
+			}
+			for _, l := range f.Links {
+				if l.Anchor == "" {
+					t.Errorf("%s: %s cites seq %d, which the page does not show", c.trace, f.Kind, l.Seq)
+				}
+			}
+		}
+		if strings.Join(kinds, " ") != strings.Join(c.kinds, " ") {
+			t.Errorf("%s: findings %v, want %v", c.trace, kinds, c.kinds)
+		}
+		var b bytes.Buffer
+		if err := Render(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(b.String(), `<tr class="finding">`); n != len(c.kinds) {
+			t.Errorf("%s: %d finding rows on the page, want %d", c.trace, n, len(c.kinds))
+		}
+		golden.Check(t, filepath.Join("testdata", "golden", "audit_"+strings.TrimSuffix(filepath.Base(c.trace), ".jsonl")+".html"), b.Bytes(), *rewrite)
+	}
+}
