@@ -126,9 +126,9 @@ func modelSpan(c *span, x trace.Exchange, opts Options, meta map[string]string) 
 	}
 }
 
-// serverAttrs are server.address and server.port of the recorded endpoint, if any. A
-// base URL never carries credentials in a trace (the scrubber sees to that), but only
-// host and port are taken.
+// serverAttrs are server.address and server.port of the recorded endpoint, if any:
+// host and port only, so nothing else a URL may carry (user info, a query) reaches a
+// span.
 func serverAttrs(base string) []attribute.KeyValue {
 	u, err := url.Parse(base)
 	if base == "" || err != nil || u.Hostname() == "" {

@@ -27,7 +27,8 @@ func Warnings(f *trace.File) []string {
 	return w
 }
 
-// chainNote is the run span's spine.trace.chain: where the hash chain breaks, "" when it holds.
+// chainNote is the run span's spine.trace.chain: where the hash chain breaks, "" when
+// it holds.
 func chainNote(f *trace.File) string {
 	if ce := f.Broken(); ce != nil {
 		return "broken at line " + strconv.Itoa(ce.Line)
