@@ -225,3 +225,21 @@ func TestBrokenChain(t *testing.T) {
 	}
 	t.Errorf("run span %s has no spine.trace.chain", root.Name())
 }
+
+func TestServerAttrs(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://127.0.0.1:35183/v1", "server.address=127.0.0.1 server.port=35183"},
+		{"https://user:secret@api.example.com/v1?key=k", "server.address=api.example.com server.port=443"},
+		{"http://[::1]/v1", "server.address=::1 server.port=80"},
+		{"", ""},
+		{"not a url", ""},
+	} {
+		var parts []string
+		for _, a := range serverAttrs(tc.in) {
+			parts = append(parts, string(a.Key)+"="+a.Value.Emit())
+		}
+		if got := strings.Join(parts, " "); got != tc.want {
+			t.Errorf("serverAttrs(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
