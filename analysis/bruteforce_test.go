@@ -5,9 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/internal/rulegen"
 	"github.com/agentspine/spine/spine"
 )
 
@@ -29,7 +29,7 @@ func TestBruteForceRandomRuleSets(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i := 0; i < n; i++ {
-		src, domains := randomRuleSet(rng)
+		src, domains := rulegen.RuleSet(rng)
 		rs, err := spine.LoadRules(fmt.Sprintf("random%d.yaml", i), []byte(src))
 		if err != nil {
 			t.Fatalf("generated rule set does not load: %v\n%s", err, src)
@@ -267,73 +267,4 @@ func randomValue(f fieldRef, cuts []float64, rng *rand.Rand) (any, bool) {
 		x = math.Round(x)
 	}
 	return x, x >= f.lo && x <= f.hi
-}
-
-// randomRuleSet writes a small rule file over two kinds, with ties in salience, and
-// sometimes a domains file for it.
-func randomRuleSet(rng *rand.Rand) (string, string) {
-	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
-	consts := []string{"0", "0.5", "1", "-1", "params.p", "params.q", "-params.p"}
-	var atom func() string
-	atom = func() string {
-		switch rng.IntN(12) {
-		case 0:
-			return "s.x " + pick("<", "<=", ">", ">=", "==", "!=") + " " + pick(consts...)
-		case 1:
-			return "abs(s.x) " + pick("<", "<=", ">", ">=") + " " + pick(consts...)
-		case 2:
-			return "s.n " + pick("<", "<=", ">", ">=", "==", "!=") + " " + pick("0", "1", "2", "params.k")
-		case 3:
-			return pick("s.b", "!s.b", "s.b == false", "s.b != params.flag")
-		case 4:
-			return "s.m " + pick("==", "!=") + " " + pick(`"a"`, `"b"`, "params.mode")
-		case 5:
-			return `s.m in ["a", "c"]`
-		case 6:
-			return pick("s != nil", "s == nil", "nil != t")
-		case 7:
-			return "t.z " + pick("<", ">=") + " " + pick(consts...)
-		case 8:
-			return "s.x " + pick("<", "<=", ">", "==") + " s.y"
-		case 9:
-			return pick("true", "false", "params.flag")
-		case 10:
-			return "len(s.tags) > 1"
-		}
-		return "-s.x " + pick("<", ">") + " " + pick(consts...)
-	}
-	var cond func(depth int) string
-	cond = func(depth int) string {
-		if depth == 0 || rng.IntN(3) == 0 {
-			return atom()
-		}
-		switch rng.IntN(3) {
-		case 0:
-			return "(" + cond(depth-1) + " && " + cond(depth-1) + ")"
-		case 1:
-			return "(" + cond(depth-1) + " || " + cond(depth-1) + ")"
-		}
-		return "!(" + cond(depth-1) + ")"
-	}
-	var b strings.Builder
-	b.WriteString("params: {p: 0.5, q: 1.5, k: 1, flag: true, mode: a}\n")
-	b.WriteString("facts:\n  s:\n    fields: {x: float, y: float, n: int, b: bool, m: string, tags: strings}\n  t:\n    fields: {z: float}\n")
-	b.WriteString("objectives: [{name: o1}, {name: o2}, {name: o3, terminal: success}]\n")
-	b.WriteString("rules:\n")
-	for i, n := 0, 2+rng.IntN(5); i < n; i++ {
-		c := cond(2)
-		if rng.IntN(2) == 0 {
-			c = "s != nil && " + c
-		}
-		fmt.Fprintf(&b, "  - {name: r%d, salience: %d, when: '%s', then: {objective: %s}}\n", i, rng.IntN(3), c, pick("o1", "o2", "o3"))
-	}
-	domains := ""
-	if rng.IntN(2) == 0 {
-		domains = pick("s: present\n", "s: optional\n") +
-			pick("s.x: [-1, 1]\n", "s.x: {min: 0}\n", "s.x: {values: [0, 0.5, 2]}\n", "") +
-			pick("s.n: {min: 0, max: 3, integer: true}\n", "s.n: {values: [1, 2]}\n", "") +
-			pick("s.m: [a, b, c]\n", "s.m: [x]\n", "") +
-			pick("s.y: [0, 2]\n", "t: present\n", "")
-	}
-	return b.String(), domains
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/internal/rulegen"
 	"github.com/agentspine/spine/spine"
 )
 
@@ -37,7 +38,7 @@ func TestLintAgreesWithThePartition(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(11, 12))
 	for i := 0; i < n; i++ {
-		src, domains := randomRuleSet(rng)
+		src, domains := rulegen.RuleSet(rng)
 		if i%2 == 1 {
 			src, domains = randomKindsRuleSet(rng), ""
 		}

@@ -179,10 +179,10 @@ type cachedPlan struct {
 
 // copyWhole writes a whole plan (see writesWhole) field by field: every value is checked
 // first, so an error writes nothing.
-func (k *FactKind) copyWhole(dst, src reflect.Value, c *cachedPlan) error {
+func (k *FactKind) copyWhole(dst, src []reflect.Value, c *cachedPlan) error {
 	for i := range c.checks {
 		m := &c.checks[i]
-		f := src.Field(m.src)
+		f := src[m.src]
 		if m.typ == codeFloat {
 			if x := f.Float(); !finite(x) {
 				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
@@ -193,7 +193,7 @@ func (k *FactKind) copyWhole(dst, src reflect.Value, c *cachedPlan) error {
 	}
 	for i := range c.plan {
 		m := &c.plan[i]
-		s, d := src.Field(m.src), dst.Field(m.dst)
+		s, d := src[m.src], dst[m.dst]
 		switch m.typ {
 		case codeFloat:
 			d.SetFloat(s.Float())
@@ -244,7 +244,7 @@ func (k *FactKind) writesWhole(plan []fieldMove) bool {
 // struct type the kind was last given and that type writes every declared field (see
 // writesWhole). ok is false, and nothing is written, for any other src: the caller
 // then takes the general path (copy the old payload, then setPayload).
-func (k *FactKind) setWhole(dst reflect.Value, src any) (ok bool, err error) {
+func (k *FactKind) setWhole(dst []reflect.Value, src any, cache *srcFields) (ok bool, err error) {
 	c := k.lastPlan.Load()
 	if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
 		return false, nil
@@ -253,7 +253,25 @@ func (k *FactKind) setWhole(dst reflect.Value, src any) (ok bool, err error) {
 	if p.IsNil() {
 		return false, nil // a nil pointer writes nothing: the old payload stays
 	}
-	return true, k.copyWhole(dst, p.Elem(), c)
+	return true, k.copyWhole(dst, cache.of(p), c)
+}
+
+// srcFields remembers the fields of the struct a singleton kind was last given by
+// pointer: a host mostly updates a fact from one variable, and a field found once reads
+// that variable's current value every time.
+type srcFields struct {
+	ptr    reflect.Value
+	fields []reflect.Value
+}
+
+// of returns the fields of the struct p points to.
+func (c *srcFields) of(p reflect.Value) []reflect.Value {
+	// The cache holds its pointer, so the struct it points to cannot be freed and
+	// another allocated at its address: the same address and type is the same struct.
+	if !c.ptr.IsValid() || c.ptr.Pointer() != p.Pointer() || c.ptr.Type() != p.Type() {
+		c.ptr, c.fields = p, structFields(p.Elem())
+	}
+	return c.fields
 }
 
 func (k *FactKind) lookupPlan(t reflect.Type) ([]fieldMove, error) {

@@ -88,6 +88,7 @@ type kindFacts struct {
 	// payload nobody has seen that the next change writes into.
 	live, spare payloadBuf
 	shared      bool // live has been handed out: it must not be written again
+	src         srcFields
 }
 
 // payloadBuf is one payload struct of a kind, seen two ways. It is kept small because
@@ -95,11 +96,23 @@ type kindFacts struct {
 type payloadBuf struct {
 	ptr   reflect.Value // a pointer to the struct; nil (the zero Value) for no payload
 	iface any           // the pointer, as Fact.Payload holds it
+	// fields are the struct's fields, found once: a buffer is written and read many
+	// times, and finding a field through reflect costs more than reading it.
+	fields []reflect.Value
 }
 
 func newPayloadBuf(k *FactKind) payloadBuf {
 	pv := reflect.New(k.typ)
-	return payloadBuf{ptr: pv, iface: pv.Interface()}
+	return payloadBuf{ptr: pv, iface: pv.Interface(), fields: structFields(pv.Elem())}
+}
+
+// structFields lists the fields of a struct value.
+func structFields(v reflect.Value) []reflect.Value {
+	fs := make([]reflect.Value, v.NumField())
+	for i := range fs {
+		fs[i] = v.Field(i)
+	}
+	return fs
 }
 
 // value is the payload struct as an addressable reflect.Value of the kind's type.
@@ -269,7 +282,7 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	}
 	buf := kf.takeSpare(k)
 	dst := buf.value()
-	whole, err := k.setWhole(dst, payload)
+	whole, err := k.setWhole(buf.fields, payload, &kf.src)
 	if !whole && err == nil {
 		// payload may name only some fields: start from the old payload (or zero).
 		if exists {
@@ -358,9 +371,8 @@ func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration in
 	k := wm.rs.kinds[index]
 	kf := &wm.kinds[index]
 	buf := kf.takeSpare(k)
-	v := buf.value()
-	v.Field(0).SetString(name)
-	if f := v.Field(1); f.Kind() == reflect.String {
+	buf.fields[0].SetString(name)
+	if f := buf.fields[1]; f.Kind() == reflect.String {
 		f.SetString(second)
 	} else {
 		f.SetInt(int64(iteration))
@@ -481,9 +493,9 @@ func (wm *WorkingMemory) refreshInput(k *FactKind) {
 	if !kf.has {
 		return
 	}
-	v := kf.live.value()
+	fields := kf.live.fields
 	for _, s := range wm.rs.slotsOf[k.index] {
-		f := v.Field(s.Field)
+		f := fields[s.Field]
 		switch s.Type {
 		case cond.TFloat:
 			wm.in.Num[s.slot] = f.Float()
@@ -503,8 +515,8 @@ func (wm *WorkingMemory) objective() (objectivePayload, bool) {
 	if !kf.has {
 		return objectivePayload{}, false
 	}
-	v := kf.live.value()
-	return objectivePayload{Name: v.Field(0).String(), Rule: v.Field(1).String()}, true
+	f := kf.live.fields
+	return objectivePayload{Name: f[0].String(), Rule: f[1].String()}, true
 }
 
 func (wm *WorkingMemory) state() (statePayload, bool) {
@@ -512,8 +524,8 @@ func (wm *WorkingMemory) state() (statePayload, bool) {
 	if !kf.has {
 		return statePayload{}, false
 	}
-	v := kf.live.value()
-	return statePayload{Name: v.Field(0).String(), Iteration: int(v.Field(1).Int())}, true
+	f := kf.live.fields
+	return statePayload{Name: f[0].String(), Iteration: int(f[1].Int())}, true
 }
 
 // envValue is what compiled predicates run against.

@@ -50,6 +50,7 @@ const (
 
 type key struct {
 	class uint8
+	int   bool // kFloat: the field is an int, converted after fn
 	kind  int
 	slot  int
 	fn    string
@@ -59,6 +60,8 @@ type key struct {
 	// region → the atoms that hold there, as words of the bit set. Regions of a
 	// threshold key: 2i below thresholds[i], 2i+1 equal to it, 2n above all, 2n+1 NaN.
 	bits [][]uint64
+	// bits1 is bits when the set is one word, the common case: no inner loop.
+	bits1 []uint64
 }
 
 // rule is one condition, compiled.
@@ -259,7 +262,7 @@ func (b *builder) atom(a Atom, neg bool) int {
 	if !ok {
 		k = len(b.m.keys)
 		b.keyIx[id] = k
-		b.m.keys = append(b.m.keys, key{class: id.class, kind: id.kind, slot: id.slot, fn: id.fn})
+		b.m.keys = append(b.m.keys, key{class: id.class, kind: id.kind, slot: id.slot, fn: id.fn, int: a.Test == TestCompare && a.Type == TInt})
 	}
 	if a.Test == TestCompare {
 		key := &b.m.keys[k]
@@ -305,6 +308,14 @@ func (b *builder) tables() {
 		for r := range k.bits {
 			if k.holds(r, &d.a) != d.neg {
 				k.bits[r][id/64] |= 1 << (id % 64)
+			}
+		}
+	}
+	if m.words == 1 {
+		for i := range m.keys {
+			k := &m.keys[i]
+			for _, w := range k.bits {
+				k.bits1 = append(k.bits1, w[0])
 			}
 		}
 	}
@@ -392,10 +403,28 @@ func floatRep(t []float64, r int) float64 {
 
 // Lookup fills set (Words long) with the atoms that hold on in.
 func (m *Matcher) Lookup(in *Input, set []uint64) {
+	if m.words == 1 {
+		var acc uint64
+		for i := range m.keys {
+			k := &m.keys[i]
+			acc |= k.bits1[k.region(in)]
+		}
+		set[0] = acc
+		return
+	}
 	clear(set)
 	for i := range m.keys {
 		k := &m.keys[i]
-		var r int
+		for w, x := range k.bits[k.region(in)] {
+			set[w] |= x
+		}
+	}
+}
+
+// region is the region of the key's value in in.
+func (k *key) region(in *Input) int {
+	var r int
+	{
 		switch k.class {
 		case kPresent:
 			r = b2i(in.Present[k.kind])
@@ -414,17 +443,15 @@ func (m *Matcher) Lookup(in *Input, set []uint64) {
 			r = intRegion(k.ithr, termInt(in.Int[k.slot], k.fn))
 		default:
 			var v float64
-			if m.slots[k.slot].Type == TInt {
+			if k.int {
 				v = float64(termInt(in.Int[k.slot], k.fn))
 			} else {
 				v = termFloat(in.Num[k.slot], k.fn)
 			}
 			r = floatRegion(k.fthr, v)
 		}
-		for w, x := range k.bits[r] {
-			set[w] |= x
-		}
 	}
+	return r
 }
 
 // Rule returns rule i's value given the atom set Lookup filled; ok is false when only the
@@ -443,6 +470,9 @@ func (m *Matcher) Rule(i int, in *Input, set []uint64) (v, ok bool) {
 	case fConst:
 		return r.value, true
 	case fAll:
+		if len(r.mask) == 1 {
+			return set[0]&r.mask[0] == r.mask[0], true
+		}
 		for w, x := range r.mask {
 			if set[w]&x != x {
 				return false, true
