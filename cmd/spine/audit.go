@@ -26,11 +26,11 @@ func init() {
 		asJSON := fs.Bool("json", false, "print one AuditReport per line, with a \"trace\" field naming its trace")
 		def := audit.DefaultConfig()
 		cfg := def
-		fs.IntVar(&cfg.ThrashingRun, "thrashing-run", def.ThrashingRun, "consecutive break_symmetry directives of a task, D not decreasing, that make ggs_thrashing")
-		fs.IntVar(&cfg.StallRun, "stall-run", def.StallRun, "consecutive PlanDirectives of a task, L not decreasing, that make replanning_without_improvement")
-		fs.IntVar(&cfg.MaxCorrections, "max-corrections", def.MaxCorrections, "R4a's retry budget per subtask; more is excessive_retries")
-		fs.IntVar(&cfg.MaxReplans, "max-replans", def.MaxReplans, "PlanDirectives a task may receive; more is budget_overrun")
-		fs.Int64Var(&cfg.TimeBudgetMS, "time-budget-ms", def.TimeBudgetMS, "a task's time budget in milliseconds; more elapsed is budget_overrun")
+		fs.IntVar(&cfg.ThrashingRun, "thrashing-run", def.ThrashingRun, "`N` consecutive break_symmetry directives of a task, D not decreasing, that make ggs_thrashing")
+		fs.IntVar(&cfg.StallRun, "stall-run", def.StallRun, "`N` consecutive PlanDirectives of a task, L not decreasing, that make replanning_without_improvement")
+		fs.IntVar(&cfg.MaxCorrections, "max-corrections", def.MaxCorrections, "R4a's retry budget `N` per subtask; more is excessive_retries")
+		fs.IntVar(&cfg.MaxReplans, "max-replans", def.MaxReplans, "`N` PlanDirectives a task may receive; more is budget_overrun")
+		fs.Int64Var(&cfg.TimeBudgetMS, "time-budget-ms", def.TimeBudgetMS, "a task's time budget in `MS` milliseconds; more elapsed is budget_overrun")
 		opts := &auditFlags{
 			asJSON: asJSON,
 			cfg:    &cfg,

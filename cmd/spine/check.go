@@ -25,10 +25,10 @@ func init() {
 		var f checkFlags
 		fs.BoolVar(&f.analyze, "analyze", false, "partition the signal space and report gaps, overlaps and the regions each rule wins")
 		fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings (and, with --analyze, on gaps, overlaps and undecided regions)")
-		fs.StringVar(&f.domains, "domains", "", "signal domains file (default: the rule file's domains: key, else <rulefile>.domains.yaml next to it)")
-		fs.StringVar(&f.expect, "expect", "", "decision table the rules must reproduce (implies --analyze)")
-		host := fs.String("host-params", "", "comma-separated params the host program reads, not reported as unused")
-		fs.IntVar(&f.budget, "budget", analysis.DefaultBudget, "steps the never-fires analysis may take before it stops and says which rules it did not check; 0 for no bound")
+		fs.StringVar(&f.domains, "domains", "", "signal domains `FILE` (default: the rule file's domains: key, else <rulefile>.domains.yaml next to it)")
+		fs.StringVar(&f.expect, "expect", "", "decision table `FILE` the rules must reproduce (implies --analyze)")
+		host := fs.String("host-params", "", "comma-separated `PARAMS` the host program reads, not reported as unused")
+		fs.IntVar(&f.budget, "budget", analysis.DefaultBudget, "`STEPS` the never-fires analysis may take before it stops and says which rules it did not check; 0 for no bound")
 		opts := &checkOpts{
 			f:    &f,
 			host: host,

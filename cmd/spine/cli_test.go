@@ -68,10 +68,10 @@ func TestHelpNamesFlags(t *testing.T) {
 		want []string
 	}{
 		{[]string{"run", "--help"}, []string{"Usage: spine run [flags] \"task text\"\n",
-			"\n      --workdir string ", "(default \".\")", "\n      --allow-net HOST[:PORT] "}},
+			"\n      --workdir DIR ", "(default \".\")", "\n      --allow-net HOST[:PORT] "}},
 		{[]string{"memory", "ls", "--help"}, []string{"Usage: spine memory ls [flags]\n",
-			"\n      --space string ", "\nFlags of spine memory:\n      --db string "}},
-		{[]string{"replay", "--help"}, []string{"\n      --jobs int ", "\n      --what-if "}},
+			"\n      --space SPACE ", "\nFlags of spine memory:\n      --db DIR "}},
+		{[]string{"replay", "--help"}, []string{"\n      --jobs N ", "\n      --what-if "}},
 	} {
 		out, _, _ := runCLI(t, tc.args...)
 		for _, w := range tc.want {

@@ -25,11 +25,11 @@ func init() {
 			Short: "record the user's verdict on a finished task: a negative feedback in memory against the outcome GGS wrote",
 		}
 		fset := c.Flags()
-		bad := fset.String("bad", "", "why the task's result is wrong (required): the content of the feedback record")
-		dir := fset.String("memory", "", "memory store directory the task ran with (required)")
-		db := fset.String("db", "", "the same as --memory, as `spine memory` spells it")
-		task := fset.String("task", "", "the task to judge, when the trace holds several")
-		now := fset.String("now", "", "record at this time (RFC 3339) instead of the host clock")
+		bad := fset.String("bad", "", "`WHY` the task's result is wrong (required): the content of the feedback record")
+		dir := fset.String("memory", "", "memory store `DIR` the task ran with (required)")
+		db := fset.String("db", "", "the same as --memory, as spine memory spells it")
+		task := fset.String("task", "", "the task `ID` to judge, when the trace holds several")
+		now := fset.String("now", "", "record at this `TIME` (RFC 3339) instead of the host clock")
 		opts := &feedbackFlags{
 			bad:  bad,
 			dir:  dir,

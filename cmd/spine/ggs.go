@@ -24,11 +24,11 @@ func init() {
 			Short: "run the Goal Gradient Solver as a JSONL filter over bus messages",
 		}
 		fs := c.Flags()
-		rulesFile := fs.String("rules", "", "rule file to decide with instead of the built-in rules/ggs.yaml")
+		rulesFile := fs.String("rules", "", "rule `FILE` to decide with instead of the built-in rules/ggs.yaml")
 		jsonErrors := fs.Bool("json-errors", false, `report bad lines on stderr as JSON: {"line": N, "error": "..."}`)
 		var bound ggs.Bound
-		fs.IntVar(&bound.MaxOpen, "max-open-tasks", ggs.DefaultMaxOpenTasks, "open tasks kept; beyond it the least recently used is evicted (0: no limit)")
-		fs.IntVar(&bound.IdleLines, "idle-lines", 0, "evict a task with no message in this many input lines (0: never)")
+		fs.IntVar(&bound.MaxOpen, "max-open-tasks", ggs.DefaultMaxOpenTasks, "`N` open tasks kept; beyond it the least recently used is evicted (0: no limit)")
+		fs.IntVar(&bound.IdleLines, "idle-lines", 0, "evict a task with no message in `N` input lines (0: never)")
 		opts := &ggsFlags{
 			rulesFile:  rulesFile,
 			jsonErrors: jsonErrors,

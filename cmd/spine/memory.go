@@ -33,9 +33,9 @@ decay at a given time instead of the host clock. dream words consolidations with
 when one is configured (--base-url / --model / --config, as for spine run), or from a
 journal (--replay); without either it reports them as deferred.`
 		pf := c.PersistentFlags()
-		pf.String("db", "", "store directory (required)")
+		pf.String("db", "", "store `DIR` (required)")
 		pf.Bool("json", false, "write JSON instead of text")
-		pf.String("now", "", "evaluate decay at this RFC 3339 time instead of the host clock")
+		pf.String("now", "", "evaluate decay at this RFC 3339 `TIME` instead of the host clock")
 		return c
 	})
 	for _, v := range memVerbs {
@@ -110,24 +110,24 @@ func defineMemFlags(fs *pflag.FlagSet, verb string, m *memFlags) {
 	boolean := func(p *bool, name, usage string) { fs.BoolVar(p, name, false, usage) }
 	switch verb {
 	case "ls":
-		str(&m.space, "space", "only this space (tag index)")
-		str(&m.entity, "entity", "only this entity; needs --space")
-		str(&m.level, "level", "only this level: M, K, C or T")
+		str(&m.space, "space", "only this `SPACE` (tag index)")
+		str(&m.entity, "entity", "only this `ENTITY`; needs --space")
+		str(&m.level, "level", "only this `LEVEL`: M, K, C or T")
 	case "potentials":
-		str(&m.space, "space", "space of the tag pair")
-		str(&m.entity, "entity", "entity of the tag pair")
-		str(&m.intent, "intent", "a task intent: the pair (intent:<slug>, env:local)")
+		str(&m.space, "space", "`SPACE` of the tag pair")
+		str(&m.entity, "entity", "`ENTITY` of the tag pair")
+		str(&m.intent, "intent", "a task intent `TEXT`: the pair (intent:<slug>, env:local)")
 	case "dream", "gc":
 		boolean(&m.dryRun, "dry-run", "decide and report, change nothing")
 	case "import":
 		boolean(&m.skipExisting, "skip-existing", "skip records already stored identically and refuse ones that differ, so an interrupted import can be run again")
 	}
 	if verb == "dream" {
-		str(&m.baseURL, "base-url", "OpenAI-compatible endpoint of the model that words consolidations")
-		str(&m.model, "model", "model that words consolidations (default: $SPINE_MODEL)")
-		str(&m.config, "config", "YAML model configuration, as for spine run")
-		str(&m.record, "record", "journal every distiller exchange to this new file, for --replay")
-		str(&m.replay, "replay", "word consolidations from a journal written by --record, calling no model")
+		str(&m.baseURL, "base-url", "OpenAI-compatible endpoint `URL` of the model that words consolidations")
+		str(&m.model, "model", "`NAME` of the model that words consolidations (default: $SPINE_MODEL)")
+		str(&m.config, "config", "YAML model configuration `FILE`, as for spine run")
+		str(&m.record, "record", "journal every distiller exchange to this new `FILE`, for --replay")
+		str(&m.replay, "replay", "word consolidations from a journal `FILE` written by --record, calling no model")
 	}
 }
 

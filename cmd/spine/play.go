@@ -28,11 +28,11 @@ func init() {
 			Short: "run a rule set against a designed scenario (no model) and write its trace",
 		}
 		fs := c.Flags()
-		rulesPath := fs.String("rules", "", "rule file to use instead of the one the scenario names")
-		tracePath := fs.String("trace", "", "trace file to create (default: <scenario name>.trace.jsonl, never overwritten)")
+		rulesPath := fs.String("rules", "", "rule `FILE` to use instead of the one the scenario names")
+		tracePath := fs.String("trace", "", "trace `FILE` to create (default: <scenario name>.trace.jsonl, never overwritten)")
 		quiet := fs.Bool("quiet", false, "print only the result, not the run as it goes")
 		all := fs.Bool("all", false, "show the rule timeline (every evaluation and state change) instead of the pipeline")
-		memDir := fs.String("memory", "", "GGS scenarios: let GGS write its Megrams to the LevelDB memory store in DIR")
+		memDir := fs.String("memory", "", "GGS scenarios: let GGS write its Megrams to the LevelDB memory store in `DIR`")
 		opts := &playFlags{
 			rulesPath: rulesPath,
 			tracePath: tracePath,
@@ -204,7 +204,7 @@ func init() {
 			Short: "run a shipped multi-round task end to end with no API key and no network (--pipeline: R1–R4b, real tools, memory, Auditor)",
 		}
 		flags := c.Flags()
-		tracePath := flags.String("trace", "", "trace file to create (default: spine-demo.trace.jsonl, never overwritten)")
+		tracePath := flags.String("trace", "", "trace `FILE` to create (default: spine-demo.trace.jsonl, never overwritten)")
 		quiet := flags.Bool("quiet", false, "print only the result")
 		all := flags.Bool("all", false, "show the rule timeline instead of the pipeline")
 		pipeline := flags.Bool("pipeline", false, "run R1–R4b on a tiny project in a temporary work dir, with scripted replies for the roles and the real tools, memory and Auditor (default trace: "+pipelineDemoTrace+")")

@@ -27,10 +27,10 @@ func init() {
 		}
 		fs := c.Flags()
 		f := &replayFlags{
-			rulesPath: fs.String("rules", "", "replay with this rule file instead of the recorded one (the run may diverge)"),
+			rulesPath: fs.String("rules", "", "replay with this rule `FILE` instead of the recorded one (the run may diverge)"),
 			check:     fs.Bool("check", false, "compare the new trace with the recording; exit 1 at the first differing line"),
-			out:       fs.String("out", "", "write the new trace to this file (one trace only)"),
-			jobs:      fs.Int("jobs", runtime.GOMAXPROCS(0), "traces replayed at once"),
+			out:       fs.String("out", "", "write the new trace to this `FILE` (one trace only)"),
+			jobs:      fs.Int("jobs", runtime.GOMAXPROCS(0), "`N` traces replayed at once"),
 			whatIf:    fs.Bool("what-if", false, "with --rules: re-decide every recorded cycle with the edited rules and show the changed decisions; calls no effector"),
 		}
 		c.RunE = func(c *cobra.Command, args []string) error {

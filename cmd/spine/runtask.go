@@ -29,16 +29,16 @@ func init() {
 		}
 		fs := c.Flags()
 		f := &runFlags{
-			workdir:    fs.String("workdir", ".", "directory the executor's tools work in; they cannot leave it"),
-			rulesPath:  fs.String("rules", "", "GGS rule file to use instead of the shipped rules/ggs.yaml"),
-			memDir:     fs.String("memory", "", "shared memory (LevelDB) directory: calibrates plans, and GGS records what it learns"),
-			tracePath:  fs.String("trace", "", "trace file to create, outside the work dir (default: spine-<run id>.trace.jsonl in $SPINE_TRACE_DIR, else $XDG_STATE_HOME/spine/traces or ~/.local/state/spine/traces; never overwritten)"),
+			workdir:    fs.String("workdir", ".", "`DIR` the executor's tools work in; they cannot leave it"),
+			rulesPath:  fs.String("rules", "", "GGS rule `FILE` to use instead of the shipped rules/ggs.yaml"),
+			memDir:     fs.String("memory", "", "shared memory (LevelDB) `DIR`: calibrates plans, and GGS records what it learns"),
+			tracePath:  fs.String("trace", "", "trace `FILE` to create, outside the work dir (default: spine-<run id>.trace.jsonl in $SPINE_TRACE_DIR, else $XDG_STATE_HOME/spine/traces or ~/.local/state/spine/traces; never overwritten)"),
 			asJSON:     fs.Bool("json", false, "print every message as a JSON line instead of the pipeline display"),
-			baseURL:    fs.String("base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL or OpenAI)"),
-			model:      fs.String("model", "", "model for every role without one of its own (default: $SPINE_MODEL)"),
-			configPath: fs.String("config", "", "YAML model configuration (base_url, api_key, model, tiers, roles)"),
+			baseURL:    fs.String("base-url", "", "OpenAI-compatible endpoint `URL`, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL or OpenAI)"),
+			model:      fs.String("model", "", "`NAME` of the model for every role without one of its own (default: $SPINE_MODEL)"),
+			configPath: fs.String("config", "", "YAML model configuration `FILE` (base_url, api_key, model, tiers, roles)"),
 			watch:      fs.Bool("watch", false, "with --rules: reload the rule file when it changes, at the next cycle boundary"),
-			caution:    fs.String("caution", taskrun.CautionRefuse, "with no terminal to ask, what to do with a call memory advises caution for: refuse, allow or log (allow and warn)"),
+			caution:    fs.String("caution", taskrun.CautionRefuse, "with no terminal to ask, what to do with a call memory advises caution for: `refuse|allow|log` (log: allow and warn)"),
 			noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (printed in red, recorded in the trace)"),
 			otlp:       fs.String("otlp", "", "when the run ends, send its trace to this OTLP/HTTP `URL` (e.g. http://localhost:4318; headers from $OTEL_EXPORTER_OTLP_HEADERS)"),
 		}

@@ -17,7 +17,7 @@ func init() {
 			Short: "re-decide every recorded cycle of traces with edited rules and show where decisions change",
 		}
 		fs := c.Flags()
-		rulesPath := fs.String("rules", "", "the edited rule file to decide with (required)")
+		rulesPath := fs.String("rules", "", "the edited rule `FILE` to decide with (required)")
 		all := fs.Bool("all", false, "list every decision, not only the changed ones")
 		opts := &whatIfFlags{
 			rulesPath: rulesPath,
