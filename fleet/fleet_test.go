@@ -21,6 +21,7 @@ const demoTask = "Count the lines that contain TODO in the files under src/ and 
 // and names its task and attempt, and the bus stream holds each run's messages in
 // trace order.
 func TestFleetRunsTasksLikeOneByOne(t *testing.T) {
+	t.Parallel()
 	rs := testRules(t)
 	ns := noSandbox()
 	prep := testPrepare(rs, ns)
@@ -95,6 +96,7 @@ func TestFleetRunsTasksLikeOneByOne(t *testing.T) {
 // has the queued tasks, the finished task's status and its trace, and a worker then
 // finishes the rest.
 func TestServerRestartKeepsQueueAndTraces(t *testing.T) {
+	t.Parallel()
 	rs := testRules(t)
 	dir, root := t.TempDir(), t.TempDir()
 	srv := testServer(t, dir)

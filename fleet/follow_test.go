@@ -18,6 +18,7 @@ import (
 // TestFollowAudit: the fleet's Auditor, following the bus stream live, makes for each
 // run the findings the run's own Auditor wrote into its trace, and sees each run end.
 func TestFollowAudit(t *testing.T) {
+	t.Parallel()
 	rs := testRules(t)
 	srv := testServer(t, t.TempDir())
 	defer srv.Shutdown()

@@ -20,10 +20,11 @@ import (
 // an attempt that follows a killed one says in its trace header which it supersedes.
 // SPINE_FLEET_KILL_SEED replays a seed the log printed.
 func TestKilledWorkers(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts worker processes")
 	}
-	const kills, tasks = 20, 40
+	const kills, tasks = 20, 30
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("SPINE_FLEET_KILL_SEED"); s != "" {
 		var err error

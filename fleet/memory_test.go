@@ -19,6 +19,7 @@ import (
 // run of the same task is calibrated with A's experience ("worked in 1 earlier task"),
 // which the first run was not. Only one worker holds the Dreamer's lease.
 func TestMemoryAcrossWorkers(t *testing.T) {
+	t.Parallel()
 	rs := testRules(t)
 	srv := testServer(t, t.TempDir())
 	defer srv.Shutdown()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -15,6 +17,7 @@ import (
 // fleet's runs live instead of over trace files.
 type auditFollowFlags struct {
 	on, fromStart bool
+	reportEvery   time.Duration
 	nats          natsFlags
 }
 
@@ -22,6 +25,7 @@ func addAuditFollowFlags(fs *pflag.FlagSet) *auditFollowFlags {
 	f := &auditFollowFlags{}
 	fs.BoolVar(&f.on, "follow", false, "run the Auditor over the fleet's runs live, from the bus stream of its NATS server, until interrupted")
 	fs.BoolVar(&f.fromStart, "from-start", false, "with --follow: begin at the bus stream's first message instead of now")
+	fs.DurationVar(&f.reportEvery, "report-every", 0, "with --follow: publish a report of the fleet (tasks, findings, role drift) this often; spine status shows the latest")
 	f.nats.add(fs)
 	return f
 }
@@ -43,7 +47,38 @@ func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audi
 	enc := json.NewEncoder(io.out)
 	enc.SetEscapeHTML(false)
 	fmt.Fprintf(io.err, "spine audit: following the runs on %s; interrupt to stop\n", cl.URL())
+	var mu sync.Mutex // the report goroutine and the follower share the output
+	if f.reportEvery > 0 {
+		go func() {
+			last := time.Now()
+			t := time.NewTicker(f.reportEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case now := <-t.C:
+					rep, err := cl.MakeReport(ctx, now, last, fleet.DefaultDrift)
+					if err == nil {
+						err = cl.PublishReport(ctx, rep)
+					}
+					mu.Lock()
+					if err != nil {
+						fmt.Fprintf(io.err, "spine audit: the report: %v\n", err)
+					} else if asJSON {
+						_ = json.NewEncoder(io.out).Encode(rep)
+					} else {
+						fmt.Fprintln(io.out, rep.Line())
+					}
+					mu.Unlock()
+					last = now
+				}
+			}
+		}()
+	}
 	return cl.FollowAudit(ctx, cfg, f.fromStart, func(e fleet.FollowEvent) {
+		mu.Lock()
+		defer mu.Unlock()
 		switch {
 		case asJSON:
 			_ = enc.Encode(e)

@@ -50,8 +50,13 @@ func init() {
 				}
 				if len(args) == 1 {
 					showTaskStatus(io.out, sts[0])
-				} else {
-					showFleetStatus(io.out, sts)
+					return nil
+				}
+				showFleetStatus(io.out, sts)
+				if rep, ok, err := cl.LatestReport(c.Context()); err != nil {
+					return err
+				} else if ok {
+					fmt.Fprintln(io.out, rep.Line())
 				}
 				return nil
 			},
