@@ -46,6 +46,7 @@ type Dot struct {
 type DirectiveLabel struct {
 	X, Y, LineY, Text string
 	Rotate            bool
+	Angle             string // degrees, when Rotate
 }
 
 // plot lays out the rounds: x evenly by round, y from 0 to 1 or to the largest value.
@@ -53,10 +54,19 @@ func plot(rounds []Round, th Thresholds) *Plot {
 	if len(rounds) == 0 {
 		return nil
 	}
-	const (
-		w, h                     = 1180.0, 380.0
-		left, right, top, bottom = 56.0, 1000.0, 64.0, 330.0
-	)
+	// Many rounds turn the directive labels aslant, more so the more there are, which
+	// takes more room above.
+	rotate, angle := len(rounds) > 6, "-25"
+	const w, left, right, plotH = 1180.0, 56.0, 1000.0, 266.0
+	top := 64.0
+	switch {
+	case len(rounds) > 14:
+		top, angle = 160, "-60"
+	case rotate:
+		top = 124
+	}
+	bottom := top + plotH
+	h := bottom + 50
 	ymax := 1.0
 	for _, r := range rounds {
 		for _, v := range []float64{r.D, r.P, r.Omega, r.L} {
@@ -81,18 +91,17 @@ func plot(rounds []Round, th Thresholds) *Plot {
 		}
 		return bottom - v/ymax*(bottom-top)
 	}
-	p := &Plot{Width: num(w), Height: num(h), Left: num(left), Right: num(right), Top: num(top), Bottom: num(bottom), YMax: num(ymax)}
+	p := &Plot{Width: num(w), Height: num(h), Left: num(left), Right: num(right), Top: num(top), Bottom: num(bottom), YMax: strconv.FormatFloat(ymax, 'f', -1, 64)}
 	for v := 0.0; v <= ymax+1e-9; v += 0.25 {
 		p.Ticks = append(p.Ticks, Tick{Y: num(y(v)), Label: strconv.FormatFloat(v, 'f', 2, 64)})
 	}
-	rotate := len(rounds) > 6
 	for i, r := range rounds {
 		p.XLabels = append(p.XLabels, XLabel{X: num(x(i)), Y: num(bottom + 20), Label: strconv.Itoa(r.Round)})
 		text := r.Directive
 		if text == "" {
 			text = "–"
 		}
-		p.Directives = append(p.Directives, DirectiveLabel{X: num(x(i)), Y: num(top - 14), LineY: num(y(r.L)), Text: text, Rotate: rotate})
+		p.Directives = append(p.Directives, DirectiveLabel{X: num(x(i)), Y: num(top - 14), LineY: num(y(r.L)), Text: text, Rotate: rotate, Angle: angle})
 	}
 	for _, t := range []struct {
 		name, series, sym string
