@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/agentspine/spine/spine/cond"
 )
 
 // Results of evaluating one rule in a cycle.
@@ -97,10 +99,10 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	objectives := s.evalObjectives() // before the rules, which may read them
 	// One lookup decides every analysable rule whose facts are present.
 	m := s.rs.matcher
-	if len(s.set) != m.Words() { // a reload brought another matcher
-		s.set = make([]uint64, m.Words())
+	if len(s.set) != m.Words() || len(s.decided) != len(s.rs.rules) { // a reload brought another matcher
+		s.set, s.decided = make([]uint64, m.Words()), make([]uint8, len(s.rs.rules))
 	}
-	m.Lookup(&s.wm.in, s.set)
+	m.Decide(&s.wm.in, s.set, s.decided)
 	errs := 0
 	if cap(s.evals) < len(s.rs.order) { // a reload brought more rules
 		s.evals = make([]RuleEval, 0, len(s.rs.order))
@@ -111,9 +113,9 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 		if terminalOnly && !r.final {
 			continue
 		}
-		ok, decided := m.Rule(r.index, &s.wm.in, s.set)
+		ok := s.decided[r.index] == cond.True
 		var err error
-		if !decided {
+		if s.decided[r.index] == cond.VM {
 			ok, err = s.evalVM(r)
 		}
 		// Write the outcome field by field into the slice, which has room for every

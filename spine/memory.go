@@ -39,6 +39,7 @@ type WorkingMemory struct {
 	rev      uint64
 	env      reflect.Value   // pointer to the rule set's environment struct
 	envKinds []reflect.Value // env's field of each kind, set on every change
+	envCur   []any           // the payload each singleton's field points at
 	// in is what the rule set's matcher reads: each kind's presence and the value of
 	// each field its conditions compare, refreshed when a singleton fact changes.
 	in       cond.Input
@@ -70,8 +71,12 @@ func (wm *WorkingMemory) setRuleSet(rs *RuleSet, env reflect.Value) {
 // bindEnv finds each kind's field in the environment struct.
 func (wm *WorkingMemory) bindEnv() {
 	wm.envKinds = wm.envKinds[:0]
-	for i := range wm.rs.kinds {
+	wm.envCur = make([]any, len(wm.rs.kinds))
+	for i, k := range wm.rs.kinds {
 		wm.envKinds = append(wm.envKinds, wm.env.Elem().Field(i))
+		if kf := &wm.kinds[i]; !k.Many && kf.has {
+			wm.envCur[i] = kf.live.iface
+		}
 	}
 }
 
@@ -280,6 +285,17 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 		}
 		return wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: nv.Interface()}, op), nil
 	}
+	if exists && !kf.shared {
+		// Nobody has seen the live payload: a whole write (which checks every value
+		// before it writes one) may go into it in place.
+		if whole, err := k.setWhole(kf.live.fields, payload, &kf.src); whole {
+			if err != nil {
+				return Fact{}, err
+			}
+			wm.storedSingle(k, op)
+			return kf.single, nil
+		}
+	}
 	buf := kf.takeSpare(k)
 	dst := buf.value()
 	whole, err := k.setWhole(buf.fields, payload, &kf.src)
@@ -370,18 +386,23 @@ func (wm *WorkingMemory) notify(op string, f Fact) {
 func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration int) {
 	k := wm.rs.kinds[index]
 	kf := &wm.kinds[index]
-	buf := kf.takeSpare(k)
+	op := OpAssert
+	if kf.has {
+		op = OpUpdate
+	}
+	buf := kf.live // written in place when nobody has seen it
+	if !kf.has || kf.shared {
+		buf = kf.takeSpare(k)
+	}
 	buf.fields[0].SetString(name)
 	if f := buf.fields[1]; f.Kind() == reflect.String {
 		f.SetString(second)
 	} else {
 		f.SetInt(int64(iteration))
 	}
-	op := OpAssert
-	if kf.has {
-		op = OpUpdate
+	if buf.iface != kf.live.iface {
+		kf.replaceLive(buf)
 	}
-	kf.replaceLive(buf)
 	wm.storedSingle(k, op)
 }
 
@@ -465,10 +486,18 @@ func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
 // the matcher's input.
 func (wm *WorkingMemory) syncEnv(k *FactKind) {
 	if !k.Many {
-		if kf := &wm.kinds[k.index]; kf.has {
-			wm.envKinds[k.index].Set(kf.live.ptr)
-		} else {
-			wm.envKinds[k.index].SetZero()
+		kf := &wm.kinds[k.index]
+		var cur any // the payload the environment should point at, nil for none
+		if kf.has {
+			cur = kf.live.iface
+		}
+		if cur != wm.envCur[k.index] { // a payload written in place is already there
+			if kf.has {
+				wm.envKinds[k.index].Set(kf.live.ptr)
+			} else {
+				wm.envKinds[k.index].SetZero()
+			}
+			wm.envCur[k.index] = cur
 		}
 		wm.refreshInput(k)
 		return

@@ -16,12 +16,13 @@ import (
 // (such as the GGS filter) drive a Session directly. A Session is not safe for
 // concurrent use; run one per goroutine. Sessions share their immutable RuleSet.
 type Session struct {
-	rs     *RuleSet
-	wm     *WorkingMemory
-	opts   options
-	tracer tracer
-	vm     vm.VM
-	set    []uint64 // the atoms that hold, filled by the matcher each cycle
+	rs      *RuleSet
+	wm      *WorkingMemory
+	opts    options
+	tracer  tracer
+	vm      vm.VM
+	set     []uint64 // the atoms that hold, filled by the matcher each cycle
+	decided []uint8  // each rule's outcome from the matcher (cond.True, False, VM)
 
 	cycle     int
 	firings   []Firing // ring of the last firings, for runaway errors

@@ -490,6 +490,45 @@ func (m *Matcher) Rule(i int, in *Input, set []uint64) (v, ok bool) {
 	return evalTree(r.tree, len(r.tree)-1, set), true
 }
 
+// Outcomes of Decide.
+const (
+	False = 0
+	True  = 1
+	VM    = 2 // only expr's VM can give the rule's value or error
+)
+
+// Decide looks up in and writes every rule's outcome into out (one per rule, in the
+// order given to Compile): what Lookup and Rule give, in one pass.
+func (m *Matcher) Decide(in *Input, set []uint64, out []uint8) {
+	m.Lookup(in, set)
+	for i := range m.rules {
+		r := &m.rules[i]
+		if r.vm {
+			out[i] = VM
+			continue
+		}
+		o := uint8(False)
+		for _, k := range r.need {
+			if !in.Present[k] {
+				o = VM
+				break
+			}
+		}
+		if o == False {
+			var v bool
+			if r.form == fAll && len(r.mask) == 1 {
+				v = set[0]&r.mask[0] == r.mask[0]
+			} else {
+				v, _ = m.Rule(i, in, set)
+			}
+			if v {
+				o = True
+			}
+		}
+		out[i] = o
+	}
+}
+
 // Analysable reports whether rule i is decided by the matcher whenever the facts it reads
 // are present.
 func (m *Matcher) Analysable(i int) bool { return !m.rules[i].vm }
