@@ -2,6 +2,8 @@
 // field names of the role definitions: TaskSpec, SubTask, DispatchManifest,
 // ExecutionResult, CorrectionSignal, SubTaskOutcome, ReplanRequest, OutcomeSummary,
 // PlanDirective, FinalResult, Megram, SOPRecord, Potentials and AuditReport.
+// It also owns the one-line tool_calls entry those messages carry (FormatToolCall,
+// ParseToolCall), which R3 writes and R4a and GGS read.
 //
 // It owns data shapes and their small invariants (enumerated values, validation). It must
 // not import any other package of the project and must not perform I/O: every role, the

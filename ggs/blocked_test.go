@@ -89,7 +89,7 @@ func TestBlockedTargetsNeverShrink(t *testing.T) {
 				req := randomRound(rng, task, elapsed[task])
 				for _, o := range req.Outcomes {
 					for _, e := range o.ToolCalls {
-						if c, ok := ParseToolCall(e); ok && c.Target != "" {
+						if c, ok := contract.ParseToolCall(e); ok && c.Target != "" {
 							tried[task] = append(tried[task], c.Key())
 						}
 					}

@@ -68,7 +68,7 @@ func failingCalls(outcomes []contract.SubTaskOutcome, task []contract.CriterionV
 
 func (rc *roundCalls) add(calls []string, logical, targets bool) {
 	for _, entry := range calls {
-		c, ok := ParseToolCall(entry)
+		c, ok := contract.ParseToolCall(entry)
 		if !ok {
 			continue
 		}
@@ -84,7 +84,7 @@ func (rc *roundCalls) add(calls []string, logical, targets bool) {
 
 // keyOf is c.Key(), taken from the entry itself when it starts with it (no spaces around
 // the colon), which saves building the string.
-func keyOf(entry string, c ToolCall) string {
+func keyOf(entry string, c contract.ToolCall) string {
 	n := len(c.Tool) + 1 + len(c.Target)
 	if len(entry) >= n && entry[len(c.Tool)] == ':' && entry[:len(c.Tool)] == c.Tool && entry[len(c.Tool)+1:n] == c.Target {
 		return entry[:n]

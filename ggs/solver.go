@@ -328,7 +328,7 @@ func (s *Solver) write(directive, intent, content string, targets []string, crit
 		return
 	}
 	for _, t := range targets {
-		tool, target := SplitTarget(t)
+		tool, target := contract.SplitBlockedTarget(t)
 		why := directive + ": " + t + " is blocked"
 		if criterion != "" {
 			why += " (failed: " + criterion + ")"

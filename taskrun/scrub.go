@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
@@ -52,7 +53,7 @@ func (t scrubTools) Call(ctx context.Context, name string, argsJSON []byte) (san
 	if (out != r.Output || tgt != r.Target) && r.Evidence != "" {
 		// The evidence keeps the output's tail, which may begin inside a secret; made
 		// again from the scrubbed output, it shows the marker instead of a fragment.
-		r.Evidence = sandbox.FormatToolCall(r.Tool, tgt, out)
+		r.Evidence = contract.FormatToolCall(r.Tool, tgt, out)
 	}
 	r.Output, r.Target, r.Evidence = out, tgt, t.sc.String(r.Evidence)
 	return r, t.sc.Error(err)

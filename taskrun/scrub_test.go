@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/internal/secrets"
 	"github.com/agentspine/spine/spine"
@@ -143,9 +144,9 @@ func TestScrubTools(t *testing.T) {
 		{"clean", sandbox.ToolResult{Tool: "shell", Target: "ls", Output: "a b", Evidence: "shell:ls → a b"}, nil,
 			sandbox.ToolResult{Tool: "shell", Target: "ls", Output: "a b", Evidence: "shell:ls → a b"}, ""},
 		{"output and evidence made again", sandbox.ToolResult{Tool: "shell", Target: "env", Output: long,
-			Evidence: sandbox.FormatToolCall("shell", "env", long)}, nil,
+			Evidence: contract.FormatToolCall("shell", "env", long)}, nil,
 			sandbox.ToolResult{Tool: "shell", Target: "env", Output: strings.Repeat("x", 200) + " token [REDACTED] end",
-				Evidence: sandbox.FormatToolCall("shell", "env", strings.Repeat("x", 200)+" token [REDACTED] end")}, ""},
+				Evidence: contract.FormatToolCall("shell", "env", strings.Repeat("x", 200)+" token [REDACTED] end")}, ""},
 		{"target and error", sandbox.ToolResult{Tool: "read_file", Target: scrubKey, Output: "refused", Refused: true, ExitCode: -1,
 			Evidence: "read_file:" + scrubKey + " → refused"}, errors.New("read_file " + scrubKey + ": outside"),
 			sandbox.ToolResult{Tool: "read_file", Target: "[REDACTED]", Output: "refused", Refused: true, ExitCode: -1,

@@ -156,8 +156,8 @@ func plannedPaths(targets, calls []string) map[string]bool {
 		add(t)
 	}
 	for _, c := range calls {
-		if _, tgt, _, ok := sandbox.ParseToolCall(c); ok {
-			add(tgt)
+		if e, ok := contract.ParseToolCall(c); ok {
+			add(e.Target)
 		}
 	}
 	return set

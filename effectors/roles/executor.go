@@ -127,7 +127,7 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, a Assignment, tc 
 	refuse := func(why string) (string, string, error) {
 		out := "refused: " + why
 		r := sandbox.ToolResult{Tool: tc.Name, Target: tgt, Output: out, ExitCode: -1, Refused: true,
-			Evidence: sandbox.FormatToolCall(tc.Name, tgt, out)}
+			Evidence: contract.FormatToolCall(tc.Name, tgt, out)}
 		x.Response, x.Error = r, why
 		rec.exchange(x)
 		return out, r.Evidence, nil
@@ -172,7 +172,7 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, a Assignment, tc 
 	rec.exchange(x)
 	entry := r.Evidence
 	if entry == "" {
-		entry = sandbox.FormatToolCall(tc.Name, tgt, r.Output)
+		entry = contract.FormatToolCall(tc.Name, tgt, r.Output)
 	}
 	return toolReply(r, err), entry, nil
 }

@@ -1,7 +1,8 @@
 // Package sandbox holds R3's tools — shell, read_file, write_file, list_files — confined
-// to one working directory, with their function-calling schemas, a dispatcher that
-// validates the model's arguments, and the tool_calls evidence format
-// "<tool>:<target> → <last 120 characters of output>" with its parser.
+// to one working directory, with their function-calling schemas and a dispatcher that
+// validates the model's arguments. Each call's evidence is a tool_calls entry,
+// "<tool>:<target> → <last 120 characters of output>", in the format of
+// contract.FormatToolCall, which GGS reads with contract.ParseToolCall.
 //
 // It owns the boundary between a model's tool requests and the machine. The file tools
 // resolve every path (lexically, then through symlinks on the longest existing prefix)
@@ -27,6 +28,6 @@
 // no inode that another path shares is ever written. Reads, writes and listings stop
 // between chunks when the context is cancelled.
 //
-// It must not call a model, know a role's prompt, or import the rest of the project: the
-// GGS package reuses ParseToolCall, so this package stays light.
+// It must not call a model, know a role's prompt, or import the rest of the project
+// beyond contract and the small helpers of internal/.
 package sandbox

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // What a tool call left behind, read after the fact: whether a path is in the root, and
@@ -60,14 +62,15 @@ var failedTail = regexp.MustCompile(`\[(exit status -?\d+|timed out after [^\]]*
 // or "[timed out after …]" (a shell command, maybe followed by "[limit reached: …]"), or
 // begins "error:" and the tool is not the shell (a file tool's I/O error: a command's own
 // output may begin so, as grep's does, and the sandbox marks a failed command by its exit
-// status); succeeded otherwise. An entry that ParseToolCall cannot read is unreadable,
+// status); succeeded otherwise. An entry that contract.ParseToolCall cannot read is unreadable,
 // which is no record of success either.
 //
-// The evidence keeps only the last EvidenceRunes characters of the output, so a refusal or
+// The evidence keeps only the last contract.ToolCallEvidenceRunes characters of the output, so a refusal or
 // an I/O error whose text is longer than that has lost its prefix and reads as succeeded:
 // the answer errs toward success, never toward a failure that did not happen.
 func ReadEntry(entry string) string {
-	tool, _, ev, ok := ParseToolCall(entry)
+	c, ok := contract.ParseToolCall(entry)
+	tool, ev := c.Tool, c.Evidence
 	switch {
 	case !ok:
 		return EntryUnreadable

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentspine/spine/contract"
 )
 
 func TestExists(t *testing.T) {
@@ -101,7 +103,7 @@ func TestReadEntry(t *testing.T) {
 		{"shell:echo → [exit status 2] and then more", EntrySucceeded},
 		{"shell:echo → it said refused: no", EntrySucceeded},
 		// A refusal longer than the evidence keeps is cut in the middle and keeps its mark.
-		{FormatToolCall(ToolShell, "x", "refused: "+strings.Repeat("why ", 40)), EntryRefused},
+		{contract.FormatToolCall(ToolShell, "x", "refused: "+strings.Repeat("why ", 40)), EntryRefused},
 		{"", EntryUnreadable},
 		{"no tool here", EntryUnreadable},
 		{"a b:c → d", EntryUnreadable},
@@ -113,7 +115,7 @@ func TestReadEntry(t *testing.T) {
 }
 
 // FuzzReadEntry checks that reading never panics, answers one of the four outcomes, and
-// reads a short refusal or I/O error that FormatToolCall wrote for what it is.
+// reads a short refusal or I/O error that contract.FormatToolCall wrote for what it is.
 func FuzzReadEntry(f *testing.F) {
 	for _, s := range []string{"read_file:a → refused: no", "shell:x → [exit status 1]", "", "\xff:→", "a:b -> error: c"} {
 		f.Add(s)
@@ -124,14 +126,14 @@ func FuzzReadEntry(f *testing.F) {
 		default:
 			t.Fatalf("ReadEntry(%q) = %q", s, got)
 		}
-		why := collapse(s)
-		if len([]rune(why)) > EvidenceRunes-len("refused: ") {
+		why := strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ") // as the entry writes it
+		if len([]rune(why)) > contract.ToolCallEvidenceRunes-len("refused: ") {
 			return
 		}
-		if got := ReadEntry(FormatToolCall(ToolReadFile, s, "refused: "+s)); got != EntryRefused {
+		if got := ReadEntry(contract.FormatToolCall(ToolReadFile, s, "refused: "+s)); got != EntryRefused {
 			t.Fatalf("a refusal of %q reads %s", s, got)
 		}
-		if got := ReadEntry(FormatToolCall(ToolWriteFile, s, "error: "+s)); got != EntryFailed {
+		if got := ReadEntry(contract.FormatToolCall(ToolWriteFile, s, "error: "+s)); got != EntryFailed {
 			t.Fatalf("an I/O error of %q reads %s", s, got)
 		}
 	})

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // ReadFile returns up to the read limit of a regular file inside the root.
@@ -222,7 +224,7 @@ func (s *Sandbox) ListFiles(ctx context.Context, dir, pattern string, recursive 
 	r := result(ToolListFiles, target, strings.TrimSuffix(text, "\n"))
 	if total > s.opts.MaxList {
 		r.Output = appendLine(r.Output, fmt.Sprintf("[%d more entries not shown]", total-s.opts.MaxList))
-		r.Evidence = FormatToolCall(ToolListFiles, target, r.Output)
+		r.Evidence = contract.FormatToolCall(ToolListFiles, target, r.Output)
 		r.Truncated = true
 	}
 	return r, nil

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // ToolShell and the other tool names, as the model calls them and as evidence entries
@@ -37,7 +39,7 @@ type ToolResult struct {
 
 // result completes a ToolResult with its evidence entry.
 func result(tool, target, output string) ToolResult {
-	return ToolResult{Tool: tool, Target: target, Output: output, Evidence: FormatToolCall(tool, target, output)}
+	return ToolResult{Tool: tool, Target: target, Output: output, Evidence: contract.FormatToolCall(tool, target, output)}
 }
 
 // refusal is the ToolResult of a call that did not run; its output tells the model why.
@@ -104,7 +106,7 @@ func (s *Sandbox) Shell(ctx context.Context, command string, timeout time.Durati
 		text = appendLine(text, "[limit reached: "+strings.Join(rep.Limits, ", ")+"]")
 	}
 	res.Output = text
-	res.Evidence = FormatToolCall(ToolShell, command, text)
+	res.Evidence = contract.FormatToolCall(ToolShell, command, text)
 	return res, nil
 }
 
