@@ -97,7 +97,8 @@ func plot(rounds []Round, th Thresholds) *Plot {
 	}
 	for i, r := range rounds {
 		p.XLabels = append(p.XLabels, XLabel{X: num(x(i)), Y: num(bottom + 20), Label: strconv.Itoa(r.Round)})
-		text := r.Directive
+		// A label past a directive's usual length is cut; the point's title has it whole.
+		text := oneLine(r.Directive, 24)
 		if text == "" {
 			text = "–"
 		}
