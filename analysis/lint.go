@@ -39,6 +39,15 @@ func (a *analyzer) warnings(rep *Report, hostParams []string, withDomains bool) 
 			used[p] = true
 		}
 	}
+	// A param an objective's score or satisfied reads is used: it shapes what the
+	// conflict_set records and what rules reading the objective see.
+	for _, o := range a.rs.Objectives() {
+		for _, src := range []string{o.Score, o.Satisfied} {
+			for _, p := range paramsRead(src) {
+				used[p] = true
+			}
+		}
+	}
 	for _, p := range a.rs.Params() {
 		if !used[p.Name] {
 			out = append(out, Warning{File: file, Line: p.Line, Code: WarnUnusedParam,

@@ -305,3 +305,42 @@ rules: [{name: r, salience: 1, when: "objectives.whole.score == 7", then: {objec
 		t.Fatalf("%d conflict_set events, want 3", n)
 	}
 }
+
+// A hot reload that rescores objectives takes effect at the next cycle: rules read the
+// new values, the conflict_set records them, and a replay applies the same edit.
+func TestReloadRescoresObjectives(t *testing.T) {
+	scored := `
+facts: {score: {fields: {value: float}}}
+objectives:
+  - {name: work, score: "score == nil ? 0 : score.value / 3", satisfied: "score != nil && score.value >= 3"}
+  - {name: done, terminal: success}
+rules:
+  - {name: keep_working, salience: 1, when: '!objectives.work.satisfied', then: {objective: work}}
+  - {name: enough, salience: 9, when: objectives.work.satisfied, then: {objective: done}}
+`
+	rs, err := LoadRules("scored.yaml", []byte(scored))
+	if err != nil {
+		t.Fatal(err)
+	}
+	easier := strings.NewReplacer("value / 3", "value / 2", "value >= 3", "value >= 2").Replace(scored)
+	src := &scriptedSource{polls: [][]byte{nil, nil, []byte(easier)}}
+	sink := &MemorySink{}
+	res, err := NewEngine(rs, &counter{}, WithTrace(sink), WithRuleSource(src)).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The score is 2 when the edit arrives before the third select: satisfied now.
+	if res.Outcome != OutcomeSuccess || res.Iterations != 3 {
+		t.Fatalf("%+v", res)
+	}
+	trace := string(sink.Bytes())
+	for _, want := range []string{
+		`"objectives":[{"objective":"work","score":0.6666666666666666,"satisfied":false}]`,
+		`"objectives":[{"objective":"work","score":1,"satisfied":true}]`,
+	} {
+		if !strings.Contains(trace, want) {
+			t.Errorf("trace lacks %s", want)
+		}
+	}
+	assertReplays(t, sink.Bytes(), rs)
+}
