@@ -60,7 +60,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"version", "extra"},
 			"spine version: unknown command \"extra\" for \"spine version\"\nRun 'spine version --help' for its flags.\n"},
 		{[]string{"help", "nosuch"},
-			"spine help: unknown command \"nosuch\"\nRun 'spine help --help' for its flags.\n"},
+			"spine help: unknown command \"nosuch\"\nRun 'spine help' for the commands.\n"},
 		{[]string{"completion", "tcsh"},
 			"spine completion: unknown shell \"tcsh\": want one of bash, fish, powershell, zsh\nRun 'spine completion --help' for its commands.\n"},
 	} {

@@ -106,9 +106,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		msg = err.Error()
 	}
 	fmt.Fprintf(io.err, "%s: %s\n", cmd.CommandPath(), strings.TrimRight(msg, "\n"))
-	if cmd.HasAvailableSubCommands() {
+	switch {
+	case cmd.Name() == "help" && cmd.Parent() == root:
+		fmt.Fprintln(io.err, "Run 'spine help' for the commands.")
+	case cmd.HasAvailableSubCommands():
 		fmt.Fprintf(io.err, "Run '%s --help' for its commands.\n", cmd.CommandPath())
-	} else {
+	default:
 		fmt.Fprintf(io.err, "Run '%s --help' for its flags.\n", cmd.CommandPath())
 	}
 	return exitUsage
@@ -159,6 +162,7 @@ func newRoot(io stdio) *cobra.Command {
 		}
 		pending = next
 	}
+	root.InitDefaultHelpCmd()
 	completionCommand(root)
 	markRunErrors(root)
 	return root
@@ -177,6 +181,10 @@ func findChild(parent *cobra.Command, name string) *cobra.Command {
 // cobra's own (which are usage errors), and every argument check so that a wrong count
 // is a usage error.
 func markRunErrors(c *cobra.Command) {
+	c.InitDefaultHelpFlag()
+	if h := c.Flags().Lookup("help"); h != nil {
+		h.Usage = "show this help"
+	}
 	if run := c.RunE; run != nil {
 		c.RunE = func(c *cobra.Command, args []string) error {
 			err := run(c, args)
@@ -259,7 +267,7 @@ func helpCommand() *cobra.Command {
 		Short: "show the help of spine or of a command",
 		RunE: func(c *cobra.Command, args []string) error {
 			target, rest, err := c.Root().Find(args)
-			if err != nil || target == nil || len(rest) > 0 && len(args) > 0 && target == c.Root() {
+			if err != nil || target == nil || len(rest) > 0 && target == c.Root() {
 				return usageErrorf("unknown command %q", strings.Join(args, " "))
 			}
 			if len(rest) > 0 {
