@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCredentials: a server that asks for a user and password or a token lets in only
@@ -30,6 +31,24 @@ func TestCredentials(t *testing.T) {
 			c, err := Connect(context.Background(), sc.good)
 			if err != nil {
 				t.Fatalf("with the right credentials: %v", err)
+			}
+			// A task run through the fleet: neither its trace nor the worker's log holds
+			// the secret.
+			st, err := c.Submit(context.Background(), demoTask, RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var logs []string
+			stop := workers(t, c, 1, WorkerConfig{WorkdirRoot: t.TempDir(), Prepare: testPrepare(testRules(t), noSandbox()),
+				Log: func(l string) { logs = append(logs, l) }})
+			waitFinished(t, c, []string{st.ID}, 30*time.Second)
+			stop()
+			trace, _, err := c.Trace(context.Background(), st.ID, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(trace), sc.secret) || strings.Contains(strings.Join(logs, "\n"), sc.secret) || len(logs) == 0 {
+				t.Errorf("the secret is in the trace or the log (%d lines)", len(logs))
 			}
 			c.Close()
 			_, err = Connect(context.Background(), sc.bad)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -21,14 +22,16 @@ in --dir and survive a restart on the same directory.
 The URL is also written to the state file ($XDG_STATE_HOME/spine/fleet.json, else
 ~/.local/state/spine/fleet.json), which submit, status, worker and trace get read when
 neither --nats nor $SPINE_NATS_URL is given. Clients must sign in when --user is given
-(the password is read from $SPINE_NATS_PASSWORD) or when $SPINE_NATS_TOKEN is set;
-nothing secret is written to the state file or printed.`
+(the password is read from $SPINE_NATS_PASSWORD), when $SPINE_NATS_TOKEN is set, or
+with --nkey (NKey users' public keys); --tls-cert and --tls-key make them use TLS.
+Nothing secret is written to the state file or printed.`
 
 func init() {
 	addCommand("", func(io stdio) *cobra.Command {
-		var dir, listen, user string
+		var dir, listen, user, tlsCert, tlsKey string
+		var nkeyUsers []string
 		c := &cobra.Command{
-			Use:   "serve [--dir DIR] [--listen HOST:PORT] [--user NAME]",
+			Use:   "serve [--dir DIR] [--listen HOST:PORT] [--user NAME | --nkey KEY...] [--tls-cert FILE --tls-key FILE]",
 			Short: "start an embedded NATS JetStream server for a fleet of workers and print its URL",
 			Long:  serveLong,
 			Args:  cobra.NoArgs,
@@ -37,6 +40,17 @@ func init() {
 				if err != nil {
 					return err
 				}
+				cfg.NKeys = nkeyUsers
+				if (tlsCert == "") != (tlsKey == "") {
+					return usageErrorf("--tls-cert and --tls-key go together")
+				}
+				if tlsCert != "" {
+					pair, err := tls.LoadX509KeyPair(tlsCert, tlsKey)
+					if err != nil {
+						return fmt.Errorf("TLS: %w", err)
+					}
+					cfg.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+				}
 				return runServe(c.Context(), io, cfg)
 			},
 		}
@@ -44,6 +58,9 @@ func init() {
 		fs.StringVar(&dir, "dir", "", "JetStream's store `DIR` (default: $XDG_STATE_HOME/spine/nats, else ~/.local/state/spine/nats)")
 		fs.StringVar(&listen, "listen", "127.0.0.1:4222", "`HOST:PORT` to listen on (port 0: any free port)")
 		fs.StringVar(&user, "user", "", "require this user `NAME`, with the password in $"+envNATSPassword)
+		fs.StringArrayVar(&nkeyUsers, "nkey", nil, "let in the NKey user with this public `KEY` (U…; repeatable); clients sign in with --nats-nkey SEEDFILE")
+		fs.StringVar(&tlsCert, "tls-cert", "", "serve TLS with this certificate `FILE` (with --tls-key); clients trust it with --nats-ca")
+		fs.StringVar(&tlsKey, "tls-key", "", "the TLS certificate's key `FILE`")
 		return c
 	})
 }
