@@ -19,6 +19,12 @@
 // fact kinds, so a misspelt field or a type error fails the load with the file, line and
 // column. Load errors list every problem, never just the first.
 //
+// An objective may carry the seed's score and satisfied: expr expressions over the same
+// facts and params, compiled at load (a score is a number, satisfied a bool) and able
+// to read only the objectives declared before them. They are evaluated at the start of
+// every cycle, recorded in its conflict_set event when the rule set declares any, and
+// read by rules as objectives.NAME.score and objectives.NAME.satisfied.
+//
 // # The agenda
 //
 // A cycle evaluates every rule against working memory. The rules that are true and not
@@ -39,7 +45,9 @@
 //     hash, params) is written at once.
 //  3. Optionally seed facts through Engine.Session().Put.
 //  4. Call Run with a context. Each iteration:
-//     a. observe: the state fact is updated, so rules can match on it;
+//     a. observe: the state fact is updated, so rules can match on it; an effector that
+//     is also an Observer gates the current construct (or the seed) and its signals
+//     become facts;
 //     b. select_objective: one agenda cycle over every rule; a terminal objective or a
 //     rule's transition request skips act and evaluate; an empty conflict set ends
 //     the run with outcome no_rule;
