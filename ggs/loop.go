@@ -79,9 +79,14 @@ func NewLoop(rs *spine.RuleSet, plant Plant, task contract.TaskSpec, opts ...Opt
 	if task.TaskID == "" {
 		return nil, errors.New("ggs: the task has no task_id")
 	}
-	s, err := New(rs, opts...)
+	// The engine's agenda decides each round, so the Solver only observes and concludes:
+	// it gets no session of its own.
+	s, err := newRounds(rs, opts)
 	if err != nil {
 		return nil, err
+	}
+	if len(s.sessOpt) > 0 {
+		return nil, errors.New("ggs: WithSessionOptions configures the session of a Solver from New; a Loop decides in the engine's session")
 	}
 	l := &Loop{solver: s, plant: plant, task: task, rs: rs}
 	if s.mem != nil {

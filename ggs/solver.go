@@ -58,13 +58,29 @@ func WithMemory(w MemoryWriter, clock spine.Clock, ids spine.IDSource) Option {
 }
 
 // WithSessionOptions passes options (trace sink, clock, run id) to the spine session
-// that runs the decision rules.
+// that runs the decision rules of a Solver from New. NewLoop refuses it: a Loop decides
+// in the engine's session, which its host configures.
 func WithSessionOptions(opts ...spine.Option) Option {
 	return func(s *Solver) { s.sessOpt = append(s.sessOpt, opts...) }
 }
 
-// New returns a Solver whose params and decisions come from rs.
+// New returns a Solver whose params and decisions come from rs: it decides each round
+// itself (HandleReplan, HandleOutcome) in a spine session of its own.
 func New(rs *spine.RuleSet, opts ...Option) (*Solver, error) {
+	s, err := newRounds(rs, opts)
+	if err != nil {
+		return nil, err
+	}
+	if s.decider, err = NewRulesDecider(rs, s.sessOpt...); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// newRounds returns a Solver without a decider: the params, per-task state and memory
+// writes of GGS's rounds, which Observe and Conclude need. A host that decides with its
+// own agenda (Loop) uses it, so no session is built that nothing would cycle.
+func newRounds(rs *spine.RuleSet, opts []Option) (*Solver, error) {
 	if err := CheckRuleSet(rs); err != nil {
 		return nil, err
 	}
@@ -78,9 +94,6 @@ func New(rs *spine.RuleSet, opts ...Option) (*Solver, error) {
 	}
 	if s.mem != nil && (s.clock == nil || s.ids == nil) {
 		return nil, errors.New("ggs: WithMemory needs a clock and an ID source")
-	}
-	if s.decider, err = NewRulesDecider(rs, s.sessOpt...); err != nil {
-		return nil, err
 	}
 	return s, nil
 }
