@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Decision is one recorded agenda cycle, decided again with other rules on the facts the
@@ -76,38 +77,14 @@ type factEvent struct {
 	fields spine.Fields
 }
 
-type recordedFact struct {
-	Fact struct {
-		Kind    string          `json:"kind"`
-		ID      string          `json:"id"`
-		Rev     uint64          `json:"rev"`
-		Payload json.RawMessage `json:"payload"`
-	} `json:"fact"`
-}
-
-type recordedCycle struct {
-	Cycle int    `json:"cycle"`
-	Stage string `json:"stage"`
-	Scope string `json:"scope"`
-	Fired string `json:"fired"`
-}
-
 // recordedObjective is unknown when the cycle is decoded (rule_fired follows it); the
 // fired rule's objective in the edited rules stands in, which is what matters for
 // whether the recording ended the run here.
-func (c recordedCycle) recordedObjective(rs *spine.RuleSet) string {
+func recordedObjective(c trace.ConflictSet, rs *spine.RuleSet) string {
 	if r := ruleNamed(rs, c.Fired); r != nil {
 		return r.Then.Objective
 	}
 	return ""
-}
-
-type recordedFiring struct {
-	Cycle int    `json:"cycle"`
-	Rule  string `json:"rule"`
-	Then  struct {
-		Objective string `json:"objective"`
-	} `json:"then"`
 }
 
 // WhatIf re-decides every agenda cycle of a recording with edited rules, calling no
@@ -127,43 +104,36 @@ func WhatIf(rec *spine.Recording, edited *spine.RuleSet) (*WhatIfResult, error) 
 	var history []factEvent
 	kindRev := map[string]uint64{}
 	firedAt := map[string]map[string]uint64{}
-	for _, l := range rec.Lines {
-		switch l.Kind {
-		case spine.EvFactAsserted, spine.EvFactUpdated, spine.EvFactRetracted:
-			ev, err := decodeFactEvent(l)
+	for i := range rec.Events {
+		e := &rec.Events[i]
+		switch b := e.Body.(type) {
+		case trace.FactChange:
+			ev, err := decodeFactEvent(e.Line, e.Kind, b.Fact)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %s: %w", rec.Name, l.Line, l.Kind, err)
+				return nil, fmt.Errorf("%s:%d: %s: %w", rec.Name, e.Line, e.Kind, err)
 			}
 			history = append(history, ev)
 			kindRev[ev.kind] = ev.rev
-		case spine.EvRuleFired:
-			var f recordedFiring
-			if err := l.Decode(&f); err != nil {
-				return nil, fmt.Errorf("%s:%d: rule_fired: %w", rec.Name, l.Line, err)
-			}
+		case trace.RuleFired:
 			snap := make(map[string]uint64, len(kindRev))
 			for k, v := range kindRev {
 				snap[k] = v
 			}
-			firedAt[f.Rule] = snap
-			if n := len(res.Decisions); n > 0 && res.Decisions[n-1].Cycle == f.Cycle {
-				res.Decisions[n-1].RecordedObjective = f.Then.Objective
+			firedAt[b.Rule] = snap
+			if n := len(res.Decisions); n > 0 && res.Decisions[n-1].Cycle == b.Cycle && b.Then != nil {
+				res.Decisions[n-1].RecordedObjective = b.Then.Objective
 			}
-		case spine.EvConflictSet:
-			var c recordedCycle
-			if err := l.Decode(&c); err != nil {
-				return nil, fmt.Errorf("%s:%d: conflict_set: %w", rec.Name, l.Line, err)
-			}
-			d, line, err := decideAgain(edited, history, c, kindRev, firedAt, note)
+		case trace.ConflictSet:
+			d, line, err := decideAgain(edited, history, b, kindRev, firedAt, note)
 			if err != nil {
 				if line == 0 {
-					line = l.Line
+					line = e.Line
 				}
 				return nil, fmt.Errorf("%s:%d: %w", rec.Name, line, err)
 			}
-			d.Seq, d.Line = l.Seq, l.Line
+			d.Seq, d.Line = e.Seq, e.Line
 			res.Decisions = append(res.Decisions, d)
-		case spine.EvHalt:
+		case trace.Halt:
 			res.ended = true
 		}
 	}
@@ -177,13 +147,9 @@ func WhatIf(rec *spine.Recording, edited *spine.RuleSet) (*WhatIfResult, error) 
 	return res, nil
 }
 
-func decodeFactEvent(l spine.TraceLine) (factEvent, error) {
-	var rf recordedFact
-	if err := l.Decode(&rf); err != nil {
-		return factEvent{}, err
-	}
-	ev := factEvent{line: l.Line, kind: rf.Fact.Kind, id: rf.Fact.ID, rev: rf.Fact.Rev}
-	switch l.Kind {
+func decodeFactEvent(line int, kind string, f trace.Fact) (factEvent, error) {
+	ev := factEvent{line: line, kind: f.Kind, id: f.ID, rev: f.Rev}
+	switch kind {
 	case spine.EvFactAsserted:
 		ev.op = spine.OpAssert
 	case spine.EvFactUpdated:
@@ -192,8 +158,8 @@ func decodeFactEvent(l spine.TraceLine) (factEvent, error) {
 		ev.op = spine.OpRetract
 		return ev, nil
 	}
-	if len(rf.Fact.Payload) > 0 && string(rf.Fact.Payload) != "null" {
-		dec := json.NewDecoder(bytes.NewReader(rf.Fact.Payload))
+	if len(f.Payload) > 0 && string(f.Payload) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(f.Payload))
 		dec.UseNumber()
 		var m map[string]any
 		if err := dec.Decode(&m); err != nil {
@@ -206,7 +172,7 @@ func decodeFactEvent(l spine.TraceLine) (factEvent, error) {
 
 // decideAgain rebuilds working memory in a fresh session of the edited rules and runs one
 // cycle on it. An error that belongs to a recorded fact event comes with its line.
-func decideAgain(rs *spine.RuleSet, history []factEvent, c recordedCycle, kindRev map[string]uint64,
+func decideAgain(rs *spine.RuleSet, history []factEvent, c trace.ConflictSet, kindRev map[string]uint64,
 	firedAt map[string]map[string]uint64, note func(string, ...any)) (Decision, int, error) {
 	d := Decision{Cycle: c.Cycle, Stage: c.Stage, Scope: c.Scope, Recorded: c.Fired}
 	s := spine.NewSession(rs)
@@ -259,7 +225,7 @@ func decideAgain(rs *spine.RuleSet, history []factEvent, c recordedCycle, kindRe
 			continue
 		}
 		d.Edited, d.EditedObjective = name, r.Then.Objective
-		d.EndsRun = isTerminal(rs, r.Then.Objective) && !isTerminal(rs, c.recordedObjective(rs))
+		d.EndsRun = isTerminal(rs, r.Then.Objective) && !isTerminal(rs, recordedObjective(c, rs))
 		break
 	}
 	reads := map[string]bool{}

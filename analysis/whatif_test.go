@@ -11,6 +11,8 @@ import (
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
+
+	tr "github.com/agentspine/spine/spine/trace"
 )
 
 func recording(t *testing.T, name string, trace []byte) *spine.Recording {
@@ -20,7 +22,7 @@ func recording(t *testing.T, name string, trace []byte) *spine.Recording {
 
 func recordingTB(t testing.TB, name string, trace []byte) *spine.Recording {
 	t.Helper()
-	tf, err := spine.ReadTrace(name, bytes.NewReader(trace))
+	tf, err := tr.Read(name, bytes.NewReader(trace))
 	if err != nil {
 		t.Fatal(err)
 	}

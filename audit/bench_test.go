@@ -6,7 +6,7 @@ import (
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/fixtures"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // BenchmarkAuditorMessage is one message through the bus into the Auditor: publish,
@@ -19,7 +19,7 @@ func BenchmarkAuditorMessage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tf, err := spine.ReadTrace("abandon_law2", bytesReader(raw))
+	tf, err := trace.Read("abandon_law2", bytesReader(raw))
 	if err != nil {
 		b.Fatal(err)
 	}

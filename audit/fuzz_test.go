@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/bus"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // FuzzAuditTrace feeds arbitrary traces through the adapter and the Auditor: no panic,
@@ -15,9 +15,9 @@ func FuzzAuditTrace(f *testing.F) {
 	for _, tp := range designedTraces(f) {
 		f.Add(tp.raw)
 	}
-	f.Add([]byte(`{"seq":1,"t":"x","kind":"message","from":"R4b","to":"R7","type":"ReplanRequest","payload":{"outcomes":[{"gap_trajectory":7}]}}` + "\n"))
+	f.Add([]byte(`{"seq":1,"t":"2026-01-01T00:00:00Z","kind":"message","from":"R4b","to":"R7","type":"ReplanRequest","payload":{"outcomes":[{"gap_trajectory":7}]}}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tf, err := spine.ReadTrace("fuzz", bytes.NewReader(data))
+		tf, err := trace.Read("fuzz", bytes.NewReader(data))
 		if tf == nil || err != nil {
 			return
 		}

@@ -1,28 +1,27 @@
 package audit
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // TraceResult is the audit of one recorded trace.
 type TraceResult struct {
 	Messages int                    // bus messages found in the trace (model calls included)
 	Findings []contract.AuditReport // ordered by seq then kind; evidence is trace seqs
-	Torn     *spine.TornLine        // set when the trace ends in a torn line (AuditFile)
+	Torn     *trace.TornLine        // set when the trace ends in a torn line (AuditFile)
 	// Incomplete says why the trace is an incomplete recording, torn or cut before its
-	// halt alike (spine.TraceFile.Incomplete); "" when it is whole (AuditFile).
+	// halt alike (trace.File.Incomplete); "" when it is whole (AuditFile).
 	Incomplete string
-	Chain      spine.ChainReport // the trace's hash chain as verified (AuditFile)
+	Chain      trace.ChainReport // the trace's hash chain as verified (AuditFile)
 	// Broken is the first line that breaks the hash chain (AuditFile), nil when the
 	// chain holds or the trace is unchained. Findings on the lines from there on are on
 	// what the trace says now, which is not what the run wrote.
-	Broken *spine.ChainError
+	Broken *trace.ChainError
 }
 
 // AuditTrace runs a fresh Auditor over the messages recorded in a trace that was read
@@ -30,7 +29,7 @@ type TraceResult struct {
 // that cannot be read is an error naming its line, returned with the findings on the
 // messages before it; the stream is then not ended, since the lines after the bad one
 // may hold what would otherwise look missing.
-func AuditTrace(cfg Config, name string, tf *spine.TraceFile) (TraceResult, error) {
+func AuditTrace(cfg Config, name string, tf *trace.File) (TraceResult, error) {
 	return auditLines(cfg, name, tf, true)
 }
 
@@ -40,36 +39,31 @@ func AuditTrace(cfg Config, name string, tf *spine.TraceFile) (TraceResult, erro
 // before its halt, is where the trace ends (TraceResult.Incomplete says so): a run that
 // stopped there delivered nothing after it. A malformed line before the end is returned as the error,
 // with the findings on the messages before it, and the stream is not ended. A broken
-// chain is returned as an error wrapping the *spine.ChainError (also in
+// chain is returned as an error wrapping the *trace.ChainError (also in
 // TraceResult.Broken), with the findings on the whole trace as it now reads.
 func AuditFile(cfg Config, path string) (TraceResult, error) {
-	data, err := spine.ReadTraceBytes(path)
-	if err != nil {
-		return TraceResult{}, err
-	}
-	tf, err := spine.ReadTrace(path, bytes.NewReader(data))
+	tf, err := trace.ReadFile(path)
 	if tf == nil {
 		return TraceResult{}, err
 	}
 	// A file that is not a spine trace at all has nothing to audit: "0 findings" would
 	// pass it.
-	if herr := spine.CheckTraceHeader(path, tf, err); herr != nil {
-		return TraceResult{}, herr
+	var nt *trace.NotATraceError
+	if errors.As(err, &nt) {
+		return TraceResult{}, err
 	}
-	chain, cerr := spine.VerifyChain(bytes.NewReader(data))
 	res, aerr := auditLines(cfg, path, tf, err == nil)
-	res.Torn, res.Chain, res.Incomplete = tf.Torn, chain, tf.Incomplete()
-	errors.As(cerr, &res.Broken)
+	res.Torn, res.Chain, res.Incomplete, res.Broken = tf.Torn, tf.Chain, tf.Incomplete(), tf.Broken()
 	switch {
 	case err != nil:
 		return res, err
-	case cerr != nil:
-		return res, fmt.Errorf("%s: hash chain broken at %w", path, cerr)
+	case tf.ChainErr != nil:
+		return res, fmt.Errorf("%s: hash chain broken at %w", path, tf.ChainErr)
 	}
 	return res, aerr
 }
 
-func auditLines(cfg Config, name string, tf *spine.TraceFile, whole bool) (TraceResult, error) {
+func auditLines(cfg Config, name string, tf *trace.File, whole bool) (TraceResult, error) {
 	a, err := New(cfg)
 	if err != nil {
 		return TraceResult{}, err

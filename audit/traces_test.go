@@ -17,7 +17,7 @@ import (
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/fixtures"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/")
@@ -43,7 +43,7 @@ func designedTraces(t testing.TB) []tracePair {
 		if *rewrite {
 			raw = resealDesigned(t, p, raw)
 		}
-		if _, err := spine.VerifyChain(bytes.NewReader(raw)); err != nil {
+		if _, err := trace.VerifyChain(bytes.NewReader(raw)); err != nil {
 			t.Fatalf("%s: %v (after editing a designed trace by hand, go test ./audit -rewrite seals it again)", p, err)
 		}
 		out = append(out, tracePair{filepath.Base(p), raw})
@@ -57,9 +57,9 @@ func resealDesigned(t testing.TB, path string, raw []byte) []byte {
 	t.Helper()
 	// UnchainedTrace drops every h and names the header's format spine-trace/1; the
 	// header is then named spine-trace/2 again and every line sealed.
-	lines := bytes.SplitN(spine.UnchainedTrace(raw), []byte("\n"), 2)
-	lines[0] = bytes.Replace(lines[0], []byte(`"format":"`+spine.TraceFormatUnchained+`"`), []byte(`"format":"`+spine.TraceFormat+`"`), 1)
-	sealed, err := spine.SealTrace(bytes.Join(lines, []byte("\n")))
+	lines := bytes.SplitN(trace.UnchainedTrace(raw), []byte("\n"), 2)
+	lines[0] = bytes.Replace(lines[0], []byte(`"format":"`+trace.FormatUnchained+`"`), []byte(`"format":"`+trace.Format+`"`), 1)
+	sealed, err := trace.SealTrace(bytes.Join(lines, []byte("\n")))
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -90,7 +90,7 @@ func fixtureTraces(t testing.TB) []tracePair {
 
 func auditPair(t testing.TB, tp tracePair) (TraceResult, []bus.Message) {
 	t.Helper()
-	tf, err := spine.ReadTrace(tp.name, bytes.NewReader(tp.raw))
+	tf, err := trace.Read(tp.name, bytes.NewReader(tp.raw))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestFixturesGolden(t *testing.T) {
 		fmt.Fprintf(&golden, "## %s: %+v\n", cfg.name, cfg.cfg)
 		for _, tp := range fixtureTraces(t) {
 			_, msgs := auditPair(t, tp)
-			tf, err := spine.ReadTrace(tp.name, bytes.NewReader(tp.raw))
+			tf, err := trace.Read(tp.name, bytes.NewReader(tp.raw))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,11 +252,11 @@ func TestLiveBusMatchesOfflineAudit(t *testing.T) {
 }
 
 func TestAuditTraceReportsBrokenMessageEvents(t *testing.T) {
-	src := `{"seq":1,"t":"x","kind":"header"}
-{"seq":2,"t":"x","kind":"message","from":"R4b","to":"R2","type":"ReplanRequest","task_id":"t","payload":{"task_id":"t"}}
-{"seq":3,"t":"x","kind":"message","to":"R7","type":"ReplanRequest"}
+	src := `{"seq":1,"t":"2026-01-01T00:00:00Z","kind":"header"}
+{"seq":2,"t":"2026-01-01T00:00:00Z","kind":"message","from":"R4b","to":"R2","type":"ReplanRequest","task_id":"t","payload":{"task_id":"t"}}
+{"seq":3,"t":"2026-01-01T00:00:00Z","kind":"message","to":"R7","type":"ReplanRequest"}
 `
-	tf, err := spine.ReadTrace("broken.jsonl", strings.NewReader(src))
+	tf, err := trace.Read("broken.jsonl", strings.NewReader(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,8 +276,8 @@ func TestAuditTraceReportsBrokenMessageEvents(t *testing.T) {
 // malformed line in the middle is not ended, since the lines after it are unknown. A
 // trace whose chain is broken is audited as it reads, and the break is the error.
 func TestAuditFileEndsOnlyWholeTraces(t *testing.T) {
-	head, err := spine.SealTrace([]byte(`{"seq":1,"t":"x","kind":"header","format":"spine-trace/2"}
-{"seq":2,"t":"x","kind":"message","from":"R2","to":"R4b","type":"DispatchManifest","task_id":"t","payload":{"task_id":"t","subtask_ids":["a"]}}
+	head, err := trace.SealTrace([]byte(`{"seq":1,"t":"2026-01-01T00:00:00Z","kind":"header","format":"spine-trace/2"}
+{"seq":2,"t":"2026-01-01T00:00:00Z","kind":"message","from":"R2","to":"R4b","type":"DispatchManifest","task_id":"t","payload":{"task_id":"t","subtask_ids":["a"]}}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -292,8 +292,8 @@ func TestAuditFileEndsOnlyWholeTraces(t *testing.T) {
 		broken     int
 	}{
 		{name: "whole.jsonl", findings: 1},
-		{name: "torn.jsonl", tail: `{"seq":3,"t":"x","ki`, findings: 1, torn: true},
-		{name: "bad.jsonl", tail: "{oops\n" + `{"seq":4,"t":"x","kind":"message","from":"R4a","to":"R4b","type":"SubTaskOutcome","task_id":"t","payload":{"subtask_id":"a"}}` + "\n",
+		{name: "torn.jsonl", tail: `{"seq":3,"t":"2026-01-01T00:00:00Z","ki`, findings: 1, torn: true},
+		{name: "bad.jsonl", tail: "{oops\n" + `{"seq":4,"t":"2026-01-01T00:00:00Z","kind":"message","from":"R4a","to":"R4b","type":"SubTaskOutcome","task_id":"t","payload":{"subtask_id":"a"}}` + "\n",
 			err: "bad.jsonl:3: invalid JSON", broken: 3},
 		{name: "tampered.jsonl", edit: func(s string) string { return strings.Replace(s, `"subtask_ids":["a"]`, `"subtask_ids":["b"]`, 1) }, findings: 1,
 			err: "tampered.jsonl: hash chain broken at line 2 (seq 2): hash does not chain to line 1 (line 2 was edited, or the h of line 1 was rewritten)", broken: 2},

@@ -66,7 +66,7 @@ func (b *Bus) publish(seq int64, m Message) (Message, error) {
 	if b.closed {
 		return m, ErrClosed
 	}
-	if missing := m.routable(); missing != "" {
+	if missing := routable(&m); missing != "" {
 		return m, fmt.Errorf("bus: a %q message from %q to %q has no %s; every message names from, to and type", m.Type, m.From, m.To, missing)
 	}
 	m.Seq = seq

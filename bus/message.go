@@ -3,19 +3,15 @@ package bus
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
-// Message is one inter-role message on the bus.
-type Message struct {
-	// Seq is assigned when the message is published: by the bus's own counter
-	// (Publish) or taken from the trace the message was just written to (PublishAt).
-	Seq     int64           `json:"seq"`
-	From    string          `json:"from"`
-	To      string          `json:"to"`
-	Type    string          `json:"type"`
-	TaskID  string          `json:"task_id,omitempty"`
-	Payload json.RawMessage `json:"payload"`
-}
+// Message is one inter-role message on the bus: the message a trace's message event
+// records (trace.Message). Seq is assigned when the message is published: by the bus's
+// own counter (Publish) or taken from the trace the message was just written to
+// (PublishAt).
+type Message = trace.Message
 
 // Pseudo-messages that are not part of the role contract but that the Auditor needs to
 // see: a role calling its model. A trace records them as `exchange` events named
@@ -37,7 +33,7 @@ func NewMessage(from, to, typ, taskID string, payload any) (Message, error) {
 }
 
 // routable reports what is missing for the message to be routed, or "".
-func (m *Message) routable() string {
+func routable(m *Message) string {
 	switch {
 	case m.From == "":
 		return "from"
@@ -58,5 +54,5 @@ func NewModelCall(role, taskID string, request any) (Message, error) {
 		return Message{}, fmt.Errorf("bus: encoding %s's model request: %w", role, err)
 	}
 	return Message{From: role, To: ToModel, Type: TypeModelCall, TaskID: taskID,
-		Payload: modelCallPayload(modelExchangePrefix+role, raw)}, nil
+		Payload: modelCallPayload(trace.ExchangeModel+role, raw)}, nil
 }

@@ -16,7 +16,7 @@ import (
 // the observers, or a buffer that writes into the journal later in a fixed order. It
 // returns the message's seq, or 0 when the seq is not known yet.
 type Recorder interface {
-	Message(spine.Message) int64
+	Message(Message) int64
 }
 
 var _ Recorder = (*spine.Journal)(nil)
@@ -71,15 +71,15 @@ func (p *Post) boxes(role string) *mailboxes {
 
 // Send encodes payload, records the message from → to and delivers it to to's mailbox.
 // It returns the message as recorded, with its seq when the recorder knows it.
-func (p *Post) Send(from, to, typ, taskID string, payload any) (spine.Message, error) {
+func (p *Post) Send(from, to, typ, taskID string, payload any) (Message, error) {
 	if from == "" || to == "" || typ == "" {
-		return spine.Message{}, fmt.Errorf("bus: a %q message from %q to %q cannot be posted; every message names from, to and type", typ, from, to)
+		return Message{}, fmt.Errorf("bus: a %q message from %q to %q cannot be posted; every message names from, to and type", typ, from, to)
 	}
 	raw, err := json.Marshal(payload)
 	if err != nil {
-		return spine.Message{}, fmt.Errorf("bus: encoding %s payload from %s to %s: %w", typ, from, to, err)
+		return Message{}, fmt.Errorf("bus: encoding %s payload from %s to %s: %w", typ, from, to, err)
 	}
-	m := spine.Message{From: from, To: to, Type: typ, TaskID: taskID, Payload: json.RawMessage(raw)}
+	m := Message{From: from, To: to, Type: typ, TaskID: taskID, Payload: json.RawMessage(raw)}
 	m.Seq = p.rec.Message(m)
 	p.boxes(to).put(to, m)
 	return m, nil
@@ -88,12 +88,12 @@ func (p *Post) Send(from, to, typ, taskID string, payload any) (spine.Message, e
 // Deliver puts a message that is already in the record into role's mailbox as well,
 // without recording it again: the runtime's dispatch hands each SubTask to the executor
 // and the validator of that subtask's own branch.
-func (p *Post) Deliver(role string, m spine.Message) {
+func (p *Post) Deliver(role string, m Message) {
 	p.boxes(role).put(role, m)
 }
 
 // Next takes the oldest message in role's mailbox; ok is false when it is empty.
-func (p *Post) Next(role string) (m spine.Message, ok bool) {
+func (p *Post) Next(role string) (m Message, ok bool) {
 	return p.boxes(role).take(role)
 }
 
@@ -101,7 +101,7 @@ func (p *Post) Next(role string) (m spine.Message, ok bool) {
 // decodes its payload into a T. An empty mailbox, a message of another type and a
 // payload that is not a T are errors naming the role and what it found; a message of
 // another type stays in the mailbox.
-func Receive[T any](p *Post, role, typ string) (T, spine.Message, error) {
+func Receive[T any](p *Post, role, typ string) (T, Message, error) {
 	var v T
 	box := p.boxes(role)
 	m, ok := box.takeIf(role, typ)
@@ -118,15 +118,8 @@ func Receive[T any](p *Post, role, typ string) (T, spine.Message, error) {
 // Decode decodes a posted message's payload into v, strictly: an unknown field means
 // the message is not of v's type. Numbers keep their text, so a payload decoded into
 // an interface encodes again to the same bytes.
-func Decode(m spine.Message, v any) error {
-	raw, ok := m.Payload.(json.RawMessage)
-	if !ok {
-		var err error
-		if raw, err = json.Marshal(m.Payload); err != nil {
-			return fmt.Errorf("bus: %s from %s to %s: %w", m.Type, m.From, m.To, err)
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
+func Decode(m Message, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(m.Payload))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
@@ -173,40 +166,40 @@ func Article(typ string) string {
 // mailboxes are FIFO queues of messages by role.
 type mailboxes struct {
 	mu sync.Mutex
-	m  map[string][]spine.Message
+	m  map[string][]Message
 }
 
-func newMailboxes() *mailboxes { return &mailboxes{m: map[string][]spine.Message{}} }
+func newMailboxes() *mailboxes { return &mailboxes{m: map[string][]Message{}} }
 
-func (b *mailboxes) put(role string, m spine.Message) {
+func (b *mailboxes) put(role string, m Message) {
 	b.mu.Lock()
 	b.m[role] = append(b.m[role], m)
 	b.mu.Unlock()
 }
 
-func (b *mailboxes) take(role string) (spine.Message, bool) { return b.takeIf(role, "") }
+func (b *mailboxes) take(role string) (Message, bool) { return b.takeIf(role, "") }
 
 // takeIf takes the oldest message of role when it is of type typ, or of any type when
 // typ is "".
-func (b *mailboxes) takeIf(role, typ string) (spine.Message, bool) {
+func (b *mailboxes) takeIf(role, typ string) (Message, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	q := b.m[role]
 	if len(q) == 0 || typ != "" && q[0].Type != typ {
-		return spine.Message{}, false
+		return Message{}, false
 	}
 	m := q[0]
-	q[0] = spine.Message{}
+	q[0] = Message{}
 	b.m[role] = q[1:]
 	return m, true
 }
 
-func (b *mailboxes) peek(role string) (spine.Message, bool) {
+func (b *mailboxes) peek(role string) (Message, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	q := b.m[role]
 	if len(q) == 0 {
-		return spine.Message{}, false
+		return Message{}, false
 	}
 	return q[0], true
 }
@@ -227,13 +220,13 @@ func (b *mailboxes) unread() []string {
 // record of a post that runs outside an engine (tests, tools).
 type Log struct {
 	mu   sync.Mutex
-	msgs []spine.Message
+	msgs []Message
 }
 
 var _ Recorder = (*Log)(nil)
 
 // Message keeps m and returns its number.
-func (l *Log) Message(m spine.Message) int64 {
+func (l *Log) Message(m Message) int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	m.Seq = int64(len(l.msgs) + 1)
@@ -242,8 +235,8 @@ func (l *Log) Message(m spine.Message) int64 {
 }
 
 // Messages returns what was recorded, in order.
-func (l *Log) Messages() []spine.Message {
+func (l *Log) Messages() []Message {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]spine.Message(nil), l.msgs...)
+	return append([]Message(nil), l.msgs...)
 }

@@ -48,7 +48,7 @@ func TestSendRecordsThenDelivers(t *testing.T) {
 	if got.SubTaskID != "s1" || got.AttemptNumber != 1 || m.Seq != 1 {
 		t.Errorf("R3 read %+v (seq %d)", got, m.Seq)
 	}
-	if string(m.Payload.(json.RawMessage)) != string(rec[0].Payload.(json.RawMessage)) {
+	if string(m.Payload) != string(rec[0].Payload) {
 		t.Errorf("R3 read %s, the record holds %s", m.Payload, rec[0].Payload)
 	}
 }

@@ -5,20 +5,17 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
-
-// modelExchangePrefix names the exchanges that are model calls: "llm:R4b" is R4b's model.
-const modelExchangePrefix = "llm:"
 
 // FromTrace returns the bus messages recorded in a trace, in trace order, each carrying
 // its trace seq: every `message` event, and every `exchange` event named "llm:<role>" as
 // a TypeModelCall message from that role. Other events are not messages and are skipped.
 // name is used in errors.
-func FromTrace(name string, tf *spine.TraceFile) ([]Message, error) {
+func FromTrace(name string, f *trace.File) ([]Message, error) {
 	var out []Message
-	for _, l := range tf.Lines {
-		m, ok, err := FromLine(name, l)
+	for i := range f.Events {
+		m, ok, err := FromEvent(name, &f.Events[i])
 		if err != nil {
 			return out, err
 		}
@@ -29,55 +26,33 @@ func FromTrace(name string, tf *spine.TraceFile) ([]Message, error) {
 	return out, nil
 }
 
-// messageEvent is the body of a `message` trace event (spine.Message as written).
-type messageEvent struct {
-	From    string          `json:"from"`
-	To      string          `json:"to"`
-	Type    string          `json:"type"`
-	TaskID  string          `json:"task_id"`
-	Payload json.RawMessage `json:"payload"`
-}
-
-// exchangeEvent is the part of an `exchange` trace event the bus needs.
-type exchangeEvent struct {
-	Name    string          `json:"name"`
-	Request json.RawMessage `json:"request"`
-}
-
-// FromLine converts one trace line. ok is false for lines that are not bus messages.
-// A `message` event without from, to or type, or an event that is not a JSON object of
-// its kind, is a *spine.TraceError naming the line.
-func FromLine(name string, l spine.TraceLine) (m Message, ok bool, err error) {
-	switch l.Kind {
-	case spine.EvMessage:
-		var ev messageEvent
-		if err := l.Decode(&ev); err != nil {
-			return m, false, &spine.TraceError{File: name, Line: l.Line, Msg: "message event: " + err.Error()}
-		}
-		m = Message{Seq: l.Seq, From: ev.From, To: ev.To, Type: ev.Type, TaskID: ev.TaskID, Payload: ev.Payload}
-		if missing := m.routable(); missing != "" {
-			return m, false, &spine.TraceError{File: name, Line: l.Line,
-				Msg: fmt.Sprintf("message event (seq %d) has no %s; want from, to and type", l.Seq, missing)}
+// FromEvent converts one trace event. ok is false for events that are not bus
+// messages. A `message` event without from, to or type, or a model exchange without a
+// role, is a *trace.Error naming the line.
+func FromEvent(name string, e *trace.Event) (m Message, ok bool, err error) {
+	switch b := e.Body.(type) {
+	case trace.Message:
+		m = b
+		m.Seq = e.Seq
+		if missing := routable(&m); missing != "" {
+			return m, false, &trace.Error{File: name, Line: e.Line,
+				Msg: fmt.Sprintf("message event (seq %d) has no %s; want from, to and type", e.Seq, missing)}
 		}
 		if len(m.Payload) == 0 {
 			m.Payload = json.RawMessage("null")
 		}
 		return m, true, nil
-	case spine.EvExchange:
-		var ev exchangeEvent
-		if err := l.Decode(&ev); err != nil {
-			return m, false, &spine.TraceError{File: name, Line: l.Line, Msg: "exchange event: " + err.Error()}
-		}
-		role, isModel := strings.CutPrefix(ev.Name, modelExchangePrefix)
+	case trace.Exchange:
+		role, isModel := strings.CutPrefix(b.Name, trace.ExchangeModel)
 		if !isModel {
 			return m, false, nil
 		}
 		if role == "" {
-			return m, false, &spine.TraceError{File: name, Line: l.Line,
-				Msg: fmt.Sprintf("exchange event (seq %d) is named %q; want llm:<role>", l.Seq, ev.Name)}
+			return m, false, &trace.Error{File: name, Line: e.Line,
+				Msg: fmt.Sprintf("exchange event (seq %d) is named %q; want llm:<role>", e.Seq, b.Name)}
 		}
-		return Message{Seq: l.Seq, From: role, To: ToModel, Type: TypeModelCall,
-			TaskID: requestTaskID(ev.Request), Payload: modelCallPayload(ev.Name, ev.Request)}, true, nil
+		return Message{Seq: e.Seq, From: role, To: ToModel, Type: TypeModelCall,
+			TaskID: requestTaskID(b.Request), Payload: modelCallPayload(b.Name, b.Request)}, true, nil
 	}
 	return m, false, nil
 }

@@ -7,12 +7,17 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/fixtures"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
-func readTrace(t testing.TB, src string) *spine.TraceFile {
+// readTrace reads src whole; a line whose body does not decode is the error.
+func readTrace(src string) (*trace.File, error) {
+	return trace.Read("t.jsonl", strings.NewReader(src))
+}
+
+func mustReadTrace(t testing.TB, src string) *trace.File {
 	t.Helper()
-	tf, err := spine.ReadTrace("t.jsonl", strings.NewReader(src))
+	tf, err := readTrace(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,15 +29,15 @@ func TestFromTraceKeepsTraceSeqs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tf := readTrace(t, string(raw))
+	tf := mustReadTrace(t, string(raw))
 	msgs, err := FromTrace("abandon_law2", tf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want []int64
-	for _, l := range tf.Lines {
-		if l.Kind == spine.EvMessage {
-			want = append(want, l.Seq)
+	for _, e := range tf.Events {
+		if e.Kind == trace.KindMessage {
+			want = append(want, e.Seq)
 		}
 	}
 	if len(msgs) != len(want) || len(want) == 0 {
@@ -49,11 +54,11 @@ func TestFromTraceKeepsTraceSeqs(t *testing.T) {
 }
 
 func TestFromTraceMapsModelCalls(t *testing.T) {
-	tf := readTrace(t, `{"seq":1,"t":"x","kind":"header"}
-{"seq":2,"t":"x","kind":"exchange","name":"tool:shell","request":{"cmd":"ls"}}
-{"seq":3,"t":"x","kind":"exchange","name":"llm:R4b","request":{"task_id":"t9","messages":[]},"response":"ok","duration_ms":3}
-{"seq":4,"t":"x","kind":"exchange","name":"llm:R2","request":"plain text"}
-{"seq":5,"t":"x","kind":"message","from":"R7","to":"R5","type":"Megram"}
+	tf := mustReadTrace(t, `{"seq":1,"t":"2026-01-01T00:00:00Z","kind":"header"}
+{"seq":2,"t":"2026-01-01T00:00:00Z","kind":"exchange","name":"tool:shell","request":{"cmd":"ls"}}
+{"seq":3,"t":"2026-01-01T00:00:00Z","kind":"exchange","name":"llm:R4b","request":{"task_id":"t9","messages":[]},"response":"ok","duration_ms":3}
+{"seq":4,"t":"2026-01-01T00:00:00Z","kind":"exchange","name":"llm:R2","request":"plain text"}
+{"seq":5,"t":"2026-01-01T00:00:00Z","kind":"message","from":"R7","to":"R5","type":"Megram"}
 `)
 	msgs, err := FromTrace("t", tf)
 	if err != nil {
@@ -75,20 +80,24 @@ func TestFromTraceMapsModelCalls(t *testing.T) {
 	}
 }
 
+// A message event without its routing is FromTrace's error; one whose fields are of the
+// wrong type is the decoder's, naming the line either way.
 func TestFromTraceRejectsBrokenMessageEvents(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
-		{`{"seq":2,"t":"x","kind":"message","to":"R7","type":"ReplanRequest"}`, "t.jsonl:2: message event (seq 2) has no from; want from, to and type"},
-		{`{"seq":2,"t":"x","kind":"message","from":"R4b","type":"ReplanRequest"}`, "message event (seq 2) has no to"},
-		{`{"seq":2,"t":"x","kind":"message","from":"R4b","to":"R7"}`, "message event (seq 2) has no type"},
-		{`{"seq":2,"t":"x","kind":"message","from":7,"to":"R7","type":"X"}`, "t.jsonl:2: message event: json: cannot unmarshal number"},
-		{`{"seq":2,"t":"x","kind":"exchange","name":"llm:"}`, `exchange event (seq 2) is named "llm:"; want llm:<role>`},
-		{`{"seq":2,"t":"x","kind":"exchange","name":["llm:R4b"]}`, "t.jsonl:2: exchange event: json: cannot unmarshal array"},
+		{`{"seq":2,"t":"2026-01-01T00:00:00Z","kind":"message","to":"R7","type":"ReplanRequest"}`, "t.jsonl:2: message event (seq 2) has no from; want from, to and type"},
+		{`{"seq":2,"t":"2026-01-01T00:00:00Z","kind":"message","from":"R4b","type":"ReplanRequest"}`, "t.jsonl:2: message event (seq 2) has no to; want from, to and type"},
+		{`{"seq":2,"t":"2026-01-01T00:00:00Z","kind":"message","from":"R4b","to":"R7"}`, "t.jsonl:2: message event (seq 2) has no type; want from, to and type"},
+		{`{"seq":2,"t":"2026-01-01T00:00:00Z","kind":"message","from":7,"to":"R7","type":"X"}`, "t.jsonl:2: message event: json: cannot unmarshal number into Go struct field Message.from of type string"},
+		{`{"seq":2,"t":"2026-01-01T00:00:00Z","kind":"exchange","name":"llm:"}`, `t.jsonl:2: exchange event (seq 2) is named "llm:"; want llm:<role>`},
+		{`{"seq":2,"t":"2026-01-01T00:00:00Z","kind":"exchange","name":["llm:R4b"]}`, "t.jsonl:2: exchange event: json: cannot unmarshal array into Go struct field Exchange.name of type string"},
 	} {
-		tf := readTrace(t, `{"seq":1,"t":"x","kind":"header"}`+"\n"+tc.line+"\n")
-		_, err := FromTrace("t.jsonl", tf)
-		var te *spine.TraceError
-		if !errors.As(err, &te) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s\n  err = %v, want a TraceError containing %q", tc.line, err, tc.want)
+		tf, err := readTrace(`{"seq":1,"t":"2026-01-01T00:00:00Z","kind":"header"}` + "\n" + tc.line + "\n")
+		if err == nil {
+			_, err = FromTrace("t.jsonl", tf)
+		}
+		var te *trace.Error
+		if !errors.As(err, &te) || err.Error() != tc.want {
+			t.Errorf("%s\n  err = %v\n want a *trace.Error %s", tc.line, err, tc.want)
 		}
 	}
 }
@@ -101,9 +110,9 @@ func FuzzFromTrace(f *testing.F) {
 		}
 		f.Add(raw)
 	}
-	f.Add([]byte(`{"seq":1,"t":"x","kind":"exchange","name":"llm:R4b","request":{"task_id":1}}` + "\n"))
+	f.Add([]byte(`{"seq":1,"t":"2026-01-01T00:00:00Z","kind":"exchange","name":"llm:R4b","request":{"task_id":1}}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tf, err := spine.ReadTrace("fuzz", bytes.NewReader(data))
+		tf, err := trace.Read("fuzz", bytes.NewReader(data))
 		if tf == nil || err != nil {
 			return
 		}
@@ -128,10 +137,10 @@ func TestNewModelCallMatchesTheTraceAdapter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tf := readTrace(t, `{"seq":3,"t":"x","kind":"exchange","name":"llm:R4b","request":{"messages":[],"task_id":"t9"},"response":"ok","duration_ms":3}`+"\n")
-	offline, ok, err := FromLine("t", tf.Lines[0])
+	tf := mustReadTrace(t, `{"seq":3,"t":"2026-01-01T00:00:00Z","kind":"exchange","name":"llm:R4b","request":{"messages":[],"task_id":"t9"},"response":"ok","duration_ms":3}`+"\n")
+	offline, ok, err := FromEvent("t", &tf.Events[0])
 	if err != nil || !ok {
-		t.Fatalf("FromLine: %v %v", ok, err)
+		t.Fatalf("FromEvent: %v %v", ok, err)
 	}
 	live.Seq = offline.Seq
 	if live.From != offline.From || live.To != offline.To || live.Type != offline.Type || live.TaskID != offline.TaskID || !bytes.Equal(live.Payload, offline.Payload) {

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -16,6 +17,10 @@ import (
 // awaits them).
 func BenchmarkFleetMessage(b *testing.B) {
 	payload := map[string]any{"subtask_id": "fd2bbe76ef255e067edebebb44f0fdd1", "status": "completed", "output": "3 lines under src/ contain TODO"}
+	raw, err := json.Marshal(payload) // a message event's payload is its JSON
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.Run("in-process", func(b *testing.B) {
 		bs := bus.New()
 		if err := bs.Subscribe("R6", func(bus.Message) {}); err != nil {
@@ -43,7 +48,7 @@ func BenchmarkFleetMessage(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			tap.publish(&spine.Event{Seq: int64(i + 1), Kind: spine.EvMessage,
-				Body: spine.Message{From: "R3", To: "R4a", Type: "ExecutionResult", TaskID: "run-1", Payload: payload}})
+				Body: spine.Message{From: "R3", To: "R4a", Type: "ExecutionResult", TaskID: "run-1", Payload: raw}})
 			if i%256 == 255 {
 				if err := tap.close(ctx); err != nil {
 					b.Fatal(err)

@@ -23,7 +23,7 @@ func checkBusStream(t *testing.T, c *Client, run string, trace []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := bus.FromTrace("stored", tf)
+	all, err := bus.FromTrace("stored", tf.File())
 	if err != nil {
 		t.Fatal(err)
 	}

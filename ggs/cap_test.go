@@ -67,7 +67,7 @@ func TestReplansCapAgreesWithAuditor(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cfg := range []audit.Config{audit.DefaultConfig(), fromRules} {
-		res, err := audit.AuditTrace(cfg, "run", tf)
+		res, err := audit.AuditTrace(cfg, "run", tf.File())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -87,13 +87,13 @@ func TestRoundMailContract(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got  %v\nwant …%s", err, tc.want)
 			}
-			msgs, ferr := bus.FromTrace("run", tf)
+			msgs, ferr := bus.FromTrace("run", tf.File())
 			if ferr != nil {
 				t.Fatal(ferr)
 			}
 			if tc.name == "a memory write from R2" {
 				// Refused by the round, and on record for the Auditor.
-				res, aerr := audit.AuditTrace(audit.DefaultConfig(), "run", tf)
+				res, aerr := audit.AuditTrace(audit.DefaultConfig(), "run", tf.File())
 				if aerr != nil {
 					t.Fatal(aerr)
 				}
@@ -120,7 +120,7 @@ func TestMegramsGoByPost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := bus.FromTrace("run", tf)
+	msgs, err := bus.FromTrace("run", tf.File())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestMegramsGoByPost(t *testing.T) {
 	if len(posted) == 0 || strings.Join(posted, ",") != strings.Join(stored, ",") {
 		t.Errorf("posted Megrams %v, stored %v", posted, stored)
 	}
-	res, err := audit.AuditTrace(audit.DefaultConfig(), "run", tf)
+	res, err := audit.AuditTrace(audit.DefaultConfig(), "run", tf.File())
 	if err != nil {
 		t.Fatal(err)
 	}

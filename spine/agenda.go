@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/spine/cond"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Results of evaluating one rule in a cycle.
@@ -286,24 +288,20 @@ func (s *Session) fire(r *Rule, res *CycleResult) {
 	}
 	s.requested = r.Then.Transition
 	if len(errs) > 0 {
-		s.tracer.emit(EvRuleError, ruleErrorBody{Cycle: s.cycle, Rule: r.Name, Errors: errs})
+		s.tracer.emit(EvRuleError, trace.RuleError{Cycle: s.cycle, Rule: r.Name, Errors: errs})
 	}
 }
 
 // EvRuleError records then-actions of a fired rule that could not be carried out.
-const EvRuleError = "rule_error"
+const EvRuleError = trace.KindRuleError
 
+// firedBody is trace.RuleFired with the rule's Then as the engine holds it, encoded
+// once, into the line.
 type firedBody struct {
 	Cycle    int    `json:"cycle"`
 	Rule     string `json:"rule"`
 	Salience int    `json:"salience"`
 	Then     *Then  `json:"then"`
-}
-
-type ruleErrorBody struct {
-	Cycle  int      `json:"cycle"`
-	Rule   string   `json:"rule"`
-	Errors []string `json:"errors"`
 }
 
 func (s *Session) recordFiring(f Firing) {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // benchRules builds a rule set of n rules over a signals fact and a many-kind of items.
@@ -73,7 +75,7 @@ func BenchmarkTraceAppend(b *testing.B) {
 	}
 	defer sink.Close()
 	tr := tracer{sink: sink, clock: NewStepClock(defaultOptions().clock.Now(), 1)}
-	body := transitionBody{From: StateSelect, To: StateAct, Event: evSelected, Iteration: 3}
+	body := trace.Transition{From: StateSelect, To: StateAct, Event: evSelected, Iteration: 3}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -3,9 +3,12 @@ package spine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+
+	tr "github.com/agentspine/spine/spine/trace"
 )
 
 // shellish journals a tool call and a bus message inside each mint, so the trace has the
@@ -15,7 +18,7 @@ type shellish struct{ finishing }
 func (s *shellish) Mint(ctx context.Context, r MintRequest) (Construct, error) {
 	j := JournalFrom(ctx)
 	j.Record(Exchange{Name: "tool:shell", Request: map[string]string{"cmd": "ls"}, Response: map[string]string{"output": "a.txt"}, DurationMS: 3})
-	j.Message(Message{From: "R3", To: "R4a", Type: "ExecutionResult", Payload: map[string]string{"output": "a.txt"}})
+	j.Message(Message{From: "R3", To: "R4a", Type: "ExecutionResult", Payload: json.RawMessage(`{"output":"a.txt"}`)})
 	return Construct{ID: "c"}, nil
 }
 
@@ -92,10 +95,7 @@ func TestVerifyChainTamperings(t *testing.T) {
 			t.Fatalf("line %d has no h", line)
 		}
 		_, prevH, _ := splitChained([]byte(strings.TrimSuffix(ls[line-2], "\n")))
-		var prev [chainHexLen]byte
-		copy(prev[:], prevH)
-		sealed := sealContent(append(append([]byte{}, prev[:]...), content...), &prev)
-		ls[line-1] = string(sealed[chainHexLen:])
+		ls[line-1] = string(tr.SealLine(prevH, content))
 		return []byte(strings.Join(ls, ""))
 	}
 	forged := `{"seq":27,"t":"2000-01-01T00:00:01Z","kind":"halt","outcome":"success","h":"0123456789abcdef0123456789abcdef"}` + "\n"
@@ -177,6 +177,16 @@ func TestVerifyChainTamperings(t *testing.T) {
 	}
 }
 
+// splitChained is tr.SplitChained, for the tests that take lines apart.
+func splitChained(line []byte) ([]byte, string, bool) { return tr.SplitChained(line) }
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
 func lineH(t *testing.T, line string) string {
 	t.Helper()
 	_, h, ok := splitChained([]byte(strings.TrimSuffix(line, "\n")))
@@ -254,7 +264,7 @@ func TestReplayOfTamperedNestedExchange(t *testing.T) {
 	edited := withLine(t, trace, 11, func(l string) string {
 		return strings.Replace(l, `"output":"a.txt"`, `"output":"b.txt"`, 1)
 	})
-	tf, err := ReadTrace("t", bytes.NewReader(edited))
+	tf, err := tr.Read("t", bytes.NewReader(edited))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,46 +1,26 @@
 package spine
 
 import (
-	"encoding/json"
 	"strconv"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
-// fieldsAppender is implemented by the engine's most frequent event bodies, which append
-// their fields (each preceded by a comma) without reflection. The bytes are exactly what
-// encoding/json would write, so traces do not depend on which path wrote them.
-type fieldsAppender interface {
-	appendFields(buf []byte) []byte
-}
+// The conflict_set event is the engine's most frequent body: CycleResult appends its
+// fields without reflection (trace.FieldsAppender). The bytes are exactly what
+// encoding/json would write, and what trace.ConflictSet decodes and writes again.
 
-// appendString appends s as a JSON string, as encoding/json does (HTML-escaping
-// included): plain identifiers are copied, anything else goes through the encoder.
-func appendString(buf []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			b, _ := json.Marshal(s)
-			return append(buf, b...)
-		}
-	}
-	buf = append(buf, '"')
-	buf = append(buf, s...)
-	return append(buf, '"')
-}
+var _ trace.FieldsAppender = (*CycleResult)(nil)
 
-func appendKey(buf []byte, key string) []byte {
-	buf = append(buf, ',', '"')
-	buf = append(buf, key...)
-	return append(buf, '"', ':')
-}
+// appendString and appendKey are trace.AppendString and trace.AppendKey, by the names
+// the engine's encoders use.
+func appendString(buf []byte, s string) []byte { return trace.AppendString(buf, s) }
 
-func (b transitionBody) appendFields(buf []byte) []byte {
-	buf = appendString(appendKey(buf, "from"), b.From)
-	buf = appendString(appendKey(buf, "to"), b.To)
-	buf = appendString(appendKey(buf, "event"), b.Event)
-	return strconv.AppendInt(appendKey(buf, "iteration"), int64(b.Iteration), 10)
-}
+func appendKey(buf []byte, key string) []byte { return trace.AppendKey(buf, key) }
 
-func (c *CycleResult) appendFields(buf []byte) []byte {
+// AppendFields appends the cycle's conflict_set body (trace.ConflictSet) without
+// reflection.
+func (c *CycleResult) AppendFields(buf []byte) []byte {
 	buf = strconv.AppendInt(appendKey(buf, "cycle"), int64(c.Cycle), 10)
 	buf = appendString(appendKey(buf, "stage"), c.Stage)
 	buf = appendString(appendKey(buf, "scope"), c.Scope)

@@ -9,6 +9,8 @@ import (
 	"fmt"
 
 	"github.com/looplab/fsm"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // FSM states of the engine loop.
@@ -100,7 +102,8 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 	if err != nil && body.Reason == "" {
 		body.Reason = err.Error()
 	}
-	s.tracer.emit(EvHalt, body)
+	s.tracer.emit(EvHalt, trace.Halt{Run: body.Run, Outcome: body.Outcome, Objective: body.Objective,
+		Iterations: body.Iterations, Firings: body.Firings, Reason: body.Reason})
 	switch {
 	case s.opts.replay != nil:
 		if eerr := s.opts.replay.emitEpilogue(s); eerr != nil && err == nil {
@@ -213,25 +216,13 @@ func (e *Engine) transition(ctx context.Context, event string) {
 		panic(fmt.Sprintf("spine: FSM event %q from %q: %v", event, from, err))
 	}
 	to := e.fsm.Current()
-	e.sess.tracer.emit(EvTransition, transitionBody{From: from, To: to, Event: event, Iteration: e.iteration})
+	e.sess.tracer.emit(EvTransition, trace.Transition{From: from, To: to, Event: event, Iteration: e.iteration})
 	e.sess.setState(to, e.iteration)
 	e.sess.requested = ""
 }
 
-type transitionBody struct {
-	From      string `json:"from"`
-	To        string `json:"to"`
-	Event     string `json:"event"`
-	Iteration int    `json:"iteration"`
-}
-
-type effectorCallBody struct {
-	Call        int    `json:"call"`
-	Op          string `json:"op"`
-	RequestHash string `json:"request_hash"`
-	Request     any    `json:"request"`
-}
-
+// effectorResultBody is trace.EffectorResult with the effector's result as the Go value
+// it returned: encoding it once, into the line, is all the writer needs.
 type effectorResultBody struct {
 	Call       int    `json:"call"`
 	Op         string `json:"op"`
@@ -314,7 +305,7 @@ func exchange[Req, Resp any](ctx context.Context, e *Engine, op string, req Req,
 	if err != nil {
 		return zero, fmt.Errorf("encoding the %s request: %w", op, err)
 	}
-	body := effectorCallBody{Call: n, Op: op, RequestHash: hashOf(reqJSON), Request: json.RawMessage(reqJSON)}
+	body := trace.EffectorCall{Call: n, Op: op, RequestHash: hashOf(reqJSON), Request: reqJSON}
 	if r := s.opts.replay; r != nil {
 		raw, err := r.serve(s, body)
 		if err != nil {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	tr "github.com/agentspine/spine/spine/trace"
 )
 
 // scriptedEffector is a test double for the control plane only: it makes nothing. Mint
@@ -453,33 +455,26 @@ func TestEngineTraceFile(t *testing.T) {
 	if err := sink.Close(); err != nil {
 		t.Fatal(err)
 	}
-	tf, err := ReadTraceFile(path)
-	if err != nil || tf.Torn != nil {
-		t.Fatalf("reading the trace: %v (torn %v)", err, tf.Torn)
+	tf, err := tr.ReadFile(path)
+	if err != nil || tf.Torn != nil || tf.ChainErr != nil {
+		t.Fatalf("reading the trace: %v (torn %v, chain %v)", err, tf.Torn, tf.ChainErr)
 	}
-	var hdr struct {
-		Format string `json:"format"`
-		Run    string `json:"run"`
-		Rules  struct {
-			Name, Path, Hash string
-		} `json:"rules"`
-		Params map[string]float64 `json:"params"`
-		Meta   map[string]string  `json:"meta"`
-	}
-	if err := tf.Lines[0].Decode(&hdr); err != nil {
+	hdr, _ := tf.Header()
+	var params map[string]float64
+	if err := json.Unmarshal(hdr.Params, &params); err != nil {
 		t.Fatal(err)
 	}
-	if tf.Lines[0].Kind != EvHeader || hdr.Format != TraceFormat || hdr.Run != "job-1" || hdr.Rules.Hash != rs.Hash() ||
-		hdr.Rules.Name != "climb" || hdr.Params["good"] != 0.8 || hdr.Params["bad"] != 0.1 || hdr.Meta["task"] != "climb" {
-		t.Errorf("header: %s", tf.Lines[0].Raw)
+	if hdr.Format != TraceFormat || hdr.Run != "job-1" || hdr.Rules.Hash != rs.Hash() ||
+		hdr.Rules.Name != "climb" || params["good"] != 0.8 || params["bad"] != 0.1 || hdr.Meta["task"] != "climb" {
+		t.Errorf("header: %s", tf.Events[0].Raw)
 	}
-	for i, l := range tf.Lines {
-		want := start.Add(time.Duration(i) * time.Second).Format(time.RFC3339Nano)
-		if l.Seq != int64(i+1) || l.T != want {
-			t.Errorf("line %d: seq %d time %s; want seq %d time %s", i+1, l.Seq, l.T, i+1, want)
+	for i, e := range tf.Events {
+		want := start.Add(time.Duration(i) * time.Second)
+		if e.Seq != int64(i+1) || !e.Time.Equal(want) {
+			t.Errorf("line %d: seq %d time %s; want seq %d time %s", i+1, e.Seq, e.Time, i+1, want)
 		}
 	}
-	if last := tf.Lines[len(tf.Lines)-1]; last.Kind != EvHalt {
+	if last := tf.Events[len(tf.Events)-1]; last.Kind != EvHalt {
 		t.Errorf("last event %s, want halt", last.Kind)
 	}
 
@@ -501,8 +496,8 @@ func TestEngineTraceFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	torn, err := ReadTraceFile(path)
-	if err != nil || torn.Torn == nil || torn.Torn.Line != len(tf.Lines)+1 || len(torn.Lines) != len(tf.Lines) {
-		t.Errorf("torn trace: err %v, torn %v, %d lines (want %d)", err, torn.Torn, len(torn.Lines), len(tf.Lines))
+	torn, err := tr.ReadFile(path)
+	if err != nil || torn.Torn == nil || torn.Torn.Line != len(tf.Events)+1 || len(torn.Events) != len(tf.Events) {
+		t.Errorf("torn trace: err %v, torn %v, %d lines (want %d)", err, torn.Torn, len(torn.Events), len(tf.Events))
 	}
 }

@@ -22,8 +22,9 @@ func TestJournalTapAndEpilogue(t *testing.T) {
 			tapped = append(tapped, fmt.Sprintf("%d %s %s", seq, kind, body.(Exchange).Name))
 		}),
 		WithEpilogue(func(emit func(string, any)) {
-			emit("audit", map[string]any{"finding": "none", "evidence": []int{}})
-			emit("audit", map[string]any{"kind": "clash"})
+			// A kind package trace does not know: its body is the host's to shape.
+			emit("note", map[string]any{"finding": "none", "evidence": []int{}})
+			emit("note", map[string]any{"kind": "clash"})
 		}))
 	if _, err := eng.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -34,8 +35,8 @@ func TestJournalTapAndEpilogue(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(trace)), "\n")
 	if !strings.Contains(lines[len(lines)-3], `"kind":"halt"`) ||
-		!strings.Contains(lines[len(lines)-2], `"kind":"audit","evidence":[],"finding":"none"`) ||
-		!strings.Contains(lines[len(lines)-1], `"kind":"emit_error","event_kind":"audit","error":"the body has the reserved key \"kind\""`) {
+		!strings.Contains(lines[len(lines)-2], `"kind":"note","evidence":[],"finding":"none"`) ||
+		!strings.Contains(lines[len(lines)-1], `"kind":"emit_error","event_kind":"note","error":"the body has the reserved key \"kind\""`) {
 		t.Fatalf("epilogue not after the halt:\n%s", strings.Join(lines[len(lines)-3:], "\n"))
 	}
 	assertReplays(t, trace, rs)

@@ -1,19 +1,22 @@
 package spine
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/agentspine/spine/spine/trace"
+)
 
 // EvExchange is a nested exchange an effector journals while the engine waits on it: a
 // model call, a tool call, a memory query.
-const EvExchange = "exchange"
+const EvExchange = trace.KindExchange
 
 // Usage is the token usage of a model call, journalled with its exchange.
-type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
-}
+type Usage = trace.Usage
 
-// Exchange is one nested exchange. Request and Response must encode as JSON.
+// Exchange is one nested exchange as an effector hands it to Journal.Record: Request
+// and Response are the Go values exchanged, and must encode as JSON. The trace records
+// it as a trace.Exchange.
 type Exchange struct {
 	Name       string `json:"name"` // what was called: "llm:R2", "tool:shell", …
 	Request    any    `json:"request"`
@@ -21,6 +24,22 @@ type Exchange struct {
 	Error      string `json:"error,omitempty"`
 	Usage      *Usage `json:"usage,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
+}
+
+// record is x as the trace records it. A request or response that does not encode is
+// left to the sink, which fails on x itself as on any body that does not encode.
+func (x Exchange) record() any {
+	req, err := json.Marshal(x.Request)
+	if err != nil {
+		return x
+	}
+	var resp json.RawMessage
+	if x.Response != nil {
+		if resp, err = json.Marshal(x.Response); err != nil {
+			return x
+		}
+	}
+	return trace.Exchange{Name: x.Name, Request: req, Response: resp, Error: x.Error, Usage: x.Usage, DurationMS: x.DurationMS}
 }
 
 // Journal records an effector's nested exchanges in the run's trace, between the
@@ -51,7 +70,7 @@ func (j *Journal) Record(x Exchange) int64 {
 	if j == nil {
 		return 0
 	}
-	seq := j.s.tracer.emitSeq(EvExchange, x)
+	seq := j.s.tracer.emitSeq(EvExchange, x.record())
 	if tap := j.s.opts.journalTap; tap != nil {
 		tap(seq, EvExchange, x)
 	}
@@ -59,20 +78,10 @@ func (j *Journal) Record(x Exchange) int64 {
 }
 
 // EvMessage is a bus message an effector passes on while the engine waits on it.
-const EvMessage = "message"
+const EvMessage = trace.KindMessage
 
-// Message is one inter-role message, as journalled in the trace.
-type Message struct {
-	// Seq is the trace seq of the event that journalled the message (set by
-	// Journal.Message; not part of the event), so a bus can publish it under the same
-	// number and findings can cite trace lines.
-	Seq     int64  `json:"-"`
-	From    string `json:"from"`
-	To      string `json:"to"`
-	Type    string `json:"type"`
-	TaskID  string `json:"task_id,omitempty"`
-	Payload any    `json:"payload"`
-}
+// Message is one inter-role message; see trace.Message. Journal.Message sets its Seq.
+type Message = trace.Message
 
 // Message journals a bus message and returns the seq of its event (0 on a nil Journal).
 func (j *Journal) Message(m Message) int64 {

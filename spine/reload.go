@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Trace event kinds of hot reloads.
 const (
-	EvRulesReloaded   = "rules_reloaded"
-	EvRulesReloadFail = "rules_reload_failed"
+	EvRulesReloaded   = trace.KindRulesReloaded
+	EvRulesReloadFail = trace.KindRulesReloadFailed
 )
 
 // RuleSource offers a new rule set at cycle boundaries. Poll returns the new source when
@@ -52,13 +54,6 @@ func (f *FileRuleSource) Poll() (string, []byte, error) {
 	return f.Path, src, nil
 }
 
-type reloadBody struct {
-	Path   string `json:"path"`
-	Hash   string `json:"hash,omitempty"`
-	Source string `json:"source,omitempty"` // the whole rule file, so a replay can apply it
-	Error  string `json:"error,omitempty"`
-}
-
 // pollRules applies a changed rule source. Errors never stop the run: they are traced
 // and the running rule set stays.
 func (e *Engine) pollRules() {
@@ -75,16 +70,16 @@ func (e *Engine) pollRules() {
 		return
 	}
 	if err != nil {
-		s.tracer.emit(EvRulesReloadFail, reloadBody{Path: name, Error: err.Error()})
+		s.tracer.emit(EvRulesReloadFail, trace.Reload{Path: name, Error: err.Error()})
 		e.reloadErr = err
 		return
 	}
 	if err := s.reload(name, src); err != nil {
-		s.tracer.emit(EvRulesReloadFail, reloadBody{Path: name, Hash: hashOf(src), Error: err.Error()})
+		s.tracer.emit(EvRulesReloadFail, trace.Reload{Path: name, Hash: hashOf(src), Error: err.Error()})
 		e.reloadErr = err
 		return
 	}
-	s.tracer.emit(EvRulesReloaded, reloadBody{Path: name, Hash: s.rs.hash, Source: string(src)})
+	s.tracer.emit(EvRulesReloaded, trace.Reload{Path: name, Hash: s.rs.hash, Source: string(src)})
 	e.reloadErr = nil
 }
 

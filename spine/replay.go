@@ -11,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentspine/spine/internal/linecap"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Recording is a trace read back for replay: its header, the clock readings of its
@@ -18,26 +21,19 @@ import (
 type Recording struct {
 	Name   string
 	Header RecordedHeader
-	Lines  []TraceLine
-	Torn   *TornLine
+	Events []trace.Event
+	Torn   *trace.TornLine
 
 	times      []time.Time
 	calls      map[int]*recordedCall
-	canceledAt int64               // seq of a halt with outcome canceled, 0 if none
-	reloads    map[int64]TraceLine // rules_reloaded / rules_reload_failed events by seq
-	seed       []TraceLine         // fact changes made before the loop started
-	epilogue   []TraceLine         // events the host wrote after the halt
+	canceledAt int64                  // seq of a halt with outcome canceled, 0 if none
+	reloads    map[int64]*trace.Event // rules_reloaded / rules_reload_failed events by seq
+	seed       []*trace.Event         // fact changes made before the loop started
+	epilogue   []*trace.Event         // events the host wrote after the halt
 }
 
 // RecordedHeader is the decoded first line of a trace.
-type RecordedHeader struct {
-	Format string            `json:"format"`
-	Run    string            `json:"run"`
-	Rules  rulesRef          `json:"rules"`
-	Params map[string]any    `json:"params"`
-	Meta   map[string]string `json:"meta"`
-	Limits limits            `json:"limits"`
-}
+type RecordedHeader struct{ trace.Header }
 
 // RulesPath and RulesHash name the rule file a recording was made with.
 func (h RecordedHeader) RulesPath() string { return h.Rules.Path }
@@ -46,98 +42,73 @@ func (h RecordedHeader) RulesPath() string { return h.Rules.Path }
 func (h RecordedHeader) RulesHash() string { return h.Rules.Hash }
 
 type recordedCall struct {
-	call   TraceLine
-	body   effectorCallBody
-	reqRaw json.RawMessage
-	nested []TraceLine
-	result *TraceLine
-	res    struct {
-		Result json.RawMessage `json:"result"`
-		Error  string          `json:"error"`
-	}
+	call   *trace.Event
+	body   trace.EffectorCall
+	nested []*trace.Event
+	result *trace.EffectorResult
 }
 
 // ReadRecording reads a trace for replay. A torn last line is kept in Torn; the replay
 // stops with ErrRecordingEnded where it would need it.
 func ReadRecording(path string) (*Recording, error) {
-	tf, err := ReadTraceFile(path)
+	f, err := trace.ReadFileEvents(path)
 	if err != nil {
 		return nil, err
 	}
-	return NewRecording(path, tf)
+	return NewRecording(path, f)
 }
 
 // NewRecording indexes a read trace for replay.
-func NewRecording(name string, tf *TraceFile) (*Recording, error) {
-	r := &Recording{Name: name, Lines: tf.Lines, Torn: tf.Torn, calls: map[int]*recordedCall{}}
-	if len(tf.Lines) == 0 || tf.Lines[0].Kind != EvHeader {
+func NewRecording(name string, f *trace.File) (*Recording, error) {
+	r := &Recording{Name: name, Events: f.Events, Torn: f.Torn, calls: map[int]*recordedCall{}}
+	h, ok := f.Header()
+	if !ok {
 		return nil, fmt.Errorf("%s: not a trace: the first line is not a header", name)
 	}
-	if err := tf.Lines[0].Decode(&r.Header); err != nil {
-		return nil, fmt.Errorf("%s:1: header: %w", name, err)
-	}
-	if r.Header.Format != TraceFormat && r.Header.Format != TraceFormatUnchained {
-		return nil, fmt.Errorf("%s:1: trace format %q, this build replays %q and %q", name, r.Header.Format, TraceFormat, TraceFormatUnchained)
+	r.Header.Header = h
+	if h.Format != TraceFormat && h.Format != TraceFormatUnchained {
+		return nil, fmt.Errorf("%s:1: trace format %s, this build replays %q and %q", name, linecap.ExcerptString(h.Format), TraceFormat, TraceFormatUnchained)
 	}
 	var open *recordedCall
 	loopStarted, halted := false, false
-	for _, l := range tf.Lines {
-		t, err := time.Parse(time.RFC3339Nano, l.T)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: time %q: %w", name, l.Line, l.T, err)
-		}
-		r.times = append(r.times, t)
-		switch l.Kind {
-		case EvEffectorCall:
+	for i := range f.Events {
+		e := &f.Events[i]
+		r.times = append(r.times, e.Time)
+		switch b := e.Body.(type) {
+		case trace.EffectorCall:
 			// The loop has started: observe may call an effector before the first
 			// transition, and the facts it asserts are no host's seed.
 			loopStarted = true
-			rc := &recordedCall{call: l}
-			var raw struct {
-				effectorCallBody
-				Request json.RawMessage `json:"request"`
-			}
-			if err := l.Decode(&raw); err != nil {
-				return nil, fmt.Errorf("%s:%d: effector_call: %w", name, l.Line, err)
-			}
-			rc.body, rc.reqRaw = raw.effectorCallBody, raw.Request
-			r.calls[rc.body.Call] = rc
-			open = rc
-		case EvEffectorResult:
+			open = &recordedCall{call: e, body: b}
+			r.calls[b.Call] = open
+		case trace.EffectorResult:
 			if open == nil {
-				return nil, fmt.Errorf("%s:%d: effector_result without its effector_call", name, l.Line)
+				return nil, fmt.Errorf("%s:%d: effector_result without its effector_call", name, e.Line)
 			}
-			lc := l
-			open.result = &lc
-			if err := l.Decode(&open.res); err != nil {
-				return nil, fmt.Errorf("%s:%d: effector_result: %w", name, l.Line, err)
-			}
+			open.result = &b
 			open = nil
-		case EvTransition:
+		case trace.Transition:
 			loopStarted = true
-		case EvRulesReloaded, EvRulesReloadFail:
+		case trace.Reload:
 			if r.reloads == nil {
-				r.reloads = map[int64]TraceLine{}
+				r.reloads = map[int64]*trace.Event{}
 			}
-			r.reloads[l.Seq] = l
-		case EvHalt:
+			r.reloads[e.Seq] = e
+		case trace.Halt:
 			halted = true
-			var h struct {
-				Outcome string `json:"outcome"`
+			if b.Outcome == OutcomeCanceled {
+				r.canceledAt = e.Seq
 			}
-			if l.Decode(&h) == nil && h.Outcome == OutcomeCanceled {
-				r.canceledAt = l.Seq
-			}
-		case EvFactAsserted, EvFactUpdated, EvFactRetracted:
+		case trace.FactChange:
 			if !loopStarted {
-				r.seed = append(r.seed, l)
+				r.seed = append(r.seed, e)
 			}
 		default:
 			switch {
 			case halted:
-				r.epilogue = append(r.epilogue, l)
+				r.epilogue = append(r.epilogue, e)
 			case open != nil:
-				open.nested = append(open.nested, l)
+				open.nested = append(open.nested, e)
 			}
 		}
 	}
@@ -204,23 +175,13 @@ func (r *Replay) Options() []Option {
 
 // Seed re-applies the facts the recorded run's host put before the loop started.
 func (r *Replay) Seed(s *Session) error {
-	for _, l := range r.rec.seed {
-		var ev struct {
-			Fact struct {
-				Kind    string          `json:"kind"`
-				ID      string          `json:"id"`
-				Payload json.RawMessage `json:"payload"`
-			} `json:"fact"`
-		}
-		if err := l.Decode(&ev); err != nil {
-			return fmt.Errorf("%s:%d: %w", r.rec.Name, l.Line, err)
-		}
-		f := ev.Fact
+	for _, e := range r.rec.seed {
+		f := e.Body.(trace.FactChange).Fact
 		if f.Kind == KindState || f.Kind == KindObjective {
 			continue
 		}
 		var err error
-		switch l.Kind {
+		switch e.Kind {
 		case EvFactRetracted:
 			err = s.Retract(f.Kind, f.ID)
 		default:
@@ -228,12 +189,12 @@ func (r *Replay) Seed(s *Session) error {
 			dec := json.NewDecoder(bytes.NewReader(f.Payload))
 			dec.UseNumber()
 			if err := dec.Decode(&fields); err != nil {
-				return fmt.Errorf("%s:%d: %w", r.rec.Name, l.Line, err)
+				return fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)
 			}
 			_, err = s.Put(f.Kind, f.ID, fields)
 		}
 		if err != nil {
-			return fmt.Errorf("%s:%d: re-applying a seeded fact: %w", r.rec.Name, l.Line, err)
+			return fmt.Errorf("%s:%d: re-applying a seeded fact: %w", r.rec.Name, e.Line, err)
 		}
 	}
 	return nil
@@ -267,7 +228,7 @@ func (c replayClock) Now() time.Time {
 
 // serve checks a replayed effector call against the recording, writes the recorded
 // call, its nested exchanges and its result, and returns the recorded result.
-func (r *Replay) serve(s *Session, body effectorCallBody) (json.RawMessage, error) {
+func (r *Replay) serve(s *Session, body trace.EffectorCall) (json.RawMessage, error) {
 	rc := r.rec.calls[body.Call]
 	if rc == nil || rc.result == nil {
 		return nil, fmt.Errorf("%w: the run asked for effector call %d (%s), which the recording %s does not hold%s",
@@ -278,32 +239,24 @@ func (r *Replay) serve(s *Session, body effectorCallBody) (json.RawMessage, erro
 		if rc.body.Op != body.Op {
 			d.Field, d.Recorded, d.Got = "op", strconv.Quote(rc.body.Op), strconv.Quote(body.Op)
 		} else {
-			d.Field, d.Recorded, d.Got = firstDifference(rc.reqRaw, body.Request.(json.RawMessage))
+			d.Field, d.Recorded, d.Got = firstDifference(rc.body.Request, body.Request)
 		}
 		return nil, d
 	}
 	s.tracer.emit(EvEffectorCall, body)
-	for _, l := range rc.nested {
-		b, err := eventBody(l)
+	for _, e := range rc.nested {
+		b, err := e.BodyJSON()
 		if err != nil {
-			return nil, &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, l.Line, err)}
+			return nil, &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)}
 		}
-		s.tracer.emit(l.Kind, b)
+		s.tracer.emit(e.Kind, b)
 	}
-	rb := effectorResultBody{Call: body.Call, Op: body.Op, Error: rc.res.Error}
-	var dur struct {
-		DurationMS int64 `json:"duration_ms"`
+	res := rc.result
+	s.tracer.emit(EvEffectorResult, trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: res.DurationMS, Result: res.Result, Error: res.Error})
+	if res.Error != "" {
+		return nil, recordedError(res.Error)
 	}
-	_ = rc.result.Decode(&dur)
-	rb.DurationMS = dur.DurationMS
-	if len(rc.res.Result) > 0 {
-		rb.Result = rc.res.Result
-	}
-	s.tracer.emit(EvEffectorResult, rb)
-	if rc.res.Error != "" {
-		return nil, recordedError(rc.res.Error)
-	}
-	return rc.res.Result, nil
+	return res.Result, nil
 }
 
 func (r *Replay) tornNote() string {
@@ -311,19 +264,6 @@ func (r *Replay) tornNote() string {
 		return " (" + r.rec.Torn.String() + ")"
 	}
 	return ""
-}
-
-// eventBody is a recorded line without its seq, t and kind, ready to be written again.
-func eventBody(l TraceLine) (json.RawMessage, error) {
-	prefix := fmt.Sprintf(`{"seq":%d,"t":%q,"kind":%s`, l.Seq, l.T, strconv.Quote(l.Kind))
-	if !bytes.HasPrefix(l.Raw, []byte(prefix)) {
-		return nil, fmt.Errorf("line is not in the trace writer's layout (expected it to start with %s)", prefix)
-	}
-	rest := l.Raw[len(prefix):]
-	if len(rest) == 1 { // just "}"
-		return json.RawMessage("{}"), nil
-	}
-	return append([]byte("{"), rest[1:]...), nil
 }
 
 // firstDifference walks two JSON documents in key order and returns the path of the
@@ -396,7 +336,14 @@ func diffValue(path string, x, y any) (diffAt, bool) {
 		}
 		sort.Strings(names)
 		for _, k := range names {
-			if d, ok := diffValue(joinPath(path, k), xv[k], yv[k]); ok {
+			var xk, yk any = missing{}, missing{}
+			if v, ok := xv[k]; ok {
+				xk = v
+			}
+			if v, ok := yv[k]; ok {
+				yk = v
+			}
+			if d, ok := diffValue(joinPath(path, k), xk, yk); ok {
 				return d, true
 			}
 		}
@@ -427,14 +374,19 @@ func diffValue(path string, x, y any) (diffAt, bool) {
 	return diffAt{path, sx, sy}, true
 }
 
+// missing stands for a key or an element one side does not have.
 type missing struct{}
+
+// Absent is a TraceDiff's Recorded or Replayed when that side has no such field or
+// element: which is not the same as a field whose value is null.
+const Absent = "(absent)"
 
 func jsonText(v any) string {
 	if v == nil {
 		return "null"
 	}
 	if _, ok := v.(missing); ok {
-		return "(absent)"
+		return Absent
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -454,15 +406,28 @@ func joinPath(path, key string) string {
 type TraceDiff struct {
 	Line     int    // 1-based
 	Field    string // JSON path inside the line, "" when a line is missing
-	Recorded string
-	Replayed string
+	Recorded string // the recorded value (JSON), or Absent
+	Replayed string // the replayed value (JSON), or Absent
 }
 
 func (d *TraceDiff) String() string {
-	if d.Field == "" {
+	switch {
+	case d.Field == "":
 		return fmt.Sprintf("line %d: recorded %s, replayed %s", d.Line, d.Recorded, d.Replayed)
+	case d.Recorded == Absent:
+		return fmt.Sprintf("line %d: recorded has no %s %s, replayed has %s", d.Line, d.what(), d.Field, d.Replayed)
+	case d.Replayed == Absent:
+		return fmt.Sprintf("line %d: replayed has no %s %s, recorded has %s", d.Line, d.what(), d.Field, d.Recorded)
 	}
 	return fmt.Sprintf("line %d, field %s: recorded %s, replayed %s", d.Line, d.Field, d.Recorded, d.Replayed)
+}
+
+// what names what Field is: an array's element or an object's field.
+func (d *TraceDiff) what() string {
+	if strings.HasSuffix(d.Field, "]") {
+		return "element"
+	}
+	return "field"
 }
 
 // CompareTraces compares two traces line by line and returns the first difference, or
@@ -585,32 +550,29 @@ func (r *Replay) hasCall(n int, op string) bool {
 // rule set comes from the source recorded in the event, and a recorded failure is
 // written again without touching the running rules.
 func (r *Replay) applyReload(s *Session) {
-	l, ok := r.rec.reloads[s.tracer.seq.Load()+1]
+	e, ok := r.rec.reloads[s.tracer.seq.Load()+1]
 	if !ok {
 		return
 	}
-	var b reloadBody
-	if err := l.Decode(&b); err != nil {
-		return
-	}
-	if l.Kind == EvRulesReloaded {
+	b := e.Body.(trace.Reload)
+	if e.Kind == EvRulesReloaded {
 		if err := s.reload(b.Path, []byte(b.Source)); err != nil {
-			b = reloadBody{Path: b.Path, Hash: b.Hash, Error: "replay could not apply the recorded rules: " + err.Error()}
+			b = trace.Reload{Path: b.Path, Hash: b.Hash, Error: "replay could not apply the recorded rules: " + err.Error()}
 			s.tracer.emit(EvRulesReloadFail, b)
 			return
 		}
 	}
-	s.tracer.emit(l.Kind, b)
+	s.tracer.emit(e.Kind, b)
 }
 
 // emitEpilogue writes the events the recorded host appended after the halt.
 func (r *Replay) emitEpilogue(s *Session) error {
-	for _, l := range r.rec.epilogue {
-		b, err := eventBody(l)
+	for _, e := range r.rec.epilogue {
+		b, err := e.BodyJSON()
 		if err != nil {
-			return &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, l.Line, err)}
+			return &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)}
 		}
-		s.tracer.emit(l.Kind, b)
+		s.tracer.emit(e.Kind, b)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/internal/fsmode"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // MaxRecordedRuleFile caps the size of a rule file that a replay takes from a trace: the
@@ -34,7 +35,7 @@ func LoadRecordedRules(path string) (*RuleSet, error) {
 // ReadRecordedRuleFile reads a rule file with the protections of LoadRecordedRules,
 // without compiling it.
 func ReadRecordedRuleFile(path string) ([]byte, error) {
-	f, err := openRegularNonBlocking(path)
+	f, err := trace.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	tr "github.com/agentspine/spine/spine/trace"
 )
 
 // recordHeader records a session's header with rs and reads it back as a recording.
@@ -19,7 +21,7 @@ func recordHeader(t *testing.T, rs *RuleSet) *Recording {
 
 func readRecording(t *testing.T, name string, b []byte) *Recording {
 	t.Helper()
-	tf, err := ReadTrace(name, bytes.NewReader(b))
+	tf, err := tr.Read(name, bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +134,7 @@ func FuzzEmbeddedRules(f *testing.F) {
 	f.Add([]byte(mustReadF(f, "testdata/oldheader/no_rule.jsonl")))
 	f.Add([]byte(`{"seq":1,"t":"2000-01-01T00:00:00Z","kind":"header","format":"spine-trace/2","rules":{"hash":"sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","source":""}}` + "\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		tf, err := ReadTrace("fuzz.jsonl", bytes.NewReader(b))
+		tf, err := tr.Read("fuzz.jsonl", bytes.NewReader(b))
 		if err != nil {
 			return
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	tr "github.com/agentspine/spine/spine/trace"
 )
 
 func replayFile(t *testing.T, path string, rs *RuleSet) ([]byte, []byte, *Recording, Result, error) {
@@ -18,7 +20,7 @@ func replayFile(t *testing.T, path string, rs *RuleSet) ([]byte, []byte, *Record
 	if err != nil {
 		t.Fatal(err)
 	}
-	tf, err := ReadTrace(path, bytes.NewReader(recorded))
+	tf, err := tr.Read(path, bytes.NewReader(recorded))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +133,7 @@ func TestReplayTornRecording(t *testing.T) {
 		if rec.Torn == nil || rec.Torn.Line != cut+1 {
 			t.Fatalf("cut at %d: torn = %v", cut, rec.Torn)
 		}
-		if d := CompareTraces(recorded, replayed, len(rec.Lines)); d != nil {
+		if d := CompareTraces(recorded, replayed, len(rec.Events)); d != nil {
 			t.Errorf("cut at %d: the intact part differs: %s", cut, d)
 		}
 		if cut == len(lines)/2 && !errors.Is(err, ErrRecordingEnded) {
@@ -145,7 +147,7 @@ func TestCompareTracesHashLast(t *testing.T) {
 	for _, tc := range []struct{ b, want string }{
 		{"{\"seq\":1,\"kind\":\"x\",\"v\":2,\"h\":\"bb\"}\n", "line 1, field v: recorded 1, replayed 2"},
 		{"{\"seq\":1,\"kind\":\"x\",\"v\":1,\"h\":\"bb\"}\n", `line 1, field h: recorded "aa", replayed "bb"`},
-		{"{\"seq\":1,\"kind\":\"x\",\"v\":1}\n", `line 1, field h: recorded "aa", replayed (absent)`},
+		{"{\"seq\":1,\"kind\":\"x\",\"v\":1}\n", `line 1: replayed has no field h, recorded has "aa"`},
 		{"[1]\n", `line 1: recorded {"seq":1,"kind":"x","v":1,"h":"aa"}, replayed [1]`},
 	} {
 		got := ""
@@ -238,7 +240,7 @@ func TestReplayUnusableRecording(t *testing.T) {
 	}
 	// The seeded mode fact, with a name of the wrong type.
 	body := strings.Replace(mustRead(t, "testdata/engine/transition_observe.jsonl"), `"payload":{"name":"reobserve"}},"h"`, `"payload":{"name":5}},"h"`, 1)
-	tf, err := ReadTrace("seeded.jsonl", strings.NewReader(body))
+	tf, err := tr.Read("seeded.jsonl", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,6 +274,11 @@ func TestCompareTraces(t *testing.T) {
 		// h sorts before most fields and differs whenever anything does: the event's own
 		// field is named; h only when nothing else differs.
 		{"{\"seq\":1,\"kind\":\"x\",\"v\":{\"a\":2,\"b\":[1,2]},\"h\":\"01\"}\n{\"seq\":2}\n", "line 1, field v.a: recorded 1, replayed 2"},
+		// A field one side lacks is absent, not null; a null field is null.
+		{"{\"seq\":1,\"kind\":\"x\",\"v\":{\"b\":[1,2]}}\n{\"seq\":2}\n", "line 1: replayed has no field v.a, recorded has 1"},
+		{"{\"seq\":1,\"kind\":\"x\",\"v\":{\"a\":1,\"b\":[1,2],\"c\":null}}\n{\"seq\":2}\n", "line 1: recorded has no field v.c, replayed has null"},
+		{"{\"seq\":1,\"kind\":\"x\",\"v\":{\"a\":null,\"b\":[1,2]}}\n{\"seq\":2}\n", "line 1, field v.a: recorded 1, replayed null"},
+		{"{\"seq\":1,\"kind\":\"x\",\"v\":{\"a\":1,\"b\":[1]}}\n{\"seq\":2}\n", "line 1: replayed has no element v.b[1], recorded has 2"},
 	} {
 		got := ""
 		if d := CompareTraces([]byte(a), []byte(tc.b), 0); d != nil {
@@ -286,7 +293,7 @@ func TestCompareTraces(t *testing.T) {
 // assertReplays replays trace with rs and requires the same bytes.
 func assertReplays(t *testing.T, trace []byte, rs *RuleSet) {
 	t.Helper()
-	tf, err := ReadTrace("t", bytes.NewReader(trace))
+	tf, err := tr.Read("t", bytes.NewReader(trace))
 	if err != nil {
 		t.Fatal(err)
 	}

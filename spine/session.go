@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Session is one working memory with its agenda and trace: the unit a caller drives
@@ -62,11 +64,11 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 		o.runID = o.ids.NewID()
 		s.opts.runID = o.runID
 	}
-	s.tracer.emit(EvHeader, header{
+	s.tracer.emit(EvHeader, trace.Header{
 		Format: TraceFormat, Run: o.runID,
-		Rules:  rulesRef{Name: rs.name, Path: headerPath(rs, o), Hash: rs.hash, Source: headerSource(rs, o)},
-		Params: rs.ParamMap(), Meta: o.meta,
-		Limits: limits{MaxIterations: o.maxIterations, MaxFirings: o.maxFirings},
+		Rules:  trace.RulesRef{Name: rs.name, Path: headerPath(rs, o), Hash: rs.hash, Source: headerSource(rs, o)},
+		Params: s.tracer.paramsJSON(rs), Meta: o.meta,
+		Limits: trace.Limits{MaxIterations: o.maxIterations, MaxFirings: o.maxFirings},
 	})
 	s.wm = NewWorkingMemory(rs, s.observe)
 	s.wm.observerKeeps = false // the tracer's sink must not keep events
@@ -76,30 +78,18 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 	return s
 }
 
-type header struct {
-	Format string            `json:"format"`
-	Run    string            `json:"run"`
-	Rules  rulesRef          `json:"rules"`
-	Params map[string]any    `json:"params"`
-	Meta   map[string]string `json:"meta,omitempty"`
-	Limits limits            `json:"limits"`
-}
-
-// limits are recorded in the header because they change what a run does; a replay
-// applies the recorded ones.
-type limits struct {
-	MaxIterations int `json:"max_iterations"`
-	MaxFirings    int `json:"max_firings"`
-}
-
-// rulesRef names the rule file in a header. Source is the whole file, so that a trace
-// replays with no rule file at hand (as rules_reloaded carries a reloaded one); traces
-// written before it was added have none, and a replay finds their rules by hash.
-type rulesRef struct {
-	Name   string `json:"name"`
-	Path   string `json:"path"`
-	Hash   string `json:"hash"`
-	Source string `json:"source,omitempty"`
+// paramsJSON is the header's params: the rule set's parameters by name. Parameters
+// that do not encode (a NaN) are the trace's first error, as a body the sink cannot
+// encode would be, and the header records them as null.
+func (t *tracer) paramsJSON(rs *RuleSet) json.RawMessage {
+	b, err := json.Marshal(rs.ParamMap())
+	if err != nil {
+		if t.err == nil {
+			t.err = fmt.Errorf("trace: encoding header event: params: %w", err)
+		}
+		return nil
+	}
+	return b
 }
 
 func (s *Session) observe(op string, f Fact) {
@@ -185,19 +175,14 @@ func (s *Session) objectiveRule() string {
 // readable.
 func (s *Session) Emit(kind string, body any) {
 	if err := checkHostBody(body); err != nil {
-		s.tracer.emit(EvEmitError, emitErrorBody{Kind: kind, Error: err.Error()})
+		s.tracer.emit(EvEmitError, trace.EmitError{Kind: kind, Error: err.Error()})
 		return
 	}
 	s.tracer.emit(kind, body)
 }
 
 // EvEmitError records a host event that could not be written as given.
-const EvEmitError = "emit_error"
-
-type emitErrorBody struct {
-	Kind  string `json:"event_kind"`
-	Error string `json:"error"`
-}
+const EvEmitError = trace.KindEmitError
 
 func checkHostBody(body any) error {
 	b, err := json.Marshal(body)

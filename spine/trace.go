@@ -1,210 +1,89 @@
 package spine
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"sync"
-	"time"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
-// TraceFormat names the trace layout written by this package. It is the header's
-// "format" and changes whenever a reader of the old layout would misread the new one.
-// spine-trace/2 ends every line in its link of the hash chain (chain.go).
-const TraceFormat = "spine-trace/2"
+// The trace's layout, writer and reader are package trace's. The names below let the
+// engine's hosts keep writing spine.Sink, spine.MemorySink and so on; new code uses
+// package trace directly.
 
-// Trace event kinds.
+// TraceFormat names the trace layout the engine writes; see trace.Format.
+const TraceFormat = trace.Format
+
+// TraceFormatUnchained is the layout before the hash chain; see trace.FormatUnchained.
+const TraceFormatUnchained = trace.FormatUnchained
+
+// ChainGenesis is the "previous h" of a trace's first line; see trace.ChainGenesis.
+const ChainGenesis = trace.ChainGenesis
+
+// Trace event kinds the engine writes; see package trace for their bodies.
 const (
-	EvHeader         = "header"
-	EvFactAsserted   = "fact_asserted"
-	EvFactUpdated    = "fact_updated"
-	EvFactRetracted  = "fact_retracted"
-	EvConflictSet    = "conflict_set"
-	EvRuleFired      = "rule_fired"
-	EvTransition     = "transition"
-	EvEffectorCall   = "effector_call"
-	EvEffectorResult = "effector_result"
-	EvHalt           = "halt"
+	EvHeader         = trace.KindHeader
+	EvFactAsserted   = trace.KindFactAsserted
+	EvFactUpdated    = trace.KindFactUpdated
+	EvFactRetracted  = trace.KindFactRetracted
+	EvConflictSet    = trace.KindConflictSet
+	EvRuleFired      = trace.KindRuleFired
+	EvTransition     = trace.KindTransition
+	EvEffectorCall   = trace.KindEffectorCall
+	EvEffectorResult = trace.KindEffectorResult
+	EvHalt           = trace.KindHalt
 )
 
-// Event is one line of a trace. Body holds the kind's fields; it is encoded after seq, t
-// and kind in the same JSON object, so it must encode as a JSON object.
-type Event struct {
-	Seq  int64
-	Time time.Time
-	Kind string
-	Body any
-}
+type (
+	// Event is one line of a trace; see trace.Event.
+	Event = trace.Event
+	// Sink receives trace events in seq order; see trace.Sink.
+	Sink = trace.Sink
+	// WriterSink writes chained lines to an io.Writer; see trace.WriterSink.
+	WriterSink = trace.WriterSink
+	// FileSink is an append-only, locked trace file; see trace.FileSink.
+	FileSink = trace.FileSink
+	// MemorySink keeps the chained trace in memory; see trace.MemorySink.
+	MemorySink = trace.MemorySink
+	// ChainReport is what VerifyChain found; see trace.ChainReport.
+	ChainReport = trace.ChainReport
+	// ChainError names the first line where a chain breaks; see trace.ChainError.
+	ChainError = trace.ChainError
+	// TornLine describes an incomplete last line; see trace.TornLine.
+	TornLine = trace.TornLine
+	// TraceError is a malformed trace line; see trace.Error.
+	TraceError = trace.Error
+)
 
-// AppendJSON appends the event's JSON line (with a trailing newline) to buf, without the
-// h that links it into a trace's hash chain: the line's content, as shown to a reader.
-// Trace files get their lines from the sinks below, which add the link.
-func (e *Event) AppendJSON(buf []byte) ([]byte, error) {
-	buf = append(buf, `{"seq":`...)
-	buf = strconv.AppendInt(buf, e.Seq, 10)
-	buf = append(buf, `,"t":"`...)
-	buf = e.Time.UTC().AppendFormat(buf, time.RFC3339Nano)
-	buf = append(buf, `","kind":`...)
-	buf = appendString(buf, e.Kind)
-	if fa, ok := e.Body.(fieldsAppender); ok {
-		buf = fa.appendFields(buf)
-	} else if e.Body != nil {
-		body, err := json.Marshal(e.Body)
-		if err != nil {
-			return buf, fmt.Errorf("trace: encoding %s event: %w", e.Kind, err)
-		}
-		if len(body) < 2 || body[0] != '{' {
-			return buf, fmt.Errorf("trace: %s event body must encode as an object, got %.20s", e.Kind, body)
-		}
-		if len(body) > 2 {
-			buf = append(buf, ',')
-			buf = append(buf, body[1:len(body)-1]...)
-		}
-	}
-	buf = append(buf, '}', '\n')
-	return buf, nil
-}
-
-// Sink receives trace events in seq order. Write must not keep e or anything it points to
-// after it returns: the engine reuses event bodies between cycles.
-type Sink interface {
-	Write(e *Event) error
-	// Flush makes every event written so far durable to the sink's medium. The engine
-	// calls it at each cycle boundary.
-	Flush() error
-}
-
-// Discard is a Sink that drops every event, for benchmarks and callers that need no trace.
-var Discard Sink = discard{}
-
-type discard struct{}
-
-func (discard) Write(*Event) error { return nil }
-func (discard) Flush() error       { return nil }
-
-// WriterSink writes chained JSON lines to an io.Writer through a buffer.
-type WriterSink struct {
-	mu    sync.Mutex
-	w     *bufio.Writer
-	chain chainEncoder
-}
-
-var _ Sink = (*WriterSink)(nil)
-
-// NewWriterSink returns a sink writing JSON lines to w.
-func NewWriterSink(w io.Writer) *WriterSink {
-	return &WriterSink{w: bufio.NewWriterSize(w, 64<<10)}
-}
-
-// Write encodes the event and buffers its line.
-func (s *WriterSink) Write(e *Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	line, err := s.chain.encode(e)
-	if err != nil {
-		return err
-	}
-	_, err = s.w.Write(line)
-	return err
-}
-
-// Head is the h of the last line written, or "" before the first: the chain's head,
-// which a host may print or store elsewhere so that a later rewrite of the whole file
-// shows.
-func (s *WriterSink) Head() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.chain.head()
-}
-
-// Flush writes the buffered lines to the underlying writer.
-func (s *WriterSink) Flush() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Flush()
-}
-
-// FileSink is an append-only trace file. It refuses to open a file that already exists,
-// so a recorded trace is never appended to by a second run, truncated or rewritten, and
-// holds an exclusive lock (flock) on it until Close, so a second writer that asks for
-// the lock is refused while the run writes.
-type FileSink struct {
-	*WriterSink
-	f *os.File
-}
-
-var _ Sink = (*FileSink)(nil)
+// Discard is a Sink that drops every event; see trace.Discard.
+var Discard = trace.Discard
 
 // ErrTraceExists is returned by CreateFileSink when the trace file is already there.
-var ErrTraceExists = errors.New("trace file already exists")
+var ErrTraceExists = trace.ErrExists
 
 // ErrTraceLocked is returned when a trace file is locked by the writer of a run.
-var ErrTraceLocked = errors.New("trace file is locked by another writer")
+var ErrTraceLocked = trace.ErrLocked
 
-// CreateFileSink creates a new trace file, opened for appending only, and locks it.
-func CreateFileSink(path string) (*FileSink, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("%s: %w (traces are never overwritten; choose another path)", path, ErrTraceExists)
-		}
-		return nil, err
-	}
-	if err := lockTrace(f, path); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &FileSink{WriterSink: NewWriterSink(f), f: f}, nil
-}
+// NewWriterSink returns a sink writing JSON lines to w; see trace.NewWriterSink.
+func NewWriterSink(w io.Writer) *WriterSink { return trace.NewWriterSink(w) }
 
-// Flush writes buffered lines to the file. It does not fsync: a trace survives a process
-// crash up to the last flush, and Close syncs.
-func (s *FileSink) Flush() error { return s.WriterSink.Flush() }
+// CreateFileSink creates and locks a new trace file; see trace.CreateFileSink.
+func CreateFileSink(path string) (*FileSink, error) { return trace.CreateFileSink(path) }
 
-// Close flushes, syncs and closes the file, which releases its lock.
-func (s *FileSink) Close() error {
-	err := s.WriterSink.Flush()
-	if serr := s.f.Sync(); err == nil {
-		err = serr
-	}
-	if cerr := s.f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+// VerifyChain checks a trace's hash chain; see trace.VerifyChain.
+func VerifyChain(r io.Reader) (ChainReport, error) { return trace.VerifyChain(r) }
 
-// MemorySink keeps the encoded (chained) trace in memory, for tests and replay checks.
-type MemorySink struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	chain chainEncoder
-}
+// SealTrace gives every line of an unchained trace its h; see trace.SealTrace.
+func SealTrace(unchained []byte) ([]byte, error) { return trace.SealTrace(unchained) }
 
-var _ Sink = (*MemorySink)(nil)
+// UnchainedTrace is a chained trace without its hashes; see trace.UnchainedTrace.
+func UnchainedTrace(t []byte) []byte { return trace.UnchainedTrace(t) }
 
-// Write encodes the event and appends its line.
-func (s *MemorySink) Write(e *Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	line, err := s.chain.encode(e)
-	if err != nil {
-		return err
-	}
-	s.buf.Write(line)
-	return nil
-}
+// OpenRegular opens a regular file of outside input; see trace.OpenRegular.
+func OpenRegular(path string) (*os.File, error) { return trace.OpenRegular(path) }
 
-// Flush does nothing: the lines are already in memory.
-func (s *MemorySink) Flush() error { return nil }
+// ReadTraceBytes reads a whole trace file; see trace.ReadBytes.
+func ReadTraceBytes(path string) ([]byte, error) { return trace.ReadBytes(path) }
 
-// Bytes returns a copy of the trace so far.
-func (s *MemorySink) Bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Clone(s.buf.Bytes())
-}
+// TraceLocked reports whether a run's writer holds the trace at path; see trace.Locked.
+func TraceLocked(path string) (bool, error) { return trace.Locked(path) }

@@ -2,6 +2,7 @@ package taskrun
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,8 +57,9 @@ func writeRules(t *testing.T) string {
 type misroutingEffector struct{}
 
 func (misroutingEffector) Mint(ctx context.Context, r spine.MintRequest) (spine.Construct, error) {
+	payload, _ := json.Marshal(&contract.ReplanRequest{TaskID: "t1", Recommendation: "replan"})
 	spine.JournalFrom(ctx).Message(spine.Message{From: "R4b", To: "R2", Type: contract.TypeReplanRequest, TaskID: "t1",
-		Payload: &contract.ReplanRequest{TaskID: "t1", Recommendation: "replan"}})
+		Payload: payload})
 	return spine.Construct{ID: "c"}, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -246,12 +247,12 @@ func replayOne(ctx context.Context, path string, override *spine.RuleSet, check 
 		return o
 	}
 	o.chain, o.chainErr = spine.VerifyChain(bytes.NewReader(recorded))
-	tf, err := spine.ReadTrace(path, bytes.NewReader(recorded))
+	tf, err := trace.Read(path, bytes.NewReader(recorded))
 	if err != nil {
 		o.failed = err
 		return o
 	}
-	o.incomplete, o.lines = tf.Incomplete(), len(tf.Lines)
+	o.incomplete, o.lines = tf.Incomplete(), len(tf.Events)
 	rec, err := spine.NewRecording(path, tf)
 	if err != nil {
 		o.failed = err
@@ -277,7 +278,7 @@ func replayOne(ctx context.Context, path string, override *spine.RuleSet, check 
 	if check {
 		limit := 0
 		if o.incomplete != "" {
-			limit = len(tf.Lines)
+			limit = len(tf.Events)
 		}
 		replayed := o.replayed
 		if rec.Header.Format == spine.TraceFormatUnchained {

@@ -58,11 +58,11 @@ func fileExists(path string) bool {
 
 func TestTraceDiffErrors(t *testing.T) {
 	dir := t.TempDir()
-	a := writeTemp(t, dir, "a.trace.jsonl", "{\"seq\":1,\"t\":\"x\",\"kind\":\"header\",\"format\":\"spine-trace/2\",\"run\":\"a\"}\n{\"seq\":2,\"t\":\"x\",\"kind\":\"rule_fired\",\"cycle\":1,\"rule\":\"r1\",\"then\":{\"objective\":\"plan\"}}\n")
-	b := writeTemp(t, dir, "b.trace.jsonl", "{\"seq\":1,\"t\":\"y\",\"kind\":\"header\",\"format\":\"spine-trace/2\",\"run\":\"a\"}\n{\"seq\":2,\"t\":\"y\",\"kind\":\"rule_fired\",\"cycle\":1,\"rule\":\"r1\",\"then\":{\"objective\":\"plan\"}}\n")
-	c := writeTemp(t, dir, "c.trace.jsonl", "{\"seq\":1,\"t\":\"x\",\"kind\":\"header\",\"format\":\"spine-trace/2\",\"run\":\"a\"}\n{\"seq\":2,\"t\":\"x\",\"kind\":\"rule_fired\",\"cycle\":1,\"rule\":\"r2\",\"then\":{\"objective\":\"stop\"}}\n{\"seq\":3,\"t\":\"x\",\"kind\":\"message\",\"from\":\"R7\",\"to\":\"User\",\"type\":\"FinalResult\"}\n")
-	long := writeTemp(t, dir, "long.trace.jsonl", "{\"seq\":1,\"t\":\"x\",\"kind\":\"header\",\"format\":\"spine-trace/2\",\"run\":\""+strings.Repeat("é", 300)+"\"}\n")
-	bad := writeTemp(t, dir, "bad.trace.jsonl", "{\"seq\":1,\"t\":\"x\",\"kind\":\"header\",\"format\":\"spine-trace/2\"}\n{\"seq\":2,\"t\":\"x\",\"kind\":\"message\",\"from\":7}\n")
+	a := writeTemp(t, dir, "a.trace.jsonl", "{\"seq\":1,\"t\":\"2026-01-01T00:00:00Z\",\"kind\":\"header\",\"format\":\"spine-trace/2\",\"run\":\"a\"}\n{\"seq\":2,\"t\":\"2026-01-01T00:00:00Z\",\"kind\":\"rule_fired\",\"cycle\":1,\"rule\":\"r1\",\"then\":{\"objective\":\"plan\"}}\n")
+	b := writeTemp(t, dir, "b.trace.jsonl", "{\"seq\":1,\"t\":\"2026-01-01T00:00:01Z\",\"kind\":\"header\",\"format\":\"spine-trace/2\",\"run\":\"a\"}\n{\"seq\":2,\"t\":\"2026-01-01T00:00:01Z\",\"kind\":\"rule_fired\",\"cycle\":1,\"rule\":\"r1\",\"then\":{\"objective\":\"plan\"}}\n")
+	c := writeTemp(t, dir, "c.trace.jsonl", "{\"seq\":1,\"t\":\"2026-01-01T00:00:00Z\",\"kind\":\"header\",\"format\":\"spine-trace/2\",\"run\":\"a\"}\n{\"seq\":2,\"t\":\"2026-01-01T00:00:00Z\",\"kind\":\"rule_fired\",\"cycle\":1,\"rule\":\"r2\",\"then\":{\"objective\":\"stop\"}}\n{\"seq\":3,\"t\":\"2026-01-01T00:00:00Z\",\"kind\":\"message\",\"from\":\"R7\",\"to\":\"User\",\"type\":\"FinalResult\"}\n")
+	long := writeTemp(t, dir, "long.trace.jsonl", "{\"seq\":1,\"t\":\"2026-01-01T00:00:00Z\",\"kind\":\"header\",\"format\":\"spine-trace/2\",\"run\":\""+strings.Repeat("é", 300)+"\"}\n")
+	bad := writeTemp(t, dir, "bad.trace.jsonl", "{\"seq\":1,\"t\":\"2026-01-01T00:00:00Z\",\"kind\":\"header\",\"format\":\"spine-trace/2\"}\n{\"seq\":2,\"t\":\"2026-01-01T00:00:00Z\",\"kind\":\"message\",\"from\":7}\n")
 	for _, tc := range []struct {
 		args     []string
 		code     int
@@ -71,10 +71,10 @@ func TestTraceDiffErrors(t *testing.T) {
 		{[]string{"trace", "diff", a}, exitUsage, "", "spine trace diff: expected two trace files, A and B\n"},
 		{[]string{"trace", "diff", a, b, c}, exitUsage, "", "spine trace diff: expected two trace files, A and B\n"},
 		{[]string{"trace", "diff", "--all", a, b}, exitUsage, "", "spine trace diff: unknown flag --all\nRun 'spine trace diff --help' for its flags.\n"},
-		{[]string{"trace", "diff", a, bad}, exitFail, "", "spine trace diff: " + bad + ":2: message event: json: cannot unmarshal number into Go struct field .from of type string\n"},
+		{[]string{"trace", "diff", a, bad}, exitFail, "", "spine trace diff: " + bad + ":2: message event: json: cannot unmarshal number into Go struct field Message.from of type string\n"},
 		{[]string{"trace", "diff", a, a}, exitOK, "A " + a + ": 1 events\nB " + a + ": 1 events\nidentical\n", ""},
 		{[]string{"trace", "diff", a, b}, exitFail, "A " + a + ": 1 events\nB " + b + ": 1 events\n" +
-			"the same apart from their timestamps; first at A line 1 (seq 1, header), B line 1 (seq 1, header)\n  field t\n  A: \"x\"\n  B: \"y\"\n" +
+			"the same apart from their timestamps; first at A line 1 (seq 1, header), B line 1 (seq 1, header)\n  field t\n  A: \"2026-01-01T00:00:00Z\"\n  B: \"2026-01-01T00:00:01Z\"\n" +
 			"decisions: A 1, B 1; the same sequence\nmessages: A 0, B 0; the same sequence\nexchanges: A 0, B 0; the same sequence\n", ""},
 		{[]string{"trace", "diff", a, c}, exitFail, "A " + a + ": 1 events\nB " + c + ": 2 events\n" +
 			"first differing event: A line 2 (seq 2, rule_fired), B line 2 (seq 2, rule_fired)\n  field rule\n  A: \"r1\"\n  B: \"r2\"\n" +

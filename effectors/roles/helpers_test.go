@@ -146,7 +146,7 @@ func assertAudited(t testing.TB, trace []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := audit.AuditTrace(audit.DefaultConfig(), "live", tf)
+	res, err := audit.AuditTrace(audit.DefaultConfig(), "live", tf.File())
 	if err != nil {
 		t.Fatalf("audit: %v", err)
 	}

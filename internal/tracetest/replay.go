@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/spine"
+	tr "github.com/agentspine/spine/spine/trace"
 )
 
 // AssertReplays replays a trace from its recording with rs and requires the same bytes.
 func AssertReplays(t testing.TB, trace []byte, rs *spine.RuleSet) {
 	t.Helper()
-	tf, err := spine.ReadTrace("live", bytes.NewReader(trace))
+	tf, err := tr.Read("live", bytes.NewReader(trace))
 	if err != nil {
 		t.Fatalf("reading the trace: %v", err)
 	}

@@ -296,10 +296,14 @@ type Exchange struct {
 
 // Message is one inter-role message: the body of a message event, and what the bus
 // carries.
+//
+// Seq is the trace seq of the event that journalled the message, or the bus's own
+// number for a message that is in no trace. In a trace line it is the envelope's seq,
+// never a field of the body: a trace writes a Message without it (lineJSON), and a
+// Message decoded from a line gets it from the envelope. Encoded on its own (a bus
+// carrying it elsewhere), a Message has its seq.
 type Message struct {
-	// Seq is the trace seq of the event that journalled the message, or the bus's own
-	// number for a message that is in no trace. It is the envelope's, not the body's.
-	Seq     int64           `json:"-"`
+	Seq     int64           `json:"seq,omitempty"`
 	From    string          `json:"from"`
 	To      string          `json:"to"`
 	Type    string          `json:"type"`
@@ -311,4 +315,10 @@ type Message struct {
 // wrapped: an AuditReport's own "kind" would clash with the event's.
 type Audit struct {
 	Finding contract.AuditReport `json:"finding"`
+}
+
+// lineJSON is the message as a trace line's body: without Seq, the envelope's.
+func (m Message) lineJSON() ([]byte, error) {
+	m.Seq = 0
+	return json.Marshal(m)
 }

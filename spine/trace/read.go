@@ -69,7 +69,8 @@ func (f *File) Broken() *ChainError {
 // not vouched for is the reader's call.
 //
 // The error is the first that applies: the file could not be opened, it is not a spine
-// trace, or a line is malformed (then File holds the events before it).
+// trace (a *NotATraceError; the chain is then not checked), or a line is malformed
+// (then File holds the events before it).
 func ReadFile(path string) (*File, error) {
 	data, err := ReadBytes(path)
 	if err != nil {
@@ -156,10 +157,6 @@ func Read(name string, r io.Reader) (*File, error) {
 			// Only a known kind's body fails to decode, so the kind needs no quoting.
 			return f, &Error{name, n, linecap.BoundQuotes(fmt.Sprintf("%s event: %v", env.Kind, berr))}
 		}
-		if m, ok := body.(Message); ok {
-			m.Seq = env.Seq // the message's number is its event's
-			body = m
-		}
 		e.Body = body
 		f.Events = append(f.Events, e)
 		if !complete {
@@ -180,22 +177,33 @@ func CheckHeader(name string, f *File, readErr error) error {
 	if f == nil || len(f.Events) == 0 {
 		switch {
 		case readErr != nil:
-			return fmt.Errorf("%w; %s", readErr, want)
+			return &NotATraceError{fmt.Sprintf("%v; %s", readErr, want), readErr}
 		case f != nil && f.Torn != nil:
-			return fmt.Errorf("%s: %s; its only line is torn (%d bytes)", name, want, f.Torn.Bytes)
+			return &NotATraceError{fmt.Sprintf("%s: %s; its only line is torn (%d bytes)", name, want, f.Torn.Bytes), nil}
 		}
-		return fmt.Errorf("%s: the file is empty; %s", name, want)
+		return &NotATraceError{fmt.Sprintf("%s: the file is empty; %s", name, want), nil}
 	}
 	first := &f.Events[0]
 	if first.Kind != KindHeader {
-		return fmt.Errorf("%s:%d: %s, not a %s event", name, first.Line, want, linecap.ExcerptString(first.Kind))
+		return &NotATraceError{fmt.Sprintf("%s:%d: %s, not a %s event", name, first.Line, want, linecap.ExcerptString(first.Kind)), nil}
 	}
 	h, _ := As[Header](first)
 	if h.Format != Format && h.Format != FormatUnchained {
-		return fmt.Errorf("%s:%d: %s (or the older %s), not format %s", name, first.Line, want, FormatUnchained, linecap.ExcerptString(h.Format))
+		return &NotATraceError{fmt.Sprintf("%s:%d: %s (or the older %s), not format %s", name, first.Line, want, FormatUnchained, linecap.ExcerptString(h.Format)), nil}
 	}
 	return nil
 }
+
+// NotATraceError is CheckHeader's verdict: the input is not a spine trace (empty,
+// header-less, of a foreign format or not JSON lines at all). It wraps the reader's
+// error on the first line, if any.
+type NotATraceError struct {
+	msg string
+	err error
+}
+
+func (e *NotATraceError) Error() string { return e.msg }
+func (e *NotATraceError) Unwrap() error { return e.err }
 
 // Incomplete says why a trace is an incomplete recording, "" when it is not: its last
 // line is torn (a writer stopped mid-line), or the engine's loop started and the trace

@@ -116,10 +116,11 @@ var everyKind = []struct {
 		FactChange{Fact{Kind: "_state", ID: "_state", Rev: 2, Payload: json.RawMessage(`{"name":"act","iteration":1}`)}}},
 	{`{"seq":4,"t":"2026-01-01T00:00:00.003Z","kind":"fact_retracted","fact":{"kind":"signals","id":"signals","rev":3,"payload":null}}`,
 		FactChange{Fact{Kind: "signals", ID: "signals", Rev: 3, Payload: json.RawMessage(`null`)}}},
-	{`{"seq":5,"t":"2026-01-01T00:00:00.004Z","kind":"conflict_set","cycle":1,"stage":"select_objective","scope":"all","evaluated":[{"rule":"a","result":"true"},{"rule":"b","result":"true","refracted":true},{"rule":"c","result":"error","error":"no field x"}],"conflict_set":["a"],"fired":"a","decided_by":"salience"}`,
+	{`{"seq":5,"t":"2026-01-01T00:00:00.004Z","kind":"conflict_set","cycle":1,"stage":"select_objective","scope":"all","evaluated":[{"rule":"a","result":"true"},{"rule":"b","result":"true","refracted":true},{"rule":"c","result":"error","error":"no field x"}],"conflict_set":["a"],"fired":"a","decided_by":"salience","objectives":[{"objective":"deliver","score":0.75,"satisfied":false},{"objective":"safe","error":"no field x"}]}`,
 		ConflictSet{Cycle: 1, Stage: "select_objective", Scope: "all",
 			Evaluated:   []RuleEval{{Rule: "a", Result: "true"}, {Rule: "b", Result: "true", Refracted: true}, {Rule: "c", Result: "error", Error: "no field x"}},
-			ConflictSet: []string{"a"}, Fired: "a", DecidedBy: "salience"}},
+			ConflictSet: []string{"a"}, Fired: "a", DecidedBy: "salience",
+			Objectives: []ObjectiveEval{{Objective: "deliver", Score: ptr(0.75), Satisfied: ptr(false)}, {Objective: "safe", Error: "no field x"}}}},
 	{`{"seq":6,"t":"2026-01-01T00:00:00.005Z","kind":"rule_fired","cycle":1,"rule":"a","salience":10,"then":{"objective":"plan","assert":[{"kind":"note","id":"n1","fields":{"text":"hi"}}],"retract":[{"kind":"note"}],"transition":"reobserve"}}`,
 		RuleFired{Cycle: 1, Rule: "a", Salience: 10, Then: &Then{Objective: "plan",
 			Assert: []FactAction{{Kind: "note", ID: "n1", Fields: json.RawMessage(`{"text":"hi"}`)}}, Retract: []FactAction{{Kind: "note"}}, Transition: "reobserve"}}},
@@ -216,6 +217,8 @@ func TestFastEncodersMatchEncodingJSON(t *testing.T) {
 				ConflictSet: []string{s, "b"}},
 			&ConflictSet{Evaluated: []RuleEval{}, ConflictSet: []string{}},
 			&ConflictSet{},
+			&ConflictSet{Objectives: []ObjectiveEval{{Objective: s, Score: ptr(0.1)}, {Objective: "b", Satisfied: ptr(true)},
+				{Objective: "c", Score: ptr(1e-9), Satisfied: ptr(false)}, {Objective: "d", Score: ptr(-3e21)}, {Objective: "e", Error: s}}},
 		)
 	}
 	for _, b := range bodies {
@@ -230,6 +233,8 @@ func TestFastEncodersMatchEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func TestAppendJSONRefusesBodiesThatAreNotObjects(t *testing.T) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
