@@ -23,7 +23,7 @@ type auditFollowFlags struct {
 
 func addAuditFollowFlags(fs *pflag.FlagSet) *auditFollowFlags {
 	f := &auditFollowFlags{}
-	fs.BoolVar(&f.on, "follow", false, "run the Auditor over the fleet's runs live, from the bus stream of its NATS server, until interrupted")
+	fs.BoolVar(&f.on, "follow", false, "run the Auditor over the fleet's runs live, from the bus stream of its NATS server, until interrupted (spine audit query asks about finished runs)")
 	fs.BoolVar(&f.fromStart, "from-start", false, "with --follow: begin at the bus stream's first message instead of now")
 	fs.DurationVar(&f.reportEvery, "report-every", 0, "with --follow: publish a report of the fleet (tasks, findings, role drift) this often; spine status shows the latest")
 	f.nats.add(fs)
