@@ -236,7 +236,7 @@ func prepare(rs *spine.RuleSet, opt Options) (*analyzer, error) {
 	})
 	// Converting in agenda order numbers the variables the way the cascade reads them.
 	for _, i := range a.order {
-		a.rules[i].f, a.rules[i].opaque = a.sp.convert(a.rules[i].r.When)
+		a.rules[i].f, a.rules[i].opaque = a.sp.convertNode(a.rules[i].r.Cond())
 	}
 	return a, nil
 }

@@ -2,15 +2,14 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/agentspine/spine/internal/exprfold"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/cond"
 	"github.com/expr-lang/expr/ast"
-	"github.com/expr-lang/expr/parser"
 )
 
 // A condition becomes a formula over atoms. Each atom tests one variable (a field against
@@ -84,15 +83,85 @@ type converter struct {
 	opaque []Opaque
 }
 
+// convert reads a condition the way the engine does: compiled by expr, classified by
+// package spine/cond (see convertNode).
 func (sp *space) convert(src string) (formula, []Opaque) {
-	c := &converter{sp: sp}
-	tree, err := parser.Parse(src)
+	n, err := sp.rs.Condition(src)
 	if err != nil {
-		o := Opaque{Text: strings.TrimSpace(src), Reason: "does not parse: " + err.Error()}
+		o := Opaque{Text: strings.TrimSpace(src), Reason: "does not compile: " + strings.SplitN(err.Error(), "\n", 2)[0]}
 		return fOpaque{o}, []Opaque{o}
 	}
-	f := c.boolean(tree.Node)
+	return sp.convertNode(n)
+}
+
+// convertNode turns a condition as package spine/cond classified it into a formula. Its
+// atoms are the matcher's atoms; of the parts the matcher leaves to expr's VM the
+// analysis models two more shapes, membership in a literal list and the comparison of
+// two fields, and says why it cannot model the others.
+func (sp *space) convertNode(n *cond.Node) (formula, []Opaque) {
+	c := &converter{sp: sp}
+	if n == nil {
+		return c.fail(&ast.NilNode{}, "did not compile"), c.opaque
+	}
+	f := c.node(n)
 	return f, c.opaque
+}
+
+func (c *converter) node(n *cond.Node) formula {
+	switch n.Op {
+	case cond.OpConst:
+		return fConst{n.Value}
+	case cond.OpNot:
+		return fNot{c.node(n.L)}
+	case cond.OpAnd:
+		return fAnd{c.node(n.L), c.node(n.R)}
+	case cond.OpOr:
+		return fOr{c.node(n.L), c.node(n.R)}
+	case cond.OpAtom:
+		return c.atom(n)
+	}
+	return c.boolean(n.Expr)
+}
+
+// atom registers one of the matcher's atoms as a test of an analysis variable.
+func (c *converter) atom(n *cond.Node) formula {
+	a, text := n.Atom, n.Expr.String()
+	k := c.sp.rs.Kinds()[a.Kind]
+	if a.Test == cond.TestPresent {
+		want := a.Want
+		return c.sp.addAtom(c.sp.presenceVar(k.Name), text, func(rep any) bool { return rep.(bool) == want })
+	}
+	ref := c.sp.fieldRef(k.Name, k.Fields[a.Field])
+	switch a.Test {
+	case cond.TestBool:
+		want := a.Want
+		return c.sp.addAtom(c.sp.fieldVar(ref), text, func(rep any) bool { return rep.(bool) == want })
+	case cond.TestString:
+		v := c.sp.fieldVar(ref)
+		c.sp.addLiteral(v, a.K.S)
+		want, s := a.Cmp == "==", a.K.S
+		return c.sp.addAtom(v, text, func(rep any) bool { return (rep.(string) == s) == want })
+	}
+	num := a.K.F
+	if a.K.T == cond.TInt {
+		num = float64(a.K.I)
+	}
+	if math.IsNaN(num) || math.IsInf(num, 0) {
+		return c.fail(n.Expr, "compares with a constant that is not a finite number")
+	}
+	t := term{field: ref}
+	for _, f := range a.Fn { // innermost first: abs(-x) is abs(x), -abs(x) negates it
+		if f == 'a' {
+			t.abs, t.neg = true, false
+		} else {
+			t.neg = !t.neg
+		}
+	}
+	t.v = c.sp.fieldVar(ref)
+	rc := cval{kind: 'n', num: num, text: n.K.String()}
+	c.sp.addThresholds(t, rc)
+	op := a.Cmp
+	return c.sp.addAtom(t.v, text, func(rep any) bool { return compareNum(op, t.eval(rep.(float64)), num) })
 }
 
 func (c *converter) fail(n ast.Node, reason string) formula {
@@ -101,11 +170,8 @@ func (c *converter) fail(n ast.Node, reason string) formula {
 	return fOpaque{o}
 }
 
+// boolean models a part the matcher leaves to expr's VM, from expr's optimised tree.
 func (c *converter) boolean(n ast.Node) formula {
-	// What expr folds to a constant never reads its other operands (exprfold).
-	if v, ok := exprfold.Bool(n); ok {
-		return fConst{v}
-	}
 	if cv, ok := c.constant(n); ok {
 		if cv.kind == 'b' {
 			return fConst{cv.b}
@@ -328,17 +394,30 @@ func (c *converter) compareFields(x *ast.BinaryNode, op string) formula {
 }
 
 func (c *converter) in(x *ast.BinaryNode) formula {
-	arr, ok := x.Right.(*ast.ArrayNode)
-	if !ok {
-		return c.fail(x, "tests membership in something other than a literal list")
-	}
 	var items []cval
-	for _, it := range arr.Nodes {
-		cv, ok := c.constant(it)
-		if !ok {
-			return c.fail(x, "tests membership in a list of non-constants")
+	text := x.String()
+	switch list := x.Right.(type) {
+	case *ast.ArrayNode:
+		for _, it := range list.Nodes {
+			cv, ok := c.constant(it)
+			if !ok {
+				return c.fail(x, "tests membership in a list of non-constants")
+			}
+			items = append(items, cv)
 		}
-		items = append(items, cv)
+	case *ast.ConstantNode:
+		// expr's optimiser turns a literal list of strings or ints into a set.
+		var ok bool
+		if items, ok = setItems(list.Value); !ok {
+			return c.fail(x, "tests membership in something other than a literal list")
+		}
+		texts := make([]string, len(items))
+		for i, it := range items {
+			texts[i] = it.text
+		}
+		text = x.Left.String() + " " + x.Operator + " [" + strings.Join(texts, ", ") + "]"
+	default:
+		return c.fail(x, "tests membership in something other than a literal list")
 	}
 	if m, ok := x.Left.(*ast.MemberNode); ok {
 		if ref, reason := c.field(m); reason == "" && ref.ftype == spine.TypeString {
@@ -351,7 +430,7 @@ func (c *converter) in(x *ast.BinaryNode) formula {
 				set[it.s] = true
 				c.sp.addLiteral(v, it.s)
 			}
-			return c.sp.addAtom(v, x.String(), func(rep any) bool { return set[rep.(string)] })
+			return c.sp.addAtom(v, text, func(rep any) bool { return set[rep.(string)] })
 		}
 	}
 	t, ok := c.term(x.Left)
@@ -367,7 +446,37 @@ func (c *converter) in(x *ast.BinaryNode) formula {
 		c.sp.addThresholds(t, it)
 		nums = append(nums, it.num)
 	}
-	return c.sp.addAtom(t.v, x.String(), func(rep any) bool { return slices.Contains(nums, t.eval(rep.(float64))) })
+	return c.sp.addAtom(t.v, text, func(rep any) bool { return slices.Contains(nums, t.eval(rep.(float64))) })
+}
+
+// setItems lists the members of a set expr's optimiser made of a literal list, sorted.
+func setItems(v any) ([]cval, bool) {
+	var items []cval
+	switch set := v.(type) {
+	case map[string]struct{}:
+		for s := range set {
+			items = append(items, cval{kind: 's', s: s, text: strconv.Quote(s)})
+		}
+		slices.SortFunc(items, func(a, b cval) int { return strings.Compare(a.s, b.s) })
+	case map[int]struct{}:
+		for n := range set {
+			items = append(items, cval{kind: 'n', num: float64(n), text: strconv.Itoa(n)})
+		}
+		slices.SortFunc(items, func(a, b cval) int { return cmpFloat(a.num, b.num) })
+	default:
+		return nil, false
+	}
+	return items, true
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // constant folds literals, params, unary signs and arithmetic on them.

@@ -83,6 +83,21 @@ func (e condEnv) Param(name string) (any, bool) {
 // optimised tree.
 func (r *Rule) Cond() *cond.Node { return r.cond }
 
+// Condition compiles src as a rule's when would be compiled and classifies it; package
+// analysis reads the conditions of expectation tables through it.
+func (rs *RuleSet) Condition(src string) (*cond.Node, error) {
+	cfg := whenConfig(rs)
+	tree, err := parser.ParseWithConfig(src, cfg)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := checkAndCompile(tree, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return cond.Extract(prog.Node(), condEnv{rs}), nil
+}
+
 // inputSlot is a field the matcher reads, as working memory refreshes it.
 type inputSlot struct {
 	slot, Field int

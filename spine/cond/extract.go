@@ -49,6 +49,7 @@ type Node struct {
 	L, R   *Node
 	Reason string
 	Expr   ast.Node
+	K      ast.Node // an atom's constant operand, as written (a literal or a param)
 }
 
 // Test is what an Atom tests.
@@ -228,9 +229,9 @@ func (x *extractor) compare(e *ast.BinaryNode) *Node {
 		}
 		return opaque(e, "compares constants of different types")
 	}
-	left := e.Left
+	left, kn := e.Left, e.Right
 	if lok {
-		left, rc, rok, op = e.Right, lc, true, mirror[op]
+		left, kn, rc, rok, op = e.Right, e.Left, lc, true, mirror[op]
 	}
 	if !rok {
 		return opaque(e, "compares two expressions that are not constants")
@@ -246,14 +247,14 @@ func (x *extractor) compare(e *ast.BinaryNode) *Node {
 		if !found || many {
 			return opaque(e, "checks a list of facts against nil")
 		}
-		return &Node{Op: OpAtom, Atom: Atom{Test: TestPresent, Kind: k, Want: op == "!="}, Expr: e}
+		return &Node{Op: OpAtom, Atom: Atom{Test: TestPresent, Kind: k, Want: op == "!="}, Expr: e, K: kn}
 	case TInt, TFloat:
 		a, ok := x.term(left)
 		if !ok {
 			return opaque(e, "compares an expression that is not a field, its negation or its abs")
 		}
 		a.Cmp, a.K = op, rc
-		return &Node{Op: OpAtom, Atom: a, Expr: e}
+		return &Node{Op: OpAtom, Atom: a, Expr: e, K: kn}
 	case TBool, TString:
 		// !field == c is field == !c.
 		for u, isNot := left.(*ast.UnaryNode); isNot && rc.T == TBool && (u.Operator == "!" || u.Operator == "not"); u, isNot = left.(*ast.UnaryNode) {
@@ -268,9 +269,9 @@ func (x *extractor) compare(e *ast.BinaryNode) *Node {
 			return opaque(e, "compares a bool or string expression the matcher does not model")
 		}
 		if t == TBool {
-			return &Node{Op: OpAtom, Atom: Atom{Test: TestBool, Kind: kind, Field: field, Type: TBool, Want: rc.B == (op == "==")}, Expr: e}
+			return &Node{Op: OpAtom, Atom: Atom{Test: TestBool, Kind: kind, Field: field, Type: TBool, Want: rc.B == (op == "==")}, Expr: e, K: kn}
 		}
-		return &Node{Op: OpAtom, Atom: Atom{Test: TestString, Kind: kind, Field: field, Type: TString, Cmp: op, K: rc}, Expr: e}
+		return &Node{Op: OpAtom, Atom: Atom{Test: TestString, Kind: kind, Field: field, Type: TString, Cmp: op, K: rc}, Expr: e, K: kn}
 	}
 	return opaque(e, "is not a comparison")
 }
