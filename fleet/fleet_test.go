@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func TestFleetRunsTasksLikeOneByOne(t *testing.T) {
 		ids, texts = append(ids, st.ID), append(texts, text)
 	}
 	stop := workers(t, c, 3, WorkerConfig{Concurrency: 1, WorkdirRoot: t.TempDir(), Prepare: prep})
-	sts := waitFinished(t, c, ids, 60*time.Second)
+	sts := waitFinished(t, c, ids, 120*time.Second)
 	stop()
 
 	byWorker := map[string]int{}
@@ -93,8 +94,8 @@ func TestFleetRunsTasksLikeOneByOne(t *testing.T) {
 }
 
 // TestServerRestartKeepsQueueAndTraces: a server restarted on the same directory still
-// has the queued tasks, the finished task's status and its trace, and a worker then
-// finishes the rest.
+// has every status as it was (the finished tasks' results, the queued ones) and the
+// finished tasks' traces, and a worker then finishes the rest.
 func TestServerRestartKeepsQueueAndTraces(t *testing.T) {
 	t.Parallel()
 	rs := testRules(t)
@@ -103,7 +104,7 @@ func TestServerRestartKeepsQueueAndTraces(t *testing.T) {
 	c := testClient(t, srv.URL())
 	ctx := context.Background()
 	var ids []string
-	for i := 0; i < 3; i++ {
+	for i := 0; i < 5; i++ {
 		st, err := c.Submit(ctx, fmt.Sprintf("%s (#%d)", demoTask, i+1), RunOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -118,14 +119,25 @@ func TestServerRestartKeepsQueueAndTraces(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- w.Run(wctx) }()
-	first := waitFinished(t, c, ids[:1], 30*time.Second)[0]
+	waitFinished(t, c, ids[:1], 30*time.Second)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	before, _, err := c.Trace(ctx, ids[0], 0)
+	before, err := c.List(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	traces := map[string][]byte{}
+	for _, st := range before {
+		if st.State == Finished {
+			if traces[st.ID], _, err = c.Trace(ctx, st.ID, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(traces) == 0 || len(traces) == len(ids) {
+		t.Fatalf("%d of %d tasks finished before the restart; the test needs some of each", len(traces), len(ids))
 	}
 	c.Close()
 	srv.Shutdown()
@@ -134,21 +146,18 @@ func TestServerRestartKeepsQueueAndTraces(t *testing.T) {
 	defer srv.Shutdown()
 	c = testClient(t, srv.URL())
 	defer c.Close()
-	list, err := c.List(ctx)
+	after, err := c.List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 3 || list[0].ID != ids[0] || list[0].State != Finished || list[0].Outcome() != first.Outcome() {
-		t.Fatalf("after the restart: %+v", list)
+	if !reflect.DeepEqual(before, after) {
+		t.Fatalf("the statuses changed over the restart:\nbefore %+v\nafter  %+v", before, after)
 	}
-	for _, st := range list[1:] {
-		if st.State == Finished {
-			t.Errorf("task %s finished while no worker ran", st.ID)
+	for id, b := range traces {
+		got, _, err := c.Trace(ctx, id, 0)
+		if err != nil || !bytes.Equal(got, b) {
+			t.Fatalf("task %s: the trace after the restart differs (%v)", id, err)
 		}
-	}
-	after, _, err := c.Trace(ctx, ids[0], 0)
-	if err != nil || !bytes.Equal(before, after) {
-		t.Fatalf("the trace after the restart differs (%v)", err)
 	}
 	stop := workers(t, c, 1, WorkerConfig{WorkdirRoot: root, Prepare: testPrepare(rs, noSandbox())})
 	sts := waitFinished(t, c, ids, 30*time.Second)

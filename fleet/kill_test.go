@@ -78,7 +78,7 @@ func TestKilledWorkers(t *testing.T) {
 	}
 	// The survivors: two workers as goroutines take what the killed ones left.
 	stop := workers(t, c, 2, WorkerConfig{Concurrency: 2, WorkdirRoot: root, Prepare: testPrepare(rs, noSandbox())})
-	sts := waitFinished(t, c, ids, 40*time.Second)
+	sts := waitFinished(t, c, ids, 90*time.Second)
 	stop()
 
 	attempts, superseded, redelivered := 0, 0, 0
