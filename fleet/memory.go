@@ -44,7 +44,8 @@ type SharedMemory struct {
 	errs    int             // log records this store refused
 	lastErr error
 
-	stop func()
+	stop      func()
+	closeOnce sync.Once
 }
 
 // ShareMemory starts materialising the Megram log into mem (an ordered consumer from the
@@ -249,9 +250,23 @@ func (s *SharedMemory) AfterTask(ctx context.Context) (dreamed bool, published i
 	return dreamed, published, err
 }
 
-// Close stops materialising; the store stays open (it is the caller's).
-func (s *SharedMemory) Close() {
+// Close stops materialising and gives the Dreamer's lease back if this worker holds it,
+// so another may take it at once rather than after the TTL; the store stays open (it is
+// the caller's).
+func (s *SharedMemory) Close() { s.closeOnce.Do(s.close) }
+
+func (s *SharedMemory) close() {
 	if s.stop != nil {
 		s.stop()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	kv, err := s.c.js.KeyValue(ctx, LeaseBucket)
+	if err != nil {
+		return
+	}
+	if e, err := kv.Get(ctx, DreamerLease); err == nil && string(e.Value()) == s.name {
+		// Only the revision this worker holds: a lease taken over meanwhile stays.
+		_ = kv.Delete(ctx, DreamerLease, jetstream.LastRevision(e.Revision()))
 	}
 }

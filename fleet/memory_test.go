@@ -83,6 +83,11 @@ func TestMemoryAcrossWorkers(t *testing.T) {
 	if !strings.Contains(all, "A: task task-t-1: the Dreamer ran here (lease held)") || strings.Contains(all, "B: task task-t-2: the Dreamer ran") {
 		t.Errorf("the Dreamer should run on A, the lease holder, only:\n%s", all)
 	}
+	// A closed holder gives the lease back: B takes it at once.
+	a.Close()
+	if hold, err := b.HoldLease(ctx); err != nil || !hold {
+		t.Errorf("B after A closed: %v, %v", hold, err)
+	}
 	if n, err := b.Refused(); n != 0 {
 		t.Errorf("B refused %d log record(s): %v", n, err)
 	}
