@@ -109,7 +109,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch {
 	case cmd.Name() == "help" && cmd.Parent() == root:
 		fmt.Fprintln(io.err, "Run 'spine help' for the commands.")
-	case cmd.HasAvailableSubCommands():
+	case isGroup(cmd) || cmd == root:
 		fmt.Fprintf(io.err, "Run '%s --help' for its commands.\n", cmd.CommandPath())
 	default:
 		fmt.Fprintf(io.err, "Run '%s --help' for its flags.\n", cmd.CommandPath())
@@ -124,9 +124,18 @@ func newRoot(io stdio) *cobra.Command {
 		Short:         "a deterministic control spine for LLM agents",
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		// Without a Run cobra would print help and exit 0 for `spine frob`; the unknown
-		// command is reported by cobra's argument check instead.
-		Args: cobra.NoArgs,
+		// `spine rn` suggests run, `spine trce` trace.
+		SuggestionsMinimumDistance: 2,
+		// Without Args and RunE cobra would print help and exit 0 for `spine frob`.
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			if near := c.SuggestionsFor(args[0]); len(near) > 0 {
+				return usageErrorf("unknown command %q; did you mean %s?", args[0], strings.Join(near, " or "))
+			}
+			return usageErrorf("unknown command %q", args[0])
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			return usageErrorf("expected a command")
 		},
