@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/memory"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -114,13 +114,13 @@ func runFeedback(ctx context.Context, io stdio, fset *pflag.FlagSet, opts *feedb
 
 // readFeedbackTask verifies the trace's hash chain and reads the finished task from it.
 func readFeedbackTask(path, want string) (*feedbackTask, error) {
-	f, err := spine.OpenRegular(path)
+	f, err := trace.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := spine.VerifyChain(f)
+	rep, err := trace.VerifyChain(f)
 	f.Close()
-	var broken *spine.ChainError
+	var broken *trace.ChainError
 	switch {
 	case errors.As(err, &broken):
 		return nil, fmt.Errorf("%s: hash chain broken at %v; feedback is recorded only on an intact trace", path, broken)
@@ -129,7 +129,7 @@ func readFeedbackTask(path, want string) (*feedbackTask, error) {
 	case !rep.Chained:
 		return nil, fmt.Errorf("%s: %s: its lines carry no hashes to verify; feedback is recorded only on a chained trace", path, rep)
 	}
-	tf, err := spine.ReadTraceFile(path)
+	tf, err := trace.ReadFileEvents(path)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func readFeedbackTask(path, want string) (*feedbackTask, error) {
 
 // findFinishedTask picks the task whose FinalResult the trace records (want, or the only
 // one) with its intent and the terminal Megrams GGS posted for it.
-func findFinishedTask(path string, tf *spine.TraceFile, want string) (*feedbackTask, error) {
+func findFinishedTask(path string, tf *trace.File, want string) (*feedbackTask, error) {
 	tasks := map[string]*feedbackTask{}
 	get := func(id string) *feedbackTask {
 		if tasks[id] == nil {
@@ -151,29 +151,17 @@ func findFinishedTask(path string, tf *spine.TraceFile, want string) (*feedbackT
 		task string
 		tracedMegram
 	}
-	for _, l := range tf.Lines {
-		switch l.Kind {
-		case spine.EvHeader:
-			var h struct {
-				Meta map[string]string `json:"meta"`
-			}
-			if err := l.Decode(&h); err == nil {
-				headerIntent = h.Meta["intent"]
-			}
+	for i := range tf.Events {
+		l := &tf.Events[i]
+		var m trace.Message
+		switch b := l.Body.(type) {
+		case trace.Header:
+			headerIntent = b.Meta["intent"]
 			continue
-		case spine.EvMessage:
+		case trace.Message:
+			m = b
 		default:
 			continue
-		}
-		var m struct {
-			From    string          `json:"from"`
-			To      string          `json:"to"`
-			Type    string          `json:"type"`
-			TaskID  string          `json:"task_id"`
-			Payload json.RawMessage `json:"payload"`
-		}
-		if err := l.Decode(&m); err != nil {
-			return nil, fmt.Errorf("%s:%d: message: %v", path, l.Line, err)
 		}
 		var err error
 		switch {

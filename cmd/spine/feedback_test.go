@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // traceOf builds an unchained trace body from message events (from, to, type, task,
@@ -49,7 +49,7 @@ func TestFindFinishedTask(t *testing.T) {
 		{name: "bad payload", msgs: [][5]string{{"R7", "User", "FinalResult", "a", `{"loss":"x"}`}},
 			want: "t.jsonl:2: FinalResult payload: json: cannot unmarshal string into Go struct field FinalResult.loss of type contract.Loss"},
 	} {
-		tf, err := spine.ReadTrace("t.jsonl", strings.NewReader(traceOf(tc.msgs...)))
+		tf, err := trace.Read("t.jsonl", strings.NewReader(traceOf(tc.msgs...)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func FuzzFeedbackTrace(f *testing.F) {
 	f.Add([]byte(traceOf([5]string{"R7", "User", "FinalResult", "a", `{"task_id":"a","directive":"accept"}`})))
 	f.Add([]byte(`{"seq":1,"kind":"message","type":"Megram","from":"R7","payload":null}` + "\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		tf, err := spine.ReadTrace("f.jsonl", bytes.NewReader(b))
+		tf, err := trace.Read("f.jsonl", bytes.NewReader(b))
 		if err != nil {
 			return
 		}

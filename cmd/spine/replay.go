@@ -192,10 +192,12 @@ func report(io stdio, r replayOutcome, check bool) {
 	if r.otherRules != "" {
 		fmt.Fprintf(io.out, "%s: %s\n", r.path, r.otherRules)
 	}
+	var unusable *spine.RecordingError
 	switch {
 	case r.failed != nil:
-		// A recording's values are quoted as excerpts: a line may be megabytes.
-		fmt.Fprintf(io.out, "%s: %s\n", r.path, linecap.BoundQuotes(r.failed.Error()))
+		// No replay ran: an error, on stderr. A recording's values are quoted as
+		// excerpts: a line may be megabytes.
+		fmt.Fprintf(io.err, "%s: %s\n", r.path, linecap.BoundQuotes(r.failed.Error()))
 	case r.diff != nil:
 		fmt.Fprintf(io.out, "%s: differs from the recording at %s\n", r.path, r.diff)
 		if r.replayErr != nil {
@@ -205,6 +207,9 @@ func report(io stdio, r replayOutcome, check bool) {
 		// What the recording holds was reproduced, but the run could not be: it needed
 		// what was lost with the cut.
 		fmt.Fprintf(io.out, "%s: incomplete: the recording ends before the run did, and the replay needed more than the %d complete lines: %v\n", r.path, r.lines, r.replayErr)
+	case errors.As(r.replayErr, &unusable):
+		// The recording could not be used: an error about the input, on stderr.
+		fmt.Fprintf(io.err, "%s: recording unusable: %s\n", r.path, linecap.BoundQuotes(r.replayErr.Error()))
 	case r.replayErr != nil:
 		fmt.Fprintf(io.out, "%s: %s\n", r.path, linecap.BoundQuotes(r.replayErr.Error()))
 	case check && r.incomplete != "":

@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // timeline renders trace events as a readable, one-line-per-step account. It works on
-// encoded lines, so the same code shows a recorded trace and a run as it happens.
+// decoded events (package trace), so the same code shows a recorded trace and a run as
+// it happens (timelineSink decodes each line as it is written).
 type timeline struct {
 	w     io.Writer
 	all   bool // also show state changes and every rule evaluation
@@ -25,75 +27,43 @@ type timeline struct {
 	msgBuf  bytes.Buffer
 }
 
-type tlEvent struct {
-	Seq         int64     `json:"seq"`
-	T           time.Time `json:"t"`
-	Kind        string    `json:"kind"`
-	Run         string    `json:"run"`
-	Format      string    `json:"format"`
-	Rules       struct{ Name, Hash string }
-	Params      map[string]any   `json:"params"`
-	Fact        *json.RawMessage `json:"fact"`
-	Cycle       int              `json:"cycle"`
-	Stage       string           `json:"stage"`
-	Scope       string           `json:"scope"`
-	Evaluated   []spine.RuleEval `json:"evaluated"`
-	ConflictSet []string         `json:"conflict_set"`
-	Fired       string           `json:"fired"`
-	DecidedBy   string           `json:"decided_by"`
-	From, To    string
-	Iteration   int    `json:"iteration"`
-	Call        int    `json:"call"`
-	Op          string `json:"op"`
-	Request     json.RawMessage
-	Result      json.RawMessage
-	Error       string `json:"error"`
-	Errors      []string
-	Outcome     string `json:"outcome"`
-	Objective   string `json:"objective"`
-	Iterations  int    `json:"iterations"`
-	Firings     int    `json:"firings"`
-	Reason      string `json:"reason"`
-	Rule        string `json:"rule"`
-}
-
-type tlFact struct {
-	Kind    string          `json:"kind"`
-	ID      string          `json:"id"`
-	Rev     uint64          `json:"rev"`
-	Payload json.RawMessage `json:"payload"`
-}
-
+// line decodes one encoded event line and shows it; a line that is not an event of the
+// trace's layout is the decoder's error.
 func (tl *timeline) line(raw []byte) error {
-	var e tlEvent
-	if err := json.Unmarshal(raw, &e); err != nil {
+	e, err := trace.DecodeLine(raw)
+	if err != nil {
 		return err
 	}
+	tl.event(&e)
+	return nil
+}
+
+// event shows one event.
+func (tl *timeline) event(e *trace.Event) {
 	if tl.start.IsZero() {
-		tl.start = e.T
+		tl.start = e.Time
 	}
-	at := fmt.Sprintf("%5d %9s", e.Seq, "+"+e.T.Sub(tl.start).Round(time.Microsecond).String())
+	at := fmt.Sprintf("%5d %9s", e.Seq, "+"+e.Time.Sub(tl.start).Round(time.Microsecond).String())
 	p := func(format string, args ...any) {
 		fmt.Fprintf(tl.w, "%s  %s\n", at, fmt.Sprintf(format, args...))
 	}
-	switch e.Kind {
-	case spine.EvHeader:
-		hash := e.Rules.Hash
+	switch b := e.Body.(type) {
+	case trace.Header:
+		hash := b.Rules.Hash
 		if len(hash) > 19 {
 			hash = hash[:19] + "…"
 		}
-		p("run %s · rules %s (%s) · %s", e.Run, e.Rules.Name, hash, e.Format)
-		if len(e.Params) > 0 {
-			p("params %s", compactJSON(e.Params))
+		p("run %s · rules %s (%s) · %s", b.Run, b.Rules.Name, hash, b.Format)
+		var params map[string]any
+		_ = json.Unmarshal(b.Params, &params)
+		if len(params) > 0 {
+			p("params %s", compactJSON(params))
 		}
-		if eps, ok := e.Params["epsilon"].(float64); ok {
+		if eps, ok := params["epsilon"].(float64); ok {
 			tl.epsilon = &eps
 		}
-	case spine.EvFactAsserted, spine.EvFactUpdated, spine.EvFactRetracted:
-		var f tlFact
-		if e.Fact != nil {
-			_ = json.Unmarshal(*e.Fact, &f)
-		}
+	case trace.FactChange:
+		f := b.Fact
 		verb := strings.TrimPrefix(e.Kind, "fact_")
 		switch {
 		case f.Kind == spine.KindState:
@@ -104,88 +74,91 @@ func (tl *timeline) line(raw []byte) error {
 			var o struct{ Name, Rule string }
 			_ = json.Unmarshal(f.Payload, &o)
 			p("objective %s (set by %s)", o.Name, o.Rule)
-		case e.Kind == spine.EvFactRetracted:
+		case e.Kind == trace.KindFactRetracted:
 			p("fact      %s/%s retracted (rev %d)", f.Kind, f.ID, f.Rev)
 		default:
 			p("fact      %s/%s %s (rev %d) %s", f.Kind, f.ID, verb, f.Rev, string(f.Payload))
 		}
-	case spine.EvConflictSet:
-		scope := "select"
-		if e.Scope == "terminal" {
-			scope = "check"
-		}
-		if tl.all {
-			for _, ev := range e.Evaluated {
-				mark := ev.Result
-				if ev.Refracted {
-					mark += " (refracted)"
-				}
-				if ev.Error != "" {
-					mark += ": " + ev.Error
-				}
-				p("  eval    %s = %s", ev.Rule, mark)
-			}
-		}
-		errs := 0
-		for _, ev := range e.Evaluated {
-			if ev.Result == spine.ResultError {
-				errs++
-			}
-		}
-		suffix := ""
-		if errs > 0 {
-			suffix = fmt.Sprintf(" · %d predicate error(s)", errs)
-		}
-		if e.Fired == "" {
-			p("%-9s cycle %d: no rule fired (%d evaluated)%s", scope, e.Cycle, len(e.Evaluated), suffix)
-			return nil
-		}
-		p("%-9s cycle %d: fired %s (decided by %s) · conflict set [%s]%s", scope, e.Cycle, e.Fired, e.DecidedBy, strings.Join(e.ConflictSet, ", "), suffix)
-	case spine.EvMessage:
-		tl.message(raw, p)
-	case spine.EvExchange:
-		tl.exchange(raw, p)
-	case spine.EvRulesReloaded, spine.EvRulesReloadFail:
-		var r struct{ Path, Hash, Error string }
-		_ = json.Unmarshal(raw, &r)
-		if r.Error != "" {
-			p("rules     reload of %s failed; the running rules stay: %s", r.Path, r.Error)
+	case trace.ConflictSet:
+		tl.conflictSet(b, p)
+	case trace.Message:
+		tl.message(b, p)
+	case trace.Exchange:
+		tl.exchange(b, p)
+	case trace.Reload:
+		if b.Error != "" {
+			p("rules     reload of %s failed; the running rules stay: %s", b.Path, b.Error)
 		} else {
-			p("rules     reloaded %s (%s)", r.Path, r.Hash)
+			p("rules     reloaded %s (%s)", b.Path, b.Hash)
 		}
-	case spine.EvRuleFired:
+	case trace.RuleFired:
 		// Shown with its cycle's conflict set.
-	case spine.EvRuleError:
-		p("rule      %s: %s", e.Rule, strings.Join(e.Errors, "; "))
-	case spine.EvTransition:
-		if e.To == spine.StateSelect {
-			p("── iteration %d", e.Iteration)
+	case trace.RuleError:
+		p("rule      %s: %s", b.Rule, strings.Join(b.Errors, "; "))
+	case trace.Transition:
+		if b.To == spine.StateSelect {
+			p("── iteration %d", b.Iteration)
 		} else if tl.all {
-			p("state     %s → %s", e.From, e.To)
+			p("state     %s → %s", b.From, b.To)
 		}
-	case spine.EvEffectorCall:
+	case trace.EffectorCall:
 		if tl.all {
-			p("%-9s call %d %s", e.Op, e.Call, string(e.Request))
+			p("%-9s call %d %s", b.Op, b.Call, string(b.Request))
 		}
-	case spine.EvEffectorResult:
+	case trace.EffectorResult:
 		switch {
-		case e.Error != "":
-			p("%-9s call %d failed: %s", e.Op, e.Call, e.Error)
+		case b.Error != "":
+			p("%-9s call %d failed: %s", b.Op, b.Call, b.Error)
 		case tl.all:
-			p("%-9s call %d → %s", e.Op, e.Call, string(e.Result))
+			p("%-9s call %d → %s", b.Op, b.Call, string(b.Result))
 		default:
-			p("%-9s call %d → %s", e.Op, e.Call, summarizeResult(e.Result))
+			p("%-9s call %d → %s", b.Op, b.Call, summarizeResult(b.Result))
 		}
-	case spine.EvHalt:
-		msg := fmt.Sprintf("halt      %s · objective %s · %d iteration(s) · %d firing(s)", e.Outcome, e.Objective, e.Iterations, e.Firings)
-		if e.Reason != "" {
-			msg += " · " + e.Reason
+	case trace.Halt:
+		msg := fmt.Sprintf("halt      %s · objective %s · %d iteration(s) · %d firing(s)", b.Outcome, b.Objective, b.Iterations, b.Firings)
+		if b.Reason != "" {
+			msg += " · " + b.Reason
 		}
 		p("%s", msg)
 	default:
-		p("%-9s %s", e.Kind, string(raw))
+		p("%-9s %s", e.Kind, string(e.Raw))
 	}
-	return nil
+}
+
+// conflictSet shows a cycle: the rule fired and how it was decided, with --all every
+// rule's evaluation.
+func (tl *timeline) conflictSet(c trace.ConflictSet, p func(string, ...any)) {
+	scope := "select"
+	if c.Scope == "terminal" {
+		scope = "check"
+	}
+	if tl.all {
+		for _, ev := range c.Evaluated {
+			mark := ev.Result
+			if ev.Refracted {
+				mark += " (refracted)"
+			}
+			if ev.Error != "" {
+				mark += ": " + ev.Error
+			}
+			p("  eval    %s = %s", ev.Rule, mark)
+		}
+	}
+	errs := 0
+	for _, ev := range c.Evaluated {
+		if ev.Result == spine.ResultError {
+			errs++
+		}
+	}
+	suffix := ""
+	if errs > 0 {
+		suffix = fmt.Sprintf(" · %d predicate error(s)", errs)
+	}
+	if c.Fired == "" {
+		p("%-9s cycle %d: no rule fired (%d evaluated)%s", scope, c.Cycle, len(c.Evaluated), suffix)
+		return
+	}
+	p("%-9s cycle %d: fired %s (decided by %s) · conflict set [%s]%s", scope, c.Cycle, c.Fired, c.DecidedBy, strings.Join(c.ConflictSet, ", "), suffix)
 }
 
 func compactJSON(v any) string {
@@ -207,12 +180,13 @@ func (s *timelineSink) Write(e *spine.Event) error {
 	if err := s.next.Write(e); err != nil {
 		return err
 	}
+	// The event as a reader of the trace will get it: encoded, then decoded by kind.
 	var err error
 	s.buf, err = e.AppendJSON(s.buf[:0])
 	if err != nil {
 		return err
 	}
-	return s.tl.line(s.buf)
+	return s.tl.line(bytes.TrimSuffix(s.buf, []byte("\n")))
 }
 
 func (s *timelineSink) Flush() error { return s.next.Flush() }

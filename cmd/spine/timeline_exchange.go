@@ -8,30 +8,17 @@ import (
 
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // tlIndent is the width of a timeline line's seq and time columns: detail lines under an
 // event start past it.
 const tlIndent = "                 "
 
-// tlExchange is a nested exchange as the trace records it; request and response stay raw
-// so a kind this file does not know is still shown whole with --all.
-type tlExchange struct {
-	Name       string          `json:"name"`
-	Request    json.RawMessage `json:"request"`
-	Response   json.RawMessage `json:"response"`
-	Error      string          `json:"error"`
-	Usage      *spine.Usage    `json:"usage"`
-	DurationMS int64           `json:"duration_ms"`
-}
-
 // exchange shows one nested exchange: a head line with what identifies it and what came
 // back, detail lines (retries, violations, memory's verdicts), and with --all the full
-// request and response.
-func (tl *timeline) exchange(raw []byte, p func(string, ...any)) {
-	var x tlExchange
-	_ = json.Unmarshal(raw, &x)
+// request and response, kept raw so a kind this file does not know is still shown whole.
+func (tl *timeline) exchange(x trace.Exchange, p func(string, ...any)) {
 	head, details := exchangeSummary(x)
 	if x.Error != "" {
 		head += " · failed: " + oneLine(x.Error, 120)
@@ -66,7 +53,7 @@ func (tl *timeline) block(label string, raw json.RawMessage) {
 }
 
 // exchangeSummary is an exchange's head line and detail lines by the kind of its name.
-func exchangeSummary(x tlExchange) (string, []string) {
+func exchangeSummary(x trace.Exchange) (string, []string) {
 	kind, _, _ := strings.Cut(x.Name, ":")
 	dur := fmt.Sprintf("%dms", x.DurationMS)
 	switch {
@@ -82,7 +69,7 @@ func exchangeSummary(x tlExchange) (string, []string) {
 	return x.Name + " · " + dur, nil
 }
 
-func llmSummary(x tlExchange, dur string) (string, []string) {
+func llmSummary(x trace.Exchange, dur string) (string, []string) {
 	var req struct {
 		Model string `json:"model"`
 	}
@@ -139,7 +126,7 @@ func attemptLine(a llm.Attempt) string {
 	return line
 }
 
-func toolSummary(x tlExchange, dur string) string {
+func toolSummary(x trace.Exchange, dur string) string {
 	var r struct {
 		Tool     string `json:"tool"`
 		Target   string `json:"target"`
@@ -170,7 +157,7 @@ func toolSummary(x tlExchange, dur string) string {
 	return head
 }
 
-func planCheckSummary(x tlExchange) (string, []string) {
+func planCheckSummary(x trace.Exchange) (string, []string) {
 	var req struct{ Round, Attempt int }
 	var resp struct {
 		Violations []string `json:"violations"`
@@ -188,7 +175,7 @@ func planCheckSummary(x tlExchange) (string, []string) {
 	return head + fmt.Sprintf("%d violation(s)", len(resp.Violations)), details
 }
 
-func calibrateSummary(x tlExchange, dur string) (string, []string) {
+func calibrateSummary(x trace.Exchange, dur string) (string, []string) {
 	var q roles.CalibrationQuery
 	var c roles.Calibration
 	_ = json.Unmarshal(x.Request, &q)
@@ -210,15 +197,7 @@ func calibrateSummary(x tlExchange, dur string) (string, []string) {
 
 // message shows a bus message as the live display of `spine run` and `spine play` does,
 // through that display's own code, each line under the event.
-func (tl *timeline) message(raw []byte, p func(string, ...any)) {
-	var m struct {
-		From    string          `json:"from"`
-		To      string          `json:"to"`
-		Type    string          `json:"type"`
-		TaskID  string          `json:"task_id"`
-		Payload json.RawMessage `json:"payload"`
-	}
-	_ = json.Unmarshal(raw, &m)
+func (tl *timeline) message(m trace.Message, p func(string, ...any)) {
 	if tl.display == nil {
 		eps := 0.1 // as newRunDisplay when the rules name none
 		if tl.epsilon != nil {
@@ -227,7 +206,7 @@ func (tl *timeline) message(raw []byte, p func(string, ...any)) {
 		tl.display = &runDisplay{w: &tl.msgBuf, pipeline: &pipelineDisplay{w: &tl.msgBuf, epsilon: eps}}
 	}
 	tl.msgBuf.Reset()
-	tl.display.message(spine.Message{From: m.From, To: m.To, Type: m.Type, TaskID: m.TaskID, Payload: m.Payload})
+	tl.display.message(m)
 	first := true
 	for _, l := range strings.Split(strings.TrimRight(tl.msgBuf.String(), "\n"), "\n") {
 		switch {

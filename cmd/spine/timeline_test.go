@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 	"github.com/agentspine/spine/internal/golden"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // retriesTrace is a recorded `spine run` whose planner call was answered 429 with
@@ -91,7 +91,11 @@ func TestExchangeSummaries(t *testing.T) {
 	} {
 		var b bytes.Buffer
 		tl := &timeline{w: &b}
-		tl.exchange([]byte(c.raw), func(format string, args ...any) {
+		x, err := trace.DecodeBody(trace.KindExchange, []byte(c.raw))
+		if err != nil {
+			t.Fatalf("%s: %v", c.raw, err)
+		}
+		tl.exchange(x.(trace.Exchange), func(format string, args ...any) {
 			fmt.Fprintf(&b, "%s\n", strings.TrimPrefix(fmt.Sprintf(format, args...), "exchange  "))
 		})
 		got := strings.ReplaceAll(b.String(), tlIndent, "")
@@ -169,19 +173,19 @@ func FuzzTimelineLine(f *testing.F) {
 			f.Add(l)
 		}
 	}
-	f.Add([]byte(`{"kind":"exchange","name":"llm:R2","response":{"attempt_log":[{"n":1,"retry_after_ms":null,"wait_ms":-5}]}}`))
-	f.Add([]byte(`{"kind":"exchange","name":"memory:calibrate","request":{"targets":[null]},"response":{"verdicts":[{}]}}`))
-	f.Add([]byte(`{"kind":"message","type":"PlanDirective","payload":{"blocked_tools":null}}`))
+	f.Add([]byte(`{"seq":1,"t":"2026-01-01T00:00:00Z","kind":"exchange","name":"llm:R2","response":{"attempt_log":[{"n":1,"retry_after_ms":null,"wait_ms":-5}]}}`))
+	f.Add([]byte(`{"seq":1,"t":"2026-01-01T00:00:00Z","kind":"exchange","name":"memory:calibrate","request":{"targets":[null]},"response":{"verdicts":[{}]}}`))
+	f.Add([]byte(`{"seq":1,"t":"2026-01-01T00:00:00Z","kind":"message","type":"PlanDirective","payload":{"blocked_tools":null}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		// What decodes as an event is shown; the rest is an error.
-		var e tlEvent
-		parsed := json.Unmarshal(raw, &e) == nil
+		// What decodes as an event is shown; the rest is the decoder's error.
+		e, derr := trace.DecodeLine(raw)
+		parsed := derr == nil
 		for _, all := range []bool{false, true} {
 			var b bytes.Buffer
 			tl := &timeline{w: &b, all: all}
 			err := tl.line(raw)
-			if parsed && err != nil {
-				t.Fatalf("%q: %v", raw, err)
+			if parsed != (err == nil) {
+				t.Fatalf("%q: decoded %v, shown with error %v", raw, derr, err)
 			}
 			// An exchange or a message always has its line, whatever its content.
 			if want := map[string]string{"exchange": "exchange  ", "message": "message   "}[e.Kind]; parsed && want != "" && !strings.Contains(b.String(), want) {

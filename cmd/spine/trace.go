@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
 	"github.com/agentspine/spine/internal/linecap"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -34,31 +33,26 @@ func runTraceShow(io stdio, all bool, args []string) int {
 		return exitUsage
 	}
 	path := args[0]
-	data, err := spine.ReadTraceBytes(path)
-	if err != nil {
+	tf, err := trace.ReadFile(path)
+	var nt *trace.NotATraceError
+	if tf == nil || errors.As(err, &nt) {
 		fmt.Fprintf(io.err, "spine trace show: %v\n", err)
-		return exitFail
-	}
-	tf, err := spine.ReadTrace(path, bytes.NewReader(data))
-	if herr := spine.CheckTraceHeader(path, tf, err); herr != nil {
-		fmt.Fprintf(io.err, "spine trace show: %v\n", herr)
 		return exitFail
 	}
 	// The chain is checked first and a break announced before the timeline, and marked
 	// where it is: what the trace says from there on is shown but not vouched for.
-	chain, cerr := spine.VerifyChain(bytes.NewReader(data))
+	cerr := tf.ChainErr
 	breakAt := 0
-	var ce *spine.ChainError
-	switch {
-	case errors.As(cerr, &ce):
+	switch ce := tf.Broken(); {
+	case ce != nil:
 		breakAt = ce.Line
 		fmt.Fprintf(io.err, "spine trace show: warning: %s: hash chain broken at %v; the lines from line %d on are shown as read, not verified\n", path, cerr, ce.Line)
 	case cerr != nil && err == nil: // else the reader's error, reported below
 		fmt.Fprintf(io.err, "spine trace show: warning: %s: %v\n", path, cerr)
-	case !chain.Chained:
-		fmt.Fprintf(io.err, "spine trace show: %s: %s: its lines carry no hashes to verify\n", path, chain)
+	case !tf.Chain.Chained:
+		fmt.Fprintf(io.err, "spine trace show: %s: %s: its lines carry no hashes to verify\n", path, tf.Chain)
 	}
-	if locked, _ := spine.TraceLocked(path); locked {
+	if locked, _ := trace.Locked(path); locked {
 		fmt.Fprintf(io.err, "spine trace show: %s is still being written by a run\n", path)
 	}
 	tl := &timeline{w: io.out, all: all}
@@ -69,14 +63,11 @@ func runTraceShow(io stdio, all bool, args []string) int {
 			marked = true
 		}
 	}
-	for _, l := range tf.Lines {
-		if l.Line >= breakAt {
+	for i := range tf.Events {
+		if tf.Events[i].Line >= breakAt {
 			mark()
 		}
-		if lerr := tl.line(l.Raw); lerr != nil {
-			fmt.Fprintf(io.err, "spine trace show: %s:%d: %s\n", path, l.Line, linecap.BoundQuotes(lerr.Error()))
-			return exitFail
-		}
+		tl.event(&tf.Events[i])
 	}
 	mark()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -37,11 +38,11 @@ const diffExcerpt = 160
 // diffSide is one trace as the diff reads it.
 type diffSide struct {
 	path      string
-	header    *spine.TraceLine
-	events    []spine.TraceLine // every line after the header
-	decisions []string          // "cycle N: rule → objective", one per rule firing
-	messages  []string          // "from → to type"
-	exchanges []string          // exchange names
+	header    *trace.Event
+	events    []trace.Event // every event after the header
+	decisions []string      // "cycle N: rule → objective", one per rule firing
+	messages  []string      // "from → to type"
+	exchanges []string      // exchange names
 }
 
 func runTraceDiff(io stdio, args []string) int {
@@ -91,14 +92,14 @@ func runTraceDiff(io stdio, args []string) int {
 	return exitFail
 }
 
-func lineList(l *spine.TraceLine) []spine.TraceLine {
+func lineList(l *trace.Event) []trace.Event {
 	if l == nil {
 		return nil
 	}
-	return []spine.TraceLine{*l}
+	return []trace.Event{*l}
 }
 
-func at(ls []spine.TraceLine, i int) *spine.TraceLine {
+func at(ls []trace.Event, i int) *trace.Event {
 	if i < 0 || i >= len(ls) {
 		return nil
 	}
@@ -108,45 +109,29 @@ func at(ls []spine.TraceLine, i int) *spine.TraceLine {
 // readDiffSide reads a trace and the three sequences the summary compares. A torn last
 // line is reported on warn and left out, as every reader does.
 func readDiffSide(path string, warn io.Writer) (*diffSide, error) {
-	tf, err := readWholeTrace("diff", path, warn)
+	tf, err := readTraceFile("diff", path, warn)
 	if err != nil {
 		return nil, err
 	}
 	s := &diffSide{path: path}
-	for i, l := range tf.Lines {
-		if i == 0 && l.Kind == spine.EvHeader {
-			s.header = &tf.Lines[i]
+	for i := range tf.Events {
+		e := &tf.Events[i]
+		if i == 0 && e.Kind == trace.KindHeader {
+			s.header = e
 			continue
 		}
-		s.events = append(s.events, l)
-		var e struct {
-			Cycle int    `json:"cycle"`
-			Rule  string `json:"rule"`
-			Then  struct {
-				Objective string `json:"objective"`
-			} `json:"then"`
-			From string `json:"from"`
-			To   string `json:"to"`
-			Type string `json:"type"`
-			Name string `json:"name"`
-		}
-		switch l.Kind {
-		case spine.EvRuleFired, spine.EvMessage, spine.EvExchange:
-			if err := l.Decode(&e); err != nil {
-				return nil, fmt.Errorf("%s:%d: %s event: %v", path, l.Line, l.Kind, err)
-			}
-		}
-		switch l.Kind {
-		case spine.EvRuleFired:
-			d := fmt.Sprintf("cycle %d: %s", e.Cycle, e.Rule)
-			if e.Then.Objective != "" {
-				d += " → " + e.Then.Objective
+		s.events = append(s.events, *e)
+		switch b := e.Body.(type) {
+		case trace.RuleFired:
+			d := fmt.Sprintf("cycle %d: %s", b.Cycle, b.Rule)
+			if b.Then != nil && b.Then.Objective != "" {
+				d += " → " + b.Then.Objective
 			}
 			s.decisions = append(s.decisions, d)
-		case spine.EvMessage:
-			s.messages = append(s.messages, fmt.Sprintf("%s → %s %s", e.From, e.To, e.Type))
-		case spine.EvExchange:
-			s.exchanges = append(s.exchanges, e.Name)
+		case trace.Message:
+			s.messages = append(s.messages, fmt.Sprintf("%s → %s %s", b.From, b.To, b.Type))
+		case trace.Exchange:
+			s.exchanges = append(s.exchanges, b.Name)
 		}
 	}
 	return s, nil
@@ -154,11 +139,11 @@ func readDiffSide(path string, warn io.Writer) (*diffSide, error) {
 
 // diffLines compares two runs of lines with spine.CompareTraces, each line without its
 // hash-chain link and, when noClock, without its timestamp.
-func diffLines(a, b []spine.TraceLine, noClock bool) *spine.TraceDiff {
+func diffLines(a, b []trace.Event, noClock bool) *spine.TraceDiff {
 	return spine.CompareTraces(comparable(a, noClock), comparable(b, noClock), 0)
 }
 
-func comparable(ls []spine.TraceLine, noClock bool) []byte {
+func comparable(ls []trace.Event, noClock bool) []byte {
 	var buf bytes.Buffer
 	for _, l := range ls {
 		raw := l.Raw
@@ -192,8 +177,8 @@ func withoutKey(raw []byte, key string) []byte {
 
 // describeDiff names where a difference is: the line in each file, the event's kind and
 // seq, the field and both values (quoted up to diffExcerpt runes).
-func describeDiff(d *spine.TraceDiff, la, lb *spine.TraceLine) string {
-	where := func(l *spine.TraceLine) string {
+func describeDiff(d *spine.TraceDiff, la, lb *trace.Event) string {
+	where := func(l *trace.Event) string {
 		if l == nil {
 			return "(end of trace)"
 		}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/agentspine/spine/internal/linecap"
 	tracereport "github.com/agentspine/spine/report"
-	"github.com/agentspine/spine/spine"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 )
@@ -115,24 +114,4 @@ func writeLossTable(w io.Writer, lt tracereport.Loss) {
 			dash(r.Directive), dash(r.Rule), dash(strings.Join(r.BlockedTools, ", ")), dash(strings.Join(r.BlockedTargets, "; ")))
 	}
 	tw.Flush()
-}
-
-// readWholeTrace reads a spine trace for a `spine trace` subcommand: a file that is not a
-// spine trace, or has an unreadable line, is an error; an incomplete recording is said on
-// warn and read up to where it ends.
-func readWholeTrace(sub, path string, warn io.Writer) (*spine.TraceFile, error) {
-	tf, err := spine.ReadTraceFile(path)
-	if tf == nil {
-		return nil, err
-	}
-	if herr := spine.CheckTraceHeader(path, tf, err); herr != nil {
-		return nil, herr
-	}
-	if err != nil {
-		return nil, err
-	}
-	if inc := tf.Incomplete(); inc != "" {
-		fmt.Fprintf(warn, "spine trace %s: %s: %s\n", sub, path, inc)
-	}
-	return tf, nil
 }

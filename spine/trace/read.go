@@ -122,42 +122,20 @@ func Read(name string, r io.Reader) (*File, error) {
 			}
 			return f, &Error{name, n, "empty line"}
 		}
-		var env struct {
-			Seq  int64  `json:"seq"`
-			T    string `json:"t"`
-			Kind string `json:"kind"`
-		}
-		if derr := json.Unmarshal(line, &env); derr != nil || env.Kind == "" {
-			if !complete {
+		e, err := DecodeLine(line)
+		if err != nil {
+			le := err.(*LineError)
+			if le.envelope && !complete {
 				f.Torn = &TornLine{Line: n, Bytes: len(got)}
 				return f, nil
 			}
-			msg := "not a trace event (want a JSON object with seq, t and kind)"
-			if derr != nil {
-				msg = "invalid JSON: " + derr.Error()
-			}
-			return f, &Error{name, n, linecap.BoundQuotes(msg)}
+			return f, &Error{name, n, le.msg}
 		}
-		if env.Seq <= prev {
-			return f, &Error{name, n, fmt.Sprintf("seq %d does not increase (previous %d)", env.Seq, prev)}
+		if e.Seq <= prev {
+			return f, &Error{name, n, fmt.Sprintf("seq %d does not increase (previous %d)", e.Seq, prev)}
 		}
-		prev = env.Seq
-		at, terr := time.Parse(time.RFC3339Nano, env.T)
-		if terr != nil {
-			return f, &Error{name, n, fmt.Sprintf("t %s is not an RFC 3339 time (want e.g. \"2026-01-01T00:00:00.001Z\")", linecap.ExcerptString(env.T))}
-		}
-		e := Event{Line: n, Seq: env.Seq, Time: at, Kind: env.Kind}
-		if content, h, ok := splitChained(line); ok {
-			e.Raw, e.H = content, h
-		} else {
-			e.Raw = line
-		}
-		body, berr := DecodeBody(env.Kind, e.Raw)
-		if berr != nil {
-			// Only a known kind's body fails to decode, so the kind needs no quoting.
-			return f, &Error{name, n, linecap.BoundQuotes(fmt.Sprintf("%s event: %v", env.Kind, berr))}
-		}
-		e.Body = body
+		prev = e.Seq
+		e.Line = n
 		f.Events = append(f.Events, e)
 		if !complete {
 			// A valid object without its newline: the writer stopped right before the
@@ -165,6 +143,51 @@ func Read(name string, r io.Reader) (*File, error) {
 			return f, nil
 		}
 	}
+}
+
+// LineError is why DecodeLine could not decode a line; it is always DecodeLine's error.
+type LineError struct {
+	msg      string
+	envelope bool // the line is not an event at all (as a torn line is not)
+}
+
+func (e *LineError) Error() string { return e.msg }
+
+// DecodeLine decodes one trace line (without its newline; with or without its h) into
+// an event: the envelope, the body decoded by kind (see DecodeBody), Raw and H. Line is
+// left 0. The error says what was expected: a JSON object with seq, t and kind, t an
+// RFC 3339 time, a body of the kind's shape. It is Read's decoder, for readers that get
+// lines one at a time (a sink rendering a run as it is written).
+func DecodeLine(line []byte) (Event, error) {
+	var env struct {
+		Seq  int64  `json:"seq"`
+		T    string `json:"t"`
+		Kind string `json:"kind"`
+	}
+	if derr := json.Unmarshal(line, &env); derr != nil || env.Kind == "" {
+		msg := "not a trace event (want a JSON object with seq, t and kind)"
+		if derr != nil {
+			msg = "invalid JSON: " + derr.Error()
+		}
+		return Event{}, &LineError{linecap.BoundQuotes(msg), true}
+	}
+	at, terr := time.Parse(time.RFC3339Nano, env.T)
+	if terr != nil {
+		return Event{}, &LineError{fmt.Sprintf("t %s is not an RFC 3339 time (want e.g. \"2026-01-01T00:00:00.001Z\")", linecap.ExcerptString(env.T)), false}
+	}
+	e := Event{Seq: env.Seq, Time: at, Kind: env.Kind}
+	if content, h, ok := splitChained(line); ok {
+		e.Raw, e.H = content, h
+	} else {
+		e.Raw = line
+	}
+	body, berr := DecodeBody(env.Kind, e.Raw)
+	if berr != nil {
+		// Only a known kind's body fails to decode, so the kind needs no quoting.
+		return Event{}, &LineError{linecap.BoundQuotes(fmt.Sprintf("%s event: %v", env.Kind, berr)), false}
+	}
+	e.Body = body
+	return e, nil
 }
 
 // CheckHeader says whether a read trace is a spine trace at all: its first line a
