@@ -94,6 +94,7 @@ type kindFacts struct {
 	live, spare payloadBuf
 	shared      bool // live has been handed out: it must not be written again
 	src         srcFields
+	free        []reflect.Value // the fields list of a payload handed out, for reuse
 }
 
 // payloadBuf is one payload struct of a kind, seen two ways. It is kept small because
@@ -104,11 +105,6 @@ type payloadBuf struct {
 	// fields are the struct's fields, found once: a buffer is written and read many
 	// times, and finding a field through reflect costs more than reading it.
 	fields []reflect.Value
-}
-
-func newPayloadBuf(k *FactKind) payloadBuf {
-	pv := reflect.New(k.typ)
-	return payloadBuf{ptr: pv, iface: pv.Interface(), fields: structFields(pv.Elem())}
 }
 
 // structFields lists the fields of a struct value.
@@ -322,7 +318,12 @@ func (kf *kindFacts) takeSpare(k *FactKind) payloadBuf {
 	buf := kf.spare
 	kf.spare = payloadBuf{}
 	if !buf.ptr.IsValid() {
-		buf = newPayloadBuf(k)
+		pv := reflect.New(k.typ)
+		buf = payloadBuf{ptr: pv, iface: pv.Interface(), fields: kf.free[:0]}
+		kf.free = nil
+		for i := range k.typ.NumField() {
+			buf.fields = append(buf.fields, pv.Elem().Field(i))
+		}
 	}
 	return buf
 }
@@ -332,6 +333,10 @@ func (kf *kindFacts) takeSpare(k *FactKind) payloadBuf {
 func (kf *kindFacts) replaceLive(buf payloadBuf) {
 	if kf.has && !kf.shared {
 		kf.spare = kf.live
+	} else if kf.has {
+		// The payload is someone else's now, but the list of its fields is still ours:
+		// the next buffer reuses it.
+		kf.free = kf.live.fields
 	}
 	kf.live, kf.shared = buf, false
 }

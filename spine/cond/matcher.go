@@ -515,9 +515,14 @@ func (m *Matcher) Decide(in *Input, set []uint64, out []uint8) {
 			}
 		}
 		if o == False {
-			var v bool
-			if r.form == fAll && len(r.mask) == 1 {
-				v = set[0]&r.mask[0] == r.mask[0]
+			v := true
+			if r.form == fAll {
+				for w, x := range r.mask {
+					if set[w]&x != x {
+						v = false
+						break
+					}
+				}
 			} else {
 				v, _ = m.Rule(i, in, set)
 			}
