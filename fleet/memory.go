@@ -149,6 +149,9 @@ func (s *SharedMemory) CatchUp(ctx context.Context) error {
 // Publish appends to the log every record of the store the log does not have yet, and
 // waits until the server holds them.
 func (s *SharedMemory) Publish(ctx context.Context) (int, error) {
+	// Bounded: without a server the acknowledgements never come.
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	if err := s.mem.Flush(ctx); err != nil {
 		return 0, err
 	}

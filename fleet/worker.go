@@ -300,7 +300,15 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 			w.cfg.Log(fmt.Sprintf("task %s: %d record(s) to the Megram log", t.ID, n))
 		}
 	}
-	if err := tap.close(ctx); err != nil {
+	// Bounded: without a server the acknowledgements never come.
+	bound := 10 * time.Second
+	if !w.c.Connected() {
+		bound = time.Second
+	}
+	tctx, tcancel := context.WithTimeout(ctx, bound)
+	err = tap.close(tctx)
+	tcancel()
+	if err != nil {
 		w.cfg.Log(fmt.Sprintf("task %s: bus messages: %v", t.ID, err))
 	}
 	if res.TracePath == "" {
