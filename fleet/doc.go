@@ -14,7 +14,14 @@
 //     server it is in progress, so only a worker that died loses its task, which is
 //     redelivered once the ack deadline passes. An attempt's result is accepted by a
 //     compare-and-set on the task's status, so a task never has two accepted results,
-//     and a redelivered attempt's trace header names the attempt it supersedes;
+//     and a redelivered attempt's trace header names the attempt it supersedes; a
+//     worker that loses its connection takes no more tasks;
+//   - the Megram log (SharedMemory): every worker's store is an index of one stream of
+//     exported records, restored once by id; the Dreamer runs on the holder of a lease
+//     in a key-value bucket;
+//   - the fleet's Auditor: an Auditor per run over the bus stream, live (FollowAudit);
+//     queries by run, role and time window over the stored traces (QueryAudit); role
+//     drift against a role's own history (DetectDrift); periodic reports (Report);
 //   - the connection options (credentials, TLS), which it never writes to a trace or a
 //     log: URLs are shown with their user information removed.
 //
