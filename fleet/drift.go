@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/contract"
+	spinetrace "github.com/agentspine/spine/spine/trace"
 )
 
 // RoleRun is one role's figures in one run, read from the run's trace.
@@ -54,21 +54,6 @@ func (r RoleRun) metric(name string) float64 {
 	return 0
 }
 
-// traceLine is the part of a trace line the figures need.
-type traceLine struct {
-	Kind  string `json:"kind"`
-	Name  string `json:"name"`
-	Usage *struct {
-		TotalTokens int `json:"total_tokens"`
-	} `json:"usage"`
-	DurationMS int64                 `json:"duration_ms"`
-	From       string                `json:"from"`
-	To         string                `json:"to"`
-	Type       string                `json:"type"`
-	Payload    json.RawMessage       `json:"payload"`
-	Finding    *contract.AuditReport `json:"finding"`
-}
-
 // RunFigures reads every role's figures, and the Auditor's findings, from a run's trace.
 // Roles come out in name order.
 func RunFigures(run string, ended time.Time, trace []byte) ([]RoleRun, []contract.AuditReport, error) {
@@ -82,48 +67,41 @@ func RunFigures(run string, ended time.Time, trace []byte) ([]RoleRun, []contrac
 		return r
 	}
 	var findings []contract.AuditReport
-	sc := bufio.NewScanner(bytes.NewReader(trace))
-	sc.Buffer(nil, 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		var l traceLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return nil, nil, fmt.Errorf("run %s: trace line %d: %v", run, n, err)
-		}
-		switch l.Kind {
-		case "exchange":
-			name, ok := strings.CutPrefix(l.Name, "llm:")
+	f, err := spinetrace.Read(run, bytes.NewReader(trace))
+	if err != nil {
+		return nil, nil, fmt.Errorf("run %s: %v", run, err)
+	}
+	for i := range f.Events {
+		switch b := f.Events[i].Body.(type) {
+		case spinetrace.Exchange:
+			name, ok := strings.CutPrefix(b.Name, spinetrace.ExchangeModel)
 			if !ok {
 				continue
 			}
 			r := role(name)
 			r.Calls++
-			r.LatencyMS += l.DurationMS
-			if l.Usage != nil {
-				r.Tokens += l.Usage.TotalTokens
+			r.LatencyMS += b.DurationMS
+			if b.Usage != nil {
+				r.Tokens += b.Usage.TotalTokens
 			}
-		case "message":
-			switch l.Type {
+		case spinetrace.Message:
+			switch b.Type {
 			case contract.TypeCorrectionSignal:
-				role(l.To).Corrections++
+				role(b.To).Corrections++
 			case contract.TypeExecutionResult, contract.TypeSubTaskOutcome:
 				var p struct {
 					Status string `json:"status"`
 				}
-				_ = json.Unmarshal(l.Payload, &p) // a payload without a status counts as not failed
-				r := role(l.From)
+				_ = json.Unmarshal(b.Payload, &p) // a payload without a status counts as not failed
+				r := role(b.From)
 				r.Results++
 				if p.Status == "failed" {
 					r.Failed++
 				}
 			}
-		case "audit":
-			if l.Finding != nil {
-				findings = append(findings, *l.Finding)
-			}
+		case spinetrace.Audit:
+			findings = append(findings, b.Finding)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("run %s: %v", run, err)
 	}
 	out := make([]RoleRun, 0, len(byRole))
 	for _, r := range byRole {

@@ -7,10 +7,12 @@ import (
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
-// EvAudit is the trace event of one Auditor finding, written after the halt.
-const EvAudit = "audit"
+// EvAudit is the trace event of one Auditor finding, written after the halt
+// (trace.Audit).
+const EvAudit = trace.KindAudit
 
 // liveAudit taps a run's journal into a bus with the Auditor subscribed, and writes the
 // findings into the trace once the run has halted. The bus never blocks the run; the
@@ -74,11 +76,6 @@ func (la *liveAudit) epilogue(emit func(kind string, body any)) {
 	la.aud.End()
 	la.all = la.aud.Findings()
 	for _, f := range la.all {
-		emit(EvAudit, auditEvent{Finding: f})
+		emit(EvAudit, trace.Audit{Finding: f})
 	}
-}
-
-// auditEvent wraps a finding: an AuditReport's own "kind" would clash with the event's.
-type auditEvent struct {
-	Finding contract.AuditReport `json:"finding"`
 }

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // showAudit prints the live Auditor's findings in the pipeline display.
@@ -48,8 +48,8 @@ func (r *reloadNotices) Write(e *spine.Event) error {
 		if err != nil {
 			return err
 		}
-		var ev struct{ Path, Hash, Error string }
-		if json.Unmarshal(b, &ev) == nil {
+		body, derr := trace.DecodeBody(e.Kind, b)
+		if ev, ok := body.(trace.Reload); ok && derr == nil {
 			if ev.Error != "" {
 				fmt.Fprintf(r.w, "rules     %s did not load; the running rules stay:\n%s\n", ev.Path, ev.Error)
 			} else {
