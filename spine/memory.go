@@ -523,7 +523,7 @@ func (wm *WorkingMemory) refreshInput(k *FactKind) {
 		return
 	}
 	kf := &wm.kinds[k.index]
-	wm.in.Present[k.index] = kf.has
+	wm.in.SetPresent(k.index, kf.has)
 	if !kf.has {
 		return
 	}

@@ -32,7 +32,8 @@ type Slot struct {
 // Input is the state of working memory the matcher reads: each kind's presence (by kind
 // index) and each slot's value in the array of its type.
 type Input struct {
-	Present []bool
+	Present []bool // set through SetPresent
+	absent  uint64 // bit k: kind k (below 64) is absent
 	Num     []float64
 	Int     []int64
 	Bool    []bool
@@ -66,12 +67,14 @@ type key struct {
 
 // rule is one condition, compiled.
 type rule struct {
-	vm    bool  // opaque: only the VM evaluates it
-	need  []int // kinds whose fields it reads: all must be present
-	form  uint8 // fConst, fAll, fAny, fTree
-	value bool  // fConst
-	mask  []uint64
-	tree  []tnode // fTree, root last
+	vm       bool   // opaque: only the VM evaluates it
+	need     []int  // kinds whose fields it reads: all must be present
+	needMask uint64 // need as bits, when every kind in it is below 64
+	needBig  bool   // some kind in need is 64 or above: check the list
+	form     uint8  // fConst, fAll, fAny, fTree
+	value    bool   // fConst
+	mask     []uint64
+	tree     []tnode // fTree, root last
 }
 
 const (
@@ -136,7 +139,18 @@ func (m *Matcher) Slots() []Slot { return m.slots }
 // NewInput returns an Input sized for the matcher and nkinds kinds, every kind absent.
 func (m *Matcher) NewInput(nkinds int) Input {
 	n := len(m.slots)
-	return Input{Present: make([]bool, nkinds), Num: make([]float64, n), Int: make([]int64, n), Bool: make([]bool, n), Str: make([]string, n)}
+	return Input{Present: make([]bool, nkinds), absent: ^uint64(0), Num: make([]float64, n), Int: make([]int64, n), Bool: make([]bool, n), Str: make([]string, n)}
+}
+
+// SetPresent records whether kind k's fact exists.
+func (in *Input) SetPresent(k int, has bool) {
+	in.Present[k] = has
+	if k < 64 {
+		in.absent &^= 1 << k
+		if !has {
+			in.absent |= 1 << k
+		}
+	}
 }
 
 // Words is the length of the bit set Lookup fills.
@@ -153,6 +167,13 @@ func (b *builder) rule(c *Node) rule {
 		}
 	})
 	slices.Sort(r.need)
+	for _, k := range r.need {
+		if k >= 64 {
+			r.needBig = true
+		} else {
+			r.needMask |= 1 << k
+		}
+	}
 	// With every kind it reads present no atom can fail, so the order in which expr
 	// would evaluate them cannot change the result, and negations move to the atoms.
 	var tree []tnode
@@ -508,10 +529,14 @@ func (m *Matcher) Decide(in *Input, set []uint64, out []uint8) {
 			continue
 		}
 		o := uint8(False)
-		for _, k := range r.need {
-			if !in.Present[k] {
-				o = VM
-				break
+		if in.absent&r.needMask != 0 {
+			o = VM
+		} else if r.needBig {
+			for _, k := range r.need {
+				if !in.Present[k] {
+					o = VM
+					break
+				}
 			}
 		}
 		if o == False {
