@@ -12,18 +12,18 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentspine/spine/bus"
-	"github.com/agentspine/spine/spine"
+	spinetrace "github.com/agentspine/spine/spine/trace"
 )
 
 // checkBusStream requires the bus stream to hold exactly the run's bus messages (its
 // message events and model calls, as bus.FromTrace reads them), in trace order, under their trace seqs and per-run, per-role subjects.
 func checkBusStream(t *testing.T, c *Client, run string, trace []byte) {
 	t.Helper()
-	tf, err := spine.ReadTrace("stored", bytes.NewReader(trace))
+	tf, err := spinetrace.Read("stored", bytes.NewReader(trace))
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := bus.FromTrace("stored", tf.File())
+	all, err := bus.FromTrace("stored", tf)
 	if err != nil {
 		t.Fatal(err)
 	}

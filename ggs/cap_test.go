@@ -12,6 +12,7 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // GGS and the Auditor count the same replan budget: a task that fails the same way every
@@ -58,7 +59,7 @@ func TestReplansCapAgreesWithAuditor(t *testing.T) {
 	if f == nil || f.Directive != contract.DirectiveAbandon || f.Replans != p.MaxReplans || directives != p.MaxReplans || f.Loss.Omega >= p.Theta {
 		t.Fatalf("%d PlanDirectives, final %+v; want %d, then abandon below θ", directives, f, p.MaxReplans)
 	}
-	tf, err := spine.ReadTrace("run", bytes.NewReader(sink.Bytes()))
+	tf, err := trace.Read("run", bytes.NewReader(sink.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestReplansCapAgreesWithAuditor(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cfg := range []audit.Config{audit.DefaultConfig(), fromRules} {
-		res, err := audit.AuditTrace(cfg, "run", tf.File())
+		res, err := audit.AuditTrace(cfg, "run", tf)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // plantFunc is a plant written inline.
@@ -32,7 +33,7 @@ var outcome = &contract.OutcomeSummary{TaskID: "t1", Summary: "port 8080", Elaps
 		GapTrajectory:    []contract.GapAttempt{}, ToolCalls: []string{}}}}
 
 // runLoop runs a GGS loop over plant and returns the trace and the run's error.
-func runLoop(t *testing.T, task contract.TaskSpec, plant ggs.Plant, opts ...ggs.Option) (*spine.TraceFile, error) {
+func runLoop(t *testing.T, task contract.TaskSpec, plant ggs.Plant, opts ...ggs.Option) (*trace.File, error) {
 	t.Helper()
 	rs, err := spine.LoadRulesFS(rules.FS, rules.GGS)
 	if err != nil {
@@ -48,7 +49,7 @@ func runLoop(t *testing.T, task contract.TaskSpec, plant ggs.Plant, opts ...ggs.
 		t.Fatal(err)
 	}
 	_, runErr := eng.Run(context.Background())
-	tf, err := spine.ReadTrace("run", strings.NewReader(string(sink.Bytes())))
+	tf, err := trace.Read("run", strings.NewReader(string(sink.Bytes())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,13 +88,13 @@ func TestRoundMailContract(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got  %v\nwant …%s", err, tc.want)
 			}
-			msgs, ferr := bus.FromTrace("run", tf.File())
+			msgs, ferr := bus.FromTrace("run", tf)
 			if ferr != nil {
 				t.Fatal(ferr)
 			}
 			if tc.name == "a memory write from R2" {
 				// Refused by the round, and on record for the Auditor.
-				res, aerr := audit.AuditTrace(audit.DefaultConfig(), "run", tf.File())
+				res, aerr := audit.AuditTrace(audit.DefaultConfig(), "run", tf)
 				if aerr != nil {
 					t.Fatal(aerr)
 				}
@@ -120,7 +121,7 @@ func TestMegramsGoByPost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := bus.FromTrace("run", tf.File())
+	msgs, err := bus.FromTrace("run", tf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestMegramsGoByPost(t *testing.T) {
 	if len(posted) == 0 || strings.Join(posted, ",") != strings.Join(stored, ",") {
 		t.Errorf("posted Megrams %v, stored %v", posted, stored)
 	}
-	res, err := audit.AuditTrace(audit.DefaultConfig(), "run", tf.File())
+	res, err := audit.AuditTrace(audit.DefaultConfig(), "run", tf)
 	if err != nil {
 		t.Fatal(err)
 	}

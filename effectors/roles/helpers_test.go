@@ -17,6 +17,7 @@ import (
 	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine"
+	spinetrace "github.com/agentspine/spine/spine/trace"
 )
 
 // testKey is the API key of every test client; no trace may contain it.
@@ -142,11 +143,11 @@ func (r *rig) run(ctx context.Context, raw string) run {
 // the task's course, not the pipeline's correctness, and are only logged.
 func assertAudited(t testing.TB, trace []byte) {
 	t.Helper()
-	tf, err := spine.ReadTrace("live", bytes.NewReader(trace))
+	tf, err := spinetrace.Read("live", bytes.NewReader(trace))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := audit.AuditTrace(audit.DefaultConfig(), "live", tf.File())
+	res, err := audit.AuditTrace(audit.DefaultConfig(), "live", tf)
 	if err != nil {
 		t.Fatalf("audit: %v", err)
 	}
