@@ -1,10 +1,8 @@
 package fleet
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"sync"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
+	spinetrace "github.com/agentspine/spine/spine/trace"
 )
 
 // TestFollowAudit: the fleet's Auditor, following the bus stream live, makes for each
@@ -92,18 +91,13 @@ func TestFollowAudit(t *testing.T) {
 // traceFindings reads the Auditor's findings a run wrote after its halt.
 func traceFindings(t *testing.T, trace []byte) []contract.AuditReport {
 	var out []contract.AuditReport
-	sc := bufio.NewScanner(bytes.NewReader(trace))
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var ev struct {
-			Kind    string                `json:"kind"`
-			Finding *contract.AuditReport `json:"finding"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatal(err)
-		}
-		if ev.Kind == "audit" && ev.Finding != nil {
-			out = append(out, *ev.Finding)
+	f, err := spinetrace.Read("trace", bytes.NewReader(trace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.Events {
+		if a, ok := spinetrace.As[spinetrace.Audit](&f.Events[i]); ok {
+			out = append(out, a.Finding)
 		}
 	}
 	return out

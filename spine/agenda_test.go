@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	tr "github.com/agentspine/spine/spine/trace"
 )
 
 // agendaKinds is the head of every rule set in this file: two singleton kinds rules read
@@ -147,15 +149,7 @@ func TestAgendaConflictSetTrace(t *testing.T) {
 	if strings.Join(res.ConflictSet, ",") != wantSet || res.Fired != "z_salient" || res.DecidedBy != DecidedSalience {
 		t.Errorf("cycle: %+v", res)
 	}
-	var ev struct {
-		Kind        string     `json:"kind"`
-		Cycle       int        `json:"cycle"`
-		Scope       string     `json:"scope"`
-		Evaluated   []RuleEval `json:"evaluated"`
-		ConflictSet []string   `json:"conflict_set"`
-		Fired       string     `json:"fired"`
-		DecidedBy   string     `json:"decided_by"`
-	}
+	var ev tr.ConflictSet
 	lines := traceLines(t, sink)
 	var fired []string
 	for _, l := range lines {

@@ -270,24 +270,19 @@ func TestEngine(t *testing.T) {
 // halt event carrying the result and, on failure, the error.
 func checkHalt(t *testing.T, trace []byte, res Result, runErr error) {
 	t.Helper()
-	lines := strings.Split(strings.TrimSuffix(string(trace), "\n"), "\n")
-	for i, l := range lines {
-		var ev struct {
-			Seq int `json:"seq"`
+	f, err := tr.Read("trace", bytes.NewReader(trace))
+	if err != nil || len(f.Events) == 0 {
+		t.Fatalf("reading the trace: %v (%d events)", err, len(f.Events))
+	}
+	for i, e := range f.Events {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("line %d: seq %d, want %d", e.Line, e.Seq, i+1)
 		}
-		if err := json.Unmarshal([]byte(l), &ev); err != nil || ev.Seq != i+1 {
-			t.Fatalf("line %d: seq %d (%v), want %d", i+1, ev.Seq, err, i+1)
-		}
 	}
-	var halt struct {
-		Kind string `json:"kind"`
-		Result
-	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &halt); err != nil {
-		t.Fatal(err)
-	}
-	if halt.Kind != EvHalt || halt.Outcome != res.Outcome || halt.Iterations != res.Iterations || halt.Firings != res.Firings {
-		t.Errorf("last event %s, want a halt event with %+v", lines[len(lines)-1], res)
+	last := &f.Events[len(f.Events)-1]
+	halt, ok := tr.As[tr.Halt](last)
+	if !ok || halt.Outcome != res.Outcome || halt.Iterations != res.Iterations || halt.Firings != res.Firings {
+		t.Errorf("last event %s, want a halt event with %+v", last.Raw, res)
 	}
 	if runErr != nil && halt.Reason != runErr.Error() {
 		t.Errorf("halt reason %q, want the error %q", halt.Reason, runErr)

@@ -3,7 +3,6 @@
 package taskrun_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,6 +17,7 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/spine"
+	spinetrace "github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -228,31 +228,34 @@ func checkMockTrace(t *testing.T, trace []byte, res taskrun.Result) {
 	}
 }
 
-// mockLine is what the test reads of a trace line.
+// mockLine is what the test reads of a trace event: a message's type and payload, an
+// exchange's name, request and response.
 type mockLine struct {
-	Seq      int64           `json:"seq"`
-	Kind     string          `json:"kind"`
-	Type     string          `json:"type"`
-	Payload  json.RawMessage `json:"payload"`
-	Name     string          `json:"name"`
-	Request  json.RawMessage `json:"request"`
-	Response json.RawMessage `json:"response"`
+	Seq      int64
+	Kind     string
+	Type     string
+	Payload  json.RawMessage
+	Name     string
+	Request  json.RawMessage
+	Response json.RawMessage
 }
 
 func mockTraceLines(t *testing.T, trace []byte) []mockLine {
 	t.Helper()
-	var out []mockLine
-	sc := bufio.NewScanner(bytes.NewReader(trace))
-	sc.Buffer(nil, 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		var l mockLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("trace line %d: %v", n, err)
+	f, err := spinetrace.Read("trace", bytes.NewReader(trace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]mockLine, 0, len(f.Events))
+	for _, e := range f.Events {
+		l := mockLine{Seq: e.Seq, Kind: e.Kind}
+		switch b := e.Body.(type) {
+		case spinetrace.Message:
+			l.Type, l.Payload = b.Type, b.Payload
+		case spinetrace.Exchange:
+			l.Name, l.Request, l.Response = b.Name, b.Request, b.Response
 		}
 		out = append(out, l)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }

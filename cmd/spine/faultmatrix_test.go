@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,6 +15,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 	"github.com/agentspine/spine/rules"
+	spinetrace "github.com/agentspine/spine/spine/trace"
 )
 
 // The fault matrix drives `spine run` end to end, through the CLI, against one
@@ -330,30 +330,28 @@ func runFaultCase(t *testing.T, c faultCase) {
 	}
 }
 
-// fmLine is what the matrix reads of a trace line.
+// fmLine is what the matrix reads of a trace event: a message's type and payload.
 type fmLine struct {
-	Seq     int64           `json:"seq"`
-	Kind    string          `json:"kind"`
-	Type    string          `json:"type"`
-	Payload json.RawMessage `json:"payload"`
+	Seq     int64
+	Kind    string
+	Type    string
+	Payload json.RawMessage
 	raw     string
 }
 
 func fmTraceLines(t *testing.T, trace []byte) []fmLine {
 	t.Helper()
-	var out []fmLine
-	sc := bufio.NewScanner(bytes.NewReader(trace))
-	sc.Buffer(nil, 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		var l fmLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("trace line %d: %v", n, err)
-		}
-		l.raw = sc.Text()
-		out = append(out, l)
-	}
-	if err := sc.Err(); err != nil {
+	f, err := spinetrace.Read("trace", bytes.NewReader(trace))
+	if err != nil {
 		t.Fatal(err)
+	}
+	out := make([]fmLine, 0, len(f.Events))
+	for _, e := range f.Events {
+		l := fmLine{Seq: e.Seq, Kind: e.Kind, raw: string(e.Raw)}
+		if m, ok := spinetrace.As[spinetrace.Message](&e); ok {
+			l.Type, l.Payload = m.Type, m.Payload
+		}
+		out = append(out, l)
 	}
 	return out
 }

@@ -161,43 +161,37 @@ func assertAudited(t testing.TB, trace []byte) {
 	}
 }
 
-// messages decodes the trace's message events of one type.
+// messages returns the payloads of the trace's message events of one type.
 func messages(t testing.TB, trace []byte, typ string) []json.RawMessage {
 	t.Helper()
 	var out []json.RawMessage
-	for _, line := range bytes.Split(bytes.TrimSpace(trace), []byte("\n")) {
-		var ev struct {
-			Kind    string          `json:"kind"`
-			Type    string          `json:"type"`
-			Payload json.RawMessage `json:"payload"`
-		}
-		if err := json.Unmarshal(line, &ev); err != nil {
-			t.Fatalf("trace line %s: %v", line, err)
-		}
-		if ev.Kind == spine.EvMessage && ev.Type == typ {
-			out = append(out, ev.Payload)
+	for _, e := range readEvents(t, trace) {
+		if m, ok := spinetrace.As[spinetrace.Message](&e); ok && m.Type == typ {
+			out = append(out, m.Payload)
 		}
 	}
 	return out
 }
 
-// exchanges decodes the trace's exchange events with a name.
-func exchanges(t testing.TB, trace []byte, name string) []spine.Exchange {
+// exchanges returns the trace's exchange events with a name.
+func exchanges(t testing.TB, trace []byte, name string) []spinetrace.Exchange {
 	t.Helper()
-	var out []spine.Exchange
-	for _, line := range bytes.Split(bytes.TrimSpace(trace), []byte("\n")) {
-		var ev struct {
-			Kind string `json:"kind"`
-			spine.Exchange
-		}
-		if err := json.Unmarshal(line, &ev); err != nil {
-			t.Fatalf("trace line %s: %v", line, err)
-		}
-		if ev.Kind == spine.EvExchange && ev.Name == name {
-			out = append(out, ev.Exchange)
+	var out []spinetrace.Exchange
+	for _, e := range readEvents(t, trace) {
+		if x, ok := spinetrace.As[spinetrace.Exchange](&e); ok && x.Name == name {
+			out = append(out, x)
 		}
 	}
 	return out
+}
+
+func readEvents(t testing.TB, trace []byte) []spinetrace.Event {
+	t.Helper()
+	f, err := spinetrace.Read("trace", bytes.NewReader(trace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Events
 }
 
 // Scripted answers, by role.

@@ -17,6 +17,7 @@ import (
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/spine"
+	spinetrace "github.com/agentspine/spine/spine/trace"
 )
 
 var (
@@ -585,7 +586,7 @@ type fixedClock struct{ t time.Time }
 
 func (c fixedClock) Now() time.Time { return c.t }
 
-func attemptsOf(t testing.TB, x spine.Exchange) int {
+func attemptsOf(t testing.TB, x spinetrace.Exchange) int {
 	t.Helper()
 	b := mustJSON(x.Response)
 	return decode[llm.ChatResponse](t, b).Attempts
