@@ -2,7 +2,9 @@
 // production rules loaded from YAML with expr predicates, an agenda that fires exactly one
 // rule per cycle, and a five-state FSM that calls effectors at its edge. Every fact
 // change, rule evaluation, conflict resolution, transition and effector call is written
-// to an append-only JSONL trace.
+// to an append-only JSONL trace. The trace's layout (the events' types, the sinks, the
+// hash chain and the reader) is package spine/trace's; the engine writes through it and
+// replays what it reads.
 //
 // The package owns the engine and nothing domain-specific: it knows no role, no loss
 // function and no model. It does no I/O of its own except through the Sink it is given

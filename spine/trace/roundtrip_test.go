@@ -255,3 +255,24 @@ func TestAppendJSONRefusesBodiesThatAreNotObjects(t *testing.T) {
 		t.Errorf("empty body: %s %v", got, err)
 	}
 }
+
+// A message's seq is its event's: a trace line carries it once, in the envelope, and a
+// message decoded from the line has it; encoded on its own (a bus carrying it), the
+// message has its seq.
+func TestMessageSeqIsTheEnvelopes(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	m := Message{Seq: 9, From: "R2", To: "R3", Type: "SubTask", Payload: json.RawMessage(`{"a":1}`)}
+	line, err := (&Event{Seq: 4, Time: at, Kind: KindMessage, Body: m}).AppendJSON(nil)
+	const want = `{"seq":4,"t":"2026-01-01T00:00:00Z","kind":"message","from":"R2","to":"R3","type":"SubTask","payload":{"a":1}}` + "\n"
+	if err != nil || string(line) != want {
+		t.Fatalf("line %s (%v), want %s", line, err, want)
+	}
+	e, err := DecodeLine(bytes.TrimSuffix(line, []byte("\n")))
+	if got, ok := As[Message](&e); err != nil || !ok || got.Seq != 4 || got.From != "R2" {
+		t.Fatalf("decoded %+v (%v)", e.Body, err)
+	}
+	own, err := json.Marshal(m)
+	if err != nil || string(own) != `{"seq":9,"from":"R2","to":"R3","type":"SubTask","payload":{"a":1}}` {
+		t.Fatalf("on its own: %s (%v)", own, err)
+	}
+}
