@@ -221,16 +221,6 @@ func (e *Engine) transition(ctx context.Context, event string) {
 	e.sess.requested = ""
 }
 
-// effectorResultBody is trace.EffectorResult with the effector's result as the Go value
-// it returned: encoding it once, into the line, is all the writer needs.
-type effectorResultBody struct {
-	Call       int    `json:"call"`
-	Op         string `json:"op"`
-	DurationMS int64  `json:"duration_ms"`
-	Result     any    `json:"result,omitempty"`
-	Error      string `json:"error,omitempty"`
-}
-
 func (e *Engine) mint(ctx context.Context) (Construct, error) {
 	req := MintRequest{Iteration: e.iteration, Objective: e.sess.Objective(), Rule: e.sess.objectiveRule(), Feedback: e.feedback()}
 	c, err := exchange(ctx, e, "mint", req, func(ctx context.Context, r MintRequest) (Construct, error) { return e.eff.Mint(ctx, r) })
@@ -323,13 +313,20 @@ func exchange[Req, Resp any](ctx context.Context, e *Engine, op string, req Req,
 	start := s.tracer.emit(EvEffectorCall, body)
 	res, cerr := call(withJournal(ctx, s), req)
 	now := s.tracer.clock.Now()
-	rb := effectorResultBody{Call: n, Op: op, DurationMS: now.Sub(start).Milliseconds()}
+	rb := trace.EffectorResult{Call: n, Op: op, DurationMS: now.Sub(start).Milliseconds()}
 	if cerr != nil {
 		rb.Error = cerr.Error()
 		s.tracer.emitAt(now, EvEffectorResult, rb)
 		return zero, cerr
 	}
-	rb.Result = res
+	if !s.tracer.discard { // nobody reads it: do not encode the result
+		raw, err := json.Marshal(res)
+		if err != nil {
+			s.tracer.failAt(EvEffectorResult, err)
+			return res, nil
+		}
+		rb.Result = raw
+	}
 	s.tracer.emitAt(now, EvEffectorResult, rb)
 	return res, nil
 }

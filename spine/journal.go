@@ -3,6 +3,7 @@ package spine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -18,28 +19,27 @@ type Usage = trace.Usage
 // and Response are the Go values exchanged, and must encode as JSON. The trace records
 // it as a trace.Exchange.
 type Exchange struct {
-	Name       string `json:"name"` // what was called: "llm:R2", "tool:shell", …
-	Request    any    `json:"request"`
-	Response   any    `json:"response,omitempty"`
-	Error      string `json:"error,omitempty"`
-	Usage      *Usage `json:"usage,omitempty"`
-	DurationMS int64  `json:"duration_ms"`
+	Name       string // what was called: "llm:R2", "tool:shell", …
+	Request    any
+	Response   any // nil: none
+	Error      string
+	Usage      *Usage
+	DurationMS int64
 }
 
-// record is x as the trace records it. A request or response that does not encode is
-// left to the sink, which fails on x itself as on any body that does not encode.
-func (x Exchange) record() any {
+// record is x as the trace records it.
+func (x Exchange) record() (trace.Exchange, error) {
 	req, err := json.Marshal(x.Request)
 	if err != nil {
-		return x
+		return trace.Exchange{}, err
 	}
 	var resp json.RawMessage
 	if x.Response != nil {
 		if resp, err = json.Marshal(x.Response); err != nil {
-			return x
+			return trace.Exchange{}, err
 		}
 	}
-	return trace.Exchange{Name: x.Name, Request: req, Response: resp, Error: x.Error, Usage: x.Usage, DurationMS: x.DurationMS}
+	return trace.Exchange{Name: x.Name, Request: req, Response: resp, Error: x.Error, Usage: x.Usage, DurationMS: x.DurationMS}, nil
 }
 
 // Journal records an effector's nested exchanges in the run's trace, between the
@@ -70,7 +70,15 @@ func (j *Journal) Record(x Exchange) int64 {
 	if j == nil {
 		return 0
 	}
-	seq := j.s.tracer.emitSeq(EvExchange, x.record())
+	var seq int64
+	t := &j.s.tracer
+	if t.discard {
+		seq = t.emitSeq(EvExchange, nil) // nobody reads it: do not encode it
+	} else if body, err := x.record(); err != nil {
+		seq = t.failSeq(EvExchange, err)
+	} else {
+		seq = t.emitSeq(EvExchange, body)
+	}
 	if tap := j.s.opts.journalTap; tap != nil {
 		tap(seq, EvExchange, x)
 	}
@@ -92,6 +100,31 @@ func (j *Journal) Message(m Message) int64 {
 	if tap := j.s.opts.journalTap; tap != nil {
 		m.Seq = seq
 		tap(seq, EvMessage, m)
+	}
+	return seq
+}
+
+// failSeq counts an event whose body could not be encoded, as a sink that failed to
+// encode it would: it takes its clock reading and its seq, is not written, and is the
+// trace's first error, which stops the engine at the next cycle boundary.
+func (t *tracer) failSeq(kind string, err error) int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.clock.Now() // the reading the write would have taken: a replay serves readings in order
+	return t.fail(kind, err)
+}
+
+// failAt is failSeq for an event whose clock reading the caller already took.
+func (t *tracer) failAt(kind string, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.fail(kind, err)
+}
+
+func (t *tracer) fail(kind string, err error) int64 {
+	seq := t.seq.Add(1)
+	if t.err == nil && !t.discard {
+		t.err = fmt.Errorf("trace: encoding %s event: %w", kind, err)
 	}
 	return seq
 }

@@ -110,3 +110,43 @@ rules:
 		t.Errorf("no run wrote %s", strings.Join(missing, ", "))
 	}
 }
+
+// unencodable journals an exchange whose request cannot be encoded.
+type unencodable struct{ finishing }
+
+func (u *unencodable) Mint(ctx context.Context, r MintRequest) (Construct, error) {
+	JournalFrom(ctx).Record(Exchange{Name: "tool:x", Request: func() {}})
+	return Construct{ID: "c"}, nil
+}
+
+// An exchange that does not encode is the trace's error, as a body the sink cannot
+// encode: it takes its seq, is not written, and stops the run; a discarded trace does
+// not encode it at all.
+func TestUnencodableExchangeStopsTheRun(t *testing.T) {
+	rs, err := LoadRules("finish.yaml", []byte(finishRules))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &MemorySink{}
+	_, err = NewEngine(rs, &unencodable{}, WithTrace(sink)).Run(context.Background())
+	const want = "trace: encoding exchange event: json: unsupported type: func()"
+	if err == nil || err.Error() != want {
+		t.Fatalf("run error %v, want %s", err, want)
+	}
+	f, rerr := tr.Read("t", bytes.NewReader(sink.Bytes()))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	gap := false
+	for i := 1; i < len(f.Events); i++ {
+		if f.Events[i].Seq == f.Events[i-1].Seq+2 && f.Events[i-1].Kind == tr.KindEffectorCall {
+			gap = true
+		}
+	}
+	if !gap {
+		t.Errorf("no seq left for the exchange that was not written after its effector_call")
+	}
+	if _, err := NewEngine(rs, &unencodable{}).Run(context.Background()); err != nil {
+		t.Errorf("with the trace discarded: %v", err)
+	}
+}
