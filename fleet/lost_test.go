@@ -84,3 +84,55 @@ func TestWorkerLosesConnectionMidTask(t *testing.T) {
 		t.Errorf("%d task(s) acknowledged without a server", w.Done())
 	}
 }
+
+// TestWorkerStopFinishesTasksInHand: Stop takes no more tasks, and the task in hand
+// runs to its end, is recorded and acknowledged; the next stays queued.
+func TestWorkerStopFinishesTasksInHand(t *testing.T) {
+	t.Parallel()
+	rs := testRules(t)
+	srv := testServer(t, t.TempDir())
+	defer srv.Shutdown()
+	c := testClient(t, srv.URL())
+	defer c.Close()
+	ctx := context.Background()
+	var ids []string
+	for i := 0; i < 2; i++ {
+		st, err := c.Submit(ctx, demoTask, RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, st.ID)
+	}
+	gate := &gatedChat{started: make(chan struct{}), open: make(chan struct{})}
+	demo := DemoPrepare(rs, noSandbox())
+	w, err := c.NewWorker(ctx, WorkerConfig{Name: "w1", WorkdirRoot: t.TempDir(), Prepare: func(ctx context.Context, tk Task, work string) (taskrun.Config, error) {
+		cfg, err := demo(ctx, tk, work)
+		if !gate.first {
+			gate.ChatModel = cfg.Chat
+			cfg.Chat = gate
+		}
+		return cfg, err
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	<-gate.started
+	w.Stop()
+	close(gate.open)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	first, err := c.Status(ctx, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := c.Status(ctx, ids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Done() != 1 || first.State != Finished || first.Outcome() != "accept" || second.State != Queued {
+		t.Errorf("done %d; first %s %s; second %s", w.Done(), first.State, first.Outcome(), second.State)
+	}
+}

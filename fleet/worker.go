@@ -53,12 +53,13 @@ var ErrConnectionLost = errors.New("fleet: the NATS connection was lost; this wo
 
 // Worker pulls tasks from the fleet's queue and runs them.
 type Worker struct {
-	c       *Client
-	cfg     WorkerConfig
-	cons    jetstream.Consumer
-	ackWait time.Duration
-	lost    atomic.Bool
-	done    atomic.Int64
+	c        *Client
+	cfg      WorkerConfig
+	cons     jetstream.Consumer
+	ackWait  time.Duration
+	lost     atomic.Bool
+	stopping atomic.Bool
+	done     atomic.Int64
 }
 
 // NewWorker checks cfg and makes sure the work consumer exists with cfg.AckWait.
@@ -102,6 +103,10 @@ func (c *Client) NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, erro
 	return &Worker{c: c, cfg: cfg, cons: cons, ackWait: info.Config.AckWait}, nil
 }
 
+// Stop makes the worker take no more tasks: Run returns nil once the tasks in hand have
+// run to their end and been recorded (cancelling Run's context aborts them instead).
+func (w *Worker) Stop() { w.stopping.Store(true) }
+
 // Name is the worker's name in statuses.
 func (w *Worker) Name() string { return w.cfg.Name }
 
@@ -129,7 +134,7 @@ func (w *Worker) Run(ctx context.Context) error {
 
 // slot is one task at a time: pull, run, store, acknowledge.
 func (w *Worker) slot(ctx context.Context) {
-	for ctx.Err() == nil {
+	for ctx.Err() == nil && !w.stopping.Load() {
 		if !w.c.Connected() {
 			if w.lost.CompareAndSwap(false, true) {
 				w.cfg.Log("the NATS connection is lost: taking no more tasks")

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,7 +30,8 @@ another worker, and the new attempt's trace names the one it supersedes.
 --demo runs every task as spine demo --pipeline does (the demo's project, scripted
 replies, no model and no key): a fleet to try without an endpoint. A worker that loses
 its NATS connection takes no more tasks, lets the runs in hand end by their rules, and
-exits with status 1.
+exits with status 1. An interrupt or SIGTERM stops it the same way (exit 0); a second
+interrupt aborts the runs in hand, whose tasks then run again elsewhere.
 
 --memory DIR gives the worker a memory store that is an index of the fleet's Megram
 log: every worker's Megrams are appended to the log and restored into every store, so
@@ -107,7 +110,9 @@ func init() {
 					return err
 				}
 				fmt.Fprintf(io.err, "spine worker: %s taking tasks from %s (%d at a time)\n", w.Name(), cl.URL(), cfg.Concurrency)
-				err = w.Run(ctx)
+				runCtx, release := gracefulStop(ctx, io, w)
+				err = w.Run(runCtx)
+				release()
 				fmt.Fprintf(io.err, "spine worker: %d task(s) done\n", w.Done())
 				if errors.Is(err, fleet.ErrConnectionLost) {
 					return exitStatus(exitFail)
@@ -171,5 +176,35 @@ func workerPrepare(io stdio, rs *spine.RuleSet, rulesPath, configPath, baseURL s
 		return taskrun.Config{LLM: cfg, ConfigPath: configPath, Rules: rs, RulesPath: rulesPath,
 			AllowNet: allow, NoSandbox: noSandbox, CautionPolicy: t.Options.Caution,
 			Warn: func(msg string) { warn(io.err, msg) }}, nil
+	}
+}
+
+// gracefulStop is the context a worker runs under: the first interrupt (or SIGTERM, or
+// the end of ctx) stops it taking tasks and lets the runs in hand end and be recorded;
+// a second interrupt aborts them, and they are redelivered.
+func gracefulStop(ctx context.Context, io stdio, w *fleet.Worker) (context.Context, func()) {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	runCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		w.Stop()
+		fmt.Fprintln(io.err, "spine worker: stopping: the tasks in hand run to their end; interrupt again to abort them")
+		select {
+		case <-sig:
+			abort()
+		case <-done:
+		}
+	}()
+	return runCtx, func() {
+		signal.Stop(sig)
+		close(done)
+		abort()
 	}
 }
