@@ -68,11 +68,13 @@
 // Every clock reading is the time of one event, the run id is in the header, and every
 // effector call is journalled with its request (and the request's hash), its result or
 // error and its duration. Effectors journal their own nested work (model calls, tool
-// calls, bus messages) through JournalFrom(ctx). ReplayRun re-runs a recording: it serves
-// the recorded clock readings and effector results, calls no effector, writes the recorded
-// nested events again, and so gives the same trace byte for byte; a run that asks an
-// effector for anything else stops with a *DivergenceError naming the recorded seq, the
-// call and the first differing field.
+// calls, bus messages) through JournalFrom(ctx). All of it passes through one
+// Exchanger, the engine's only door to the world: the live one reads the injected clock
+// and ids and calls the effector; Replay, the recorded one, serves a recording's clock
+// readings and effector results, calls no effector and writes the recorded nested events
+// again. The engine takes the same path with either, so ReplayRun gives the same trace
+// byte for byte; a run that asks an effector for anything else stops with a
+// *DivergenceError naming the recorded seq, the call and the first differing field.
 //
 // # Hot reload
 //

@@ -104,13 +104,8 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 	}
 	s.tracer.emit(EvHalt, trace.Halt{Run: body.Run, Outcome: body.Outcome, Objective: body.Objective,
 		Iterations: body.Iterations, Firings: body.Firings, Reason: body.Reason})
-	switch {
-	case s.opts.replay != nil:
-		if eerr := s.opts.replay.emitEpilogue(s); eerr != nil && err == nil {
-			err, res.Outcome = eerr, OutcomeError
-		}
-	case s.opts.epilogue != nil:
-		s.opts.epilogue(func(kind string, body any) { s.Emit(kind, body) })
+	if eerr := s.x.Epilogue(tape{s}); eerr != nil && err == nil {
+		err, res.Outcome = eerr, OutcomeError
 	}
 	if ferr := s.Flush(); ferr != nil && err == nil {
 		err = ferr
@@ -223,11 +218,15 @@ func (e *Engine) transition(ctx context.Context, event string) {
 
 func (e *Engine) mint(ctx context.Context) (Construct, error) {
 	req := MintRequest{Iteration: e.iteration, Objective: e.sess.Objective(), Rule: e.sess.objectiveRule(), Feedback: e.feedback()}
-	c, err := exchange(ctx, e, "mint", req, func(ctx context.Context, r MintRequest) (Construct, error) { return e.eff.Mint(ctx, r) })
+	var call func(context.Context, MintRequest) (Construct, error)
+	if e.eff != nil {
+		call = e.eff.Mint
+	}
+	c, err, stop := exchange(ctx, e, "mint", req, call)
+	if stop != nil {
+		return Construct{}, stop
+	}
 	if err != nil {
-		if isReplayError(err) {
-			return Construct{}, err
-		}
 		return Construct{}, fmt.Errorf("effector mint (iteration %d, objective %s): %w", e.iteration, req.Objective, err)
 	}
 	return c, nil
@@ -236,11 +235,15 @@ func (e *Engine) mint(ctx context.Context) (Construct, error) {
 func (e *Engine) gate(ctx context.Context) error {
 	s := e.sess
 	req := GateRequest{Iteration: e.iteration, Objective: s.Objective(), Construct: e.construct}
-	sig, err := exchange(ctx, e, "gate", req, func(ctx context.Context, r GateRequest) (Signals, error) { return e.eff.Gate(ctx, r) })
+	var call func(context.Context, GateRequest) (Signals, error)
+	if e.eff != nil {
+		call = e.eff.Gate
+	}
+	sig, err, stop := exchange(ctx, e, "gate", req, call)
+	if stop != nil {
+		return stop
+	}
 	if err != nil {
-		if isReplayError(err) {
-			return err
-		}
 		return fmt.Errorf("effector gate (iteration %d, objective %s): %w", e.iteration, req.Objective, err)
 	}
 	if err := e.apply(sig, "gate"); err != nil {
@@ -282,72 +285,49 @@ func (e *Engine) feedback() []Fact {
 	return out
 }
 
-// exchange journals one effector call: the request with its hash, then the result or the
-// error with the call's duration on the injected clock. Effectors may journal their own
-// nested exchanges in between (see Journal). In a replay the recorded result is served
-// and the effector is not called.
-func exchange[Req, Resp any](ctx context.Context, e *Engine, op string, req Req, call func(context.Context, Req) (Resp, error)) (Resp, error) {
+// exchange makes one effector call through the session's exchanger. err is the call's
+// failure, to be reported as the effector's; stop ends the run as it is (see Exchanger).
+// call is nil when the engine has no effector.
+func exchange[Req, Resp any](ctx context.Context, e *Engine, op string, req Req, call func(context.Context, Req) (Resp, error)) (res Resp, err, stop error) {
 	var zero Resp
 	s := e.sess
 	e.calls++
-	n := e.calls
-	reqJSON, err := json.Marshal(req)
-	if err != nil {
-		return zero, fmt.Errorf("encoding the %s request: %w", op, err)
+	reqJSON, merr := json.Marshal(req)
+	if merr != nil {
+		return zero, fmt.Errorf("encoding the %s request: %w", op, merr), nil
 	}
-	body := trace.EffectorCall{Call: n, Op: op, RequestHash: hashOf(reqJSON), Request: reqJSON}
-	if r := s.opts.replay; r != nil {
-		raw, err := r.serve(s, body)
-		if err != nil {
-			return zero, err
+	body := trace.EffectorCall{Call: e.calls, Op: op, RequestHash: hashOf(reqJSON), Request: reqJSON}
+	var invoke Invoke
+	if call != nil {
+		invoke = func(ctx context.Context) (any, error) {
+			r, err := call(ctx, req)
+			res = r
+			return r, err
 		}
-		var out Resp
-		if err := json.Unmarshal(raw, &out); err != nil {
-			return zero, fmt.Errorf("decoding the recorded %s result of call %d: %w", op, n, err)
-		}
-		return out, nil
 	}
-	if e.eff == nil {
-		return zero, errors.New("the engine has no effector")
+	if err, stop = s.x.Exchange(ctx, tape{s}, body, invoke, &res); err != nil || stop != nil {
+		return zero, err, stop
 	}
-	start := s.tracer.emit(EvEffectorCall, body)
-	res, cerr := call(withJournal(ctx, s), req)
-	now := s.tracer.clock.Now()
-	rb := trace.EffectorResult{Call: n, Op: op, DurationMS: now.Sub(start).Milliseconds()}
-	if cerr != nil {
-		rb.Error = cerr.Error()
-		s.tracer.emitAt(now, EvEffectorResult, rb)
-		return zero, cerr
-	}
-	if !s.tracer.discard { // nobody reads it: do not encode the result
-		raw, err := json.Marshal(res)
-		if err != nil {
-			s.tracer.failAt(EvEffectorResult, err)
-			return res, nil
-		}
-		rb.Result = raw
-	}
-	s.tracer.emitAt(now, EvEffectorResult, rb)
-	return res, nil
+	return res, nil, nil
 }
 
 // finish gives a Finisher effector its call on a terminal objective.
 func (e *Engine) finish(ctx context.Context, r Result) (Result, error) {
 	fin, ok := e.eff.(Finisher)
-	if !ok && e.sess.opts.replay == nil {
+	if !e.sess.x.Makes(e.calls+1, "finish", ok) {
 		return r, nil
 	}
-	if e.sess.opts.replay != nil && !e.sess.opts.replay.hasCall(e.calls+1, "finish") {
-		return r, nil // the recorded effector was no Finisher
-	}
 	req := FinishRequest{Iteration: e.iteration, Objective: e.sess.Objective(), Rule: e.sess.objectiveRule(), Outcome: r.Outcome}
-	_, err := exchange(ctx, e, "finish", req, func(ctx context.Context, q FinishRequest) (Construct, error) { return fin.Finish(ctx, q) })
+	var call func(context.Context, FinishRequest) (Construct, error)
+	if ok {
+		call = fin.Finish
+	}
+	_, err, stop := exchange(ctx, e, "finish", req, call)
+	if stop != nil {
+		return Result{Outcome: OutcomeError}, stop
+	}
 	if err != nil {
-		if isReplayError(err) {
-			return Result{Outcome: OutcomeError}, err
-		}
-		res, ferr := e.failed(fmt.Errorf("effector finish (objective %s): %w", req.Objective, err))
-		return res, ferr
+		return e.failed(fmt.Errorf("effector finish (objective %s): %w", req.Objective, err))
 	}
 	return r, nil
 }

@@ -29,11 +29,7 @@ type ObserveRequest struct {
 func (e *Engine) observe(ctx context.Context) error {
 	s := e.sess
 	obs, ok := e.eff.(Observer)
-	if r := s.opts.replay; r != nil {
-		if !r.hasCall(e.calls+1, "observe") {
-			return nil // the recorded effector was no Observer
-		}
-	} else if !ok {
+	if !s.x.Makes(e.calls+1, "observe", ok) {
 		return nil
 	}
 	req := ObserveRequest{Iteration: e.iteration}
@@ -41,11 +37,15 @@ func (e *Engine) observe(ctx context.Context) error {
 		c := e.construct
 		req.Construct = &c
 	}
-	sig, err := exchange(ctx, e, "observe", req, func(ctx context.Context, r ObserveRequest) (Signals, error) { return obs.Observe(ctx, r) })
+	var call func(context.Context, ObserveRequest) (Signals, error)
+	if ok {
+		call = obs.Observe
+	}
+	sig, err, stop := exchange(ctx, e, "observe", req, call)
+	if stop != nil {
+		return stop
+	}
 	if err != nil {
-		if isReplayError(err) {
-			return err
-		}
 		return fmt.Errorf("effector observe (iteration %d): %w", e.iteration, err)
 	}
 	if err := e.apply(sig, "observe"); err != nil {

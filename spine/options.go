@@ -13,12 +13,12 @@ type options struct {
 	meta          map[string]string
 	maxFirings    int
 	maxIterations int
-	replay        *Replay
+	exchanger     Exchanger
 	ruleSource    RuleSource
 	journalTap    func(seq int64, kind string, body any)
 	epilogue      func(emit func(kind string, body any))
-	rulesPath     string // header path override, for replays of the same rules found elsewhere
-	noRulesSource bool   // header without rules.source, for replays of traces written before it
+	rulesPath     string // header path override; see WithRecordedRules
+	noRulesSource bool   // header without rules.source; see WithRecordedRules
 }
 
 func defaultOptions() options {
@@ -66,4 +66,12 @@ func WithJournalTap(tap func(seq int64, kind string, body any)) Option {
 // findings, say). A replay writes the recorded epilogue again instead of calling fn.
 func WithEpilogue(fn func(emit func(kind string, body any))) Option {
 	return func(o *options) { o.epilogue = fn }
+}
+
+// WithRecordedRules makes the header name the rule file as a recording's did: as path,
+// and without its source when withSource is false (a trace written before headers
+// carried it). A replay of the recorded rules, perhaps found under another name, writes
+// the recording's header so.
+func WithRecordedRules(path string, withSource bool) Option {
+	return func(o *options) { o.rulesPath, o.noRulesSource = path, !withSource }
 }

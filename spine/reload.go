@@ -54,33 +54,12 @@ func (f *FileRuleSource) Poll() (string, []byte, error) {
 	return f.Path, src, nil
 }
 
-// pollRules applies a changed rule source. Errors never stop the run: they are traced
-// and the running rule set stays.
+// pollRules lets the exchanger offer a new rule set before select_objective. Errors
+// never stop the run: they are traced and the running rule set stays.
 func (e *Engine) pollRules() {
-	s := e.sess
-	if s.opts.replay != nil {
-		s.opts.replay.applyReload(s)
-		return
-	}
-	if s.opts.ruleSource == nil {
-		return
-	}
-	name, src, err := s.opts.ruleSource.Poll()
-	if err == nil && src == nil {
-		return
-	}
-	if err != nil {
-		s.tracer.emit(EvRulesReloadFail, trace.Reload{Path: name, Error: err.Error()})
+	if offered, err := e.sess.x.PollRules(tape{e.sess}); offered {
 		e.reloadErr = err
-		return
 	}
-	if err := s.reload(name, src); err != nil {
-		s.tracer.emit(EvRulesReloadFail, trace.Reload{Path: name, Hash: hashOf(src), Error: err.Error()})
-		e.reloadErr = err
-		return
-	}
-	s.tracer.emit(EvRulesReloaded, trace.Reload{Path: name, Hash: s.rs.hash, Source: string(src)})
-	e.reloadErr = nil
 }
 
 // reload compiles src and, when its fact kinds match the running ones, switches the

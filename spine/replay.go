@@ -147,8 +147,10 @@ func (e *DivergenceError) Error() string {
 		e.Seq, e.Call, e.Op, field, e.Recorded, e.Got)
 }
 
-// Replay serves a recording to an engine: clock readings in event order and effector
-// results by call index. Create one per run with NewReplay.
+// Replay is the recorded Exchanger: it serves a recording to an engine, clock readings
+// in event order, the recorded run id, effector results by call index, reloads and the
+// epilogue where the recording has them, and reports a run that departs from it. Create
+// one per run with NewReplay.
 type Replay struct {
 	rec  *Recording
 	mu   sync.Mutex
@@ -164,12 +166,10 @@ func NewReplay(rec *Recording) *Replay { return &Replay{rec: rec} }
 func (r *Replay) Options() []Option {
 	h := r.rec.Header
 	return []Option{
-		WithClock(replayClock{r}),
-		WithRunID(h.Run),
+		WithExchanger(r),
 		WithMeta(h.Meta),
 		WithMaxIterations(h.Limits.MaxIterations),
 		WithMaxFirings(h.Limits.MaxFirings),
-		func(o *options) { o.replay = r },
 	}
 }
 
@@ -207,10 +207,11 @@ func (r *Replay) Overrun() int {
 	return r.over
 }
 
-type replayClock struct{ r *Replay }
+var _ Exchanger = (*Replay)(nil)
 
-func (c replayClock) Now() time.Time {
-	r := c.r
+// Now serves the recorded clock readings in order, then readings a millisecond apart
+// past the last one.
+func (r *Replay) Now() time.Time {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.next < len(r.rec.times) {
@@ -226,12 +227,37 @@ func (c replayClock) Now() time.Time {
 	return last.Add(time.Duration(r.over) * time.Millisecond)
 }
 
-// serve checks a replayed effector call against the recording, writes the recorded
-// call, its nested exchanges and its result, and returns the recorded result.
-func (r *Replay) serve(s *Session, body trace.EffectorCall) (json.RawMessage, error) {
+// NewID is the recorded run id.
+func (r *Replay) NewID() string { return r.rec.Header.Run }
+
+// StopAt is where the recorded run was cancelled, so the replay stops at the same point.
+func (r *Replay) StopAt() int64 { return r.rec.canceledAt }
+
+// Makes reports whether the recording holds effector call n with op: the recorded
+// effector decides, whatever the replay's is.
+func (r *Replay) Makes(n int, op string, _ bool) bool {
+	rc := r.rec.calls[n]
+	return rc != nil && rc.body.Op == op
+}
+
+// Exchange checks a replayed effector call against the recording, writes the recorded
+// call, its nested exchanges and its result, and decodes the recorded result into into;
+// it calls no effector.
+func (r *Replay) Exchange(_ context.Context, t Tape, body trace.EffectorCall, _ Invoke, into any) (error, error) {
+	raw, err, stop := r.serve(t, body)
+	if err != nil || stop != nil {
+		return err, stop
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		return fmt.Errorf("decoding the recorded %s result of call %d: %w", body.Op, body.Call, err), nil
+	}
+	return nil, nil
+}
+
+func (r *Replay) serve(t Tape, body trace.EffectorCall) (raw json.RawMessage, err, stop error) {
 	rc := r.rec.calls[body.Call]
 	if rc == nil || rc.result == nil {
-		return nil, fmt.Errorf("%w: the run asked for effector call %d (%s), which the recording %s does not hold%s",
+		return nil, nil, fmt.Errorf("%w: the run asked for effector call %d (%s), which the recording %s does not hold%s",
 			ErrRecordingEnded, body.Call, body.Op, r.rec.Name, r.tornNote())
 	}
 	if rc.body.Op != body.Op || rc.body.RequestHash != body.RequestHash {
@@ -241,22 +267,22 @@ func (r *Replay) serve(s *Session, body trace.EffectorCall) (json.RawMessage, er
 		} else {
 			d.Field, d.Recorded, d.Got = firstDifference(rc.body.Request, body.Request)
 		}
-		return nil, d
+		return nil, nil, d
 	}
-	s.tracer.emit(EvEffectorCall, body)
+	t.Write(EvEffectorCall, body)
 	for _, e := range rc.nested {
 		b, err := e.BodyJSON()
 		if err != nil {
-			return nil, &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)}
+			return nil, &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)}, nil
 		}
-		s.tracer.emit(e.Kind, b)
+		t.Write(e.Kind, b)
 	}
 	res := rc.result
-	s.tracer.emit(EvEffectorResult, trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: res.DurationMS, Result: res.Result, Error: res.Error})
+	t.Write(EvEffectorResult, trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: res.DurationMS, Result: res.Result, Error: res.Error})
 	if res.Error != "" {
-		return nil, recordedError(res.Error)
+		return nil, recordedError(res.Error), nil
 	}
-	return res.Result, nil
+	return res.Result, nil, nil
 }
 
 func (r *Replay) tornNote() string {
@@ -468,18 +494,6 @@ func CompareTraces(recorded, replayed []byte, limit int) *TraceDiff {
 	return nil
 }
 
-// canceled reports the context's error; in a replay it also reports cancellation where
-// the recording says the run was cancelled, so the replay stops at the same point.
-func (s *Session) canceled(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if r := s.opts.replay; r != nil && r.rec.canceledAt > 0 && s.tracer.seq.Load()+1 == r.rec.canceledAt {
-		return context.Canceled
-	}
-	return nil
-}
-
 // recordedError rebuilds an effector error from its text, keeping context errors
 // recognisable (also when an effector wrapped them) so that a replayed cancellation
 // ends the run the same way.
@@ -513,10 +527,7 @@ func ReplayRun(ctx context.Context, rec *Recording, rs *RuleSet, sink Sink) (Res
 	if rs.Hash() == rec.Header.RulesHash() {
 		// The same rules, perhaps found under another name: the header names them as
 		// the recording did.
-		opts = append(opts, func(o *options) {
-			o.rulesPath = rec.Header.RulesPath()
-			o.noRulesSource = rec.Header.Rules.Source == ""
-		})
+		opts = append(opts, WithRecordedRules(rec.Header.RulesPath(), rec.Header.Rules.Source != ""))
 	}
 	eng := NewEngine(rs, nil, opts...)
 	if err := rp.Seed(eng.Session()); err != nil {
@@ -540,39 +551,34 @@ func isReplayError(err error) bool {
 	return errors.As(err, &d) || errors.Is(err, ErrRecordingEnded)
 }
 
-// hasCall reports whether the recording holds effector call n with the given op.
-func (r *Replay) hasCall(n int, op string) bool {
-	rc := r.rec.calls[n]
-	return rc != nil && rc.body.Op == op
-}
-
-// applyReload re-applies a recorded reload at the point the recording made it: the new
+// PollRules re-applies a recorded reload at the point the recording made it: the new
 // rule set comes from the source recorded in the event, and a recorded failure is
-// written again without touching the running rules.
-func (r *Replay) applyReload(s *Session) {
-	e, ok := r.rec.reloads[s.tracer.seq.Load()+1]
+// written again without touching the running rules. It offers the engine nothing.
+func (r *Replay) PollRules(t Tape) (bool, error) {
+	e, ok := r.rec.reloads[t.Next()]
 	if !ok {
-		return
+		return false, nil
 	}
 	b := e.Body.(trace.Reload)
 	if e.Kind == EvRulesReloaded {
-		if err := s.reload(b.Path, []byte(b.Source)); err != nil {
+		if err := t.Reload(b.Path, []byte(b.Source)); err != nil {
 			b = trace.Reload{Path: b.Path, Hash: b.Hash, Error: "replay could not apply the recorded rules: " + err.Error()}
-			s.tracer.emit(EvRulesReloadFail, b)
-			return
+			t.Write(EvRulesReloadFail, b)
+			return false, nil
 		}
 	}
-	s.tracer.emit(e.Kind, b)
+	t.Write(e.Kind, b)
+	return false, nil
 }
 
-// emitEpilogue writes the events the recorded host appended after the halt.
-func (r *Replay) emitEpilogue(s *Session) error {
+// Epilogue writes the events the recorded host appended after the halt.
+func (r *Replay) Epilogue(t Tape) error {
 	for _, e := range r.rec.epilogue {
 		b, err := e.BodyJSON()
 		if err != nil {
 			return &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)}
 		}
-		s.tracer.emit(e.Kind, b)
+		t.Write(e.Kind, b)
 	}
 	return nil
 }

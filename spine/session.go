@@ -21,6 +21,8 @@ type Session struct {
 	rs      *RuleSet
 	wm      *WorkingMemory
 	opts    options
+	x       Exchanger // the clock, ids, effector calls, rule source and epilogue
+	stopAt  int64     // the exchanger's cancellation point (seq), 0 for none
 	tracer  tracer
 	vm      vm.VM
 	set     []uint64 // the atoms that hold, filled by the matcher each cycle
@@ -59,9 +61,14 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 	for i, r := range rs.rules {
 		s.firedSig[i] = make([]uint64, len(r.reads))
 	}
-	s.tracer = tracer{sink: o.sink, clock: o.clock, discard: o.sink == Discard}
+	s.x = o.exchanger
+	if s.x == nil {
+		s.x = &live{s: s, clock: o.clock, ids: o.ids}
+	}
+	s.stopAt = s.x.StopAt()
+	s.tracer = tracer{sink: o.sink, clock: s.x, discard: o.sink == Discard}
 	if o.runID == "" {
-		o.runID = o.ids.NewID()
+		o.runID = s.x.NewID()
 		s.opts.runID = o.runID
 	}
 	s.tracer.emit(EvHeader, trace.Header{
@@ -219,7 +226,7 @@ func (s *Session) setState(name string, iteration int) {
 }
 
 // tracer stamps events with seq and time and hands them to the sink. It takes exactly
-// one clock reading per event, so a replay that serves the recorded readings in order
+// one clock reading per event, so an exchanger that serves recorded readings in order
 // reproduces every timestamp. Effectors may journal from their own goroutines, hence
 // the lock around writes and the atomic seq: an event that is not written (the sink is
 // Discard) only takes the next seq, which needs no lock.
@@ -273,13 +280,25 @@ func (t *tracer) write(at time.Time, kind string, body any) time.Time {
 	return at
 }
 
+// canceled reports the context's error, and cancellation where the exchanger places it
+// (a recorded run is stopped where it was cancelled).
+func (s *Session) canceled(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.stopAt > 0 && s.tracer.seq.Load()+1 == s.stopAt {
+		return context.Canceled
+	}
+	return nil
+}
+
 // Cycle runs one agenda cycle over every rule; see the package documentation.
 func (s *Session) Cycle(ctx context.Context) (*CycleResult, error) {
 	return s.runCycle(ctx, false)
 }
 
-// headerSource is the rule file the header carries: none when replaying a trace written
-// before headers carried one, so that its replay is the same bytes.
+// headerSource is the rule file the header carries: none when WithRecordedRules says the
+// recorded header had none.
 func headerSource(rs *RuleSet, o options) string {
 	if o.noRulesSource {
 		return ""
@@ -287,8 +306,8 @@ func headerSource(rs *RuleSet, o options) string {
 	return rs.source
 }
 
-// headerPath is the rule path the header names: the rule set's own, unless a replay of
-// the same rules (same hash) found them under another name.
+// headerPath is the rule path the header names: the rule set's own, unless
+// WithRecordedRules names the recorded one.
 func headerPath(rs *RuleSet, o options) string {
 	if o.rulesPath != "" {
 		return o.rulesPath
