@@ -60,9 +60,16 @@ type key struct {
 	sthr  []string  // kString: the literals
 	// region → the atoms that hold there, as words of the bit set. Regions of a
 	// threshold key: 2i below thresholds[i], 2i+1 equal to it, 2n above all, 2n+1 NaN.
-	bits [][]uint64
+	// Only the words that are not zero are kept: a key's atoms are few among many.
+	bits [][]wordBits
 	// bits1 is bits when the set is one word, the common case: no inner loop.
 	bits1 []uint64
+}
+
+// wordBits is a word of the atom set that is not zero.
+type wordBits struct {
+	w int
+	x uint64
 }
 
 // rule is one condition, compiled.
@@ -71,6 +78,7 @@ type rule struct {
 	need     []int  // kinds whose fields it reads: all must be present
 	needMask uint64 // need as bits, when every kind in it is below 64
 	needBig  bool   // some kind in need is 64 or above: check the list
+	keys     []int  // the keys its atoms read
 	form     uint8  // fConst, fAll, fAny, fTree
 	value    bool   // fConst
 	mask     []uint64
@@ -102,6 +110,7 @@ type atomDef struct {
 
 // builder registers keys and atoms while rules are compiled.
 type builder struct {
+	cur    *rule // the rule being compiled
 	m      *Matcher
 	slotIx map[[2]int]int
 	keyIx  map[keyID]int
@@ -161,6 +170,8 @@ func (b *builder) rule(c *Node) rule {
 		return rule{vm: true}
 	}
 	var r rule
+	b.cur = &r
+	defer func() { b.cur = nil }()
 	c.Walk(func(n *Node) {
 		if n.Op == OpAtom && n.Atom.ReadsField() && !slices.Contains(r.need, n.Atom.Kind) {
 			r.need = append(r.need, n.Atom.Kind)
@@ -296,6 +307,9 @@ func (b *builder) atom(a Atom, neg bool) int {
 	if a.Test == TestString && !slices.Contains(b.m.keys[k].sthr, a.K.S) {
 		b.m.keys[k].sthr = append(b.m.keys[k].sthr, a.K.S)
 	}
+	if b.cur != nil && !slices.Contains(b.cur.keys, k) {
+		b.cur.keys = append(b.cur.keys, k)
+	}
 	aid := atomID{key: k, a: a, neg: neg, fnan: a.K.T == TFloat && math.IsNaN(a.K.F)}
 	if aid.fnan {
 		aid.a.K.F = 0
@@ -319,24 +333,30 @@ func (b *builder) tables() {
 		k.ithr = slices.Compact(k.ithr)
 		slices.Sort(k.fthr)
 		k.fthr = slices.CompactFunc(k.fthr, func(a, b float64) bool { return a == b })
-		k.bits = make([][]uint64, k.regions())
-		for r := range k.bits {
-			k.bits[r] = make([]uint64, m.words)
-		}
+		k.bits = make([][]wordBits, k.regions())
 	}
-	for id, d := range b.atoms {
+	for id, d := range b.atoms { // in id order, so a word's bits arrive together
 		k := &m.keys[d.key]
+		w, bit := id/64, uint64(1)<<(id%64)
 		for r := range k.bits {
-			if k.holds(r, &d.a) != d.neg {
-				k.bits[r][id/64] |= 1 << (id % 64)
+			if k.holds(r, &d.a) == d.neg {
+				continue
+			}
+			if n := len(k.bits[r]); n > 0 && k.bits[r][n-1].w == w {
+				k.bits[r][n-1].x |= bit
+			} else {
+				k.bits[r] = append(k.bits[r], wordBits{w, bit})
 			}
 		}
 	}
 	if m.words == 1 {
 		for i := range m.keys {
 			k := &m.keys[i]
-			for _, w := range k.bits {
-				k.bits1 = append(k.bits1, w[0])
+			k.bits1 = make([]uint64, len(k.bits))
+			for r, ws := range k.bits {
+				for _, wb := range ws {
+					k.bits1[r] |= wb.x
+				}
 			}
 		}
 	}
@@ -436,8 +456,20 @@ func (m *Matcher) Lookup(in *Input, set []uint64) {
 	clear(set)
 	for i := range m.keys {
 		k := &m.keys[i]
-		for w, x := range k.bits[k.region(in)] {
-			set[w] |= x
+		for _, wb := range k.bits[k.region(in)] {
+			set[wb.w] |= wb.x
+		}
+	}
+}
+
+// LookupRule fills set with the atoms of rule i's keys only: enough for Rule(i) and
+// cheaper than Lookup when one rule is checked alone.
+func (m *Matcher) LookupRule(i int, in *Input, set []uint64) {
+	clear(set)
+	for _, ki := range m.rules[i].keys {
+		k := &m.keys[ki]
+		for _, wb := range k.bits[k.region(in)] {
+			set[wb.w] |= wb.x
 		}
 	}
 }
