@@ -33,6 +33,16 @@ type RoleRun struct {
 // The metrics drift is judged on, in the order reports list them.
 var DriftMetrics = []string{"corrections", "failure_rate", "tokens", "latency_ms"}
 
+// DriftFloor is, per metric, the smallest shift that can be drift at all: below it a
+// change is noise whatever the history's spread, e.g. a scripted role whose calls take
+// 0 ms in most runs and a few microseconds in some.
+var DriftFloor = map[string]float64{
+	"corrections":  0.5,  // half a correction per run
+	"failure_rate": 0.05, // five points of failed results
+	"tokens":       10,
+	"latency_ms":   5,
+}
+
 // metric is one of DriftMetrics of a role's run.
 func (r RoleRun) metric(name string) float64 {
 	switch name {
@@ -185,7 +195,7 @@ func DetectDrift(figs []RoleRun, cfg DriftConfig) ([]Drift, error) {
 			hm, hsd := meanSD(hist, m)
 			wm, _ := meanSD(win, m)
 			shift := math.Abs(wm - hm)
-			if shift <= cfg.Threshold*hsd || shift < cfg.MinShift*math.Max(math.Abs(hm), 1e-9) || shift == 0 {
+			if shift <= cfg.Threshold*hsd || shift < cfg.MinShift*math.Max(math.Abs(hm), 1e-9) || shift < DriftFloor[m] || shift == 0 {
 				continue
 			}
 			d := Drift{Role: role, Metric: m, HistoryMean: hm, HistorySD: hsd, WindowMean: wm}

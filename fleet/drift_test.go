@@ -41,6 +41,7 @@ func TestDetectDrift(t *testing.T) {
 		{"noise within the history's spread", series("R2", repeat(0, 15), noisy), DefaultDrift, ""},
 		{"latency halves", series("R1", repeat(0, 15), append(repeat(int64(200), 10), repeat(int64(90), 5)...)), DefaultDrift,
 			"R1 latency_ms down: 90 over the last 5 run(s), 200 ± 0 before"},
+		{"a shift under the metric's floor", series("R3", repeat(1, 15), append(repeat(int64(0), 10), repeat(int64(1), 5)...)), DefaultDrift, ""},
 		{"too little history", series("R3", append(repeat(1, 9), repeat(4, 5)...), steadyLatency[:14]), DefaultDrift, ""},
 		{"a window of one", series("R3", append(repeat(1, 14), 9), steadyLatency), DriftConfig{Window: 1, MinHistory: 2, Threshold: 3, MinShift: 0.5},
 			"R3 corrections up: 9 over the last 1 run(s), 1 ± 0 before"},

@@ -35,9 +35,6 @@ func init() {
 			Short: "ask the fleet's Auditor about finished runs: by run, role and time window, with role drift",
 			Long:  auditQueryLong,
 			Args:  cobra.NoArgs,
-			// Hidden from spine audit's command list: audit is run on traces itself, and its
-			// errors point to its flags; --follow's help names this command.
-			Hidden: true,
 			RunE: func(c *cobra.Command, args []string) error {
 				now := time.Now()
 				var err error
