@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // Options configure an analysis.
@@ -149,13 +149,13 @@ func (e *DisagreementError) Error() string {
 }
 
 type ruleInfo struct {
-	r      *spine.Rule
+	r      *engine.Rule
 	f      formula
 	opaque []Opaque
 }
 
 type analyzer struct {
-	rs     *spine.RuleSet
+	rs     *engine.RuleSet
 	sp     *space
 	rules  []ruleInfo
 	order  []int // rule indexes in agenda order: salience ↓, specificity ↓, name ↑
@@ -167,12 +167,12 @@ type analyzer struct {
 // Analyze partitions the signal space of a rule set and decides every region. An error is
 // a bad domains or expectations file, a partition too large to build, or a region on
 // which the engine disagrees with the analysis.
-func Analyze(rs *spine.RuleSet, opt Options) (*Report, error) {
+func Analyze(rs *engine.RuleSet, opt Options) (*Report, error) {
 	_, rep, err := analyzeWith(rs, opt)
 	return rep, err
 }
 
-func analyzeWith(rs *spine.RuleSet, opt Options) (*analyzer, *Report, error) {
+func analyzeWith(rs *engine.RuleSet, opt Options) (*analyzer, *Report, error) {
 	a, err := prepare(rs, opt)
 	if err != nil {
 		return nil, nil, err
@@ -210,7 +210,7 @@ func analyzeWith(rs *spine.RuleSet, opt Options) (*analyzer, *Report, error) {
 
 // prepare binds the domains and converts every condition, in agenda order; the space is
 // finished by finish once everything that adds thresholds has added them.
-func prepare(rs *spine.RuleSet, opt Options) (*analyzer, error) {
+func prepare(rs *engine.RuleSet, opt Options) (*analyzer, error) {
 	dom, err := opt.Domains.bind(rs)
 	if err != nil {
 		return nil, err
@@ -377,7 +377,7 @@ func (a *analyzer) finishLeaf(g *Region) error {
 		if !ok {
 			return disagree("the engine evaluated an unknown rule %s", ev.Rule)
 		}
-		want := map[oset]string{oT: spine.ResultTrue, oF: spine.ResultFalse, oE: spine.ResultError}[g.vals[i]]
+		want := map[oset]string{oT: engine.ResultTrue, oF: engine.ResultFalse, oE: engine.ResultError}[g.vals[i]]
 		if want != "" && want != ev.Result {
 			return disagree("rule %s is %s by the analysis and %s in the engine", ev.Rule, want, ev.Result)
 		}
@@ -410,7 +410,7 @@ func (a *analyzer) finishLeaf(g *Region) error {
 	return nil
 }
 
-func (a *analyzer) ruleByName(name string) (*spine.Rule, bool) {
+func (a *analyzer) ruleByName(name string) (*engine.Rule, bool) {
 	for _, ri := range a.rules {
 		if ri.r.Name == name {
 			return ri.r, true

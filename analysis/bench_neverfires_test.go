@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // largeRuleFile writes n rules in one of the shapes large generated rule files take:
@@ -57,7 +57,7 @@ func largeRuleFile(shape string, n int) string {
 // under its default budget. The target is well under a second per file.
 func BenchmarkCheckLargeRuleFile(b *testing.B) {
 	for _, shape := range []string{"kinds", "thresholds", "routes", "grid"} {
-		rs, err := spine.LoadRules(shape+".yaml", []byte(largeRuleFile(shape, 4000)))
+		rs, err := engine.LoadRules(shape+".yaml", []byte(largeRuleFile(shape, 4000)))
 		if err != nil {
 			b.Fatal(err)
 		}

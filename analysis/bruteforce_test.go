@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/internal/rulegen"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // The partition is checked against the engine on every elementary cell (one value per
@@ -30,7 +30,7 @@ func TestBruteForceRandomRuleSets(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i := 0; i < n; i++ {
 		src, domains := rulegen.RuleSet(rng)
-		rs, err := spine.LoadRules(fmt.Sprintf("random%d.yaml", i), []byte(src))
+		rs, err := engine.LoadRules(fmt.Sprintf("random%d.yaml", i), []byte(src))
 		if err != nil {
 			t.Fatalf("generated rule set does not load: %v\n%s", err, src)
 		}
@@ -47,7 +47,7 @@ func TestBruteForceRandomRuleSets(t *testing.T) {
 }
 
 // bruteForce reports false after the first disagreement.
-func bruteForce(t *testing.T, rs *spine.RuleSet, opt Options, rng *rand.Rand) bool {
+func bruteForce(t *testing.T, rs *engine.RuleSet, opt Options, rng *rand.Rand) bool {
 	t.Helper()
 	a, _, err := analyzeWith(rs, opt)
 	if err != nil {
@@ -210,10 +210,10 @@ func (sp *space) locate(w Witness) ([]int, bool) {
 }
 
 // randomPoint draws values near the thresholds, on them, at domain ends and at random.
-func randomPoint(rs *spine.RuleSet, sp *space, rng *rand.Rand) (Witness, bool) {
+func randomPoint(rs *engine.RuleSet, sp *space, rng *rand.Rand) (Witness, bool) {
 	var w Witness
 	for _, k := range rs.Kinds() {
-		if k.Many || k.Name == spine.KindObjective {
+		if k.Many || k.Name == engine.KindObjective {
 			continue
 		}
 		if pv, ok := sp.byName[k.Name]; ok && len(sp.vars[pv].pieces) == 2 && rng.IntN(4) == 0 {
@@ -243,14 +243,14 @@ func randomPoint(rs *spine.RuleSet, sp *space, rng *rand.Rand) (Witness, bool) {
 
 func randomValue(f fieldRef, cuts []float64, rng *rand.Rand) (any, bool) {
 	switch f.ftype {
-	case spine.TypeBool:
+	case engine.TypeBool:
 		return rng.IntN(2) == 0, true
-	case spine.TypeString:
+	case engine.TypeString:
 		if f.strSet != nil {
 			return f.strSet[rng.IntN(len(f.strSet))], true
 		}
 		return []string{"a", "b", "c", "", "zz"}[rng.IntN(5)], true
-	case spine.TypeStrings:
+	case engine.TypeStrings:
 		return []string{"a", "b", "c"}[:rng.IntN(4)], true
 	}
 	if f.numSet != nil {

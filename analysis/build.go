@@ -5,14 +5,14 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // space holds the variables and atoms of every condition analysed together.
 type space struct {
-	rs     *spine.RuleSet
+	rs     *engine.RuleSet
 	dom    map[string]*Domain
-	params map[string]spine.Param
+	params map[string]engine.Param
 	vars   []*variable
 	byName map[string]int
 	atoms  []*atom
@@ -20,8 +20,8 @@ type space struct {
 	spans  map[*bool]span // rows narrowed by the never-fires search, by their first piece
 }
 
-func newSpace(rs *spine.RuleSet, dom map[string]*Domain) *space {
-	sp := &space{rs: rs, dom: dom, params: map[string]spine.Param{}, byName: map[string]int{}}
+func newSpace(rs *engine.RuleSet, dom map[string]*Domain) *space {
+	sp := &space{rs: rs, dom: dom, params: map[string]engine.Param{}, byName: map[string]int{}}
 	for _, p := range rs.Params() {
 		sp.params[p.Name] = p
 	}
@@ -30,7 +30,7 @@ func newSpace(rs *spine.RuleSet, dom map[string]*Domain) *space {
 
 // alwaysPresent reports whether a kind's fact exists in every cycle the analysis models.
 func (sp *space) alwaysPresent(kind string) bool {
-	if kind == spine.KindState {
+	if kind == engine.KindState {
 		return true // the engine sets the state before any cycle
 	}
 	d := sp.dom[kind]
@@ -57,18 +57,18 @@ func (sp *space) add(v *variable) int {
 }
 
 // fieldRef returns a field with its domain: the declared one, or the default of its type.
-func (sp *space) fieldRef(kind string, f spine.Field) fieldRef {
-	r := fieldRef{kind: kind, field: f.Name, ftype: f.Type, lo: math.Inf(-1), hi: math.Inf(1), integer: f.Type == spine.TypeInt}
+func (sp *space) fieldRef(kind string, f engine.Field) fieldRef {
+	r := fieldRef{kind: kind, field: f.Name, ftype: f.Type, lo: math.Inf(-1), hi: math.Inf(1), integer: f.Type == engine.TypeInt}
 	switch {
-	case kind == spine.KindState && f.Name == "iteration":
+	case kind == engine.KindState && f.Name == "iteration":
 		r.lo = 1 // iterations count from 1
-	case kind == spine.KindState && f.Name == "name":
-		r.strSet = []string{spine.StateSelect} // the analysis models select_objective cycles
-	case kind == spine.KindObjective && f.Name == "name":
+	case kind == engine.KindState && f.Name == "name":
+		r.strSet = []string{engine.StateSelect} // the analysis models select_objective cycles
+	case kind == engine.KindObjective && f.Name == "name":
 		for _, o := range sp.rs.Objectives() {
 			r.strSet = append(r.strSet, o.Name)
 		}
-	case kind == spine.KindObjective && f.Name == "rule":
+	case kind == engine.KindObjective && f.Name == "rule":
 		for _, rule := range sp.rs.Rules() {
 			if rule.Then.Objective != "" {
 				r.strSet = append(r.strSet, rule.Name)
@@ -99,9 +99,9 @@ func (sp *space) fieldVar(ref fieldRef) int {
 	}
 	form := varNum
 	switch ref.ftype {
-	case spine.TypeBool:
+	case engine.TypeBool:
 		form = varBool
-	case spine.TypeString:
+	case engine.TypeString:
 		form = varStr
 	}
 	v := &variable{name: ref.name(), form: form, kind: ref.kind, fields: []fieldRef{ref}, thresholds: map[float64]string{}}

@@ -6,7 +6,7 @@
 // The completeness analysis partitions the signal space by every threshold the rules'
 // conditions compare against and decides, region by region, which rule wins: regions where
 // no rule fires are gaps, regions where rules of equal salience and specificity both fire
-// are overlaps. Every region's witness input is evaluated by a spine.Session, so a claim
+// are overlaps. Every region's witness input is evaluated by an engine.Session, so a claim
 // the engine disagrees with is an error, never a finding. Conditions the analysis cannot
 // model (calls, lists, arithmetic on fields) are reported as not analysable, never
 // assumed true or false.

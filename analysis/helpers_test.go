@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden files under testdata/")
@@ -20,18 +20,18 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	golden.Check(t, path, got, *rewrite)
 }
 
-func shipped(t testing.TB, name string) *spine.RuleSet {
+func shipped(t testing.TB, name string) *engine.RuleSet {
 	t.Helper()
-	rs, err := spine.LoadRulesFS(rules.FS, name)
+	rs, err := engine.LoadRulesFS(rules.FS, name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rs
 }
 
-func loadRules(t testing.TB, name, src string) *spine.RuleSet {
+func loadRules(t testing.TB, name, src string) *engine.RuleSet {
 	t.Helper()
-	rs, err := spine.LoadRules(name, []byte(src))
+	rs, err := engine.LoadRules(name, []byte(src))
 	if err != nil {
 		t.Fatalf("loading %s: %v", name, err)
 	}
@@ -51,7 +51,7 @@ func ggsOptions(t testing.TB) Options {
 	return Options{Domains: d, Expect: x, HostParams: []string{"alpha", "beta", "lambda", "w1", "w2", "time_budget_ms", "max_replans", "max_fault_retries"}}
 }
 
-func analyze(t testing.TB, rs *spine.RuleSet, opt Options) *Report {
+func analyze(t testing.TB, rs *engine.RuleSet, opt Options) *Report {
 	t.Helper()
 	rep, err := Analyze(rs, opt)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
 	"gopkg.in/yaml.v3"
@@ -48,7 +48,7 @@ func TestGGSMutants(t *testing.T) {
 				v.err = fmt.Sprint(r)
 			}
 		}()
-		rs, err := spine.LoadRules("mutant.yaml", m.src)
+		rs, err := engine.LoadRules("mutant.yaml", m.src)
 		if err != nil {
 			return verdict{err: fmt.Sprintf("mutant does not load: %v", err)}
 		}
@@ -232,7 +232,7 @@ func firstFinding(rep *Report) string {
 
 // cellObjectives lists the objective rs picks at every elementary cell of the
 // partition sp, in cell order.
-func cellObjectives(sp *space, rs *spine.RuleSet) ([]string, error) {
+func cellObjectives(sp *space, rs *engine.RuleSet) ([]string, error) {
 	total := 1
 	for _, v := range sp.vars {
 		total *= len(v.pieces)
@@ -264,7 +264,7 @@ func cellRegion(sp *space, n int) region {
 // engineDiffErr compares the objectives a mutant picks on every elementary cell of the
 // original's partition with the original's (want, computed once); the mutants compare
 // against the same thresholds.
-func engineDiffErr(sp *space, want []string, mutant *spine.RuleSet) string {
+func engineDiffErr(sp *space, want []string, mutant *engine.RuleSet) string {
 	for n, a := range want {
 		w := sp.witness(cellRegion(sp, n))
 		res, err := runWitness(mutant, w)

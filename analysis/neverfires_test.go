@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/internal/rulegen"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // Lint decides each rule without the partition; on every rule set the partition can be
@@ -19,7 +19,7 @@ func TestLintAgreesWithThePartition(t *testing.T) {
 	ggsDomains := ggsOptions(t)
 	ggsDomains.Expect = nil
 	sets := []struct {
-		rs  *spine.RuleSet
+		rs  *engine.RuleSet
 		opt Options
 	}{
 		{loadRules(t, "lint.yaml", lintRules), Options{}},
@@ -42,7 +42,7 @@ func TestLintAgreesWithThePartition(t *testing.T) {
 		if i%2 == 1 {
 			src, domains = randomKindsRuleSet(rng), ""
 		}
-		rs, err := spine.LoadRules(fmt.Sprintf("random%d.yaml", i), []byte(src))
+		rs, err := engine.LoadRules(fmt.Sprintf("random%d.yaml", i), []byte(src))
 		if err != nil {
 			t.Fatalf("generated rule set does not load: %v\n%s", err, src)
 		}
@@ -58,7 +58,7 @@ func TestLintAgreesWithThePartition(t *testing.T) {
 	}
 }
 
-func lintAgrees(t *testing.T, rs *spine.RuleSet, opt Options) bool {
+func lintAgrees(t *testing.T, rs *engine.RuleSet, opt Options) bool {
 	t.Helper()
 	want, err := Analyze(rs, opt)
 	if errors.Is(err, ErrTooManyRegions) {

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/replay"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -27,7 +28,7 @@ type Decision struct {
 	EditedObjective   string
 
 	// Facts are the facts the rules saw, ordered by kind then id.
-	Facts []spine.Fact
+	Facts []engine.Fact
 	// Reads are the kinds the two rules read, whose facts explain the decision (every
 	// declared kind when neither rule reads one).
 	Reads []string
@@ -70,17 +71,17 @@ func (r *WhatIfResult) Changes() []Decision {
 // factEvent is a recorded fact change, decoded once.
 type factEvent struct {
 	line   int
-	op     string // spine.OpAssert, OpUpdate or OpRetract
+	op     string // engine.OpAssert, OpUpdate or OpRetract
 	kind   string
 	id     string
 	rev    uint64
-	fields spine.Fields
+	fields engine.Fields
 }
 
 // recordedObjective is unknown when the cycle is decoded (rule_fired follows it); the
 // fired rule's objective in the edited rules stands in, which is what matters for
 // whether the recording ended the run here.
-func recordedObjective(c trace.ConflictSet, rs *spine.RuleSet) string {
+func recordedObjective(c trace.ConflictSet, rs *engine.RuleSet) string {
 	if r := ruleNamed(rs, c.Fired); r != nil {
 		return r.Then.Objective
 	}
@@ -93,7 +94,7 @@ func recordedObjective(c trace.ConflictSet, rs *spine.RuleSet) string {
 // gives the decision; a cycle the recording ran with the terminal scope considers only
 // rules that set a terminal objective. Refraction follows the recorded firings: a rule
 // the recording fired is not chosen again until a kind it reads has changed.
-func WhatIf(rec *spine.Recording, edited *spine.RuleSet) (*WhatIfResult, error) {
+func WhatIf(rec *replay.Recording, edited *engine.RuleSet) (*WhatIfResult, error) {
 	res := &WhatIfResult{Trace: rec.Name, Edited: edited.Path(),
 		Recorded: rec.Header.RulesPath() + " (" + rec.Header.RulesHash() + ")"}
 	notes := map[string]bool{}
@@ -150,12 +151,12 @@ func WhatIf(rec *spine.Recording, edited *spine.RuleSet) (*WhatIfResult, error) 
 func decodeFactEvent(line int, kind string, f trace.Fact) (factEvent, error) {
 	ev := factEvent{line: line, kind: f.Kind, id: f.ID, rev: f.Rev}
 	switch kind {
-	case spine.EvFactAsserted:
-		ev.op = spine.OpAssert
-	case spine.EvFactUpdated:
-		ev.op = spine.OpUpdate
+	case engine.EvFactAsserted:
+		ev.op = engine.OpAssert
+	case engine.EvFactUpdated:
+		ev.op = engine.OpUpdate
 	default:
-		ev.op = spine.OpRetract
+		ev.op = engine.OpRetract
 		return ev, nil
 	}
 	if len(f.Payload) > 0 && string(f.Payload) != "null" {
@@ -172,10 +173,10 @@ func decodeFactEvent(line int, kind string, f trace.Fact) (factEvent, error) {
 
 // decideAgain rebuilds working memory in a fresh session of the edited rules and runs one
 // cycle on it. An error that belongs to a recorded fact event comes with its line.
-func decideAgain(rs *spine.RuleSet, history []factEvent, c trace.ConflictSet, kindRev map[string]uint64,
+func decideAgain(rs *engine.RuleSet, history []factEvent, c trace.ConflictSet, kindRev map[string]uint64,
 	firedAt map[string]map[string]uint64, note func(string, ...any)) (Decision, int, error) {
 	d := Decision{Cycle: c.Cycle, Stage: c.Stage, Scope: c.Scope, Recorded: c.Fired}
-	s := spine.NewSession(rs)
+	s := engine.NewSession(rs)
 	revsMatch := true
 	for _, ev := range history {
 		k, ok := rs.Kind(ev.kind)
@@ -184,13 +185,13 @@ func decideAgain(rs *spine.RuleSet, history []factEvent, c trace.ConflictSet, ki
 			revsMatch = false
 			continue
 		}
-		if ev.op == spine.OpRetract {
+		if ev.op == engine.OpRetract {
 			if err := s.Retract(ev.kind, ev.id); err != nil {
 				return d, ev.line, fmt.Errorf("rebuilding working memory: %w", err)
 			}
 			continue
 		}
-		fields := spine.Fields{}
+		fields := engine.Fields{}
 		for name, v := range ev.fields {
 			if _, ok := k.Field(name); !ok {
 				note("the edited rules declare no field %q of kind %q; its values are left out", name, ev.kind)
@@ -207,7 +208,7 @@ func decideAgain(rs *spine.RuleSet, history []factEvent, c trace.ConflictSet, ki
 			revsMatch = false
 		}
 	}
-	if st, ok := s.Get(spine.KindState, ""); ok {
+	if st, ok := s.Get(engine.KindState, ""); ok {
 		if it, ok := st.Get("iteration"); ok {
 			d.Iteration, _ = it.(int)
 		}
@@ -238,7 +239,7 @@ func decideAgain(rs *spine.RuleSet, history []factEvent, c trace.ConflictSet, ki
 	}
 	d.Facts = s.Memory().All()
 	for _, f := range d.Facts {
-		builtin := f.Kind == spine.KindState || f.Kind == spine.KindObjective
+		builtin := f.Kind == engine.KindState || f.Kind == engine.KindObjective
 		if (reads[f.Kind] || (len(reads) == 0 && !builtin)) && !containsString(d.Reads, f.Kind) {
 			d.Reads = append(d.Reads, f.Kind)
 		}
@@ -260,7 +261,7 @@ func refracted(snap map[string]uint64, reads []string, kindRev map[string]uint64
 	return true
 }
 
-func ruleNamed(rs *spine.RuleSet, name string) *spine.Rule {
+func ruleNamed(rs *engine.RuleSet, name string) *engine.Rule {
 	for _, r := range rs.Rules() {
 		if r.Name == name {
 			return r
@@ -269,7 +270,7 @@ func ruleNamed(rs *spine.RuleSet, name string) *spine.Rule {
 	return nil
 }
 
-func isTerminal(rs *spine.RuleSet, objective string) bool {
+func isTerminal(rs *engine.RuleSet, objective string) bool {
 	o, ok := rs.Objective(objective)
 	return ok && o.Terminal != ""
 }

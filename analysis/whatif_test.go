@@ -10,23 +10,24 @@ import (
 
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/replay"
 
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
-func recording(t *testing.T, name string, trace []byte) *spine.Recording {
+func recording(t *testing.T, name string, trace []byte) *replay.Recording {
 	t.Helper()
 	return recordingTB(t, name, trace)
 }
 
-func recordingTB(t testing.TB, name string, trace []byte) *spine.Recording {
+func recordingTB(t testing.TB, name string, trace []byte) *replay.Recording {
 	t.Helper()
 	tf, err := tr.Read(name, bytes.NewReader(trace))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := spine.NewRecording(name, tf)
+	rec, err := replay.NewRecording(name, tf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,9 +134,9 @@ rules:
 // re-decision honours that instead of picking it again.
 func TestWhatIfRefraction(t *testing.T) {
 	rs := loadRules(t, "r.yaml", refractionRules)
-	sink := &spine.MemorySink{}
-	s := spine.NewSession(rs, spine.WithTrace(sink))
-	if _, err := s.Put("s", "", spine.Fields{"x": 1}); err != nil {
+	sink := &engine.MemorySink{}
+	s := engine.NewSession(rs, engine.WithTrace(sink))
+	if _, err := s.Put("s", "", engine.Fields{"x": 1}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"first", "second"} {

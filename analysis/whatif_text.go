@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // WriteText prints the re-decided run: one line per decision that changed (every decision
@@ -64,7 +64,7 @@ func (d Decision) transition() string {
 }
 
 // factText prints a fact as kind{field=value ...} in declaration order.
-func factText(f spine.Fact) string {
+func factText(f engine.Fact) string {
 	v := reflect.ValueOf(f.Payload)
 	if v.Kind() == reflect.Pointer {
 		v = v.Elem()

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // Witness is one concrete input: the facts of a region's representative point.
@@ -130,7 +130,7 @@ func (sp *space) witness(r region) Witness {
 	for _, k := range sp.rs.Kinds() {
 		p, read := present[k.Name]
 		quiet := false
-		if k.Name == spine.KindState {
+		if k.Name == engine.KindState {
 			quiet = !read
 			p, read = true, true
 		}
@@ -158,14 +158,14 @@ func (sp *space) witness(r region) Witness {
 // defaultValue is the value a witness gives a field no condition constrains.
 func defaultValue(f fieldRef) any {
 	switch f.ftype {
-	case spine.TypeBool:
+	case engine.TypeBool:
 		return false
-	case spine.TypeString:
+	case engine.TypeString:
 		if len(f.strSet) > 0 {
 			return f.strSet[0]
 		}
 		return ""
-	case spine.TypeStrings:
+	case engine.TypeStrings:
 		return []string(nil)
 	}
 	if f.numSet != nil {
@@ -175,16 +175,16 @@ func defaultValue(f fieldRef) any {
 	return x
 }
 
-func typed(t spine.FieldType, v any) any {
-	if x, ok := v.(float64); ok && t == spine.TypeInt {
+func typed(t engine.FieldType, v any) any {
+	if x, ok := v.(float64); ok && t == engine.TypeInt {
 		return int(x)
 	}
 	return v
 }
 
 // fields turns a witness fact into a payload for Session.Put.
-func (wf WitnessFact) fields() spine.Fields {
-	out := spine.Fields{}
+func (wf WitnessFact) fields() engine.Fields {
+	out := engine.Fields{}
 	for _, fv := range wf.Fields {
 		out[fv.Name] = fv.Value
 	}
@@ -192,8 +192,8 @@ func (wf WitnessFact) fields() spine.Fields {
 }
 
 // run evaluates the rule set on the witness in a fresh session and returns the cycle.
-func runWitness(rs *spine.RuleSet, w Witness) (*spine.CycleResult, error) {
-	s := spine.NewSession(rs)
+func runWitness(rs *engine.RuleSet, w Witness) (*engine.CycleResult, error) {
+	s := engine.NewSession(rs)
 	for _, f := range w.Facts {
 		if _, err := s.Put(f.Kind, "", f.fields()); err != nil {
 			return nil, fmt.Errorf("witness %s: %w", w, err)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -66,7 +66,7 @@ func (m paramMap) Param(name string) (any, bool) { v, ok := m[name]; return v, o
 // The Auditor's default budget is the one the shipped GGS rules enforce, and an edited
 // rule set's budget carries over; a budget the rules cannot give is an error naming it.
 func TestWithRuleBudget(t *testing.T) {
-	rs, err := spine.LoadRulesFS(rules.FS, rules.GGS)
+	rs, err := engine.LoadRulesFS(rules.FS, rules.GGS)
 	if err != nil {
 		t.Fatal(err)
 	}

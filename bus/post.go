@@ -8,18 +8,18 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // Recorder is where a Post writes each message before delivering it: the trace journal
-// of the effector call in progress (*spine.Journal), which numbers the message and feeds
+// of the effector call in progress (*engine.Journal), which numbers the message and feeds
 // the observers, or a buffer that writes into the journal later in a fixed order. It
 // returns the message's seq, or 0 when the seq is not known yet.
 type Recorder interface {
 	Message(Message) int64
 }
 
-var _ Recorder = (*spine.Journal)(nil)
+var _ Recorder = (*engine.Journal)(nil)
 
 // Post is the only path between roles. A role sends a message by Send: the post encodes
 // the payload once, records the message, and puts it in the addressee's mailbox. A role

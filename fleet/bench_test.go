@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/bus"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // BenchmarkFleetMessage is the cost of one bus message: on the in-process bus (what
@@ -47,8 +47,8 @@ func BenchmarkFleetMessage(b *testing.B) {
 		ctx := context.Background()
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			tap.publish(&spine.Event{Seq: int64(i + 1), Kind: spine.EvMessage,
-				Body: spine.Message{From: "R3", To: "R4a", Type: "ExecutionResult", TaskID: "run-1", Payload: raw}})
+			tap.publish(&engine.Event{Seq: int64(i + 1), Kind: engine.EvMessage,
+				Body: engine.Message{From: "R3", To: "R4a", Type: "ExecutionResult", TaskID: "run-1", Payload: raw}})
 			if i%256 == 255 {
 				if err := tap.close(ctx); err != nil {
 					b.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentspine/spine/bus"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // SeqHeader carries a bus message's trace seq on NATS.
@@ -34,14 +34,14 @@ type busTap struct {
 
 func newBusTap(c *Client, run string) *busTap { return &busTap{c: c, run: run} }
 
-func (t *busTap) wrap(next spine.Sink) spine.Sink { return &tapSink{next: next, t: t} }
+func (t *busTap) wrap(next engine.Sink) engine.Sink { return &tapSink{next: next, t: t} }
 
 // Subject is the subject of a bus message of a run.
 func Subject(run, from, to string) string {
 	return BusSubjectPfx + token(run) + "." + token(from) + "." + token(to)
 }
 
-func (t *busTap) publish(e *spine.Event) {
+func (t *busTap) publish(e *engine.Event) {
 	m, ok, err := busMessage(e)
 	if ok && err == nil {
 		var data []byte
@@ -70,8 +70,8 @@ func (t *busTap) publish(e *spine.Event) {
 // busMessage is the bus message a trace event is, as bus.FromTrace reads it from the
 // written trace: a message event, or a model call's exchange (llm:<role>) as a
 // bus.TypeModelCall message. ok is false for other events.
-func busMessage(e *spine.Event) (m bus.Message, ok bool, err error) {
-	if e.Kind != spine.EvMessage && e.Kind != spine.EvExchange {
+func busMessage(e *engine.Event) (m bus.Message, ok bool, err error) {
+	if e.Kind != engine.EvMessage && e.Kind != engine.EvExchange {
 		return m, false, nil
 	}
 	// The event's body encodes as the trace writes it; the bus reads the same fields.
@@ -79,7 +79,7 @@ func busMessage(e *spine.Event) (m bus.Message, ok bool, err error) {
 	if err != nil {
 		return m, true, err
 	}
-	if e.Kind == spine.EvExchange {
+	if e.Kind == engine.EvExchange {
 		var x struct {
 			Name    string          `json:"name"`
 			Request json.RawMessage `json:"request"`
@@ -140,11 +140,11 @@ func (t *busTap) close(ctx context.Context) error {
 }
 
 type tapSink struct {
-	next spine.Sink
+	next engine.Sink
 	t    *busTap
 }
 
-func (s *tapSink) Write(e *spine.Event) error {
+func (s *tapSink) Write(e *engine.Event) error {
 	if err := s.next.Write(e); err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // ConnectOptions say how to reach a NATS server and prove who is asking. Only one kind
@@ -30,16 +30,16 @@ type ConnectOptions struct {
 	// OnDisconnect hears that the connection dropped (err may be nil).
 	OnDisconnect func(err error)
 	// Clock stamps statuses; IDs names tasks. nil: the wall clock and random ids.
-	Clock spine.Clock
-	IDs   spine.IDSource
+	Clock engine.Clock
+	IDs   engine.IDSource
 }
 
 // Client is a connection to the fleet's JetStream.
 type Client struct {
 	nc     *nats.Conn
 	js     jetstream.JetStream
-	clock  spine.Clock
-	ids    spine.IDSource
+	clock  engine.Clock
+	ids    engine.IDSource
 	url    string
 	status jetstream.KeyValue
 	traces jetstream.ObjectStore
@@ -113,10 +113,10 @@ func Connect(ctx context.Context, o ConnectOptions) (*Client, error) {
 	}
 	c := &Client{nc: nc, js: js, clock: o.Clock, ids: o.IDs, url: shown}
 	if c.clock == nil {
-		c.clock = spine.SystemClock{}
+		c.clock = engine.SystemClock{}
 	}
 	if c.ids == nil {
-		c.ids = spine.RandomIDs{}
+		c.ids = engine.RandomIDs{}
 	}
 	if err := c.setup(ctx); err != nil {
 		nc.Close()

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentspine/spine/effectors/scripted"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -15,7 +15,7 @@ import (
 // key), the shipped rules. The task's words go into the trace as they were submitted;
 // R1's scripted reply expects them to name report.txt. It is for trying a fleet and for
 // tests; noSandbox runs the scripted tool calls unconfined where bubblewrap cannot run.
-func DemoPrepare(rs *spine.RuleSet, noSandbox bool) PrepareFunc {
+func DemoPrepare(rs *engine.RuleSet, noSandbox bool) PrepareFunc {
 	return func(_ context.Context, _ Task, workdir string) (taskrun.Config, error) {
 		d := scripted.NewPipelineDemo()
 		for _, f := range d.Files {

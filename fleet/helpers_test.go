@@ -13,7 +13,7 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/effectors/scripted"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -75,7 +75,7 @@ func (downChat) Complete(context.Context, llm.ChatRequest) (llm.ChatResponse, er
 
 // testPrepare runs the demo, or, for a task naming downTask, a run whose model answers
 // nothing, so the fleet sees two outcomes.
-func testPrepare(rs *spine.RuleSet, noSandbox bool) PrepareFunc {
+func testPrepare(rs *engine.RuleSet, noSandbox bool) PrepareFunc {
 	demo := DemoPrepare(rs, noSandbox)
 	return func(ctx context.Context, t Task, workdir string) (taskrun.Config, error) {
 		if strings.Contains(t.Text, downTask) {
@@ -97,15 +97,15 @@ func testServer(t testing.TB, dir string) *Server {
 
 func testClient(t testing.TB, url string) *Client {
 	t.Helper()
-	c, err := Connect(context.Background(), ConnectOptions{URL: url, IDs: &spine.SeqIDs{Prefix: "t"},
-		Clock: spine.NewStepClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), time.Second)})
+	c, err := Connect(context.Background(), ConnectOptions{URL: url, IDs: &engine.SeqIDs{Prefix: "t"},
+		Clock: engine.NewStepClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
-func testRules(t testing.TB) *spine.RuleSet {
+func testRules(t testing.TB) *engine.RuleSet {
 	t.Helper()
 	rs, err := taskrun.LoadRules("")
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -42,7 +42,7 @@ type WorkerConfig struct {
 	// Drain ends Run once the queue holds nothing for any worker: no task waiting and
 	// none in another worker's hands (a batch's end, a script's).
 	Drain bool
-	Clock spine.Clock // stamps attempts; nil for the wall clock
+	Clock engine.Clock // stamps attempts; nil for the wall clock
 	// Log hears what the worker does, a line at a time (no secret is ever in it).
 	Log func(string)
 }
@@ -84,7 +84,7 @@ func (c *Client) NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, erro
 		cfg.Name = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = spine.SystemClock{}
+		cfg.Clock = engine.SystemClock{}
 	}
 	if cfg.Log == nil {
 		cfg.Log = func(string) {}
@@ -276,7 +276,7 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 	cfg.Meta = fleetMeta(cfg.Meta, t, n, w.cfg.Name, superseded)
 	tap := newBusTap(w.c, runID)
 	wrap := cfg.WrapSink
-	cfg.WrapSink = func(next spine.Sink) spine.Sink {
+	cfg.WrapSink = func(next engine.Sink) engine.Sink {
 		if wrap != nil {
 			next = wrap(next)
 		}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // benchSignals are rounds that land in different macro-states, decided in turn.
@@ -51,7 +51,7 @@ func BenchmarkGGSDecideHandCoded(b *testing.B) {
 // its second (∇L, accumulated targets); the task is then forgotten so that every round
 // yields a PlanDirective.
 func BenchmarkGGSRound(b *testing.B) {
-	s, err := New(loadRules(b), WithSessionOptions(spine.WithTrace(spine.Discard)))
+	s, err := New(loadRules(b), WithSessionOptions(engine.WithTrace(engine.Discard)))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -20,7 +20,7 @@ import (
 // is then abandoned by the max_replans rule, and the Auditor, with its defaults or with
 // the budget read from the rules, reports no budget_overrun on the trace.
 func TestReplansCapAgreesWithAuditor(t *testing.T) {
-	rs, err := spine.LoadRulesFS(rules.FS, rules.GGS)
+	rs, err := engine.LoadRulesFS(rules.FS, rules.GGS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,8 +47,8 @@ func TestReplansCapAgreesWithAuditor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &spine.MemorySink{}
-	eng := spine.NewEngine(rs, loop, spine.WithTrace(sink))
+	sink := &engine.MemorySink{}
+	eng := engine.NewEngine(rs, loop, engine.WithTrace(sink))
 	if err := loop.Seed(eng.Session()); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // Each constructor builds what its mode uses: New decides by itself and holds a session;
@@ -38,9 +38,9 @@ func TestConstructorsBuildWhatTheirModeUses(t *testing.T) {
 		want string
 	}{
 		{"no task id", contract.TaskSpec{Intent: "x"}, nil, "ggs: the task has no task_id"},
-		{"session options", task, []Option{WithSessionOptions(spine.WithTrace(spine.Discard))},
+		{"session options", task, []Option{WithSessionOptions(engine.WithTrace(engine.Discard))},
 			"ggs: WithSessionOptions configures the session of a Solver from New; a Loop decides in the engine's session"},
-		{"memory without a clock", task, []Option{WithMemory(&memoryLog{}, nil, &spine.SeqIDs{})},
+		{"memory without a clock", task, []Option{WithMemory(&memoryLog{}, nil, &engine.SeqIDs{})},
 			"ggs: WithMemory needs a clock and an ID source"},
 	} {
 		_, err := NewLoop(rs, nil, tc.task, tc.opts...)

@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // SignalsKind is the fact kind that carries a round's Signals in the rule set.
@@ -21,23 +21,23 @@ type Decision struct {
 // RulesDecider chooses macro-states by running the rules of a GGS rule set over a
 // `signals` fact in one spine session. It is not safe for concurrent use.
 type RulesDecider struct {
-	sess *spine.Session
+	sess *engine.Session
 	sig  Signals // the signals being decided, passed by pointer without a copy on the heap
 }
 
 // NewRulesDecider opens a session over rs; see CheckRuleSet for what rs must declare.
-func NewRulesDecider(rs *spine.RuleSet, opts ...spine.Option) (*RulesDecider, error) {
+func NewRulesDecider(rs *engine.RuleSet, opts ...engine.Option) (*RulesDecider, error) {
 	if err := CheckRuleSet(rs); err != nil {
 		return nil, err
 	}
 	// A solver decides once per message for as long as its input lasts: no firing limit.
-	opts = append([]spine.Option{spine.WithMaxFirings(math.MaxInt)}, opts...)
-	return &RulesDecider{sess: spine.NewSession(rs, opts...)}, nil
+	opts = append([]engine.Option{engine.WithMaxFirings(math.MaxInt)}, opts...)
+	return &RulesDecider{sess: engine.NewSession(rs, opts...)}, nil
 }
 
 // CheckRuleSet reports whether rs can drive GGS: it must declare the signals fact kind,
 // every macro-state as an objective, and every param of ParamNames.
-func CheckRuleSet(rs *spine.RuleSet) error {
+func CheckRuleSet(rs *engine.RuleSet) error {
 	if _, ok := rs.Kind(SignalsKind); !ok {
 		return fmt.Errorf("ggs: rule set %s declares no %q fact kind", rs.Path(), SignalsKind)
 	}
@@ -68,7 +68,7 @@ func (d *RulesDecider) Decide(ctx context.Context, s Signals) (Decision, error) 
 		return Decision{}, fmt.Errorf("ggs: agenda cycle: %w", err)
 	}
 	for i := 0; cyc.Errors > 0 && i < len(cyc.Evaluated); i++ {
-		if ev := cyc.Evaluated[i]; ev.Result == spine.ResultError {
+		if ev := cyc.Evaluated[i]; ev.Result == engine.ResultError {
 			return Decision{}, fmt.Errorf("ggs: rule %s: %s", ev.Rule, ev.Error)
 		}
 	}

@@ -8,15 +8,15 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // rulesPath names the GGS rule set under test: the shipped rules/ggs.yaml, as embedded.
 const rulesPath = "rules/" + rules.GGS
 
-func loadRules(t testing.TB) *spine.RuleSet {
+func loadRules(t testing.TB) *engine.RuleSet {
 	t.Helper()
-	rs, err := spine.LoadRulesFS(rules.FS, rules.GGS)
+	rs, err := engine.LoadRulesFS(rules.FS, rules.GGS)
 	if err != nil {
 		t.Fatalf("load %s: %v", rulesPath, err)
 	}
@@ -25,7 +25,7 @@ func loadRules(t testing.TB) *spine.RuleSet {
 
 // loadEdited loads a copy of the rule set with each old text replaced by its new one
 // (pairs old, new, ...), as a user editing the file would.
-func loadEdited(t testing.TB, oldNew ...string) *spine.RuleSet {
+func loadEdited(t testing.TB, oldNew ...string) *engine.RuleSet {
 	t.Helper()
 	b, err := fs.ReadFile(rules.FS, rules.GGS)
 	if err != nil {
@@ -38,7 +38,7 @@ func loadEdited(t testing.TB, oldNew ...string) *spine.RuleSet {
 		}
 		src = strings.Replace(src, oldNew[i], oldNew[i+1], 1)
 	}
-	rs, err := spine.LoadRules("edited-ggs.yaml", []byte(src))
+	rs, err := engine.LoadRules("edited-ggs.yaml", []byte(src))
 	if err != nil {
 		t.Fatalf("load edited rules: %v", err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // Plant is what GGS steers: one round of planning, execution and validation (R2, R3 × N
@@ -56,26 +56,26 @@ type Loop struct {
 
 	// sess is the engine's session (from Seed) and rs the rule set whose params the
 	// Solver holds; they differ after a hot reload until syncParams catches up.
-	sess *spine.Session
-	rs   *spine.RuleSet
+	sess *engine.Session
+	rs   *engine.RuleSet
 
 	post    *bus.Post // the post of the effector call in progress
 	mailErr error     // what the memory desk could not deliver during the call
 
 	// OnMessage, when set, sees every message as it passes, with the seq of the trace
 	// event that journalled it (for a live display, or a bus).
-	OnMessage func(spine.Message)
+	OnMessage func(engine.Message)
 	// Final is the task's FinalResult once the run has ended on a terminal objective.
 	Final *contract.FinalResult
 }
 
 var (
-	_ spine.Effector = (*Loop)(nil)
-	_ spine.Finisher = (*Loop)(nil)
+	_ engine.Effector = (*Loop)(nil)
+	_ engine.Finisher = (*Loop)(nil)
 )
 
 // NewLoop returns the effector for one task. rs must be a GGS rule set (CheckRuleSet).
-func NewLoop(rs *spine.RuleSet, plant Plant, task contract.TaskSpec, opts ...Option) (*Loop, error) {
+func NewLoop(rs *engine.RuleSet, plant Plant, task contract.TaskSpec, opts ...Option) (*Loop, error) {
 	if task.TaskID == "" {
 		return nil, errors.New("ggs: the task has no task_id")
 	}
@@ -98,7 +98,7 @@ func NewLoop(rs *spine.RuleSet, plant Plant, task contract.TaskSpec, opts ...Opt
 // Seed puts the round-0 signals fact into the engine's session, so that the first
 // select_objective chooses plan, and follows the session's rule set from then on. Call
 // it before Engine.Run.
-func (l *Loop) Seed(sess *spine.Session) error {
+func (l *Loop) Seed(sess *engine.Session) error {
 	l.sess = sess
 	_, err := sess.Put(SignalsKind, "", Signals{})
 	return err
@@ -127,53 +127,53 @@ func (l *Loop) syncParams() error {
 }
 
 // Mint concludes the previous round with the engine's decision and runs the next round.
-func (l *Loop) Mint(ctx context.Context, req spine.MintRequest) (spine.Construct, error) {
+func (l *Loop) Mint(ctx context.Context, req engine.MintRequest) (engine.Construct, error) {
 	if err := l.syncParams(); err != nil {
-		return spine.Construct{}, err
+		return engine.Construct{}, err
 	}
 	post := l.open(ctx)
 	defer l.close()
 	if req.Objective != ObjectivePlan {
 		out, err := l.solver.Conclude(l.task.TaskID, Decision{Directive: req.Objective, Rule: req.Rule})
 		if err != nil {
-			return spine.Construct{}, err
+			return engine.Construct{}, err
 		}
 		if l.mailErr != nil {
-			return spine.Construct{}, l.mailErr
+			return engine.Construct{}, l.mailErr
 		}
 		if out.Directive == nil {
-			return spine.Construct{}, fmt.Errorf("ggs: objective %s is terminal; it reaches Finish, not Mint", req.Objective)
+			return engine.Construct{}, fmt.Errorf("ggs: objective %s is terminal; it reaches Finish, not Mint", req.Objective)
 		}
 		if _, err := post.Send("R7", "R2", contract.TypePlanDirective, l.task.TaskID, out.Directive); err != nil {
-			return spine.Construct{}, err
+			return engine.Construct{}, err
 		}
 	}
 	l.round++
 	if err := l.plant.Round(ctx, post, RoundInput{TaskID: l.task.TaskID, Intent: l.task.Intent, Round: l.round}); err != nil {
-		return spine.Construct{}, fmt.Errorf("round %d: %w", l.round, err)
+		return engine.Construct{}, fmt.Errorf("round %d: %w", l.round, err)
 	}
 	rep, err := receiveReport(post)
 	if err != nil {
-		return spine.Construct{}, fmt.Errorf("round %d: %w", l.round, err)
+		return engine.Construct{}, fmt.Errorf("round %d: %w", l.round, err)
 	}
 	body, err := json.Marshal(rep)
 	if err != nil {
-		return spine.Construct{}, err
+		return engine.Construct{}, err
 	}
-	return spine.Construct{ID: fmt.Sprintf("%s/round-%d", l.task.TaskID, l.round), Body: body}, nil
+	return engine.Construct{ID: fmt.Sprintf("%s/round-%d", l.task.TaskID, l.round), Body: body}, nil
 }
 
 // Gate measures R4b's report: D, P, Ω, L, ∇L and the Law 2 counter become the signals fact.
-func (l *Loop) Gate(ctx context.Context, req spine.GateRequest) (spine.Signals, error) {
+func (l *Loop) Gate(ctx context.Context, req engine.GateRequest) (engine.Signals, error) {
 	var rep Report
 	if err := json.Unmarshal(req.Construct.Body, &rep); err != nil {
-		return spine.Signals{}, fmt.Errorf("ggs: construct %s is not a round report: %w", req.Construct.ID, err)
+		return engine.Signals{}, fmt.Errorf("ggs: construct %s is not a round report: %w", req.Construct.ID, err)
 	}
 	if err := rep.validate(); err != nil {
-		return spine.Signals{}, err
+		return engine.Signals{}, err
 	}
 	if err := l.syncParams(); err != nil {
-		return spine.Signals{}, err
+		return engine.Signals{}, err
 	}
 	// R4b may leave the intent out; GGS knows the task's, and memory tags need it.
 	if rep.Replan != nil && rep.Replan.Intent == "" {
@@ -190,46 +190,46 @@ func (l *Loop) Gate(ctx context.Context, req spine.GateRequest) (spine.Signals, 
 		sig, err = l.solver.ObserveOutcome(rep.Outcome)
 	}
 	if err != nil {
-		return spine.Signals{}, err
+		return engine.Signals{}, err
 	}
-	return spine.Signals{Changes: []spine.Change{{Op: spine.ChangePut, Kind: SignalsKind, Fields: sig.fields()}}}, nil
+	return engine.Signals{Changes: []engine.Change{{Op: engine.ChangePut, Kind: SignalsKind, Fields: sig.fields()}}}, nil
 }
 
 // Finish concludes the last round into the FinalResult and posts it to the user.
-func (l *Loop) Finish(ctx context.Context, req spine.FinishRequest) (spine.Construct, error) {
+func (l *Loop) Finish(ctx context.Context, req engine.FinishRequest) (engine.Construct, error) {
 	if err := l.syncParams(); err != nil {
-		return spine.Construct{}, err
+		return engine.Construct{}, err
 	}
 	post := l.open(ctx)
 	defer l.close()
 	out, err := l.solver.Conclude(l.task.TaskID, Decision{Directive: req.Objective, Rule: req.Rule})
 	if err != nil {
-		return spine.Construct{}, err
+		return engine.Construct{}, err
 	}
 	if l.mailErr != nil {
-		return spine.Construct{}, l.mailErr
+		return engine.Construct{}, l.mailErr
 	}
 	if out.Final == nil {
-		return spine.Construct{}, fmt.Errorf("ggs: objective %s is not terminal", req.Objective)
+		return engine.Construct{}, fmt.Errorf("ggs: objective %s is not terminal", req.Objective)
 	}
 	if _, err := post.Send("R7", "User", contract.TypeFinalResult, l.task.TaskID, out.Final); err != nil {
-		return spine.Construct{}, err
+		return engine.Construct{}, err
 	}
 	final, _, err := bus.Receive[contract.FinalResult](post, "User", contract.TypeFinalResult)
 	if err != nil {
-		return spine.Construct{}, err
+		return engine.Construct{}, err
 	}
 	l.Final = &final
 	body, err := json.Marshal(l.Final)
 	if err != nil {
-		return spine.Construct{}, err
+		return engine.Construct{}, err
 	}
-	return spine.Construct{ID: l.task.TaskID + "/final", Body: body}, nil
+	return engine.Construct{ID: l.task.TaskID + "/final", Body: body}, nil
 }
 
 // fields is the signals fact's payload.
-func (s Signals) fields() spine.Fields {
-	return spine.Fields{
+func (s Signals) fields() engine.Fields {
+	return engine.Fields{
 		"round": s.Round, "D": s.D, "P": s.P, "omega": s.Omega, "beta_eff": s.BetaEff,
 		"L": s.L, "grad": s.Grad, "worsening": s.Worsening, "replans": s.Replans, "all_matched": s.AllMatched,
 		"fault": s.Fault,

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // MemoryWriter receives GGS's Megram writes. Write must not block: GGS fires and forgets.
@@ -35,7 +35,7 @@ func Quantize(directive string) (f, sigma, k float64) {
 }
 
 // megram is one write of a macro-state, quantized by Quantize.
-func megram(directive, space, entity, content string, now time.Time, ids spine.IDSource) contract.Megram {
+func megram(directive, space, entity, content string, now time.Time, ids engine.IDSource) contract.Megram {
 	f, sigma, k := Quantize(directive)
 	return contract.Megram{
 		ID: ids.NewID(), Level: contract.LevelM, CreatedAt: now, LastRecalledAt: now,

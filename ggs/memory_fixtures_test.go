@@ -16,7 +16,7 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // TestScenarioMegrams plays every GGS fixture with a real memory store attached and
@@ -24,7 +24,7 @@ import (
 // target on action states, one per terminal state, quantized by the seed's matrix.
 // Regenerate with -rewrite.
 func TestScenarioMegrams(t *testing.T) {
-	rs, err := spine.LoadRulesFS(rules.FS, rules.GGS)
+	rs, err := engine.LoadRulesFS(rules.FS, rules.GGS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestScenarioMegrams(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			eng := spine.NewEngine(rs, loop)
+			eng := engine.NewEngine(rs, loop)
 			if err := loop.Seed(eng.Session()); err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func parseFixture(t *testing.T, path string) *scripted.Scenario {
 // that gives GGS its writer. The store is closed when the test ends.
 func memoryForGGS(t *testing.T) (*memory.Service, ggs.Option) {
 	t.Helper()
-	clock := spine.NewStepClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Second)
+	clock := engine.NewStepClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Second)
 	store, err := memory.NewInMemory(memory.Options{Clock: clock})
 	if err != nil {
 		t.Fatal(err)
@@ -112,5 +112,5 @@ func memoryForGGS(t *testing.T) (*memory.Service, ggs.Option) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return store, ggs.WithMemory(w, clock, &spine.SeqIDs{Prefix: "m"})
+	return store, ggs.WithMemory(w, clock, &engine.SeqIDs{Prefix: "m"})
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // TestEveryActionStateWrites: each action state writes what its round learned, with its
@@ -63,7 +63,7 @@ func TestEveryActionStateWrites(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := &memoryLog{}
-			s := newSolver(t, WithMemory(mem, spine.NewStepClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Second), &spine.SeqIDs{Prefix: "m"}))
+			s := newSolver(t, WithMemory(mem, engine.NewStepClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Second), &engine.SeqIDs{Prefix: "m"}))
 			var got [][]string
 			var dirs []string
 			take := func() {
@@ -91,11 +91,11 @@ func TestEveryActionStateWrites(t *testing.T) {
 }
 
 // TestMegramIDScheme: the Megrams GGS writes take their IDs from the injected
-// spine.IDSource; in a live run that is spine.RandomIDs, whose 32 lowercase hex digits are
+// engine.IDSource; in a live run that is engine.RandomIDs, whose 32 lowercase hex digits are
 // the one ID scheme of every Megram (memory mints the same form for imports).
 func TestMegramIDScheme(t *testing.T) {
 	mem := &memoryLog{}
-	s := newSolver(t, WithMemory(mem, spine.NewStepClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Second), spine.RandomIDs{}))
+	s := newSolver(t, WithMemory(mem, engine.NewStepClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Second), engine.RandomIDs{}))
 	mustReplan(t, s, envRound("r", 1, "shell:ls /a → none", "read_file:b → none")) // change_path: two targets
 	mustReplan(t, s, logicalRound("r", "grep:x → none"))                           // change_approach: one tool
 	if len(mem.writes) != 3 {

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// ParamSource looks up a named param of a loaded rule set (*spine.RuleSet satisfies it).
+// ParamSource looks up a named param of a loaded rule set (*engine.RuleSet satisfies it).
 type ParamSource interface {
 	Param(name string) (any, bool)
 }

@@ -8,17 +8,17 @@ import (
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // journalRecorder journals a posted message in the effector call's trace and shows it
 // to OnMessage with its seq.
 type journalRecorder struct {
-	j         *spine.Journal
-	onMessage func(spine.Message)
+	j         *engine.Journal
+	onMessage func(engine.Message)
 }
 
-func (r journalRecorder) Message(m spine.Message) int64 {
+func (r journalRecorder) Message(m engine.Message) int64 {
 	m.Seq = r.j.Message(m)
 	if r.onMessage != nil {
 		r.onMessage(m)
@@ -28,7 +28,7 @@ func (r journalRecorder) Message(m spine.Message) int64 {
 
 // open starts the post of one effector call.
 func (l *Loop) open(ctx context.Context) *bus.Post {
-	l.post = bus.NewPost(journalRecorder{j: spine.JournalFrom(ctx), onMessage: l.OnMessage})
+	l.post = bus.NewPost(journalRecorder{j: engine.JournalFrom(ctx), onMessage: l.OnMessage})
 	l.mailErr = nil
 	return l.post
 }

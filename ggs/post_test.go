@@ -13,7 +13,7 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -35,7 +35,7 @@ var outcome = &contract.OutcomeSummary{TaskID: "t1", Summary: "port 8080", Elaps
 // runLoop runs a GGS loop over plant and returns the trace and the run's error.
 func runLoop(t *testing.T, task contract.TaskSpec, plant ggs.Plant, opts ...ggs.Option) (*trace.File, error) {
 	t.Helper()
-	rs, err := spine.LoadRulesFS(rules.FS, rules.GGS)
+	rs, err := engine.LoadRulesFS(rules.FS, rules.GGS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,8 +43,8 @@ func runLoop(t *testing.T, task contract.TaskSpec, plant ggs.Plant, opts ...ggs.
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &spine.MemorySink{}
-	eng := spine.NewEngine(rs, loop, spine.WithTrace(sink), spine.WithClock(spine.NewStepClock(time.Unix(0, 0).UTC(), time.Millisecond)))
+	sink := &engine.MemorySink{}
+	eng := engine.NewEngine(rs, loop, engine.WithTrace(sink), engine.WithClock(engine.NewStepClock(time.Unix(0, 0).UTC(), time.Millisecond)))
 	if err := loop.Seed(eng.Session()); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestMegramsGoByPost(t *testing.T) {
 			t.Errorf("seq %d: a Megram from %s to %s", m.Seq, m.From, m.To)
 		}
 		var mg contract.Megram
-		if err := bus.Decode(spine.Message{Type: m.Type, From: m.From, To: m.To, Payload: m.Payload}, &mg); err != nil {
+		if err := bus.Decode(engine.Message{Type: m.Type, From: m.From, To: m.To, Payload: m.Payload}, &mg); err != nil {
 			t.Fatal(err)
 		}
 		posted = append(posted, mg.ID)

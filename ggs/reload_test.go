@@ -11,7 +11,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // onceSource offers src at the n-th poll (the n-th select_objective), as a watched rule
@@ -46,7 +46,7 @@ func TestReloadedParamsInRationale(t *testing.T) {
 		}
 		edited = strings.Replace(edited, r[0], r[1], 1)
 	}
-	rs, err := spine.LoadRulesFS(rules.FS, rules.GGS)
+	rs, err := engine.LoadRulesFS(rules.FS, rules.GGS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +79,8 @@ func TestReloadedParamsInRationale(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := &onceSource{n: 2, src: []byte(edited)} // poll 1 chooses plan; poll 2 decides round 1
-	eng := spine.NewEngine(rs, loop, spine.WithTrace(&spine.MemorySink{}), spine.WithRuleSource(src),
-		spine.WithClock(spine.NewStepClock(time.Unix(0, 0).UTC(), time.Millisecond)))
+	eng := engine.NewEngine(rs, loop, engine.WithTrace(&engine.MemorySink{}), engine.WithRuleSource(src),
+		engine.WithClock(engine.NewStepClock(time.Unix(0, 0).UTC(), time.Millisecond)))
 	if err := loop.Seed(eng.Session()); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestReloadWithoutParamStops(t *testing.T) {
 	}
 	end := i + strings.IndexByte(string(base[i:]), '\n') + 1
 	edited := string(base[:i]) + string(base[end:])
-	rs, err := spine.LoadRulesFS(rules.FS, rules.GGS)
+	rs, err := engine.LoadRulesFS(rules.FS, rules.GGS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,8 +135,8 @@ func TestReloadWithoutParamStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := spine.NewEngine(rs, loop, spine.WithTrace(&spine.MemorySink{}), spine.WithRuleSource(&onceSource{n: 2, src: []byte(edited)}),
-		spine.WithClock(spine.NewStepClock(time.Unix(0, 0).UTC(), time.Millisecond)))
+	eng := engine.NewEngine(rs, loop, engine.WithTrace(&engine.MemorySink{}), engine.WithRuleSource(&onceSource{n: 2, src: []byte(edited)}),
+		engine.WithClock(engine.NewStepClock(time.Unix(0, 0).UTC(), time.Millisecond)))
 	if err := loop.Seed(eng.Session()); err != nil {
 		t.Fatal(err)
 	}

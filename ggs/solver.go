@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // Output is what one round produces: a PlanDirective on an action state, a FinalResult on
@@ -43,9 +43,9 @@ type Solver struct {
 	decider *RulesDecider
 	tasks   *tracker
 	mem     MemoryWriter
-	clock   spine.Clock
-	ids     spine.IDSource
-	sessOpt []spine.Option
+	clock   engine.Clock
+	ids     engine.IDSource
+	sessOpt []engine.Option
 }
 
 // Option configures a Solver.
@@ -53,20 +53,20 @@ type Option func(*Solver)
 
 // WithMemory sends the Megram writes of every round to w, stamped by clock and named by
 // ids. Without it the Solver writes no memory.
-func WithMemory(w MemoryWriter, clock spine.Clock, ids spine.IDSource) Option {
+func WithMemory(w MemoryWriter, clock engine.Clock, ids engine.IDSource) Option {
 	return func(s *Solver) { s.mem, s.clock, s.ids = w, clock, ids }
 }
 
 // WithSessionOptions passes options (trace sink, clock, run id) to the spine session
 // that runs the decision rules of a Solver from New. NewLoop refuses it: a Loop decides
 // in the engine's session, which its host configures.
-func WithSessionOptions(opts ...spine.Option) Option {
+func WithSessionOptions(opts ...engine.Option) Option {
 	return func(s *Solver) { s.sessOpt = append(s.sessOpt, opts...) }
 }
 
 // New returns a Solver whose params and decisions come from rs: it decides each round
 // itself (HandleReplan, HandleOutcome) in a spine session of its own.
-func New(rs *spine.RuleSet, opts ...Option) (*Solver, error) {
+func New(rs *engine.RuleSet, opts ...Option) (*Solver, error) {
 	s, err := newRounds(rs, opts)
 	if err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func New(rs *spine.RuleSet, opts ...Option) (*Solver, error) {
 // newRounds returns a Solver without a decider: the params, per-task state and memory
 // writes of GGS's rounds, which Observe and Conclude need. A host that decides with its
 // own agenda (Loop) uses it, so no session is built that nothing would cycle.
-func newRounds(rs *spine.RuleSet, opts []Option) (*Solver, error) {
+func newRounds(rs *engine.RuleSet, opts []Option) (*Solver, error) {
 	if err := CheckRuleSet(rs); err != nil {
 		return nil, err
 	}

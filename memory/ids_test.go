@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // megramIDScheme is the one ID scheme of every Megram: 128 bits, 32 lowercase hex digits.
@@ -44,7 +44,7 @@ func seq(from, to int) []byte {
 }
 
 // The IDs the store mints (an import or a write without an id) and the IDs GGS gives
-// its writes in a live run (spine.RandomIDs) have one form.
+// its writes in a live run (engine.RandomIDs) have one form.
 func TestOneIDScheme(t *testing.T) {
 	for _, bc := range backendCases {
 		t.Run(bc.name, func(t *testing.T) {
@@ -58,7 +58,7 @@ func TestOneIDScheme(t *testing.T) {
 				t.Fatal(err)
 			}
 			w.Write(megram("tool:a", "env:local", "change_approach", 0.85, -1, 0.05))
-			ggsID := spine.RandomIDs{}.NewID()
+			ggsID := engine.RandomIDs{}.NewID()
 			g := megram("tool:a", "path:c", "refine", 0.1, 0.5, 0.5)
 			g.ID = ggsID
 			w.Write(g)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -332,7 +332,7 @@ func thresholds(params []KV, rules trace.RulesRef) Thresholds {
 	if rules.Source == "" {
 		return t
 	}
-	rs, err := spine.LoadRules(rules.Path, []byte(rules.Source))
+	rs, err := engine.LoadRules(rules.Path, []byte(rules.Source))
 	if err != nil {
 		return t
 	}

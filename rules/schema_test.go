@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 const schemaLine = "# yaml-language-server: $schema=./rules.schema.json"
@@ -51,7 +51,7 @@ func TestShippedRuleFilesMatchSchema(t *testing.T) {
 		for _, e := range errs {
 			t.Errorf("%s:%s", name, e)
 		}
-		if _, err := spine.LoadRulesFS(rules.FS, name); err != nil {
+		if _, err := engine.LoadRulesFS(rules.FS, name); err != nil {
 			t.Errorf("%s satisfies the schema but does not load: %v", name, err)
 		}
 		checked++
@@ -93,7 +93,7 @@ func TestSchemaValidator(t *testing.T) {
 	if errs, err := v.validateYAML([]byte(goodRules)); err != nil || len(errs) > 0 {
 		t.Fatalf("a good file: %v %v", err, errs)
 	}
-	if _, err := spine.LoadRules("good.yaml", []byte(goodRules)); err != nil {
+	if _, err := engine.LoadRules("good.yaml", []byte(goodRules)); err != nil {
 		t.Fatalf("the good file does not load: %v", err)
 	}
 	for _, tc := range []struct{ name, from, to, want string }{
@@ -136,7 +136,7 @@ func TestSchemaValidator(t *testing.T) {
 		if len(errs) == 0 || errs[0] != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, errs, tc.want)
 		}
-		if _, err := spine.LoadRules("bad.yaml", []byte(src)); err == nil {
+		if _, err := engine.LoadRules("bad.yaml", []byte(src)); err == nil {
 			t.Errorf("%s: the schema rejects it but spine loads it", tc.name)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -38,8 +38,8 @@ func newLiveAudit(cfg audit.Config) (*liveAudit, error) {
 }
 
 // options are the engine options that wire the audit into a run.
-func (la *liveAudit) options() []spine.Option {
-	return []spine.Option{spine.WithJournalTap(la.tap), spine.WithEpilogue(la.epilogue)}
+func (la *liveAudit) options() []engine.Option {
+	return []engine.Option{engine.WithJournalTap(la.tap), engine.WithEpilogue(la.epilogue)}
 }
 
 // tap publishes what the run journals, under the seq of its trace event.
@@ -47,11 +47,11 @@ func (la *liveAudit) tap(seq int64, kind string, body any) {
 	var m bus.Message
 	var err error
 	switch kind {
-	case spine.EvMessage:
-		sm := body.(spine.Message)
+	case engine.EvMessage:
+		sm := body.(engine.Message)
 		m, err = bus.NewMessage(sm.From, sm.To, sm.Type, sm.TaskID, sm.Payload)
-	case spine.EvExchange:
-		x := body.(spine.Exchange)
+	case engine.EvExchange:
+		x := body.(engine.Exchange)
 		role, isModel := strings.CutPrefix(x.Name, "llm:")
 		if !isModel {
 			return

@@ -11,7 +11,7 @@ import (
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/tracetest"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // TestLiveAuditWritesFindingsAfterTheHalt drives the journal tap directly: a ReplanRequest
@@ -22,13 +22,13 @@ func TestLiveAuditWritesFindingsAfterTheHalt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := spine.LoadRulesFile(writeRules(t))
+	rs, err := engine.LoadRulesFile(writeRules(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &spine.MemorySink{}
+	sink := &engine.MemorySink{}
 	eff := misroutingEffector{}
-	if _, err := spine.NewEngine(rs, eff, append(la.options(), spine.WithTrace(sink))...).Run(context.Background()); err != nil {
+	if _, err := engine.NewEngine(rs, eff, append(la.options(), engine.WithTrace(sink))...).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	trace := sink.Bytes()
@@ -56,13 +56,13 @@ func writeRules(t *testing.T) string {
 // misroutingEffector journals a ReplanRequest from R4b straight to R2.
 type misroutingEffector struct{}
 
-func (misroutingEffector) Mint(ctx context.Context, r spine.MintRequest) (spine.Construct, error) {
+func (misroutingEffector) Mint(ctx context.Context, r engine.MintRequest) (engine.Construct, error) {
 	payload, _ := json.Marshal(&contract.ReplanRequest{TaskID: "t1", Recommendation: "replan"})
-	spine.JournalFrom(ctx).Message(spine.Message{From: "R4b", To: "R2", Type: contract.TypeReplanRequest, TaskID: "t1",
+	engine.JournalFrom(ctx).Message(engine.Message{From: "R4b", To: "R2", Type: contract.TypeReplanRequest, TaskID: "t1",
 		Payload: payload})
-	return spine.Construct{ID: "c"}, nil
+	return engine.Construct{ID: "c"}, nil
 }
 
-func (misroutingEffector) Gate(ctx context.Context, r spine.GateRequest) (spine.Signals, error) {
-	return spine.Signals{}, nil
+func (misroutingEffector) Gate(ctx context.Context, r engine.GateRequest) (engine.Signals, error) {
+	return engine.Signals{}, nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // Config is one task to run live. Task, Workdir and LLM are required; the rest have
@@ -28,9 +28,9 @@ type Config struct {
 	// and tests); the roles still take their model names from LLM.
 	Chat llm.ChatModel
 
-	Rules     *spine.RuleSet // nil: LoadRules(RulesPath)
-	RulesPath string         // the rule file, "" for the shipped rules/ggs.yaml
-	Watch     bool           // reload RulesPath at cycle boundaries when it changes
+	Rules     *engine.RuleSet // nil: LoadRules(RulesPath)
+	RulesPath string          // the rule file, "" for the shipped rules/ggs.yaml
+	Watch     bool            // reload RulesPath at cycle boundaries when it changes
 
 	MemoryDir string // the shared memory (LevelDB); "" for none
 	// Memory is a store a long-lived process keeps open across tasks, used instead of
@@ -62,14 +62,14 @@ type Config struct {
 
 	// A display: every message as it is journalled, what each role is doing, a tap on
 	// the trace (e.g. reload notices), and warnings (root, --no-sandbox).
-	OnMessage func(spine.Message)
+	OnMessage func(engine.Message)
 	OnStatus  func(roles.Status)
-	WrapSink  func(spine.Sink) spine.Sink
+	WrapSink  func(engine.Sink) engine.Sink
 	Warn      func(string)
 
 	// Sources of nondeterminism; nil: the wall clock and random ids.
-	Clock spine.Clock
-	IDs   spine.IDSource
+	Clock engine.Clock
+	IDs   engine.IDSource
 	RunID string // "" for run-<time>-<random>
 	// Meta is added to the trace header's setup fields (a fleet worker's task id and
 	// attempt); it must hold no secret, and cannot replace the run's own fields.
@@ -101,13 +101,13 @@ type Result struct {
 
 // LoadRules loads a GGS rule file, or the shipped rules/ggs.yaml when path is "", and
 // checks it is one (ggs.CheckRuleSet).
-func LoadRules(path string) (*spine.RuleSet, error) {
-	var rs *spine.RuleSet
+func LoadRules(path string) (*engine.RuleSet, error) {
+	var rs *engine.RuleSet
 	var err error
 	if path != "" {
-		rs, err = spine.LoadRulesFile(path)
+		rs, err = engine.LoadRulesFile(path)
 	} else {
-		rs, err = spine.LoadRulesFS(rules.FS, rules.GGS)
+		rs, err = engine.LoadRulesFS(rules.FS, rules.GGS)
 	}
 	if err != nil {
 		return nil, err

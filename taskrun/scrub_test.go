@@ -12,7 +12,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/internal/secrets"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 const scrubKey = "sk-test-Aa1Bb2Cc3Dd4Ee5Ff6"
@@ -88,18 +88,18 @@ func TestScrubSink(t *testing.T) {
 		Output string         `json:"output"`
 		Extra  map[string]int `json:"extra,omitempty"`
 	}
-	events := []spine.Event{
+	events := []engine.Event{
 		{Seq: 1, Time: at, Kind: "header", Body: body{Name: "clean <html> & co", Extra: map[string]int{"b": 2, "a": 1}}},
 		{Seq: 2, Time: at, Kind: "exchange", Body: body{Name: "tool:shell", Output: "OPENAI_API_KEY=" + scrubKey + "\n"}},
 		{Seq: 3, Time: at, Kind: "halt"},
 		{Seq: 4, Time: at, Kind: "halt", Body: map[string]string{"error": "401 for key " + scrubKey}},
 	}
-	want := []spine.Event{events[0],
+	want := []engine.Event{events[0],
 		{Seq: 2, Time: at, Kind: "exchange", Body: body{Name: "tool:shell", Output: "OPENAI_API_KEY=[REDACTED]\n"}},
 		events[2],
 		{Seq: 4, Time: at, Kind: "halt", Body: map[string]string{"error": "401 for key [REDACTED]"}},
 	}
-	got, expected := &spine.MemorySink{}, &spine.MemorySink{}
+	got, expected := &engine.MemorySink{}, &engine.MemorySink{}
 	s := &scrubSink{next: got, sc: secrets.New(scrubKey)}
 	for i := range events {
 		if err := s.Write(&events[i]); err != nil {

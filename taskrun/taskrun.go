@@ -14,7 +14,7 @@ import (
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // RunTask runs one task live: R1 reads it, GGS steers rounds of R2, R3 × N with R4a, and
@@ -152,19 +152,19 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	file, err := spine.CreateFileSink(path)
+	file, err := engine.CreateFileSink(path)
 	if err != nil {
 		return res, err
 	}
 	res.TracePath = path
-	var sink spine.Sink = file
+	var sink engine.Sink = file
 	if cfg.WrapSink != nil {
 		sink = cfg.WrapSink(sink)
 	}
 	sink = &scrubSink{next: sink, sc: scrub}
-	engineOpts := []spine.Option{spine.WithTrace(sink), spine.WithClock(cfg.Clock), spine.WithIDs(cfg.IDs), spine.WithRunID(res.RunID)}
+	engineOpts := []engine.Option{engine.WithTrace(sink), engine.WithClock(cfg.Clock), engine.WithIDs(cfg.IDs), engine.WithRunID(res.RunID)}
 	if cfg.Watch {
-		engineOpts = append(engineOpts, spine.WithRuleSource(spine.NewFileRuleSource(cfg.RulesPath, rs)))
+		engineOpts = append(engineOpts, engine.WithRuleSource(engine.NewFileRuleSource(cfg.RulesPath, rs)))
 	}
 	tr, runErr := p.Run(ctx, roles.TaskOptions{
 		Rules:     rs,
@@ -192,10 +192,10 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 
 func (c *Config) defaults() {
 	if c.Clock == nil {
-		c.Clock = spine.SystemClock{}
+		c.Clock = engine.SystemClock{}
 	}
 	if c.IDs == nil {
-		c.IDs = spine.RandomIDs{}
+		c.IDs = engine.RandomIDs{}
 	}
 	if c.Getenv == nil {
 		c.Getenv = os.Getenv

@@ -15,7 +15,7 @@ import (
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/internal/tracetest"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 var epoch = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -57,8 +57,8 @@ func newRig(t *testing.T) *rig {
 		t.Skip(err)
 	}
 	r.cfg = Config{Task: "What port does the app use?", Workdir: r.work, LLM: cfg, Jail: jail,
-		TraceDir: filepath.Join(r.dir, "traces"), Clock: spine.NewStepClock(epoch, time.Millisecond),
-		IDs: &spine.SeqIDs{Prefix: "id"}, RunID: "run-test", Environ: []string{}}
+		TraceDir: filepath.Join(r.dir, "traces"), Clock: engine.NewStepClock(epoch, time.Millisecond),
+		IDs: &engine.SeqIDs{Prefix: "id"}, RunID: "run-test", Environ: []string{}}
 	return r
 }
 
@@ -85,7 +85,7 @@ func TestRunTaskAccepts(t *testing.T) {
 	r := newRig(t)
 	r.scriptAccept()
 	var msgs []string
-	r.cfg.OnMessage = func(m spine.Message) { msgs = append(msgs, m.From+"→"+m.To+" "+m.Type) }
+	r.cfg.OnMessage = func(m engine.Message) { msgs = append(msgs, m.From+"→"+m.To+" "+m.Type) }
 	res, err := RunTask(context.Background(), r.cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestRunTaskAccepts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := spine.VerifyChain(bytes.NewReader(trace))
+	rep, err := engine.VerifyChain(bytes.NewReader(trace))
 	if err != nil || !strings.HasSuffix(strings.TrimSpace(string(trace)), `"h":"`+res.TraceHead+`"}`) {
 		t.Errorf("chain: %+v, %v; head %s", rep, err, res.TraceHead)
 	}

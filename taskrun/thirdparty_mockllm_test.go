@@ -16,7 +16,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/internal/tracetest"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	spinetrace "github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -150,8 +150,8 @@ func runMockCase(t *testing.T, mock *mockLLM, c mockCase) {
 	}
 	res, err := taskrun.RunTask(context.Background(), taskrun.Config{
 		Task: "What port does the app use?", Workdir: work, LLM: cfg, ConfigPath: cfgPath,
-		TraceDir: filepath.Join(dir, "traces"), Clock: spine.NewStepClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), time.Millisecond),
-		IDs: &spine.SeqIDs{Prefix: "id"}, RunID: "run-mock-llm", Environ: []string{}})
+		TraceDir: filepath.Join(dir, "traces"), Clock: engine.NewStepClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), time.Millisecond),
+		IDs: &engine.SeqIDs{Prefix: "id"}, RunID: "run-mock-llm", Environ: []string{}})
 	if err != nil {
 		t.Fatalf("RunTask: %v", err)
 	}
@@ -190,7 +190,7 @@ func runMockCase(t *testing.T, mock *mockLLM, c mockCase) {
 // one FinalResult, the one RunTask returned.
 func checkMockTrace(t *testing.T, trace []byte, res taskrun.Result) {
 	t.Helper()
-	rep, err := spine.VerifyChain(bytes.NewReader(trace))
+	rep, err := engine.VerifyChain(bytes.NewReader(trace))
 	if err != nil || rep.Head != res.TraceHead || rep.Torn != nil {
 		t.Errorf("chain: %+v, %v; RunTask's head %s", rep, err, res.TraceHead)
 	}

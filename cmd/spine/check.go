@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentspine/spine/analysis"
 	"github.com/agentspine/spine/ggs"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -87,9 +87,9 @@ func runCheck(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *checkOpts)
 }
 
 func checkFile(io stdio, path string, f checkFlags) int {
-	rs, err := spine.LoadRulesFile(path)
+	rs, err := engine.LoadRulesFile(path)
 	if err != nil {
-		var les spine.LoadErrors
+		var les engine.LoadErrors
 		if errors.As(err, &les) {
 			for _, e := range les {
 				fmt.Fprintln(io.out, e.Error())
@@ -178,7 +178,7 @@ func sidecar(path string) string {
 	return ""
 }
 
-func checkSummary(rs *spine.RuleSet, rep *analysis.Report, analyze bool) string {
+func checkSummary(rs *engine.RuleSet, rep *analysis.Report, analyze bool) string {
 	s := fmt.Sprintf("%s, %s", plural(len(rs.Rules()), "rule"), plural(len(rs.Params()), "param"))
 	s += ", " + plural(len(rep.Warnings), "warning")
 	if analyze {

@@ -13,7 +13,7 @@ import (
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/effectors/scripted"
 	"github.com/agentspine/spine/memory"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -28,8 +28,8 @@ const pipelineDemoTrace = "spine-demo-pipeline.trace.jsonl"
 // demoPipelineRun is one play of the pipeline demo: where its trace goes and what shows it.
 type demoPipelineRun struct {
 	tracePath string
-	onMessage func(spine.Message)
-	wrapSink  func(spine.Sink) spine.Sink
+	onMessage func(engine.Message)
+	wrapSink  func(engine.Sink) engine.Sink
 	warn      func(string)
 	// onFallback hears why the tools run unconfined, when bubblewrap cannot isolate them.
 	onFallback func(why string)
@@ -155,7 +155,7 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	switch {
 	case quiet:
 	case all:
-		r.wrapSink = func(next spine.Sink) spine.Sink { return &timelineSink{next: next, tl: &timeline{w: out, all: true}} }
+		r.wrapSink = func(next engine.Sink) engine.Sink { return &timelineSink{next: next, tl: &timeline{w: out, all: true}} }
 	default:
 		r.onMessage = show.message
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/memory"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -157,7 +157,7 @@ func loadWorkerLLM(configPath, baseURL, model string) (llm.Config, error) {
 
 // workerPrepare is a task's run configuration: the worker's model configuration, with
 // the task's model when it names one, its caution policy and its network allowance.
-func workerPrepare(io stdio, rs *spine.RuleSet, rulesPath, configPath, baseURL string, base llm.Config, noSandbox bool) fleet.PrepareFunc {
+func workerPrepare(io stdio, rs *engine.RuleSet, rulesPath, configPath, baseURL string, base llm.Config, noSandbox bool) fleet.PrepareFunc {
 	return func(_ context.Context, t fleet.Task, _ string) (taskrun.Config, error) {
 		cfg := base
 		if t.Options.Model != "" {

@@ -12,7 +12,7 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -67,12 +67,12 @@ func runGGS(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *ggsFlags) in
 		fmt.Fprintf(io.err, "spine ggs: unexpected argument %q: messages are read from stdin\n", fs.Arg(0))
 		return exitUsage
 	}
-	var rs *spine.RuleSet
+	var rs *engine.RuleSet
 	var err error
 	if *rulesFile != "" {
-		rs, err = spine.LoadRulesFile(*rulesFile)
+		rs, err = engine.LoadRulesFile(*rulesFile)
 	} else {
-		rs, err = spine.LoadRulesFS(rules.FS, rules.GGS)
+		rs, err = engine.LoadRulesFS(rules.FS, rules.GGS)
 	}
 	if err == nil {
 		var solver *ggs.Solver

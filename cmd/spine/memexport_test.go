@@ -17,7 +17,7 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // ggsStore builds a LevelDB store the way runs do: every GGS fixture is played, three
@@ -25,7 +25,7 @@ import (
 // consolidated entries are recalled.
 func ggsStore(t *testing.T, dir string) {
 	t.Helper()
-	rs, err := spine.LoadRulesFS(rules.FS, rules.GGS)
+	rs, err := engine.LoadRulesFS(rules.FS, rules.GGS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func ggsStore(t *testing.T, dir string) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no GGS fixtures: %v", err)
 	}
-	clock := spine.NewStepClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Second)
+	clock := engine.NewStepClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Second)
 	store, err := memory.OpenLevelDB(dir, memory.Options{Clock: clock, Distiller: memory.TemplateDistillerForTests{},
 		IDs: &memory.SequentialIDs{Prefix: "d"}, Storage: memory.StorageOptions{NoSync: true}})
 	if err != nil {
@@ -55,12 +55,12 @@ func ggsStore(t *testing.T, dir string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ids := &spine.SeqIDs{Prefix: fmt.Sprintf("r%df%d-", round, i)}
+			ids := &engine.SeqIDs{Prefix: fmt.Sprintf("r%df%d-", round, i)}
 			loop, err := ggs.NewLoop(rs, scripted.NewPlant(sc), sc.Task, ggs.WithMemory(w, clock, ids))
 			if err != nil {
 				t.Fatal(err)
 			}
-			eng := spine.NewEngine(rs, loop)
+			eng := engine.NewEngine(rs, loop)
 			if err := loop.Seed(eng.Session()); err != nil {
 				t.Fatal(err)
 			}

@@ -15,7 +15,7 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/taskrun"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -110,7 +110,7 @@ func runPlay(ctx context.Context, io stdio, fs *pflag.FlagSet, pf *playFlags) in
 			fmt.Fprintln(io.err, "spine play: --memory applies to GGS scenarios only")
 			return exitUsage
 		}
-		store, err := memory.OpenLevelDB(*memDir, memory.Options{Clock: spine.SystemClock{}})
+		store, err := memory.OpenLevelDB(*memDir, memory.Options{Clock: engine.SystemClock{}})
 		if err != nil {
 			fmt.Fprintf(io.err, "spine play: %v\n", err)
 			return exitFail
@@ -121,27 +121,27 @@ func runPlay(ctx context.Context, io stdio, fs *pflag.FlagSet, pf *playFlags) in
 			fmt.Fprintf(io.err, "spine play: %v\n", err)
 			return exitFail
 		}
-		opts = append(opts, ggs.WithMemory(w, spine.SystemClock{}, spine.RandomIDs{}))
+		opts = append(opts, ggs.WithMemory(w, engine.SystemClock{}, engine.RandomIDs{}))
 	}
 	return playDesigned(ctx, io, d, rs, *tracePath, *quiet, *all, opts...)
 }
 
 // scenarioRules loads --rules when given, else the rule file the scenario names: a
 // shipped one by name, or a path relative to the scenario's directory.
-func scenarioRules(override string, d *designed, dir string) (*spine.RuleSet, error) {
+func scenarioRules(override string, d *designed, dir string) (*engine.RuleSet, error) {
 	if override != "" {
-		return spine.LoadRulesFile(override)
+		return engine.LoadRulesFile(override)
 	}
 	if d.rules == "" {
 		return nil, fmt.Errorf("scenario %q names no rule file; pass --rules", d.name)
 	}
 	if _, err := fs.Stat(rules.FS, d.rules); err == nil {
-		return spine.LoadRulesFS(rules.FS, d.rules)
+		return engine.LoadRulesFS(rules.FS, d.rules)
 	}
-	return spine.LoadRulesFile(filepath.Join(dir, d.rules))
+	return engine.LoadRulesFile(filepath.Join(dir, d.rules))
 }
 
-func playDesigned(ctx context.Context, io stdio, d *designed, rs *spine.RuleSet, tracePath string, quiet, all bool, ggsOpts ...ggs.Option) int {
+func playDesigned(ctx context.Context, io stdio, d *designed, rs *engine.RuleSet, tracePath string, quiet, all bool, ggsOpts ...ggs.Option) int {
 	if tracePath == "" {
 		tracePath = taskrun.FreshPath(d.name + ".trace.jsonl")
 	}
@@ -151,25 +151,25 @@ func playDesigned(ctx context.Context, io stdio, d *designed, rs *spine.RuleSet,
 			return exitFail
 		}
 	}
-	file, err := spine.CreateFileSink(tracePath)
+	file, err := engine.CreateFileSink(tracePath)
 	if err != nil {
 		fmt.Fprintf(io.err, "spine play: %v\n", err)
 		return exitFail
 	}
-	var sink spine.Sink = file
+	var sink engine.Sink = file
 	// Signal scenarios show the rule timeline; GGS runs show the pipeline of messages,
 	// or the rule timeline with --all.
 	if !quiet && (d.signals != nil || all) {
 		sink = &timelineSink{next: file, tl: &timeline{w: io.out, all: all}}
 	}
-	var res spine.Result
+	var res engine.Result
 	var runErr error
 	var rep *scenario.Report // a signal scenario's scorecard and candidates
 	if d.signals != nil {
 		rep, runErr = scenario.Run(ctx, d.signals, rs, sink)
 		res = rep.Result
 	} else {
-		var onMessage func(spine.Message)
+		var onMessage func(engine.Message)
 		if !quiet && !all {
 			p, perr := ggs.ParamsFrom(rs)
 			if perr != nil {
@@ -247,7 +247,7 @@ func runDemo(ctx context.Context, io stdio, flags *pflag.FlagSet, opts *demoFlag
 		fmt.Fprintf(io.err, "spine demo: %v\n", err)
 		return exitFail
 	}
-	rs, err := spine.LoadRulesFS(rules.FS, d.rules)
+	rs, err := engine.LoadRulesFS(rules.FS, d.rules)
 	if err != nil {
 		fmt.Fprintf(io.err, "spine demo: %v\n", err)
 		return exitFail

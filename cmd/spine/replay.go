@@ -15,7 +15,8 @@ import (
 
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/replay"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 )
@@ -55,7 +56,7 @@ type replayFlags struct {
 // trace differs (diff), or the recording's hash chain is broken (chainErr, with --check).
 type replayOutcome struct {
 	path      string
-	res       spine.Result
+	res       engine.Result
 	lines     int   // complete lines of the recording
 	failed    error // the recording could not be read or its rules found: no replay ran
 	replayErr error // the replay itself failed: divergence, recording ended, unusable line
@@ -63,10 +64,10 @@ type replayOutcome struct {
 	// incomplete says why the recording is incomplete (torn mid-line, or cut at a line
 	// boundary before its halt: one verdict), "" when it is whole.
 	incomplete string
-	diff       *spine.TraceDiff // --check: first difference
+	diff       *replay.TraceDiff // --check: first difference
 	replayed   []byte
 	identical  bool // --check: the new trace is the recording's bytes (its complete lines, if torn)
-	chain      spine.ChainReport
+	chain      engine.ChainReport
 	chainErr   error  // the recording's hash chain is broken (or the trace unreadable)
 	otherRules string // --rules has another hash than the recorded rules: names both
 }
@@ -91,11 +92,11 @@ func (r replayOutcome) ending() string {
 		reason = r.runErr.Error()
 	}
 	switch r.res.Outcome {
-	case spine.OutcomeSuccess:
+	case engine.OutcomeSuccess:
 		return r.res.Outcome
-	case spine.OutcomeFailure:
+	case engine.OutcomeFailure:
 		return fmt.Sprintf("%s (objective %s)", r.res.Outcome, r.res.Objective)
-	case spine.OutcomeCanceled:
+	case engine.OutcomeCanceled:
 		// Where the run was cancelled is worth saying; that it was, once is enough.
 		if reason == "" || reason == context.Canceled.Error() {
 			return "halted: canceled"
@@ -133,9 +134,9 @@ func runReplay(ctx context.Context, io stdio, f *replayFlags, args []string) int
 	if *jobs < 1 {
 		*jobs = 1
 	}
-	var override *spine.RuleSet
+	var override *engine.RuleSet
 	if *rulesPath != "" {
-		override, err = spine.LoadRulesFile(*rulesPath)
+		override, err = engine.LoadRulesFile(*rulesPath)
 		if err != nil {
 			fmt.Fprintf(io.err, "spine replay: %v\n", err)
 			return exitFail
@@ -185,14 +186,14 @@ func report(io stdio, r replayOutcome, check bool) {
 	if r.incomplete != "" {
 		fmt.Fprintf(io.err, "%s: %s\n", r.path, r.incomplete)
 	}
-	var ce *spine.ChainError
+	var ce *engine.ChainError
 	if r.chainErr != nil && (r.failed == nil || errors.As(r.chainErr, &ce)) { // else the reader's error, in failed
 		fmt.Fprintf(io.out, "%s: hash chain broken at %v\n", r.path, r.chainErr)
 	}
 	if r.otherRules != "" {
 		fmt.Fprintf(io.out, "%s: %s\n", r.path, r.otherRules)
 	}
-	var unusable *spine.RecordingError
+	var unusable *replay.RecordingError
 	switch {
 	case r.failed != nil:
 		// No replay ran: an error, on stderr. A recording's values are quoted as
@@ -203,7 +204,7 @@ func report(io stdio, r replayOutcome, check bool) {
 		if r.replayErr != nil {
 			fmt.Fprintf(io.out, "%s: %s\n", r.path, linecap.BoundQuotes(r.replayErr.Error()))
 		}
-	case r.replayErr != nil && r.incomplete != "" && errors.Is(r.replayErr, spine.ErrRecordingEnded):
+	case r.replayErr != nil && r.incomplete != "" && errors.Is(r.replayErr, replay.ErrRecordingEnded):
 		// What the recording holds was reproduced, but the run could not be: it needed
 		// what was lost with the cut.
 		fmt.Fprintf(io.out, "%s: incomplete: the recording ends before the run did, and the replay needed more than the %d complete lines: %v\n", r.path, r.lines, r.replayErr)
@@ -244,21 +245,21 @@ func (r replayOutcome) replayedEnding() string {
 	return s
 }
 
-func replayOne(ctx context.Context, path string, override *spine.RuleSet, check bool) replayOutcome {
+func replayOne(ctx context.Context, path string, override *engine.RuleSet, check bool) replayOutcome {
 	o := replayOutcome{path: path}
-	recorded, err := spine.ReadTraceBytes(path)
+	recorded, err := engine.ReadTraceBytes(path)
 	if err != nil {
 		o.failed = err
 		return o
 	}
-	o.chain, o.chainErr = spine.VerifyChain(bytes.NewReader(recorded))
+	o.chain, o.chainErr = engine.VerifyChain(bytes.NewReader(recorded))
 	tf, err := trace.Read(path, bytes.NewReader(recorded))
 	if err != nil {
 		o.failed = err
 		return o
 	}
 	o.incomplete, o.lines = tf.Incomplete(), len(tf.Events)
-	rec, err := spine.NewRecording(path, tf)
+	rec, err := replay.NewRecording(path, tf)
 	if err != nil {
 		o.failed = err
 		return o
@@ -272,9 +273,9 @@ func replayOne(ctx context.Context, path string, override *spine.RuleSet, check 
 	} else if h := rec.Header.RulesHash(); rs.Hash() != h {
 		o.otherRules = fmt.Sprintf("replayed with --rules %s (%s), not the recorded rules %s (%s); the run may diverge", rs.Path(), rs.Hash(), rec.Header.RulesPath(), h)
 	}
-	sink := &spine.MemorySink{}
-	o.res, err = spine.ReplayRun(ctx, rec, rs, sink)
-	if spine.ReplayFailed(err) {
+	sink := &engine.MemorySink{}
+	o.res, err = replay.Run(ctx, rec, rs, sink)
+	if replay.Failed(err) {
 		o.replayErr = err
 	} else {
 		o.runErr = err
@@ -286,11 +287,11 @@ func replayOne(ctx context.Context, path string, override *spine.RuleSet, check 
 			limit = len(tf.Events)
 		}
 		replayed := o.replayed
-		if rec.Header.Format == spine.TraceFormatUnchained {
+		if rec.Header.Format == engine.TraceFormatUnchained {
 			// The replay writes the chained layout; the recording is the old one.
-			replayed = spine.UnchainedTrace(replayed)
+			replayed = engine.UnchainedTrace(replayed)
 		}
-		o.diff = spine.CompareTraces(recorded, replayed, limit)
+		o.diff = replay.CompareTraces(recorded, replayed, limit)
 		o.identical = o.diff == nil
 	}
 	return o
@@ -300,25 +301,25 @@ func replayOne(ctx context.Context, path string, override *spine.RuleSet, check 
 // file in the header, so nothing is looked up. One written before headers did is matched
 // by hash, never by name, among every shipped rule file, the recorded path and the rule
 // files beside the trace; those two paths come from outside, so they are read only
-// through spine.ReadRecordedRuleFile (a regular file under a size cap, opened without
+// through replay.ReadRecordedRuleFile (a regular file under a size cap, opened without
 // blocking), and what it refused is named in the error.
-func recordedRules(rec *spine.Recording) (*spine.RuleSet, error) {
+func recordedRules(rec *replay.Recording) (*engine.RuleSet, error) {
 	if rs, err := rec.EmbeddedRules(); rs != nil || err != nil {
 		return rs, err
 	}
 	path, hash := rec.Header.RulesPath(), rec.Header.RulesHash()
-	files := spine.RuleFilesIn(rules.FS, "shipped ")
+	files := replay.RuleFilesIn(rules.FS, "shipped ")
 	if path != "" {
 		if _, err := os.Lstat(path); err == nil {
-			files = append(files, spine.RuleFile{Name: path, Read: func() ([]byte, error) { return spine.ReadRecordedRuleFile(path) }})
+			files = append(files, replay.RuleFile{Name: path, Read: func() ([]byte, error) { return replay.ReadRecordedRuleFile(path) }})
 		}
 	}
-	for _, f := range spine.RuleFilesBeside(filepath.Dir(rec.Name)) {
+	for _, f := range replay.RuleFilesBeside(filepath.Dir(rec.Name)) {
 		if path == "" || filepath.Clean(f.Name) != filepath.Clean(path) {
 			files = append(files, f)
 		}
 	}
-	return spine.FindRulesByHash(path, hash, files)
+	return replay.FindRulesByHash(path, hash, files)
 }
 
 // traceArgs expands directories into the *.jsonl files under them, sorted.

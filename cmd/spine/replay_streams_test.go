@@ -10,7 +10,7 @@ import (
 // TestReplayErrorsOnStderr: a replay that could not run, or ran on a recording it could
 // not use, says so on stderr; stdout keeps the verdicts.
 func TestReplayErrorsOnStderr(t *testing.T) {
-	src, err := os.ReadFile("../../spine/testdata/engine/transition_observe.jsonl")
+	src, err := os.ReadFile("../../spine/engine/testdata/engine/transition_observe.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestReplayErrorsOnStderr(t *testing.T) {
 		args           []string
 		stdout, stderr string
 	}{
-		{[]string{"replay", "--rules", "../../spine/testdata/engine/climb.yaml", seeded},
+		{[]string{"replay", "--rules", "../../spine/engine/testdata/engine/climb.yaml", seeded},
 			"hash chain broken at line 2", seeded + ": recording unusable: " + seeded + ":2: re-applying a seeded fact: "},
 		{[]string{"replay", headless}, "", headless + ": " + headless + ": not a trace: the first line is not a header"},
 	} {

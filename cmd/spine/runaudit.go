@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -34,16 +34,16 @@ func showAudit(d *runDisplay, errs []string, findings []contract.AuditReport) {
 // reloadNotices tells the user, as it happens, that --watch reloaded the rules or kept
 // the running ones after a bad edit; the events themselves go to the trace.
 type reloadNotices struct {
-	next spine.Sink
+	next engine.Sink
 	w    io.Writer
 }
 
-func (r *reloadNotices) Write(e *spine.Event) error {
+func (r *reloadNotices) Write(e *engine.Event) error {
 	if err := r.next.Write(e); err != nil {
 		return err
 	}
 	switch e.Kind {
-	case spine.EvRulesReloaded, spine.EvRulesReloadFail:
+	case engine.EvRulesReloaded, engine.EvRulesReloadFail:
 		b, err := e.AppendJSON(nil)
 		if err != nil {
 			return err

@@ -15,7 +15,7 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/ggs"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/taskrun"
 	"github.com/agentspine/spine/telemetry"
 	"github.com/spf13/cobra"
@@ -141,7 +141,7 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 		tc.OnStatus = retries.status
 	}
 	if *watch {
-		tc.WrapSink = func(next spine.Sink) spine.Sink { return &reloadNotices{next: next, w: out} }
+		tc.WrapSink = func(next engine.Sink) engine.Sink { return &reloadNotices{next: next, w: out} }
 	}
 	res, runErr := taskrun.RunTask(ctx, tc)
 	if res.TracePath == "" {
@@ -183,7 +183,7 @@ type runDisplay struct {
 	pipeline *pipelineDisplay
 }
 
-func newRunDisplay(w io.Writer, rs *spine.RuleSet, asJSON bool) *runDisplay {
+func newRunDisplay(w io.Writer, rs *engine.RuleSet, asJSON bool) *runDisplay {
 	d := &runDisplay{w: w}
 	if asJSON {
 		d.json = json.NewEncoder(w)
@@ -198,7 +198,7 @@ func newRunDisplay(w io.Writer, rs *spine.RuleSet, asJSON bool) *runDisplay {
 	return d
 }
 
-func (d *runDisplay) message(m spine.Message) {
+func (d *runDisplay) message(m engine.Message) {
 	if d.json != nil {
 		_ = d.json.Encode(m)
 		return
@@ -269,7 +269,7 @@ func (d *runDisplay) finish(io stdio, res roles.TaskResult, runErr error, path, 
 	if d.json != nil {
 		type summary struct {
 			Type     string                 `json:"type"`
-			Run      spine.Result           `json:"run"`
+			Run      engine.Result          `json:"run"`
 			Trace    string                 `json:"trace"`
 			Final    *contract.FinalResult  `json:"final"`
 			Failure  *roles.GracefulFailure `json:"graceful_failure,omitempty"`

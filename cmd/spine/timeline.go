@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -66,11 +66,11 @@ func (tl *timeline) event(e *trace.Event) {
 		f := b.Fact
 		verb := strings.TrimPrefix(e.Kind, "fact_")
 		switch {
-		case f.Kind == spine.KindState:
+		case f.Kind == engine.KindState:
 			if tl.all {
 				p("state     %s", string(f.Payload))
 			}
-		case f.Kind == spine.KindObjective:
+		case f.Kind == engine.KindObjective:
 			var o struct{ Name, Rule string }
 			_ = json.Unmarshal(f.Payload, &o)
 			p("objective %s (set by %s)", o.Name, o.Rule)
@@ -96,7 +96,7 @@ func (tl *timeline) event(e *trace.Event) {
 	case trace.RuleError:
 		p("rule      %s: %s", b.Rule, strings.Join(b.Errors, "; "))
 	case trace.Transition:
-		if b.To == spine.StateSelect {
+		if b.To == engine.StateSelect {
 			p("── iteration %d", b.Iteration)
 		} else if tl.all {
 			p("state     %s → %s", b.From, b.To)
@@ -146,7 +146,7 @@ func (tl *timeline) conflictSet(c trace.ConflictSet, p func(string, ...any)) {
 	}
 	errs := 0
 	for _, ev := range c.Evaluated {
-		if ev.Result == spine.ResultError {
+		if ev.Result == engine.ResultError {
 			errs++
 		}
 	}
@@ -171,12 +171,12 @@ func compactJSON(v any) string {
 
 // timelineSink renders each event as it is written, alongside another sink.
 type timelineSink struct {
-	next spine.Sink
+	next engine.Sink
 	tl   *timeline
 	buf  []byte
 }
 
-func (s *timelineSink) Write(e *spine.Event) error {
+func (s *timelineSink) Write(e *engine.Event) error {
 	if err := s.next.Write(e); err != nil {
 		return err
 	}

@@ -10,13 +10,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentspine/spine/internal/linecap"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/replay"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 )
 
 // `spine trace diff A B` says where two traces part: the first differing event (found by
-// spine.CompareTraces) and, kind by kind, what each side decided, sent and exchanged.
+// replay.CompareTraces) and, kind by kind, what each side decided, sent and exchanged.
 // Events are compared without their timestamp and hash-chain link: the link differs on
 // every line after any difference, and two live runs never share a clock.
 
@@ -137,10 +137,10 @@ func readDiffSide(path string, warn io.Writer) (*diffSide, error) {
 	return s, nil
 }
 
-// diffLines compares two runs of lines with spine.CompareTraces, each line without its
+// diffLines compares two runs of lines with replay.CompareTraces, each line without its
 // hash-chain link and, when noClock, without its timestamp.
-func diffLines(a, b []trace.Event, noClock bool) *spine.TraceDiff {
-	return spine.CompareTraces(comparable(a, noClock), comparable(b, noClock), 0)
+func diffLines(a, b []trace.Event, noClock bool) *replay.TraceDiff {
+	return replay.CompareTraces(comparable(a, noClock), comparable(b, noClock), 0)
 }
 
 func comparable(ls []trace.Event, noClock bool) []byte {
@@ -177,7 +177,7 @@ func withoutKey(raw []byte, key string) []byte {
 
 // describeDiff names where a difference is: the line in each file, the event's kind and
 // seq, the field and both values (quoted up to diffExcerpt runes).
-func describeDiff(d *spine.TraceDiff, la, lb *trace.Event) string {
+func describeDiff(d *replay.TraceDiff, la, lb *trace.Event) string {
 	where := func(l *trace.Event) string {
 		if l == nil {
 			return "(end of trace)"

@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/agentspine/spine/analysis"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/replay"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -54,14 +55,14 @@ func whatIfTraces(io stdio, rulesPath string, paths []string, all bool) int {
 		fmt.Fprintln(io.err, "spine what-if: --rules EDITED.yaml is required")
 		return exitUsage
 	}
-	edited, err := spine.LoadRulesFile(rulesPath)
+	edited, err := engine.LoadRulesFile(rulesPath)
 	if err != nil {
 		fmt.Fprintf(io.err, "spine what-if: %v\n", err)
 		return exitFail
 	}
 	code, changed, traces := exitOK, 0, 0
 	for _, p := range paths {
-		rec, err := spine.ReadRecording(p)
+		rec, err := replay.ReadRecording(p)
 		if err != nil {
 			fmt.Fprintf(io.out, "%s: %v\n", p, err)
 			code = exitFail

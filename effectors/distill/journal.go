@@ -15,7 +15,7 @@ import (
 	"sync"
 
 	"github.com/agentspine/spine/memory"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/replay"
 )
 
 // Entry is one journalled exchange: a JSON line.
@@ -141,7 +141,7 @@ func (r *Replayer) Distil(ctx context.Context, req memory.DistilRequest) (memory
 		got, _ := json.Marshal(req)
 		want, _ := json.Marshal(e.Request)
 		where := ""
-		if d := spine.CompareTraces(want, got, 0); d != nil {
+		if d := replay.CompareTraces(want, got, 0); d != nil {
 			where = ": " + strings.TrimPrefix(d.String(), "line 1, ")
 		}
 		return memory.DistilResponse{}, fmt.Errorf("distill replay diverged at call %d of %s%s", e.Call, r.name, where)

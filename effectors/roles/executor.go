@@ -11,7 +11,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // execRequest is R3's user turn.
@@ -123,7 +123,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, atte
 // cancelled context is an error: a refusal or a failing command is a result.
 func (p *Pipeline) callTool(ctx context.Context, rec recorder, a Assignment, tc llm.ToolCall, allowed map[string]bool, g guard, late *lateCheck) (string, string, error) {
 	tgt := targetOf(tc.Name, tc.Arguments)
-	x := spine.Exchange{Name: "tool:" + tc.Name, Request: toolRequest{ID: tc.ID, Arguments: tc.Arguments}}
+	x := engine.Exchange{Name: "tool:" + tc.Name, Request: toolRequest{ID: tc.ID, Arguments: tc.Arguments}}
 	refuse := func(why string) (string, string, error) {
 		out := "refused: " + why
 		r := sandbox.ToolResult{Tool: tc.Name, Target: tgt, Output: out, ExitCode: -1, Refused: true,

@@ -12,7 +12,8 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/internal/tracetest"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/replay"
 )
 
 var rewrite = flag.Bool("rewrite", false, "re-record fixtures/pipeline from the scripted run")
@@ -27,7 +28,7 @@ const fixturePath = "../../fixtures/pipeline/change_path_then_accept.trace.jsonl
 func recordFixture(t *testing.T) []byte {
 	r := newRig(t)
 	r.cfg.RetryBudget = 1
-	r.cfg.IDs = &spine.SeqIDs{Prefix: "st"}
+	r.cfg.IDs = &engine.SeqIDs{Prefix: "st"}
 	r.taskID = "port-lookup"
 	r.file("config/service.yaml", "name: api\nlisten: 8443\n")
 	r.file("config/README", "The service settings live in service.yaml.\n")
@@ -74,12 +75,12 @@ func recordFixture(t *testing.T) []byte {
 	if err := p.Begin(r.taskID, "What port does the service listen on? Its settings are somewhere under config/."); err != nil {
 		t.Fatal(err)
 	}
-	sink := &spine.MemorySink{}
+	sink := &engine.MemorySink{}
 	res, err := p.Run(ctx, TaskOptions{Rules: r.rs,
 		Meta: map[string]string{"fixture": "pipeline/change_path_then_accept",
 			"recorded_against": "scripted OpenAI-compatible server (llmtest); no real model"},
-		Engine: []spine.Option{spine.WithTrace(sink), spine.WithClock(spine.NewStepClock(epoch, time.Millisecond)),
-			spine.WithRunID("pipeline_change_path_then_accept")}})
+		Engine: []engine.Option{engine.WithTrace(sink), engine.WithClock(engine.NewStepClock(epoch, time.Millisecond)),
+			engine.WithRunID("pipeline_change_path_then_accept")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestPipelineFixture(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (record it with go test ./effectors/roles -run TestPipelineFixture -rewrite)", err)
 	}
-	if d := spine.CompareTraces(want, got, 0); d != nil {
+	if d := replay.CompareTraces(want, got, 0); d != nil {
 		t.Fatalf("the scripted run differs from %s: %s", fixturePath, d)
 	}
 	tracetest.AssertReplays(t, want, newRig(t).rs)

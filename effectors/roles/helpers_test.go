@@ -16,7 +16,7 @@ import (
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	spinetrace "github.com/agentspine/spine/spine/trace"
 )
 
@@ -33,8 +33,8 @@ type rig struct {
 	srv    map[llm.RoleName]*llmtest.Server
 	dir    string
 	cfg    Config
-	clock  spine.Clock
-	rs     *spine.RuleSet
+	clock  engine.Clock
+	rs     *engine.RuleSet
 	taskID string
 }
 
@@ -68,9 +68,9 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { box.Close() })
-	r.clock = spine.NewStepClock(epoch, time.Second)
-	r.cfg = Config{Models: models, Tools: box, Clock: r.clock, IDs: &spine.SeqIDs{Prefix: "sub"}, RetryBudget: -1}
-	if r.rs, err = spine.LoadRulesFS(rules.FS, "ggs.yaml"); err != nil {
+	r.clock = engine.NewStepClock(epoch, time.Second)
+	r.cfg = Config{Models: models, Tools: box, Clock: r.clock, IDs: &engine.SeqIDs{Prefix: "sub"}, RetryBudget: -1}
+	if r.rs, err = engine.LoadRulesFS(rules.FS, "ggs.yaml"); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -119,10 +119,10 @@ func (r *rig) run(ctx context.Context, raw string) run {
 		out.err = err
 		return out
 	}
-	sink := &spine.MemorySink{}
+	sink := &engine.MemorySink{}
 	out.res, out.err = p.Run(ctx, TaskOptions{Rules: r.rs, Meta: map[string]string{"test": r.t.Name()},
-		Engine: []spine.Option{spine.WithTrace(sink), spine.WithClock(spine.NewStepClock(epoch, time.Millisecond)),
-			spine.WithRunID("run-test")}})
+		Engine: []engine.Option{engine.WithTrace(sink), engine.WithClock(engine.NewStepClock(epoch, time.Millisecond)),
+			engine.WithRunID("run-test")}})
 	out.trace = sink.Bytes()
 	for role, s := range r.srv {
 		if n := s.Pending(); n > 0 && ctx.Err() == nil {

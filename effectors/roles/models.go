@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/agentspine/spine/effectors/llm"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // Model is what one role calls: a chat client and the model name it asks for.
@@ -69,7 +69,7 @@ type journalledModel struct {
 	role  llm.RoleName
 	m     Model
 	rec   recorder
-	clock spine.Clock
+	clock engine.Clock
 	meter *usageMeter
 }
 
@@ -81,12 +81,12 @@ func (jm journalledModel) Complete(ctx context.Context, req llm.ChatRequest) (ll
 	}
 	start := jm.clock.Now()
 	resp, err := jm.m.Chat.Complete(withRetryRole(ctx, jm.role), req)
-	x := spine.Exchange{
+	x := engine.Exchange{
 		Name:       "llm:" + string(jm.role),
 		Request:    req,
 		Response:   resp,
 		DurationMS: jm.clock.Now().Sub(start).Milliseconds(),
-		Usage: &spine.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+		Usage: &engine.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
 			TotalTokens: resp.Usage.TotalTokens},
 	}
 	if err != nil {

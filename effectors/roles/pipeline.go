@@ -11,7 +11,7 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/ggs"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // Defaults of Config.
@@ -30,8 +30,8 @@ type Config struct {
 	// Memory calibrates every plan and replan; nil means no memory.
 	Memory Calibrator
 	// Clock times model and tool calls and the task's elapsed_ms; IDs names subtasks.
-	Clock spine.Clock
-	IDs   spine.IDSource
+	Clock engine.Clock
+	IDs   engine.IDSource
 	// Clarify asks the user R1's clarifying questions; nil answers every question with
 	// nothing, and the task proceeds on its most faithful reading.
 	Clarify Clarifier
@@ -47,7 +47,7 @@ type Config struct {
 	Parallel     int // 0 means DefaultParallel
 
 	// OnMessage sees every message the roles journal, in journal order (a live display).
-	OnMessage func(spine.Message)
+	OnMessage func(engine.Message)
 	// OnStatus hears what a role is working on as it starts, from any goroutine (a
 	// spinner). It must not block.
 	OnStatus func(Status)
@@ -84,8 +84,8 @@ type Pipeline struct {
 	perceived bool // R1 has produced the TaskSpec
 	posted    bool // R1's TaskSpec has gone to R2
 
-	r2     planner           // R2's own state
-	record [][]spine.Message // the messages the roles posted, round by round
+	r2     planner            // R2's own state
+	record [][]engine.Message // the messages the roles posted, round by round
 }
 
 var _ ggs.Plant = (*Pipeline)(nil)
@@ -159,7 +159,7 @@ func (p *Pipeline) Round(ctx context.Context, loopPost *bus.Post, in ggs.RoundIn
 		return fmt.Errorf("roles: round for task %q, the pipeline's task is %q", in.TaskID, p.task.TaskID)
 	}
 	p.record = append(p.record, nil)
-	rec := journalRecorder{j: spine.JournalFrom(ctx), onMessage: p.cfg.OnMessage, log: &p.record[len(p.record)-1]}
+	rec := journalRecorder{j: engine.JournalFrom(ctx), onMessage: p.cfg.OnMessage, log: &p.record[len(p.record)-1]}
 	post := loopPost.Branch(rec)
 	if !p.posted {
 		if !p.perceived {
@@ -232,7 +232,7 @@ func (p *Pipeline) calibrate(ctx context.Context, rec recorder, q CalibrationQue
 	p.status(llm.R2, "", "calibrating against memory")
 	start := p.cfg.Clock.Now()
 	cal, err := p.cfg.Memory.Calibrate(ctx, q)
-	x := spine.Exchange{Name: "memory:calibrate", Request: q,
+	x := engine.Exchange{Name: "memory:calibrate", Request: q,
 		DurationMS: p.cfg.Clock.Now().Sub(start).Milliseconds()}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -6,29 +6,29 @@ import (
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/effectors/llm"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // recorder receives what a role journals: nested exchanges (model and tool calls, memory
 // queries) and, as the record of a bus.Post, the messages posted.
 type recorder interface {
-	exchange(spine.Exchange)
+	exchange(engine.Exchange)
 	bus.Recorder
 }
 
 // journalRecorder writes to the trace journal of the effector call in progress, shows
 // messages to the live display, and keeps the round's messages for the graceful failure.
 type journalRecorder struct {
-	j         *spine.Journal
-	onMessage func(spine.Message)
-	log       *[]spine.Message
+	j         *engine.Journal
+	onMessage func(engine.Message)
+	log       *[]engine.Message
 }
 
 var _ recorder = journalRecorder{}
 
-func (r journalRecorder) exchange(x spine.Exchange) { r.j.Record(x) }
+func (r journalRecorder) exchange(x engine.Exchange) { r.j.Record(x) }
 
-func (r journalRecorder) Message(m spine.Message) int64 {
+func (r journalRecorder) Message(m engine.Message) int64 {
 	m.Seq = r.j.Message(m)
 	if r.log != nil {
 		*r.log = append(*r.log, m)
@@ -41,8 +41,8 @@ func (r journalRecorder) Message(m spine.Message) int64 {
 
 // event is one buffered journal entry: exactly one of the two is set.
 type event struct {
-	x *spine.Exchange
-	m *spine.Message
+	x *engine.Exchange
+	m *engine.Message
 }
 
 // buffer holds a subtask's journal entries until its group has finished, so that
@@ -54,14 +54,14 @@ type buffer struct {
 
 var _ recorder = (*buffer)(nil)
 
-func (b *buffer) exchange(x spine.Exchange) {
+func (b *buffer) exchange(x engine.Exchange) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.events = append(b.events, event{x: &x})
 }
 
 // Message keeps m for the flush; its seq is not known until then.
-func (b *buffer) Message(m spine.Message) int64 {
+func (b *buffer) Message(m engine.Message) int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.events = append(b.events, event{m: &m})

@@ -6,29 +6,29 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // TaskOptions configure Run.
 type TaskOptions struct {
 	// Rules is a GGS rule set (rules/ggs.yaml or an edited copy).
-	Rules *spine.RuleSet
+	Rules *engine.RuleSet
 	// Engine options: the trace sink, clock, id source, run id, limits. Meta is given
 	// below instead, because Run adds the task's fields to it.
-	Engine []spine.Option
+	Engine []engine.Option
 	// Meta goes into the trace header, with task_id, intent and raw_input added.
 	Meta map[string]string
 	// GGS options, e.g. ggs.WithMemory for GGS's Megram writes.
 	GGS []ggs.Option
 	// OnMessage sees GGS's messages (ReplanRequest, OutcomeSummary, PlanDirective,
 	// FinalResult); the roles' own messages go to Config.OnMessage.
-	OnMessage func(spine.Message)
+	OnMessage func(engine.Message)
 }
 
 // TaskResult is how a task ended.
 type TaskResult struct {
 	Task   contract.TaskSpec
-	Result spine.Result
+	Result engine.Result
 	// Final is GGS's FinalResult; nil when the run ended without one (an error, a
 	// cancelled context, the iteration bound).
 	Final *contract.FinalResult
@@ -56,8 +56,8 @@ func (p *Pipeline) Run(ctx context.Context, o TaskOptions) (TaskResult, error) {
 	// R1 reads the task in the first round, after the header: the intent is in its
 	// TaskSpec message, not here.
 	meta["task_id"], meta["raw_input"] = p.task.TaskID, p.task.RawInput
-	opts := append(append([]spine.Option(nil), o.Engine...), spine.WithMeta(meta))
-	eng := spine.NewEngine(o.Rules, loop, opts...)
+	opts := append(append([]engine.Option(nil), o.Engine...), engine.WithMeta(meta))
+	eng := engine.NewEngine(o.Rules, loop, opts...)
 	if err := loop.Seed(eng.Session()); err != nil {
 		return TaskResult{Task: p.task}, err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // Epoch is the first clock reading of a scenario play. Plays use a stepping clock (one
@@ -13,22 +13,22 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Play runs rs against the scenario with a deterministic clock and the scenario's name as
 // run id, writing the trace to sink.
-func Play(ctx context.Context, sc *Scenario, rs *spine.RuleSet, sink spine.Sink, opt ...spine.Option) (spine.Result, error) {
+func Play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink engine.Sink, opt ...engine.Option) (engine.Result, error) {
 	rep, err := Run(ctx, sc, rs, sink, opt...)
 	return rep.Result, err
 }
 
 // Run is Play that also returns the run's Report, for the scorecard and candidates
 // sidecars. The report is never nil; after an error it describes where the run stopped.
-func Run(ctx context.Context, sc *Scenario, rs *spine.RuleSet, sink spine.Sink, opt ...spine.Option) (*Report, error) {
-	opts := append([]spine.Option{
-		spine.WithTrace(sink),
-		spine.WithClock(spine.NewStepClock(Epoch, time.Millisecond)),
-		spine.WithRunID(sc.Name),
-		spine.WithMeta(map[string]string{"scenario": sc.Name}),
+func Run(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink engine.Sink, opt ...engine.Option) (*Report, error) {
+	opts := append([]engine.Option{
+		engine.WithTrace(sink),
+		engine.WithClock(engine.NewStepClock(Epoch, time.Millisecond)),
+		engine.WithRunID(sc.Name),
+		engine.WithMeta(map[string]string{"scenario": sc.Name}),
 	}, opt...)
 	eff := NewEffector(sc)
-	eng := spine.NewEngine(rs, eff, opts...)
+	eng := engine.NewEngine(rs, eff, opts...)
 	res, err := eng.Run(ctx)
 	return newReport(sc, rs, res, eng.Session(), eff), err
 }

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/agentspine/spine/internal/yamlnode"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 	"gopkg.in/yaml.v3"
 )
 
@@ -35,7 +35,7 @@ type Scenario struct {
 // Round is the gate's answer for one iteration.
 type Round struct {
 	Line    int // line of the round in the scenario file
-	Changes []spine.Change
+	Changes []engine.Change
 }
 
 type fileShape struct {
@@ -117,10 +117,10 @@ func parseRound(n *yaml.Node) (Round, error) {
 			return r, fmt.Errorf("%q: expected kind or kind/id", k)
 		}
 		if m[k] == nil {
-			r.Changes = append(r.Changes, spine.Change{Op: spine.ChangeRetract, Kind: kind, ID: id})
+			r.Changes = append(r.Changes, engine.Change{Op: engine.ChangeRetract, Kind: kind, ID: id})
 			continue
 		}
-		r.Changes = append(r.Changes, spine.Change{Op: spine.ChangePut, Kind: kind, ID: id, Fields: spine.Fields(m[k])})
+		r.Changes = append(r.Changes, engine.Change{Op: engine.ChangePut, Kind: kind, ID: id, Fields: engine.Fields(m[k])})
 	}
 	return r, nil
 }
@@ -134,32 +134,32 @@ type Effector struct {
 	// judged maps each gated construct to the round that judged it, so that observe
 	// gives the same construct the same verdict: the membrane is deterministic.
 	judged map[string]int
-	last   *spine.Construct // the construct gated last
+	last   *engine.Construct // the construct gated last
 }
 
-var _ spine.Effector = (*Effector)(nil)
+var _ engine.Effector = (*Effector)(nil)
 
 // NewEffector returns an effector that plays sc from its first round.
 func NewEffector(sc *Scenario) *Effector { return &Effector{sc: sc} }
 
 // Mint returns a construct that only records the objective it was asked for.
-func (e *Effector) Mint(ctx context.Context, req spine.MintRequest) (spine.Construct, error) {
+func (e *Effector) Mint(ctx context.Context, req engine.MintRequest) (engine.Construct, error) {
 	body, err := json.Marshal(struct {
 		Scenario  string `json:"scenario"`
 		Objective string `json:"objective"`
 	}{e.sc.Name, req.Objective})
 	if err != nil {
-		return spine.Construct{}, err
+		return engine.Construct{}, err
 	}
-	return spine.Construct{ID: fmt.Sprintf("construct-%d", req.Iteration), Body: body}, nil
+	return engine.Construct{ID: fmt.Sprintf("construct-%d", req.Iteration), Body: body}, nil
 }
 
 // Gate returns the next round.
-func (e *Effector) Gate(ctx context.Context, req spine.GateRequest) (spine.Signals, error) {
+func (e *Effector) Gate(ctx context.Context, req engine.GateRequest) (engine.Signals, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.next >= len(e.sc.Rounds) {
-		return spine.Signals{}, fmt.Errorf("scenario %q has %d rounds and was asked for round %d", e.sc.Name, len(e.sc.Rounds), e.next+1)
+		return engine.Signals{}, fmt.Errorf("scenario %q has %d rounds and was asked for round %d", e.sc.Name, len(e.sc.Rounds), e.next+1)
 	}
 	r := e.sc.Rounds[e.next]
 	if e.judged == nil {
@@ -169,7 +169,7 @@ func (e *Effector) Gate(ctx context.Context, req spine.GateRequest) (spine.Signa
 	c := req.Construct
 	e.last = &c
 	e.next++
-	return spine.Signals{Changes: r.Changes}, nil
+	return engine.Signals{Changes: r.Changes}, nil
 }
 
 var notMapRe = regexp.MustCompile("cannot unmarshal !!\\w+ `(.*)` into map\\[string\\]interface \\{\\}")

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/fixtures"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -39,15 +39,15 @@ func TestRoundsAreServedInOrder(t *testing.T) {
 	}
 	e := NewEffector(sc)
 	ctx := context.Background()
-	got, err := e.Gate(ctx, spine.GateRequest{Iteration: 1})
+	got, err := e.Gate(ctx, engine.GateRequest{Iteration: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Keys are applied in sorted order, whatever order the file lists them in.
-	want := []spine.Change{
-		{Op: spine.ChangePut, Kind: "s", Fields: spine.Fields{"a": 1}},
-		{Op: spine.ChangePut, Kind: "t", ID: "7", Fields: spine.Fields{"b": "x"}},
-		{Op: spine.ChangeRetract, Kind: "u"},
+	want := []engine.Change{
+		{Op: engine.ChangePut, Kind: "s", Fields: engine.Fields{"a": 1}},
+		{Op: engine.ChangePut, Kind: "t", ID: "7", Fields: engine.Fields{"b": "x"}},
+		{Op: engine.ChangeRetract, Kind: "u"},
 	}
 	if len(got.Changes) != len(want) {
 		t.Fatalf("got %+v", got.Changes)
@@ -58,14 +58,14 @@ func TestRoundsAreServedInOrder(t *testing.T) {
 			t.Errorf("change %d: got %+v, want %+v", i, g, w)
 		}
 	}
-	if _, err := e.Gate(ctx, spine.GateRequest{Iteration: 2}); err != nil {
+	if _, err := e.Gate(ctx, engine.GateRequest{Iteration: 2}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.Gate(ctx, spine.GateRequest{Iteration: 3})
+	_, err = e.Gate(ctx, engine.GateRequest{Iteration: 3})
 	if err == nil || err.Error() != `scenario "n" has 2 rounds and was asked for round 3` {
 		t.Errorf("past the last round: %v", err)
 	}
-	c, err := e.Mint(ctx, spine.MintRequest{Iteration: 4, Objective: "fix"})
+	c, err := e.Mint(ctx, engine.MintRequest{Iteration: 4, Objective: "fix"})
 	if err != nil || c.ID != "construct-4" || string(c.Body) != `{"scenario":"n","objective":"fix"}` {
 		t.Errorf("mint: %+v %v", c, err)
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // Sidecar formats, written in each file's format field.
@@ -27,7 +27,7 @@ const (
 // verdict per topic) and candidates (the admitted constructs). It holds only what the
 // run decided, read from the engine's memory at the end: no wall clock, no map order.
 type Report struct {
-	Result spine.Result
+	Result engine.Result
 	Rules  RulesRef
 	Topic  string
 	Entry  TopicEntry
@@ -42,8 +42,8 @@ type RulesRef struct {
 
 // TopicEntry is one topic's final verdict in a scorecard.
 type TopicEntry struct {
-	Construct  *spine.Construct            `json:"construct,omitempty"` // the construct gated last
-	Facts      map[string]spine.Fields     `json:"facts"`               // "kind" or "kind/id" → fields
+	Construct  *engine.Construct           `json:"construct,omitempty"` // the construct gated last
+	Facts      map[string]engine.Fields    `json:"facts"`               // "kind" or "kind/id" → fields
 	Iterations int                         `json:"iterations"`
 	Objective  string                      `json:"objective"`
 	Objectives map[string]ObjectiveVerdict `json:"objectives,omitempty"`
@@ -59,13 +59,13 @@ type ObjectiveVerdict struct {
 }
 
 // newReport reads the end of a run from its engine.
-func newReport(sc *Scenario, rs *spine.RuleSet, res spine.Result, sess *spine.Session, eff *Effector) *Report {
+func newReport(sc *Scenario, rs *engine.RuleSet, res engine.Result, sess *engine.Session, eff *Effector) *Report {
 	r := &Report{Result: res, Rules: RulesRef{Hash: rs.Hash(), Name: rs.Name()}, Topic: sc.Topic}
-	e := TopicEntry{Facts: map[string]spine.Fields{}, Iterations: res.Iterations, Objective: res.Objective, Outcome: res.Outcome}
+	e := TopicEntry{Facts: map[string]engine.Fields{}, Iterations: res.Iterations, Objective: res.Objective, Outcome: res.Outcome}
 	switch res.Outcome {
-	case spine.OutcomeSuccess:
+	case engine.OutcomeSuccess:
 		e.Verdict = VerdictAdmitted
-	case spine.OutcomeFailure:
+	case engine.OutcomeFailure:
 		e.Verdict = VerdictRejected
 	default:
 		e.Verdict = VerdictUndecided
@@ -74,10 +74,10 @@ func newReport(sc *Scenario, rs *spine.RuleSet, res spine.Result, sess *spine.Se
 		e.Construct = &c
 	}
 	for _, f := range sess.Memory().All() {
-		if f.Kind == spine.KindState {
+		if f.Kind == engine.KindState {
 			continue
 		}
-		if f.Kind == spine.KindObjective {
+		if f.Kind == engine.KindObjective {
 			if v, ok := f.Get("rule"); ok {
 				r.rule, _ = v.(string)
 			}
@@ -109,8 +109,8 @@ func newReport(sc *Scenario, rs *spine.RuleSet, res spine.Result, sess *spine.Se
 }
 
 // fieldsOf reads a fact's declared fields by name.
-func fieldsOf(f spine.Fact) spine.Fields {
-	out := spine.Fields{}
+func fieldsOf(f engine.Fact) engine.Fields {
+	out := engine.Fields{}
 	b, err := json.Marshal(f.Payload)
 	if err != nil {
 		return out
@@ -131,8 +131,8 @@ func (r *Report) Scorecard() ([]byte, error) {
 
 // Candidate is one admitted construct in candidates.json.
 type Candidate struct {
-	Construct  *spine.Construct            `json:"construct"`
-	Facts      map[string]spine.Fields     `json:"facts"`
+	Construct  *engine.Construct           `json:"construct"`
+	Facts      map[string]engine.Fields    `json:"facts"`
 	Iteration  int                         `json:"iteration"`
 	Objective  string                      `json:"objective"`
 	Objectives map[string]ObjectiveVerdict `json:"objectives,omitempty"`

@@ -13,7 +13,7 @@ import (
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/internal/golden"
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the sidecar goldens")
@@ -34,13 +34,13 @@ func TestSidecarGoldens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rs, err := spine.LoadRulesFS(rules.FS, sc.Rules)
+		rs, err := engine.LoadRulesFS(rules.FS, sc.Rules)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var card, cands []byte
 		for i := 0; i < 2; i++ {
-			rep, err := Run(context.Background(), sc, rs, &spine.MemorySink{})
+			rep, err := Run(context.Background(), sc, rs, &engine.MemorySink{})
 			if err != nil {
 				t.Fatalf("%s: %v", p, err)
 			}
@@ -88,7 +88,7 @@ func checkSortedKeys(t *testing.T, b []byte) {
 // A play that ends without admitting anything has no candidates and a verdict that says
 // so; a run that errs still reports where it stopped.
 func TestSidecarVerdicts(t *testing.T) {
-	rs, err := spine.LoadRulesFS(rules.FS, rules.Harness)
+	rs, err := engine.LoadRulesFS(rules.FS, rules.Harness)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,15 +97,15 @@ func TestSidecarVerdicts(t *testing.T) {
 		candidates                  int
 	}{
 		{"admitted", "name: a\ntopic: gap_7\nrounds:\n  - signals: {has_construct: true, deeponto_ok: true, deeponto_complex: true, polyglot_ok: true, r1_on: 0.03, r1_on_prev: 0.01, r1_ci_low: 0.01, novelty: 0.5, schema_entropy: 2.0}\n",
-			VerdictAdmitted, spine.OutcomeSuccess, 1},
-		{"rounds run out", "name: b\nrounds:\n  - signals: {has_construct: true}\n", VerdictUndecided, spine.OutcomeError, 0},
+			VerdictAdmitted, engine.OutcomeSuccess, 1},
+		{"rounds run out", "name: b\nrounds:\n  - signals: {has_construct: true}\n", VerdictUndecided, engine.OutcomeError, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, err := Parse("x.yaml", []byte(tc.src))
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, _ := Run(context.Background(), sc, rs, &spine.MemorySink{})
+			rep, _ := Run(context.Background(), sc, rs, &engine.MemorySink{})
 			if rep.Entry.Verdict != tc.verdict || rep.Result.Outcome != tc.outcome {
 				t.Errorf("verdict %q outcome %q, want %q %q", rep.Entry.Verdict, rep.Result.Outcome, tc.verdict, tc.outcome)
 			}

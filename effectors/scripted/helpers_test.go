@@ -4,12 +4,12 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
-func loadGGS(t *testing.T) *spine.RuleSet {
+func loadGGS(t *testing.T) *engine.RuleSet {
 	t.Helper()
-	rs, err := spine.LoadRulesFS(rules.FS, rules.GGS)
+	rs, err := engine.LoadRulesFS(rules.FS, rules.GGS)
 	if err != nil {
 		t.Fatal(err)
 	}

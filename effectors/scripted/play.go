@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
 )
 
 // Epoch is the first clock reading of a scenario play; the clock then steps one
@@ -18,20 +18,20 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // sink and passing every message to onMessage (which may be nil); opt configures the
 // Solver (memory, for instance). It fails when the run
 // does not end with the scenario's expected final directive.
-func Play(ctx context.Context, sc *Scenario, rs *spine.RuleSet, sink spine.Sink, onMessage func(spine.Message), opt ...ggs.Option) (spine.Result, *contract.FinalResult, error) {
+func Play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink engine.Sink, onMessage func(engine.Message), opt ...ggs.Option) (engine.Result, *contract.FinalResult, error) {
 	loop, err := ggs.NewLoop(rs, NewPlant(sc), sc.Task, opt...)
 	if err != nil {
-		return spine.Result{}, nil, err
+		return engine.Result{}, nil, err
 	}
 	loop.OnMessage = onMessage
-	eng := spine.NewEngine(rs, loop,
-		spine.WithTrace(sink),
-		spine.WithClock(spine.NewStepClock(Epoch, time.Millisecond)),
-		spine.WithRunID(sc.Name),
-		spine.WithMeta(map[string]string{"scenario": sc.Name, "task_id": sc.Task.TaskID, "intent": sc.Task.Intent}),
+	eng := engine.NewEngine(rs, loop,
+		engine.WithTrace(sink),
+		engine.WithClock(engine.NewStepClock(Epoch, time.Millisecond)),
+		engine.WithRunID(sc.Name),
+		engine.WithMeta(map[string]string{"scenario": sc.Name, "task_id": sc.Task.TaskID, "intent": sc.Task.Intent}),
 	)
 	if err := loop.Seed(eng.Session()); err != nil {
-		return spine.Result{}, nil, err
+		return engine.Result{}, nil, err
 	}
 	res, err := eng.Run(ctx)
 	if err != nil {

@@ -7,24 +7,25 @@ import (
 	"context"
 	"testing"
 
-	"github.com/agentspine/spine/spine"
+	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/replay"
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
 // AssertReplays replays a trace from its recording with rs and requires the same bytes.
-func AssertReplays(t testing.TB, trace []byte, rs *spine.RuleSet) {
+func AssertReplays(t testing.TB, trace []byte, rs *engine.RuleSet) {
 	t.Helper()
 	tf, err := tr.Read("live", bytes.NewReader(trace))
 	if err != nil {
 		t.Fatalf("reading the trace: %v", err)
 	}
-	rec, err := spine.NewRecording("live", tf)
+	rec, err := replay.NewRecording("live", tf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &spine.MemorySink{}
-	_, _ = spine.ReplayRun(context.Background(), rec, rs, sink)
-	if d := spine.CompareTraces(trace, sink.Bytes(), 0); d != nil {
+	sink := &engine.MemorySink{}
+	_, _ = replay.Run(context.Background(), rec, rs, sink)
+	if d := replay.CompareTraces(trace, sink.Bytes(), 0); d != nil {
 		t.Fatalf("the replay differs from the live trace: %s", d)
 	}
 }

@@ -102,7 +102,7 @@ func TestCheckHeader(t *testing.T) {
 
 // A trace cut at a line boundary before its halt and one torn mid-line are one verdict.
 func TestIncomplete(t *testing.T) {
-	full, err := os.ReadFile("../testdata/engine/failure.jsonl")
+	full, err := os.ReadFile("../engine/testdata/engine/failure.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

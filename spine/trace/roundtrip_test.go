@@ -23,8 +23,8 @@ func engineTraces(tb testing.TB) []string {
 	var paths []string
 	for _, glob := range []string{
 		"../../fixtures/*/*.trace.jsonl",
-		"../testdata/engine/*.jsonl",
-		"../testdata/oldheader/*.jsonl",
+		"../engine/testdata/engine/*.jsonl",
+		"../engine/testdata/oldheader/*.jsonl",
 		"../../cmd/spine/testdata/traceshow/*.trace.jsonl",
 	} {
 		m, err := filepath.Glob(glob)

@@ -1,0 +1,333 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentspine/spine/spine/cond"
+	"github.com/agentspine/spine/spine/trace"
+)
+
+// Results of evaluating one rule in a cycle.
+const (
+	ResultTrue  = "true"
+	ResultFalse = "false"
+	ResultError = "error"
+)
+
+// Tie-breakers, as reported in a cycle's DecidedBy: the first criterion of the agenda
+// order that separated the fired rule from the runner-up.
+const (
+	DecidedAlone       = "alone" // the conflict set held one rule
+	DecidedSalience    = "salience"
+	DecidedSpecificity = "specificity"
+	DecidedRecency     = "recency"
+	DecidedName        = "name"
+)
+
+// RuleEval is one rule's outcome in a cycle.
+type RuleEval struct {
+	Rule      string `json:"rule"`
+	Result    string `json:"result"`
+	Refracted bool   `json:"refracted,omitempty"` // true, but it already fired on these revisions
+	Error     string `json:"error,omitempty"`
+}
+
+// CycleResult describes one agenda cycle. It and its slices are reused by the next cycle
+// of the same session; copy what you need to keep.
+type CycleResult struct {
+	Cycle       int        `json:"cycle"`
+	Stage       string     `json:"stage"`
+	Scope       string     `json:"scope"` // "all", or "terminal" when only rules setting a terminal objective were considered
+	Evaluated   []RuleEval `json:"evaluated"`
+	ConflictSet []string   `json:"conflict_set"` // in agenda order; the first fired
+	Fired       string     `json:"fired"`        // "" when the conflict set was empty
+	DecidedBy   string     `json:"decided_by,omitempty"`
+	// Objectives are the scored objectives' values the rules saw, in file order; empty
+	// when the rule set scores none.
+	Objectives []ObjectiveEval `json:"objectives,omitempty"`
+	Objective  string          `json:"-"` // the objective after the cycle
+	Errors     int             `json:"-"` // how many of Evaluated have Result ResultError
+}
+
+type candidate struct {
+	rule    *Rule
+	recency uint64
+}
+
+// Firing is one rule firing, as listed in a RunawayError.
+type Firing struct {
+	Cycle int    `json:"cycle"`
+	Rule  string `json:"rule"`
+	Stage string `json:"stage"`
+}
+
+// RunawayError stops a session whose rules fired more times than allowed.
+type RunawayError struct {
+	Limit int
+	Last  []Firing // the most recent firings, oldest first
+}
+
+func (e *RunawayError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "spine: rule firings exceeded the limit of %d; last firings:", e.Limit)
+	for _, f := range e.Last {
+		if f.Stage == "" { // a session driven without the engine has no FSM state
+			fmt.Fprintf(&b, " [cycle %d %s]", f.Cycle, f.Rule)
+			continue
+		}
+		fmt.Fprintf(&b, " [cycle %d %s %s]", f.Cycle, f.Stage, f.Rule)
+	}
+	return b.String()
+}
+
+const keepFirings = 10
+
+// runCycle evaluates the rules, orders the conflict set and fires its first rule. With
+// terminalOnly, only rules whose objective is terminal take part.
+func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult, error) {
+	if err := s.canceled(ctx); err != nil {
+		return nil, err
+	}
+	if s.nFirings >= s.opts.maxFirings {
+		return nil, &RunawayError{Limit: s.opts.maxFirings, Last: s.lastFirings()}
+	}
+	s.cycle++
+	s.cset = s.cset[:0]
+	objectives := s.evalObjectives() // before the rules, which may read them
+	// One lookup decides every analysable rule whose facts are present.
+	m := s.rs.matcher
+	if len(s.set) != m.Words() || len(s.decided) != len(s.rs.rules) { // a reload brought another matcher
+		s.set, s.decided = make([]uint64, m.Words()), make([]uint8, len(s.rs.rules))
+	}
+	m.Decide(&s.wm.in, s.set, s.decided)
+	errs := 0
+	if cap(s.evals) < len(s.rs.order) { // a reload brought more rules
+		s.evals = make([]RuleEval, 0, len(s.rs.order))
+	}
+	evals := s.evals[:len(s.rs.order)]
+	n := 0
+	for _, r := range s.rs.order {
+		if terminalOnly && !r.final {
+			continue
+		}
+		ok := s.decided[r.index] == cond.True
+		var err error
+		if s.decided[r.index] == cond.VM {
+			ok, err = s.evalVM(r)
+		}
+		// Write the outcome field by field into the slice, which has room for every
+		// rule: cheaper than building a RuleEval and copying it in.
+		ev := &evals[n]
+		n++
+		*ev = RuleEval{Rule: r.Name}
+		switch {
+		case err != nil:
+			ev.Result, ev.Error = ResultError, err.Error()
+			errs++
+		case !ok:
+			ev.Result = ResultFalse
+		case s.refracted(r):
+			ev.Result, ev.Refracted = ResultTrue, true
+		default:
+			ev.Result = ResultTrue
+			s.cset = append(s.cset, candidate{rule: r, recency: s.recency(r)})
+		}
+	}
+	s.evals = evals[:n]
+	// Rules are evaluated in the static order, so the conflict set is usually sorted
+	// already; only recency can disturb it.
+	if !slices.IsSortedFunc(s.cset, compareCandidates) {
+		slices.SortFunc(s.cset, compareCandidates)
+	}
+	s.res = CycleResult{
+		Cycle:      s.cycle,
+		Stage:      s.stage(),
+		Scope:      "all",
+		Evaluated:  s.evals,
+		Errors:     errs,
+		Objectives: objectives,
+	}
+	res := &s.res
+	if terminalOnly {
+		res.Scope = "terminal"
+	}
+	s.names = s.names[:0]
+	for _, c := range s.cset {
+		s.names = append(s.names, c.rule.Name)
+	}
+	res.ConflictSet = s.names
+	if len(s.cset) > 0 {
+		res.Fired = s.cset[0].rule.Name
+		res.DecidedBy = DecidedAlone
+		if len(s.cset) > 1 {
+			res.DecidedBy = tieBreaker(s.cset[0], s.cset[1])
+		}
+	}
+	s.tracer.emit(EvConflictSet, res)
+	if len(s.cset) > 0 {
+		s.fire(s.cset[0].rule, res)
+	}
+	res.Objective = s.Objective()
+	if err := s.Flush(); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// evalVM runs a rule's predicate on expr's VM. A predicate that fails or panics is that
+// rule's outcome for the cycle; it never stops the engine.
+func (s *Session) evalVM(r *Rule) (ok bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ok, err = false, fmt.Errorf("panic: %v", p)
+		}
+	}()
+	out, err := s.vm.Run(r.program, s.wm.envValue())
+	if err != nil {
+		return false, err
+	}
+	b, isBool := out.(bool)
+	if !isBool {
+		return false, fmt.Errorf("predicate returned %T, not bool", out)
+	}
+	return b, nil
+}
+
+// refracted reports whether r already fired on the current revisions of what it reads.
+func (s *Session) refracted(r *Rule) bool {
+	if !s.fired[r.index] {
+		return false
+	}
+	sig := s.firedSig[r.index]
+	for i, k := range r.reads {
+		if s.wm.kinds[k].rev != sig[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// recency is the newest revision among the fact kinds r reads.
+func (s *Session) recency(r *Rule) uint64 {
+	var max uint64
+	for _, k := range r.reads {
+		if rev := s.wm.kinds[k].rev; rev > max {
+			max = rev
+		}
+	}
+	return max
+}
+
+// compareCandidates is the agenda order: salience ↓, specificity ↓, recency ↓, name ↑.
+// Rule names are unique, so the order is total.
+func compareCandidates(a, b candidate) int {
+	// group ranks (salience ↓, specificity ↓) at load time; cmp.Compare, not
+	// subtraction, so that no value can overflow.
+	if c := cmp.Compare(a.rule.group, b.rule.group); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.recency, a.recency); c != 0 {
+		return c
+	}
+	// Within a group the static order is by name.
+	return cmp.Compare(a.rule.pos, b.rule.pos)
+}
+
+func tieBreaker(a, b candidate) string {
+	switch {
+	case a.rule.Salience != b.rule.Salience:
+		return DecidedSalience
+	case a.rule.Specificity != b.rule.Specificity:
+		return DecidedSpecificity
+	case a.recency != b.recency:
+		return DecidedRecency
+	}
+	return DecidedName
+}
+
+// fire carries out a rule's then. Action errors (updating a fact that is not there, a
+// field of the wrong type) are recorded in the rule_fired event; they do not stop the
+// engine.
+func (s *Session) fire(r *Rule, res *CycleResult) {
+	s.fired[r.index] = true
+	sig := s.firedSig[r.index]
+	for i, k := range r.reads {
+		sig[i] = s.wm.kinds[k].rev
+	}
+	s.recordFiring(Firing{Cycle: s.cycle, Rule: r.Name, Stage: res.Stage})
+	if s.tracer.discard {
+		s.tracer.skip() // nobody reads it: do not build the body
+	} else {
+		s.tracer.emit(EvRuleFired, firedBody{Cycle: s.cycle, Rule: r.Name, Salience: r.Salience, Then: &r.Then})
+	}
+	var errs []string
+	note := func(err error) {
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	for _, a := range r.Then.Retract {
+		_, err := s.wm.retract(a.Kind, a.ID)
+		note(err)
+	}
+	for _, a := range r.Then.Assert {
+		_, err := s.wm.change(a.Kind, a.ID, a.Fields, "")
+		note(err)
+	}
+	for _, a := range r.Then.Update {
+		_, err := s.wm.change(a.Kind, a.ID, a.Fields, OpUpdate)
+		note(err)
+	}
+	if r.Then.Objective != "" {
+		s.wm.putBuiltin(objectiveIndex, r.Then.Objective, r.Name, 0)
+	}
+	s.requested = r.Then.Transition
+	if len(errs) > 0 {
+		s.tracer.emit(EvRuleError, trace.RuleError{Cycle: s.cycle, Rule: r.Name, Errors: errs})
+	}
+}
+
+// EvRuleError records then-actions of a fired rule that could not be carried out.
+const EvRuleError = trace.KindRuleError
+
+// firedBody is trace.RuleFired with the rule's Then as the engine holds it, encoded
+// once, into the line.
+type firedBody struct {
+	Cycle    int    `json:"cycle"`
+	Rule     string `json:"rule"`
+	Salience int    `json:"salience"`
+	Then     *Then  `json:"then"`
+}
+
+func (s *Session) recordFiring(f Firing) {
+	if len(s.firings) < keepFirings {
+		s.firings = append(s.firings, f)
+	} else {
+		s.firings[s.nFirings%keepFirings] = f
+	}
+	s.nFirings++
+}
+
+func (s *Session) lastFirings() []Firing {
+	if len(s.firings) < keepFirings {
+		return append([]Firing(nil), s.firings...)
+	}
+	start := s.nFirings % keepFirings
+	return append(append([]Firing(nil), s.firings[start:]...), s.firings[:start]...)
+}
+
+func (s *Session) stage() string {
+	if st, ok := s.wm.state(); ok {
+		return st.Name
+	}
+	return ""
+}
+
+func (rs *RuleSet) isTerminal(objective string) bool {
+	o, ok := rs.objectiveByName[objective]
+	return ok && o.Terminal != ""
+}

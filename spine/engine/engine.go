@@ -1,0 +1,339 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/looplab/fsm"
+
+	"github.com/agentspine/spine/spine/trace"
+)
+
+// FSM states of the engine loop.
+const (
+	StateObserve   = "observe"
+	StateSelect    = "select_objective"
+	StateAct       = "act"
+	StateEvaluate  = "evaluate"
+	StateTerminate = "terminate_or_iterate"
+)
+
+// FSM events. Each names the step that just finished.
+const (
+	evObserved  = "observed"  // observe → select_objective
+	evSelected  = "selected"  // select_objective → act
+	evSkipAct   = "skip_act"  // select_objective → terminate_or_iterate (terminal objective or rule request)
+	evReobserve = "reobserve" // select_objective → observe (rule request)
+	evActed     = "acted"     // act → evaluate
+	evEvaluated = "evaluated" // evaluate → terminate_or_iterate
+	evIterate   = "iterate"   // terminate_or_iterate → observe
+)
+
+// Outcomes of a run.
+const (
+	OutcomeSuccess       = "success"        // a terminal objective with terminal: success
+	OutcomeFailure       = "failure"        // a terminal objective with terminal: failure
+	OutcomeMaxIterations = "max_iterations" // the iteration bound was reached
+	OutcomeNoRule        = "no_rule"        // select_objective found no rule to fire
+	OutcomeCanceled      = "canceled"       // the context was canceled
+	OutcomeError         = "error"          // an effector, trace or runaway error
+)
+
+// Result summarises a finished run.
+type Result struct {
+	Run        string `json:"run"`
+	Outcome    string `json:"outcome"`
+	Objective  string `json:"objective"`
+	Iterations int    `json:"iterations"`
+	Firings    int    `json:"firings"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// Engine drives a Session through observe → select_objective → act → evaluate →
+// terminate_or_iterate with an Effector at the edge. See the package documentation for
+// the loop.
+type Engine struct {
+	sess      *Session
+	eff       Effector
+	fsm       *fsm.FSM
+	iteration int
+	construct Construct
+	calls     int
+	reloadErr error // the last failed reload, cleared by a good one
+}
+
+// ReloadError is the error of the last rule reload that failed, nil when the last one
+// succeeded or there was none. The running rule set is unchanged by a failed reload.
+func (e *Engine) ReloadError() error { return e.reloadErr }
+
+// NewEngine returns an engine over a fresh session. It writes the trace header.
+func NewEngine(rs *RuleSet, eff Effector, opt ...Option) *Engine {
+	e := &Engine{sess: NewSession(rs, opt...), eff: eff}
+	e.fsm = fsm.NewFSM(StateObserve, fsm.Events{
+		{Name: evObserved, Src: []string{StateObserve}, Dst: StateSelect},
+		{Name: evSelected, Src: []string{StateSelect}, Dst: StateAct},
+		{Name: evSkipAct, Src: []string{StateSelect}, Dst: StateTerminate},
+		{Name: evReobserve, Src: []string{StateSelect}, Dst: StateObserve},
+		{Name: evActed, Src: []string{StateAct}, Dst: StateEvaluate},
+		{Name: evEvaluated, Src: []string{StateEvaluate}, Dst: StateTerminate},
+		{Name: evIterate, Src: []string{StateTerminate}, Dst: StateObserve},
+	}, nil)
+	return e
+}
+
+// Session returns the engine's session, for seeding facts before Run and reading them
+// after.
+func (e *Engine) Session() *Session { return e.sess }
+
+// Run drives the loop until a terminal objective, the iteration bound, a cancelled
+// context or an error. The trace is flushed at every cycle boundary and when Run returns.
+func (e *Engine) Run(ctx context.Context) (Result, error) {
+	s := e.sess
+	res, err := e.loop(ctx)
+	res.Run = s.RunID()
+	res.Iterations = e.iteration
+	res.Firings = s.nFirings
+	res.Objective = s.Objective()
+	body := res
+	if err != nil && body.Reason == "" {
+		body.Reason = err.Error()
+	}
+	s.tracer.emit(EvHalt, trace.Halt{Run: body.Run, Outcome: body.Outcome, Objective: body.Objective,
+		Iterations: body.Iterations, Firings: body.Firings, Reason: body.Reason})
+	if eerr := s.x.Epilogue(tape{s}); eerr != nil && err == nil {
+		err, res.Outcome = eerr, OutcomeError
+	}
+	if ferr := s.Flush(); ferr != nil && err == nil {
+		err = ferr
+		res.Outcome = OutcomeError
+	}
+	return res, err
+}
+
+func (e *Engine) loop(ctx context.Context) (Result, error) {
+	s := e.sess
+	e.iteration = 1
+	s.setState(StateObserve, e.iteration)
+	for {
+		if err := s.canceled(ctx); err != nil {
+			return Result{Outcome: OutcomeCanceled}, err
+		}
+		if err := s.Err(); err != nil {
+			return Result{Outcome: OutcomeError}, err
+		}
+		switch e.fsm.Current() {
+		case StateObserve:
+			if err := e.observe(ctx); err != nil {
+				return e.failed(err)
+			}
+			e.transition(ctx, evObserved)
+		case StateSelect:
+			e.pollRules()
+			cyc, err := s.runCycle(ctx, false)
+			if err != nil {
+				return e.failed(err)
+			}
+			obj, _ := s.rs.Objective(s.Objective())
+			switch {
+			case cyc.Fired == "":
+				return Result{Outcome: OutcomeNoRule, Reason: "no rule in the conflict set selected an objective"}, nil
+			case obj.Terminal != "":
+				e.transition(ctx, evSkipAct)
+			case s.requested == StateTerminate:
+				e.transition(ctx, evSkipAct)
+			case s.requested == StateObserve:
+				e.transition(ctx, evReobserve)
+			default:
+				e.transition(ctx, evSelected)
+			}
+		case StateAct:
+			c, err := e.mint(ctx)
+			if err != nil {
+				return e.failed(err)
+			}
+			e.construct = c
+			e.transition(ctx, evActed)
+		case StateEvaluate:
+			if err := e.gate(ctx); err != nil {
+				return e.failed(err)
+			}
+			e.transition(ctx, evEvaluated)
+		case StateTerminate:
+			if r, done := e.terminal(); done {
+				return e.finish(ctx, r)
+			}
+			if _, err := s.runCycle(ctx, true); err != nil {
+				return e.failed(err)
+			}
+			if r, done := e.terminal(); done {
+				return e.finish(ctx, r)
+			}
+			if e.iteration >= s.opts.maxIterations {
+				return Result{Outcome: OutcomeMaxIterations, Reason: fmt.Sprintf("reached the bound of %d iterations", s.opts.maxIterations)}, nil
+			}
+			e.iteration++
+			e.transition(ctx, evIterate)
+		}
+	}
+}
+
+// terminal reports a finished run when the current objective is terminal.
+func (e *Engine) terminal() (Result, bool) {
+	obj, ok := e.sess.rs.Objective(e.sess.Objective())
+	if !ok || obj.Terminal == "" {
+		return Result{}, false
+	}
+	if obj.Terminal == TerminalSuccess {
+		return Result{Outcome: OutcomeSuccess}, true
+	}
+	return Result{Outcome: OutcomeFailure}, true
+}
+
+func (e *Engine) failed(err error) (Result, error) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Result{Outcome: OutcomeCanceled}, err
+	}
+	return Result{Outcome: OutcomeError}, err
+}
+
+// transition fires an FSM event from the loop (never from a callback), traces it and
+// records the new state as a fact.
+func (e *Engine) transition(ctx context.Context, event string) {
+	from := e.fsm.Current()
+	// The FSM must not see the caller's cancellation: looplab/fsm would abandon the
+	// transition half done. The loop checks ctx itself at every state boundary.
+	if err := e.fsm.Event(context.WithoutCancel(ctx), event); err != nil {
+		// The loop only fires events valid in the current state.
+		panic(fmt.Sprintf("spine: FSM event %q from %q: %v", event, from, err))
+	}
+	to := e.fsm.Current()
+	e.sess.tracer.emit(EvTransition, trace.Transition{From: from, To: to, Event: event, Iteration: e.iteration})
+	e.sess.setState(to, e.iteration)
+	e.sess.requested = ""
+}
+
+func (e *Engine) mint(ctx context.Context) (Construct, error) {
+	req := MintRequest{Iteration: e.iteration, Objective: e.sess.Objective(), Rule: e.sess.objectiveRule(), Feedback: e.feedback()}
+	var call func(context.Context, MintRequest) (Construct, error)
+	if e.eff != nil {
+		call = e.eff.Mint
+	}
+	c, err, stop := exchange(ctx, e, "mint", req, call)
+	if stop != nil {
+		return Construct{}, stop
+	}
+	if err != nil {
+		return Construct{}, fmt.Errorf("effector mint (iteration %d, objective %s): %w", e.iteration, req.Objective, err)
+	}
+	return c, nil
+}
+
+func (e *Engine) gate(ctx context.Context) error {
+	s := e.sess
+	req := GateRequest{Iteration: e.iteration, Objective: s.Objective(), Construct: e.construct}
+	var call func(context.Context, GateRequest) (Signals, error)
+	if e.eff != nil {
+		call = e.eff.Gate
+	}
+	sig, err, stop := exchange(ctx, e, "gate", req, call)
+	if stop != nil {
+		return stop
+	}
+	if err != nil {
+		return fmt.Errorf("effector gate (iteration %d, objective %s): %w", e.iteration, req.Objective, err)
+	}
+	if err := e.apply(sig, "gate"); err != nil {
+		return err
+	}
+	return s.Flush()
+}
+
+// apply turns a gate's or an observer's signals into fact changes.
+func (e *Engine) apply(sig Signals, op string) error {
+	s := e.sess
+	for i, c := range sig.Changes {
+		var err error
+		switch {
+		case c.Kind == KindState || c.Kind == KindObjective:
+			err = fmt.Errorf("the built-in kind %q is not the gate's to change", c.Kind)
+		case c.Op == ChangePut:
+			_, err = s.wm.change(c.Kind, c.ID, c.Fields, "")
+		case c.Op == ChangeRetract:
+			_, err = s.wm.retract(c.Kind, c.ID)
+		default:
+			err = fmt.Errorf("unknown op %q (expected %s or %s)", c.Op, ChangePut, ChangeRetract)
+		}
+		if err != nil {
+			return fmt.Errorf("effector %s (iteration %d): change %d: %w", op, e.iteration, i+1, err)
+		}
+	}
+	return nil
+}
+
+// feedback is every fact of a declared kind, in a stable order.
+func (e *Engine) feedback() []Fact {
+	out := []Fact{}
+	for _, f := range e.sess.wm.All() {
+		if f.Kind != KindState && f.Kind != KindObjective {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// exchange makes one effector call through the session's exchanger. err is the call's
+// failure, to be reported as the effector's; stop ends the run as it is (see Exchanger).
+// call is nil when the engine has no effector.
+func exchange[Req, Resp any](ctx context.Context, e *Engine, op string, req Req, call func(context.Context, Req) (Resp, error)) (res Resp, err, stop error) {
+	var zero Resp
+	s := e.sess
+	e.calls++
+	reqJSON, merr := json.Marshal(req)
+	if merr != nil {
+		return zero, fmt.Errorf("encoding the %s request: %w", op, merr), nil
+	}
+	body := trace.EffectorCall{Call: e.calls, Op: op, RequestHash: hashOf(reqJSON), Request: reqJSON}
+	var invoke Invoke
+	if call != nil {
+		invoke = func(ctx context.Context) (any, error) {
+			r, err := call(ctx, req)
+			res = r
+			return r, err
+		}
+	}
+	if err, stop = s.x.Exchange(ctx, tape{s}, body, invoke, &res); err != nil || stop != nil {
+		return zero, err, stop
+	}
+	return res, nil, nil
+}
+
+// finish gives a Finisher effector its call on a terminal objective.
+func (e *Engine) finish(ctx context.Context, r Result) (Result, error) {
+	fin, ok := e.eff.(Finisher)
+	if !e.sess.x.Makes(e.calls+1, "finish", ok) {
+		return r, nil
+	}
+	req := FinishRequest{Iteration: e.iteration, Objective: e.sess.Objective(), Rule: e.sess.objectiveRule(), Outcome: r.Outcome}
+	var call func(context.Context, FinishRequest) (Construct, error)
+	if ok {
+		call = fin.Finish
+	}
+	_, err, stop := exchange(ctx, e, "finish", req, call)
+	if stop != nil {
+		return Result{Outcome: OutcomeError}, stop
+	}
+	if err != nil {
+		return e.failed(fmt.Errorf("effector finish (objective %s): %w", req.Objective, err))
+	}
+	return r, nil
+}
+
+// hashOf is the content hash used in traces: "sha256:" and the hex digest.
+func hashOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}

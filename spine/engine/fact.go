@@ -1,0 +1,414 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// Fact is one unit of working memory. Payload is a pointer to a struct of the kind's
+// declared fields; it is never modified after the fact is stored (an update stores a new
+// payload), so a Fact read from memory stays valid.
+type Fact struct {
+	Kind    string
+	ID      string
+	Rev     uint64
+	Payload any
+}
+
+// Get returns the value of a declared field of the fact's payload.
+func (f Fact) Get(field string) (any, bool) {
+	v := reflect.ValueOf(f.Payload)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return nil, false
+	}
+	sv := v.Elem()
+	for i := 0; i < sv.NumField(); i++ {
+		if sv.Type().Field(i).Tag.Get("json") == field {
+			return sv.Field(i).Interface(), true
+		}
+	}
+	return nil, false
+}
+
+// MarshalJSON writes the fact with its payload's declared field names.
+func (f Fact) MarshalJSON() ([]byte, error) {
+	return json.Marshal(factJSON{f.Kind, f.ID, f.Rev, f.Payload})
+}
+
+type factJSON struct {
+	Kind    string `json:"kind"`
+	ID      string `json:"id"`
+	Rev     uint64 `json:"rev"`
+	Payload any    `json:"payload"`
+}
+
+// Fields is a payload given by field name. Numbers may be any Go numeric type or
+// json.Number; lists of strings may be []string or []any holding strings.
+type Fields map[string]any
+
+// payloadSetter writes a caller's payload into a kind's struct value.
+type payloadSetter func(dst reflect.Value, src any) error
+
+// setPayload copies src (Fields, a struct, or a pointer to a struct whose json tags name
+// declared fields) into dst, a settable struct of kind k's type. Only the fields src
+// names are written.
+func (k *FactKind) setPayload(dst reflect.Value, src any) error {
+	switch p := src.(type) {
+	case nil:
+		return nil
+	case Fields:
+		return k.setFields(dst, p)
+	case map[string]any:
+		return k.setFields(dst, p)
+	}
+	sv := reflect.ValueOf(src)
+	byPointer := sv.Kind() == reflect.Pointer
+	if byPointer {
+		if sv.IsNil() {
+			return nil
+		}
+		sv = sv.Elem()
+	}
+	if sv.Kind() != reflect.Struct {
+		return fmt.Errorf("payload of kind %q must be engine.Fields or a struct, got %T", k.Name, src)
+	}
+	if sv.Type() == k.typ {
+		dst.Set(sv)
+		return nil
+	}
+	plan, err := k.structPlan(sv.Type())
+	if err != nil {
+		return err
+	}
+	for _, m := range plan {
+		if m.same {
+			// Same Go type as the declared field: copy without boxing. Floats still
+			// need the finiteness check the declared type promises.
+			f := sv.Field(m.src)
+			if f.Kind() == reflect.Float64 {
+				if x := f.Float(); math.IsNaN(x) || math.IsInf(x, 0) {
+					return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
+				}
+			}
+			if f.Kind() == reflect.Int {
+				if x := f.Int(); x > maxExactInt || x < -maxExactInt {
+					if byPointer { // read as the field's own Go type, int
+						return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, int(x), int(x))
+					}
+					return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, x, x)
+				}
+			}
+			if f.Kind() == reflect.Slice {
+				dst.Field(m.dst).Set(reflect.ValueOf(append([]string(nil), f.Interface().([]string)...)))
+				continue
+			}
+			dst.Field(m.dst).Set(f)
+			continue
+		}
+		if err := assign(dst.Field(m.dst), k.Fields[m.dst], sv.Field(m.src).Interface()); err != nil {
+			return fmt.Errorf("field %q of kind %q: %w", k.Fields[m.dst].Name, k.Name, err)
+		}
+	}
+	return nil
+}
+
+func (k *FactKind) setFields(dst reflect.Value, fields map[string]any) error {
+	// Sorted so that the first error reported does not depend on map order.
+	for _, name := range sortedKeys(fields) {
+		i, ok := k.fieldIx[name]
+		if !ok {
+			return fmt.Errorf("kind %q has no field %q (fields: %s)", k.Name, name, strings.Join(k.fieldNames(), ", "))
+		}
+		if err := assign(dst.Field(i), k.Fields[i], fields[name]); err != nil {
+			return fmt.Errorf("field %q of kind %q: %w", name, k.Name, err)
+		}
+	}
+	return nil
+}
+
+type fieldMove struct {
+	src, dst int
+	same     bool      // the source field has the declared field's Go type
+	typ      fieldCode // the declared type, for copyWhole's switch
+}
+
+// structPlans caches, per (kind, Go struct type), which source field goes where, so a
+// host updating a fact from its own struct pays for reflection on tags once.
+var structPlans sync.Map // planKey → []fieldMove
+
+type planKey struct {
+	kind *FactKind
+	typ  reflect.Type
+}
+
+func (k *FactKind) structPlan(t reflect.Type) ([]fieldMove, error) {
+	if last := k.lastPlan.Load(); last != nil && last.typ == t {
+		return last.plan, nil
+	}
+	plan, err := k.lookupPlan(t)
+	if err == nil {
+		c := &cachedPlan{typ: t, ptr: reflect.PointerTo(t), plan: plan, whole: k.writesWhole(plan)}
+		if c.whole {
+			for _, m := range plan {
+				if m.typ == codeFloat || m.typ == codeInt {
+					c.checks = append(c.checks, m)
+				}
+			}
+		}
+		k.lastPlan.Store(c)
+	}
+	return plan, err
+}
+
+// cachedPlan is the plan of the Go type a kind was last given, checked before the
+// shared cache because a host almost always updates a kind from one struct type.
+type cachedPlan struct {
+	typ   reflect.Type
+	ptr   reflect.Type // *typ: the dynamic type of a payload given by pointer
+	plan  []fieldMove
+	whole bool // see writesWhole
+
+	// A whole plan's number fields, whose values the declared type bounds: copyWhole
+	// checks them before it writes anything.
+	checks []fieldMove
+}
+
+// copyWhole writes a whole plan (see writesWhole) field by field: every value is checked
+// first, so an error writes nothing.
+func (k *FactKind) copyWhole(dst, src []reflect.Value, c *cachedPlan) error {
+	for i := range c.checks {
+		m := &c.checks[i]
+		f := src[m.src]
+		if m.typ == codeFloat {
+			if x := f.Float(); !finite(x) {
+				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
+			}
+		} else if x := f.Int(); x > maxExactInt || x < -maxExactInt {
+			return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, int(x), int(x))
+		}
+	}
+	for i := range c.plan {
+		m := &c.plan[i]
+		s, d := src[m.src], dst[m.dst]
+		switch m.typ {
+		case codeFloat:
+			d.SetFloat(s.Float())
+		case codeInt:
+			d.SetInt(s.Int())
+		case codeBool:
+			d.SetBool(s.Bool())
+		case codeString:
+			d.SetString(s.String())
+		default:
+			d.Set(copyStrings(s))
+		}
+	}
+	return nil
+}
+
+// copyStrings is a copy of a []string value (nil stays nil), so a fact never shares a
+// list with its writer.
+func copyStrings(s reflect.Value) reflect.Value {
+	if s.IsNil() {
+		return reflect.Zero(s.Type())
+	}
+	c := reflect.MakeSlice(s.Type(), s.Len(), s.Len())
+	reflect.Copy(c, s)
+	return c
+}
+
+// writesWhole reports whether plan writes every declared field, each from a field of
+// the declared Go type. Such a payload replaces the old one entirely, so the old
+// payload need not be copied first, and it is copied without reflection.
+func (k *FactKind) writesWhole(plan []fieldMove) bool {
+	written := make([]bool, len(k.Fields))
+	for _, m := range plan {
+		if !m.same {
+			return false
+		}
+		written[m.dst] = true
+	}
+	for _, w := range written {
+		if !w {
+			return false
+		}
+	}
+	return true
+}
+
+// setWhole writes src into the payload at dst when src is a non-nil pointer to the
+// struct type the kind was last given and that type writes every declared field (see
+// writesWhole). ok is false, and nothing is written, for any other src: the caller
+// then takes the general path (copy the old payload, then setPayload).
+func (k *FactKind) setWhole(dst []reflect.Value, src any, cache *srcFields) (ok bool, err error) {
+	c := k.lastPlan.Load()
+	if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
+		return false, nil
+	}
+	p := reflect.ValueOf(src)
+	if p.IsNil() {
+		return false, nil // a nil pointer writes nothing: the old payload stays
+	}
+	return true, k.copyWhole(dst, cache.of(p), c)
+}
+
+// srcFields remembers the fields of the struct a singleton kind was last given by
+// pointer: a host mostly updates a fact from one variable, and a field found once reads
+// that variable's current value every time.
+type srcFields struct {
+	ptr    reflect.Value
+	fields []reflect.Value
+}
+
+// of returns the fields of the struct p points to.
+func (c *srcFields) of(p reflect.Value) []reflect.Value {
+	// The cache holds its pointer, so the struct it points to cannot be freed and
+	// another allocated at its address: the same address and type is the same struct.
+	if !c.ptr.IsValid() || c.ptr.Pointer() != p.Pointer() || c.ptr.Type() != p.Type() {
+		c.ptr, c.fields = p, structFields(p.Elem())
+	}
+	return c.fields
+}
+
+func (k *FactKind) lookupPlan(t reflect.Type) ([]fieldMove, error) {
+	key := planKey{k, t}
+	if p, ok := structPlans.Load(key); ok {
+		return p.([]fieldMove), nil
+	}
+	var plan []fieldMove
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		j, ok := k.fieldIx[name]
+		if !ok {
+			return nil, fmt.Errorf("kind %q has no field %q (from %s.%s; fields: %s)", k.Name, name, t, sf.Name, strings.Join(k.fieldNames(), ", "))
+		}
+		plan = append(plan, fieldMove{src: i, dst: j, same: sf.Type == fieldTypes[k.Fields[j].Type], typ: fieldCodes[k.Fields[j].Type]})
+	}
+	structPlans.Store(key, plan)
+	return plan, nil
+}
+
+// assign converts v to the declared field type and stores it in dst.
+func assign(dst reflect.Value, f Field, v any) error {
+	switch f.Type {
+	case TypeFloat:
+		x, ok := toFloat(v)
+		if !ok {
+			return fmt.Errorf("want a number, got %T", v)
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("want a finite number, got %v", x)
+		}
+		dst.SetFloat(x)
+	case TypeInt:
+		x, ok := toFloat(v)
+		if !ok || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			return fmt.Errorf("want an integer, got %v (%T)", v, v)
+		}
+		dst.SetInt(int64(x))
+	case TypeBool:
+		b, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("want a bool, got %T", v)
+		}
+		dst.SetBool(b)
+	case TypeString:
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("want a string, got %T", v)
+		}
+		dst.SetString(s)
+	case TypeStrings:
+		switch l := v.(type) {
+		case []string:
+			dst.Set(reflect.ValueOf(append([]string(nil), l...)))
+		case []any:
+			out := make([]string, len(l))
+			for i, e := range l {
+				s, ok := e.(string)
+				if !ok {
+					return fmt.Errorf("want a list of strings, element %d is %T", i, e)
+				}
+				out[i] = s
+			}
+			dst.Set(reflect.ValueOf(out))
+		case nil:
+			dst.Set(reflect.Zero(dst.Type()))
+		default:
+			return fmt.Errorf("want a list of strings, got %T", v)
+		}
+	default:
+		return fmt.Errorf("unknown field type %q", f.Type)
+	}
+	return nil
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case float32:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case int8:
+		return float64(x), true
+	case int16:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint:
+		return float64(x), true
+	case uint8:
+		return float64(x), true
+	case uint16:
+		return float64(x), true
+	case uint32:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// maxExactInt bounds the integers a float64 holds exactly; int fact fields never exceed
+// it, so a fact reads the same as a JSON number.
+const maxExactInt = 1 << 53
+
+// fieldCode is a FieldType as a small integer, cheaper to switch on per field.
+type fieldCode uint8
+
+const (
+	codeFloat fieldCode = iota
+	codeInt
+	codeBool
+	codeString
+	codeStrings
+)
+
+var fieldCodes = map[FieldType]fieldCode{
+	TypeFloat: codeFloat, TypeInt: codeInt, TypeBool: codeBool, TypeString: codeString, TypeStrings: codeStrings,
+}
+
+// finite reports whether x is neither NaN nor ±Inf, in one comparison: x−x is 0 for
+// every finite x and NaN otherwise.
+func finite(x float64) bool { return x-x == 0 }

@@ -1,0 +1,130 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentspine/spine/spine/trace"
+)
+
+// EvExchange is a nested exchange an effector journals while the engine waits on it: a
+// model call, a tool call, a memory query.
+const EvExchange = trace.KindExchange
+
+// Usage is the token usage of a model call, journalled with its exchange.
+type Usage = trace.Usage
+
+// Exchange is one nested exchange as an effector hands it to Journal.Record: Request
+// and Response are the Go values exchanged, and must encode as JSON. The trace records
+// it as a trace.Exchange.
+type Exchange struct {
+	Name       string // what was called: "llm:R2", "tool:shell", …
+	Request    any
+	Response   any // nil: none
+	Error      string
+	Usage      *Usage
+	DurationMS int64
+}
+
+// record is x as the trace records it.
+func (x Exchange) record() (trace.Exchange, error) {
+	req, err := json.Marshal(x.Request)
+	if err != nil {
+		return trace.Exchange{}, err
+	}
+	var resp json.RawMessage
+	if x.Response != nil {
+		if resp, err = json.Marshal(x.Response); err != nil {
+			return trace.Exchange{}, err
+		}
+	}
+	return trace.Exchange{Name: x.Name, Request: req, Response: resp, Error: x.Error, Usage: x.Usage, DurationMS: x.DurationMS}, nil
+}
+
+// Journal records an effector's nested exchanges in the run's trace, between the
+// effector_call and effector_result events of the call that made them. A replay serves
+// the effector's result from the recording without calling it and writes the recorded
+// nested exchanges again, so the replayed trace has them too.
+type Journal struct {
+	s *Session
+}
+
+type journalKey struct{}
+
+func withJournal(ctx context.Context, s *Session) context.Context {
+	return context.WithValue(ctx, journalKey{}, &Journal{s: s})
+}
+
+// JournalFrom returns the journal of the effector call ctx belongs to, or nil outside
+// one. A nil *Journal ignores records, so effectors need not check.
+func JournalFrom(ctx context.Context) *Journal {
+	j, _ := ctx.Value(journalKey{}).(*Journal)
+	return j
+}
+
+// Record writes one nested exchange and returns the seq of its event (0 on a nil
+// Journal). It is safe to call from several goroutines; to keep traces reproducible,
+// record concurrent work in a fixed order.
+func (j *Journal) Record(x Exchange) int64 {
+	if j == nil {
+		return 0
+	}
+	var seq int64
+	t := &j.s.tracer
+	if t.discard {
+		seq = t.emitSeq(EvExchange, nil) // nobody reads it: do not encode it
+	} else if body, err := x.record(); err != nil {
+		seq = t.failSeq(EvExchange, err)
+	} else {
+		seq = t.emitSeq(EvExchange, body)
+	}
+	if tap := j.s.opts.journalTap; tap != nil {
+		tap(seq, EvExchange, x)
+	}
+	return seq
+}
+
+// EvMessage is a bus message an effector passes on while the engine waits on it.
+const EvMessage = trace.KindMessage
+
+// Message is one inter-role message; see trace.Message. Journal.Message sets its Seq.
+type Message = trace.Message
+
+// Message journals a bus message and returns the seq of its event (0 on a nil Journal).
+func (j *Journal) Message(m Message) int64 {
+	if j == nil {
+		return 0
+	}
+	seq := j.s.tracer.emitSeq(EvMessage, m)
+	if tap := j.s.opts.journalTap; tap != nil {
+		m.Seq = seq
+		tap(seq, EvMessage, m)
+	}
+	return seq
+}
+
+// failSeq counts an event whose body could not be encoded, as a sink that failed to
+// encode it would: it takes its clock reading and its seq, is not written, and is the
+// trace's first error, which stops the engine at the next cycle boundary.
+func (t *tracer) failSeq(kind string, err error) int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.clock.Now() // the reading the write would have taken: a replay serves readings in order
+	return t.fail(kind, err)
+}
+
+// failAt is failSeq for an event whose clock reading the caller already took.
+func (t *tracer) failAt(kind string, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.fail(kind, err)
+}
+
+func (t *tracer) fail(kind string, err error) int64 {
+	seq := t.seq.Add(1)
+	if t.err == nil && !t.discard {
+		t.err = fmt.Errorf("trace: encoding %s event: %w", kind, err)
+	}
+	return seq
+}

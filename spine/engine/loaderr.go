@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+)
+
+// LoadError is one problem found in a rule file, located at the YAML node (or the
+// character inside a `when` expression) that caused it.
+type LoadError struct {
+	File    string // as given to the loader
+	Line    int    // 1-based
+	Col     int    // 1-based, in characters
+	Rule    string // the rule the problem belongs to, "" for file-level problems
+	Msg     string
+	Snippet string // the offending line and a caret under Col; "" when unknown
+}
+
+func (e *LoadError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d:%d: ", e.File, e.Line, e.Col)
+	if e.Rule != "" {
+		fmt.Fprintf(&b, "rule %q: ", e.Rule)
+	}
+	b.WriteString(e.Msg)
+	if e.Snippet != "" {
+		b.WriteByte('\n')
+		b.WriteString(e.Snippet)
+	}
+	return b.String()
+}
+
+// LoadErrors is every problem found in one rule file, in file order. A rule file with
+// problems is never partly loaded.
+type LoadErrors []*LoadError
+
+func (es LoadErrors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// snippet renders line (1-based) of src behind a gutter holding the line number right
+// aligned in five columns, then a second line with a caret under col (1-based), for
+// example (line 10000, column 19):
+//
+//	10000 |     when: signals.gard > 1
+//	      |                   ^
+func snippet(lines []string, line, col int) string {
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	text := strings.ReplaceAll(lines[line-1], "\t", " ")
+	gutter := fmt.Sprintf("%5d | ", line)
+	pad := strings.Repeat(" ", len(gutter)-2) + "| "
+	if col < 1 {
+		col = 1
+	}
+	return gutter + text + "\n" + pad + strings.Repeat(" ", col-1) + "^"
+}

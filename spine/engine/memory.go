@@ -1,0 +1,566 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"sync/atomic"
+
+	"github.com/agentspine/spine/spine/cond"
+)
+
+// Errors returned by WorkingMemory operations; wrapped with the kind and id involved.
+var (
+	ErrUnknownKind = errors.New("unknown fact kind")
+	ErrFactExists  = errors.New("fact already asserted")
+	ErrNoFact      = errors.New("no such fact")
+)
+
+// Change operations reported to a WorkingMemory observer.
+const (
+	OpAssert  = "asserted"
+	OpUpdate  = "updated"
+	OpRetract = "retracted"
+)
+
+// WorkingMemory holds the facts of one run, typed by a rule set's fact kinds. Every change
+// takes the next value of one global revision counter. It keeps the rule environment in
+// step with the facts, so evaluating a rule never copies working memory.
+//
+// A payload that working memory has handed out (in a Fact returned by a method, or to an
+// observer) is never written again. One that nobody outside has seen is working memory's
+// own: the next change of a singleton kind may reuse its memory instead of allocating.
+//
+// A WorkingMemory is not safe for concurrent use; a Session owns one.
+type WorkingMemory struct {
+	rs       *RuleSet
+	kinds    []kindFacts
+	rev      uint64
+	env      reflect.Value   // pointer to the rule set's environment struct
+	envKinds []reflect.Value // env's field of each kind, set on every change
+	envCur   []any           // the payload each singleton's field points at
+	// in is what the rule set's matcher reads: each kind's presence and the value of
+	// each field its conditions compare, refreshed when a singleton fact changes.
+	in       cond.Input
+	observer func(op string, f Fact)
+	// observerKeeps is false when the observer is known not to keep the facts it is
+	// given (a session's tracer: a Sink must not keep an event).
+	observerKeeps bool
+	// counter, when not nil, stands in for the observer: a change only takes the next
+	// number from it. A session whose trace discards every event numbers its fact
+	// events this way, without building them.
+	counter *atomic.Int64
+	// lastKind is the kind of the last change by name, a cache in front of
+	// rs.kindByName; setRuleSet clears it.
+	lastKind *FactKind
+}
+
+// setRuleSet switches working memory to a reloaded rule set with the same kinds, whose
+// environment struct env already points at the current payloads.
+func (wm *WorkingMemory) setRuleSet(rs *RuleSet, env reflect.Value) {
+	wm.rs, wm.env, wm.lastKind = rs, env, nil
+	wm.bindEnv()
+	// The new rules' matcher reads other fields: fill its input from the facts.
+	wm.in = rs.matcher.NewInput(len(rs.kinds))
+	for _, k := range rs.kinds {
+		wm.refreshInput(k)
+	}
+}
+
+// bindEnv finds each kind's field in the environment struct.
+func (wm *WorkingMemory) bindEnv() {
+	wm.envKinds = wm.envKinds[:0]
+	wm.envCur = make([]any, len(wm.rs.kinds))
+	for i, k := range wm.rs.kinds {
+		wm.envKinds = append(wm.envKinds, wm.env.Elem().Field(i))
+		if kf := &wm.kinds[i]; !k.Many && kf.has {
+			wm.envCur[i] = kf.live.iface
+		}
+	}
+}
+
+// kindFacts holds the facts of one kind. A singleton kind keeps its one fact in a slot,
+// a many kind in a map by id: the singleton path runs on every decision.
+type kindFacts struct {
+	many   bool
+	single Fact
+	has    bool
+	byID   map[string]Fact
+	rev    uint64 // revision of the latest change to any fact of this kind
+
+	// Singleton kinds only: the payload of single and, when spare.ptr is not nil, a
+	// payload nobody has seen that the next change writes into.
+	live, spare payloadBuf
+	shared      bool // live has been handed out: it must not be written again
+	src         srcFields
+	free        []reflect.Value // the fields list of a payload handed out, for reuse
+}
+
+// payloadBuf is one payload struct of a kind, seen two ways. It is kept small because
+// every change of a singleton moves a few of them.
+type payloadBuf struct {
+	ptr   reflect.Value // a pointer to the struct; nil (the zero Value) for no payload
+	iface any           // the pointer, as Fact.Payload holds it
+	// fields are the struct's fields, found once: a buffer is written and read many
+	// times, and finding a field through reflect costs more than reading it.
+	fields []reflect.Value
+}
+
+// structFields lists the fields of a struct value.
+func structFields(v reflect.Value) []reflect.Value {
+	fs := make([]reflect.Value, v.NumField())
+	for i := range fs {
+		fs[i] = v.Field(i)
+	}
+	return fs
+}
+
+// value is the payload struct as an addressable reflect.Value of the kind's type.
+func (b payloadBuf) value() reflect.Value { return b.ptr.Elem() }
+
+func (kf *kindFacts) get(id string) (Fact, bool) {
+	if !kf.many {
+		return kf.single, kf.has && kf.single.ID == id
+	}
+	f, ok := kf.byID[id]
+	return f, ok
+}
+
+func (kf *kindFacts) set(f Fact) {
+	if !kf.many {
+		kf.single, kf.has = f, true
+		return
+	}
+	kf.byID[f.ID] = f
+}
+
+func (kf *kindFacts) del(id string) {
+	if !kf.many {
+		kf.single, kf.has = Fact{}, false
+		return
+	}
+	delete(kf.byID, id)
+}
+
+func (kf *kindFacts) count() int {
+	if !kf.many {
+		if kf.has {
+			return 1
+		}
+		return 0
+	}
+	return len(kf.byID)
+}
+
+// NewWorkingMemory returns an empty working memory for the rule set's fact kinds.
+// observe, when not nil, is called after every change.
+func NewWorkingMemory(rs *RuleSet, observe func(op string, f Fact)) *WorkingMemory {
+	wm := &WorkingMemory{
+		rs:            rs,
+		kinds:         make([]kindFacts, len(rs.kinds)),
+		env:           reflect.New(rs.envType),
+		in:            rs.matcher.NewInput(len(rs.kinds)),
+		observer:      observe,
+		observerKeeps: true,
+	}
+	for i, k := range rs.kinds {
+		if k.Many {
+			wm.kinds[i] = kindFacts{many: true, byID: map[string]Fact{}}
+		}
+	}
+	wm.bindEnv()
+	wm.env.Elem().Field(rs.paramsField).Set(rs.paramsVal)
+	return wm
+}
+
+// Rev returns the global revision: the number of changes made so far.
+func (wm *WorkingMemory) Rev() uint64 { return wm.rev }
+
+// KindRev returns the revision of the latest change to a fact of the kind (0 if none).
+func (wm *WorkingMemory) KindRev(kind string) uint64 {
+	k := wm.rs.kindByName[kind]
+	if k == nil {
+		return 0
+	}
+	return wm.kinds[k.index].rev
+}
+
+func (wm *WorkingMemory) kind(name, id string) (*FactKind, string, error) {
+	// A host mostly changes one kind over and over: try the last one before the map.
+	k := wm.lastKind
+	if k == nil || k.Name != name {
+		k = wm.rs.kindByName[name]
+		wm.lastKind = k
+	}
+	if k == nil {
+		return nil, "", fmt.Errorf("%w %q", ErrUnknownKind, name)
+	}
+	switch {
+	case k.Many && id == "":
+		return nil, "", fmt.Errorf("kind %q holds many facts: an id is required", name)
+	case !k.Many && id != "" && id != name:
+		// Rules see a singleton kind through the fact whose id is the kind's name; a
+		// second id would make a second, invisible fact.
+		return nil, "", fmt.Errorf("kind %q holds one fact: its id is %q or empty, not %q", name, name, id)
+	case id == "":
+		id = name
+	}
+	return k, id, nil
+}
+
+// Assert adds a new fact. It fails if a fact with the same kind and id exists.
+func (wm *WorkingMemory) Assert(kind, id string, payload any) (Fact, error) {
+	return wm.handOut(wm.change(kind, id, payload, OpAssert))
+}
+
+// Update changes the fields that payload names in an existing fact, keeping the others.
+func (wm *WorkingMemory) Update(kind, id string, payload any) (Fact, error) {
+	return wm.handOut(wm.change(kind, id, payload, OpUpdate))
+}
+
+// Put asserts the fact, or updates it when it exists.
+func (wm *WorkingMemory) Put(kind, id string, payload any) (Fact, error) {
+	return wm.handOut(wm.change(kind, id, payload, ""))
+}
+
+// Set is Put for callers that do not need the stored fact back. Its payload stays
+// working memory's own, so the next change of a singleton kind can reuse its memory.
+func (wm *WorkingMemory) Set(kind, id string, payload any) error {
+	_, err := wm.change(kind, id, payload, "")
+	return err
+}
+
+// handOut marks the payload of a fact that leaves working memory as seen.
+func (wm *WorkingMemory) handOut(f Fact, err error) (Fact, error) {
+	if err == nil {
+		wm.seen(f)
+	}
+	return f, err
+}
+
+// seen records that f's payload left working memory: it is never written again.
+func (wm *WorkingMemory) seen(f Fact) {
+	if k := wm.rs.kindByName[f.Kind]; k != nil && !k.Many {
+		kf := &wm.kinds[k.index]
+		if kf.has && kf.single.Payload == f.Payload {
+			kf.shared = true
+		}
+	}
+}
+
+// change asserts (op OpAssert), updates (OpUpdate) or puts (op "") a fact.
+func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, error) {
+	k, id, err := wm.kind(kind, id)
+	if err != nil {
+		return Fact{}, err
+	}
+	kf := &wm.kinds[k.index]
+	var old Fact     // the fact being updated, for a many kind
+	exists := kf.has // a singleton's id is its kind's name (see kind)
+	if k.Many {
+		old, exists = kf.byID[id]
+	}
+	switch {
+	case op == OpAssert && exists:
+		return Fact{}, fmt.Errorf("%w: %s/%s", ErrFactExists, kind, id)
+	case op == OpUpdate && !exists:
+		return Fact{}, fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
+	case exists:
+		op = OpUpdate
+	default:
+		op = OpAssert
+	}
+	if k.Many {
+		nv := reflect.New(k.typ)
+		if exists {
+			nv.Elem().Set(reflect.ValueOf(old.Payload).Elem())
+		}
+		if err := k.setPayload(nv.Elem(), payload); err != nil {
+			return Fact{}, err
+		}
+		return wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: nv.Interface()}, op), nil
+	}
+	if exists && !kf.shared {
+		// Nobody has seen the live payload: a whole write (which checks every value
+		// before it writes one) may go into it in place.
+		if whole, err := k.setWhole(kf.live.fields, payload, &kf.src); whole {
+			if err != nil {
+				return Fact{}, err
+			}
+			wm.storedSingle(k, op)
+			return kf.single, nil
+		}
+	}
+	buf := kf.takeSpare(k)
+	dst := buf.value()
+	whole, err := k.setWhole(buf.fields, payload, &kf.src)
+	if !whole && err == nil {
+		// payload may name only some fields: start from the old payload (or zero).
+		if exists {
+			dst.Set(kf.live.value())
+		} else {
+			dst.SetZero()
+		}
+		err = k.setPayload(dst, payload)
+	}
+	if err != nil {
+		kf.spare = buf // nobody saw it; the next change overwrites it
+		return Fact{}, err
+	}
+	kf.replaceLive(buf)
+	wm.storedSingle(k, op)
+	return kf.single, nil
+}
+
+// takeSpare returns a payload nobody has seen, allocating one when there is no spare.
+func (kf *kindFacts) takeSpare(k *FactKind) payloadBuf {
+	buf := kf.spare
+	kf.spare = payloadBuf{}
+	if !buf.ptr.IsValid() {
+		pv := reflect.New(k.typ)
+		buf = payloadBuf{ptr: pv, iface: pv.Interface(), fields: kf.free[:0]}
+		kf.free = nil
+		for i := range k.typ.NumField() {
+			buf.fields = append(buf.fields, pv.Elem().Field(i))
+		}
+	}
+	return buf
+}
+
+// replaceLive makes buf the singleton's payload; the old one becomes the spare when
+// nobody has seen it.
+func (kf *kindFacts) replaceLive(buf payloadBuf) {
+	if kf.has && !kf.shared {
+		kf.spare = kf.live
+	} else if kf.has {
+		// The payload is someone else's now, but the list of its fields is still ours:
+		// the next buffer reuses it.
+		kf.free = kf.live.fields
+	}
+	kf.live, kf.shared = buf, false
+}
+
+// stored records f, written already, as the kind's latest change and reports it.
+func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) Fact {
+	wm.rev++
+	f.Rev = wm.rev
+	kf := &wm.kinds[k.index]
+	kf.set(f)
+	kf.rev = wm.rev
+	wm.syncEnv(k)
+	wm.notify(op, f)
+	return f
+}
+
+// storedSingle records the live payload of singleton kind k, written already, as the
+// kind's latest change. It writes the fact in place, field by field: this runs on every
+// decision, and a Fact is seven words.
+func (wm *WorkingMemory) storedSingle(k *FactKind, op string) {
+	wm.rev++
+	kf := &wm.kinds[k.index]
+	f := &kf.single
+	f.Kind, f.ID, f.Rev, f.Payload = k.Name, k.Name, wm.rev, kf.live.iface
+	kf.has, kf.rev = true, wm.rev
+	wm.syncEnv(k)
+	if wm.counter != nil {
+		wm.counter.Add(1) // as notify does, without passing the fact
+		return
+	}
+	wm.notify(op, kf.single)
+}
+
+// notify tells the observer about a change.
+func (wm *WorkingMemory) notify(op string, f Fact) {
+	if wm.counter != nil {
+		wm.counter.Add(1)
+		return
+	}
+	if wm.observer == nil {
+		return
+	}
+	if wm.observerKeeps {
+		wm.seen(f)
+	}
+	wm.observer(op, f)
+}
+
+// putBuiltin sets a built-in fact (state, objective) without going through Fields: the
+// engine does this several times per cycle. Its two fields are a string and a (string or
+// int) second one.
+func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration int) {
+	k := wm.rs.kinds[index]
+	kf := &wm.kinds[index]
+	op := OpAssert
+	if kf.has {
+		op = OpUpdate
+	}
+	buf := kf.live // written in place when nobody has seen it
+	if !kf.has || kf.shared {
+		buf = kf.takeSpare(k)
+	}
+	buf.fields[0].SetString(name)
+	if f := buf.fields[1]; f.Kind() == reflect.String {
+		f.SetString(second)
+	} else {
+		f.SetInt(int64(iteration))
+	}
+	if buf.iface != kf.live.iface {
+		kf.replaceLive(buf)
+	}
+	wm.storedSingle(k, op)
+}
+
+// Retract removes a fact.
+func (wm *WorkingMemory) Retract(kind, id string) (Fact, error) {
+	return wm.handOut(wm.retract(kind, id))
+}
+
+func (wm *WorkingMemory) retract(kind, id string) (Fact, error) {
+	k, id, err := wm.kind(kind, id)
+	if err != nil {
+		return Fact{}, err
+	}
+	kf := &wm.kinds[k.index]
+	old, ok := kf.get(id)
+	if !ok {
+		return Fact{}, fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
+	}
+	if !k.Many {
+		// The retracted fact keeps its payload; it is the observer's and the caller's.
+		kf.live, kf.shared = payloadBuf{}, false
+	}
+	kf.del(id)
+	wm.rev++
+	kf.rev = wm.rev
+	old.Rev = wm.rev
+	wm.syncEnv(k)
+	wm.notify(OpRetract, old)
+	return old, nil
+}
+
+// Get returns the fact of the kind with the id ("" for a singleton kind).
+func (wm *WorkingMemory) Get(kind, id string) (Fact, bool) {
+	k, id, err := wm.kind(kind, id)
+	if err != nil {
+		return Fact{}, false
+	}
+	f, ok := wm.kinds[k.index].get(id)
+	if ok {
+		wm.seen(f)
+	}
+	return f, ok
+}
+
+// Query returns every fact of the kind, ordered by id.
+func (wm *WorkingMemory) Query(kind string) []Fact {
+	k := wm.rs.kindByName[kind]
+	if k == nil {
+		return nil
+	}
+	return wm.sorted(k)
+}
+
+// All returns every fact, ordered by kind declaration and then id.
+func (wm *WorkingMemory) All() []Fact {
+	var out []Fact
+	for _, k := range wm.rs.kinds {
+		out = append(out, wm.sorted(k)...)
+	}
+	return out
+}
+
+func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
+	kf := &wm.kinds[k.index]
+	out := make([]Fact, 0, kf.count())
+	if !kf.many {
+		if kf.has {
+			out = append(out, kf.single)
+			kf.shared = true
+		}
+		return out
+	}
+	for _, f := range kf.byID {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// syncEnv points the kind's environment field at its current payload(s) and refreshes
+// the matcher's input.
+func (wm *WorkingMemory) syncEnv(k *FactKind) {
+	if !k.Many {
+		kf := &wm.kinds[k.index]
+		var cur any // the payload the environment should point at, nil for none
+		if kf.has {
+			cur = kf.live.iface
+		}
+		if cur != wm.envCur[k.index] { // a payload written in place is already there
+			if kf.has {
+				wm.envKinds[k.index].Set(kf.live.ptr)
+			} else {
+				wm.envKinds[k.index].SetZero()
+			}
+			wm.envCur[k.index] = cur
+		}
+		wm.refreshInput(k)
+		return
+	}
+	field := wm.env.Elem().Field(k.index)
+	facts := wm.sorted(k)
+	list := reflect.MakeSlice(field.Type(), len(facts), len(facts))
+	for i, f := range facts {
+		list.Index(i).Set(reflect.ValueOf(f.Payload))
+	}
+	field.Set(list)
+}
+
+// refreshInput copies singleton kind k's presence and the fields the matcher reads into
+// its input.
+func (wm *WorkingMemory) refreshInput(k *FactKind) {
+	if k.Many {
+		return
+	}
+	kf := &wm.kinds[k.index]
+	wm.in.SetPresent(k.index, kf.has)
+	if !kf.has {
+		return
+	}
+	fields := kf.live.fields
+	for _, s := range wm.rs.slotsOf[k.index] {
+		f := fields[s.Field]
+		switch s.Type {
+		case cond.TFloat:
+			wm.in.Num[s.slot] = f.Float()
+		case cond.TInt:
+			wm.in.Int[s.slot] = f.Int()
+		case cond.TBool:
+			wm.in.Bool[s.slot] = f.Bool()
+		case cond.TString:
+			wm.in.Str[s.slot] = f.String()
+		}
+	}
+}
+
+// objective and state read the built-in facts without handing their payloads out.
+func (wm *WorkingMemory) objective() (objectivePayload, bool) {
+	kf := &wm.kinds[objectiveIndex]
+	if !kf.has {
+		return objectivePayload{}, false
+	}
+	f := kf.live.fields
+	return objectivePayload{Name: f[0].String(), Rule: f[1].String()}, true
+}
+
+func (wm *WorkingMemory) state() (statePayload, bool) {
+	kf := &wm.kinds[stateIndex]
+	if !kf.has {
+		return statePayload{}, false
+	}
+	f := kf.live.fields
+	return statePayload{Name: f[0].String(), Iteration: int(f[1].Int())}, true
+}
+
+// envValue is what compiled predicates run against.
+func (wm *WorkingMemory) envValue() any { return wm.env.Interface() }

@@ -1,0 +1,334 @@
+package engine
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/vm"
+	"gopkg.in/yaml.v3"
+)
+
+// An objective is the seed's Objective(name, score(signals), satisfied(signals)): a rule
+// file may give it a score (how attainable or how far along it is, a number) and a
+// satisfied test (a bool), both expr expressions over the declared facts and params.
+// They are type-checked at load, evaluated at the start of every agenda cycle, recorded
+// in the cycle's conflict_set event and visible to rules as objectives.NAME.score and
+// objectives.NAME.satisfied. An objective may read the objectives declared before it, so
+// objectives compose without cycles.
+
+// KindObjectives is the environment name under which rules read scored objectives.
+const KindObjectives = "objectives"
+
+// objectiveProgs is an objective's compiled score and satisfied.
+type objectiveProgs struct {
+	score, satisfied *vm.Program
+	field            int   // the objective's struct in the objectives field; -1 when unscored
+	scoreIx, satIx   int   // field indexes in that struct, -1 when not declared
+	reads            []int // kind indexes read, directly or through earlier objectives
+}
+
+// objectiveEnv places the scored objectives in the rule environment: one struct field,
+// objectives, holding a struct per objective with its score and satisfied. It is a value
+// inside the environment, not a pointer, so every working memory has its own.
+type objectiveEnv struct {
+	field  int   // index of "objectives" in the environment struct; -1 when none is scored
+	scored []int // indexes into the rule set's objectives of the scored ones, file order
+}
+
+var (
+	scoreType     = reflect.TypeOf(float64(0))
+	satisfiedType = reflect.TypeOf(false)
+)
+
+// build lays out the objectives field and returns env with it appended, or env unchanged
+// when no objective declares a score or satisfied: rule sets without them keep the
+// environment, and the traces, they had.
+func (oe *objectiveEnv) build(objs []Objective, env []reflect.StructField) []reflect.StructField {
+	oe.field, oe.scored = -1, nil
+	var fields []reflect.StructField
+	for i := range objs {
+		o := &objs[i]
+		o.eval.field, o.eval.scoreIx, o.eval.satIx = -1, -1, -1
+		var sf []reflect.StructField
+		if o.Score != "" {
+			o.eval.scoreIx = len(sf)
+			sf = append(sf, reflect.StructField{Name: "Score", Type: scoreType, Tag: `expr:"score" json:"score"`})
+		}
+		if o.Satisfied != "" {
+			o.eval.satIx = len(sf)
+			sf = append(sf, reflect.StructField{Name: "Satisfied", Type: satisfiedType, Tag: `expr:"satisfied" json:"satisfied"`})
+		}
+		if len(sf) == 0 {
+			continue
+		}
+		o.eval.field = len(fields)
+		fields = append(fields, reflect.StructField{
+			Name: fmt.Sprintf("O%d", i), Type: reflect.StructOf(sf), Tag: reflect.StructTag(fmt.Sprintf(`expr:%q`, o.Name)),
+		})
+		oe.scored = append(oe.scored, i)
+	}
+	if len(fields) == 0 {
+		return env
+	}
+	oe.field = len(env)
+	return append(env, reflect.StructField{Name: "Objectives", Type: reflect.StructOf(fields), Tag: `expr:"objectives"`})
+}
+
+// objectiveNodes are the YAML nodes of one objective's expressions, kept by the loader
+// until the environment they compile against exists.
+type objectiveNodes struct {
+	index            int
+	score, satisfied *yaml.Node
+}
+
+// objectiveExpr reads an objective's score or satisfied source.
+func (l *loader) objectiveExpr(n *yaml.Node, name, part string) (string, bool) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" && part == "satisfied" {
+		return n.Value, true
+	}
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float") && part == "score" {
+		return n.Value, true
+	}
+	src, ok := l.stringScalar(n, fmt.Sprintf("objective %q: %s", name, part))
+	if ok && strings.TrimSpace(src) == "" {
+		l.errNode(n, "objective %q: %s: empty expression", name, part)
+		return "", false
+	}
+	return src, ok
+}
+
+// compileObjectives compiles every objective's score and satisfied, in file order.
+func (l *loader) compileObjectives(rs *RuleSet, nodes []objectiveNodes) {
+	for _, on := range nodes {
+		o := &rs.objectives[on.index]
+		if on.score != nil && o.Score != "" {
+			o.eval.score = l.compileObjectiveExpr(rs, on.index, "score", on.score)
+		}
+		if on.satisfied != nil && o.Satisfied != "" {
+			o.eval.satisfied = l.compileObjectiveExpr(rs, on.index, "satisfied", on.satisfied)
+		}
+	}
+}
+
+func (l *loader) compileObjectiveExpr(rs *RuleSet, index int, part string, n *yaml.Node) *vm.Program {
+	o := &rs.objectives[index]
+	src := n.Value
+	pm := newScalarMap(l.lines, n)
+	report := func(off int, msg string) {
+		line, col := pm.at(off)
+		l.errAt(line, col, "objective %q: %s: %s", o.Name, part, msg)
+	}
+	tree, err := parser.Parse(src)
+	if err != nil {
+		off, msg := exprErrorAt(src, err)
+		report(off, msg)
+		return nil
+	}
+	reads := map[int]bool{}
+	ok := checkFactRefs(rs, tree.Node, reads, report)
+	oreads, oOK := objectiveRefs(rs, tree.Node, index, report)
+	if !ok || !oOK {
+		return nil
+	}
+	for _, k := range oreads {
+		reads[k] = true
+	}
+	prog, err := expr.Compile(src, expr.Env(reflect.New(rs.envType).Interface()), expr.DisableBuiltin("now"))
+	if err != nil {
+		off, msg := exprErrorAt(src, err)
+		if msg == "unknown name now" {
+			msg += " (objectives may not read the wall clock; give the time to them as a fact)"
+		}
+		report(off, rs.friendlyTypes(msg))
+		return nil
+	}
+	if t := prog.Node().Type(); !objectiveTypeOK(part, t) {
+		want := "a number"
+		if part == "satisfied" {
+			want = "a bool"
+		}
+		report(0, fmt.Sprintf("expected %s, got %s", want, rs.friendlyTypes(t.String())))
+		return nil
+	}
+	merged := map[int]bool{}
+	for _, k := range o.eval.reads {
+		merged[k] = true
+	}
+	for k := range reads {
+		merged[k] = true
+	}
+	o.eval.reads = sortedInts(merged)
+	return prog
+}
+
+// objectiveTypeOK accepts a score whose static type is numeric and a satisfied that is a
+// bool; an expression whose type expr cannot know (interface) is checked when it runs.
+func objectiveTypeOK(part string, t reflect.Type) bool {
+	if t == nil || t.Kind() == reflect.Interface {
+		return true
+	}
+	if part == "satisfied" {
+		return t.Kind() == reflect.Bool
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
+}
+
+// checkFactRefs checks kind.field and params.name in an objective's expression, with the
+// wording rule predicates get, and collects the kinds it reads.
+func checkFactRefs(rs *RuleSet, n ast.Node, reads map[int]bool, report func(int, string)) bool {
+	ok := true
+	ast.Walk(&n, visitor(func(node ast.Node) {
+		switch x := node.(type) {
+		case *ast.IdentifierNode:
+			if k, found := rs.kindByName[x.Value]; found {
+				reads[k.index] = true
+			}
+		case *ast.MemberNode:
+			id, isIdent := x.Node.(*ast.IdentifierNode)
+			prop, isStr := x.Property.(*ast.StringNode)
+			if !isIdent || !isStr {
+				return
+			}
+			if id.Value == "params" {
+				if _, found := rs.paramByName[prop.Value]; !found {
+					report(x.Property.Location().From, "unknown param "+strconv.Quote(prop.Value)+paramList(rs))
+					ok = false
+				}
+				return
+			}
+			if k, found := rs.kindByName[id.Value]; found && !k.Many {
+				if _, has := k.fieldIx[prop.Value]; !has {
+					report(x.Property.Location().From, "unknown field "+strconv.Quote(prop.Value)+" of fact kind "+
+						strconv.Quote(k.Name)+" (fields: "+strings.Join(k.fieldNames(), ", ")+")")
+					ok = false
+				}
+			}
+		}
+	}))
+	return ok
+}
+
+// objectiveRefs checks every objectives.NAME.part in an expression and returns the fact
+// kinds read through them. self is the objective being compiled, or -1 for a rule: an
+// objective may read only the objectives declared before it.
+func objectiveRefs(rs *RuleSet, n ast.Node, self int, report func(int, string)) ([]int, bool) {
+	ok := true
+	reads := map[int]bool{}
+	named := map[*ast.IdentifierNode]bool{} // objectives identifiers read by name
+	var idents []*ast.IdentifierNode
+	ast.Walk(&n, visitor(func(node ast.Node) {
+		switch x := node.(type) {
+		case *ast.IdentifierNode:
+			if x.Value == KindObjectives {
+				idents = append(idents, x)
+			}
+		case *ast.MemberNode:
+			if inner, isMember := x.Node.(*ast.MemberNode); isMember {
+				// objectives.NAME.part: the part must be declared.
+				// An undeclared or unscored NAME is reported once, on the inner member.
+				if o, okName := objectiveOf(rs, inner); okName && o != nil && (o.Score != "" || o.Satisfied != "") {
+					part, isStr := x.Property.(*ast.StringNode)
+					switch {
+					case !isStr:
+						report(x.Property.Location().From, fmt.Sprintf("read objective %q's parts by name (score or satisfied)", o.Name))
+						ok = false
+					case part.Value == "score" && o.Score == "", part.Value == "satisfied" && o.Satisfied == "":
+						report(part.Location().From, fmt.Sprintf("objective %q declares no %s", o.Name, part.Value))
+						ok = false
+					case part.Value != "score" && part.Value != "satisfied":
+						report(part.Location().From, fmt.Sprintf("objective %q has no %q (an objective has score and satisfied)", o.Name, part.Value))
+						ok = false
+					}
+				}
+				return
+			}
+			id, isIdent := x.Node.(*ast.IdentifierNode)
+			if !isIdent || id.Value != KindObjectives {
+				return
+			}
+			prop, isStr := x.Property.(*ast.StringNode)
+			if !isStr {
+				return // reported below, as an identifier not read by name
+			}
+			named[id] = true
+			o, found := rs.objectiveByName[prop.Value]
+			switch {
+			case !found:
+				report(prop.Location().From, "unknown objective "+strconv.Quote(prop.Value)+scoredList(rs))
+				ok = false
+			case o.Score == "" && o.Satisfied == "":
+				report(prop.Location().From, fmt.Sprintf("objective %q declares no score or satisfied%s", o.Name, scoredList(rs)))
+				ok = false
+			case self >= 0 && o.Name == rs.objectives[self].Name:
+				report(prop.Location().From, fmt.Sprintf("objective %q cannot read itself", o.Name))
+				ok = false
+			case self >= 0 && indexOfObjective(rs, o.Name) > self:
+				report(prop.Location().From, fmt.Sprintf("objective %q is declared after %q; an objective reads only those declared before it", o.Name, rs.objectives[self].Name))
+				ok = false
+			default:
+				for _, k := range o.eval.reads {
+					reads[k] = true
+				}
+			}
+		}
+	}))
+	for _, id := range idents {
+		if !named[id] {
+			report(id.Location().From, "read objectives by name, as objectives.NAME.score or objectives.NAME.satisfied")
+			ok = false
+		}
+	}
+	return sortedInts(reads), ok
+}
+
+// objectiveOf returns the objective m names when m is objectives.NAME with a declared
+// NAME; okName is false when m has another shape.
+func objectiveOf(rs *RuleSet, m *ast.MemberNode) (*Objective, bool) {
+	id, isIdent := m.Node.(*ast.IdentifierNode)
+	prop, isStr := m.Property.(*ast.StringNode)
+	if !isIdent || !isStr || id.Value != KindObjectives {
+		return nil, false
+	}
+	return rs.objectiveByName[prop.Value], true
+}
+
+func indexOfObjective(rs *RuleSet, name string) int {
+	for i := range rs.objectives {
+		if rs.objectives[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func scoredList(rs *RuleSet) string {
+	var names []string
+	for _, i := range rs.objEnv.scored {
+		names = append(names, rs.objectives[i].Name)
+	}
+	if len(names) == 0 {
+		return " (no objective declares a score or satisfied)"
+	}
+	return " (scored objectives: " + joinNames(names) + ")"
+}
+
+func sortedInts(m map[int]bool) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}

@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/agentspine/spine/spine/trace"
+	"github.com/expr-lang/expr/vm"
+)
+
+// ObjectiveEval is one scored objective's evaluation in a cycle. An evaluation that
+// fails (an expression error, a panic, a score that is not a finite number, a satisfied
+// that is not a bool) is recorded in Error, and rules then see score 0 and satisfied
+// false, so a broken objective never reads as met.
+type ObjectiveEval struct {
+	Objective    string
+	Score        float64
+	Satisfied    bool
+	HasScore     bool // the objective declares a score
+	HasSatisfied bool // the objective declares satisfied
+	Error        string
+}
+
+// MarshalJSON writes {"objective", "score", "satisfied", "error"}, leaving out the parts
+// the objective does not declare and both values when the evaluation failed.
+func (o ObjectiveEval) MarshalJSON() ([]byte, error) { return o.appendJSON(nil), nil }
+
+func (o ObjectiveEval) appendJSON(buf []byte) []byte {
+	buf = append(buf, `{"objective":`...)
+	buf = appendString(buf, o.Objective)
+	if o.Error != "" {
+		buf = appendString(appendKey(buf, "error"), o.Error)
+		return append(buf, '}')
+	}
+	if o.HasScore {
+		buf = trace.AppendFloat(appendKey(buf, "score"), o.Score)
+	}
+	if o.HasSatisfied {
+		buf = strconv.AppendBool(appendKey(buf, "satisfied"), o.Satisfied)
+	}
+	return append(buf, '}')
+}
+
+// appendObjectives appends a cycle's objective evaluations, when the rule set has any,
+// as the conflict_set event's last field.
+func (c *CycleResult) appendObjectives(buf []byte) []byte {
+	if len(c.Objectives) == 0 {
+		return buf
+	}
+	buf = append(appendKey(buf, "objectives"), '[')
+	for i, o := range c.Objectives {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = o.appendJSON(buf)
+	}
+	return append(buf, ']')
+}
+
+// evalObjectives evaluates every scored objective, in file order, against the current
+// facts, and stores the values where rules read them. It returns nil when the rule set
+// scores no objective. The returned slice is reused by the next evaluation.
+func (s *Session) evalObjectives() []ObjectiveEval {
+	oe := &s.rs.objEnv
+	if oe.field < 0 {
+		s.objEvals = s.objEvals[:0]
+		return nil
+	}
+	env := s.wm.env.Elem().Field(oe.field)
+	evals := s.objEvals[:0]
+	for _, i := range oe.scored {
+		o := &s.rs.objectives[i]
+		ev := ObjectiveEval{Objective: o.Name, HasScore: o.eval.scoreIx >= 0, HasSatisfied: o.eval.satIx >= 0}
+		var errs []string
+		if ev.HasScore {
+			v, err := s.runObjective(o.eval.score)
+			if err == nil {
+				ev.Score, err = scoreOf(v)
+			}
+			if err != nil {
+				errs = append(errs, "score: "+err.Error())
+			}
+		}
+		if ev.HasSatisfied {
+			v, err := s.runObjective(o.eval.satisfied)
+			if err == nil {
+				b, isBool := v.(bool)
+				if !isBool {
+					err = fmt.Errorf("got %T, not a bool", v)
+				}
+				ev.Satisfied = b
+			}
+			if err != nil {
+				errs = append(errs, "satisfied: "+err.Error())
+			}
+		}
+		if len(errs) > 0 {
+			ev.Error = joinErrs(errs)
+			ev.Score, ev.Satisfied = 0, false
+		}
+		f := env.Field(o.eval.field)
+		if ev.HasScore {
+			f.Field(o.eval.scoreIx).SetFloat(ev.Score)
+		}
+		if ev.HasSatisfied {
+			f.Field(o.eval.satIx).SetBool(ev.Satisfied)
+		}
+		evals = append(evals, ev)
+	}
+	s.objEvals = evals
+	return evals
+}
+
+// Objectives evaluates the scored objectives against the current facts and returns a
+// copy of the result, in file order; nil when the rule set scores none. It writes no
+// trace event: the conflict_set events record the evaluations the rules saw.
+func (s *Session) Objectives() []ObjectiveEval {
+	evals := s.evalObjectives()
+	if evals == nil {
+		return nil
+	}
+	return append([]ObjectiveEval(nil), evals...)
+}
+
+// runObjective runs one compiled expression; a panic is its error.
+func (s *Session) runObjective(p *vm.Program) (out any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return s.vm.Run(p, s.wm.envValue())
+}
+
+func scoreOf(v any) (float64, error) {
+	var f float64
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case float32:
+		f = float64(x)
+	case int:
+		f = float64(x)
+	case int64:
+		f = float64(x)
+	case int32:
+		f = float64(x)
+	case uint:
+		f = float64(x)
+	case uint64:
+		f = float64(x)
+	default:
+		return 0, fmt.Errorf("got %T, not a number", v)
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("%v is not a finite number", f)
+	}
+	return f, nil
+}
+
+func joinErrs(errs []string) string {
+	out := errs[0]
+	for _, e := range errs[1:] {
+		out += "; " + e
+	}
+	return out
+}

@@ -1,0 +1,346 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentspine/spine/spine/trace"
+)
+
+// objectiveFile is a rule file whose objectives part is replaced by each case.
+const objectiveFile = `params: {floor: 0.5, label: x}
+facts:
+  s:
+    fields: {x: float, ok: bool, n: int, name: string}
+  items:
+    many: true
+    fields: {v: float}
+objectives:
+%s
+rules:
+  - name: r
+    salience: 1
+    when: %s
+    then: {objective: a}
+`
+
+func TestObjectiveLoadErrors(t *testing.T) {
+	for _, tc := range []struct{ name, objectives, when, want string }{
+		{"score not a number", `  - {name: a, score: "s != nil && s.ok"}`, "true",
+			`o.yaml:9:23: objective "a": score: expected a number, got bool
+    9 |   - {name: a, score: "s != nil && s.ok"}
+      |                       ^`},
+		{"satisfied not a bool", `  - {name: a, satisfied: "s.x + 1"}`, "true",
+			`o.yaml:9:27: objective "a": satisfied: expected a bool, got float64
+    9 |   - {name: a, satisfied: "s.x + 1"}
+      |                           ^`},
+		{"unknown field", `  - {name: a, score: "s == nil ? 0 : s.y"}`, "true",
+			`o.yaml:9:40: objective "a": score: unknown field "y" of fact kind "s" (fields: n, name, ok, x)
+    9 |   - {name: a, score: "s == nil ? 0 : s.y"}
+      |                                        ^`},
+		{"unknown param", `  - {name: a, satisfied: "params.flor > 0"}`, "true",
+			`o.yaml:9:34: objective "a": satisfied: unknown param "flor" (params: floor, label)
+    9 |   - {name: a, satisfied: "params.flor > 0"}
+      |                                  ^`},
+		{"syntax", `  - {name: a, score: "1 +"}`, "true",
+			`o.yaml:9:25: objective "a": score: unexpected token EOF
+    9 |   - {name: a, score: "1 +"}
+      |                         ^`},
+		{"empty", `  - {name: a, score: "  "}`, "true",
+			`o.yaml:9:22: objective "a": score: empty expression
+    9 |   - {name: a, score: "  "}
+      |                      ^`},
+		{"not a string", `  - {name: a, score: [1]}`, "true",
+			`o.yaml:9:22: objective "a": score: expected a string, got a list
+    9 |   - {name: a, score: [1]}
+      |                      ^`},
+		{"wall clock", `  - {name: a, score: "now().Unix()"}`, "true",
+			`o.yaml:9:23: objective "a": score: unknown name now (objectives may not read the wall clock; give the time to them as a fact)
+    9 |   - {name: a, score: "now().Unix()"}
+      |                       ^`},
+		{"multi-line", "  - name: a\n    score: >\n      s == nil\n      ? 0 : s.nope", "true",
+			`o.yaml:12:15: objective "a": score: unknown field "nope" of fact kind "s" (fields: n, name, ok, x)
+   12 |       ? 0 : s.nope
+      |               ^`},
+		{"reads itself", `  - {name: a, score: "objectives.a.score"}`, "true",
+			`o.yaml:9:34: objective "a": score: objective "a" cannot read itself
+    9 |   - {name: a, score: "objectives.a.score"}
+      |                                  ^`},
+		{"reads a later one", "  - {name: a, score: \"objectives.b.score\"}\n  - {name: b, score: \"1\"}", "true",
+			`o.yaml:9:34: objective "a": score: objective "b" is declared after "a"; an objective reads only those declared before it
+    9 |   - {name: a, score: "objectives.b.score"}
+      |                                  ^`},
+		{"reads an unscored one", "  - {name: b}\n  - {name: a, score: \"objectives.b.score\"}", "true",
+			`o.yaml:10:34: objective "a": score: objective "b" declares no score or satisfied (scored objectives: a)
+   10 |   - {name: a, score: "objectives.b.score"}
+      |                                  ^`},
+		{"reads an undeclared part", "  - {name: b, score: \"1\"}\n  - {name: a, satisfied: \"objectives.b.satisfied\"}", "true",
+			`o.yaml:10:40: objective "a": satisfied: objective "b" declares no satisfied
+   10 |   - {name: a, satisfied: "objectives.b.satisfied"}
+      |                                        ^`},
+		{"reads an unknown part", "  - {name: b, score: \"1\"}\n  - {name: a, satisfied: \"objectives.b.done\"}", "true",
+			`o.yaml:10:40: objective "a": satisfied: objective "b" has no "done" (an objective has score and satisfied)
+   10 |   - {name: a, satisfied: "objectives.b.done"}
+      |                                        ^`},
+		{"reads objectives whole", "  - {name: b, score: \"1\"}\n  - {name: a, satisfied: \"objectives != nil\"}", "true",
+			`o.yaml:10:27: objective "a": satisfied: read objectives by name, as objectives.NAME.score or objectives.NAME.satisfied
+   10 |   - {name: a, satisfied: "objectives != nil"}
+      |                           ^`},
+		{"rule reads an unknown objective", `  - {name: a, score: "1"}`, "objectives.zz.score > 0",
+			`o.yaml:13:22: rule "r": when: unknown objective "zz" (scored objectives: a)
+   13 |     when: objectives.zz.score > 0
+      |                      ^`},
+		{"rule reads an unscored objective", "  - {name: a, score: \"1\"}\n  - {name: b}", "objectives.b.satisfied",
+			`o.yaml:14:22: rule "r": when: objective "b" declares no score or satisfied (scored objectives: a)
+   14 |     when: objectives.b.satisfied
+      |                      ^`},
+		{"rule reads an undeclared part", `  - {name: a, score: "1"}`, "objectives.a.satisfied",
+			`o.yaml:13:24: rule "r": when: objective "a" declares no satisfied
+   13 |     when: objectives.a.satisfied
+      |                        ^`},
+		{"rule compares a score with a string", `  - {name: a, score: "1"}`, "objectives.a.score == 'x'",
+			`o.yaml:13:30: rule "r": when: invalid operation: == (mismatched types float64 and string)
+   13 |     when: objectives.a.score == 'x'
+      |                              ^`},
+		{"rule reads objectives by index", `  - {name: a, score: "1"}`, "objectives[s.name].score > 0",
+			`o.yaml:13:11: rule "r": when: read objectives by name, as objectives.NAME.score or objectives.NAME.satisfied
+   13 |     when: objectives[s.name].score > 0
+      |           ^`},
+		{"rule without scored objectives", `  - {name: a}`, "objectives.a.score > 0",
+			`o.yaml:13:22: rule "r": when: objective "a" declares no score or satisfied (no objective declares a score or satisfied)
+   13 |     when: objectives.a.score > 0
+      |                      ^`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := fmt.Sprintf(objectiveFile, tc.objectives, tc.when)
+			_, err := LoadRules("o.yaml", []byte(src))
+			if err == nil {
+				t.Fatalf("loaded; want:\n%s", tc.want)
+			}
+			if err.Error() != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", err, tc.want)
+			}
+		})
+	}
+}
+
+// scoredRules have a scored objective that a rule reads, one that composes it and one
+// whose evaluation can fail.
+const scoredRules = `params: {target: 0.5}
+facts:
+  s:
+    fields: {x: float, ok: bool}
+objectives:
+  - name: progress
+    score: "s == nil ? 0 : s.x"
+    satisfied: s != nil && s.x >= params.target
+  - name: both
+    satisfied: objectives.progress.satisfied && s.ok
+  - name: fragile
+    score: s.x / (s.x - 1)
+  - {name: done, terminal: success}
+  - {name: wait}
+rules:
+  - name: close_enough
+    salience: 10
+    when: objectives.progress.score > 0.3
+    then: {objective: wait}
+  - name: finished
+    salience: 20
+    when: objectives.both.satisfied
+    then: {objective: done}
+`
+
+func cycleObjectives(t *testing.T, s *Session) (*CycleResult, string) {
+	t.Helper()
+	res, err := s.Cycle(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res.Objectives)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, string(b)
+}
+
+// Objectives are evaluated at the start of every cycle, in file order, before the rules
+// that read them; a failed evaluation is recorded and reads as score 0, not satisfied.
+func TestObjectivesEvaluatedEachCycle(t *testing.T) {
+	rs, err := LoadRules("o.yaml", []byte(scoredRules))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rs.Rules()[0].Reads; len(got) != 1 || got[0] != "s" {
+		t.Errorf("close_enough reads %v; want [s], the kind its objective reads", got)
+	}
+	if got := rs.Rules()[1].Reads; len(got) != 1 || got[0] != "s" {
+		t.Errorf("finished reads %v; want [s], through both and progress", got)
+	}
+	s := NewSession(rs)
+	for i, step := range []struct {
+		put        Fields // nil: no change before the cycle
+		objectives string
+		fired      string
+	}{
+		// both's && stops before s.ok; fragile reads the absent s, an error of expr's.
+		{nil, `[{"objective":"progress","score":0,"satisfied":false},{"objective":"both","satisfied":false},` +
+			`{"objective":"fragile","error":"score: reflect: call of reflect.Value.Field on zero Value (1:3)\n | s.x / (s.x - 1)\n | ..^"}]`, ""},
+		{Fields{"x": 0.4}, `[{"objective":"progress","score":0.4,"satisfied":false},{"objective":"both","satisfied":false},` +
+			`{"objective":"fragile","score":-0.6666666666666667}]`, "close_enough"},
+		{nil, `[{"objective":"progress","score":0.4,"satisfied":false},{"objective":"both","satisfied":false},` +
+			`{"objective":"fragile","score":-0.6666666666666667}]`, ""}, // refracted: s has not changed
+		{Fields{"x": 1.0, "ok": true}, `[{"objective":"progress","score":1,"satisfied":true},{"objective":"both","satisfied":true},` +
+			`{"objective":"fragile","error":"score: +Inf is not a finite number"}]`, "finished"},
+	} {
+		if step.put != nil {
+			if _, err := s.Put("s", "", step.put); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, got := cycleObjectives(t, s)
+		if got != step.objectives {
+			t.Errorf("cycle %d: objectives\n got %s\nwant %s", i+1, got, step.objectives)
+		}
+		if res.Fired != step.fired {
+			t.Errorf("cycle %d: fired %q, want %q", i+1, res.Fired, step.fired)
+		}
+	}
+	// Objectives evaluates on the current facts and returns a copy.
+	evals := s.Objectives()
+	if len(evals) != 3 || !evals[0].Satisfied || evals[0].Score != 1 || evals[2].Error == "" {
+		t.Errorf("Objectives() = %+v", evals)
+	}
+}
+
+// A rule set that scores no objective writes conflict_set events without the key, so
+// the traces of existing rule files stay as they were.
+func TestNoScoredObjectivesNoKey(t *testing.T) {
+	rs, err := LoadRules("o.yaml", []byte(strings.Replace(scoredRules, "objectives.both.satisfied", "s != nil && s.ok", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &MemorySink{}
+	s := NewSession(rs, WithTrace(sink))
+	if _, err := s.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sink.Bytes()), `"objectives":[{"objective":"progress"`) {
+		t.Errorf("a scored rule set: no objectives in\n%s", sink.Bytes())
+	}
+	plain, err := LoadRules("p.yaml", []byte("facts: {s: {fields: {x: float}}}\nobjectives: [{name: a}]\nrules: [{name: r, salience: 1, when: true, then: {objective: a}}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink = &MemorySink{}
+	s = NewSession(plain, WithTrace(sink))
+	res, err := s.Cycle(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Objectives != nil || strings.Contains(string(sink.Bytes()), `"objectives"`) || s.Objectives() != nil {
+		t.Errorf("an unscored rule set wrote objectives:\n%s", sink.Bytes())
+	}
+}
+
+// The conflict_set event's objectives decode into the trace package's body and write
+// back to the same bytes, for every shape: scores in both float notations, parts left
+// out, errors.
+func TestObjectivesTraceRoundTrip(t *testing.T) {
+	src := `facts:
+  s:
+    fields: {x: float}
+objectives:
+  - {name: tiny, score: "s == nil ? 1e-9 : s.x"}
+  - {name: huge, score: "s == nil ? 1e22 : -s.x", satisfied: "s == nil"}
+  - {name: only_sat, satisfied: "s.x > 0"}
+  - {name: whole, score: "7"}
+rules: [{name: r, salience: 1, when: "objectives.whole.score == 7", then: {objective: whole}}]
+`
+	rs, err := LoadRules("o.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &MemorySink{}
+	s := NewSession(rs, WithTrace(sink))
+	for _, x := range []any{nil, 0.25, -3.5e-7} {
+		if x != nil {
+			if _, err := s.Put("s", "", Fields{"x": x}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.Cycle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(sink.Bytes())), "\n") {
+		var env struct {
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal([]byte(line), &env); err != nil || env.Kind != EvConflictSet {
+			continue
+		}
+		n++
+		var cs trace.ConflictSet
+		if err := json.Unmarshal([]byte(line), &cs); err != nil {
+			t.Fatal(err)
+		}
+		if len(cs.Objectives) != 4 {
+			t.Fatalf("decoded %d objectives from %s", len(cs.Objectives), line)
+		}
+		again := string(cs.AppendFields(nil))
+		viaJSON, err := json.Marshal(cs.Objectives)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(line, again[1:]) || !strings.Contains(line, `"objectives":`+string(viaJSON)) {
+			t.Errorf("round trip:\n line %s\nagain %s\n json %s", line, again, viaJSON)
+		}
+	}
+	if n != 3 {
+		t.Fatalf("%d conflict_set events, want 3", n)
+	}
+}
+
+// A hot reload that rescores objectives takes effect at the next cycle: rules read the
+// new values, the conflict_set records them, and a replay applies the same edit.
+func TestReloadRescoresObjectives(t *testing.T) {
+	scored := `
+facts: {score: {fields: {value: float}}}
+objectives:
+  - {name: work, score: "score == nil ? 0 : score.value / 3", satisfied: "score != nil && score.value >= 3"}
+  - {name: done, terminal: success}
+rules:
+  - {name: keep_working, salience: 1, when: '!objectives.work.satisfied', then: {objective: work}}
+  - {name: enough, salience: 9, when: objectives.work.satisfied, then: {objective: done}}
+`
+	rs, err := LoadRules("scored.yaml", []byte(scored))
+	if err != nil {
+		t.Fatal(err)
+	}
+	easier := strings.NewReplacer("value / 3", "value / 2", "value >= 3", "value >= 2").Replace(scored)
+	src := &scriptedSource{polls: [][]byte{nil, nil, []byte(easier)}}
+	sink := &MemorySink{}
+	res, err := NewEngine(rs, &counter{}, WithTrace(sink), WithRuleSource(src)).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The score is 2 when the edit arrives before the third select: satisfied now.
+	if res.Outcome != OutcomeSuccess || res.Iterations != 3 {
+		t.Fatalf("%+v", res)
+	}
+	trace := string(sink.Bytes())
+	for _, want := range []string{
+		`"objectives":[{"objective":"work","score":0.6666666666666666,"satisfied":false}]`,
+		`"objectives":[{"objective":"work","score":1,"satisfied":true}]`,
+	} {
+		if !strings.Contains(trace, want) {
+			t.Errorf("trace lacks %s", want)
+		}
+	}
+	assertReplays(t, sink.Bytes(), rs)
+}

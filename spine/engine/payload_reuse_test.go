@@ -1,0 +1,141 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"testing"
+)
+
+// TestHandedOutPayloadsStayFixed: working memory reuses payload memory only when nobody
+// outside has seen it. Every fact a caller got, from any method, keeps its values after
+// later changes, failed changes and cycles.
+func TestHandedOutPayloadsStayFixed(t *testing.T) {
+	rs, err := LoadRules("reuse.yaml", []byte(`
+facts: {s: {fields: {x: float, n: int, tag: string}}}
+objectives: [{name: low}, {name: high}]
+rules:
+  - {name: low, salience: 1, when: 's.x < 5', then: {objective: low}}
+  - {name: high, salience: 1, when: 's.x >= 5', then: {objective: high}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSession(rs, WithTrace(Discard))
+	type sig struct {
+		X float64 `json:"x"`
+		N int     `json:"n"`
+	}
+	ctx := context.Background()
+	var held []Fact
+	var want []string
+	hold := func(f Fact) {
+		b, _ := f.MarshalJSON()
+		held, want = append(held, f), append(want, string(b))
+	}
+	for i := 0; i < 12; i++ {
+		x := float64(i)
+		switch i % 6 {
+		case 0:
+			f, err := s.Put("s", "", sig{X: x, N: i})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hold(f)
+		case 1:
+			if err := s.Set("s", "", &sig{X: x, N: i}); err != nil {
+				t.Fatal(err)
+			}
+			f, _ := s.Get("s", "")
+			hold(f)
+		case 2:
+			if err := s.Set("s", "", Fields{"x": x, "tag": "t"}); err != nil {
+				t.Fatal(err)
+			}
+			hold(s.Query("s")[0])
+		case 3:
+			if err := s.Set("s", "", &sig{X: x}); err != nil {
+				t.Fatal(err)
+			}
+			hold(s.Memory().All()[1])
+		case 4:
+			f, err := s.Update("s", "", Fields{"n": i})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hold(f)
+		case 5:
+			if err := s.Set("s", "", &sig{X: x, N: -i}); err != nil {
+				t.Fatal(err)
+			}
+			f, err := s.Memory().Retract("s", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			hold(f)
+		}
+		if _, err := s.Cycle(ctx); err != nil {
+			t.Fatal(err)
+		}
+		f, _ := s.Get(KindObjective, "")
+		hold(f)
+		// A change that fails half-way leaves the fact as it was.
+		if err := s.Set("s", "", Fields{"n": 1, "x": math.NaN()}); err == nil {
+			t.Fatal("NaN accepted")
+		}
+		if i%6 != 5 {
+			if f, _ := s.Get("s", ""); f.Rev != s.Memory().KindRev("s") {
+				t.Fatalf("round %d: a failed change moved the fact to rev %d", i, f.Rev)
+			}
+		}
+		for j, f := range held {
+			if b, _ := f.MarshalJSON(); string(b) != want[j] {
+				t.Fatalf("round %d: fact %d changed after it was handed out:\n got %s\nwant %s", i, j, b, want[j])
+			}
+		}
+	}
+	// The rules see the latest values, not a stale or reused buffer.
+	if err := s.Set("s", "", &sig{X: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := s.Cycle(ctx); res.Fired != "high" {
+		t.Fatalf("fired %q, want high", res.Fired)
+	}
+	if err := s.Set("s", "", &sig{X: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := s.Cycle(ctx); res.Fired != "low" {
+		t.Fatalf("fired %q, want low", res.Fired)
+	}
+}
+
+// TestBuiltinPayloadLayout: the engine writes the built-in facts through Go structs that
+// must have the layout of the kinds' payload structs.
+func TestBuiltinPayloadLayout(t *testing.T) {
+	rs, err := LoadRules("b.yaml", []byte("rules: [{name: r, salience: 1, when: 'true', then: {transition: observe}}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		index int
+		name  string
+		typ   reflect.Type
+	}{
+		{stateIndex, KindState, reflect.TypeOf(statePayload{})},
+		{objectiveIndex, KindObjective, reflect.TypeOf(objectivePayload{})},
+	} {
+		k := rs.kinds[c.index]
+		if k.Name != c.name {
+			t.Fatalf("kind %d is %q, want %q", c.index, k.Name, c.name)
+		}
+		if k.typ.Size() != c.typ.Size() || k.typ.NumField() != c.typ.NumField() {
+			t.Fatalf("%s: payload %v does not match %v", c.name, k.typ, c.typ)
+		}
+		for i := 0; i < c.typ.NumField(); i++ {
+			a, b := k.typ.Field(i), c.typ.Field(i)
+			if a.Type != b.Type || a.Offset != b.Offset {
+				t.Errorf("%s field %d: %v at %d, Go struct has %v at %d", c.name, i, a.Type, a.Offset, b.Type, b.Offset)
+			}
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// scalarMap maps character offsets inside a YAML scalar's value back to file positions,
+// so that an error at column c of a multi-line `when` points at the right line and column
+// of the rule file.
+type scalarMap struct {
+	segs []segment
+	line int // fallback: the node's own position
+	col  int
+}
+
+type segment struct{ start, line, col int } // value rune offset → file line, column (1-based)
+
+func newScalarMap(lines []string, n *yaml.Node) scalarMap {
+	m := scalarMap{line: n.Line, col: n.Column}
+	val := []rune(n.Value)
+	pos := 0
+	first, col0, trimAll := n.Line, n.Column, false
+	switch n.Style {
+	case yaml.LiteralStyle, yaml.FoldedStyle:
+		first, col0 = n.Line+1, 0
+	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
+		col0 = n.Column + 1 // after the opening quote
+		trimAll = true
+	default:
+		trimAll = true
+	}
+	indent := -1
+	for ln := first; ln <= len(lines) && pos <= len(val); ln++ {
+		raw := []rune(lines[ln-1])
+		start := 0
+		switch {
+		case ln == first && col0 > 0:
+			start = col0 - 1
+		case n.Style == yaml.LiteralStyle || n.Style == yaml.FoldedStyle:
+			lead := leadingSpaces(raw)
+			if lead == len(raw) { // blank line inside a block scalar
+				if pos < len(val) && val[pos] == '\n' {
+					pos++
+				}
+				continue
+			}
+			if indent < 0 {
+				indent = lead
+			}
+			if lead < indent {
+				return m // the block ended
+			}
+			start = indent
+		case trimAll:
+			start = leadingSpaces(raw)
+		}
+		if start > len(raw) {
+			return m
+		}
+		text := raw[start:]
+		if n.Style == yaml.DoubleQuotedStyle || n.Style == yaml.SingleQuotedStyle {
+			text = []rune(strings.TrimRight(string(text), " "))
+			if len(text) > 0 && (text[len(text)-1] == '"' || text[len(text)-1] == '\'') && pos+len(text) > len(val) {
+				text = text[:len(text)-1]
+			}
+		}
+		if !hasRunePrefix(val[pos:], text) {
+			text = []rune(strings.TrimRight(string(text), " "))
+			if !hasRunePrefix(val[pos:], text) {
+				if hasRunePrefix(text, val[pos:]) {
+					// The value ends on this line, before what closes it (a
+					// quote, then } or , in a flow mapping).
+					m.segs = append(m.segs, segment{start: pos, line: ln, col: start + 1})
+				}
+				return m
+			}
+		}
+		m.segs = append(m.segs, segment{start: pos, line: ln, col: start + 1})
+		pos += len(text)
+		if pos >= len(val) {
+			return m
+		}
+		if val[pos] == '\n' || val[pos] == ' ' {
+			pos++
+		}
+	}
+	return m
+}
+
+// at returns the file line and column of value offset off.
+func (m scalarMap) at(off int) (int, int) {
+	for i := len(m.segs) - 1; i >= 0; i-- {
+		if s := m.segs[i]; s.start <= off {
+			return s.line, s.col + off - s.start
+		}
+	}
+	return m.line, m.col
+}
+
+func leadingSpaces(r []rune) int {
+	i := 0
+	for i < len(r) && (r[i] == ' ' || r[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+func hasRunePrefix(s, prefix []rune) bool {
+	if len(prefix) > len(s) {
+		return false
+	}
+	for i := range prefix {
+		if s[i] != prefix[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,36 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/replay"
+	tr "github.com/agentspine/spine/spine/trace"
+)
+
+func init() {
+	engine.ReplayTrace = func(t *testing.T, trace []byte, rs *engine.RuleSet) []byte {
+		t.Helper()
+		tf, err := tr.Read("t", bytes.NewReader(trace))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := replay.NewRecording("t", tf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := &engine.MemorySink{}
+		if _, err := replay.Run(context.Background(), rec, rs, again); err != nil {
+			t.Fatal(err)
+		}
+		return again.Bytes()
+	}
+	engine.TraceDiff = func(a, b []byte) string {
+		if d := replay.CompareTraces(a, b, 0); d != nil {
+			return d.String()
+		}
+		return ""
+	}
+}

@@ -1,0 +1,34 @@
+package engine
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// Package replay owns replaying and comparing traces and imports this package, so the
+// tests here that replay what the engine wrote borrow both through these hooks, which
+// replay_ext_test.go (package engine_test) fills.
+var (
+	// ReplayTrace replays trace with rs and returns the trace the replay wrote.
+	ReplayTrace func(t *testing.T, trace []byte, rs *RuleSet) []byte
+	// TraceDiff is the first difference between two traces, "" when they are identical.
+	TraceDiff func(a, b []byte) string
+)
+
+// assertReplays replays trace with rs and requires the same bytes and an intact chain.
+func assertReplays(t *testing.T, trace []byte, rs *RuleSet) {
+	t.Helper()
+	again := ReplayTrace(t, trace, rs)
+	if d := TraceDiff(trace, again); d != "" {
+		t.Fatalf("the replay differs: %s", d)
+	}
+	for _, b := range [][]byte{trace, again} {
+		if rep, err := VerifyChain(bytes.NewReader(b)); err != nil || !rep.Chained {
+			t.Fatalf("the chain: %+v %v", rep, err)
+		}
+	}
+}
+
+// diffAt reports whether a TraceDiff names the line and field want ("line 11, field h").
+func diffAt(d, want string) bool { return strings.HasPrefix(d, want+":") }

@@ -1,0 +1,238 @@
+package engine
+
+import (
+	"github.com/agentspine/spine/internal/yamlnode"
+	"gopkg.in/yaml.v3"
+)
+
+// FSM states a rule may request with then.transition.
+var transitionTargets = []string{StateObserve, StateTerminate}
+
+func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
+	if n.Kind != yaml.SequenceNode {
+		l.errNode(n, "rules: expected a list of rules, got %s", yamlnode.Describe(n))
+		return
+	}
+	if len(n.Content) == 0 {
+		l.errNode(n, "rules: the list is empty; a rule set needs at least one rule")
+	}
+	seen := map[string]int{}
+	for _, item := range n.Content {
+		item = yamlnode.Resolve(item)
+		l.rule = ""
+		if item.Kind != yaml.MappingNode {
+			l.errNode(item, "rule: expected a mapping with name, salience, when and then, got %s", yamlnode.Describe(item))
+			continue
+		}
+		l.rule = peekName(item) // so that errors in the rule's keys name it
+		keys := l.fields(item, "rule", []string{"name", "salience", "when", "then", "description"}, []string{"name", "salience", "when", "then"})
+		r := &Rule{Line: item.Line, index: len(rs.rules)}
+		if v := keys["name"]; v != nil {
+			if name, ok := l.stringScalar(v, "rule name"); ok {
+				if first, dup := seen[name]; dup {
+					l.errNode(v, "duplicate rule name %q (first defined on line %d)", name, first)
+				} else if name == "" {
+					l.errNode(v, "rule name is empty")
+				}
+				seen[name] = v.Line
+				r.Name = name
+				l.rule = name
+			}
+		}
+		if v := keys["salience"]; v != nil {
+			r.Salience, _ = l.intScalar(v, "salience")
+		}
+		if v := keys["description"]; v != nil {
+			r.Description, _ = l.stringScalar(v, "description")
+		}
+		if v := keys["when"]; v != nil {
+			if v.Kind == yaml.ScalarNode && v.Tag == "!!bool" {
+				r.When = v.Value
+				l.compileWhen(rs, r, v)
+			} else if src, ok := l.stringScalar(v, "when"); ok {
+				r.When = src
+				l.compileWhen(rs, r, v)
+			}
+		}
+		if v := keys["then"]; v != nil {
+			l.loadThen(rs, r, v)
+		}
+		rs.rules = append(rs.rules, r)
+	}
+	l.rule = ""
+}
+
+// peekName returns the rule's name when it is a plain scalar, else "".
+func peekName(rule *yaml.Node) string {
+	for i := 0; i+1 < len(rule.Content); i += 2 {
+		if v := yamlnode.Resolve(rule.Content[i+1]); rule.Content[i].Value == "name" && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
+			return v.Value
+		}
+	}
+	return ""
+}
+
+func (l *loader) loadThen(rs *RuleSet, r *Rule, n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		l.errNode(n, "then: expected a mapping with objective, assert, update, retract or transition, got %s", yamlnode.Describe(n))
+		return
+	}
+	keys := l.fields(n, "then", []string{"objective", "assert", "update", "retract", "transition"}, nil)
+	if len(keys) == 0 && len(n.Content) == 0 {
+		l.errNode(n, "then: does nothing; give an objective, assert, update, retract or transition")
+	}
+	if v := keys["objective"]; v != nil {
+		if name, ok := l.stringScalar(v, "then.objective"); ok {
+			if _, found := rs.objectiveByName[name]; !found {
+				l.errNode(v, "then.objective: %q is not a declared objective%s", name, objectiveList(rs))
+			}
+			r.Then.Objective = name
+		}
+	}
+	if v := keys["transition"]; v != nil {
+		if to, ok := l.stringScalar(v, "then.transition"); ok {
+			if to != StateObserve && to != StateTerminate {
+				l.errNode(v, "then.transition: %q is not a state a rule may request (expected %s or %s)", to, StateObserve, StateTerminate)
+			}
+			r.Then.Transition = to
+		}
+	}
+	r.Then.Assert = l.factActions(rs, keys["assert"], "assert", true)
+	r.Then.Update = l.factActions(rs, keys["update"], "update", true)
+	r.Then.Retract = l.factActions(rs, keys["retract"], "retract", false)
+}
+
+func (l *loader) factActions(rs *RuleSet, n *yaml.Node, op string, withFields bool) []FactAction {
+	if n == nil {
+		return nil
+	}
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+	}
+	var out []FactAction
+	for _, it := range items {
+		it = yamlnode.Resolve(it)
+		what := "then." + op
+		if it.Kind != yaml.MappingNode {
+			l.errNode(it, "%s: expected a mapping with kind, id and fields, got %s", what, yamlnode.Describe(it))
+			continue
+		}
+		allowed := []string{"kind", "id"}
+		if withFields {
+			allowed = append(allowed, "fields")
+		}
+		keys := l.fields(it, what, allowed, []string{"kind"})
+		var a FactAction
+		var kind *FactKind
+		if v := keys["kind"]; v != nil {
+			if name, ok := l.stringScalar(v, what+".kind"); ok {
+				a.Kind = name
+				kind = rs.kindByName[name]
+				switch {
+				case kind == nil:
+					l.errNode(v, "%s: unknown fact kind %q%s", what, name, kindList(rs))
+				case name == KindState || name == KindObjective:
+					l.errNode(v, "%s: the built-in kind %q is changed by the engine, not by rules (use then.objective or then.transition)", what, name)
+					kind = nil
+				}
+			}
+		}
+		if v := keys["id"]; v != nil {
+			a.ID, _ = l.stringScalar(v, what+".id")
+			if kind != nil && !kind.Many && a.ID != "" && a.ID != kind.Name {
+				l.errNode(v, "%s: kind %q holds one fact, so its id is %q or omitted, not %q", what, kind.Name, kind.Name, a.ID)
+			}
+		} else if kind != nil && kind.Many {
+			l.errNode(it, "%s: kind %q holds many facts, so an id is required", what, a.Kind)
+		}
+		if v := keys["fields"]; v != nil && kind != nil {
+			a.Fields = l.literalFields(kind, v, what)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// literalFields reads a then-action's field values and checks them against the kind.
+func (l *loader) literalFields(k *FactKind, n *yaml.Node, what string) Fields {
+	if n.Kind != yaml.MappingNode {
+		l.errNode(n, "%s.fields: expected a mapping of field: value, got %s", what, yamlnode.Describe(n))
+		return nil
+	}
+	out := Fields{}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn, vn := n.Content[i], yamlnode.Resolve(n.Content[i+1])
+		f, ok := k.Field(kn.Value)
+		if !ok {
+			l.errNode(kn, "%s: kind %q has no field %q (fields: %s)", what, k.Name, kn.Value, joinNames(k.fieldNames()))
+			continue
+		}
+		if first, dup := seen[f.Name]; dup {
+			l.errNode(kn, "%s: field %q is given twice (first on line %d)", what, f.Name, first)
+			continue
+		}
+		seen[f.Name] = kn.Line
+		// A wrong shape is named as YAML, not as the Go type it would decode to.
+		shapeOK := vn.Kind == yaml.ScalarNode
+		if f.Type == TypeStrings {
+			shapeOK = vn.Kind == yaml.SequenceNode || vn.Tag == "!!null"
+		}
+		if !shapeOK {
+			l.errNode(vn, "%s: field %q of kind %q: want %s, got %s", what, f.Name, k.Name, typeDescription[f.Type], yamlnode.Describe(vn))
+			continue
+		}
+		var v any
+		if err := vn.Decode(&v); err != nil {
+			l.errNode(vn, "%s: field %q: %v", what, f.Name, err)
+			continue
+		}
+		probe := newFieldProbe(f)
+		if err := assign(probe, f, v); err != nil {
+			l.errNode(vn, "%s: field %q of kind %q: %v", what, f.Name, k.Name, err)
+			continue
+		}
+		out[f.Name] = v
+	}
+	return out
+}
+
+var typeDescription = map[FieldType]string{
+	TypeFloat: "a number", TypeInt: "an integer", TypeBool: "a bool", TypeString: "a string", TypeStrings: "a list of strings",
+}
+
+func objectiveList(rs *RuleSet) string {
+	if len(rs.objectives) == 0 {
+		return " (the file declares no objectives)"
+	}
+	names := make([]string, len(rs.objectives))
+	for i, o := range rs.objectives {
+		names[i] = o.Name
+	}
+	return " (objectives: " + joinNames(names) + ")"
+}
+
+func kindList(rs *RuleSet) string {
+	var names []string
+	for _, k := range rs.kinds {
+		if k.Name != KindState && k.Name != KindObjective {
+			names = append(names, k.Name)
+		}
+	}
+	if len(names) == 0 {
+		return " (the file declares no fact kinds)"
+	}
+	return " (kinds: " + joinNames(names) + ")"
+}
+
+func joinNames(names []string) string {
+	out := ""
+	for i, n := range names {
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out
+}

@@ -1,0 +1,267 @@
+package engine
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+
+	"github.com/agentspine/spine/spine/cond"
+	"github.com/expr-lang/expr/vm"
+)
+
+// Objective terminal values.
+const (
+	TerminalSuccess = "success"
+	TerminalFailure = "failure"
+)
+
+// Objective is a pre-registered goal a rule may select. A terminal objective ends the run
+// with its outcome.
+type Objective struct {
+	Name        string
+	Description string
+	Terminal    string // "", TerminalSuccess or TerminalFailure
+	// Score and Satisfied are the objective's expr expressions over the facts, "" when
+	// not given: how attainable it is (a number) and whether it is met (a bool). They
+	// are evaluated every cycle; see ObjectiveEval.
+	Score     string
+	Satisfied string
+
+	eval objectiveProgs // compiled Score and Satisfied
+}
+
+// Param is a named value of a rule file, visible to rules as params.<name>. Numbers are
+// float64.
+type Param struct {
+	Name      string
+	Type      FieldType // TypeFloat, TypeBool or TypeString
+	Value     any
+	Line, Col int
+}
+
+// FactAction asserts, updates or retracts one fact when a rule fires.
+type FactAction struct {
+	Kind   string `json:"kind"`
+	ID     string `json:"id,omitempty"`
+	Fields Fields `json:"fields,omitempty"`
+}
+
+// Then is what a rule does when it fires. It is data: the engine carries it out.
+type Then struct {
+	Objective  string       `json:"objective,omitempty"`
+	Assert     []FactAction `json:"assert,omitempty"`
+	Update     []FactAction `json:"update,omitempty"`
+	Retract    []FactAction `json:"retract,omitempty"`
+	Transition string       `json:"transition,omitempty"`
+}
+
+// Rule is one compiled production rule.
+type Rule struct {
+	Name        string
+	Salience    int
+	When        string
+	Description string
+	Then        Then
+	// Specificity is the number of top-level conjuncts of When.
+	Specificity int
+	// Reads lists the fact kinds When refers to, in declaration order; recency and
+	// refraction are computed over them.
+	Reads []string
+	Line  int // line of the rule in its file
+
+	index   int
+	group   int   // rank of (salience, specificity) in the static order
+	pos     int   // position in the static order
+	final   bool  // Then sets a terminal objective
+	reads   []int // kind indexes
+	program *vm.Program
+	cond    *cond.Node // When classified from program's tree; nil when it did not compile
+}
+
+// RuleSet is a compiled rule file. It is immutable once loaded and safe to share between
+// goroutines and sessions.
+type RuleSet struct {
+	name, description, path, hash string
+	source                        string // the file's bytes, which hash to hash: a trace header carries them
+
+	params      []Param
+	paramByName map[string]*Param
+	paramsVal   reflect.Value // pointer to a struct of the params
+	paramsField int           // index of "params" in the environment struct
+
+	kinds      []*FactKind // built-in kinds first, then declared order
+	kindByName map[string]*FactKind
+
+	objectives      []Objective
+	objectiveByName map[string]*Objective
+	objEnv          objectiveEnv // where scored objectives live in the environment
+
+	rules   []*Rule
+	domains []byte  // the file's domains: mapping, as a YAML document at its own positions
+	order   []*Rule // static agenda order: salience ↓, specificity ↓, name ↑
+	envType reflect.Type
+	// matcher decides every analysable rule in one lookup; slotsOf lists, per kind, the
+	// fields it reads, which working memory copies into its input on every change.
+	matcher *cond.Matcher
+	slotsOf [][]inputSlot
+}
+
+// Name is the rule set's declared name.
+func (rs *RuleSet) Name() string { return rs.name }
+
+// Description is the rule set's declared description.
+func (rs *RuleSet) Description() string { return rs.description }
+
+// Path is the name the rule set was loaded under.
+func (rs *RuleSet) Path() string { return rs.path }
+
+// Hash is "sha256:" and the hex digest of the rule file's bytes.
+func (rs *RuleSet) Hash() string { return rs.hash }
+
+// DomainsSource returns the rule file's `domains:` mapping as a YAML document whose
+// lines and columns are those of the rule file, and false when the file declares none.
+// Package analysis reads it; the engine does not use it.
+func (rs *RuleSet) DomainsSource() ([]byte, bool) { return rs.domains, rs.domains != nil }
+
+// Rules returns the rules in file order. The returned rules must not be modified.
+func (rs *RuleSet) Rules() []*Rule { return rs.rules }
+
+// Params returns the params in file order.
+func (rs *RuleSet) Params() []Param { return append([]Param(nil), rs.params...) }
+
+// Param returns a param's value.
+func (rs *RuleSet) Param(name string) (any, bool) {
+	p, ok := rs.paramByName[name]
+	if !ok {
+		return nil, false
+	}
+	return p.Value, true
+}
+
+// ParamFloat returns a numeric param, and false when it is missing or not a number.
+func (rs *RuleSet) ParamFloat(name string) (float64, bool) {
+	v, ok := rs.Param(name)
+	f, isNum := v.(float64)
+	return f, ok && isNum
+}
+
+// ParamMap returns the params by name, for trace headers.
+func (rs *RuleSet) ParamMap() map[string]any {
+	m := make(map[string]any, len(rs.params))
+	for _, p := range rs.params {
+		m[p.Name] = p.Value
+	}
+	return m
+}
+
+// Kinds returns the fact kinds, built-in ones first.
+func (rs *RuleSet) Kinds() []*FactKind { return rs.kinds }
+
+// Kind returns a fact kind by name.
+func (rs *RuleSet) Kind(name string) (*FactKind, bool) {
+	k, ok := rs.kindByName[name]
+	return k, ok
+}
+
+// Objectives returns the declared objectives in file order.
+func (rs *RuleSet) Objectives() []Objective { return append([]Objective(nil), rs.objectives...) }
+
+// Objective returns a declared objective.
+func (rs *RuleSet) Objective(name string) (Objective, bool) {
+	o, ok := rs.objectiveByName[name]
+	if !ok {
+		return Objective{}, false
+	}
+	return *o, true
+}
+
+// builder assembles the typed parts of a rule set before its rules are compiled.
+type builder struct {
+	name, description string
+	params            []Param
+	kinds             []*FactKind
+	objectives        []Objective
+	objNodes          []objectiveNodes // objectives with a score or satisfied, to compile
+}
+
+func newBuilder() *builder { return &builder{} }
+
+// finish builds the environment type: one field per fact kind, then params.
+func (b *builder) finish() *RuleSet {
+	rs := &RuleSet{
+		name: b.name, description: b.description,
+		paramByName:     map[string]*Param{},
+		kindByName:      map[string]*FactKind{},
+		objectiveByName: map[string]*Objective{},
+	}
+	kinds := append(builtinKinds(), b.kinds...)
+	var envFields []reflect.StructField
+	for _, k := range kinds {
+		if _, dup := rs.kindByName[k.Name]; dup {
+			continue // reported by the loader
+		}
+		k.index = len(rs.kinds)
+		k.build()
+		rs.kinds = append(rs.kinds, k)
+		rs.kindByName[k.Name] = k
+		t := reflect.PointerTo(k.typ)
+		if k.Many {
+			t = reflect.SliceOf(t)
+		}
+		envFields = append(envFields, reflect.StructField{
+			Name: fmt.Sprintf("K%d", k.index), Type: t, Tag: reflect.StructTag(fmt.Sprintf(`expr:%q`, k.Name)),
+		})
+	}
+	var pf []reflect.StructField
+	rs.params = b.params
+	for i := range rs.params {
+		p := &rs.params[i]
+		rs.paramByName[p.Name] = p
+		pf = append(pf, reflect.StructField{
+			Name: fmt.Sprintf("P%d", i), Type: fieldTypes[p.Type], Tag: reflect.StructTag(fmt.Sprintf(`expr:%q json:%q`, p.Name, p.Name)),
+		})
+	}
+	pt := reflect.StructOf(pf)
+	rs.paramsVal = reflect.New(pt)
+	for i, p := range rs.params {
+		rs.paramsVal.Elem().Field(i).Set(reflect.ValueOf(p.Value))
+	}
+	rs.paramsField = len(envFields)
+	envFields = append(envFields, reflect.StructField{Name: "Params", Type: reflect.PointerTo(pt), Tag: `expr:"params"`})
+	rs.objectives = b.objectives
+	envFields = rs.objEnv.build(rs.objectives, envFields)
+	rs.envType = reflect.StructOf(envFields)
+	for i := range rs.objectives {
+		rs.objectiveByName[rs.objectives[i].Name] = &rs.objectives[i]
+	}
+	return rs
+}
+
+// prepare computes the static part of the agenda order. Cycles evaluate rules in this
+// order, so the conflict set comes out sorted except for recency ties, and ordering it
+// costs little.
+func (rs *RuleSet) prepare() {
+	rs.order = append([]*Rule(nil), rs.rules...)
+	sort.SliceStable(rs.order, func(i, j int) bool {
+		a, b := rs.order[i], rs.order[j]
+		if a.Salience != b.Salience {
+			return a.Salience > b.Salience
+		}
+		if a.Specificity != b.Specificity {
+			return a.Specificity > b.Specificity
+		}
+		return a.Name < b.Name
+	})
+	for i, r := range rs.order {
+		r.pos = i
+		r.final = rs.isTerminal(r.Then.Objective)
+		if i > 0 {
+			p := rs.order[i-1]
+			r.group = p.group
+			if p.Salience != r.Salience || p.Specificity != r.Specificity {
+				r.group++
+			}
+		}
+	}
+	rs.buildMatcher()
+}

@@ -1,0 +1,316 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/agentspine/spine/spine/trace"
+)
+
+// Session is one working memory with its agenda and trace: the unit a caller drives
+// cycle by cycle. Engine wraps a Session in the FSM loop; hosts that only need decisions
+// (such as the GGS filter) drive a Session directly. A Session is not safe for
+// concurrent use; run one per goroutine. Sessions share their immutable RuleSet.
+type Session struct {
+	rs      *RuleSet
+	wm      *WorkingMemory
+	opts    options
+	x       Exchanger // the clock, ids, effector calls, rule source and epilogue
+	stopAt  int64     // the exchanger's cancellation point (seq), 0 for none
+	tracer  tracer
+	vm      vm.VM
+	set     []uint64 // the atoms that hold, filled by the matcher each cycle
+	decided []uint8  // each rule's outcome from the matcher (cond.True, False, VM)
+
+	cycle     int
+	firings   []Firing // ring of the last firings, for runaway errors
+	nFirings  int
+	fired     []bool     // per rule: has it fired
+	firedSig  [][]uint64 // per rule: kind revisions when it last fired
+	requested string     // transition requested by the last rule fired
+
+	// reused per cycle
+	res   CycleResult
+	evals []RuleEval
+	cset  []candidate
+	names []string
+
+	objEvals []ObjectiveEval // the scored objectives' values, reused per cycle
+}
+
+// NewSession starts a session over a rule set. It writes the trace header at once.
+func NewSession(rs *RuleSet, opt ...Option) *Session {
+	o := defaultOptions()
+	for _, f := range opt {
+		f(&o)
+	}
+	s := &Session{
+		rs:       rs,
+		opts:     o,
+		fired:    make([]bool, len(rs.rules)),
+		firedSig: make([][]uint64, len(rs.rules)),
+		evals:    make([]RuleEval, 0, len(rs.rules)),
+		names:    make([]string, 0, len(rs.rules)), // never nil: an empty conflict set is []
+	}
+	for i, r := range rs.rules {
+		s.firedSig[i] = make([]uint64, len(r.reads))
+	}
+	s.x = o.exchanger
+	if s.x == nil {
+		s.x = &live{s: s, clock: o.clock, ids: o.ids}
+	}
+	s.stopAt = s.x.StopAt()
+	s.tracer = tracer{sink: o.sink, clock: s.x, discard: o.sink == Discard}
+	if o.runID == "" {
+		o.runID = s.x.NewID()
+		s.opts.runID = o.runID
+	}
+	s.tracer.emit(EvHeader, trace.Header{
+		Format: TraceFormat, Run: o.runID,
+		Rules:  trace.RulesRef{Name: rs.name, Path: headerPath(rs, o), Hash: rs.hash, Source: headerSource(rs, o)},
+		Params: s.tracer.paramsJSON(rs), Meta: o.meta,
+		Limits: trace.Limits{MaxIterations: o.maxIterations, MaxFirings: o.maxFirings},
+	})
+	s.wm = NewWorkingMemory(rs, s.observe)
+	s.wm.observerKeeps = false // the tracer's sink must not keep events
+	if s.tracer.discard {
+		s.wm.counter = &s.tracer.seq // see observe: a discarded event only takes a seq
+	}
+	return s
+}
+
+// paramsJSON is the header's params: the rule set's parameters by name. Parameters
+// that do not encode (a NaN) are the trace's first error, as a body the sink cannot
+// encode would be, and the header records them as null.
+func (t *tracer) paramsJSON(rs *RuleSet) json.RawMessage {
+	b, err := json.Marshal(rs.ParamMap())
+	if err != nil {
+		if t.err == nil {
+			t.err = fmt.Errorf("trace: encoding header event: params: %w", err)
+		}
+		return nil
+	}
+	return b
+}
+
+func (s *Session) observe(op string, f Fact) {
+	if s.tracer.discard {
+		s.tracer.skip()
+		return
+	}
+	kind := EvFactAsserted
+	switch op {
+	case OpUpdate:
+		kind = EvFactUpdated
+	case OpRetract:
+		kind = EvFactRetracted
+	}
+	s.tracer.emit(kind, factBody{Fact: f})
+}
+
+type factBody struct {
+	Fact Fact `json:"fact"`
+}
+
+// RunID is the id written in the trace header.
+func (s *Session) RunID() string { return s.opts.runID }
+
+// RuleSet returns the session's rule set.
+func (s *Session) RuleSet() *RuleSet { return s.rs }
+
+// Memory gives read access to the working memory. Change facts through the Session so
+// that changes are traced.
+func (s *Session) Memory() *WorkingMemory { return s.wm }
+
+// Assert adds a fact; see WorkingMemory.Assert.
+func (s *Session) Assert(kind, id string, payload any) (Fact, error) {
+	return s.wm.Assert(kind, id, payload)
+}
+
+// Update changes an existing fact; see WorkingMemory.Update.
+func (s *Session) Update(kind, id string, payload any) (Fact, error) {
+	return s.wm.Update(kind, id, payload)
+}
+
+// Put asserts or updates a fact; see WorkingMemory.Put.
+func (s *Session) Put(kind, id string, payload any) (Fact, error) {
+	return s.wm.Put(kind, id, payload)
+}
+
+// Set is Put for callers that do not need the stored fact back; see WorkingMemory.Set.
+func (s *Session) Set(kind, id string, payload any) error {
+	return s.wm.Set(kind, id, payload)
+}
+
+// Retract removes a fact; see WorkingMemory.Retract.
+func (s *Session) Retract(kind, id string) error {
+	_, err := s.wm.Retract(kind, id)
+	return err
+}
+
+// Get returns a fact; see WorkingMemory.Get.
+func (s *Session) Get(kind, id string) (Fact, bool) { return s.wm.Get(kind, id) }
+
+// Query returns the facts of a kind; see WorkingMemory.Query.
+func (s *Session) Query(kind string) []Fact { return s.wm.Query(kind) }
+
+// Objective returns the name of the current objective, "" before any rule set one.
+func (s *Session) Objective() string {
+	if o, ok := s.wm.objective(); ok {
+		return o.Name
+	}
+	return ""
+}
+
+// objectiveRule is the rule that set the current objective.
+func (s *Session) objectiveRule() string {
+	if o, ok := s.wm.objective(); ok {
+		return o.Rule
+	}
+	return ""
+}
+
+// Emit writes a host event into the trace. body must encode as a JSON object without the
+// keys seq, t and kind, which every event line starts with, and h, which ends it; a body
+// that breaks this is recorded as an emit_error event instead, so the trace stays
+// readable.
+func (s *Session) Emit(kind string, body any) {
+	if err := checkHostBody(body); err != nil {
+		s.tracer.emit(EvEmitError, trace.EmitError{Kind: kind, Error: err.Error()})
+		return
+	}
+	s.tracer.emit(kind, body)
+}
+
+// EvEmitError records a host event that could not be written as given.
+const EvEmitError = trace.KindEmitError
+
+func checkHostBody(body any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return fmt.Errorf("the body does not encode as a JSON object")
+	}
+	for _, k := range []string{"seq", "t", "kind", "h"} {
+		if _, ok := keys[k]; ok {
+			return fmt.Errorf("the body has the reserved key %q", k)
+		}
+	}
+	return nil
+}
+
+// Flush flushes the trace sink and returns the first trace error seen so far.
+func (s *Session) Flush() error {
+	if err := s.tracer.sink.Flush(); err != nil && s.tracer.err == nil {
+		s.tracer.err = err
+	}
+	return s.tracer.err
+}
+
+// Err returns the first trace error seen, if any. A session whose trace failed keeps
+// working, but the engine stops at the next cycle boundary.
+func (s *Session) Err() error { return s.tracer.err }
+
+// setState records the FSM state as a fact so rules can match on it.
+func (s *Session) setState(name string, iteration int) {
+	s.wm.putBuiltin(stateIndex, name, "", iteration)
+}
+
+// tracer stamps events with seq and time and hands them to the sink. It takes exactly
+// one clock reading per event, so an exchanger that serves recorded readings in order
+// reproduces every timestamp. Effectors may journal from their own goroutines, hence
+// the lock around writes and the atomic seq: an event that is not written (the sink is
+// Discard) only takes the next seq, which needs no lock.
+type tracer struct {
+	discard bool // the sink is Discard
+	mu      sync.Mutex
+	sink    Sink
+	clock   Clock
+	seq     atomic.Int64
+	ev      Event
+	err     error
+}
+
+func (t *tracer) emit(kind string, body any) time.Time {
+	if t.discard {
+		// Nobody reads the events: keep seq, skip the clock and the encoding.
+		t.seq.Add(1)
+		return time.Time{}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.write(t.clock.Now(), kind, body)
+}
+
+// skip counts an event that is not written because the sink discards everything.
+func (t *tracer) skip() { t.seq.Add(1) }
+
+// emitSeq writes an event and returns its seq.
+func (t *tracer) emitSeq(kind string, body any) int64 {
+	if t.discard {
+		return t.seq.Add(1)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.write(t.clock.Now(), kind, body)
+	return t.seq.Load()
+}
+
+// emitAt writes an event stamped with a reading the caller already took.
+func (t *tracer) emitAt(at time.Time, kind string, body any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.write(at, kind, body)
+}
+
+func (t *tracer) write(at time.Time, kind string, body any) time.Time {
+	t.ev = Event{Seq: t.seq.Add(1), Time: at, Kind: kind, Body: body}
+	if err := t.sink.Write(&t.ev); err != nil && t.err == nil {
+		t.err = err
+	}
+	return at
+}
+
+// canceled reports the context's error, and cancellation where the exchanger places it
+// (a recorded run is stopped where it was cancelled).
+func (s *Session) canceled(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.stopAt > 0 && s.tracer.seq.Load()+1 == s.stopAt {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Cycle runs one agenda cycle over every rule; see the package documentation.
+func (s *Session) Cycle(ctx context.Context) (*CycleResult, error) {
+	return s.runCycle(ctx, false)
+}
+
+// headerSource is the rule file the header carries: none when WithRecordedRules says the
+// recorded header had none.
+func headerSource(rs *RuleSet, o options) string {
+	if o.noRulesSource {
+		return ""
+	}
+	return rs.source
+}
+
+// headerPath is the rule path the header names: the rule set's own, unless
+// WithRecordedRules names the recorded one.
+func headerPath(rs *RuleSet, o options) string {
+	if o.rulesPath != "" {
+		return o.rulesPath
+	}
+	return rs.path
+}

@@ -1,0 +1,12 @@
+// Package replay re-runs a recorded trace through the engine and compares traces. It
+// owns the recorded side of the engine's seam: Exchanger serves a recording's clock
+// readings, run id, effector results, reloads and epilogue to an engine.Engine, which
+// takes the same path as in a live run, and reports a run that departs from the
+// recording (DivergenceError, ErrRecordingEnded). It also finds the rule file a
+// recording was made with (the one its header carries, or one with its hash) and
+// compares two traces field by field (CompareTraces).
+//
+// It must not call an effector, read a clock or draw an id: everything a replay writes
+// comes from the recording or from the engine's deterministic core. It imports the
+// engine; the engine never imports it.
+package replay

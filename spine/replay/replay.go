@@ -1,0 +1,585 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentspine/spine/internal/linecap"
+	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
+)
+
+// Recording is a trace read back for replay: its header, the clock readings of its
+// events, and its effector exchanges by call index.
+type Recording struct {
+	Name   string
+	Header RecordedHeader
+	Events []trace.Event
+	Torn   *trace.TornLine
+
+	times      []time.Time
+	calls      map[int]*recordedCall
+	canceledAt int64                  // seq of a halt with outcome canceled, 0 if none
+	reloads    map[int64]*trace.Event // rules_reloaded / rules_reload_failed events by seq
+	seed       []*trace.Event         // fact changes made before the loop started
+	epilogue   []*trace.Event         // events the host wrote after the halt
+}
+
+// RecordedHeader is the decoded first line of a trace.
+type RecordedHeader struct{ trace.Header }
+
+// RulesPath and RulesHash name the rule file a recording was made with.
+func (h RecordedHeader) RulesPath() string { return h.Rules.Path }
+
+// RulesHash is the recorded rule set's content hash.
+func (h RecordedHeader) RulesHash() string { return h.Rules.Hash }
+
+type recordedCall struct {
+	call   *trace.Event
+	body   trace.EffectorCall
+	nested []*trace.Event
+	result *trace.EffectorResult
+}
+
+// ReadRecording reads a trace for replay. A torn last line is kept in Torn; the replay
+// stops with ErrRecordingEnded where it would need it.
+func ReadRecording(path string) (*Recording, error) {
+	f, err := trace.ReadFileEvents(path)
+	if err != nil {
+		return nil, err
+	}
+	return NewRecording(path, f)
+}
+
+// NewRecording indexes a read trace for replay.
+func NewRecording(name string, f *trace.File) (*Recording, error) {
+	r := &Recording{Name: name, Events: f.Events, Torn: f.Torn, calls: map[int]*recordedCall{}}
+	h, ok := f.Header()
+	if !ok {
+		return nil, fmt.Errorf("%s: not a trace: the first line is not a header", name)
+	}
+	r.Header.Header = h
+	if h.Format != engine.TraceFormat && h.Format != engine.TraceFormatUnchained {
+		return nil, fmt.Errorf("%s:1: trace format %s, this build replays %q and %q", name, linecap.ExcerptString(h.Format), engine.TraceFormat, engine.TraceFormatUnchained)
+	}
+	var open *recordedCall
+	loopStarted, halted := false, false
+	for i := range f.Events {
+		e := &f.Events[i]
+		r.times = append(r.times, e.Time)
+		switch b := e.Body.(type) {
+		case trace.EffectorCall:
+			// The loop has started: observe may call an effector before the first
+			// transition, and the facts it asserts are no host's seed.
+			loopStarted = true
+			open = &recordedCall{call: e, body: b}
+			r.calls[b.Call] = open
+		case trace.EffectorResult:
+			if open == nil {
+				return nil, fmt.Errorf("%s:%d: effector_result without its effector_call", name, e.Line)
+			}
+			open.result = &b
+			open = nil
+		case trace.Transition:
+			loopStarted = true
+		case trace.Reload:
+			if r.reloads == nil {
+				r.reloads = map[int64]*trace.Event{}
+			}
+			r.reloads[e.Seq] = e
+		case trace.Halt:
+			halted = true
+			if b.Outcome == engine.OutcomeCanceled {
+				r.canceledAt = e.Seq
+			}
+		case trace.FactChange:
+			if !loopStarted {
+				r.seed = append(r.seed, e)
+			}
+		default:
+			switch {
+			case halted:
+				r.epilogue = append(r.epilogue, e)
+			case open != nil:
+				open.nested = append(open.nested, e)
+			}
+		}
+	}
+	return r, nil
+}
+
+// ErrRecordingEnded is returned when a replay needs more of the recording than there is,
+// typically because its last line was torn.
+var ErrRecordingEnded = errors.New("the recording ends here")
+
+// RecordingError is a recording the replay cannot use although it was read: a line it
+// must write again is not in the trace writer's layout, or a fact its host seeded cannot
+// be re-applied. The replay fails; it is not the recorded run failing.
+type RecordingError struct{ Err error }
+
+func (e *RecordingError) Error() string { return e.Err.Error() }
+func (e *RecordingError) Unwrap() error { return e.Err }
+
+// DivergenceError reports a replay whose run asked an effector for something other than
+// what the recording holds: the control plane did not do what it did when recorded.
+type DivergenceError struct {
+	Seq      int64  // seq of the recorded effector_call
+	Call     int    // effector call index
+	Op       string // mint or gate
+	Field    string // JSON path of the first differing field of the request
+	Recorded string // its recorded value (JSON)
+	Got      string // its value in the replay (JSON)
+}
+
+func (e *DivergenceError) Error() string {
+	field := e.Field
+	if field == "" {
+		field = "(whole request)"
+	}
+	return fmt.Sprintf("replay diverged at seq %d (call %d, %s): request field %s: recorded %s, replay asked %s",
+		e.Seq, e.Call, e.Op, field, e.Recorded, e.Got)
+}
+
+// Exchanger is the recorded engine.Exchanger: it serves a recording to an engine,
+// clock readings in event order, the recorded run id, effector results by call index,
+// reloads and the epilogue where the recording has them, and reports a run that departs
+// from it. Create one per run with New.
+type Exchanger struct {
+	rec  *Recording
+	mu   sync.Mutex
+	next int // next clock reading
+	over int // readings asked past the recording
+}
+
+// New prepares a replay of rec.
+func New(rec *Recording) *Exchanger { return &Exchanger{rec: rec} }
+
+// Options configure an engine to replay the recording: its clock readings, run id, meta,
+// limits and effector results.
+func (r *Exchanger) Options() []engine.Option {
+	h := r.rec.Header
+	return []engine.Option{
+		engine.WithExchanger(r),
+		engine.WithMeta(h.Meta),
+		engine.WithMaxIterations(h.Limits.MaxIterations),
+		engine.WithMaxFirings(h.Limits.MaxFirings),
+	}
+}
+
+// Seed re-applies the facts the recorded run's host put before the loop started.
+func (r *Exchanger) Seed(s *engine.Session) error {
+	for _, e := range r.rec.seed {
+		f := e.Body.(trace.FactChange).Fact
+		if f.Kind == engine.KindState || f.Kind == engine.KindObjective {
+			continue
+		}
+		var err error
+		switch e.Kind {
+		case engine.EvFactRetracted:
+			err = s.Retract(f.Kind, f.ID)
+		default:
+			fields := engine.Fields{}
+			dec := json.NewDecoder(bytes.NewReader(f.Payload))
+			dec.UseNumber()
+			if err := dec.Decode(&fields); err != nil {
+				return fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)
+			}
+			_, err = s.Put(f.Kind, f.ID, fields)
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: re-applying a seeded fact: %w", r.rec.Name, e.Line, err)
+		}
+	}
+	return nil
+}
+
+// Overrun reports how many clock readings the replay took past the end of the recording.
+func (r *Exchanger) Overrun() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.over
+}
+
+var _ engine.Exchanger = (*Exchanger)(nil)
+
+// Now serves the recorded clock readings in order, then readings a millisecond apart
+// past the last one.
+func (r *Exchanger) Now() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.next < len(r.rec.times) {
+		t := r.rec.times[r.next]
+		r.next++
+		return t
+	}
+	r.over++
+	last := time.Time{}
+	if n := len(r.rec.times); n > 0 {
+		last = r.rec.times[n-1]
+	}
+	return last.Add(time.Duration(r.over) * time.Millisecond)
+}
+
+// NewID is the recorded run id.
+func (r *Exchanger) NewID() string { return r.rec.Header.Run }
+
+// StopAt is where the recorded run was cancelled, so the replay stops at the same point.
+func (r *Exchanger) StopAt() int64 { return r.rec.canceledAt }
+
+// Makes reports whether the recording holds effector call n with op: the recorded
+// effector decides, whatever the replay's is.
+func (r *Exchanger) Makes(n int, op string, _ bool) bool {
+	rc := r.rec.calls[n]
+	return rc != nil && rc.body.Op == op
+}
+
+// Exchange checks a replayed effector call against the recording, writes the recorded
+// call, its nested exchanges and its result, and decodes the recorded result into into;
+// it calls no effector.
+func (r *Exchanger) Exchange(_ context.Context, t engine.Tape, body trace.EffectorCall, _ engine.Invoke, into any) (error, error) {
+	raw, err, stop := r.serve(t, body)
+	if err != nil || stop != nil {
+		return err, stop
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		return fmt.Errorf("decoding the recorded %s result of call %d: %w", body.Op, body.Call, err), nil
+	}
+	return nil, nil
+}
+
+func (r *Exchanger) serve(t engine.Tape, body trace.EffectorCall) (raw json.RawMessage, err, stop error) {
+	rc := r.rec.calls[body.Call]
+	if rc == nil || rc.result == nil {
+		return nil, nil, fmt.Errorf("%w: the run asked for effector call %d (%s), which the recording %s does not hold%s",
+			ErrRecordingEnded, body.Call, body.Op, r.rec.Name, r.tornNote())
+	}
+	if rc.body.Op != body.Op || rc.body.RequestHash != body.RequestHash {
+		d := &DivergenceError{Seq: rc.call.Seq, Call: body.Call, Op: body.Op}
+		if rc.body.Op != body.Op {
+			d.Field, d.Recorded, d.Got = "op", strconv.Quote(rc.body.Op), strconv.Quote(body.Op)
+		} else {
+			d.Field, d.Recorded, d.Got = firstDifference(rc.body.Request, body.Request)
+		}
+		return nil, nil, d
+	}
+	t.Write(engine.EvEffectorCall, body)
+	for _, e := range rc.nested {
+		b, err := e.BodyJSON()
+		if err != nil {
+			return nil, &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)}, nil
+		}
+		t.Write(e.Kind, b)
+	}
+	res := rc.result
+	t.Write(engine.EvEffectorResult, trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: res.DurationMS, Result: res.Result, Error: res.Error})
+	if res.Error != "" {
+		return nil, recordedError(res.Error), nil
+	}
+	return res.Result, nil, nil
+}
+
+func (r *Exchanger) tornNote() string {
+	if r.rec.Torn != nil {
+		return " (" + r.rec.Torn.String() + ")"
+	}
+	return ""
+}
+
+// firstDifference walks two JSON documents in key order and returns the path of the
+// first value that differs and both values.
+func firstDifference(a, b []byte) (path, va, vb string) {
+	var x, y any
+	da := json.NewDecoder(bytes.NewReader(a))
+	da.UseNumber()
+	db := json.NewDecoder(bytes.NewReader(b))
+	db.UseNumber()
+	if da.Decode(&x) != nil || db.Decode(&y) != nil {
+		return "", string(a), string(b)
+	}
+	p, ok := diffValue("", x, y)
+	if !ok {
+		return "", string(a), string(b)
+	}
+	return p.path, p.a, p.b
+}
+
+// lineDifference is firstDifference for two trace lines. A line's h differs whenever
+// anything in it or before it does, so a field of the event itself is named first and
+// h only when it is all that differs (the chain was rewritten).
+func lineDifference(a, b []byte) (path, va, vb string) {
+	var x, y map[string]any
+	da := json.NewDecoder(bytes.NewReader(a))
+	da.UseNumber()
+	db := json.NewDecoder(bytes.NewReader(b))
+	db.UseNumber()
+	if da.Decode(&x) != nil || db.Decode(&y) != nil || x == nil || y == nil {
+		return firstDifference(a, b)
+	}
+	var hx, hy any = missing{}, missing{}
+	if h, ok := x["h"]; ok {
+		hx = h
+	}
+	if h, ok := y["h"]; ok {
+		hy = h
+	}
+	delete(x, "h")
+	delete(y, "h")
+	if d, ok := diffValue("", x, y); ok {
+		return d.path, d.a, d.b
+	}
+	if d, ok := diffValue("h", hx, hy); ok {
+		return d.path, d.a, d.b
+	}
+	return "", string(a), string(b)
+}
+
+type diffAt struct{ path, a, b string }
+
+func diffValue(path string, x, y any) (diffAt, bool) {
+	switch xv := x.(type) {
+	case map[string]any:
+		yv, ok := y.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := map[string]bool{}
+		for k := range xv {
+			keys[k] = true
+		}
+		for k := range yv {
+			keys[k] = true
+		}
+		names := make([]string, 0, len(keys))
+		for k := range keys {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			var xk, yk any = missing{}, missing{}
+			if v, ok := xv[k]; ok {
+				xk = v
+			}
+			if v, ok := yv[k]; ok {
+				yk = v
+			}
+			if d, ok := diffValue(joinPath(path, k), xk, yk); ok {
+				return d, true
+			}
+		}
+		return diffAt{}, false
+	case []any:
+		yv, ok := y.([]any)
+		if !ok {
+			break
+		}
+		for i := 0; i < len(xv) || i < len(yv); i++ {
+			var xi, yi any = missing{}, missing{}
+			if i < len(xv) {
+				xi = xv[i]
+			}
+			if i < len(yv) {
+				yi = yv[i]
+			}
+			if d, ok := diffValue(fmt.Sprintf("%s[%d]", path, i), xi, yi); ok {
+				return d, true
+			}
+		}
+		return diffAt{}, false
+	}
+	sx, sy := jsonText(x), jsonText(y)
+	if sx == sy {
+		return diffAt{}, false
+	}
+	return diffAt{path, sx, sy}, true
+}
+
+// missing stands for a key or an element one side does not have.
+type missing struct{}
+
+// Absent is a TraceDiff's Recorded or Replayed when that side has no such field or
+// element: which is not the same as a field whose value is null.
+const Absent = "(absent)"
+
+func jsonText(v any) string {
+	if v == nil {
+		return "null"
+	}
+	if _, ok := v.(missing); ok {
+		return Absent
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// TraceDiff is the first difference between two traces.
+type TraceDiff struct {
+	Line     int    // 1-based
+	Field    string // JSON path inside the line, "" when a line is missing
+	Recorded string // the recorded value (JSON), or Absent
+	Replayed string // the replayed value (JSON), or Absent
+}
+
+func (d *TraceDiff) String() string {
+	switch {
+	case d.Field == "":
+		return fmt.Sprintf("line %d: recorded %s, replayed %s", d.Line, d.Recorded, d.Replayed)
+	case d.Recorded == Absent:
+		return fmt.Sprintf("line %d: recorded has no %s %s, replayed has %s", d.Line, d.what(), d.Field, d.Replayed)
+	case d.Replayed == Absent:
+		return fmt.Sprintf("line %d: replayed has no %s %s, recorded has %s", d.Line, d.what(), d.Field, d.Recorded)
+	}
+	return fmt.Sprintf("line %d, field %s: recorded %s, replayed %s", d.Line, d.Field, d.Recorded, d.Replayed)
+}
+
+// what names what Field is: an array's element or an object's field.
+func (d *TraceDiff) what() string {
+	if strings.HasSuffix(d.Field, "]") {
+		return "element"
+	}
+	return "field"
+}
+
+// CompareTraces compares two traces line by line and returns the first difference, or
+// nil when they are byte-identical. limit > 0 compares only the first limit lines (the
+// intact part of a recording with a torn last line).
+func CompareTraces(recorded, replayed []byte, limit int) *TraceDiff {
+	a := strings.SplitAfter(string(recorded), "\n")
+	b := strings.SplitAfter(string(replayed), "\n")
+	trim := func(l []string) []string {
+		if len(l) > 0 && l[len(l)-1] == "" {
+			return l[:len(l)-1]
+		}
+		return l
+	}
+	a, b = trim(a), trim(b)
+	if limit > 0 {
+		if len(a) > limit {
+			a = a[:limit]
+		}
+		if len(b) > limit {
+			b = b[:limit]
+		}
+	}
+	for i := 0; i < len(a) || i < len(b); i++ {
+		switch {
+		case i >= len(a):
+			return &TraceDiff{Line: i + 1, Recorded: "(end of trace)", Replayed: strings.TrimSpace(b[i])}
+		case i >= len(b):
+			return &TraceDiff{Line: i + 1, Recorded: strings.TrimSpace(a[i]), Replayed: "(end of trace)"}
+		case a[i] != b[i]:
+			p, va, vb := lineDifference([]byte(a[i]), []byte(b[i]))
+			if p == "" {
+				va, vb = strings.TrimSpace(a[i]), strings.TrimSpace(b[i])
+			}
+			return &TraceDiff{Line: i + 1, Field: p, Recorded: va, Replayed: vb}
+		}
+	}
+	return nil
+}
+
+// recordedError rebuilds an effector error from its text, keeping context errors
+// recognisable (also when an effector wrapped them) so that a replayed cancellation
+// ends the run the same way.
+func recordedError(msg string) error {
+	for _, c := range []error{context.Canceled, context.DeadlineExceeded} {
+		if msg == c.Error() {
+			return c
+		}
+		if strings.HasSuffix(msg, ": "+c.Error()) {
+			return &wrappedRecorded{msg: msg, cause: c}
+		}
+	}
+	return errors.New(msg)
+}
+
+type wrappedRecorded struct {
+	msg   string
+	cause error
+}
+
+func (e *wrappedRecorded) Error() string { return e.msg }
+func (e *wrappedRecorded) Unwrap() error { return e.cause }
+
+// Run re-runs a recording with a rule set, serving every clock reading and
+// effector result from it and calling no effector, and writes the new trace to sink.
+// With the recorded rule set the new trace is byte-identical to the recording; with
+// another one the run may diverge, which is reported as a *DivergenceError.
+func Run(ctx context.Context, rec *Recording, rs *engine.RuleSet, sink engine.Sink) (engine.Result, error) {
+	rp := New(rec)
+	opts := append(rp.Options(), engine.WithTrace(sink))
+	if rs.Hash() == rec.Header.RulesHash() {
+		// The same rules, perhaps found under another name: the header names them as
+		// the recording did.
+		opts = append(opts, engine.WithRecordedRules(rec.Header.RulesPath(), rec.Header.Rules.Source != ""))
+	}
+	eng := engine.NewEngine(rs, nil, opts...)
+	if err := rp.Seed(eng.Session()); err != nil {
+		return engine.Result{}, &RecordingError{err}
+	}
+	return eng.Run(ctx)
+}
+
+// Failed reports whether an error of Run says the replay itself failed: it
+// diverged from the recording, needed more of it than there is, or could not use it.
+// Any other error is the recorded run's own end (an effector error, a cancellation)
+// reproduced, and the replay may still be byte-identical.
+func Failed(err error) bool {
+	var re *RecordingError
+	return isReplayError(err) || errors.As(err, &re)
+}
+
+// isReplayError reports errors that describe the replay itself rather than an effector.
+func isReplayError(err error) bool {
+	var d *DivergenceError
+	return errors.As(err, &d) || errors.Is(err, ErrRecordingEnded)
+}
+
+// PollRules re-applies a recorded reload at the point the recording made it: the new
+// rule set comes from the source recorded in the event, and a recorded failure is
+// written again without touching the running rules. It offers the engine nothing.
+func (r *Exchanger) PollRules(t engine.Tape) (bool, error) {
+	e, ok := r.rec.reloads[t.Next()]
+	if !ok {
+		return false, nil
+	}
+	b := e.Body.(trace.Reload)
+	if e.Kind == engine.EvRulesReloaded {
+		if err := t.Reload(b.Path, []byte(b.Source)); err != nil {
+			b = trace.Reload{Path: b.Path, Hash: b.Hash, Error: "replay could not apply the recorded rules: " + err.Error()}
+			t.Write(engine.EvRulesReloadFail, b)
+			return false, nil
+		}
+	}
+	t.Write(e.Kind, b)
+	return false, nil
+}
+
+// Epilogue writes the events the recorded host appended after the halt.
+func (r *Exchanger) Epilogue(t engine.Tape) error {
+	for _, e := range r.rec.epilogue {
+		b, err := e.BodyJSON()
+		if err != nil {
+			return &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)}
+		}
+		t.Write(e.Kind, b)
+	}
+	return nil
+}
