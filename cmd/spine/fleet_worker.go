@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine/engine"
@@ -68,6 +69,13 @@ func init() {
 				if demo {
 					cfg.Prepare = fleet.DemoPrepare(rs, noSandbox)
 				} else {
+					// A worker that cannot isolate tools must not take tasks it can only fail:
+					// it refuses to start, as spine run refuses before any model call.
+					if !noSandbox {
+						if _, err := sandbox.NewBubblewrap(sandbox.BubblewrapOptions{}); err != nil {
+							return fmt.Errorf("this machine cannot sandbox R3's tools, so the worker takes no tasks: %w\n(--no-sandbox runs them unconfined, recorded in every trace)", err)
+						}
+					}
 					// The worker's configuration is checked once, before any task is taken.
 					base, err := loadWorkerLLM(configPath, baseURL, model)
 					if err != nil {
