@@ -178,33 +178,35 @@ type cachedPlan struct {
 }
 
 // copyWhole writes a whole plan (see writesWhole) field by field: every value is checked
-// first, so an error writes nothing.
-func (k *FactKind) copyWhole(dst, src []reflect.Value, c *cachedPlan) error {
+// first, so an error writes nothing. Scalars move through typed pointers (a whole plan's
+// source fields have the declared Go types, so theirs are set); only lists go through
+// reflect.
+func (k *FactKind) copyWhole(dst *payloadBuf, src *srcFields, c *cachedPlan) error {
+	sp, dp := src.ptrs, dst.ptrs
 	for i := range c.checks {
 		m := &c.checks[i]
-		f := src[m.src]
 		if m.typ == codeFloat {
-			if x := f.Float(); !finite(x) {
+			if x := *sp[m.src].f; !finite(x) {
 				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
 			}
-		} else if x := f.Int(); x > maxExactInt || x < -maxExactInt {
+		} else if x := int64(*sp[m.src].i); x > maxExactInt || x < -maxExactInt {
 			return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, int(x), int(x))
 		}
 	}
 	for i := range c.plan {
 		m := &c.plan[i]
-		s, d := src[m.src], dst[m.dst]
+		s, d := &sp[m.src], &dp[m.dst]
 		switch m.typ {
 		case codeFloat:
-			d.SetFloat(s.Float())
+			*d.f = *s.f
 		case codeInt:
-			d.SetInt(s.Int())
+			*d.i = *s.i
 		case codeBool:
-			d.SetBool(s.Bool())
+			*d.b = *s.b
 		case codeString:
-			d.SetString(s.String())
+			*d.s = *s.s
 		default:
-			d.Set(copyStrings(s))
+			dst.fields[m.dst].Set(copyStrings(src.fields[m.src]))
 		}
 	}
 	return nil
@@ -244,7 +246,7 @@ func (k *FactKind) writesWhole(plan []fieldMove) bool {
 // struct type the kind was last given and that type writes every declared field (see
 // writesWhole). ok is false, and nothing is written, for any other src: the caller
 // then takes the general path (copy the old payload, then setPayload).
-func (k *FactKind) setWhole(dst []reflect.Value, src any, cache *srcFields) (ok bool, err error) {
+func (k *FactKind) setWhole(dst *payloadBuf, src any, cache *srcFields) (ok bool, err error) {
 	c := k.lastPlan.Load()
 	if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
 		return false, nil
@@ -253,7 +255,8 @@ func (k *FactKind) setWhole(dst []reflect.Value, src any, cache *srcFields) (ok 
 	if p.IsNil() {
 		return false, nil // a nil pointer writes nothing: the old payload stays
 	}
-	return true, k.copyWhole(dst, cache.of(p), c)
+	cache.of(p)
+	return true, k.copyWhole(dst, cache, c)
 }
 
 // srcFields remembers the fields of the struct a singleton kind was last given by
@@ -262,16 +265,17 @@ func (k *FactKind) setWhole(dst []reflect.Value, src any, cache *srcFields) (ok 
 type srcFields struct {
 	ptr    reflect.Value
 	fields []reflect.Value
+	ptrs   []fieldPtr // typed pointers to the same fields
 }
 
-// of returns the fields of the struct p points to.
-func (c *srcFields) of(p reflect.Value) []reflect.Value {
+// of makes c hold the fields of the struct p points to.
+func (c *srcFields) of(p reflect.Value) {
 	// The cache holds its pointer, so the struct it points to cannot be freed and
 	// another allocated at its address: the same address and type is the same struct.
 	if !c.ptr.IsValid() || c.ptr.Pointer() != p.Pointer() || c.ptr.Type() != p.Type() {
 		c.ptr, c.fields = p, structFields(p.Elem())
+		c.ptrs = appendPtrs(c.ptrs[:0], c.fields)
 	}
-	return c.fields
 }
 
 func (k *FactKind) lookupPlan(t reflect.Type) ([]fieldMove, error) {

@@ -95,6 +95,7 @@ type kindFacts struct {
 	shared      bool // live has been handed out: it must not be written again
 	src         srcFields
 	free        []reflect.Value // the fields list of a payload handed out, for reuse
+	freePtrs    []fieldPtr      // and its typed pointers
 }
 
 // payloadBuf is one payload struct of a kind, seen two ways. It is kept small because
@@ -105,6 +106,7 @@ type payloadBuf struct {
 	// fields are the struct's fields, found once: a buffer is written and read many
 	// times, and finding a field through reflect costs more than reading it.
 	fields []reflect.Value
+	ptrs   []fieldPtr // typed pointers to the same fields
 }
 
 // structFields lists the fields of a struct value.
@@ -115,6 +117,46 @@ func structFields(v reflect.Value) []reflect.Value {
 	}
 	return fs
 }
+
+// fieldPtr is a typed pointer to one field of a payload struct, found once through
+// reflect: a load or a store through it is all a hot write or read then costs, where
+// reflect.Value's getters and setters check flags on every call. At most one pointer is
+// set, the one of the field's type; none for a field of any other type (a list, or an
+// unexported field of a host's struct).
+type fieldPtr struct {
+	f *float64
+	i *int
+	b *bool
+	s *string
+}
+
+// appendPtrs appends the typed pointers of fields (each addressable) to dst.
+func appendPtrs(dst []fieldPtr, fields []reflect.Value) []fieldPtr {
+	for _, v := range fields {
+		var p fieldPtr
+		if v.CanAddr() && v.CanInterface() {
+			switch v.Type() {
+			case floatType:
+				p.f = v.Addr().Interface().(*float64)
+			case intType:
+				p.i = v.Addr().Interface().(*int)
+			case boolType:
+				p.b = v.Addr().Interface().(*bool)
+			case stringType:
+				p.s = v.Addr().Interface().(*string)
+			}
+		}
+		dst = append(dst, p)
+	}
+	return dst
+}
+
+var (
+	floatType  = reflect.TypeFor[float64]()
+	intType    = reflect.TypeFor[int]()
+	boolType   = reflect.TypeFor[bool]()
+	stringType = reflect.TypeFor[string]()
+)
 
 // value is the payload struct as an addressable reflect.Value of the kind's type.
 func (b payloadBuf) value() reflect.Value { return b.ptr.Elem() }
@@ -284,7 +326,7 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	if exists && !kf.shared {
 		// Nobody has seen the live payload: a whole write (which checks every value
 		// before it writes one) may go into it in place.
-		if whole, err := k.setWhole(kf.live.fields, payload, &kf.src); whole {
+		if whole, err := k.setWhole(&kf.live, payload, &kf.src); whole {
 			if err != nil {
 				return Fact{}, err
 			}
@@ -294,7 +336,7 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	}
 	buf := kf.takeSpare(k)
 	dst := buf.value()
-	whole, err := k.setWhole(buf.fields, payload, &kf.src)
+	whole, err := k.setWhole(&buf, payload, &kf.src)
 	if !whole && err == nil {
 		// payload may name only some fields: start from the old payload (or zero).
 		if exists {
@@ -324,6 +366,8 @@ func (kf *kindFacts) takeSpare(k *FactKind) payloadBuf {
 		for i := range k.typ.NumField() {
 			buf.fields = append(buf.fields, pv.Elem().Field(i))
 		}
+		buf.ptrs = appendPtrs(kf.freePtrs[:0], buf.fields)
+		kf.freePtrs = nil
 	}
 	return buf
 }
@@ -336,7 +380,7 @@ func (kf *kindFacts) replaceLive(buf payloadBuf) {
 	} else if kf.has {
 		// The payload is someone else's now, but the list of its fields is still ours:
 		// the next buffer reuses it.
-		kf.free = kf.live.fields
+		kf.free, kf.freePtrs = kf.live.fields, kf.live.ptrs
 	}
 	kf.live, kf.shared = buf, false
 }
@@ -527,18 +571,18 @@ func (wm *WorkingMemory) refreshInput(k *FactKind) {
 	if !kf.has {
 		return
 	}
-	fields := kf.live.fields
+	ptrs := kf.live.ptrs // a declared field's pointer of its type is always set
 	for _, s := range wm.rs.slotsOf[k.index] {
-		f := fields[s.Field]
+		p := &ptrs[s.Field]
 		switch s.Type {
 		case cond.TFloat:
-			wm.in.Num[s.slot] = f.Float()
+			wm.in.Num[s.slot] = *p.f
 		case cond.TInt:
-			wm.in.Int[s.slot] = f.Int()
+			wm.in.Int[s.slot] = int64(*p.i)
 		case cond.TBool:
-			wm.in.Bool[s.slot] = f.Bool()
+			wm.in.Bool[s.slot] = *p.b
 		case cond.TString:
-			wm.in.Str[s.slot] = f.String()
+			wm.in.Str[s.slot] = *p.s
 		}
 	}
 }
