@@ -28,13 +28,8 @@ const (
 	DecidedName        = "name"
 )
 
-// RuleEval is one rule's outcome in a cycle.
-type RuleEval struct {
-	Rule      string `json:"rule"`
-	Result    string `json:"result"`
-	Refracted bool   `json:"refracted,omitempty"` // true, but it already fired on these revisions
-	Error     string `json:"error,omitempty"`
-}
+// RuleEval is one rule's outcome in a cycle; the conflict_set event records it as is.
+type RuleEval = trace.RuleEval
 
 // CycleResult describes one agenda cycle. It and its slices are reused by the next cycle
 // of the same session; copy what you need to keep.
@@ -262,7 +257,7 @@ func (s *Session) fire(r *Rule, res *CycleResult) {
 	if s.tracer.discard {
 		s.tracer.skip() // nobody reads it: do not build the body
 	} else {
-		s.tracer.emit(EvRuleFired, firedBody{Cycle: s.cycle, Rule: r.Name, Salience: r.Salience, Then: &r.Then})
+		s.emitFired(r)
 	}
 	var errs []string
 	note := func(err error) {
@@ -294,13 +289,18 @@ func (s *Session) fire(r *Rule, res *CycleResult) {
 // EvRuleError records then-actions of a fired rule that could not be carried out.
 const EvRuleError = trace.KindRuleError
 
-// firedBody is trace.RuleFired with the rule's Then as the engine holds it, encoded
-// once, into the line.
-type firedBody struct {
-	Cycle    int    `json:"cycle"`
-	Rule     string `json:"rule"`
-	Salience int    `json:"salience"`
-	Then     *Then  `json:"then"`
+// emitFired writes the rule_fired event, with the rule's then as encoded at load (a
+// rule built by hand has it encoded now).
+func (s *Session) emitFired(r *Rule) {
+	then, err := r.thenJSON, r.thenErr
+	if then == nil && err == nil {
+		then, err = encodeThen(&r.Then)
+	}
+	if err != nil {
+		s.tracer.failSeq(EvRuleFired, err)
+		return
+	}
+	s.tracer.emit(EvRuleFired, &trace.RuleFiredEncoded{Cycle: s.cycle, Rule: r.Name, Salience: r.Salience, Then: then})
 }
 
 func (s *Session) recordFiring(f Firing) {

@@ -1,14 +1,14 @@
 package engine
 
 import (
-	"strconv"
+	"encoding/json"
 
 	"github.com/agentspine/spine/spine/trace"
 )
 
-// The conflict_set event is the engine's most frequent body: CycleResult appends its
-// fields without reflection (trace.FieldsAppender). The bytes are exactly what
-// encoding/json would write, and what trace.ConflictSet decodes and writes again.
+// The bodies the engine writes most often are package trace's shapes, encoded by
+// trace's appenders from the values the engine holds: a cycle's reused slices, a rule's
+// then encoded at load. The engine declares no body of its own.
 
 var _ trace.FieldsAppender = (*CycleResult)(nil)
 
@@ -18,39 +18,40 @@ func appendString(buf []byte, s string) []byte { return trace.AppendString(buf, 
 
 func appendKey(buf []byte, key string) []byte { return trace.AppendKey(buf, key) }
 
+// The engine writes an empty list where a cycle's slice is nil.
+var (
+	noEvals = []RuleEval{}
+	noNames = []string{}
+)
+
 // AppendFields appends the cycle's conflict_set body (trace.ConflictSet) without
 // reflection.
 func (c *CycleResult) AppendFields(buf []byte) []byte {
-	buf = strconv.AppendInt(appendKey(buf, "cycle"), int64(c.Cycle), 10)
-	buf = appendString(appendKey(buf, "stage"), c.Stage)
-	buf = appendString(appendKey(buf, "scope"), c.Scope)
-	buf = append(appendKey(buf, "evaluated"), '[')
-	for i, e := range c.Evaluated {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, `{"rule":`...)
-		buf = appendString(buf, e.Rule)
-		buf = appendString(appendKey(buf, "result"), e.Result)
-		if e.Refracted {
-			buf = append(appendKey(buf, "refracted"), "true"...)
-		}
-		if e.Error != "" {
-			buf = appendString(appendKey(buf, "error"), e.Error)
-		}
-		buf = append(buf, '}')
+	evals, names := c.Evaluated, c.ConflictSet
+	if evals == nil {
+		evals = noEvals
 	}
-	buf = append(append(buf, ']'), `,"conflict_set":[`...)
-	for i, n := range c.ConflictSet {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = appendString(buf, n)
+	if names == nil {
+		names = noNames
 	}
-	buf = append(buf, ']')
-	buf = appendString(appendKey(buf, "fired"), c.Fired)
-	if c.DecidedBy != "" {
-		buf = appendString(appendKey(buf, "decided_by"), c.DecidedBy)
+	return trace.AppendConflictSet(buf, c.Cycle, c.Stage, c.Scope, evals, names, c.Fired, c.DecidedBy, c.Objectives)
+}
+
+// AppendJSON appends the evaluation as trace.ObjectiveEval: the error alone when the
+// evaluation failed, else the values the objective declares.
+func (o ObjectiveEval) AppendJSON(buf []byte) []byte {
+	ok := o.Error == ""
+	return trace.AppendObjectiveEval(buf, o.Objective, o.Error, o.Score, ok && o.HasScore, o.Satisfied, ok && o.HasSatisfied)
+}
+
+// encodeThen is a rule's then as trace.RuleFired writes it, encoded once at load.
+func encodeThen(t *Then) (json.RawMessage, error) { return json.Marshal(t) }
+
+// factChange is the body of a fact_* event: trace.FactChange with the payload encoded.
+func factChange(f Fact) (trace.FactChange, error) {
+	p, err := json.Marshal(f.Payload)
+	if err != nil {
+		return trace.FactChange{}, err
 	}
-	return c.appendObjectives(buf)
+	return trace.FactChange{Fact: trace.Fact{Kind: f.Kind, ID: f.ID, Rev: f.Rev, Payload: p}}, nil
 }

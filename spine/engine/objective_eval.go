@@ -3,9 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
-	"strconv"
 
-	"github.com/agentspine/spine/spine/trace"
 	"github.com/expr-lang/expr/vm"
 )
 
@@ -24,39 +22,7 @@ type ObjectiveEval struct {
 
 // MarshalJSON writes {"objective", "score", "satisfied", "error"}, leaving out the parts
 // the objective does not declare and both values when the evaluation failed.
-func (o ObjectiveEval) MarshalJSON() ([]byte, error) { return o.appendJSON(nil), nil }
-
-func (o ObjectiveEval) appendJSON(buf []byte) []byte {
-	buf = append(buf, `{"objective":`...)
-	buf = appendString(buf, o.Objective)
-	if o.Error != "" {
-		buf = appendString(appendKey(buf, "error"), o.Error)
-		return append(buf, '}')
-	}
-	if o.HasScore {
-		buf = trace.AppendFloat(appendKey(buf, "score"), o.Score)
-	}
-	if o.HasSatisfied {
-		buf = strconv.AppendBool(appendKey(buf, "satisfied"), o.Satisfied)
-	}
-	return append(buf, '}')
-}
-
-// appendObjectives appends a cycle's objective evaluations, when the rule set has any,
-// as the conflict_set event's last field.
-func (c *CycleResult) appendObjectives(buf []byte) []byte {
-	if len(c.Objectives) == 0 {
-		return buf
-	}
-	buf = append(appendKey(buf, "objectives"), '[')
-	for i, o := range c.Objectives {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = o.appendJSON(buf)
-	}
-	return append(buf, ']')
-}
+func (o ObjectiveEval) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil), nil }
 
 // evalObjectives evaluates every scored objective, in file order, against the current
 // facts, and stores the values where rules read them. It returns nil when the rule set

@@ -57,6 +57,7 @@ func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
 		if v := keys["then"]; v != nil {
 			l.loadThen(rs, r, v)
 		}
+		r.thenJSON, r.thenErr = encodeThen(&r.Then)
 		rs.rules = append(rs.rules, r)
 	}
 	l.rule = ""

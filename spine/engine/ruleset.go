@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
@@ -76,6 +77,9 @@ type Rule struct {
 	reads   []int // kind indexes
 	program *vm.Program
 	cond    *cond.Node // When classified from program's tree; nil when it did not compile
+
+	thenJSON json.RawMessage // Then as rule_fired records it, encoded at load
+	thenErr  error           // why Then could not be encoded; reported when the rule fires
 }
 
 // RuleSet is a compiled rule file. It is immutable once loaded and safe to share between

@@ -111,11 +111,12 @@ func (s *Session) observe(op string, f Fact) {
 	case OpRetract:
 		kind = EvFactRetracted
 	}
-	s.tracer.emit(kind, factBody{Fact: f})
-}
-
-type factBody struct {
-	Fact Fact `json:"fact"`
+	body, err := factChange(f)
+	if err != nil {
+		s.tracer.failSeq(kind, err)
+		return
+	}
+	s.tracer.emit(kind, body)
 }
 
 // RunID is the id written in the trace header.

@@ -87,42 +87,20 @@ type ObjectiveEval struct {
 
 // AppendFields writes the body as encoding/json would, without reflection.
 func (c *ConflictSet) AppendFields(buf []byte) []byte {
-	buf = strconv.AppendInt(AppendKey(buf, "cycle"), int64(c.Cycle), 10)
-	buf = AppendString(AppendKey(buf, "stage"), c.Stage)
-	buf = AppendString(AppendKey(buf, "scope"), c.Scope)
-	buf = AppendRuleEvals(AppendKey(buf, "evaluated"), c.Evaluated)
-	buf = AppendStrings(AppendKey(buf, "conflict_set"), c.ConflictSet)
-	buf = AppendString(AppendKey(buf, "fired"), c.Fired)
-	if c.DecidedBy != "" {
-		buf = AppendString(AppendKey(buf, "decided_by"), c.DecidedBy)
-	}
-	if len(c.Objectives) > 0 {
-		buf = append(AppendKey(buf, "objectives"), '[')
-		for i, o := range c.Objectives {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = o.AppendJSON(buf)
-		}
-		buf = append(buf, ']')
-	}
-	return buf
+	return AppendConflictSet(buf, c.Cycle, c.Stage, c.Scope, c.Evaluated, c.ConflictSet, c.Fired, c.DecidedBy, c.Objectives)
 }
 
 // AppendJSON appends the evaluation as a JSON object, as encoding/json would.
 func (o ObjectiveEval) AppendJSON(buf []byte) []byte {
-	buf = append(buf, `{"objective":`...)
-	buf = AppendString(buf, o.Objective)
-	if o.Error != "" {
-		buf = AppendString(AppendKey(buf, "error"), o.Error)
-	}
+	var score float64
+	var satisfied bool
 	if o.Score != nil {
-		buf = AppendFloat(AppendKey(buf, "score"), *o.Score)
+		score = *o.Score
 	}
 	if o.Satisfied != nil {
-		buf = strconv.AppendBool(AppendKey(buf, "satisfied"), *o.Satisfied)
+		satisfied = *o.Satisfied
 	}
-	return append(buf, '}')
+	return AppendObjectiveEval(buf, o.Objective, o.Error, score, o.Score != nil, satisfied, o.Satisfied != nil)
 }
 
 // AppendFloat appends a finite float as encoding/json writes it.
