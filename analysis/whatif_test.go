@@ -134,7 +134,7 @@ rules:
 // re-decision honours that instead of picking it again.
 func TestWhatIfRefraction(t *testing.T) {
 	rs := loadRules(t, "r.yaml", refractionRules)
-	sink := &engine.MemorySink{}
+	sink := &tr.MemorySink{}
 	s := engine.NewSession(rs, engine.WithTrace(sink))
 	if _, err := s.Put("s", "", engine.Fields{"x": 1}); err != nil {
 		t.Fatal(err)

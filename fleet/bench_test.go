@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // BenchmarkFleetMessage is the cost of one bus message: on the in-process bus (what
@@ -47,7 +48,7 @@ func BenchmarkFleetMessage(b *testing.B) {
 		ctx := context.Background()
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			tap.publish(&engine.Event{Seq: int64(i + 1), Kind: engine.EvMessage,
+			tap.publish(&trace.Event{Seq: int64(i + 1), Kind: engine.EvMessage,
 				Body: engine.Message{From: "R3", To: "R4a", Type: "ExecutionResult", TaskID: "run-1", Payload: raw}})
 			if i%256 == 255 {
 				if err := tap.close(ctx); err != nil {

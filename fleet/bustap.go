@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // SeqHeader carries a bus message's trace seq on NATS.
@@ -34,14 +35,14 @@ type busTap struct {
 
 func newBusTap(c *Client, run string) *busTap { return &busTap{c: c, run: run} }
 
-func (t *busTap) wrap(next engine.Sink) engine.Sink { return &tapSink{next: next, t: t} }
+func (t *busTap) wrap(next trace.Sink) trace.Sink { return &tapSink{next: next, t: t} }
 
 // Subject is the subject of a bus message of a run.
 func Subject(run, from, to string) string {
 	return BusSubjectPfx + token(run) + "." + token(from) + "." + token(to)
 }
 
-func (t *busTap) publish(e *engine.Event) {
+func (t *busTap) publish(e *trace.Event) {
 	m, ok, err := busMessage(e)
 	if ok && err == nil {
 		var data []byte
@@ -70,7 +71,7 @@ func (t *busTap) publish(e *engine.Event) {
 // busMessage is the bus message a trace event is, as bus.FromTrace reads it from the
 // written trace: a message event, or a model call's exchange (llm:<role>) as a
 // bus.TypeModelCall message. ok is false for other events.
-func busMessage(e *engine.Event) (m bus.Message, ok bool, err error) {
+func busMessage(e *trace.Event) (m bus.Message, ok bool, err error) {
 	if e.Kind != engine.EvMessage && e.Kind != engine.EvExchange {
 		return m, false, nil
 	}
@@ -140,11 +141,11 @@ func (t *busTap) close(ctx context.Context) error {
 }
 
 type tapSink struct {
-	next engine.Sink
+	next trace.Sink
 	t    *busTap
 }
 
-func (s *tapSink) Write(e *engine.Event) error {
+func (s *tapSink) Write(e *trace.Event) error {
 	if err := s.next.Write(e); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -276,7 +277,7 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 	cfg.Meta = fleetMeta(cfg.Meta, t, n, w.cfg.Name, superseded)
 	tap := newBusTap(w.c, runID)
 	wrap := cfg.WrapSink
-	cfg.WrapSink = func(next engine.Sink) engine.Sink {
+	cfg.WrapSink = func(next trace.Sink) trace.Sink {
 		if wrap != nil {
 			next = wrap(next)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // benchSignals are rounds that land in different macro-states, decided in turn.
@@ -51,7 +52,7 @@ func BenchmarkGGSDecideHandCoded(b *testing.B) {
 // its second (∇L, accumulated targets); the task is then forgotten so that every round
 // yields a PlanDirective.
 func BenchmarkGGSRound(b *testing.B) {
-	s, err := New(loadRules(b), WithSessionOptions(engine.WithTrace(engine.Discard)))
+	s, err := New(loadRules(b), WithSessionOptions(engine.WithTrace(trace.Discard)))
 	if err != nil {
 		b.Fatal(err)
 	}

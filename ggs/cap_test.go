@@ -47,7 +47,7 @@ func TestReplansCapAgreesWithAuditor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &engine.MemorySink{}
+	sink := &trace.MemorySink{}
 	eng := engine.NewEngine(rs, loop, engine.WithTrace(sink))
 	if err := loop.Seed(eng.Session()); err != nil {
 		t.Fatal(err)

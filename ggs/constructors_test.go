@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Each constructor builds what its mode uses: New decides by itself and holds a session;
@@ -38,7 +39,7 @@ func TestConstructorsBuildWhatTheirModeUses(t *testing.T) {
 		want string
 	}{
 		{"no task id", contract.TaskSpec{Intent: "x"}, nil, "ggs: the task has no task_id"},
-		{"session options", task, []Option{WithSessionOptions(engine.WithTrace(engine.Discard))},
+		{"session options", task, []Option{WithSessionOptions(engine.WithTrace(trace.Discard))},
 			"ggs: WithSessionOptions configures the session of a Solver from New; a Loop decides in the engine's session"},
 		{"memory without a clock", task, []Option{WithMemory(&memoryLog{}, nil, &engine.SeqIDs{})},
 			"ggs: WithMemory needs a clock and an ID source"},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Each line of a stream is a task id (a ReplanRequest for it), "" (a line with no
@@ -108,7 +109,7 @@ func TestFilterMemoryStaysFlat(t *testing.T) {
 	if testing.Short() {
 		n = 40_000
 	}
-	s := newSolver(t, WithSessionOptions(engine.WithTrace(engine.Discard)))
+	s := newSolver(t, WithSessionOptions(engine.WithTrace(trace.Discard)))
 	f := NewFilter(s, Bound{MaxOpen: 1000})
 	ctx := context.Background()
 	req := envRound("", 1, "shell:ls /var/log/nginx → No such file or directory")
@@ -145,7 +146,7 @@ func heapInUse() uint64 {
 // BenchmarkGGSFilterManyTasks is one round per new task_id through a filter bounded to
 // 10,000 open tasks, past the bound: a round, and one eviction.
 func BenchmarkGGSFilterManyTasks(b *testing.B) {
-	s := newSolver(b, WithSessionOptions(engine.WithTrace(engine.Discard)))
+	s := newSolver(b, WithSessionOptions(engine.WithTrace(trace.Discard)))
 	f := NewFilter(s, Bound{MaxOpen: DefaultMaxOpenTasks})
 	ctx := context.Background()
 	req := envRound("", 1, "shell:ls /var/log/nginx → No such file or directory")

@@ -43,7 +43,7 @@ func runLoop(t *testing.T, task contract.TaskSpec, plant ggs.Plant, opts ...ggs.
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &engine.MemorySink{}
+	sink := &trace.MemorySink{}
 	eng := engine.NewEngine(rs, loop, engine.WithTrace(sink), engine.WithClock(engine.NewStepClock(time.Unix(0, 0).UTC(), time.Millisecond)))
 	if err := loop.Seed(eng.Session()); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // onceSource offers src at the n-th poll (the n-th select_objective), as a watched rule
@@ -79,7 +80,7 @@ func TestReloadedParamsInRationale(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := &onceSource{n: 2, src: []byte(edited)} // poll 1 chooses plan; poll 2 decides round 1
-	eng := engine.NewEngine(rs, loop, engine.WithTrace(&engine.MemorySink{}), engine.WithRuleSource(src),
+	eng := engine.NewEngine(rs, loop, engine.WithTrace(&trace.MemorySink{}), engine.WithRuleSource(src),
 		engine.WithClock(engine.NewStepClock(time.Unix(0, 0).UTC(), time.Millisecond)))
 	if err := loop.Seed(eng.Session()); err != nil {
 		t.Fatal(err)
@@ -135,7 +136,7 @@ func TestReloadWithoutParamStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := engine.NewEngine(rs, loop, engine.WithTrace(&engine.MemorySink{}), engine.WithRuleSource(&onceSource{n: 2, src: []byte(edited)}),
+	eng := engine.NewEngine(rs, loop, engine.WithTrace(&trace.MemorySink{}), engine.WithRuleSource(&onceSource{n: 2, src: []byte(edited)}),
 		engine.WithClock(engine.NewStepClock(time.Unix(0, 0).UTC(), time.Millisecond)))
 	if err := loop.Seed(eng.Session()); err != nil {
 		t.Fatal(err)

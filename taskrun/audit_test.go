@@ -12,6 +12,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // TestLiveAuditWritesFindingsAfterTheHalt drives the journal tap directly: a ReplanRequest
@@ -26,7 +27,7 @@ func TestLiveAuditWritesFindingsAfterTheHalt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &engine.MemorySink{}
+	sink := &trace.MemorySink{}
 	eff := misroutingEffector{}
 	if _, err := engine.NewEngine(rs, eff, append(la.options(), engine.WithTrace(sink))...).Run(context.Background()); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Config is one task to run live. Task, Workdir and LLM are required; the rest have
@@ -64,7 +65,7 @@ type Config struct {
 	// the trace (e.g. reload notices), and warnings (root, --no-sandbox).
 	OnMessage func(engine.Message)
 	OnStatus  func(roles.Status)
-	WrapSink  func(engine.Sink) engine.Sink
+	WrapSink  func(trace.Sink) trace.Sink
 	Warn      func(string)
 
 	// Sources of nondeterminism; nil: the wall clock and random ids.

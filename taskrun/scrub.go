@@ -16,7 +16,7 @@ import (
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/internal/secrets"
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // What a run hides, and where. Secrets are scrubbed where they enter the run's data: the
@@ -72,13 +72,13 @@ var _ roles.WorkDir = scrubTools{}
 // scrubSink scrubs every string of a trace event before the next sink writes it. Events
 // without a secret, nearly all of them, are passed on as they are.
 type scrubSink struct {
-	next engine.Sink
+	next trace.Sink
 	sc   *secrets.Scrubber
 	mu   sync.Mutex
 	buf  []byte
 }
 
-func (s *scrubSink) Write(e *engine.Event) error {
+func (s *scrubSink) Write(e *trace.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	line, err := e.AppendJSON(s.buf[:0])
@@ -92,7 +92,7 @@ func (s *scrubSink) Write(e *engine.Event) error {
 	}
 	// The line is the head (seq, t, kind) and the body's fields; only the body is handed
 	// on, as a JSON object, so the next sink lays the line out as it would have.
-	head, err := (&engine.Event{Seq: e.Seq, Time: e.Time, Kind: e.Kind}).AppendJSON(nil)
+	head, err := (&trace.Event{Seq: e.Seq, Time: e.Time, Kind: e.Kind}).AppendJSON(nil)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (s *scrubSink) Write(e *engine.Event) error {
 	if rest[0] == ',' {
 		body = json.RawMessage(append([]byte{'{'}, rest[1:]...))
 	}
-	return s.next.Write(&engine.Event{Seq: e.Seq, Time: e.Time, Kind: e.Kind, Body: body})
+	return s.next.Write(&trace.Event{Seq: e.Seq, Time: e.Time, Kind: e.Kind, Body: body})
 }
 
 func (s *scrubSink) Flush() error { return s.next.Flush() }

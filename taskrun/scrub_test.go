@@ -12,7 +12,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/internal/secrets"
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 const scrubKey = "sk-test-Aa1Bb2Cc3Dd4Ee5Ff6"
@@ -88,18 +88,18 @@ func TestScrubSink(t *testing.T) {
 		Output string         `json:"output"`
 		Extra  map[string]int `json:"extra,omitempty"`
 	}
-	events := []engine.Event{
+	events := []trace.Event{
 		{Seq: 1, Time: at, Kind: "header", Body: body{Name: "clean <html> & co", Extra: map[string]int{"b": 2, "a": 1}}},
 		{Seq: 2, Time: at, Kind: "exchange", Body: body{Name: "tool:shell", Output: "OPENAI_API_KEY=" + scrubKey + "\n"}},
 		{Seq: 3, Time: at, Kind: "halt"},
 		{Seq: 4, Time: at, Kind: "halt", Body: map[string]string{"error": "401 for key " + scrubKey}},
 	}
-	want := []engine.Event{events[0],
+	want := []trace.Event{events[0],
 		{Seq: 2, Time: at, Kind: "exchange", Body: body{Name: "tool:shell", Output: "OPENAI_API_KEY=[REDACTED]\n"}},
 		events[2],
 		{Seq: 4, Time: at, Kind: "halt", Body: map[string]string{"error": "401 for key [REDACTED]"}},
 	}
-	got, expected := &engine.MemorySink{}, &engine.MemorySink{}
+	got, expected := &trace.MemorySink{}, &trace.MemorySink{}
 	s := &scrubSink{next: got, sc: secrets.New(scrubKey)}
 	for i := range events {
 		if err := s.Write(&events[i]); err != nil {

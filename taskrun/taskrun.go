@@ -15,6 +15,7 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // RunTask runs one task live: R1 reads it, GGS steers rounds of R2, R3 × N with R4a, and
@@ -152,12 +153,12 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	file, err := engine.CreateFileSink(path)
+	file, err := trace.CreateFileSink(path)
 	if err != nil {
 		return res, err
 	}
 	res.TracePath = path
-	var sink engine.Sink = file
+	var sink trace.Sink = file
 	if cfg.WrapSink != nil {
 		sink = cfg.WrapSink(sink)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/spine/engine"
+	spinetrace "github.com/agentspine/spine/spine/trace"
 )
 
 var epoch = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -100,7 +101,7 @@ func TestRunTaskAccepts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := engine.VerifyChain(bytes.NewReader(trace))
+	rep, err := spinetrace.VerifyChain(bytes.NewReader(trace))
 	if err != nil || !strings.HasSuffix(strings.TrimSpace(string(trace)), `"h":"`+res.TraceHead+`"}`) {
 		t.Errorf("chain: %+v, %v; head %s", rep, err, res.TraceHead)
 	}

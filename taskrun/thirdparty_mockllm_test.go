@@ -190,7 +190,7 @@ func runMockCase(t *testing.T, mock *mockLLM, c mockCase) {
 // one FinalResult, the one RunTask returned.
 func checkMockTrace(t *testing.T, trace []byte, res taskrun.Result) {
 	t.Helper()
-	rep, err := engine.VerifyChain(bytes.NewReader(trace))
+	rep, err := spinetrace.VerifyChain(bytes.NewReader(trace))
 	if err != nil || rep.Head != res.TraceHead || rep.Torn != nil {
 		t.Errorf("chain: %+v, %v; RunTask's head %s", rep, err, res.TraceHead)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/linecap"
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -98,7 +98,7 @@ func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags
 func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *auditTally) {
 	tally.traces++
 	res, err := audit.AuditFile(cfg, path)
-	var broken *engine.ChainError
+	var broken *trace.ChainError
 	switch {
 	case errors.As(err, &broken):
 		fmt.Fprintf(io.err, "spine audit: %v; the findings below are on the trace as it now reads\n", err)
@@ -154,7 +154,7 @@ func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *audit
 // sameLine reports whether err is a malformed-line error at line n, which the chain
 // check then reports too: one message is enough.
 func sameLine(err error, n int) bool {
-	var te *engine.TraceError
+	var te *trace.Error
 	return errors.As(err, &te) && te.Line == n
 }
 

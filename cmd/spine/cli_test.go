@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -128,7 +128,7 @@ func TestVersionLine(t *testing.T) {
 		return s
 	}
 	const rev = "0123456789abcdef0123456789abcdef01234567"
-	tf := " (trace format " + engine.TraceFormat + ")"
+	tf := " (trace format " + trace.Format + ")"
 	for _, tc := range []struct {
 		name, linked string
 		bi           *debug.BuildInfo

@@ -14,6 +14,7 @@ import (
 	"github.com/agentspine/spine/effectors/scripted"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -29,7 +30,7 @@ const pipelineDemoTrace = "spine-demo-pipeline.trace.jsonl"
 type demoPipelineRun struct {
 	tracePath string
 	onMessage func(engine.Message)
-	wrapSink  func(engine.Sink) engine.Sink
+	wrapSink  func(trace.Sink) trace.Sink
 	warn      func(string)
 	// onFallback hears why the tools run unconfined, when bubblewrap cannot isolate them.
 	onFallback func(why string)
@@ -155,7 +156,7 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	switch {
 	case quiet:
 	case all:
-		r.wrapSink = func(next engine.Sink) engine.Sink { return &timelineSink{next: next, tl: &timeline{w: out, all: true}} }
+		r.wrapSink = func(next trace.Sink) trace.Sink { return &timelineSink{next: next, tl: &timeline{w: out, all: true}} }
 	default:
 		r.onMessage = show.message
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/memory"
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -430,7 +430,7 @@ func memImport(ctx context.Context, sio stdio, m *memFlags) int {
 	name := m.positional[0]
 	if name != "-" {
 		// A named file must be a regular one: a FIFO would hang, /dev/zero never end.
-		f, err := engine.OpenRegular(name)
+		f, err := trace.OpenRegular(name)
 		if err != nil {
 			return m.fail(sio, "import", err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -151,12 +152,12 @@ func playDesigned(ctx context.Context, io stdio, d *designed, rs *engine.RuleSet
 			return exitFail
 		}
 	}
-	file, err := engine.CreateFileSink(tracePath)
+	file, err := trace.CreateFileSink(tracePath)
 	if err != nil {
 		fmt.Fprintf(io.err, "spine play: %v\n", err)
 		return exitFail
 	}
-	var sink engine.Sink = file
+	var sink trace.Sink = file
 	// Signal scenarios show the rule timeline; GGS runs show the pipeline of messages,
 	// or the rule timeline with --all.
 	if !quiet && (d.signals != nil || all) {

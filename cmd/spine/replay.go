@@ -67,7 +67,7 @@ type replayOutcome struct {
 	diff       *replay.TraceDiff // --check: first difference
 	replayed   []byte
 	identical  bool // --check: the new trace is the recording's bytes (its complete lines, if torn)
-	chain      engine.ChainReport
+	chain      trace.ChainReport
 	chainErr   error  // the recording's hash chain is broken (or the trace unreadable)
 	otherRules string // --rules has another hash than the recorded rules: names both
 }
@@ -186,7 +186,7 @@ func report(io stdio, r replayOutcome, check bool) {
 	if r.incomplete != "" {
 		fmt.Fprintf(io.err, "%s: %s\n", r.path, r.incomplete)
 	}
-	var ce *engine.ChainError
+	var ce *trace.ChainError
 	if r.chainErr != nil && (r.failed == nil || errors.As(r.chainErr, &ce)) { // else the reader's error, in failed
 		fmt.Fprintf(io.out, "%s: hash chain broken at %v\n", r.path, r.chainErr)
 	}
@@ -247,12 +247,12 @@ func (r replayOutcome) replayedEnding() string {
 
 func replayOne(ctx context.Context, path string, override *engine.RuleSet, check bool) replayOutcome {
 	o := replayOutcome{path: path}
-	recorded, err := engine.ReadTraceBytes(path)
+	recorded, err := trace.ReadBytes(path)
 	if err != nil {
 		o.failed = err
 		return o
 	}
-	o.chain, o.chainErr = engine.VerifyChain(bytes.NewReader(recorded))
+	o.chain, o.chainErr = trace.VerifyChain(bytes.NewReader(recorded))
 	tf, err := trace.Read(path, bytes.NewReader(recorded))
 	if err != nil {
 		o.failed = err
@@ -273,7 +273,7 @@ func replayOne(ctx context.Context, path string, override *engine.RuleSet, check
 	} else if h := rec.Header.RulesHash(); rs.Hash() != h {
 		o.otherRules = fmt.Sprintf("replayed with --rules %s (%s), not the recorded rules %s (%s); the run may diverge", rs.Path(), rs.Hash(), rec.Header.RulesPath(), h)
 	}
-	sink := &engine.MemorySink{}
+	sink := &trace.MemorySink{}
 	o.res, err = replay.Run(ctx, rec, rs, sink)
 	if replay.Failed(err) {
 		o.replayErr = err
@@ -287,9 +287,9 @@ func replayOne(ctx context.Context, path string, override *engine.RuleSet, check
 			limit = len(tf.Events)
 		}
 		replayed := o.replayed
-		if rec.Header.Format == engine.TraceFormatUnchained {
+		if rec.Header.Format == trace.FormatUnchained {
 			// The replay writes the chained layout; the recording is the old one.
-			replayed = engine.UnchainedTrace(replayed)
+			replayed = trace.UnchainedTrace(replayed)
 		}
 		o.diff = replay.CompareTraces(recorded, replayed, limit)
 		o.identical = o.diff == nil

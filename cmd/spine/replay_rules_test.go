@@ -10,23 +10,23 @@ import (
 
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine/engine"
+	spinetrace "github.com/agentspine/spine/spine/trace"
 )
 
 // stripRulesSource makes a trace as the writer did before headers carried their rules:
 // the header without rules.source, the hash chain sealed again.
 func stripRulesSource(t *testing.T, trace []byte) []byte {
 	t.Helper()
-	plain := engine.UnchainedTrace(trace)
+	plain := spinetrace.UnchainedTrace(trace)
 	header, rest, _ := bytes.Cut(plain, []byte("\n"))
-	header = bytes.Replace(header, []byte(engine.TraceFormatUnchained), []byte(engine.TraceFormat), 1)
+	header = bytes.Replace(header, []byte(spinetrace.FormatUnchained), []byte(spinetrace.Format), 1)
 	// rules.source is the last field of rules, followed by the params.
 	i, j := bytes.Index(header, []byte(`,"source":"`)), bytes.Index(header, []byte(`},"params":`))
 	if i < 0 || j < i {
 		t.Fatalf("no rules.source in the header: %.200s", header)
 	}
 	header = append(header[:i:i], header[j:]...)
-	sealed, err := engine.SealTrace(append(append(header, '\n'), rest...))
+	sealed, err := spinetrace.SealTrace(append(append(header, '\n'), rest...))
 	if err != nil {
 		t.Fatal(err)
 	}

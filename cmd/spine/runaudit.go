@@ -34,11 +34,11 @@ func showAudit(d *runDisplay, errs []string, findings []contract.AuditReport) {
 // reloadNotices tells the user, as it happens, that --watch reloaded the rules or kept
 // the running ones after a bad edit; the events themselves go to the trace.
 type reloadNotices struct {
-	next engine.Sink
+	next trace.Sink
 	w    io.Writer
 }
 
-func (r *reloadNotices) Write(e *engine.Event) error {
+func (r *reloadNotices) Write(e *trace.Event) error {
 	if err := r.next.Write(e); err != nil {
 		return err
 	}

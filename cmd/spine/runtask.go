@@ -16,6 +16,7 @@ import (
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 	"github.com/agentspine/spine/telemetry"
 	"github.com/spf13/cobra"
@@ -141,7 +142,7 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 		tc.OnStatus = retries.status
 	}
 	if *watch {
-		tc.WrapSink = func(next engine.Sink) engine.Sink { return &reloadNotices{next: next, w: out} }
+		tc.WrapSink = func(next trace.Sink) trace.Sink { return &reloadNotices{next: next, w: out} }
 	}
 	res, runErr := taskrun.RunTask(ctx, tc)
 	if res.TracePath == "" {

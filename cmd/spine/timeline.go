@@ -171,12 +171,12 @@ func compactJSON(v any) string {
 
 // timelineSink renders each event as it is written, alongside another sink.
 type timelineSink struct {
-	next engine.Sink
+	next trace.Sink
 	tl   *timeline
 	buf  []byte
 }
 
-func (s *timelineSink) Write(e *engine.Event) error {
+func (s *timelineSink) Write(e *trace.Event) error {
 	if err := s.next.Write(e); err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -71,5 +71,5 @@ func versionLine(linked string, bi *debug.BuildInfo) string {
 	if len(parts) == 0 {
 		parts = append(parts, "(devel)")
 	}
-	return fmt.Sprintf("spine %s (trace format %s)", strings.Join(parts, ", "), engine.TraceFormat)
+	return fmt.Sprintf("spine %s (trace format %s)", strings.Join(parts, ", "), trace.Format)
 }

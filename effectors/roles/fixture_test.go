@@ -14,6 +14,7 @@ import (
 	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/replay"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 var rewrite = flag.Bool("rewrite", false, "re-record fixtures/pipeline from the scripted run")
@@ -75,7 +76,7 @@ func recordFixture(t *testing.T) []byte {
 	if err := p.Begin(r.taskID, "What port does the service listen on? Its settings are somewhere under config/."); err != nil {
 		t.Fatal(err)
 	}
-	sink := &engine.MemorySink{}
+	sink := &trace.MemorySink{}
 	res, err := p.Run(ctx, TaskOptions{Rules: r.rs,
 		Meta: map[string]string{"fixture": "pipeline/change_path_then_accept",
 			"recorded_against": "scripted OpenAI-compatible server (llmtest); no real model"},

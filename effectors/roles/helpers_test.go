@@ -119,7 +119,7 @@ func (r *rig) run(ctx context.Context, raw string) run {
 		out.err = err
 		return out
 	}
-	sink := &engine.MemorySink{}
+	sink := &spinetrace.MemorySink{}
 	out.res, out.err = p.Run(ctx, TaskOptions{Rules: r.rs, Meta: map[string]string{"test": r.t.Name()},
 		Engine: []engine.Option{engine.WithTrace(sink), engine.WithClock(engine.NewStepClock(epoch, time.Millisecond)),
 			engine.WithRunID("run-test")}})

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Epoch is the first clock reading of a scenario play. Plays use a stepping clock (one
@@ -13,14 +14,14 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Play runs rs against the scenario with a deterministic clock and the scenario's name as
 // run id, writing the trace to sink.
-func Play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink engine.Sink, opt ...engine.Option) (engine.Result, error) {
+func Play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink, opt ...engine.Option) (engine.Result, error) {
 	rep, err := Run(ctx, sc, rs, sink, opt...)
 	return rep.Result, err
 }
 
 // Run is Play that also returns the run's Report, for the scorecard and candidates
 // sidecars. The report is never nil; after an error it describes where the run stopped.
-func Run(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink engine.Sink, opt ...engine.Option) (*Report, error) {
+func Run(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink, opt ...engine.Option) (*Report, error) {
 	opts := append([]engine.Option{
 		engine.WithTrace(sink),
 		engine.WithClock(engine.NewStepClock(Epoch, time.Millisecond)),

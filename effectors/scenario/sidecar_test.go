@@ -14,6 +14,7 @@ import (
 	"github.com/agentspine/spine/internal/golden"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the sidecar goldens")
@@ -40,7 +41,7 @@ func TestSidecarGoldens(t *testing.T) {
 		}
 		var card, cands []byte
 		for i := 0; i < 2; i++ {
-			rep, err := Run(context.Background(), sc, rs, &engine.MemorySink{})
+			rep, err := Run(context.Background(), sc, rs, &trace.MemorySink{})
 			if err != nil {
 				t.Fatalf("%s: %v", p, err)
 			}
@@ -105,7 +106,7 @@ func TestSidecarVerdicts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, _ := Run(context.Background(), sc, rs, &engine.MemorySink{})
+			rep, _ := Run(context.Background(), sc, rs, &trace.MemorySink{})
 			if rep.Entry.Verdict != tc.verdict || rep.Result.Outcome != tc.outcome {
 				t.Errorf("verdict %q outcome %q, want %q %q", rep.Entry.Verdict, rep.Result.Outcome, tc.verdict, tc.outcome)
 			}

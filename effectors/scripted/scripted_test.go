@@ -10,7 +10,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/ggs"
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 const okRound = `{type: OutcomeSummary, payload: {task_id: t, summary: done, output: null, elapsed_ms: 1}}`
@@ -104,7 +104,7 @@ func TestShippedScenariosEndAsDesigned(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, final, err := Play(context.Background(), sc, rs, engine.Discard, nil)
+		_, final, err := Play(context.Background(), sc, rs, trace.Discard, nil)
 		if err != nil {
 			t.Errorf("%s: %v", path, err)
 			return nil

@@ -23,7 +23,7 @@ func AssertReplays(t testing.TB, trace []byte, rs *engine.RuleSet) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &engine.MemorySink{}
+	sink := &tr.MemorySink{}
 	_, _ = replay.Run(context.Background(), rec, rs, sink)
 	if d := replay.CompareTraces(trace, sink.Bytes(), 0); d != nil {
 		t.Fatalf("the replay differs from the live trace: %s", d)

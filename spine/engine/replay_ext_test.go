@@ -21,7 +21,7 @@ func init() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again := &engine.MemorySink{}
+		again := &tr.MemorySink{}
 		if _, err := replay.Run(context.Background(), rec, rs, again); err != nil {
 			t.Fatal(err)
 		}

@@ -67,8 +67,8 @@ func NewRecording(name string, f *trace.File) (*Recording, error) {
 		return nil, fmt.Errorf("%s: not a trace: the first line is not a header", name)
 	}
 	r.Header.Header = h
-	if h.Format != engine.TraceFormat && h.Format != engine.TraceFormatUnchained {
-		return nil, fmt.Errorf("%s:1: trace format %s, this build replays %q and %q", name, linecap.ExcerptString(h.Format), engine.TraceFormat, engine.TraceFormatUnchained)
+	if h.Format != trace.Format && h.Format != trace.FormatUnchained {
+		return nil, fmt.Errorf("%s:1: trace format %s, this build replays %q and %q", name, linecap.ExcerptString(h.Format), trace.Format, trace.FormatUnchained)
 	}
 	var open *recordedCall
 	loopStarted, halted := false, false
@@ -522,7 +522,7 @@ func (e *wrappedRecorded) Unwrap() error { return e.cause }
 // effector result from it and calling no effector, and writes the new trace to sink.
 // With the recorded rule set the new trace is byte-identical to the recording; with
 // another one the run may diverge, which is reported as a *DivergenceError.
-func Run(ctx context.Context, rec *Recording, rs *engine.RuleSet, sink engine.Sink) (engine.Result, error) {
+func Run(ctx context.Context, rec *Recording, rs *engine.RuleSet, sink trace.Sink) (engine.Result, error) {
 	rp := New(rec)
 	opts := append(rp.Options(), engine.WithTrace(sink))
 	if rs.Hash() == rec.Header.RulesHash() {

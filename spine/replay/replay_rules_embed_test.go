@@ -15,7 +15,7 @@ import (
 // recordHeader records a session's header with rs and reads it back as a recording.
 func recordHeader(t *testing.T, rs *engine.RuleSet) *Recording {
 	t.Helper()
-	sink := &engine.MemorySink{}
+	sink := &tr.MemorySink{}
 	engine.NewSession(rs, engine.WithTrace(sink), engine.WithRunID("embed"))
 	return readRecording(t, "embed.jsonl", sink.Bytes())
 }
@@ -91,7 +91,7 @@ func TestFindRulesByHash(t *testing.T) {
 	if err != nil || rs.Hash() != rec.Header.RulesHash() || rs.Path() != "my-copy.yaml" {
 		t.Fatalf("by hash: %v, %v", rs, err)
 	}
-	sink := &engine.MemorySink{}
+	sink := &tr.MemorySink{}
 	if _, err := Run(context.Background(), rec, rs, sink); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func FuzzEmbeddedRules(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	sink := &engine.MemorySink{}
+	sink := &tr.MemorySink{}
 	engine.NewSession(rs, engine.WithTrace(sink), engine.WithRunID("fuzz"))
 	f.Add(sink.Bytes())
 	f.Add([]byte(mustReadF(f, "../engine/testdata/oldheader/no_rule.jsonl")))

@@ -29,7 +29,7 @@ func replayFile(t *testing.T, path string, rs *engine.RuleSet) ([]byte, []byte, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &engine.MemorySink{}
+	sink := &tr.MemorySink{}
 	res, err := Run(context.Background(), rec, rs, sink)
 	return recorded, sink.Bytes(), rec, res, err
 }
@@ -52,7 +52,7 @@ func TestReplayGoldenTraces(t *testing.T) {
 			if d := CompareTraces(recorded, replayed, 0); d != nil {
 				t.Fatalf("replay differs: %s", d)
 			}
-			if rep, err := engine.VerifyChain(bytes.NewReader(recorded)); err != nil || !rep.Chained {
+			if rep, err := tr.VerifyChain(bytes.NewReader(recorded)); err != nil || !rep.Chained {
 				t.Fatalf("the golden's chain: %+v %v", rep, err)
 			}
 		})
@@ -249,7 +249,7 @@ func TestReplayUnusableRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), rec, rs, &engine.MemorySink{})
+	_, err = Run(context.Background(), rec, rs, &tr.MemorySink{})
 	var re *RecordingError
 	if !errors.As(err, &re) || !Failed(err) || !strings.HasPrefix(err.Error(), "seeded.jsonl:2: re-applying a seeded fact: ") {
 		t.Fatalf("got %v, want a *RecordingError naming seeded.jsonl:2", err)
@@ -302,7 +302,7 @@ func assertReplays(t *testing.T, trace []byte, rs *engine.RuleSet) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again := &engine.MemorySink{}
+	again := &tr.MemorySink{}
 	if _, err := Run(context.Background(), rec, rs, again); err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +310,7 @@ func assertReplays(t *testing.T, trace []byte, rs *engine.RuleSet) {
 		t.Fatalf("the replay differs: %s", d)
 	}
 	for _, b := range [][]byte{trace, again.Bytes()} {
-		if rep, err := engine.VerifyChain(bytes.NewReader(b)); err != nil || !rep.Chained {
+		if rep, err := tr.VerifyChain(bytes.NewReader(b)); err != nil || !rep.Chained {
 			t.Fatalf("the chain: %+v %v", rep, err)
 		}
 	}
