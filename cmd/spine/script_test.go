@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"testing"
 
@@ -14,8 +15,15 @@ var updateScripts = flag.Bool("rewrite", false, "rewrite the expected output in 
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
+		// As main does: the interrupt testscript sends a background command at the end of
+		// a script (spine serve, spine worker) cancels the run, even when the test was
+		// started with SIGINT ignored (a job started with & by a non-interactive shell),
+		// where the default action would never end the process and the script would hang.
 		"spine": func() {
-			os.Exit(Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			code := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+			stop()
+			os.Exit(code)
 		},
 	})
 }
