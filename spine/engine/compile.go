@@ -35,36 +35,8 @@ func (l *loader) compileWhen(rs *RuleSet, r *Rule, n *yaml.Node) {
 		report(off, msg)
 		return
 	}
-	ok := true
 	reads := map[int]bool{}
-	ast.Walk(&tree.Node, visitor(func(node ast.Node) {
-		switch x := node.(type) {
-		case *ast.IdentifierNode:
-			if k, found := rs.kindByName[x.Value]; found {
-				reads[k.index] = true
-			}
-		case *ast.MemberNode:
-			id, isIdent := x.Node.(*ast.IdentifierNode)
-			prop, isStr := x.Property.(*ast.StringNode)
-			if !isIdent || !isStr {
-				return
-			}
-			if id.Value == "params" {
-				if _, found := rs.paramByName[prop.Value]; !found {
-					report(x.Property.Location().From, "unknown param "+strconv.Quote(prop.Value)+paramList(rs))
-					ok = false
-				}
-				return
-			}
-			if k, found := rs.kindByName[id.Value]; found && !k.Many {
-				if _, has := k.fieldIx[prop.Value]; !has {
-					report(x.Property.Location().From, "unknown field "+strconv.Quote(prop.Value)+" of fact kind "+
-						strconv.Quote(k.Name)+" (fields: "+strings.Join(k.fieldNames(), ", ")+")")
-					ok = false
-				}
-			}
-		}
-	}))
+	ok := checkFactRefs(rs, tree.Node, reads, report)
 	// objectives.NAME.score reads the kinds NAME's expressions read.
 	objReads, objOK := objectiveRefs(rs, tree.Node, -1, report)
 	if !ok || !objOK {
