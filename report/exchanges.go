@@ -115,12 +115,7 @@ func (b *builder) model(it *Item, x trace.Exchange, dur string) (int, int) {
 }
 
 func toolSummary(it *Item, x trace.Exchange, dur string) string {
-	var r struct {
-		Target   string `json:"target"`
-		Output   string `json:"output"`
-		ExitCode *int   `json:"exit_code"`
-		Evidence string `json:"evidence"`
-	}
+	var r trace.ToolResponse
 	_ = json.Unmarshal(x.Response, &r)
 	head := x.Name
 	if r.Target != "" {
@@ -135,13 +130,7 @@ func toolSummary(it *Item, x trace.Exchange, dur string) string {
 		}
 	}
 	head += " · " + dur
-	result := r.Output
-	if r.Evidence != "" {
-		result = r.Evidence
-		if _, after, ok := strings.Cut(result, " → "); ok {
-			result = after
-		}
-	}
+	result := r.Result()
 	if result != "" {
 		head += " → " + oneLine(result, 100)
 	}

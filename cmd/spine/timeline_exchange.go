@@ -127,13 +127,7 @@ func attemptLine(a llm.Attempt) string {
 }
 
 func toolSummary(x trace.Exchange, dur string) string {
-	var r struct {
-		Tool     string `json:"tool"`
-		Target   string `json:"target"`
-		Output   string `json:"output"`
-		ExitCode *int   `json:"exit_code"`
-		Evidence string `json:"evidence"`
-	}
+	var r trace.ToolResponse
 	_ = json.Unmarshal(x.Response, &r)
 	head := x.Name
 	if r.Target != "" {
@@ -143,14 +137,7 @@ func toolSummary(x trace.Exchange, dur string) string {
 		head += fmt.Sprintf(" · exit %d", *r.ExitCode)
 	}
 	head += " · " + dur
-	result := r.Output
-	if r.Evidence != "" {
-		// The evidence repeats "tool:target → "; the line already names both.
-		result = r.Evidence
-		if _, after, ok := strings.Cut(result, " → "); ok {
-			result = after
-		}
-	}
+	result := r.Result()
 	if result != "" {
 		head += " → " + oneLine(result, 100)
 	}

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agentspine/spine/internal/fsmode"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -173,17 +172,4 @@ func FindRulesByHash(path, hash string, files []RuleFile) (*engine.RuleSet, erro
 		return rs, nil
 	}
 	return nil, nf
-}
-
-// checkRegular refuses a path that is not a regular file (after symlinks), naming what
-// it is.
-func checkRegular(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %s, not a regular file", path, fsmode.Name(fi.Mode()))
-	}
-	return nil
 }
