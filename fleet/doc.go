@@ -15,7 +15,10 @@
 //     redelivered once the ack deadline passes. An attempt's result is accepted by a
 //     compare-and-set on the task's status, so a task never has two accepted results,
 //     and a redelivered attempt's trace header names the attempt it supersedes; a
-//     worker that loses its connection takes no more tasks;
+//     worker that loses its connection takes no more tasks. An attempt whose run could
+//     not start (its set-up failed and left no trace) is recorded as failed with its
+//     error, and the task goes back to the queue after a pause, until MaxStartFailures
+//     such attempts end it with that error;
 //   - the Megram log (SharedMemory): every worker's store is an index of one stream of
 //     exported records, restored once by id; the Dreamer runs on the holder of a lease
 //     in a key-value bucket;

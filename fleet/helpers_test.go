@@ -44,7 +44,7 @@ func workerProcess(url, root string) int {
 		return 1
 	}
 	w, err := c.NewWorker(ctx, WorkerConfig{Name: fmt.Sprintf("proc-%d", os.Getpid()), Concurrency: 2,
-		WorkdirRoot: root, Prepare: testPrepare(rs, noSandbox())})
+		WorkdirRoot: root, Prepare: testPrepare(rs, noSandbox()), Log: func(s string) { fmt.Fprintln(os.Stderr, s) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -55,11 +55,21 @@ func TestKilledWorkers(t *testing.T) {
 	}
 	root := t.TempDir()
 	killedMidTask := 0
+	logs := make([]*bytes.Buffer, kills) // each killed worker's, shown when the test fails
+	defer func() {
+		if t.Failed() {
+			for k, l := range logs {
+				if l != nil {
+					t.Logf("worker process %d said:\n%s", k+1, l)
+				}
+			}
+		}
+	}()
 	for k := 0; k < kills; k++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), envWorkerURL+"="+srv.URL(), envWorkerRoot+"="+root)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
+		stderr := &bytes.Buffer{}
+		logs[k], cmd.Stderr = stderr, stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +107,7 @@ func TestKilledWorkers(t *testing.T) {
 			redelivered++
 		}
 		if accepted != 1 || st.Final == nil {
-			t.Errorf("task %s: %d accepted attempts, final %+v: %+v", st.ID, accepted, st.Final, st.Attempts)
+			t.Errorf("task %s: %d accepted attempts, final %+v, error %q: %+v", st.ID, accepted, st.Final, st.Error, st.Attempts)
 			continue
 		}
 		trace, a, err := c.Trace(ctx, st.ID, 0)

@@ -47,7 +47,15 @@ const (
 	// Refused: the attempt finished after the task already had an accepted result, or
 	// after it was superseded; its trace is kept, its result is not the task's.
 	Refused = "refused"
+	// Failed: the worker could not start the run (its sandbox, work dir, memory or model
+	// set-up failed) and left no trace. That says more of the worker than of the task,
+	// so the task goes back to the queue, until MaxStartFailures attempts have failed so.
+	Failed = "failed"
 )
+
+// MaxStartFailures is how many attempts of a task may fail to start a run before the
+// task ends with the last one's error instead of going back to the queue once more.
+const MaxStartFailures = 3
 
 // Attempt is one delivery of a task to a worker.
 type Attempt struct {
@@ -59,6 +67,7 @@ type Attempt struct {
 	EndedAt   time.Time `json:"ended_at,omitzero"`
 	Trace     string    `json:"trace,omitempty"` // its object in TraceBucket
 	TraceHead string    `json:"trace_head,omitempty"`
+	Error     string    `json:"error,omitempty"` // why a failed attempt's run did not start
 }
 
 // Status is what the fleet knows of a task.
@@ -240,6 +249,8 @@ func (c *Client) Trace(ctx context.Context, id string, attempt int) ([]byte, Att
 		return nil, a, fmt.Errorf("fleet: task %s is %s and has no accepted result yet", id, st.State)
 	case !found:
 		return nil, a, fmt.Errorf("fleet: task %s has no attempt %d (it has %d)", id, attempt, len(st.Attempts))
+	case a.Trace == "" && a.Error != "":
+		return nil, a, fmt.Errorf("fleet: task %s's attempt %d (%s) stored no trace: its run did not start: %s", id, a.N, a.State, a.Error)
 	case a.Trace == "":
 		return nil, a, fmt.Errorf("fleet: task %s's attempt %d (%s) stored no trace", id, a.N, a.State)
 	}

@@ -362,6 +362,10 @@ func (w *Worker) finish(ctx context.Context, msg jetstream.Msg, t Task, a attemp
 		w.cfg.Log(fmt.Sprintf("task %s: attempt %d: %v; left for redelivery", t.ID, a.n, runErr))
 		return
 	}
+	if a.final == nil && a.trace == "" && runErr != nil {
+		w.failedStart(ctx, msg, t, a.n, runErr)
+		return
+	}
 	accepted := false
 	st, err := w.c.update(ctx, t.ID, func(s *Status) bool {
 		accepted = false
@@ -405,6 +409,58 @@ func (w *Worker) finish(ctx context.Context, msg jetstream.Msg, t Task, a attemp
 	}
 	w.cfg.Log(fmt.Sprintf("task %s: attempt %d finished: %s", t.ID, a.n, st.Outcome()))
 	w.ack(ctx, msg, t.ID)
+}
+
+// failedStart records an attempt whose run did not start (no trace) and puts the task
+// back on the queue, after a pause that grows with each such failure so that a worker
+// whose sandbox is broken does not spin through the queue; the MaxStartFailures-th
+// such attempt ends the task with its error.
+func (w *Worker) failedStart(ctx context.Context, msg jetstream.Msg, t Task, n int, runErr error) {
+	failures, final := 0, false
+	st, err := w.c.update(ctx, t.ID, func(s *Status) bool {
+		failures, final = 0, false
+		i := -1
+		for j := range s.Attempts {
+			if s.Attempts[j].N == n {
+				i = j
+			}
+			if s.Attempts[j].State == Failed {
+				failures++
+			}
+		}
+		if i < 0 {
+			return false
+		}
+		at := &s.Attempts[i]
+		at.EndedAt, at.Error = w.cfg.Clock.Now().UTC(), runErr.Error()
+		if s.State == Finished || at.State != Running {
+			at.State = Refused
+			return true
+		}
+		at.State = Failed
+		failures++
+		if failures < MaxStartFailures {
+			s.State = Queued
+			return true
+		}
+		final = true
+		s.State, s.Accepted, s.Final = Finished, n, nil
+		s.Error = fmt.Sprintf("no run could start in %d attempts; the last: %v", failures, runErr)
+		return true
+	})
+	switch {
+	case err != nil:
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d: recording its failure: %v; left for redelivery", t.ID, n, err))
+	case final || st.State == Finished:
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d could not start: %v; the task ends with that error", t.ID, n, runErr))
+		w.ack(ctx, msg, t.ID)
+	default:
+		delay := time.Duration(failures) * w.ackWait / 2
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d could not start: %v; back to the queue in %s", t.ID, n, runErr, delay))
+		if err := msg.NakWithDelay(delay); err != nil {
+			w.cfg.Log(fmt.Sprintf("task %s: returning it to the queue: %v", t.ID, err))
+		}
+	}
 }
 
 func (w *Worker) ack(ctx context.Context, msg jetstream.Msg, id string) {

@@ -94,6 +94,9 @@ func showTaskStatus(w io.Writer, st fleet.Status) {
 			line += ", trace stored"
 		}
 		fmt.Fprintln(w, line+")")
+		if a.Error != "" {
+			fmt.Fprintf(w, "     did not start: %s\n", oneLine(a.Error, 100))
+		}
 	}
 	if o := st.Outcome(); o != "" {
 		fmt.Fprintf(w, "  outcome: %s\n", o)
