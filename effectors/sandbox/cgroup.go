@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -81,6 +82,13 @@ func findCgroups() (*cgroupHost, error) {
 	} else {
 		return nil, errors.New("no cgroup pids controller is mounted")
 	}
+	sweepOnce.Do(func() {
+		for _, parent := range []string{h.pids, h.memory} {
+			if parent != "" {
+				sweepStale(parent)
+			}
+		}
+	})
 	probe, err := h.create(DefaultLimits)
 	if err != nil {
 		return nil, err
@@ -139,9 +147,49 @@ func joinCgroup(point, root, path string) string {
 
 }
 
-// create makes and limits a fresh cgroup for one call.
+var sweepOnce sync.Once
+
+// sweepStale removes the empty call cgroups under parent that a process which is gone
+// left behind (one killed mid-call cannot remove its own), and those named after this
+// process's pid, which a process before it held: a pid is reused, and its leftovers
+// would otherwise stand where this process makes its own. It runs before this process
+// makes any; a cgroup that still holds a process is not removed (rmdir refuses).
+func sweepStale(parent string) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	self := os.Getpid()
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), "spine-")
+		pidText, _, ok2 := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !e.IsDir() || !ok || !ok2 || err != nil || pid <= 0 {
+			continue
+		}
+		if pid == self || !pidExists(pid) {
+			_ = os.Remove(filepath.Join(parent, e.Name()))
+		}
+	}
+}
+
+func pidExists(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// create makes and limits a fresh cgroup for one call. A name already taken (by a
+// cgroup another process left behind) is skipped for the next.
 func (h *cgroupHost) create(l Limits) (*callCgroup, error) {
-	name := fmt.Sprintf("spine-%d-%d", os.Getpid(), cgroupSeq.Add(1))
+	for try := 0; ; try++ {
+		cg, err := h.createNamed(fmt.Sprintf("spine-%d-%d", os.Getpid(), cgroupSeq.Add(1)), l)
+		if !errors.Is(err, os.ErrExist) || try == 9 {
+			return cg, err
+		}
+	}
+}
+
+func (h *cgroupHost) createNamed(name string, l Limits) (*callCgroup, error) {
 	cg := &callCgroup{host: h}
 	set := func(dir, file, value string) error {
 		if err := os.WriteFile(filepath.Join(dir, file), []byte(value), 0); err != nil {
