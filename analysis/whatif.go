@@ -151,9 +151,9 @@ func WhatIf(rec *replay.Recording, edited *engine.RuleSet) (*WhatIfResult, error
 func decodeFactEvent(line int, kind string, f trace.Fact) (factEvent, error) {
 	ev := factEvent{line: line, kind: f.Kind, id: f.ID, rev: f.Rev}
 	switch kind {
-	case engine.EvFactAsserted:
+	case trace.KindFactAsserted:
 		ev.op = engine.OpAssert
-	case engine.EvFactUpdated:
+	case trace.KindFactUpdated:
 		ev.op = engine.OpUpdate
 	default:
 		ev.op = engine.OpRetract

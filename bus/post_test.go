@@ -3,12 +3,12 @@ package bus
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/agentspine/spine/spine/trace"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine/engine"
 )
 
 // watchingLog is a Log that, at the moment it records a message, checks that the
@@ -19,7 +19,7 @@ type watchingLog struct {
 	t    *testing.T
 }
 
-func (w *watchingLog) Message(m engine.Message) int64 {
+func (w *watchingLog) Message(m trace.Message) int64 {
 	if got, ok := w.post.boxes(m.To).peek(m.To); ok {
 		w.t.Errorf("%s's mailbox already holds a %s while the %s is being recorded", m.To, got.Type, m.Type)
 	}
@@ -163,7 +163,7 @@ func TestBranchesKeepPrivateMailboxes(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		br := root.Branch(&logs[i], "R3", "R4a")
-		br.Deliver("R3", engine.Message{From: "R2", To: "R3", Type: contract.TypeSubTask,
+		br.Deliver("R3", trace.Message{From: "R2", To: "R3", Type: contract.TypeSubTask,
 			Payload: json.RawMessage(fmt.Sprintf(`{"subtask_id":"s%d"}`, i))})
 		wg.Add(1)
 		go func() {
@@ -223,7 +223,7 @@ func TestUnreadListsWhatNobodyRead(t *testing.T) {
 // discardRecorder numbers messages and keeps none.
 type discardRecorder struct{ n int64 }
 
-func (d *discardRecorder) Message(engine.Message) int64 { d.n++; return d.n }
+func (d *discardRecorder) Message(trace.Message) int64 { d.n++; return d.n }
 
 // BenchmarkPostRoundTrip is what one message between roles costs: encoding the payload
 // at Send, delivery to the mailbox, and decoding at Receive (the recorder keeps nothing).

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/bus"
-	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -48,8 +47,8 @@ func BenchmarkFleetMessage(b *testing.B) {
 		ctx := context.Background()
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			tap.publish(&trace.Event{Seq: int64(i + 1), Kind: engine.EvMessage,
-				Body: engine.Message{From: "R3", To: "R4a", Type: "ExecutionResult", TaskID: "run-1", Payload: raw}})
+			tap.publish(&trace.Event{Seq: int64(i + 1), Kind: trace.KindMessage,
+				Body: trace.Message{From: "R3", To: "R4a", Type: "ExecutionResult", TaskID: "run-1", Payload: raw}})
 			if i%256 == 255 {
 				if err := tap.close(ctx); err != nil {
 					b.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentspine/spine/bus"
-	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -72,7 +71,7 @@ func (t *busTap) publish(e *trace.Event) {
 // written trace: a message event, or a model call's exchange (llm:<role>) as a
 // bus.TypeModelCall message. ok is false for other events.
 func busMessage(e *trace.Event) (m bus.Message, ok bool, err error) {
-	if e.Kind != engine.EvMessage && e.Kind != engine.EvExchange {
+	if e.Kind != trace.KindMessage && e.Kind != trace.KindExchange {
 		return m, false, nil
 	}
 	// The event's body encodes as the trace writes it; the bus reads the same fields.
@@ -80,7 +79,7 @@ func busMessage(e *trace.Event) (m bus.Message, ok bool, err error) {
 	if err != nil {
 		return m, true, err
 	}
-	if e.Kind == engine.EvExchange {
+	if e.Kind == trace.KindExchange {
 		var x struct {
 			Name    string          `json:"name"`
 			Request json.RawMessage `json:"request"`

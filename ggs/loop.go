@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentspine/spine/spine/trace"
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
@@ -64,7 +65,7 @@ type Loop struct {
 
 	// OnMessage, when set, sees every message as it passes, with the seq of the trace
 	// event that journalled it (for a live display, or a bus).
-	OnMessage func(engine.Message)
+	OnMessage func(trace.Message)
 	// Final is the task's FinalResult once the run has ended on a terminal objective.
 	Final *contract.FinalResult
 }

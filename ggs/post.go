@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentspine/spine/spine/trace"
 	"strings"
 
 	"github.com/agentspine/spine/bus"
@@ -15,10 +16,10 @@ import (
 // to OnMessage with its seq.
 type journalRecorder struct {
 	j         *engine.Journal
-	onMessage func(engine.Message)
+	onMessage func(trace.Message)
 }
 
-func (r journalRecorder) Message(m engine.Message) int64 {
+func (r journalRecorder) Message(m trace.Message) int64 {
 	m.Seq = r.j.Message(m)
 	if r.onMessage != nil {
 		r.onMessage(m)

@@ -134,7 +134,7 @@ func TestMegramsGoByPost(t *testing.T) {
 			t.Errorf("seq %d: a Megram from %s to %s", m.Seq, m.From, m.To)
 		}
 		var mg contract.Megram
-		if err := bus.Decode(engine.Message{Type: m.Type, From: m.From, To: m.To, Payload: m.Payload}, &mg); err != nil {
+		if err := bus.Decode(trace.Message{Type: m.Type, From: m.From, To: m.To, Payload: m.Payload}, &mg); err != nil {
 			t.Fatal(err)
 		}
 		posted = append(posted, mg.ID)

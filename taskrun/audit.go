@@ -47,10 +47,10 @@ func (la *liveAudit) tap(seq int64, kind string, body any) {
 	var m bus.Message
 	var err error
 	switch kind {
-	case engine.EvMessage:
-		sm := body.(engine.Message)
+	case trace.KindMessage:
+		sm := body.(trace.Message)
 		m, err = bus.NewMessage(sm.From, sm.To, sm.Type, sm.TaskID, sm.Payload)
-	case engine.EvExchange:
+	case trace.KindExchange:
 		x := body.(engine.Exchange)
 		role, isModel := strings.CutPrefix(x.Name, "llm:")
 		if !isModel {

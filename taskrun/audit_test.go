@@ -59,7 +59,7 @@ type misroutingEffector struct{}
 
 func (misroutingEffector) Mint(ctx context.Context, r engine.MintRequest) (engine.Construct, error) {
 	payload, _ := json.Marshal(&contract.ReplanRequest{TaskID: "t1", Recommendation: "replan"})
-	engine.JournalFrom(ctx).Message(engine.Message{From: "R4b", To: "R2", Type: contract.TypeReplanRequest, TaskID: "t1",
+	engine.JournalFrom(ctx).Message(trace.Message{From: "R4b", To: "R2", Type: contract.TypeReplanRequest, TaskID: "t1",
 		Payload: payload})
 	return engine.Construct{ID: "c"}, nil
 }

@@ -63,7 +63,7 @@ type Config struct {
 
 	// A display: every message as it is journalled, what each role is doing, a tap on
 	// the trace (e.g. reload notices), and warnings (root, --no-sandbox).
-	OnMessage func(engine.Message)
+	OnMessage func(trace.Message)
 	OnStatus  func(roles.Status)
 	WrapSink  func(trace.Sink) trace.Sink
 	Warn      func(string)

@@ -86,7 +86,7 @@ func TestRunTaskAccepts(t *testing.T) {
 	r := newRig(t)
 	r.scriptAccept()
 	var msgs []string
-	r.cfg.OnMessage = func(m engine.Message) { msgs = append(msgs, m.From+"→"+m.To+" "+m.Type) }
+	r.cfg.OnMessage = func(m spinetrace.Message) { msgs = append(msgs, m.From+"→"+m.To+" "+m.Type) }
 	res, err := RunTask(context.Background(), r.cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,6 @@ import (
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/effectors/scripted"
 	"github.com/agentspine/spine/memory"
-	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -29,7 +28,7 @@ const pipelineDemoTrace = "spine-demo-pipeline.trace.jsonl"
 // demoPipelineRun is one play of the pipeline demo: where its trace goes and what shows it.
 type demoPipelineRun struct {
 	tracePath string
-	onMessage func(engine.Message)
+	onMessage func(trace.Message)
 	wrapSink  func(trace.Sink) trace.Sink
 	warn      func(string)
 	// onFallback hears why the tools run unconfined, when bubblewrap cannot isolate them.

@@ -4,12 +4,12 @@ import (
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/roles"
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // typedPayload decodes a posted message's payload by its type for display, or returns
 // the payload as it is when the type is not one the displays know or does not decode.
-func typedPayload(m engine.Message) any {
+func typedPayload(m trace.Message) any {
 	var v any
 	switch m.Type {
 	case contract.TypeTaskSpec:

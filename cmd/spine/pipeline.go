@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
+	"github.com/agentspine/spine/spine/trace"
 	"io"
 	"strings"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine/engine"
 )
 
 // pipelineDisplay prints one line (and a few indented details) per bus message as it
@@ -17,7 +17,7 @@ type pipelineDisplay struct {
 	round   int
 }
 
-func (d *pipelineDisplay) message(m engine.Message) {
+func (d *pipelineDisplay) message(m trace.Message) {
 	if m.From == "R4b" {
 		d.round++
 		fmt.Fprintf(d.w, "── round %d\n", d.round)

@@ -170,7 +170,7 @@ func playDesigned(ctx context.Context, io stdio, d *designed, rs *engine.RuleSet
 		rep, runErr = scenario.Run(ctx, d.signals, rs, sink)
 		res = rep.Result
 	} else {
-		var onMessage func(engine.Message)
+		var onMessage func(trace.Message)
 		if !quiet && !all {
 			p, perr := ggs.ParamsFrom(rs)
 			if perr != nil {

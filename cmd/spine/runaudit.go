@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -43,7 +42,7 @@ func (r *reloadNotices) Write(e *trace.Event) error {
 		return err
 	}
 	switch e.Kind {
-	case engine.EvRulesReloaded, engine.EvRulesReloadFail:
+	case trace.KindRulesReloaded, trace.KindRulesReloadFailed:
 		b, err := e.AppendJSON(nil)
 		if err != nil {
 			return err

@@ -199,7 +199,7 @@ func newRunDisplay(w io.Writer, rs *engine.RuleSet, asJSON bool) *runDisplay {
 	return d
 }
 
-func (d *runDisplay) message(m engine.Message) {
+func (d *runDisplay) message(m trace.Message) {
 	if d.json != nil {
 		_ = d.json.Encode(m)
 		return

@@ -3,13 +3,13 @@ package roles
 import (
 	"context"
 	"fmt"
+	"github.com/agentspine/spine/spine/trace"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine/engine"
 )
 
 // dispatch is the runtime's dispatcher. It takes R3's mail — the round's SubTasks, which
@@ -24,7 +24,7 @@ import (
 // subtask, the later groups depend on it and are not run: their validators say so to R4b.
 // When ctx is cancelled, dispatch returns the error once the running group has stopped.
 func (p *Pipeline) dispatch(ctx context.Context, rec recorder, post *bus.Post, g guard) error {
-	var mail []engine.Message
+	var mail []trace.Message
 	var as []Assignment
 	for {
 		m, ok := post.Next("R3")

@@ -3,6 +3,7 @@ package roles
 import (
 	"context"
 	"fmt"
+	"github.com/agentspine/spine/spine/trace"
 	"sync"
 
 	"github.com/agentspine/spine/effectors/llm"
@@ -86,7 +87,7 @@ func (jm journalledModel) Complete(ctx context.Context, req llm.ChatRequest) (ll
 		Request:    req,
 		Response:   resp,
 		DurationMS: jm.clock.Now().Sub(start).Milliseconds(),
-		Usage: &engine.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+		Usage: &trace.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
 			TotalTokens: resp.Usage.TotalTokens},
 	}
 	if err != nil {

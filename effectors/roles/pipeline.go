@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentspine/spine/spine/trace"
 	"time"
 
 	"github.com/agentspine/spine/bus"
@@ -47,7 +48,7 @@ type Config struct {
 	Parallel     int // 0 means DefaultParallel
 
 	// OnMessage sees every message the roles journal, in journal order (a live display).
-	OnMessage func(engine.Message)
+	OnMessage func(trace.Message)
 	// OnStatus hears what a role is working on as it starts, from any goroutine (a
 	// spinner). It must not block.
 	OnStatus func(Status)
@@ -84,8 +85,8 @@ type Pipeline struct {
 	perceived bool // R1 has produced the TaskSpec
 	posted    bool // R1's TaskSpec has gone to R2
 
-	r2     planner            // R2's own state
-	record [][]engine.Message // the messages the roles posted, round by round
+	r2     planner           // R2's own state
+	record [][]trace.Message // the messages the roles posted, round by round
 }
 
 var _ ggs.Plant = (*Pipeline)(nil)

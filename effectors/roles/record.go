@@ -2,6 +2,7 @@ package roles
 
 import (
 	"context"
+	"github.com/agentspine/spine/spine/trace"
 	"sync"
 
 	"github.com/agentspine/spine/bus"
@@ -20,15 +21,15 @@ type recorder interface {
 // messages to the live display, and keeps the round's messages for the graceful failure.
 type journalRecorder struct {
 	j         *engine.Journal
-	onMessage func(engine.Message)
-	log       *[]engine.Message
+	onMessage func(trace.Message)
+	log       *[]trace.Message
 }
 
 var _ recorder = journalRecorder{}
 
 func (r journalRecorder) exchange(x engine.Exchange) { r.j.Record(x) }
 
-func (r journalRecorder) Message(m engine.Message) int64 {
+func (r journalRecorder) Message(m trace.Message) int64 {
 	m.Seq = r.j.Message(m)
 	if r.log != nil {
 		*r.log = append(*r.log, m)
@@ -42,7 +43,7 @@ func (r journalRecorder) Message(m engine.Message) int64 {
 // event is one buffered journal entry: exactly one of the two is set.
 type event struct {
 	x *engine.Exchange
-	m *engine.Message
+	m *trace.Message
 }
 
 // buffer holds a subtask's journal entries until its group has finished, so that
@@ -61,7 +62,7 @@ func (b *buffer) exchange(x engine.Exchange) {
 }
 
 // Message keeps m for the flush; its seq is not known until then.
-func (b *buffer) Message(m engine.Message) int64 {
+func (b *buffer) Message(m trace.Message) int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.events = append(b.events, event{m: &m})

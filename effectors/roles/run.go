@@ -3,6 +3,7 @@ package roles
 import (
 	"context"
 	"errors"
+	"github.com/agentspine/spine/spine/trace"
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
@@ -22,7 +23,7 @@ type TaskOptions struct {
 	GGS []ggs.Option
 	// OnMessage sees GGS's messages (ReplanRequest, OutcomeSummary, PlanDirective,
 	// FinalResult); the roles' own messages go to Config.OnMessage.
-	OnMessage func(engine.Message)
+	OnMessage func(trace.Message)
 }
 
 // TaskResult is how a task ended.

@@ -19,7 +19,7 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // sink and passing every message to onMessage (which may be nil); opt configures the
 // Solver (memory, for instance). It fails when the run
 // does not end with the scenario's expected final directive.
-func Play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink, onMessage func(engine.Message), opt ...ggs.Option) (engine.Result, *contract.FinalResult, error) {
+func Play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink, onMessage func(trace.Message), opt ...ggs.Option) (engine.Result, *contract.FinalResult, error) {
 	loop, err := ggs.NewLoop(rs, NewPlant(sc), sc.Task, opt...)
 	if err != nil {
 		return engine.Result{}, nil, err

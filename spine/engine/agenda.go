@@ -28,19 +28,16 @@ const (
 	DecidedName        = "name"
 )
 
-// RuleEval is one rule's outcome in a cycle; the conflict_set event records it as is.
-type RuleEval = trace.RuleEval
-
 // CycleResult describes one agenda cycle. It and its slices are reused by the next cycle
 // of the same session; copy what you need to keep.
 type CycleResult struct {
-	Cycle       int        `json:"cycle"`
-	Stage       string     `json:"stage"`
-	Scope       string     `json:"scope"` // "all", or "terminal" when only rules setting a terminal objective were considered
-	Evaluated   []RuleEval `json:"evaluated"`
-	ConflictSet []string   `json:"conflict_set"` // in agenda order; the first fired
-	Fired       string     `json:"fired"`        // "" when the conflict set was empty
-	DecidedBy   string     `json:"decided_by,omitempty"`
+	Cycle       int              `json:"cycle"`
+	Stage       string           `json:"stage"`
+	Scope       string           `json:"scope"` // "all", or "terminal" when only rules setting a terminal objective were considered
+	Evaluated   []trace.RuleEval `json:"evaluated"`
+	ConflictSet []string         `json:"conflict_set"` // in agenda order; the first fired
+	Fired       string           `json:"fired"`        // "" when the conflict set was empty
+	DecidedBy   string           `json:"decided_by,omitempty"`
 	// Objectives are the scored objectives' values the rules saw, in file order; empty
 	// when the rule set scores none.
 	Objectives []ObjectiveEval `json:"objectives,omitempty"`
@@ -101,7 +98,7 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	m.Decide(&s.wm.in, s.set, s.decided)
 	errs := 0
 	if cap(s.evals) < len(s.rs.order) { // a reload brought more rules
-		s.evals = make([]RuleEval, 0, len(s.rs.order))
+		s.evals = make([]trace.RuleEval, 0, len(s.rs.order))
 	}
 	evals := s.evals[:len(s.rs.order)]
 	n := 0
@@ -118,7 +115,7 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 		// rule: cheaper than building a RuleEval and copying it in.
 		ev := &evals[n]
 		n++
-		*ev = RuleEval{Rule: r.Name}
+		*ev = trace.RuleEval{Rule: r.Name}
 		switch {
 		case err != nil:
 			ev.Result, ev.Error = ResultError, err.Error()
@@ -162,7 +159,7 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 			res.DecidedBy = tieBreaker(s.cset[0], s.cset[1])
 		}
 	}
-	s.tracer.emit(EvConflictSet, res)
+	s.tracer.emit(trace.KindConflictSet, res)
 	if len(s.cset) > 0 {
 		s.fire(s.cset[0].rule, res)
 	}
@@ -282,12 +279,9 @@ func (s *Session) fire(r *Rule, res *CycleResult) {
 	}
 	s.requested = r.Then.Transition
 	if len(errs) > 0 {
-		s.tracer.emit(EvRuleError, trace.RuleError{Cycle: s.cycle, Rule: r.Name, Errors: errs})
+		s.tracer.emit(trace.KindRuleError, trace.RuleError{Cycle: s.cycle, Rule: r.Name, Errors: errs})
 	}
 }
-
-// EvRuleError records then-actions of a fired rule that could not be carried out.
-const EvRuleError = trace.KindRuleError
 
 // emitFired writes the rule_fired event, with the rule's then as encoded at load (a
 // rule built by hand has it encoded now).
@@ -297,10 +291,10 @@ func (s *Session) emitFired(r *Rule) {
 		then, err = encodeThen(&r.Then)
 	}
 	if err != nil {
-		s.tracer.failSeq(EvRuleFired, err)
+		s.tracer.failSeq(trace.KindRuleFired, err)
 		return
 	}
-	s.tracer.emit(EvRuleFired, &trace.RuleFiredEncoded{Cycle: s.cycle, Rule: r.Name, Salience: r.Salience, Then: then})
+	s.tracer.emit(trace.KindRuleFired, &trace.RuleFiredEncoded{Cycle: s.cycle, Rule: r.Name, Salience: r.Salience, Then: then})
 }
 
 func (s *Session) recordFiring(f Firing) {

@@ -139,7 +139,7 @@ func TestAgendaConflictSetTrace(t *testing.T) {
   - {name: v_by_name, salience: 1, when: newer != nil, then: {objective: go}}
   - {name: u_error, salience: 99, when: 'elsewhere.x == 0 && [1][older.x] > 0', then: {objective: go}}
 `)
-	sink := &MemorySink{}
+	sink := &tr.MemorySink{}
 	s := NewSession(rs, WithTrace(sink))
 	put(t, s, "older", "", Fields{"x": 3})
 	put(t, s, "newer", "", nil)
@@ -191,7 +191,7 @@ func TestAgendaOneFiringPerCycle(t *testing.T) {
   - {name: second, salience: 2, when: older != nil, then: {objective: go}}
   - {name: third, salience: 1, when: older != nil, then: {objective: go}}
 `)
-	sink := &MemorySink{}
+	sink := &tr.MemorySink{}
 	s := NewSession(rs, WithTrace(sink))
 	put(t, s, "older", "", nil)
 	var order []string
@@ -264,7 +264,7 @@ func TestAgendaRuntimeErrors(t *testing.T) {
 		}
 	}
 	rs.buildMatcher()
-	sink := &MemorySink{}
+	sink := &tr.MemorySink{}
 	s := NewSession(rs, WithTrace(sink))
 	put(t, s, "older", "", nil)
 	res := cycle(t, s)
@@ -352,7 +352,7 @@ rules:
         - {kind: item, id: old}
         - {kind: item, id: never_there}
 `)
-	sink := &MemorySink{}
+	sink := &tr.MemorySink{}
 	s := NewSession(rs, WithTrace(sink))
 	put(t, s, "note", "", Fields{"text": "keep"})
 	put(t, s, "item", "old", Fields{"status": "stale"})

@@ -36,7 +36,7 @@ func BenchmarkAgendaCycle(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		b.Run(fmt.Sprintf("rules=%d", n), func(b *testing.B) {
 			rs := benchRules(b, n)
-			s := NewSession(rs, WithTrace(Discard), WithMaxFirings(1<<62))
+			s := NewSession(rs, WithTrace(trace.Discard), WithMaxFirings(1<<62))
 			for i := 0; i < 99; i++ {
 				if _, err := s.Assert("item", fmt.Sprintf("i%03d", i), Fields{"v": float64(i)}); err != nil {
 					b.Fatal(err)
@@ -73,7 +73,7 @@ func BenchmarkAgendaCycle(b *testing.B) {
 // BenchmarkTraceAppend measures one event appended to a buffered file sink.
 func BenchmarkTraceAppend(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "trace.jsonl")
-	sink, err := CreateFileSink(path)
+	sink, err := trace.CreateFileSink(path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func BenchmarkTraceAppend(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		tr.emit(EvTransition, body)
+		tr.emit(trace.KindTransition, body)
 	}
 	b.StopTimer()
 	if tr.err != nil {

@@ -18,7 +18,7 @@ type shellish struct{ finishing }
 func (s *shellish) Mint(ctx context.Context, r MintRequest) (Construct, error) {
 	j := JournalFrom(ctx)
 	j.Record(Exchange{Name: "tool:shell", Request: map[string]string{"cmd": "ls"}, Response: map[string]string{"output": "a.txt"}, DurationMS: 3})
-	j.Message(Message{From: "R3", To: "R4a", Type: "ExecutionResult", Payload: json.RawMessage(`{"output":"a.txt"}`)})
+	j.Message(tr.Message{From: "R3", To: "R4a", Type: "ExecutionResult", Payload: json.RawMessage(`{"output":"a.txt"}`)})
 	return Construct{ID: "c"}, nil
 }
 
@@ -33,7 +33,7 @@ func chainedRun(t testing.TB) ([]byte, *RuleSet) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &MemorySink{}
+	sink := &tr.MemorySink{}
 	if _, err := NewEngine(rs, &shellish{}, WithTrace(sink)).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestChainedRunLayout(t *testing.T) {
 			t.Fatalf("line %d is not what the tampering table assumes (%s):\n%s", n, want, lines[n-1])
 		}
 	}
-	rep, err := VerifyChain(bytes.NewReader(trace))
+	rep, err := tr.VerifyChain(bytes.NewReader(trace))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,8 +159,8 @@ func TestVerifyChainTamperings(t *testing.T) {
 		{"empty", nil, "line 1: the trace is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, err := VerifyChain(bytes.NewReader(tc.trace))
-			var ce *ChainError
+			rep, err := tr.VerifyChain(bytes.NewReader(tc.trace))
+			var ce *tr.ChainError
 			if !errors.As(err, &ce) {
 				t.Fatalf("got %v (report %+v), want a *ChainError %q", err, rep, tc.want)
 			}
@@ -202,32 +202,32 @@ func lineH(t *testing.T, line string) string {
 func TestVerifyChainTolerates(t *testing.T) {
 	trace, _ := chainedRun(t)
 	lines := traceLinesOf(trace)
-	full, err := VerifyChain(bytes.NewReader(trace))
+	full, err := tr.VerifyChain(bytes.NewReader(trace))
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	torn := trace[:len(trace)-len(lines[25])-1+30] // lines[25] is without its newline
-	rep, err := VerifyChain(bytes.NewReader(torn))
+	rep, err := tr.VerifyChain(bytes.NewReader(torn))
 	if err != nil || rep.Torn == nil || rep.Torn.String() != "line 26 is torn (30 bytes without a newline or valid JSON); read up to line 25" || rep.Lines != 25 {
 		t.Errorf("torn: %+v %v %v", rep, rep.Torn, err)
 	}
 
-	rep, err = VerifyChain(bytes.NewReader(bytes.TrimSuffix(trace, []byte("\n"))))
+	rep, err = tr.VerifyChain(bytes.NewReader(bytes.TrimSuffix(trace, []byte("\n"))))
 	if err != nil || rep.Torn != nil || rep.Lines != 26 || rep.Head != full.Head {
 		t.Errorf("no final newline: %+v %v", rep, err)
 	}
 
-	rep, err = VerifyChain(bytes.NewReader(trace[:len(trace)-len(lines[25])-1]))
+	rep, err = tr.VerifyChain(bytes.NewReader(trace[:len(trace)-len(lines[25])-1]))
 	if err != nil || rep.Lines != 25 || rep.Head == full.Head {
 		t.Errorf("cut at a line boundary: %+v %v (only the head shows it)", rep, err)
 	}
 
-	old := UnchainedTrace(trace)
+	old := tr.UnchainedTrace(trace)
 	if bytes.Contains(old, []byte(`"h":`)) || !bytes.Contains(old, []byte(`"format":"spine-trace/1"`)) {
 		t.Fatalf("UnchainedTrace left an h or the format:\n%s", old)
 	}
-	rep, err = VerifyChain(bytes.NewReader(old))
+	rep, err = tr.VerifyChain(bytes.NewReader(old))
 	if err != nil || rep.Chained || rep.Lines != 26 || rep.String() != "unchained (format spine-trace/1)" {
 		t.Errorf("unchained: %+v (%s) %v", rep, rep, err)
 	}
@@ -236,10 +236,10 @@ func TestVerifyChainTolerates(t *testing.T) {
 // TestSealTraceMatchesTheWriter: sealing the unchained lines gives the sink's bytes.
 func TestSealTraceMatchesTheWriter(t *testing.T) {
 	trace, _ := chainedRun(t)
-	old := UnchainedTrace(trace)
+	old := tr.UnchainedTrace(trace)
 	lines := bytes.SplitN(old, []byte("\n"), 2)
-	lines[0] = bytes.Replace(lines[0], []byte(TraceFormatUnchained), []byte(TraceFormat), 1)
-	sealed, err := SealTrace(bytes.Join(lines, []byte("\n")))
+	lines[0] = bytes.Replace(lines[0], []byte(tr.FormatUnchained), []byte(tr.Format), 1)
+	sealed, err := tr.SealTrace(bytes.Join(lines, []byte("\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestSealTraceMatchesTheWriter(t *testing.T) {
 		{`{"seq":1,"h":"x"}` + "\n", "line 1: already has an h"},
 		{`{"seq":1} ` + "\n", "line 1: does not end in '}'"},
 	} {
-		if _, err := SealTrace([]byte(tc.in)); errString(err) != tc.want {
+		if _, err := tr.SealTrace([]byte(tc.in)); errString(err) != tc.want {
 			t.Errorf("SealTrace(%q): got %v, want %s", tc.in, err, tc.want)
 		}
 	}
@@ -276,15 +276,15 @@ func FuzzVerifyChain(f *testing.F) {
 	trace, _ := chainedRun(f)
 	f.Add(trace)
 	f.Add(trace[:len(trace)/2])
-	f.Add(UnchainedTrace(trace))
+	f.Add(tr.UnchainedTrace(trace))
 	f.Add([]byte(`{"seq":1,"t":"x","kind":"header","format":"spine-trace/2"}` + "\n"))
 	f.Add([]byte(`{"seq":1,"t":"x","kind":"header","format":"spine-trace/2","h":"00000000000000000000000000000000"}` + "\n{}"))
 	f.Add([]byte("null\n[1]\n\"h\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rep, err := VerifyChain(bytes.NewReader(data))
+		rep, err := tr.VerifyChain(bytes.NewReader(data))
 		lines := bytes.Count(data, []byte("\n")) + 1
 		if err != nil {
-			var ce *ChainError
+			var ce *tr.ChainError
 			if !errors.As(err, &ce) {
 				t.Fatalf("not a *ChainError: %v", err)
 			}
@@ -295,11 +295,11 @@ func FuzzVerifyChain(f *testing.F) {
 		if rep.Lines > lines {
 			t.Fatalf("report counts %d lines of %d", rep.Lines, lines)
 		}
-		sealed, serr := SealTrace(data)
+		sealed, serr := tr.SealTrace(data)
 		if serr != nil {
 			return
 		}
-		if _, err := VerifyChain(bytes.NewReader(sealed)); err != nil {
+		if _, err := tr.VerifyChain(bytes.NewReader(sealed)); err != nil {
 			for _, bad := range []string{"does not chain", "follows seq", "does not follow", "h is", "h \"", "missing h"} {
 				if strings.Contains(err.Error(), bad) {
 					t.Fatalf("a sealed trace fails on its hashes: %v\n%s", err, sealed)

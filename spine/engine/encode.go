@@ -20,7 +20,7 @@ func appendKey(buf []byte, key string) []byte { return trace.AppendKey(buf, key)
 
 // The engine writes an empty list where a cycle's slice is nil.
 var (
-	noEvals = []RuleEval{}
+	noEvals = []trace.RuleEval{}
 	noNames = []string{}
 )
 

@@ -43,15 +43,8 @@ const (
 	OutcomeError         = "error"          // an effector, trace or runaway error
 )
 
-// Result summarises a finished run.
-type Result struct {
-	Run        string `json:"run"`
-	Outcome    string `json:"outcome"`
-	Objective  string `json:"objective"`
-	Iterations int    `json:"iterations"`
-	Firings    int    `json:"firings"`
-	Reason     string `json:"reason,omitempty"`
-}
+// Result summarises a finished run: the body of the trace's halt event.
+type Result = trace.Halt
 
 // Engine drives a Session through observe → select_objective → act → evaluate →
 // terminate_or_iterate with an Effector at the edge. See the package documentation for
@@ -102,8 +95,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 	if err != nil && body.Reason == "" {
 		body.Reason = err.Error()
 	}
-	s.tracer.emit(EvHalt, trace.Halt{Run: body.Run, Outcome: body.Outcome, Objective: body.Objective,
-		Iterations: body.Iterations, Firings: body.Firings, Reason: body.Reason})
+	s.tracer.emit(trace.KindHalt, body)
 	if eerr := s.x.Epilogue(tape{s}); eerr != nil && err == nil {
 		err, res.Outcome = eerr, OutcomeError
 	}
@@ -211,7 +203,7 @@ func (e *Engine) transition(ctx context.Context, event string) {
 		panic(fmt.Sprintf("spine: FSM event %q from %q: %v", event, from, err))
 	}
 	to := e.fsm.Current()
-	e.sess.tracer.emit(EvTransition, trace.Transition{From: from, To: to, Event: event, Iteration: e.iteration})
+	e.sess.tracer.emit(trace.KindTransition, trace.Transition{From: from, To: to, Event: event, Iteration: e.iteration})
 	e.sess.setState(to, e.iteration)
 	e.sess.requested = ""
 }

@@ -51,7 +51,7 @@ func (e *scriptedEffector) scoreSignals(iteration int) Signals {
 
 // flushSink is a MemorySink that remembers how much of the trace was flushed.
 type flushSink struct {
-	MemorySink
+	tr.MemorySink
 	flushed int
 }
 
@@ -331,7 +331,7 @@ func TestEngineDeterministic(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			ctx := context.Background()
-			sink := &MemorySink{}
+			sink := &tr.MemorySink{}
 			e := NewEngine(rs, c.eff(func() {}), WithTrace(sink), WithRunID("engine-"+c.name), WithMaxIterations(3))
 			if _, err := e.Run(ctx); err != nil {
 				t.Errorf("goroutine %d: %v", i, err)
@@ -351,7 +351,7 @@ func TestEngineDeterministic(t *testing.T) {
 // changes are in the trace as fact events next to the transitions.
 func TestEngineSeesStateFact(t *testing.T) {
 	rs := loadEngineRules(t)
-	sink := &MemorySink{}
+	sink := &tr.MemorySink{}
 	e := NewEngine(rs, &scriptedEffector{scores: []float64{0.9}}, WithTrace(sink))
 	if _, err := e.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -384,11 +384,11 @@ func TestEngineSeesStateFact(t *testing.T) {
 
 // kindLog is a sink that records the kind of every event and every flush, in order.
 type kindLog struct {
-	MemorySink
+	tr.MemorySink
 	log []string
 }
 
-func (s *kindLog) Write(e *Event) error {
+func (s *kindLog) Write(e *tr.Event) error {
 	s.log = append(s.log, e.Kind)
 	return s.MemorySink.Write(e)
 }
@@ -409,13 +409,13 @@ func TestEngineFlushesEachCycle(t *testing.T) {
 	}
 	cycles := 0
 	for i, k := range sink.log {
-		if k != EvConflictSet {
+		if k != tr.KindConflictSet {
 			continue
 		}
 		cycles++
 		j := i + 1
 		for j < len(sink.log) && sink.log[j] != "flush" {
-			if k := sink.log[j]; k == EvTransition || k == EvEffectorCall || k == EvHalt {
+			if k := sink.log[j]; k == tr.KindTransition || k == tr.KindEffectorCall || k == tr.KindHalt {
 				t.Errorf("event %d (%s) follows the conflict set of event %d before any flush: %v", j, k, i, sink.log)
 			}
 			j++
@@ -424,7 +424,7 @@ func TestEngineFlushesEachCycle(t *testing.T) {
 			t.Errorf("no flush after the conflict set of event %d", i)
 		}
 	}
-	if cycles != 4 || sink.log[len(sink.log)-1] != "flush" || sink.log[len(sink.log)-2] != EvHalt {
+	if cycles != 4 || sink.log[len(sink.log)-1] != "flush" || sink.log[len(sink.log)-2] != tr.KindHalt {
 		t.Errorf("%d cycles; the log must end with halt, flush: %v", cycles, sink.log)
 	}
 }
@@ -435,7 +435,7 @@ func TestEngineFlushesEachCycle(t *testing.T) {
 func TestEngineTraceFile(t *testing.T) {
 	rs := loadEngineRules(t)
 	path := filepath.Join(t.TempDir(), "run.jsonl")
-	sink, err := CreateFileSink(path)
+	sink, err := tr.CreateFileSink(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +459,7 @@ func TestEngineTraceFile(t *testing.T) {
 	if err := json.Unmarshal(hdr.Params, &params); err != nil {
 		t.Fatal(err)
 	}
-	if hdr.Format != TraceFormat || hdr.Run != "job-1" || hdr.Rules.Hash != rs.Hash() ||
+	if hdr.Format != tr.Format || hdr.Run != "job-1" || hdr.Rules.Hash != rs.Hash() ||
 		hdr.Rules.Name != "climb" || params["good"] != 0.8 || params["bad"] != 0.1 || hdr.Meta["task"] != "climb" {
 		t.Errorf("header: %s", tf.Events[0].Raw)
 	}
@@ -469,12 +469,12 @@ func TestEngineTraceFile(t *testing.T) {
 			t.Errorf("line %d: seq %d time %s; want seq %d time %s", i+1, e.Seq, e.Time, i+1, want)
 		}
 	}
-	if last := tf.Events[len(tf.Events)-1]; last.Kind != EvHalt {
+	if last := tf.Events[len(tf.Events)-1]; last.Kind != tr.KindHalt {
 		t.Errorf("last event %s, want halt", last.Kind)
 	}
 
 	before, _ := os.ReadFile(path)
-	if _, err := CreateFileSink(path); !errors.Is(err, ErrTraceExists) {
+	if _, err := tr.CreateFileSink(path); !errors.Is(err, tr.ErrExists) {
 		t.Errorf("opening an existing trace: %v, want ErrTraceExists", err)
 	}
 	after, _ := os.ReadFile(path)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/agentspine/spine/spine/trace"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,7 @@ func TestJournalTapAndEpilogue(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tapped []string
-	sink := &MemorySink{}
+	sink := &trace.MemorySink{}
 	eng := NewEngine(rs, &finishing{}, WithTrace(sink),
 		WithJournalTap(func(seq int64, kind string, body any) {
 			tapped = append(tapped, fmt.Sprintf("%d %s %s", seq, kind, body.(Exchange).Name))

@@ -84,24 +84,24 @@ func (l *live) Exchange(ctx context.Context, _ Tape, body trace.EffectorCall, in
 		return errors.New("the engine has no effector"), nil
 	}
 	t := &l.s.tracer
-	start := t.emit(EvEffectorCall, body)
+	start := t.emit(trace.KindEffectorCall, body)
 	res, cerr := invoke(withJournal(ctx, l.s))
 	now := t.clock.Now()
 	rb := trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: now.Sub(start).Milliseconds()}
 	if cerr != nil {
 		rb.Error = cerr.Error()
-		t.emitAt(now, EvEffectorResult, rb)
+		t.emitAt(now, trace.KindEffectorResult, rb)
 		return cerr, nil
 	}
 	if !t.discard { // nobody reads it: do not encode the result
 		raw, err := json.Marshal(res)
 		if err != nil {
-			t.failAt(EvEffectorResult, err)
+			t.failAt(trace.KindEffectorResult, err)
 			return nil, nil
 		}
 		rb.Result = raw
 	}
-	t.emitAt(now, EvEffectorResult, rb)
+	t.emitAt(now, trace.KindEffectorResult, rb)
 	return nil, nil
 }
 
@@ -117,14 +117,14 @@ func (l *live) PollRules(_ Tape) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		s.tracer.emit(EvRulesReloadFail, trace.Reload{Path: name, Error: err.Error()})
+		s.tracer.emit(trace.KindRulesReloadFailed, trace.Reload{Path: name, Error: err.Error()})
 		return true, err
 	}
 	if err := s.reload(name, src); err != nil {
-		s.tracer.emit(EvRulesReloadFail, trace.Reload{Path: name, Hash: hashOf(src), Error: err.Error()})
+		s.tracer.emit(trace.KindRulesReloadFailed, trace.Reload{Path: name, Hash: hashOf(src), Error: err.Error()})
 		return true, err
 	}
-	s.tracer.emit(EvRulesReloaded, trace.Reload{Path: name, Hash: s.rs.hash, Source: string(src)})
+	s.tracer.emit(trace.KindRulesReloaded, trace.Reload{Path: name, Hash: s.rs.hash, Source: string(src)})
 	return true, nil
 }
 

@@ -46,8 +46,8 @@ func (x *fakeExchanger) Exchange(_ context.Context, t Tape, c tr.EffectorCall, i
 	if x.callErr != nil || x.stop != nil {
 		return x.callErr, x.stop
 	}
-	t.Write(EvEffectorCall, c)
-	t.Write(EvEffectorResult, tr.EffectorResult{Call: c.Call, Op: c.Op})
+	t.Write(tr.KindEffectorCall, c)
+	t.Write(tr.KindEffectorResult, tr.EffectorResult{Call: c.Call, Op: c.Op})
 	var v any
 	switch c.Op {
 	case "mint":
@@ -88,7 +88,7 @@ func TestExchangerIsTheEnginesOnlyDoor(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			x := tc.x
 			x.start = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-			sink := &MemorySink{}
+			sink := &tr.MemorySink{}
 			eng := NewEngine(loadEngineRules(t), nil, WithExchanger(&x), WithTrace(sink))
 			res, err := eng.Run(context.Background())
 			if res.Outcome != tc.outcome {
@@ -122,7 +122,7 @@ func TestExchangerIsTheEnginesOnlyDoor(t *testing.T) {
 				t.Errorf("the trace ends with %s, want the exchanger's epilogue", last.Kind)
 			}
 			if tc.x.stopAt > 0 {
-				if halt := f.Events[len(f.Events)-2]; halt.Seq != tc.x.stopAt || halt.Kind != EvHalt {
+				if halt := f.Events[len(f.Events)-2]; halt.Seq != tc.x.stopAt || halt.Kind != tr.KindHalt {
 					t.Errorf("seq %d is %s, want the halt where the exchanger stops the run", halt.Seq, halt.Kind)
 				}
 			}

@@ -13,10 +13,10 @@ import (
 // declared fields; it is never modified after the fact is stored (an update stores a new
 // payload), so a Fact read from memory stays valid.
 type Fact struct {
-	Kind    string
-	ID      string
-	Rev     uint64
-	Payload any
+	Kind    string `json:"kind"`
+	ID      string `json:"id"`
+	Rev     uint64 `json:"rev"`
+	Payload any    `json:"payload"` // encoded with its kind's declared field names
 }
 
 // Get returns the value of a declared field of the fact's payload.
@@ -32,18 +32,6 @@ func (f Fact) Get(field string) (any, bool) {
 		}
 	}
 	return nil, false
-}
-
-// MarshalJSON writes the fact with its payload's declared field names.
-func (f Fact) MarshalJSON() ([]byte, error) {
-	return json.Marshal(factJSON{f.Kind, f.ID, f.Rev, f.Payload})
-}
-
-type factJSON struct {
-	Kind    string `json:"kind"`
-	ID      string `json:"id"`
-	Rev     uint64 `json:"rev"`
-	Payload any    `json:"payload"`
 }
 
 // Fields is a payload given by field name. Numbers may be any Go numeric type or

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/agentspine/spine/spine/trace"
 	"strings"
 	"testing"
 )
@@ -42,7 +43,7 @@ func TestFinisherIsCalledOnceAndReplayed(t *testing.T) {
 		t.Fatal(err)
 	}
 	eff := &finishing{}
-	sink := &MemorySink{}
+	sink := &trace.MemorySink{}
 	res, err := NewEngine(rs, eff, WithTrace(sink)).Run(context.Background())
 	if err != nil || res.Outcome != OutcomeSuccess {
 		t.Fatalf("%+v %v", res, err)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/agentspine/spine/spine/trace"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -103,7 +104,7 @@ var factValueSets = []map[FieldType]any{
 // rule the matcher decides must agree with the expr VM.
 func exerciseRuleSet(t *testing.T, rs *RuleSet, values map[FieldType]any) {
 	t.Helper()
-	sink := &MemorySink{}
+	sink := &trace.MemorySink{}
 	s := NewSession(rs, WithTrace(sink), WithMaxFirings(len(rs.Rules())+2))
 	if values != nil {
 		for _, k := range rs.Kinds() {

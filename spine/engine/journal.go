@@ -8,13 +8,6 @@ import (
 	"github.com/agentspine/spine/spine/trace"
 )
 
-// EvExchange is a nested exchange an effector journals while the engine waits on it: a
-// model call, a tool call, a memory query.
-const EvExchange = trace.KindExchange
-
-// Usage is the token usage of a model call, journalled with its exchange.
-type Usage = trace.Usage
-
 // Exchange is one nested exchange as an effector hands it to Journal.Record: Request
 // and Response are the Go values exchanged, and must encode as JSON. The trace records
 // it as a trace.Exchange.
@@ -23,7 +16,7 @@ type Exchange struct {
 	Request    any
 	Response   any // nil: none
 	Error      string
-	Usage      *Usage
+	Usage      *trace.Usage
 	DurationMS int64
 }
 
@@ -73,33 +66,27 @@ func (j *Journal) Record(x Exchange) int64 {
 	var seq int64
 	t := &j.s.tracer
 	if t.discard {
-		seq = t.emitSeq(EvExchange, nil) // nobody reads it: do not encode it
+		seq = t.emitSeq(trace.KindExchange, nil) // nobody reads it: do not encode it
 	} else if body, err := x.record(); err != nil {
-		seq = t.failSeq(EvExchange, err)
+		seq = t.failSeq(trace.KindExchange, err)
 	} else {
-		seq = t.emitSeq(EvExchange, body)
+		seq = t.emitSeq(trace.KindExchange, body)
 	}
 	if tap := j.s.opts.journalTap; tap != nil {
-		tap(seq, EvExchange, x)
+		tap(seq, trace.KindExchange, x)
 	}
 	return seq
 }
 
-// EvMessage is a bus message an effector passes on while the engine waits on it.
-const EvMessage = trace.KindMessage
-
-// Message is one inter-role message; see trace.Message. Journal.Message sets its Seq.
-type Message = trace.Message
-
 // Message journals a bus message and returns the seq of its event (0 on a nil Journal).
-func (j *Journal) Message(m Message) int64 {
+func (j *Journal) Message(m trace.Message) int64 {
 	if j == nil {
 		return 0
 	}
-	seq := j.s.tracer.emitSeq(EvMessage, m)
+	seq := j.s.tracer.emitSeq(trace.KindMessage, m)
 	if tap := j.s.opts.journalTap; tap != nil {
 		m.Seq = seq
-		tap(seq, EvMessage, m)
+		tap(seq, trace.KindMessage, m)
 	}
 	return seq
 }

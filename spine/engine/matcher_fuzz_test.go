@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/agentspine/spine/spine/trace"
 	"math/rand/v2"
 	"reflect"
 	"strconv"
@@ -47,7 +48,7 @@ func checkSeed(t *testing.T, seed uint64) {
 	}
 	var machine vm.VM
 	for trial := 0; trial < 40; trial++ {
-		s := NewSession(rs, WithTrace(Discard), WithMaxFirings(1<<30))
+		s := NewSession(rs, WithTrace(trace.Discard), WithMaxFirings(1<<30))
 		for _, k := range rs.kinds[2:] {
 			if rng.IntN(4) == 0 {
 				continue // absent

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/agentspine/spine/spine/trace"
 	"math"
 	"strings"
 	"testing"
@@ -52,9 +53,9 @@ rules:
     then: {objective: done}
 `
 
-func newMemorySession(t *testing.T, opt ...Option) (*Session, *MemorySink) {
+func newMemorySession(t *testing.T, opt ...Option) (*Session, *trace.MemorySink) {
 	t.Helper()
-	sink := &MemorySink{}
+	sink := &trace.MemorySink{}
 	opt = append([]Option{WithTrace(sink), WithRunID("mem")}, opt...)
 	return NewSession(mustLoad(t, memoryRules), opt...), sink
 }
@@ -369,13 +370,13 @@ func TestMemoryTrace(t *testing.T) {
 
 // traceLines splits a memory sink's trace into lines, each checked to be a JSON object
 // and the whole checked to chain, and returns them without their h.
-func traceLines(t *testing.T, sink *MemorySink) []string {
+func traceLines(t *testing.T, sink *trace.MemorySink) []string {
 	t.Helper()
-	trace := sink.Bytes()
-	if _, err := VerifyChain(bytes.NewReader(trace)); err != nil {
+	b := sink.Bytes()
+	if _, err := trace.VerifyChain(bytes.NewReader(b)); err != nil {
 		t.Fatalf("trace does not chain: %v", err)
 	}
-	text := strings.TrimSuffix(string(trace), "\n")
+	text := strings.TrimSuffix(string(b), "\n")
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		var m map[string]any

@@ -223,7 +223,7 @@ func TestNoScoredObjectivesNoKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &MemorySink{}
+	sink := &trace.MemorySink{}
 	s := NewSession(rs, WithTrace(sink))
 	if _, err := s.Cycle(context.Background()); err != nil {
 		t.Fatal(err)
@@ -235,7 +235,7 @@ func TestNoScoredObjectivesNoKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink = &MemorySink{}
+	sink = &trace.MemorySink{}
 	s = NewSession(plain, WithTrace(sink))
 	res, err := s.Cycle(context.Background())
 	if err != nil {
@@ -264,7 +264,7 @@ rules: [{name: r, salience: 1, when: "objectives.whole.score == 7", then: {objec
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &MemorySink{}
+	sink := &trace.MemorySink{}
 	s := NewSession(rs, WithTrace(sink))
 	for _, x := range []any{nil, 0.25, -3.5e-7} {
 		if x != nil {
@@ -281,7 +281,7 @@ rules: [{name: r, salience: 1, when: "objectives.whole.score == 7", then: {objec
 		var env struct {
 			Kind string `json:"kind"`
 		}
-		if err := json.Unmarshal([]byte(line), &env); err != nil || env.Kind != EvConflictSet {
+		if err := json.Unmarshal([]byte(line), &env); err != nil || env.Kind != trace.KindConflictSet {
 			continue
 		}
 		n++
@@ -324,7 +324,7 @@ rules:
 	}
 	easier := strings.NewReplacer("value / 3", "value / 2", "value >= 3", "value >= 2").Replace(scored)
 	src := &scriptedSource{polls: [][]byte{nil, nil, []byte(easier)}}
-	sink := &MemorySink{}
+	sink := &trace.MemorySink{}
 	res, err := NewEngine(rs, &counter{}, WithTrace(sink), WithRuleSource(src)).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentspine/spine/spine/trace"
 	"strings"
 	"testing"
 )
@@ -63,7 +64,7 @@ func TestObserveGatesSeedThenConstruct(t *testing.T) {
 		t.Fatal(err)
 	}
 	eff := &observingEffector{scores: []float64{0.5, 0.95}, verdict: map[string]float64{}}
-	sink := &MemorySink{}
+	sink := &trace.MemorySink{}
 	res, err := NewEngine(rs, eff, WithTrace(sink), WithRunID("observe")).Run(context.Background())
 	if err != nil || res.Outcome != OutcomeSuccess || res.Iterations != 2 {
 		t.Fatalf("result %+v, %v", res, err)

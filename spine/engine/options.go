@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"github.com/agentspine/spine/spine/trace"
+	"time"
+)
 
 // Option configures a Session or an Engine.
 type Option func(*options)
@@ -8,7 +11,7 @@ type Option func(*options)
 type options struct {
 	clock         Clock
 	ids           IDSource
-	sink          Sink
+	sink          trace.Sink
 	runID         string
 	meta          map[string]string
 	maxFirings    int
@@ -25,7 +28,7 @@ func defaultOptions() options {
 	return options{
 		clock:         NewStepClock(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Millisecond),
 		ids:           &SeqIDs{Prefix: "run"},
-		sink:          Discard,
+		sink:          trace.Discard,
 		maxFirings:    10000,
 		maxIterations: 20,
 	}
@@ -39,7 +42,7 @@ func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
 func WithIDs(ids IDSource) Option { return func(o *options) { o.ids = ids } }
 
 // WithTrace sets the trace sink. The default discards events.
-func WithTrace(s Sink) Option { return func(o *options) { o.sink = s } }
+func WithTrace(s trace.Sink) Option { return func(o *options) { o.sink = s } }
 
 // WithRunID fixes the run id instead of drawing one from the id source.
 func WithRunID(id string) Option { return func(o *options) { o.runID = id } }
@@ -55,9 +58,9 @@ func WithMaxFirings(n int) Option { return func(o *options) { o.maxFirings = n }
 // The default is 20.
 func WithMaxIterations(n int) Option { return func(o *options) { o.maxIterations = n } }
 
-// WithJournalTap passes every event an effector journals (kind EvExchange or EvMessage,
-// with the body it journalled) to tap, with the seq the event got in the trace, on the
-// effector's goroutine. Use it to feed a live bus; a replay does not call it.
+// WithJournalTap passes every event an effector journals (kind trace.KindExchange or
+// trace.KindMessage, with the body it journalled) to tap, with the seq the event got in
+// the trace, on the effector's goroutine. Use it to feed a live bus; a replay does not call it.
 func WithJournalTap(tap func(seq int64, kind string, body any)) Option {
 	return func(o *options) { o.journalTap = tap }
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/agentspine/spine/spine/trace"
 	"math"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ rules: [{name: r, salience: 1, when: 'true', then: {transition: observe}}]
 			t.Fatal(err)
 		}
 		p.Tags[0] = "changed" // the fact keeps its own copy
-		got, _ := f.MarshalJSON()
+		got, _ := json.Marshal(f)
 		want := `{"kind":"s","id":"s","rev":1,"payload":{"f":0.5,"i":7,"b":true,"name":"n","tags":["a","b"],"conv":3}}`
 		if string(got) != want {
 			t.Errorf("byPointer=%v: got %s", byPointer, got)
@@ -81,7 +82,7 @@ rules: [{name: r, salience: 1, when: 'true', then: {transition: observe}}]
 	type part struct {
 		F float64 `json:"f"`
 	}
-	s := NewSession(rs, WithTrace(Discard))
+	s := NewSession(rs, WithTrace(trace.Discard))
 	get := func() string {
 		f, _ := s.Get("s", "")
 		b, _ := json.Marshal(f.Payload)

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"github.com/agentspine/spine/spine/trace"
 	"math"
 	"reflect"
 	"testing"
@@ -21,7 +23,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewSession(rs, WithTrace(Discard))
+	s := NewSession(rs, WithTrace(trace.Discard))
 	type sig struct {
 		X float64 `json:"x"`
 		N int     `json:"n"`
@@ -30,7 +32,7 @@ rules:
 	var held []Fact
 	var want []string
 	hold := func(f Fact) {
-		b, _ := f.MarshalJSON()
+		b, _ := json.Marshal(f)
 		held, want = append(held, f), append(want, string(b))
 	}
 	for i := 0; i < 12; i++ {
@@ -89,7 +91,7 @@ rules:
 			}
 		}
 		for j, f := range held {
-			if b, _ := f.MarshalJSON(); string(b) != want[j] {
+			if b, _ := json.Marshal(f); string(b) != want[j] {
 				t.Fatalf("round %d: fact %d changed after it was handed out:\n got %s\nwant %s", i, j, b, want[j])
 			}
 		}

@@ -4,14 +4,6 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-
-	"github.com/agentspine/spine/spine/trace"
-)
-
-// Trace event kinds of hot reloads.
-const (
-	EvRulesReloaded   = trace.KindRulesReloaded
-	EvRulesReloadFail = trace.KindRulesReloadFailed
 )
 
 // RuleSource offers a new rule set at cycle boundaries. Poll returns the new source when

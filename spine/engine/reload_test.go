@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/agentspine/spine/spine/trace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,7 +54,7 @@ func TestHotReload(t *testing.T) {
 	lower := strings.Replace(reloadRules, "goal: 3", "goal: 2", 1)
 	otherKinds := strings.Replace(reloadRules, "value: float", "value: float, extra: int", 1)
 	src := &scriptedSource{polls: [][]byte{[]byte(otherKinds), []byte("rules: [oops"), []byte(lower)}}
-	sink := &MemorySink{}
+	sink := &trace.MemorySink{}
 	eng := NewEngine(rs, &counter{}, WithTrace(sink), WithRuleSource(src))
 	res, err := eng.Run(context.Background())
 	if err != nil {

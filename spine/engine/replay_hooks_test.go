@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"github.com/agentspine/spine/spine/trace"
 	"strings"
 	"testing"
 )
@@ -16,15 +17,15 @@ var (
 	TraceDiff func(a, b []byte) string
 )
 
-// assertReplays replays trace with rs and requires the same bytes and an intact chain.
-func assertReplays(t *testing.T, trace []byte, rs *RuleSet) {
+// assertReplays replays recorded with rs and requires the same bytes and an intact chain.
+func assertReplays(t *testing.T, recorded []byte, rs *RuleSet) {
 	t.Helper()
-	again := ReplayTrace(t, trace, rs)
-	if d := TraceDiff(trace, again); d != "" {
+	again := ReplayTrace(t, recorded, rs)
+	if d := TraceDiff(recorded, again); d != "" {
 		t.Fatalf("the replay differs: %s", d)
 	}
-	for _, b := range [][]byte{trace, again} {
-		if rep, err := VerifyChain(bytes.NewReader(b)); err != nil || !rep.Chained {
+	for _, b := range [][]byte{recorded, again} {
+		if rep, err := trace.VerifyChain(bytes.NewReader(b)); err != nil || !rep.Chained {
 			t.Fatalf("the chain: %+v %v", rep, err)
 		}
 	}

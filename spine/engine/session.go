@@ -37,7 +37,7 @@ type Session struct {
 
 	// reused per cycle
 	res   CycleResult
-	evals []RuleEval
+	evals []trace.RuleEval
 	cset  []candidate
 	names []string
 
@@ -55,7 +55,7 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 		opts:     o,
 		fired:    make([]bool, len(rs.rules)),
 		firedSig: make([][]uint64, len(rs.rules)),
-		evals:    make([]RuleEval, 0, len(rs.rules)),
+		evals:    make([]trace.RuleEval, 0, len(rs.rules)),
 		names:    make([]string, 0, len(rs.rules)), // never nil: an empty conflict set is []
 	}
 	for i, r := range rs.rules {
@@ -66,13 +66,13 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 		s.x = &live{s: s, clock: o.clock, ids: o.ids}
 	}
 	s.stopAt = s.x.StopAt()
-	s.tracer = tracer{sink: o.sink, clock: s.x, discard: o.sink == Discard}
+	s.tracer = tracer{sink: o.sink, clock: s.x, discard: o.sink == trace.Discard}
 	if o.runID == "" {
 		o.runID = s.x.NewID()
 		s.opts.runID = o.runID
 	}
-	s.tracer.emit(EvHeader, trace.Header{
-		Format: TraceFormat, Run: o.runID,
+	s.tracer.emit(trace.KindHeader, trace.Header{
+		Format: trace.Format, Run: o.runID,
 		Rules:  trace.RulesRef{Name: rs.name, Path: headerPath(rs, o), Hash: rs.hash, Source: headerSource(rs, o)},
 		Params: s.tracer.paramsJSON(rs), Meta: o.meta,
 		Limits: trace.Limits{MaxIterations: o.maxIterations, MaxFirings: o.maxFirings},
@@ -104,12 +104,12 @@ func (s *Session) observe(op string, f Fact) {
 		s.tracer.skip()
 		return
 	}
-	kind := EvFactAsserted
+	kind := trace.KindFactAsserted
 	switch op {
 	case OpUpdate:
-		kind = EvFactUpdated
+		kind = trace.KindFactUpdated
 	case OpRetract:
-		kind = EvFactRetracted
+		kind = trace.KindFactRetracted
 	}
 	body, err := factChange(f)
 	if err != nil {
@@ -183,14 +183,11 @@ func (s *Session) objectiveRule() string {
 // readable.
 func (s *Session) Emit(kind string, body any) {
 	if err := checkHostBody(body); err != nil {
-		s.tracer.emit(EvEmitError, trace.EmitError{Kind: kind, Error: err.Error()})
+		s.tracer.emit(trace.KindEmitError, trace.EmitError{Kind: kind, Error: err.Error()})
 		return
 	}
 	s.tracer.emit(kind, body)
 }
-
-// EvEmitError records a host event that could not be written as given.
-const EvEmitError = trace.KindEmitError
 
 func checkHostBody(body any) error {
 	b, err := json.Marshal(body)
@@ -230,14 +227,14 @@ func (s *Session) setState(name string, iteration int) {
 // one clock reading per event, so an exchanger that serves recorded readings in order
 // reproduces every timestamp. Effectors may journal from their own goroutines, hence
 // the lock around writes and the atomic seq: an event that is not written (the sink is
-// Discard) only takes the next seq, which needs no lock.
+// trace.Discard) only takes the next seq, which needs no lock.
 type tracer struct {
-	discard bool // the sink is Discard
+	discard bool // the sink is trace.Discard
 	mu      sync.Mutex
-	sink    Sink
+	sink    trace.Sink
 	clock   Clock
 	seq     atomic.Int64
-	ev      Event
+	ev      trace.Event
 	err     error
 }
 
@@ -274,7 +271,7 @@ func (t *tracer) emitAt(at time.Time, kind string, body any) {
 }
 
 func (t *tracer) write(at time.Time, kind string, body any) time.Time {
-	t.ev = Event{Seq: t.seq.Add(1), Time: at, Kind: kind, Body: body}
+	t.ev = trace.Event{Seq: t.seq.Add(1), Time: at, Kind: kind, Body: body}
 	if err := t.sink.Write(&t.ev); err != nil && t.err == nil {
 		t.err = err
 	}

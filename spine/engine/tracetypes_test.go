@@ -22,7 +22,7 @@ func checkTyped(t *testing.T, name string, b []byte) map[string]bool {
 		t.Fatalf("%s: read: %v (torn %v)", name, err, f.Torn)
 	}
 	kinds := map[string]bool{}
-	again := &MemorySink{}
+	again := &tr.MemorySink{}
 	for i := range f.Events {
 		e := &f.Events[i]
 		kinds[e.Kind] = true
@@ -31,7 +31,7 @@ func checkTyped(t *testing.T, name string, b []byte) map[string]bool {
 				t.Fatalf("%s:%d: %s decoded raw", name, e.Line, e.Kind)
 			}
 		}
-		if err := again.Write(&Event{Seq: e.Seq, Time: e.Time, Kind: e.Kind, Body: e.Body}); err != nil {
+		if err := again.Write(&tr.Event{Seq: e.Seq, Time: e.Time, Kind: e.Kind, Body: e.Body}); err != nil {
 			t.Fatalf("%s:%d: %v", name, e.Line, err)
 		}
 	}
@@ -61,7 +61,7 @@ func TestEngineWritesEveryKindTyped(t *testing.T) {
 		t.Fatal(err)
 	}
 	lower := strings.Replace(reloadRules, "goal: 3", "goal: 2", 1)
-	sink := &MemorySink{}
+	sink := &tr.MemorySink{}
 	eng := NewEngine(rs, &counter{}, WithTrace(sink),
 		WithRuleSource(&scriptedSource{polls: [][]byte{[]byte("rules: [oops"), []byte(lower)}}),
 		WithEpilogue(func(emit func(string, any)) {
@@ -86,7 +86,7 @@ rules:
       objective: go
       retract: [{kind: item, id: old}, {kind: item, id: never_there}]
 `)
-	sink = &MemorySink{}
+	sink = &tr.MemorySink{}
 	s := NewSession(rs, WithTrace(sink))
 	if err := s.Set("note", "", Fields{"text": "x"}); err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func TestUnencodableExchangeStopsTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &MemorySink{}
+	sink := &tr.MemorySink{}
 	_, err = NewEngine(rs, &unencodable{}, WithTrace(sink)).Run(context.Background())
 	const want = "trace: encoding exchange event: json: unsupported type: func()"
 	if err == nil || err.Error() != want {

@@ -183,7 +183,7 @@ func (r *Exchanger) Seed(s *engine.Session) error {
 		}
 		var err error
 		switch e.Kind {
-		case engine.EvFactRetracted:
+		case trace.KindFactRetracted:
 			err = s.Retract(f.Kind, f.ID)
 		default:
 			fields := engine.Fields{}
@@ -199,13 +199,6 @@ func (r *Exchanger) Seed(s *engine.Session) error {
 		}
 	}
 	return nil
-}
-
-// Overrun reports how many clock readings the replay took past the end of the recording.
-func (r *Exchanger) Overrun() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.over
 }
 
 var _ engine.Exchanger = (*Exchanger)(nil)
@@ -270,7 +263,7 @@ func (r *Exchanger) serve(t engine.Tape, body trace.EffectorCall) (raw json.RawM
 		}
 		return nil, nil, d
 	}
-	t.Write(engine.EvEffectorCall, body)
+	t.Write(trace.KindEffectorCall, body)
 	for _, e := range rc.nested {
 		b, err := e.BodyJSON()
 		if err != nil {
@@ -279,7 +272,7 @@ func (r *Exchanger) serve(t engine.Tape, body trace.EffectorCall) (raw json.RawM
 		t.Write(e.Kind, b)
 	}
 	res := rc.result
-	t.Write(engine.EvEffectorResult, trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: res.DurationMS, Result: res.Result, Error: res.Error})
+	t.Write(trace.KindEffectorResult, trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: res.DurationMS, Result: res.Result, Error: res.Error})
 	if res.Error != "" {
 		return nil, recordedError(res.Error), nil
 	}
@@ -561,10 +554,10 @@ func (r *Exchanger) PollRules(t engine.Tape) (bool, error) {
 		return false, nil
 	}
 	b := e.Body.(trace.Reload)
-	if e.Kind == engine.EvRulesReloaded {
+	if e.Kind == trace.KindRulesReloaded {
 		if err := t.Reload(b.Path, []byte(b.Source)); err != nil {
 			b = trace.Reload{Path: b.Path, Hash: b.Hash, Error: "replay could not apply the recorded rules: " + err.Error()}
-			t.Write(engine.EvRulesReloadFail, b)
+			t.Write(trace.KindRulesReloadFailed, b)
 			return false, nil
 		}
 	}
