@@ -18,6 +18,7 @@ import (
 type auditFollowFlags struct {
 	on, fromStart bool
 	reportEvery   time.Duration
+	untilRuns     int
 	nats          natsFlags
 }
 
@@ -25,6 +26,7 @@ func addAuditFollowFlags(fs *pflag.FlagSet) *auditFollowFlags {
 	f := &auditFollowFlags{}
 	fs.BoolVar(&f.on, "follow", false, "run the Auditor over the fleet's runs live, from the bus stream of its NATS server, until interrupted (spine audit query asks about finished runs)")
 	fs.BoolVar(&f.fromStart, "from-start", false, "with --follow: begin at the bus stream's first message instead of now")
+	fs.IntVar(&f.untilRuns, "until-runs", 0, "with --follow: stop once this many runs have ended (a batch's size); 0 follows until interrupted")
 	fs.DurationVar(&f.reportEvery, "report-every", 0, "with --follow: publish a report of the fleet (tasks, findings, role drift) this often; spine status shows the latest")
 	f.nats.add(fs)
 	return f
@@ -39,6 +41,12 @@ func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audi
 	if err := cfg.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
+	if f.untilRuns < 0 {
+		return usageErrorf("--until-runs %d: expected a count of runs, 0 or more", f.untilRuns)
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	ended := 0
 	cl, err := f.nats.connect(ctx, "spine audit --follow")
 	if err != nil {
 		return err
@@ -86,6 +94,11 @@ func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audi
 			fmt.Fprintf(io.out, "%s: %s\n", e.Run, findingLine(*e.Finding))
 		case e.Ended:
 			fmt.Fprintf(io.out, "%s: ended (FinalResult), %s\n", e.Run, plural(e.Messages, "message"))
+		}
+		if e.Ended {
+			if ended++; ended == f.untilRuns {
+				stop()
+			}
 		}
 	})
 }
