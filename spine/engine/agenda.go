@@ -47,6 +47,7 @@ type CycleResult struct {
 
 type candidate struct {
 	rule    *Rule
+	pos     int // the rule's position in the static order
 	recency uint64
 }
 
@@ -91,24 +92,25 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	s.cset = s.cset[:0]
 	objectives := s.evalObjectives() // before the rules, which may read them
 	// One lookup decides every analysable rule whose facts are present.
-	m := s.rs.matcher
-	if len(s.set) != m.Words() || len(s.decided) != len(s.rs.rules) { // a reload brought another matcher
-		s.set, s.decided = make([]uint64, m.Words()), make([]uint8, len(s.rs.rules))
+	m, order := s.rs.Matcher(), s.rs.Order()
+	if len(s.set) != m.Words() || len(s.decided) != len(order) { // a reload brought another matcher
+		s.set, s.decided = make([]uint64, m.Words()), make([]uint8, len(order))
 	}
 	m.Decide(&s.wm.in, s.set, s.decided)
 	errs := 0
-	if cap(s.evals) < len(s.rs.order) { // a reload brought more rules
-		s.evals = make([]trace.RuleEval, 0, len(s.rs.order))
+	if cap(s.evals) < len(order) { // a reload brought more rules
+		s.evals = make([]trace.RuleEval, 0, len(order))
 	}
-	evals := s.evals[:len(s.rs.order)]
+	evals := s.evals[:len(order)]
 	n := 0
-	for _, r := range s.rs.order {
-		if terminalOnly && !r.final {
+	for pos, r := range order {
+		if terminalOnly && !r.Terminal() {
 			continue
 		}
-		ok := s.decided[r.index] == cond.True
+		decided := s.decided[r.Index()]
+		ok := decided == cond.True
 		var err error
-		if s.decided[r.index] == cond.VM {
+		if decided == cond.VM {
 			ok, err = s.evalVM(r)
 		}
 		// Write the outcome field by field into the slice, which has room for every
@@ -126,7 +128,7 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 			ev.Result, ev.Refracted = ResultTrue, true
 		default:
 			ev.Result = ResultTrue
-			s.cset = append(s.cset, candidate{rule: r, recency: s.recency(r)})
+			s.cset = append(s.cset, candidate{rule: r, pos: pos, recency: s.recency(r)})
 		}
 	}
 	s.evals = evals[:n]
@@ -178,7 +180,7 @@ func (s *Session) evalVM(r *Rule) (ok bool, err error) {
 			ok, err = false, fmt.Errorf("panic: %v", p)
 		}
 	}()
-	out, err := s.vm.Run(r.program, s.wm.envValue())
+	out, err := s.vm.Run(r.Program(), s.wm.envValue())
 	if err != nil {
 		return false, err
 	}
@@ -191,11 +193,11 @@ func (s *Session) evalVM(r *Rule) (ok bool, err error) {
 
 // refracted reports whether r already fired on the current revisions of what it reads.
 func (s *Session) refracted(r *Rule) bool {
-	if !s.fired[r.index] {
+	if !s.fired[r.Index()] {
 		return false
 	}
-	sig := s.firedSig[r.index]
-	for i, k := range r.reads {
+	sig := s.firedSig[r.Index()]
+	for i, k := range r.ReadKinds() {
 		if s.wm.kinds[k].rev != sig[i] {
 			return false
 		}
@@ -206,7 +208,7 @@ func (s *Session) refracted(r *Rule) bool {
 // recency is the newest revision among the fact kinds r reads.
 func (s *Session) recency(r *Rule) uint64 {
 	var max uint64
-	for _, k := range r.reads {
+	for _, k := range r.ReadKinds() {
 		if rev := s.wm.kinds[k].rev; rev > max {
 			max = rev
 		}
@@ -217,16 +219,18 @@ func (s *Session) recency(r *Rule) uint64 {
 // compareCandidates is the agenda order: salience ↓, specificity ↓, recency ↓, name ↑.
 // Rule names are unique, so the order is total.
 func compareCandidates(a, b candidate) int {
-	// group ranks (salience ↓, specificity ↓) at load time; cmp.Compare, not
-	// subtraction, so that no value can overflow.
-	if c := cmp.Compare(a.rule.group, b.rule.group); c != 0 {
+	// cmp.Compare, not subtraction, so that no value can overflow.
+	if c := cmp.Compare(b.rule.Salience, a.rule.Salience); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.rule.Specificity, a.rule.Specificity); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(b.recency, a.recency); c != 0 {
 		return c
 	}
-	// Within a group the static order is by name.
-	return cmp.Compare(a.rule.pos, b.rule.pos)
+	// Among equal salience and specificity the static order is by name.
+	return cmp.Compare(a.pos, b.pos)
 }
 
 func tieBreaker(a, b candidate) string {
@@ -245,9 +249,9 @@ func tieBreaker(a, b candidate) string {
 // field of the wrong type) are recorded in the rule_fired event; they do not stop the
 // engine.
 func (s *Session) fire(r *Rule, res *CycleResult) {
-	s.fired[r.index] = true
-	sig := s.firedSig[r.index]
-	for i, k := range r.reads {
+	s.fired[r.Index()] = true
+	sig := s.firedSig[r.Index()]
+	for i, k := range r.ReadKinds() {
 		sig[i] = s.wm.kinds[k].rev
 	}
 	s.recordFiring(Firing{Cycle: s.cycle, Rule: r.Name, Stage: res.Stage})
@@ -283,13 +287,9 @@ func (s *Session) fire(r *Rule, res *CycleResult) {
 	}
 }
 
-// emitFired writes the rule_fired event, with the rule's then as encoded at load (a
-// rule built by hand has it encoded now).
+// emitFired writes the rule_fired event, with the rule's then as encoded at load.
 func (s *Session) emitFired(r *Rule) {
-	then, err := r.thenJSON, r.thenErr
-	if then == nil && err == nil {
-		then, err = encodeThen(&r.Then)
-	}
+	then, err := r.ThenJSON()
 	if err != nil {
 		s.tracer.failSeq(trace.KindRuleFired, err)
 		return
@@ -319,9 +319,4 @@ func (s *Session) stage() string {
 		return st.Name
 	}
 	return ""
-}
-
-func (rs *RuleSet) isTerminal(objective string) bool {
-	o, ok := rs.objectiveByName[objective]
-	return ok && o.Terminal != ""
 }

@@ -253,17 +253,8 @@ func TestAgendaRuntimeErrors(t *testing.T) {
 	rs := mustLoad(t, agendaKinds+`
   - {name: nil_fact, salience: 9, when: newer.x > 0, then: {objective: stop}}
   - {name: nil_fact_vm, salience: 9, when: 'newer.x > 0 && len("vm") > 0', then: {objective: stop}}
-  - {name: panics, salience: 8, when: older != nil, then: {objective: stop}}
   - {name: fallback, salience: 1, when: older != nil, then: {objective: go}}
 `)
-	// A predicate panics only through a bug; a rule with no program stands in for one.
-	// The rule set is private to this test, so the change cannot leak.
-	for _, r := range rs.rules {
-		if r.Name == "panics" {
-			r.program, r.cond = nil, nil
-		}
-	}
-	rs.buildMatcher()
 	sink := &tr.MemorySink{}
 	s := NewSession(rs, WithTrace(sink))
 	put(t, s, "older", "", nil)
@@ -271,13 +262,15 @@ func TestAgendaRuntimeErrors(t *testing.T) {
 	if res.Fired != "fallback" || res.DecidedBy != DecidedAlone {
 		t.Fatalf("fired %q by %q, want fallback alone", res.Fired, res.DecidedBy)
 	}
-	for _, e := range res.Evaluated[:3] {
+	for _, e := range res.Evaluated[:2] {
 		if e.Result != ResultError || e.Error == "" {
 			t.Errorf("%s: %+v, want an error outcome with its message", e.Rule, e)
 		}
 	}
-	if !strings.HasPrefix(res.Evaluated[2].Error, "panic: ") {
-		t.Errorf("panic recorded as %q", res.Evaluated[2].Error)
+	// A predicate panics only through a bug; a rule built by hand, with no program,
+	// stands in for one.
+	if ok, err := s.evalVM(&Rule{Name: "panics"}); ok || err == nil || !strings.HasPrefix(err.Error(), "panic: ") {
+		t.Errorf("a panicking predicate gives %v, %v; want false and a panic error", ok, err)
 	}
 	if s.Objective() != "go" {
 		t.Errorf("objective %q, want go", s.Objective())

@@ -3,32 +3,29 @@
 // exactly one rule per cycle, and a five-state FSM that calls effectors at its edge.
 // Every fact change, rule evaluation, conflict resolution, transition and effector call
 // is written to an append-only JSONL trace. The spine is split by stage: package
-// spine/cond reads a condition and builds the matcher, this package loads and compiles
-// rule sets and runs them, package spine/trace owns the trace's layout (the events'
-// types, the sinks, the hash chain and the reader), and package spine/replay replays a
-// trace through this package's Exchanger. The engine imports none of the packages that
-// build on it (replay, the roles, the hosts).
+// spine/ruleset loads and compiles rule sets, package spine/cond reads a condition and
+// builds the matcher, this package runs rule sets (working memory, the agenda, the
+// session and its loop, hot reload, the exchanger), package spine/trace owns the
+// trace's layout (the events' types, the sinks, the hash chain and the reader), and
+// package spine/replay replays a trace through this package's Exchanger. The engine
+// imports none of the packages that build on it (replay, the roles, the hosts).
 //
 // The package owns the engine and nothing domain-specific: it knows no role, no loss
-// function and no model. It does no I/O of its own except through the Sink it is given
-// (and the file helpers that open rule files and traces), reads time only from the
-// injected Clock and identifiers only from the injected IDSource, and never iterates a
-// map into its output. Given the same rule set, the same clock readings, the same ids
+// function and no model, and it neither parses nor compiles rules. It does no I/O of its
+// own except through the Sink it is given (and the file helpers that open rule files
+// and traces), reads time only from the injected Clock and identifiers only from the
+// injected IDSource, and never iterates a map into its output. Given the same rule set, the same clock readings, the same ids
 // and the same effector results, it writes the same trace, byte for byte.
 //
 // # Rule sets
 //
-// LoadRules compiles a YAML rule file (params, facts, objectives, rules) into an
-// immutable RuleSet that may be shared by any number of sessions and goroutines. Each
-// rule's `when` is compiled once, against a typed environment built from the declared
-// fact kinds, so a misspelt field or a type error fails the load with the file, line and
-// column. Load errors list every problem, never just the first.
-//
-// An objective may carry the seed's score and satisfied: expr expressions over the same
-// facts and params, compiled at load (a score is a number, satisfied a bool) and able
-// to read only the objectives declared before them. They are evaluated at the start of
-// every cycle, recorded in its conflict_set event when the rule set declares any, and
-// read by rules as objectives.NAME.score and objectives.NAME.satisfied.
+// LoadRules compiles a YAML rule file with ruleset.Load into an immutable RuleSet that
+// may be shared by any number of sessions and goroutines, then checks its matcher
+// against expr's VM on the witnesses of its regions. The engine names the rule set's
+// types (RuleSet, Rule, FactKind, Fields, ...) as aliases of package ruleset's. Scored
+// objectives are evaluated at the start of every cycle, recorded in its conflict_set
+// event when the rule set declares any, and read by rules as objectives.NAME.score and
+// objectives.NAME.satisfied.
 //
 // # The agenda
 //

@@ -12,12 +12,6 @@ import (
 
 var _ trace.FieldsAppender = (*CycleResult)(nil)
 
-// appendString and appendKey are trace.AppendString and trace.AppendKey, by the names
-// the engine's encoders use.
-func appendString(buf []byte, s string) []byte { return trace.AppendString(buf, s) }
-
-func appendKey(buf []byte, key string) []byte { return trace.AppendKey(buf, key) }
-
 // The engine writes an empty list where a cycle's slice is nil.
 var (
 	noEvals = []trace.RuleEval{}
@@ -43,9 +37,6 @@ func (o ObjectiveEval) AppendJSON(buf []byte) []byte {
 	ok := o.Error == ""
 	return trace.AppendObjectiveEval(buf, o.Objective, o.Error, o.Score, ok && o.HasScore, o.Satisfied, ok && o.HasSatisfied)
 }
-
-// encodeThen is a rule's then as trace.RuleFired writes it, encoded once at load.
-func encodeThen(t *Then) (json.RawMessage, error) { return json.Marshal(t) }
 
 // factChange is the body of a fact_* event: trace.FactChange with the payload encoded.
 func factChange(f Fact) (trace.FactChange, error) {

@@ -10,16 +10,18 @@ import (
 
 	"github.com/looplab/fsm"
 
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
-// FSM states of the engine loop.
+// FSM states of the engine loop; a rule's then.transition may name the two that
+// package ruleset declares.
 const (
-	StateObserve   = "observe"
+	StateObserve   = ruleset.StateObserve
 	StateSelect    = "select_objective"
 	StateAct       = "act"
 	StateEvaluate  = "evaluate"
-	StateTerminate = "terminate_or_iterate"
+	StateTerminate = ruleset.StateTerminate
 )
 
 // FSM events. Each names the step that just finished.
@@ -179,7 +181,7 @@ func (e *Engine) terminal() (Result, bool) {
 	if !ok || obj.Terminal == "" {
 		return Result{}, false
 	}
-	if obj.Terminal == TerminalSuccess {
+	if obj.Terminal == ruleset.TerminalSuccess {
 		return Result{Outcome: OutcomeSuccess}, true
 	}
 	return Result{Outcome: OutcomeFailure}, true

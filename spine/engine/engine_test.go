@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 
 	tr "github.com/agentspine/spine/spine/trace"
 )
+
+var rewrite = flag.Bool("rewrite", false, "rewrite golden files")
 
 // scriptedEffector is a test double for the control plane only: it makes nothing. Mint
 // returns a construct named after the iteration; Gate reports the next scripted score as

@@ -124,7 +124,7 @@ func (l *live) PollRules(_ Tape) (bool, error) {
 		s.tracer.emit(trace.KindRulesReloadFailed, trace.Reload{Path: name, Hash: hashOf(src), Error: err.Error()})
 		return true, err
 	}
-	s.tracer.emit(trace.KindRulesReloaded, trace.Reload{Path: name, Hash: s.rs.hash, Source: string(src)})
+	s.tracer.emit(trace.KindRulesReloaded, trace.Reload{Path: name, Hash: s.rs.Hash(), Source: string(src)})
 	return true, nil
 }
 

@@ -1,12 +1,15 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
+
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // Fact is one unit of working memory. Payload is a pointer to a struct of the kind's
@@ -34,24 +37,21 @@ func (f Fact) Get(field string) (any, bool) {
 	return nil, false
 }
 
-// Fields is a payload given by field name. Numbers may be any Go numeric type or
-// json.Number; lists of strings may be []string or []any holding strings.
-type Fields map[string]any
-
 // payloadSetter writes a caller's payload into a kind's struct value.
 type payloadSetter func(dst reflect.Value, src any) error
 
 // setPayload copies src (Fields, a struct, or a pointer to a struct whose json tags name
 // declared fields) into dst, a settable struct of kind k's type. Only the fields src
 // names are written.
-func (k *FactKind) setPayload(dst reflect.Value, src any) error {
+func (kf *kindFacts) setPayload(dst reflect.Value, src any) error {
+	k := kf.kind
 	switch p := src.(type) {
 	case nil:
 		return nil
 	case Fields:
-		return k.setFields(dst, p)
+		return setFields(k, dst, p)
 	case map[string]any:
-		return k.setFields(dst, p)
+		return setFields(k, dst, p)
 	}
 	sv := reflect.ValueOf(src)
 	byPointer := sv.Kind() == reflect.Pointer
@@ -64,11 +64,11 @@ func (k *FactKind) setPayload(dst reflect.Value, src any) error {
 	if sv.Kind() != reflect.Struct {
 		return fmt.Errorf("payload of kind %q must be engine.Fields or a struct, got %T", k.Name, src)
 	}
-	if sv.Type() == k.typ {
+	if sv.Type() == k.Type() {
 		dst.Set(sv)
 		return nil
 	}
-	plan, err := k.structPlan(sv.Type())
+	plan, err := kf.structPlan(sv.Type())
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (k *FactKind) setPayload(dst reflect.Value, src any) error {
 				}
 			}
 			if f.Kind() == reflect.Int {
-				if x := f.Int(); x > maxExactInt || x < -maxExactInt {
+				if x := f.Int(); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
 					if byPointer { // read as the field's own Go type, int
 						return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, int(x), int(x))
 					}
@@ -97,21 +97,23 @@ func (k *FactKind) setPayload(dst reflect.Value, src any) error {
 			dst.Field(m.dst).Set(f)
 			continue
 		}
-		if err := assign(dst.Field(m.dst), k.Fields[m.dst], sv.Field(m.src).Interface()); err != nil {
+		if err := k.Fields[m.dst].Assign(dst.Field(m.dst), sv.Field(m.src).Interface()); err != nil {
 			return fmt.Errorf("field %q of kind %q: %w", k.Fields[m.dst].Name, k.Name, err)
 		}
 	}
 	return nil
 }
 
-func (k *FactKind) setFields(dst reflect.Value, fields map[string]any) error {
+func setFields(k *FactKind, dst reflect.Value, fields map[string]any) error {
 	// Sorted so that the first error reported does not depend on map order.
-	for _, name := range sortedKeys(fields) {
-		i, ok := k.fieldIx[name]
+	names := slices.AppendSeq(make([]string, 0, len(fields)), maps.Keys(fields))
+	slices.Sort(names)
+	for _, name := range names {
+		i, ok := k.FieldIndex(name)
 		if !ok {
-			return fmt.Errorf("kind %q has no field %q (fields: %s)", k.Name, name, strings.Join(k.fieldNames(), ", "))
+			return fmt.Errorf("kind %q has no field %q (fields: %s)", k.Name, name, strings.Join(k.FieldNames(), ", "))
 		}
-		if err := assign(dst.Field(i), k.Fields[i], fields[name]); err != nil {
+		if err := k.Fields[i].Assign(dst.Field(i), fields[name]); err != nil {
 			return fmt.Errorf("field %q of kind %q: %w", name, k.Name, err)
 		}
 	}
@@ -133,13 +135,13 @@ type planKey struct {
 	typ  reflect.Type
 }
 
-func (k *FactKind) structPlan(t reflect.Type) ([]fieldMove, error) {
-	if last := k.lastPlan.Load(); last != nil && last.typ == t {
+func (kf *kindFacts) structPlan(t reflect.Type) ([]fieldMove, error) {
+	if last := kf.plan; last != nil && last.typ == t {
 		return last.plan, nil
 	}
-	plan, err := k.lookupPlan(t)
+	plan, err := lookupPlan(kf.kind, t)
 	if err == nil {
-		c := &cachedPlan{typ: t, ptr: reflect.PointerTo(t), plan: plan, whole: k.writesWhole(plan)}
+		c := &cachedPlan{typ: t, ptr: reflect.PointerTo(t), plan: plan, whole: writesWhole(kf.kind, plan)}
 		if c.whole {
 			for _, m := range plan {
 				if m.typ == codeFloat || m.typ == codeInt {
@@ -147,7 +149,7 @@ func (k *FactKind) structPlan(t reflect.Type) ([]fieldMove, error) {
 				}
 			}
 		}
-		k.lastPlan.Store(c)
+		kf.plan = c
 	}
 	return plan, err
 }
@@ -169,7 +171,7 @@ type cachedPlan struct {
 // first, so an error writes nothing. Scalars move through typed pointers (a whole plan's
 // source fields have the declared Go types, so theirs are set); only lists go through
 // reflect.
-func (k *FactKind) copyWhole(dst *payloadBuf, src *srcFields, c *cachedPlan) error {
+func copyWhole(k *FactKind, dst *payloadBuf, src *srcFields, c *cachedPlan) error {
 	sp, dp := src.ptrs, dst.ptrs
 	for i := range c.checks {
 		m := &c.checks[i]
@@ -177,7 +179,7 @@ func (k *FactKind) copyWhole(dst *payloadBuf, src *srcFields, c *cachedPlan) err
 			if x := *sp[m.src].f; !finite(x) {
 				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
 			}
-		} else if x := int64(*sp[m.src].i); x > maxExactInt || x < -maxExactInt {
+		} else if x := int64(*sp[m.src].i); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
 			return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, int(x), int(x))
 		}
 	}
@@ -214,7 +216,7 @@ func copyStrings(s reflect.Value) reflect.Value {
 // writesWhole reports whether plan writes every declared field, each from a field of
 // the declared Go type. Such a payload replaces the old one entirely, so the old
 // payload need not be copied first, and it is copied without reflection.
-func (k *FactKind) writesWhole(plan []fieldMove) bool {
+func writesWhole(k *FactKind, plan []fieldMove) bool {
 	written := make([]bool, len(k.Fields))
 	for _, m := range plan {
 		if !m.same {
@@ -234,8 +236,8 @@ func (k *FactKind) writesWhole(plan []fieldMove) bool {
 // struct type the kind was last given and that type writes every declared field (see
 // writesWhole). ok is false, and nothing is written, for any other src: the caller
 // then takes the general path (copy the old payload, then setPayload).
-func (k *FactKind) setWhole(dst *payloadBuf, src any, cache *srcFields) (ok bool, err error) {
-	c := k.lastPlan.Load()
+func (kf *kindFacts) setWhole(dst *payloadBuf, src any) (ok bool, err error) {
+	c := kf.plan
 	if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
 		return false, nil
 	}
@@ -243,8 +245,8 @@ func (k *FactKind) setWhole(dst *payloadBuf, src any, cache *srcFields) (ok bool
 	if p.IsNil() {
 		return false, nil // a nil pointer writes nothing: the old payload stays
 	}
-	cache.of(p)
-	return true, k.copyWhole(dst, cache, c)
+	kf.src.of(p)
+	return true, copyWhole(kf.kind, dst, &kf.src, c)
 }
 
 // srcFields remembers the fields of the struct a singleton kind was last given by
@@ -266,7 +268,7 @@ func (c *srcFields) of(p reflect.Value) {
 	}
 }
 
-func (k *FactKind) lookupPlan(t reflect.Type) ([]fieldMove, error) {
+func lookupPlan(k *FactKind, t reflect.Type) ([]fieldMove, error) {
 	key := planKey{k, t}
 	if p, ok := structPlans.Load(key); ok {
 		return p.([]fieldMove), nil
@@ -284,107 +286,15 @@ func (k *FactKind) lookupPlan(t reflect.Type) ([]fieldMove, error) {
 		if name == "" {
 			name = sf.Name
 		}
-		j, ok := k.fieldIx[name]
+		j, ok := k.FieldIndex(name)
 		if !ok {
-			return nil, fmt.Errorf("kind %q has no field %q (from %s.%s; fields: %s)", k.Name, name, t, sf.Name, strings.Join(k.fieldNames(), ", "))
+			return nil, fmt.Errorf("kind %q has no field %q (from %s.%s; fields: %s)", k.Name, name, t, sf.Name, strings.Join(k.FieldNames(), ", "))
 		}
-		plan = append(plan, fieldMove{src: i, dst: j, same: sf.Type == fieldTypes[k.Fields[j].Type], typ: fieldCodes[k.Fields[j].Type]})
+		plan = append(plan, fieldMove{src: i, dst: j, same: sf.Type == k.Type().Field(j).Type, typ: fieldCodes[k.Fields[j].Type]})
 	}
 	structPlans.Store(key, plan)
 	return plan, nil
 }
-
-// assign converts v to the declared field type and stores it in dst.
-func assign(dst reflect.Value, f Field, v any) error {
-	switch f.Type {
-	case TypeFloat:
-		x, ok := toFloat(v)
-		if !ok {
-			return fmt.Errorf("want a number, got %T", v)
-		}
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("want a finite number, got %v", x)
-		}
-		dst.SetFloat(x)
-	case TypeInt:
-		x, ok := toFloat(v)
-		if !ok || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
-			return fmt.Errorf("want an integer, got %v (%T)", v, v)
-		}
-		dst.SetInt(int64(x))
-	case TypeBool:
-		b, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("want a bool, got %T", v)
-		}
-		dst.SetBool(b)
-	case TypeString:
-		s, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("want a string, got %T", v)
-		}
-		dst.SetString(s)
-	case TypeStrings:
-		switch l := v.(type) {
-		case []string:
-			dst.Set(reflect.ValueOf(append([]string(nil), l...)))
-		case []any:
-			out := make([]string, len(l))
-			for i, e := range l {
-				s, ok := e.(string)
-				if !ok {
-					return fmt.Errorf("want a list of strings, element %d is %T", i, e)
-				}
-				out[i] = s
-			}
-			dst.Set(reflect.ValueOf(out))
-		case nil:
-			dst.Set(reflect.Zero(dst.Type()))
-		default:
-			return fmt.Errorf("want a list of strings, got %T", v)
-		}
-	default:
-		return fmt.Errorf("unknown field type %q", f.Type)
-	}
-	return nil
-}
-
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case float32:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case int8:
-		return float64(x), true
-	case int16:
-		return float64(x), true
-	case int32:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case uint:
-		return float64(x), true
-	case uint8:
-		return float64(x), true
-	case uint16:
-		return float64(x), true
-	case uint32:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	}
-	return 0, false
-}
-
-// maxExactInt bounds the integers a float64 holds exactly; int fact fields never exceed
-// it, so a fact reads the same as a JSON number.
-const maxExactInt = 1 << 53
 
 // fieldCode is a FieldType as a small integer, cheaper to switch on per field.
 type fieldCode uint8

@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/agentspine/spine/spine/trace"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	"github.com/agentspine/spine/spine/trace"
 
 	"github.com/expr-lang/expr/vm"
 )
@@ -50,17 +52,20 @@ func fuzzSeeds(tb testing.TB) [][]byte {
 		}
 		seeds = append(seeds, b)
 	}
-	err := filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
+	// This package's rule files, and package ruleset's, broken ones included.
+	for _, dir := range []string{"testdata", "../ruleset/testdata"} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(path, ".yaml") {
+				add(path)
+			}
+			return nil
+		})
 		if err != nil {
-			return err
+			tb.Fatal(err)
 		}
-		if !d.IsDir() && strings.HasSuffix(path, ".yaml") {
-			add(path)
-		}
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
 	}
 	shipped, _ := filepath.Glob("../../rules/*.yaml")
 	for _, p := range shipped {
@@ -160,17 +165,59 @@ func exerciseRuleSet(t *testing.T, rs *RuleSet, values map[FieldType]any) {
 func checkMatcherMatchesVM(t *testing.T, s *Session) {
 	t.Helper()
 	var m vm.VM
-	set := make([]uint64, s.rs.matcher.Words())
-	s.rs.matcher.Lookup(&s.wm.in, set)
-	for _, r := range s.rs.rules {
-		got, ok := s.rs.matcher.Rule(r.index, &s.wm.in, set)
+	set := make([]uint64, s.rs.Matcher().Words())
+	s.rs.Matcher().Lookup(&s.wm.in, set)
+	for _, r := range s.rs.Rules() {
+		got, ok := s.rs.Matcher().Rule(r.Index(), &s.wm.in, set)
 		if !ok {
 			continue
 		}
-		want, werr := m.Run(r.program, s.wm.envValue())
+		want, werr := m.Run(r.Program(), s.wm.envValue())
 		if werr != nil || want != got {
 			t.Fatalf("rule %s (%s): the expr VM gives %v (error %v), the matcher %v; facts %v",
 				r.Name, r.When, want, werr, got, s.wm.All())
 		}
+	}
+}
+
+// TestLoadValidRuleFiles loads every rule file the project ships and the valid rule
+// files of this package's tests.
+func TestLoadValidRuleFiles(t *testing.T) {
+	shipped, _ := filepath.Glob("../../rules/*.yaml")
+	tests, _ := filepath.Glob("testdata/[ef]*/*.yaml") // engine/ and fuzz/; load/ holds broken files
+	if len(tests) < 2 {
+		t.Fatalf("test rule files missing: %v", tests)
+	}
+	for _, p := range append(shipped, tests...) {
+		if _, err := LoadRulesFile(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+// TestLoadErrorSnippet pins the snippet layout: the line with a gutter, then a caret
+// under the column, tabs shown as spaces.
+
+func TestLoadRulesFSAndFile(t *testing.T) {
+	src, err := os.ReadFile("../../rules/ggs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{"r/ggs.yaml": {Data: src}}
+	rs, err := LoadRulesFS(fsys, "r/ggs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs.Path() != "r/ggs.yaml" {
+		t.Errorf("path = %q", rs.Path())
+	}
+	if _, err := LoadRulesFS(fsys, "r/missing.yaml"); err == nil {
+		t.Errorf("LoadRulesFS of a missing file: no error")
+	}
+	if rs, err := LoadRulesFile("../../rules/ggs.yaml"); err != nil || rs.Path() != "../../rules/ggs.yaml" {
+		t.Errorf("LoadRulesFile: %v", err)
+	}
+	if _, err := LoadRulesFile(filepath.Join(t.TempDir(), "missing.yaml")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("LoadRulesFile of a missing file: %v, want ErrNotExist", err)
 	}
 }

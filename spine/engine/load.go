@@ -1,18 +1,33 @@
 package engine
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
-	"regexp"
-	"sort"
-	"strconv"
-	"strings"
 
-	"github.com/agentspine/spine/internal/yamlnode"
-	"gopkg.in/yaml.v3"
+	"github.com/agentspine/spine/spine/ruleset"
+)
+
+// The rule set and its parts are package ruleset's, named here as hosts know them.
+type (
+	RuleSet    = ruleset.RuleSet
+	Rule       = ruleset.Rule
+	Param      = ruleset.Param
+	FactKind   = ruleset.FactKind
+	Field      = ruleset.Field
+	FieldType  = ruleset.FieldType
+	Fields     = ruleset.Fields
+	LoadErrors = ruleset.LoadErrors
+)
+
+const (
+	TypeFloat     = ruleset.TypeFloat
+	TypeInt       = ruleset.TypeInt
+	TypeBool      = ruleset.TypeBool
+	TypeString    = ruleset.TypeString
+	TypeStrings   = ruleset.TypeStrings
+	KindState     = ruleset.KindState
+	KindObjective = ruleset.KindObjective
 )
 
 // LoadRulesFile reads and compiles a rule file.
@@ -34,419 +49,21 @@ func LoadRulesFS(fsys fs.FS, path string) (*RuleSet, error) {
 	return LoadRules(path, src)
 }
 
-// LoadRules compiles a rule file. name is used in error messages and as the rule set's
-// path. On failure the error is a LoadErrors listing every problem found.
-func LoadRules(name string, src []byte) (rs *RuleSet, err error) {
-	l := &loader{file: name, lines: splitLines(src)}
-	defer func() {
-		// A bad file must never take the process down: anything unexpected becomes a
-		// file-level error.
+// LoadRules compiles a rule file with ruleset.Load, then checks its matcher against
+// expr's VM (checkMatcher). name is used in error messages and as the rule set's path.
+// On failure the error is a LoadErrors listing every problem found.
+func LoadRules(name string, src []byte) (_ *RuleSet, err error) {
+	rs, err := ruleset.Load(name, src)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { // a bug in the check must not take the process down either
 		if r := recover(); r != nil {
-			rs, err = nil, LoadErrors{{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("internal error while loading: %v", r)}}
+			err = LoadErrors{{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("internal error while loading: %v", r)}}
 		}
 	}()
-	rs = l.load(src)
-	if len(l.errs) > 0 {
-		sort.SliceStable(l.errs, func(i, j int) bool {
-			a, b := l.errs[i], l.errs[j]
-			if a.Line != b.Line {
-				return a.Line < b.Line
-			}
-			return a.Col < b.Col
-		})
-		return nil, l.errs
-	}
-	sum := sha256.Sum256(src)
-	rs.hash = "sha256:" + hex.EncodeToString(sum[:])
-	rs.source = string(src)
-	rs.prepare()
-	if r, err := rs.checkMatcher(); err != nil {
+	if r, err := checkMatcher(rs); err != nil {
 		return nil, LoadErrors{{File: name, Line: r.Line, Col: 1, Rule: r.Name, Msg: "internal error: " + err.Error()}}
 	}
-	rs.path = name
 	return rs, nil
-}
-
-type loader struct {
-	file  string
-	lines []string
-	errs  LoadErrors
-	rule  string // rule being loaded, for error context
-}
-
-func (l *loader) errAt(line, col int, format string, args ...any) {
-	l.errs = append(l.errs, &LoadError{
-		File: l.file, Line: line, Col: col, Rule: l.rule,
-		Msg: fmt.Sprintf(format, args...), Snippet: snippet(l.lines, line, col),
-	})
-}
-
-func (l *loader) errNode(n *yaml.Node, format string, args ...any) {
-	l.errAt(n.Line, n.Column, format, args...)
-}
-
-var yamlLineRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
-
-func (l *loader) load(src []byte) *RuleSet {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		line, msg := 1, err.Error()
-		if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
-			if m[1] != "" {
-				line, _ = strconv.Atoi(m[1])
-			}
-			msg = m[2]
-		}
-		line = l.syntaxErrorLine(line, msg)
-		l.errAt(line, firstCol(l.lines, line), "YAML syntax: %s", msg)
-		return nil
-	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		l.errAt(1, 1, "empty rule file: expected a mapping with params, facts, objectives and rules")
-		return nil
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		l.errNode(root, "expected a mapping with params, facts, objectives and rules, got %s", yamlnode.Describe(root))
-		return nil
-	}
-	b := newBuilder()
-	var rulesNode *yaml.Node
-	keys := l.fields(root, "rule file", []string{"version", "name", "description", "params", "facts", "objectives", "domains", "rules"}, []string{"rules"})
-	if n := keys["version"]; n != nil {
-		if v, ok := l.intScalar(n, "version"); ok && v != 1 {
-			l.errNode(n, "unsupported version %d: this build reads version 1", v)
-		}
-	}
-	if n := keys["name"]; n != nil {
-		b.name, _ = l.stringScalar(n, "name")
-	}
-	if n := keys["description"]; n != nil {
-		b.description, _ = l.stringScalar(n, "description")
-	}
-	if n := keys["params"]; n != nil {
-		l.loadParams(b, n)
-	}
-	if n := keys["facts"]; n != nil {
-		l.loadFacts(b, n)
-	}
-	if n := keys["objectives"]; n != nil {
-		l.loadObjectives(b, n)
-	}
-	rulesNode = keys["rules"]
-	rs := b.finish()
-	l.compileObjectives(rs, b.objNodes)
-	if n := keys["domains"]; n != nil {
-		if n.Kind != yaml.MappingNode {
-			l.errNode(n, "domains: expected a mapping of signal: domain, got %s", yamlnode.Describe(n))
-		} else {
-			rs.domains = l.nodeSource(n)
-		}
-	}
-	if rulesNode != nil {
-		l.loadRules(rs, rulesNode)
-	}
-	return rs
-}
-
-// fields checks a mapping's keys against the allowed ones and the required ones and
-// returns the value node of each key present.
-func (l *loader) fields(n *yaml.Node, what string, allowed, required []string) map[string]*yaml.Node {
-	out := map[string]*yaml.Node{}
-	ok := map[string]bool{}
-	for _, a := range allowed {
-		ok[a] = true
-	}
-	line := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], yamlnode.Resolve(n.Content[i+1])
-		if !ok[k.Value] {
-			l.errNode(k, "unknown key %q in %s (expected one of: %s)", k.Value, what, strings.Join(allowed, ", "))
-			continue
-		}
-		if first, dup := line[k.Value]; dup {
-			l.errNode(k, "duplicate key %q in %s (first given on line %d)", k.Value, what, first)
-			continue
-		}
-		line[k.Value] = k.Line
-		out[k.Value] = v
-	}
-	for _, r := range required {
-		if out[r] == nil {
-			l.errNode(n, "%s is missing required key %q", what, r)
-		}
-	}
-	return out
-}
-
-func (l *loader) stringScalar(n *yaml.Node, what string) (string, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		l.errNode(n, "%s: expected a string, got %s", what, yamlnode.Describe(n))
-		return "", false
-	}
-	return n.Value, true
-}
-
-func (l *loader) intScalar(n *yaml.Node, what string) (int, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		l.errNode(n, "%s: expected an integer, got %s", what, yamlnode.Describe(n))
-		return 0, false
-	}
-	v, err := strconv.Atoi(n.Value)
-	if err != nil {
-		l.errNode(n, "%s: expected an integer, got %q", what, n.Value)
-		return 0, false
-	}
-	return v, true
-}
-
-func (l *loader) boolScalar(n *yaml.Node, what string) (bool, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		l.errNode(n, "%s: expected true or false, got %s", what, yamlnode.Describe(n))
-		return false, false
-	}
-	var v bool
-	if err := n.Decode(&v); err != nil {
-		l.errNode(n, "%s: expected true or false, got %q", what, n.Value)
-		return false, false
-	}
-	return v, true
-}
-
-var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-func (l *loader) loadParams(b *builder, n *yaml.Node) {
-	if n.Kind != yaml.MappingNode {
-		l.errNode(n, "params: expected a mapping of name: value, got %s", yamlnode.Describe(n))
-		return
-	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], yamlnode.Resolve(n.Content[i+1])
-		if !identRe.MatchString(k.Value) {
-			l.errNode(k, "param name %q is not an identifier (letters, digits, _)", k.Value)
-			continue
-		}
-		if first, dup := seen[k.Value]; dup {
-			l.errNode(k, "duplicate param %q (first declared on line %d)", k.Value, first)
-			continue
-		}
-		seen[k.Value] = k.Line
-		p := Param{Name: k.Value, Line: k.Line, Col: k.Column}
-		switch {
-		case v.Kind == yaml.ScalarNode && (v.Tag == "!!int" || v.Tag == "!!float"):
-			f, err := strconv.ParseFloat(strings.ReplaceAll(v.Value, "_", ""), 64)
-			if err != nil {
-				var x float64
-				if derr := v.Decode(&x); derr != nil {
-					l.errNode(v, "param %q: %q is not a number", k.Value, v.Value)
-					continue
-				}
-				f = x
-			}
-			p.Type, p.Value = TypeFloat, f
-		case v.Kind == yaml.ScalarNode && v.Tag == "!!bool":
-			x, _ := l.boolScalar(v, "param "+k.Value)
-			p.Type, p.Value = TypeBool, x
-		case v.Kind == yaml.ScalarNode && v.Tag == "!!str":
-			p.Type, p.Value = TypeString, v.Value
-		default:
-			l.errNode(v, "param %q: expected a number, bool or string, got %s", k.Value, yamlnode.Describe(v))
-			continue
-		}
-		b.params = append(b.params, p)
-	}
-}
-
-func (l *loader) loadFacts(b *builder, n *yaml.Node) {
-	if n.Kind != yaml.MappingNode {
-		l.errNode(n, "facts: expected a mapping of kind: {fields: ...}, got %s", yamlnode.Describe(n))
-		return
-	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], yamlnode.Resolve(n.Content[i+1])
-		if !identRe.MatchString(k.Value) {
-			l.errNode(k, "fact kind %q is not an identifier (letters, digits, _)", k.Value)
-			continue
-		}
-		if first, dup := seen[k.Value]; dup {
-			l.errNode(k, "duplicate fact kind %q (first declared on line %d)", k.Value, first)
-			continue
-		}
-		seen[k.Value] = k.Line
-		if reservedNames[k.Value] {
-			l.errNode(k, "fact kind %q is built in and cannot be declared", k.Value)
-			continue
-		}
-		if v.Kind != yaml.MappingNode {
-			l.errNode(v, "fact kind %q: expected a mapping with fields, got %s", k.Value, yamlnode.Describe(v))
-			continue
-		}
-		fk := &FactKind{Name: k.Value}
-		keys := l.fields(v, "fact kind "+strconv.Quote(k.Value), []string{"description", "many", "fields"}, []string{"fields"})
-		if d := keys["description"]; d != nil {
-			fk.Description, _ = l.stringScalar(d, "description")
-		}
-		if m := keys["many"]; m != nil {
-			fk.Many, _ = l.boolScalar(m, "many")
-		}
-		if f := keys["fields"]; f != nil {
-			if f.Kind != yaml.MappingNode {
-				l.errNode(f, "fields of %q: expected a mapping of name: type, got %s", k.Value, yamlnode.Describe(f))
-				continue
-			}
-			seenField := map[string]int{}
-			for j := 0; j+1 < len(f.Content); j += 2 {
-				fn, ft := f.Content[j], yamlnode.Resolve(f.Content[j+1])
-				if !identRe.MatchString(fn.Value) {
-					l.errNode(fn, "field name %q is not an identifier (letters, digits, _)", fn.Value)
-					continue
-				}
-				if first, dup := seenField[fn.Value]; dup {
-					l.errNode(fn, "duplicate field %q of %q (first declared on line %d)", fn.Value, k.Value, first)
-					continue
-				}
-				seenField[fn.Value] = fn.Line
-				t := FieldType(ft.Value)
-				if _, ok := fieldTypes[t]; !ok || ft.Kind != yaml.ScalarNode {
-					l.errNode(ft, "field %q of %q: unknown type %s (expected float, int, bool, string or strings)", fn.Value, k.Value, yamlnode.Describe(ft))
-					continue
-				}
-				fk.Fields = append(fk.Fields, Field{Name: fn.Value, Type: t})
-			}
-		}
-		b.kinds = append(b.kinds, fk)
-	}
-}
-
-func (l *loader) loadObjectives(b *builder, n *yaml.Node) {
-	if n.Kind != yaml.SequenceNode {
-		l.errNode(n, "objectives: expected a list of {name, description, terminal, score, satisfied}, got %s", yamlnode.Describe(n))
-		return
-	}
-	seen := map[string]int{}
-	for _, item := range n.Content {
-		item = yamlnode.Resolve(item)
-		if item.Kind != yaml.MappingNode {
-			l.errNode(item, "objective: expected a mapping with name, description and terminal, got %s", yamlnode.Describe(item))
-			continue
-		}
-		keys := l.fields(item, "objective", []string{"name", "description", "terminal", "score", "satisfied"}, []string{"name"})
-		var o Objective
-		if v := keys["name"]; v != nil {
-			name, ok := l.stringScalar(v, "objective name")
-			if !ok {
-				continue
-			}
-			if !identRe.MatchString(name) {
-				l.errNode(v, "objective name %q is not an identifier (letters, digits, _)", name)
-				continue
-			}
-			if line, dup := seen[name]; dup {
-				l.errNode(v, "duplicate objective %q (first declared on line %d)", name, line)
-				continue
-			}
-			seen[name] = v.Line
-			o.Name = name
-		} else {
-			continue
-		}
-		if v := keys["description"]; v != nil {
-			o.Description, _ = l.stringScalar(v, "description")
-		}
-		if v := keys["terminal"]; v != nil {
-			t, _ := l.stringScalar(v, "terminal")
-			if t != TerminalSuccess && t != TerminalFailure {
-				l.errNode(v, "objective %q: terminal must be %q or %q, got %s", o.Name, TerminalSuccess, TerminalFailure, yamlnode.Describe(v))
-			}
-			o.Terminal = t
-		}
-		on := objectiveNodes{index: len(b.objectives), score: keys["score"], satisfied: keys["satisfied"]}
-		if on.score != nil {
-			o.Score, _ = l.objectiveExpr(on.score, o.Name, "score")
-		}
-		if on.satisfied != nil {
-			o.Satisfied, _ = l.objectiveExpr(on.satisfied, o.Name, "satisfied")
-		}
-		if on.score != nil || on.satisfied != nil {
-			b.objNodes = append(b.objNodes, on)
-		}
-		b.objectives = append(b.objectives, o)
-	}
-}
-
-// syntaxErrorLine finds the line a YAML syntax error is on. yaml.v3 reports the line
-// where the enclosing construct starts (for parser errors, counted from 0), which can be
-// far above the mistake. The mistake is on the first line whose inclusion makes the file
-// fail with the same message. The search is a bisection between the reported line, which
-// is never below the mistake, and the last line, which fails by definition.
-func (l *loader) syntaxErrorLine(reported int, msg string) int {
-	lo, hi := max(reported, 1), len(l.lines)
-	if lo > hi {
-		return hi
-	}
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		var doc yaml.Node
-		err := yaml.Unmarshal([]byte(strings.Join(l.lines[:mid], "\n")), &doc)
-		if m := yamlLineRe.FindStringSubmatch(fmt.Sprint(err)); err != nil && m != nil && m[2] == msg {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return lo
-}
-
-// splitLines splits src into lines for snippets and positions. A CR before the LF is
-// dropped: yaml.v3 reads CRLF files as LF ones, and a CR in a snippet would garble it.
-func splitLines(src []byte) []string {
-	lines := strings.Split(string(src), "\n")
-	for i, ln := range lines {
-		lines[i] = strings.TrimSuffix(ln, "\r")
-	}
-	return lines
-}
-
-// firstCol is the column of the first non-blank character of a line, for errors whose
-// source gives only a line.
-func firstCol(lines []string, line int) int {
-	if line < 1 || line > len(lines) {
-		return 1
-	}
-	s := lines[line-1]
-	return len(s) - len(strings.TrimLeft(s, " \t")) + 1
-}
-
-// nodeSource returns the text of n as a YAML document whose lines and columns are those
-// of the rule file: lines before n are blank, and so is what precedes n on its own line.
-func (l *loader) nodeSource(n *yaml.Node) []byte {
-	last := lastLine(n)
-	var b strings.Builder
-	for i := 1; i <= last && i <= len(l.lines); i++ {
-		switch {
-		case i < n.Line:
-		case i == n.Line:
-			line := []rune(l.lines[i-1])
-			if c := n.Column - 1; c <= len(line) {
-				b.WriteString(strings.Repeat(" ", c))
-				b.WriteString(string(line[c:]))
-			}
-		default:
-			b.WriteString(l.lines[i-1])
-		}
-		b.WriteByte('\n')
-	}
-	return []byte(b.String())
-}
-
-func lastLine(n *yaml.Node) int {
-	last := n.Line
-	for _, c := range n.Content {
-		if l := lastLine(c); l > last {
-			last = l
-		}
-	}
-	return last
 }

@@ -3,11 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/agentspine/spine/spine/trace"
 	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"testing"
+
+	"github.com/agentspine/spine/spine/trace"
 
 	"github.com/agentspine/spine/internal/rulegen"
 	"github.com/expr-lang/expr/vm"
@@ -49,7 +50,7 @@ func checkSeed(t *testing.T, seed uint64) {
 	var machine vm.VM
 	for trial := 0; trial < 40; trial++ {
 		s := NewSession(rs, WithTrace(trace.Discard), WithMaxFirings(1<<30))
-		for _, k := range rs.kinds[2:] {
+		for _, k := range rs.Kinds()[2:] {
 			if rng.IntN(4) == 0 {
 				continue // absent
 			}
@@ -59,7 +60,7 @@ func checkSeed(t *testing.T, seed uint64) {
 			if err := s.Set(k.Name, "", Fields{}); err != nil {
 				t.Fatal(err)
 			}
-			kf := &s.wm.kinds[k.index]
+			kf := &s.wm.kinds[k.Index()]
 			for i, fld := range k.Fields {
 				dst := kf.live.fields[i]
 				switch v := rulegen.Value(rng, string(fld.Type)).(type) {
@@ -74,9 +75,9 @@ func checkSeed(t *testing.T, seed uint64) {
 		type outcome struct {
 			result, err string
 		}
-		want := make([]outcome, len(rs.order))
-		for i, r := range rs.order {
-			out, err := machine.Run(r.program, s.wm.envValue())
+		want := make([]outcome, len(rs.Order()))
+		for i, r := range rs.Order() {
+			out, err := machine.Run(r.Program(), s.wm.envValue())
 			switch {
 			case err != nil:
 				want[i] = outcome{ResultError, err.Error()}
@@ -92,7 +93,7 @@ func checkSeed(t *testing.T, seed uint64) {
 		}
 		for i, ev := range cyc.Evaluated {
 			if ev.Result != want[i].result || ev.Error != want[i].err {
-				r := rs.order[i]
+				r := rs.Order()[i]
 				t.Fatalf("seed %d (go test -run TestMatcherMatchesVMSeeds, or the fuzz seed %d): rule %s (%s): the cycle gives %s %q, expr's VM %s %q\nfacts: %s\nrule set:\n%s",
 					seed, seed, r.Name, r.When, ev.Result, ev.Error, want[i].result, want[i].err, rawFacts(s), src)
 			}
@@ -103,8 +104,8 @@ func checkSeed(t *testing.T, seed uint64) {
 // rawFacts prints the singleton facts' fields as Go values, NaN and ±Inf included.
 func rawFacts(s *Session) string {
 	out := ""
-	for _, k := range s.rs.kinds[2:] {
-		kf := &s.wm.kinds[k.index]
+	for _, k := range s.rs.Kinds()[2:] {
+		kf := &s.wm.kinds[k.Index()]
 		if !kf.has {
 			out += k.Name + " absent; "
 			continue

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,24 +78,24 @@ func TestMatcherMatchesVM(t *testing.T) {
 	}
 	for _, seed := range matcherSeeds {
 		rng := rand.New(rand.NewPCG(seed, 1))
-		for _, name := range sortedKeys(sets) {
+		for _, name := range slices.Sorted(maps.Keys(sets)) {
 			rs, err := LoadRules(name, sets[name])
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			var opaque []string
-			for _, r := range rs.rules {
-				if !rs.matcher.Analysable(r.index) {
+			for _, r := range rs.Rules() {
+				if !rs.Matcher().Analysable(r.Index()) {
 					opaque = append(opaque, r.Name)
 				}
 			}
 			if want := "arith absval intdiv vmonly_int_arith vmonly_list vmonly_abs_int"; name == "shapes.yaml" && strings.Join(opaque, " ") != want {
 				t.Errorf("shapes.yaml: the VM evaluates %v, want %s", opaque, want)
 			}
-			set := make([]uint64, rs.matcher.Words())
+			set := make([]uint64, rs.Matcher().Words())
 			for trial := 0; trial < 300; trial++ {
 				wm := NewWorkingMemory(rs, nil)
-				for _, k := range rs.kinds[2:] {
+				for _, k := range rs.Kinds()[2:] {
 					if k.Many || rng.IntN(4) == 0 {
 						continue // sometimes absent, to exercise nil checks and errors
 					}
@@ -106,13 +108,13 @@ func TestMatcherMatchesVM(t *testing.T) {
 					}
 				}
 				var m vm.VM
-				rs.matcher.Lookup(&wm.in, set)
-				for _, r := range rs.rules {
-					got, ok := rs.matcher.Rule(r.index, &wm.in, set)
+				rs.Matcher().Lookup(&wm.in, set)
+				for _, r := range rs.Rules() {
+					got, ok := rs.Matcher().Rule(r.Index(), &wm.in, set)
 					if !ok {
 						continue
 					}
-					want, werr := m.Run(r.program, wm.envValue())
+					want, werr := m.Run(r.Program(), wm.envValue())
 					if werr != nil || want != got {
 						t.Fatalf("seed %d: %s rule %s (%s): vm %v (error %v), matcher %v; facts %v", seed, name, r.Name, r.When, want, werr, got, wm.All())
 					}
@@ -134,7 +136,7 @@ func TestCycleMatchesVM(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 2))
 		for trial := 0; trial < 300; trial++ {
 			s := NewSession(rs, WithMaxFirings(1<<30))
-			for _, k := range rs.kinds[2:] {
+			for _, k := range rs.Kinds()[2:] {
 				if k.Many || rng.IntN(4) == 0 {
 					continue
 				}
@@ -151,8 +153,8 @@ func TestCycleMatchesVM(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, ev := range cyc.Evaluated {
-				r := rs.order[i]
-				want, werr := m.Run(r.program, s.wm.envValue())
+				r := rs.Order()[i]
+				want, werr := m.Run(r.Program(), s.wm.envValue())
 				switch {
 				case werr != nil && (ev.Result != ResultError || ev.Error != werr.Error()),
 					werr == nil && ev.Result != map[bool]string{true: ResultTrue, false: ResultFalse}[want.(bool)]:

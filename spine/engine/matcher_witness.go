@@ -1,10 +1,78 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/agentspine/spine/spine/cond"
+	"github.com/expr-lang/expr/vm"
 )
+
+// maxWitnesses bounds the fact combinations checkMatcher tries per rule.
+const maxWitnesses = 256
+
+// checkBudget bounds checkMatcher's work, counted as VM runs times fact kinds (the VM
+// finds a kind by name, so a run costs in proportion to them): a rule set of thousands of
+// kinds and rules is checked on its first rules, not for minutes. The generated rule sets
+// of FuzzMatcherMatchesVM check every rule.
+const checkBudget = 4_000_000
+
+// checkMatcher evaluates every analysable rule both ways, with the matcher and with expr's
+// VM, on witnesses of its regions: each field it reads at, just below and just above
+// every constant compared with it, one field varied at a time and, while their number
+// stays under maxWitnesses, every combination, with the facts present and absent. An
+// error names the facts on which they disagree, and the rule is returned with it.
+func checkMatcher(rs *RuleSet) (*Rule, error) {
+	wm := NewWorkingMemory(rs, nil)
+	m, kinds := rs.Matcher(), rs.Kinds()
+	set := make([]uint64, m.Words())
+	var machine vm.VM
+	spent := 0
+	for _, r := range rs.Rules() {
+		if r.Cond() == nil || !m.Analysable(r.Index()) {
+			continue
+		}
+		w := witnesses(rs, r)
+		points := w.points()
+		if spent += len(points) * len(kinds); spent > checkBudget {
+			break
+		}
+		for _, facts := range points {
+			for _, i := range w.kinds { // the only kinds the rule reads, set by earlier points
+				wm.kinds[i].has, wm.kinds[i].live = false, payloadBuf{}
+				wm.syncEnv(kinds[i])
+			}
+			for kind, fields := range facts {
+				if err := wm.Set(kinds[kind].Name, "", fields); err != nil {
+					return r, fmt.Errorf("rule %s: witness %v: %w", r.Name, fields, err)
+				}
+			}
+			m.LookupRule(r.Index(), &wm.in, set)
+			got, ok := m.Rule(r.Index(), &wm.in, set)
+			if !ok {
+				continue // a fact it reads is absent: the VM decides anyway
+			}
+			out, err := machine.Run(r.Program(), wm.envValue())
+			if want, isBool := out.(bool); err != nil || !isBool || want != got {
+				return r, fmt.Errorf("rule %s: the matcher gives %v and expr %v (error %v) on %s", r.Name, got, out, err, describeFacts(rs, facts))
+			}
+		}
+	}
+	return nil, nil
+}
+
+func describeFacts(rs *RuleSet, facts map[int]Fields) string {
+	s := ""
+	for _, k := range rs.Kinds() {
+		if f, ok := facts[k.Index()]; ok {
+			s += fmt.Sprintf(" %s%v", k.Name, map[string]any(f))
+		}
+	}
+	if s == "" {
+		return "no facts"
+	}
+	return s[1:]
+}
 
 // witnessSet is the facts a rule's condition reads and the values checkMatcher tries
 // for each field.
@@ -15,11 +83,11 @@ type witnessSet struct {
 	values [][]any  // per field, the values to try
 }
 
-func (rs *RuleSet) witnesses(r *Rule) *witnessSet {
+func witnesses(rs *RuleSet, r *Rule) *witnessSet {
 	w := &witnessSet{rs: rs}
 	var consts [][]cond.Const
 	var types []cond.Type
-	r.cond.Walk(func(n *cond.Node) {
+	r.Cond().Walk(func(n *cond.Node) {
 		if n.Op != cond.OpAtom {
 			return
 		}
@@ -72,7 +140,7 @@ func (w *witnessSet) points() []map[int]Fields {
 		}
 		for i, f := range w.fields {
 			if fs, ok := facts[f[0]]; ok {
-				fs[w.rs.kinds[f[0]].Fields[f[1]].Name] = w.values[i][pick[i]]
+				fs[w.rs.Kinds()[f[0]].Fields[f[1]].Name] = w.values[i][pick[i]]
 			}
 		}
 		out = append(out, facts)

@@ -43,6 +43,7 @@ type WorkingMemory struct {
 	// in is what the rule set's matcher reads: each kind's presence and the value of
 	// each field its conditions compare, refreshed when a singleton fact changes.
 	in       cond.Input
+	slotsOf  [][]inputSlot // per kind, the input slots its fields fill
 	observer func(op string, f Fact)
 	// observerKeeps is false when the observer is known not to keep the facts it is
 	// given (a session's tracer: a Sink must not keep an event).
@@ -51,8 +52,8 @@ type WorkingMemory struct {
 	// number from it. A session whose trace discards every event numbers its fact
 	// events this way, without building them.
 	counter *atomic.Int64
-	// lastKind is the kind of the last change by name, a cache in front of
-	// rs.kindByName; setRuleSet clears it.
+	// lastKind is the kind of the last change by name, a cache in front of rs.Kind;
+	// setRuleSet clears it.
 	lastKind *FactKind
 }
 
@@ -62,17 +63,35 @@ func (wm *WorkingMemory) setRuleSet(rs *RuleSet, env reflect.Value) {
 	wm.rs, wm.env, wm.lastKind = rs, env, nil
 	wm.bindEnv()
 	// The new rules' matcher reads other fields: fill its input from the facts.
-	wm.in = rs.matcher.NewInput(len(rs.kinds))
-	for _, k := range rs.kinds {
+	wm.bindInput()
+	for _, k := range rs.Kinds() {
 		wm.refreshInput(k)
+	}
+}
+
+// inputSlot is a field the matcher reads, as working memory refreshes it.
+type inputSlot struct {
+	slot, field int
+	typ         cond.Type
+}
+
+// bindInput makes the rule set's matcher input and lists, per kind, the fields working
+// memory copies into it on every change.
+func (wm *WorkingMemory) bindInput() {
+	m := wm.rs.Matcher()
+	wm.in = m.NewInput(len(wm.kinds))
+	wm.slotsOf = make([][]inputSlot, len(wm.kinds))
+	for i, s := range m.Slots() {
+		wm.slotsOf[s.Kind] = append(wm.slotsOf[s.Kind], inputSlot{slot: i, field: s.Field, typ: s.Type})
 	}
 }
 
 // bindEnv finds each kind's field in the environment struct.
 func (wm *WorkingMemory) bindEnv() {
 	wm.envKinds = wm.envKinds[:0]
-	wm.envCur = make([]any, len(wm.rs.kinds))
-	for i, k := range wm.rs.kinds {
+	wm.envCur = make([]any, len(wm.kinds))
+	for i, k := range wm.rs.Kinds() {
+		wm.kinds[i].kind = k
 		wm.envKinds = append(wm.envKinds, wm.env.Elem().Field(i))
 		if kf := &wm.kinds[i]; !k.Many && kf.has {
 			wm.envCur[i] = kf.live.iface
@@ -83,6 +102,7 @@ func (wm *WorkingMemory) bindEnv() {
 // kindFacts holds the facts of one kind. A singleton kind keeps its one fact in a slot,
 // a many kind in a map by id: the singleton path runs on every decision.
 type kindFacts struct {
+	kind   *FactKind
 	many   bool
 	single Fact
 	has    bool
@@ -94,6 +114,7 @@ type kindFacts struct {
 	live, spare payloadBuf
 	shared      bool // live has been handed out: it must not be written again
 	src         srcFields
+	plan        *cachedPlan     // the plan of the struct type the kind was last given
 	free        []reflect.Value // the fields list of a payload handed out, for reuse
 	freePtrs    []fieldPtr      // and its typed pointers
 }
@@ -200,19 +221,18 @@ func (kf *kindFacts) count() int {
 func NewWorkingMemory(rs *RuleSet, observe func(op string, f Fact)) *WorkingMemory {
 	wm := &WorkingMemory{
 		rs:            rs,
-		kinds:         make([]kindFacts, len(rs.kinds)),
-		env:           reflect.New(rs.envType),
-		in:            rs.matcher.NewInput(len(rs.kinds)),
+		kinds:         make([]kindFacts, len(rs.Kinds())),
+		env:           rs.NewEnv(),
 		observer:      observe,
 		observerKeeps: true,
 	}
-	for i, k := range rs.kinds {
+	for i, k := range rs.Kinds() {
 		if k.Many {
 			wm.kinds[i] = kindFacts{many: true, byID: map[string]Fact{}}
 		}
 	}
 	wm.bindEnv()
-	wm.env.Elem().Field(rs.paramsField).Set(rs.paramsVal)
+	wm.bindInput()
 	return wm
 }
 
@@ -221,18 +241,18 @@ func (wm *WorkingMemory) Rev() uint64 { return wm.rev }
 
 // KindRev returns the revision of the latest change to a fact of the kind (0 if none).
 func (wm *WorkingMemory) KindRev(kind string) uint64 {
-	k := wm.rs.kindByName[kind]
-	if k == nil {
+	k, ok := wm.rs.Kind(kind)
+	if !ok {
 		return 0
 	}
-	return wm.kinds[k.index].rev
+	return wm.kinds[k.Index()].rev
 }
 
 func (wm *WorkingMemory) kind(name, id string) (*FactKind, string, error) {
 	// A host mostly changes one kind over and over: try the last one before the map.
 	k := wm.lastKind
 	if k == nil || k.Name != name {
-		k = wm.rs.kindByName[name]
+		k, _ = wm.rs.Kind(name)
 		wm.lastKind = k
 	}
 	if k == nil {
@@ -283,8 +303,8 @@ func (wm *WorkingMemory) handOut(f Fact, err error) (Fact, error) {
 
 // seen records that f's payload left working memory: it is never written again.
 func (wm *WorkingMemory) seen(f Fact) {
-	if k := wm.rs.kindByName[f.Kind]; k != nil && !k.Many {
-		kf := &wm.kinds[k.index]
+	if k, ok := wm.rs.Kind(f.Kind); ok && !k.Many {
+		kf := &wm.kinds[k.Index()]
 		if kf.has && kf.single.Payload == f.Payload {
 			kf.shared = true
 		}
@@ -297,7 +317,7 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	if err != nil {
 		return Fact{}, err
 	}
-	kf := &wm.kinds[k.index]
+	kf := &wm.kinds[k.Index()]
 	var old Fact     // the fact being updated, for a many kind
 	exists := kf.has // a singleton's id is its kind's name (see kind)
 	if k.Many {
@@ -314,11 +334,11 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 		op = OpAssert
 	}
 	if k.Many {
-		nv := reflect.New(k.typ)
+		nv := reflect.New(k.Type())
 		if exists {
 			nv.Elem().Set(reflect.ValueOf(old.Payload).Elem())
 		}
-		if err := k.setPayload(nv.Elem(), payload); err != nil {
+		if err := kf.setPayload(nv.Elem(), payload); err != nil {
 			return Fact{}, err
 		}
 		return wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: nv.Interface()}, op), nil
@@ -326,7 +346,7 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	if exists && !kf.shared {
 		// Nobody has seen the live payload: a whole write (which checks every value
 		// before it writes one) may go into it in place.
-		if whole, err := k.setWhole(&kf.live, payload, &kf.src); whole {
+		if whole, err := kf.setWhole(&kf.live, payload); whole {
 			if err != nil {
 				return Fact{}, err
 			}
@@ -336,7 +356,7 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	}
 	buf := kf.takeSpare(k)
 	dst := buf.value()
-	whole, err := k.setWhole(&buf, payload, &kf.src)
+	whole, err := kf.setWhole(&buf, payload)
 	if !whole && err == nil {
 		// payload may name only some fields: start from the old payload (or zero).
 		if exists {
@@ -344,7 +364,7 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 		} else {
 			dst.SetZero()
 		}
-		err = k.setPayload(dst, payload)
+		err = kf.setPayload(dst, payload)
 	}
 	if err != nil {
 		kf.spare = buf // nobody saw it; the next change overwrites it
@@ -360,10 +380,10 @@ func (kf *kindFacts) takeSpare(k *FactKind) payloadBuf {
 	buf := kf.spare
 	kf.spare = payloadBuf{}
 	if !buf.ptr.IsValid() {
-		pv := reflect.New(k.typ)
+		pv := reflect.New(k.Type())
 		buf = payloadBuf{ptr: pv, iface: pv.Interface(), fields: kf.free[:0]}
 		kf.free = nil
-		for i := range k.typ.NumField() {
+		for i := range k.Type().NumField() {
 			buf.fields = append(buf.fields, pv.Elem().Field(i))
 		}
 		buf.ptrs = appendPtrs(kf.freePtrs[:0], buf.fields)
@@ -389,7 +409,7 @@ func (kf *kindFacts) replaceLive(buf payloadBuf) {
 func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) Fact {
 	wm.rev++
 	f.Rev = wm.rev
-	kf := &wm.kinds[k.index]
+	kf := &wm.kinds[k.Index()]
 	kf.set(f)
 	kf.rev = wm.rev
 	wm.syncEnv(k)
@@ -402,7 +422,7 @@ func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) Fact {
 // decision, and a Fact is seven words.
 func (wm *WorkingMemory) storedSingle(k *FactKind, op string) {
 	wm.rev++
-	kf := &wm.kinds[k.index]
+	kf := &wm.kinds[k.Index()]
 	f := &kf.single
 	f.Kind, f.ID, f.Rev, f.Payload = k.Name, k.Name, wm.rev, kf.live.iface
 	kf.has, kf.rev = true, wm.rev
@@ -433,8 +453,8 @@ func (wm *WorkingMemory) notify(op string, f Fact) {
 // engine does this several times per cycle. Its two fields are a string and a (string or
 // int) second one.
 func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration int) {
-	k := wm.rs.kinds[index]
 	kf := &wm.kinds[index]
+	k := kf.kind
 	op := OpAssert
 	if kf.has {
 		op = OpUpdate
@@ -465,7 +485,7 @@ func (wm *WorkingMemory) retract(kind, id string) (Fact, error) {
 	if err != nil {
 		return Fact{}, err
 	}
-	kf := &wm.kinds[k.index]
+	kf := &wm.kinds[k.Index()]
 	old, ok := kf.get(id)
 	if !ok {
 		return Fact{}, fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
@@ -489,7 +509,7 @@ func (wm *WorkingMemory) Get(kind, id string) (Fact, bool) {
 	if err != nil {
 		return Fact{}, false
 	}
-	f, ok := wm.kinds[k.index].get(id)
+	f, ok := wm.kinds[k.Index()].get(id)
 	if ok {
 		wm.seen(f)
 	}
@@ -498,8 +518,8 @@ func (wm *WorkingMemory) Get(kind, id string) (Fact, bool) {
 
 // Query returns every fact of the kind, ordered by id.
 func (wm *WorkingMemory) Query(kind string) []Fact {
-	k := wm.rs.kindByName[kind]
-	if k == nil {
+	k, ok := wm.rs.Kind(kind)
+	if !ok {
 		return nil
 	}
 	return wm.sorted(k)
@@ -508,14 +528,14 @@ func (wm *WorkingMemory) Query(kind string) []Fact {
 // All returns every fact, ordered by kind declaration and then id.
 func (wm *WorkingMemory) All() []Fact {
 	var out []Fact
-	for _, k := range wm.rs.kinds {
+	for _, k := range wm.rs.Kinds() {
 		out = append(out, wm.sorted(k)...)
 	}
 	return out
 }
 
 func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
-	kf := &wm.kinds[k.index]
+	kf := &wm.kinds[k.Index()]
 	out := make([]Fact, 0, kf.count())
 	if !kf.many {
 		if kf.has {
@@ -535,23 +555,23 @@ func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
 // the matcher's input.
 func (wm *WorkingMemory) syncEnv(k *FactKind) {
 	if !k.Many {
-		kf := &wm.kinds[k.index]
+		kf := &wm.kinds[k.Index()]
 		var cur any // the payload the environment should point at, nil for none
 		if kf.has {
 			cur = kf.live.iface
 		}
-		if cur != wm.envCur[k.index] { // a payload written in place is already there
+		if cur != wm.envCur[k.Index()] { // a payload written in place is already there
 			if kf.has {
-				wm.envKinds[k.index].Set(kf.live.ptr)
+				wm.envKinds[k.Index()].Set(kf.live.ptr)
 			} else {
-				wm.envKinds[k.index].SetZero()
+				wm.envKinds[k.Index()].SetZero()
 			}
-			wm.envCur[k.index] = cur
+			wm.envCur[k.Index()] = cur
 		}
 		wm.refreshInput(k)
 		return
 	}
-	field := wm.env.Elem().Field(k.index)
+	field := wm.env.Elem().Field(k.Index())
 	facts := wm.sorted(k)
 	list := reflect.MakeSlice(field.Type(), len(facts), len(facts))
 	for i, f := range facts {
@@ -566,15 +586,15 @@ func (wm *WorkingMemory) refreshInput(k *FactKind) {
 	if k.Many {
 		return
 	}
-	kf := &wm.kinds[k.index]
-	wm.in.SetPresent(k.index, kf.has)
+	kf := &wm.kinds[k.Index()]
+	wm.in.SetPresent(k.Index(), kf.has)
 	if !kf.has {
 		return
 	}
 	ptrs := kf.live.ptrs // a declared field's pointer of its type is always set
-	for _, s := range wm.rs.slotsOf[k.index] {
-		p := &ptrs[s.Field]
-		switch s.Type {
+	for _, s := range wm.slotsOf[k.Index()] {
+		p := &ptrs[s.field]
+		switch s.typ {
 		case cond.TFloat:
 			wm.in.Num[s.slot] = *p.f
 		case cond.TInt:
@@ -586,6 +606,26 @@ func (wm *WorkingMemory) refreshInput(k *FactKind) {
 		}
 	}
 }
+
+// Every rule set's kinds start with the built-in ones, at these indexes.
+const (
+	stateIndex     = 0
+	objectiveIndex = 1
+)
+
+// statePayload and objectivePayload have the layout of the built-in kinds' payload
+// structs (same field types in the same order), so the engine sets them without
+// reflection; TestBuiltinPayloadLayout checks it.
+type (
+	statePayload struct {
+		Name      string
+		Iteration int
+	}
+	objectivePayload struct {
+		Name string
+		Rule string
+	}
+)
 
 // objective and state read the built-in facts without handing their payloads out.
 func (wm *WorkingMemory) objective() (objectivePayload, bool) {

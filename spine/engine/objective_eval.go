@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/expr-lang/expr/vm"
 )
@@ -28,19 +29,18 @@ func (o ObjectiveEval) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil),
 // facts, and stores the values where rules read them. It returns nil when the rule set
 // scores no objective. The returned slice is reused by the next evaluation.
 func (s *Session) evalObjectives() []ObjectiveEval {
-	oe := &s.rs.objEnv
-	if oe.field < 0 {
+	scored := s.rs.ScoredObjectives()
+	if len(scored) == 0 {
 		s.objEvals = s.objEvals[:0]
 		return nil
 	}
-	env := s.wm.env.Elem().Field(oe.field)
 	evals := s.objEvals[:0]
-	for _, i := range oe.scored {
-		o := &s.rs.objectives[i]
-		ev := ObjectiveEval{Objective: o.Name, HasScore: o.eval.scoreIx >= 0, HasSatisfied: o.eval.satIx >= 0}
+	for _, o := range scored {
+		ev := ObjectiveEval{Objective: o.Name, HasScore: o.Score != "", HasSatisfied: o.Satisfied != ""}
+		score, satisfied := o.Programs()
 		var errs []string
 		if ev.HasScore {
-			v, err := s.runObjective(o.eval.score)
+			v, err := s.runObjective(score)
 			if err == nil {
 				ev.Score, err = scoreOf(v)
 			}
@@ -49,7 +49,7 @@ func (s *Session) evalObjectives() []ObjectiveEval {
 			}
 		}
 		if ev.HasSatisfied {
-			v, err := s.runObjective(o.eval.satisfied)
+			v, err := s.runObjective(satisfied)
 			if err == nil {
 				b, isBool := v.(bool)
 				if !isBool {
@@ -62,16 +62,10 @@ func (s *Session) evalObjectives() []ObjectiveEval {
 			}
 		}
 		if len(errs) > 0 {
-			ev.Error = joinErrs(errs)
+			ev.Error = strings.Join(errs, "; ")
 			ev.Score, ev.Satisfied = 0, false
 		}
-		f := env.Field(o.eval.field)
-		if ev.HasScore {
-			f.Field(o.eval.scoreIx).SetFloat(ev.Score)
-		}
-		if ev.HasSatisfied {
-			f.Field(o.eval.satIx).SetBool(ev.Satisfied)
-		}
+		s.rs.StoreObjective(s.wm.env, o, ev.Score, ev.Satisfied)
 		evals = append(evals, ev)
 	}
 	s.objEvals = evals
@@ -123,12 +117,4 @@ func scoreOf(v any) (float64, error) {
 		return 0, fmt.Errorf("%v is not a finite number", f)
 	}
 	return f, nil
-}
-
-func joinErrs(errs []string) string {
-	out := errs[0]
-	for _, e := range errs[1:] {
-		out += "; " + e
-	}
-	return out
 }

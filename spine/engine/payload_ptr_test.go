@@ -3,10 +3,11 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/agentspine/spine/spine/trace"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // TestPointerPayloadCopiesFields: a payload given by pointer takes the typed copy path;
@@ -99,7 +100,8 @@ rules: [{name: r, salience: 1, when: 'true', then: {transition: observe}}]
 			t.Fatalf("round %d: got %s, want %s", round, got, want)
 		}
 	}
-	if c := rs.kindByName["s"].lastPlan.Load(); c == nil || !c.whole || len(c.checks) != 4 {
+	k, _ := rs.Kind("s")
+	if c := s.wm.kinds[k.Index()].plan; c == nil || !c.whole || len(c.checks) != 4 {
 		t.Fatalf("the payload did not take the whole path checking its four number fields: %+v", c)
 	}
 	w.Tags[0] = "changed" // the fact keeps its own copy of the list

@@ -3,10 +3,11 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"github.com/agentspine/spine/spine/trace"
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // TestHandedOutPayloadsStayFixed: working memory reuses payload memory only when nobody
@@ -126,15 +127,15 @@ func TestBuiltinPayloadLayout(t *testing.T) {
 		{stateIndex, KindState, reflect.TypeOf(statePayload{})},
 		{objectiveIndex, KindObjective, reflect.TypeOf(objectivePayload{})},
 	} {
-		k := rs.kinds[c.index]
+		k := rs.Kinds()[c.index]
 		if k.Name != c.name {
 			t.Fatalf("kind %d is %q, want %q", c.index, k.Name, c.name)
 		}
-		if k.typ.Size() != c.typ.Size() || k.typ.NumField() != c.typ.NumField() {
-			t.Fatalf("%s: payload %v does not match %v", c.name, k.typ, c.typ)
+		if k.Type().Size() != c.typ.Size() || k.Type().NumField() != c.typ.NumField() {
+			t.Fatalf("%s: payload %v does not match %v", c.name, k.Type(), c.typ)
 		}
 		for i := 0; i < c.typ.NumField(); i++ {
-			a, b := k.typ.Field(i), c.typ.Field(i)
+			a, b := k.Type().Field(i), c.typ.Field(i)
 			if a.Type != b.Type || a.Offset != b.Offset {
 				t.Errorf("%s field %d: %v at %d, Go struct has %v at %d", c.name, i, a.Type, a.Offset, b.Type, b.Offset)
 			}

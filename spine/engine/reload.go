@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"os"
-	"reflect"
 )
 
 // RuleSource offers a new rule set at cycle boundaries. Poll returns the new source when
@@ -64,16 +63,15 @@ func (s *Session) reload(name string, src []byte) error {
 	if err := sameKinds(s.rs, rs); err != nil {
 		return err
 	}
-	env := reflect.New(rs.envType)
-	for _, k := range rs.kinds {
-		env.Elem().Field(k.index).Set(s.wm.env.Elem().Field(s.rs.kindByName[k.Name].index))
+	env := rs.NewEnv()
+	for i := range rs.Kinds() { // the same kinds, in the same order (sameKinds)
+		env.Elem().Field(i).Set(s.wm.env.Elem().Field(i))
 	}
-	env.Elem().Field(rs.paramsField).Set(rs.paramsVal)
-	fired := make([]bool, len(rs.rules))
-	sigs := make([][]uint64, len(rs.rules))
-	for i, r := range rs.rules {
-		sigs[i] = make([]uint64, len(r.reads))
-		for j, old := range s.rs.rules {
+	fired := make([]bool, len(rs.Rules()))
+	sigs := make([][]uint64, len(rs.Rules()))
+	for i, r := range rs.Rules() {
+		sigs[i] = make([]uint64, len(r.ReadKinds()))
+		for j, old := range s.rs.Rules() {
 			if old.Name == r.Name && old.When == r.When {
 				fired[i] = s.fired[j]
 				copy(sigs[i], s.firedSig[j])
@@ -89,12 +87,13 @@ func (s *Session) reload(name string, src []byte) error {
 // sameKinds requires identical fact kinds: the facts in memory must mean the same thing
 // under the new rules.
 func sameKinds(a, b *RuleSet) error {
-	if len(a.kinds) != len(b.kinds) {
+	ak, bk := a.Kinds(), b.Kinds()
+	if len(ak) != len(bk) {
 		return fmt.Errorf("the new rules declare other fact kinds; a running session keeps its kinds (restart the run to change them)")
 	}
-	for i, k := range a.kinds {
-		n := b.kinds[i]
-		if k.Name != n.Name || k.Many != n.Many || k.typ != n.typ {
+	for i, k := range ak {
+		n := bk[i]
+		if k.Name != n.Name || k.Many != n.Many || k.Type() != n.Type() {
 			return fmt.Errorf("fact kind %q differs in the new rules; a running session keeps its kinds (restart the run to change them)", k.Name)
 		}
 	}

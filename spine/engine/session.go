@@ -53,13 +53,13 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 	s := &Session{
 		rs:       rs,
 		opts:     o,
-		fired:    make([]bool, len(rs.rules)),
-		firedSig: make([][]uint64, len(rs.rules)),
-		evals:    make([]trace.RuleEval, 0, len(rs.rules)),
-		names:    make([]string, 0, len(rs.rules)), // never nil: an empty conflict set is []
+		fired:    make([]bool, len(rs.Rules())),
+		firedSig: make([][]uint64, len(rs.Rules())),
+		evals:    make([]trace.RuleEval, 0, len(rs.Rules())),
+		names:    make([]string, 0, len(rs.Rules())), // never nil: an empty conflict set is []
 	}
-	for i, r := range rs.rules {
-		s.firedSig[i] = make([]uint64, len(r.reads))
+	for i, r := range rs.Rules() {
+		s.firedSig[i] = make([]uint64, len(r.ReadKinds()))
 	}
 	s.x = o.exchanger
 	if s.x == nil {
@@ -73,7 +73,7 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 	}
 	s.tracer.emit(trace.KindHeader, trace.Header{
 		Format: trace.Format, Run: o.runID,
-		Rules:  trace.RulesRef{Name: rs.name, Path: headerPath(rs, o), Hash: rs.hash, Source: headerSource(rs, o)},
+		Rules:  trace.RulesRef{Name: rs.Name(), Path: headerPath(rs, o), Hash: rs.Hash(), Source: headerSource(rs, o)},
 		Params: s.tracer.paramsJSON(rs), Meta: o.meta,
 		Limits: trace.Limits{MaxIterations: o.maxIterations, MaxFirings: o.maxFirings},
 	})
@@ -301,7 +301,7 @@ func headerSource(rs *RuleSet, o options) string {
 	if o.noRulesSource {
 		return ""
 	}
-	return rs.source
+	return rs.Source()
 }
 
 // headerPath is the rule path the header names: the rule set's own, unless
@@ -310,5 +310,5 @@ func headerPath(rs *RuleSet, o options) string {
 	if o.rulesPath != "" {
 		return o.rulesPath
 	}
-	return rs.path
+	return rs.Path()
 }

@@ -111,7 +111,7 @@ func TestFindRulesByHash(t *testing.T) {
 	}{
 		{"nothing", nil, want + " (none found to look at); pass --rules FILE to replay with other rules"},
 		{"others", renamed[:2], want + " (looked at a.yaml) (not read: gone.yaml: no such file); pass --rules FILE to replay with other rules"},
-		{"beside", RuleFilesBeside("../engine/testdata/load"), want + " (looked at "},
+		{"beside", RuleFilesBeside("../ruleset/testdata/load"), want + " (looked at "},
 		{"many", many, want + " (looked at a.yaml, b.yaml, c.yaml, d.yaml, e.yaml, f.yaml, g.yaml, h.yaml, i.yaml, j.yaml, k.yaml, l.yaml and 2 more); pass --rules FILE to replay with other rules"},
 	} {
 		_, err := FindRulesByHash(rec.Header.RulesPath(), rec.Header.RulesHash(), tc.files)

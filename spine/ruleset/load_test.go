@@ -1,4 +1,4 @@
-package engine
+package ruleset
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/agentspine/spine/internal/golden"
 )
@@ -32,7 +31,7 @@ func TestLoadErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs, err := LoadRules(filepath.ToSlash(path), src)
+			rs, err := Load(filepath.ToSlash(path), src)
 			if err == nil {
 				t.Fatalf("loaded without error (%d rules); want a load error", len(rs.Rules()))
 			}
@@ -62,7 +61,7 @@ func TestLoadErrorsFileOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = LoadRules("many_problems.yaml", src)
+	_, err = Load("many_problems.yaml", src)
 	var les LoadErrors
 	if !errors.As(err, &les) {
 		t.Fatalf("want LoadErrors, got %v", err)
@@ -114,7 +113,7 @@ rules:
 `
 
 func TestLoadRulesValid(t *testing.T) {
-	rs, err := LoadRules("tiny.yaml", []byte(okRules))
+	rs, err := Load("tiny.yaml", []byte(okRules))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,14 +142,14 @@ func TestLoadRulesValid(t *testing.T) {
 	if !strings.HasPrefix(rs.Hash(), "sha256:") || len(rs.Hash()) != len("sha256:")+64 {
 		t.Errorf("hash = %q", rs.Hash())
 	}
-	again, err := LoadRules("other-name.yaml", []byte(okRules))
+	again, err := Load("other-name.yaml", []byte(okRules))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again.Hash() != rs.Hash() {
 		t.Errorf("the same bytes hash differently: %s vs %s", again.Hash(), rs.Hash())
 	}
-	changed, err := LoadRules("tiny.yaml", []byte(strings.Replace(okRules, "0.8", "0.9", 1)))
+	changed, err := Load("tiny.yaml", []byte(strings.Replace(okRules, "0.8", "0.9", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,48 +158,6 @@ func TestLoadRulesValid(t *testing.T) {
 	}
 }
 
-func TestLoadRulesFSAndFile(t *testing.T) {
-	fsys := fstest.MapFS{"r/tiny.yaml": {Data: []byte(okRules)}}
-	rs, err := LoadRulesFS(fsys, "r/tiny.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rs.Path() != "r/tiny.yaml" {
-		t.Errorf("path = %q", rs.Path())
-	}
-	if _, err := LoadRulesFS(fsys, "r/missing.yaml"); err == nil {
-		t.Errorf("LoadRulesFS of a missing file: no error")
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "tiny.yaml")
-	if err := os.WriteFile(path, []byte(okRules), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := LoadRulesFile(path); err != nil {
-		t.Errorf("LoadRulesFile: %v", err)
-	}
-	if _, err := LoadRulesFile(filepath.Join(dir, "missing.yaml")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("LoadRulesFile of a missing file: %v, want ErrNotExist", err)
-	}
-}
-
-// TestLoadValidRuleFiles loads every rule file the project ships and the valid rule
-// files of this package's tests.
-func TestLoadValidRuleFiles(t *testing.T) {
-	shipped, _ := filepath.Glob("../../rules/*.yaml")
-	tests, _ := filepath.Glob("testdata/[ef]*/*.yaml") // engine/ and fuzz/; load/ holds broken files
-	if len(tests) < 2 {
-		t.Fatalf("test rule files missing: %v", tests)
-	}
-	for _, p := range append(shipped, tests...) {
-		if _, err := LoadRulesFile(p); err != nil {
-			t.Errorf("%s: %v", p, err)
-		}
-	}
-}
-
-// TestLoadErrorSnippet pins the snippet layout: the line with a gutter, then a caret
-// under the column, tabs shown as spaces.
 func TestLoadErrorSnippet(t *testing.T) {
 	lines := []string{"a: 1", "\tb: x"}
 	got := snippet(lines, 2, 3)
@@ -241,7 +198,7 @@ func TestYAMLSyntaxErrorLine(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := LoadRules("f.yaml", []byte(c.src))
+			_, err := Load("f.yaml", []byte(c.src))
 			var les LoadErrors
 			if !errors.As(err, &les) || len(les) != 1 {
 				t.Fatalf("want one load error, got %v", err)
@@ -262,8 +219,8 @@ func TestLoadErrorsCRLF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, lfErr := LoadRules(path, src)
-		_, crlfErr := LoadRules(path, bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n")))
+		_, lfErr := Load(path, src)
+		_, crlfErr := Load(path, bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n")))
 		if lfErr == nil || crlfErr == nil {
 			t.Errorf("%s: LF error %v, CRLF error %v", path, lfErr, crlfErr)
 			continue

@@ -1,4 +1,4 @@
-package engine
+package ruleset
 
 import (
 	"encoding/json"
@@ -24,7 +24,7 @@ type Objective struct {
 	Terminal    string // "", TerminalSuccess or TerminalFailure
 	// Score and Satisfied are the objective's expr expressions over the facts, "" when
 	// not given: how attainable it is (a number) and whether it is met (a bool). They
-	// are evaluated every cycle; see ObjectiveEval.
+	// are evaluated every cycle; see engine.ObjectiveEval.
 	Score     string
 	Satisfied string
 
@@ -71,8 +71,6 @@ type Rule struct {
 	Line  int // line of the rule in its file
 
 	index   int
-	group   int   // rank of (salience, specificity) in the static order
-	pos     int   // position in the static order
 	final   bool  // Then sets a terminal objective
 	reads   []int // kind indexes
 	program *vm.Program
@@ -104,10 +102,7 @@ type RuleSet struct {
 	domains []byte  // the file's domains: mapping, as a YAML document at its own positions
 	order   []*Rule // static agenda order: salience ↓, specificity ↓, name ↑
 	envType reflect.Type
-	// matcher decides every analysable rule in one lookup; slotsOf lists, per kind, the
-	// fields it reads, which working memory copies into its input on every change.
-	matcher *cond.Matcher
-	slotsOf [][]inputSlot
+	matcher *cond.Matcher // decides every analysable rule in one lookup
 }
 
 // Name is the rule set's declared name.
@@ -188,8 +183,6 @@ type builder struct {
 	objNodes          []objectiveNodes // objectives with a score or satisfied, to compile
 }
 
-func newBuilder() *builder { return &builder{} }
-
 // finish builds the environment type: one field per fact kind, then params.
 func (b *builder) finish() *RuleSet {
 	rs := &RuleSet{
@@ -256,16 +249,44 @@ func (rs *RuleSet) prepare() {
 		}
 		return a.Name < b.Name
 	})
-	for i, r := range rs.order {
-		r.pos = i
-		r.final = rs.isTerminal(r.Then.Objective)
-		if i > 0 {
-			p := rs.order[i-1]
-			r.group = p.group
-			if p.Salience != r.Salience || p.Specificity != r.Specificity {
-				r.group++
-			}
-		}
+	for _, r := range rs.order {
+		o, ok := rs.objectiveByName[r.Then.Objective]
+		r.final = ok && o.Terminal != ""
 	}
 	rs.buildMatcher()
 }
+
+// Order returns the rules in the static agenda order: salience ↓, specificity ↓, name ↑.
+// The returned rules must not be modified.
+func (rs *RuleSet) Order() []*Rule { return rs.order }
+
+// Matcher returns the matcher compiled from the rules' conditions, indexed by rule index.
+func (rs *RuleSet) Matcher() *cond.Matcher { return rs.matcher }
+
+// Source returns the rule file's bytes, which hash to Hash.
+func (rs *RuleSet) Source() string { return rs.source }
+
+// NewEnv returns a new environment for the rule set's programs: a pointer to a struct
+// whose field i is fact kind i (nil until the caller sets it), then the params, set,
+// and the scored objectives' values.
+func (rs *RuleSet) NewEnv() reflect.Value {
+	env := reflect.New(rs.envType)
+	env.Elem().Field(rs.paramsField).Set(rs.paramsVal)
+	return env
+}
+
+// Index is the rule's position in Rules, by which the matcher knows it.
+func (r *Rule) Index() int { return r.index }
+
+// Program is When compiled for expr's VM, run against an environment from NewEnv; nil
+// for a rule built by hand.
+func (r *Rule) Program() *vm.Program { return r.program }
+
+// ReadKinds are the indexes in Kinds of the kinds in Reads.
+func (r *Rule) ReadKinds() []int { return r.reads }
+
+// Terminal reports whether the rule's then sets a terminal objective.
+func (r *Rule) Terminal() bool { return r.final }
+
+// ThenJSON is Then as a rule_fired event records it, encoded at load.
+func (r *Rule) ThenJSON() (json.RawMessage, error) { return r.thenJSON, r.thenErr }

@@ -1,12 +1,18 @@
-package engine
+package ruleset
 
 import (
+	"encoding/json"
+	"strings"
+
 	"github.com/agentspine/spine/internal/yamlnode"
 	"gopkg.in/yaml.v3"
 )
 
-// FSM states a rule may request with then.transition.
-var transitionTargets = []string{StateObserve, StateTerminate}
+// The engine's FSM states a rule may request with then.transition.
+const (
+	StateObserve   = "observe"
+	StateTerminate = "terminate_or_iterate"
+)
 
 func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
 	if n.Kind != yaml.SequenceNode {
@@ -57,7 +63,7 @@ func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
 		if v := keys["then"]; v != nil {
 			l.loadThen(rs, r, v)
 		}
-		r.thenJSON, r.thenErr = encodeThen(&r.Then)
+		r.thenJSON, r.thenErr = json.Marshal(&r.Then)
 		rs.rules = append(rs.rules, r)
 	}
 	l.rule = ""
@@ -167,7 +173,7 @@ func (l *loader) literalFields(k *FactKind, n *yaml.Node, what string) Fields {
 		kn, vn := n.Content[i], yamlnode.Resolve(n.Content[i+1])
 		f, ok := k.Field(kn.Value)
 		if !ok {
-			l.errNode(kn, "%s: kind %q has no field %q (fields: %s)", what, k.Name, kn.Value, joinNames(k.fieldNames()))
+			l.errNode(kn, "%s: kind %q has no field %q (fields: %s)", what, k.Name, kn.Value, strings.Join(k.FieldNames(), ", "))
 			continue
 		}
 		if first, dup := seen[f.Name]; dup {
@@ -190,7 +196,7 @@ func (l *loader) literalFields(k *FactKind, n *yaml.Node, what string) Fields {
 			continue
 		}
 		probe := newFieldProbe(f)
-		if err := assign(probe, f, v); err != nil {
+		if err := f.Assign(probe, v); err != nil {
 			l.errNode(vn, "%s: field %q of kind %q: %v", what, f.Name, k.Name, err)
 			continue
 		}
@@ -211,7 +217,7 @@ func objectiveList(rs *RuleSet) string {
 	for i, o := range rs.objectives {
 		names[i] = o.Name
 	}
-	return " (objectives: " + joinNames(names) + ")"
+	return " (objectives: " + strings.Join(names, ", ") + ")"
 }
 
 func kindList(rs *RuleSet) string {
@@ -224,16 +230,5 @@ func kindList(rs *RuleSet) string {
 	if len(names) == 0 {
 		return " (the file declares no fact kinds)"
 	}
-	return " (kinds: " + joinNames(names) + ")"
-}
-
-func joinNames(names []string) string {
-	out := ""
-	for i, n := range names {
-		if i > 0 {
-			out += ", "
-		}
-		out += n
-	}
-	return out
+	return " (kinds: " + strings.Join(names, ", ") + ")"
 }

@@ -1,6 +1,7 @@
-package engine
+package ruleset
 
 import (
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -108,13 +109,5 @@ func leadingSpaces(r []rune) int {
 }
 
 func hasRunePrefix(s, prefix []rune) bool {
-	if len(prefix) > len(s) {
-		return false
-	}
-	for i := range prefix {
-		if s[i] != prefix[i] {
-			return false
-		}
-	}
-	return true
+	return len(prefix) <= len(s) && slices.Equal(s[:len(prefix)], prefix)
 }

@@ -1,9 +1,10 @@
-package engine
+package ruleset
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,8 +38,8 @@ type objectiveProgs struct {
 // objectives, holding a struct per objective with its score and satisfied. It is a value
 // inside the environment, not a pointer, so every working memory has its own.
 type objectiveEnv struct {
-	field  int   // index of "objectives" in the environment struct; -1 when none is scored
-	scored []int // indexes into the rule set's objectives of the scored ones, file order
+	field  int          // index of "objectives" in the environment struct; -1 when none is scored
+	scored []*Objective // the scored objectives, in file order
 }
 
 var (
@@ -71,13 +72,35 @@ func (oe *objectiveEnv) build(objs []Objective, env []reflect.StructField) []ref
 		fields = append(fields, reflect.StructField{
 			Name: fmt.Sprintf("O%d", i), Type: reflect.StructOf(sf), Tag: reflect.StructTag(fmt.Sprintf(`expr:%q`, o.Name)),
 		})
-		oe.scored = append(oe.scored, i)
+		oe.scored = append(oe.scored, o)
 	}
 	if len(fields) == 0 {
 		return env
 	}
 	oe.field = len(env)
 	return append(env, reflect.StructField{Name: "Objectives", Type: reflect.StructOf(fields), Tag: `expr:"objectives"`})
+}
+
+// ScoredObjectives returns the objectives that declare a score or satisfied, in file
+// order. The returned objectives must not be modified.
+func (rs *RuleSet) ScoredObjectives() []*Objective { return rs.objEnv.scored }
+
+// Programs returns the objective's compiled score and satisfied, nil for a part it does
+// not declare. Both run against an environment from NewEnv.
+func (o *Objective) Programs() (score, satisfied *vm.Program) {
+	return o.eval.score, o.eval.satisfied
+}
+
+// StoreObjective writes a scored objective's values into env, an environment from
+// NewEnv, where rules read them as objectives.NAME.score and objectives.NAME.satisfied.
+func (rs *RuleSet) StoreObjective(env reflect.Value, o *Objective, score float64, satisfied bool) {
+	f := env.Elem().Field(rs.objEnv.field).Field(o.eval.field)
+	if o.eval.scoreIx >= 0 {
+		f.Field(o.eval.scoreIx).SetFloat(score)
+	}
+	if o.eval.satIx >= 0 {
+		f.Field(o.eval.satIx).SetBool(satisfied)
+	}
 }
 
 // objectiveNodes are the YAML nodes of one objective's expressions, kept by the loader
@@ -163,7 +186,7 @@ func (l *loader) compileObjectiveExpr(rs *RuleSet, index int, part string, n *ya
 	for k := range reads {
 		merged[k] = true
 	}
-	o.eval.reads = sortedInts(merged)
+	o.eval.reads = slices.Sorted(maps.Keys(merged))
 	return prog
 }
 
@@ -211,7 +234,7 @@ func checkFactRefs(rs *RuleSet, n ast.Node, reads map[int]bool, report func(int,
 			if k, found := rs.kindByName[id.Value]; found && !k.Many {
 				if _, has := k.fieldIx[prop.Value]; !has {
 					report(x.Property.Location().From, "unknown field "+strconv.Quote(prop.Value)+" of fact kind "+
-						strconv.Quote(k.Name)+" (fields: "+strings.Join(k.fieldNames(), ", ")+")")
+						strconv.Quote(k.Name)+" (fields: "+strings.Join(k.FieldNames(), ", ")+")")
 					ok = false
 				}
 			}
@@ -274,7 +297,7 @@ func objectiveRefs(rs *RuleSet, n ast.Node, self int, report func(int, string)) 
 			case self >= 0 && o.Name == rs.objectives[self].Name:
 				report(prop.Location().From, fmt.Sprintf("objective %q cannot read itself", o.Name))
 				ok = false
-			case self >= 0 && indexOfObjective(rs, o.Name) > self:
+			case self >= 0 && slices.IndexFunc(rs.objectives, func(x Objective) bool { return x.Name == o.Name }) > self:
 				report(prop.Location().From, fmt.Sprintf("objective %q is declared after %q; an objective reads only those declared before it", o.Name, rs.objectives[self].Name))
 				ok = false
 			default:
@@ -290,7 +313,7 @@ func objectiveRefs(rs *RuleSet, n ast.Node, self int, report func(int, string)) 
 			ok = false
 		}
 	}
-	return sortedInts(reads), ok
+	return slices.Sorted(maps.Keys(reads)), ok
 }
 
 // objectiveOf returns the objective m names when m is objectives.NAME with a declared
@@ -304,31 +327,13 @@ func objectiveOf(rs *RuleSet, m *ast.MemberNode) (*Objective, bool) {
 	return rs.objectiveByName[prop.Value], true
 }
 
-func indexOfObjective(rs *RuleSet, name string) int {
-	for i := range rs.objectives {
-		if rs.objectives[i].Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
 func scoredList(rs *RuleSet) string {
 	var names []string
-	for _, i := range rs.objEnv.scored {
-		names = append(names, rs.objectives[i].Name)
+	for _, o := range rs.objEnv.scored {
+		names = append(names, o.Name)
 	}
 	if len(names) == 0 {
 		return " (no objective declares a score or satisfied)"
 	}
-	return " (scored objectives: " + joinNames(names) + ")"
-}
-
-func sortedInts(m map[int]bool) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Ints(out)
-	return out
+	return " (scored objectives: " + strings.Join(names, ", ") + ")"
 }
