@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/effectors/distill"
+	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/internal/secrets"
 	"github.com/agentspine/spine/memory"
 )
 
@@ -173,6 +177,32 @@ func cautionConfirmer(policy string, warn func(string)) (sandbox.Confirmer, erro
 	}
 	return nil, fmt.Errorf("caution policy %q: expected refuse, allow or log", policy)
 }
+
+// NewDistiller is the Dreamer's distiller for a model configuration: the planner's (R2)
+// model behind the configuration's secret scrubber, every exchange journalled to journal
+// so that `spine memory dream --replay` can redo the pass without the model. chat is the
+// endpoint to call; nil builds it from cfg.
+func NewDistiller(cfg llm.Config, configPath string, chat llm.ChatModel, journal io.Writer) (memory.Distiller, error) {
+	return newDistiller(cfg, runScrubber(cfg, configPath, os.Environ()), chat, journal)
+}
+
+func newDistiller(cfg llm.Config, scrub *secrets.Scrubber, chat llm.ChatModel, journal io.Writer) (memory.Distiller, error) {
+	if chat == nil {
+		var err error
+		if chat, err = llm.NewOpenAIModel(cfg.OpenAIOptions()); err != nil {
+			return nil, err
+		}
+	}
+	planner, err := cfg.For(llm.R2)
+	if err != nil {
+		return nil, err
+	}
+	return distill.NewRecorder(distill.Model{Chat: llm.ScrubModel(chat, scrub), Name: planner.Model}, journal), nil
+}
+
+// NewJournalFile is a journal at path, created on its first write (never over an
+// existing file), so that a pass which distils nothing leaves no file behind.
+func NewJournalFile(path string) io.WriteCloser { return &journalFile{path: path} }
 
 // journalFile is a journal file created on its first write, so a pass that distils nothing
 // leaves no file behind. It never overwrites an existing file.

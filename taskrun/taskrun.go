@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/audit"
-	"github.com/agentspine/spine/effectors/distill"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
@@ -106,9 +105,11 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	} else if cfg.MemoryDir != "" {
 		// The Dreamer's pass after the task words its consolidations with the planner's
 		// model, journalled next to the trace so `spine memory dream --replay` can redo it.
-		planner := models[llm.R2]
-		mem, err = memory.OpenLevelDB(cfg.MemoryDir, memory.Options{Clock: memory.SystemClock{},
-			Distiller: distill.NewRecorder(distill.Model{Chat: planner.Chat, Name: planner.Name}, distillJournal)})
+		d, err := newDistiller(cfg.LLM, scrub, chat, distillJournal)
+		if err != nil {
+			return res, err
+		}
+		mem, err = memory.OpenLevelDB(cfg.MemoryDir, memory.Options{Clock: memory.SystemClock{}, Distiller: d})
 		if err != nil {
 			return res, fmt.Errorf("memory: %w", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -66,6 +67,7 @@ func init() {
 				if err != nil {
 					return err
 				}
+				var base llm.Config // the worker's model configuration; none with --demo
 				if demo {
 					cfg.Prepare = fleet.DemoPrepare(rs, noSandbox)
 				} else {
@@ -77,8 +79,7 @@ func init() {
 						}
 					}
 					// The worker's configuration is checked once, before any task is taken.
-					base, err := loadWorkerLLM(configPath, baseURL, model)
-					if err != nil {
+					if base, err = loadWorkerLLM(configPath, baseURL, model); err != nil {
 						return err
 					}
 					cfg.Prepare = workerPrepare(io, rs, rulesPath, configPath, baseURL, base, noSandbox)
@@ -93,9 +94,21 @@ func init() {
 				}
 				defer cl.Close()
 				if memDir != "" {
-					// The store is this worker's index of the fleet's Megram log. It has no
-					// distiller: the Dreamer's consolidations wait for spine memory dream.
-					store, err := memory.OpenLevelDB(memDir, memory.Options{Clock: memory.SystemClock{}})
+					// The store is this worker's index of the fleet's Megram log. When this
+					// worker holds the Dreamer's lease, its consolidations are worded by the
+					// worker's planner model and journalled in the store's directory, one
+					// journal per worker process; with --demo there is no model, and they
+					// wait for spine memory dream.
+					opts := memory.Options{Clock: memory.SystemClock{}}
+					if !demo {
+						journal := taskrun.NewJournalFile(filepath.Join(memDir,
+							fmt.Sprintf("distill-%s-%d.jsonl", time.Now().UTC().Format("20060102T150405Z"), os.Getpid())))
+						defer journal.Close()
+						if opts.Distiller, err = taskrun.NewDistiller(base, configPath, nil, journal); err != nil {
+							return err
+						}
+					}
+					store, err := memory.OpenLevelDB(memDir, opts)
 					if err != nil {
 						return fmt.Errorf("memory: %w", err)
 					}
