@@ -361,9 +361,9 @@ func (c Const) float() float64 {
 func compareConst(op string, l, r Const) (v, ok bool) {
 	switch {
 	case l.T == TInt && r.T == TInt:
-		return cmpInt(op, l.I, r.I), true
+		return compare(op, l.I, r.I), true
 	case isNum(l.T) && isNum(r.T):
-		return cmpFloat(op, l.float(), r.float()), true
+		return compare(op, l.float(), r.float()), true
 	case l.T != r.T:
 		return false, false
 	case op != "==" && op != "!=":
@@ -378,23 +378,9 @@ func compareConst(op string, l, r Const) (v, ok bool) {
 	return false, false
 }
 
-func cmpInt(op string, a, b int64) bool {
-	switch op {
-	case "==":
-		return a == b
-	case "!=":
-		return a != b
-	case "<":
-		return a < b
-	case "<=":
-		return a <= b
-	case ">":
-		return a > b
-	}
-	return a >= b
-}
-
-func cmpFloat(op string, a, b float64) bool {
+// compare applies a comparison operator as Go does: with a NaN every comparison but !=
+// is false.
+func compare[T int64 | float64](op string, a, b T) bool {
 	switch op {
 	case "==":
 		return a == b

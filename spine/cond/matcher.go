@@ -397,9 +397,9 @@ func (k *key) holds(r int, a *Atom) bool {
 		if !ok {
 			return false // no value lies in the region
 		}
-		return cmpInt(a.Cmp, v, a.K.I)
+		return compare(a.Cmp, v, a.K.I)
 	}
-	return cmpFloat(a.Cmp, floatRep(k.fthr, r), a.K.float())
+	return compare(a.Cmp, floatRep(k.fthr, r), a.K.float())
 }
 
 // intRep is a value of region r of the sorted thresholds t.
@@ -493,7 +493,7 @@ func (k *key) region(in *Input) int {
 				}
 			}
 		case kInt:
-			r = intRegion(k.ithr, termInt(in.Int[k.slot], k.fn))
+			r = region(k.ithr, termInt(in.Int[k.slot], k.fn))
 		default:
 			var v float64
 			if k.int {
@@ -645,39 +645,20 @@ func termFloat(x float64, fn string) float64 {
 	return x
 }
 
-func intRegion(t []int64, v int64) int {
-	lo, hi := 0, len(t) // the first threshold ≥ v
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if t[mid] < v {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	if lo < len(t) && t[lo] == v {
-		return 2*lo + 1
-	}
-	return 2 * lo
+// region is v's region among the sorted thresholds t: 2i below t[i] (and above those
+// before it), 2i+1 equal to t[i], 2·len(t) above them all.
+func region[T int64 | float64](t []T, v T) int {
+	i, eq := slices.BinarySearch(t, v)
+	return 2*i + b2i(eq)
 }
 
+// floatRegion is region with the region after them all for NaN, which no threshold
+// orders.
 func floatRegion(t []float64, v float64) int {
 	if v != v {
 		return 2*len(t) + 1
 	}
-	lo, hi := 0, len(t)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if t[mid] < v {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	if lo < len(t) && t[lo] == v {
-		return 2*lo + 1
-	}
-	return 2 * lo
+	return region(t, v)
 }
 
 // Witnesses lists values of a field of type t that reach every region the constants ks
