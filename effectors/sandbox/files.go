@@ -28,7 +28,13 @@ import (
 //     regular file with one link. Without the same-file test a hard link to an outside
 //     file, opened and then unlinked from the work dir, would show one link.
 //
-// It is then read in chunks that honour ctx.
+// It is then read in chunks that honour ctx, and the path is looked at once more: it
+// must still name the opened file, with one link, unchanged in its links since the first
+// look (its inode change time). A look that races a rename can see the name's old file
+// with the link count it has once the rename has taken the name away; a hard link to an
+// outside file, renamed away at that moment, would then pass the first look with one
+// link. The look after the read sees the name's new file, or the old one named again
+// (a link made since, which changed it), and the content is not returned.
 func (s *Sandbox) ReadFile(ctx context.Context, p string) (ToolResult, error) {
 	if err := ctx.Err(); err != nil {
 		return ToolResult{}, err
@@ -76,6 +82,10 @@ func (s *Sandbox) ReadFile(ctx context.Context, p string) (ToolResult, error) {
 	}
 	if err != nil {
 		return s.ioFailure(ToolReadFile, p, err)
+	}
+	hook(testHookRead, rel)
+	if post, err := s.osRoot.Lstat(rel); err != nil || !os.SameFile(post, fi) || linkCount(post) != 1 || changeTime(post) != changeTime(pre) {
+		return refusal(ToolReadFile, p, changed)
 	}
 	truncated := int64(len(data)) > s.opts.MaxRead
 	text := strings.ToValidUTF8(string(data[:min(int64(len(data)), s.opts.MaxRead)]), "\uFFFD")

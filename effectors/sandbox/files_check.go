@@ -18,9 +18,10 @@ const chunk = 64 << 10
 
 // Test hooks, nil outside tests: testHookLooked runs after a file tool's checks of a
 // path and before it acts on it (read_file's open, write_file's rename),
-// testHookOpened after read_file's open and before its check of the opened file, so that
-// a test can swap the path at the worst moment instead of hoping a race hits it.
-var testHookLooked, testHookOpened func(rel string)
+// testHookOpened after read_file's open and before its check of the opened file,
+// testHookRead after read_file's read and before its last look at the path, so that a
+// test can swap the path at the worst moment instead of hoping a race hits it.
+var testHookLooked, testHookOpened, testHookRead func(rel string)
 
 func hook(h func(string), rel string) {
 	if h != nil {

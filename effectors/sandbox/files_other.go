@@ -2,7 +2,10 @@
 
 package sandbox
 
-import "io/fs"
+import (
+	"io/fs"
+	"time"
+)
 
 // Without O_NONBLOCK and O_DIRECTORY the file tools rely on the checks before and after
 // opening alone.
@@ -13,3 +16,6 @@ const (
 
 // linkCount is 1: the stat data of these systems does not carry a link count.
 func linkCount(fs.FileInfo) uint64 { return 1 }
+
+// changeTime is the modification time, the nearest these systems' stat data carries.
+func changeTime(fi fs.FileInfo) time.Time { return fi.ModTime() }

@@ -46,6 +46,11 @@ func TestFileToolsSwapAtTheWorstMoment(t *testing.T) {
 		return func(n string) error { return os.WriteFile(n, []byte("inside"), 0o644) }
 	}
 	fifo := func(*fixture) func(string) error { return func(n string) error { return syscall.Mkfifo(n, 0o644) } }
+	// secondLink names the file once more, then puts it back at the path: the same file,
+	// now with two links.
+	secondLink := func(f *fixture) func(string) error {
+		return func(n string) error { return os.Link(filepath.Join(f.root, "x"), n) }
+	}
 	dir := func(*fixture) func(string) error { return func(n string) error { return os.Mkdir(n, 0o755) } }
 	devNull := func(*fixture) func(string) error {
 		return func(n string) error { return syscall.Mknod(n, syscall.S_IFCHR|0o600, 1<<8|3) }
@@ -55,23 +60,26 @@ func TestFileToolsSwapAtTheWorstMoment(t *testing.T) {
 		name           string
 		tool           string
 		looked, opened func(*fixture) func(string) error // what the path becomes at each hook
+		read           func(*fixture) func(string) error // and after read_file's read
 		root           bool                              // needs root (mknod of a device)
 		kind           error                             // nil: no refusal
 		want           string                            // the result's output
 		wantX          string                            // x's content afterwards; "" for no check
 	}{
-		{"read, symlink out after the look", ToolReadFile, symlinkOut, nil, false, ErrOutsideRoot,
+		{"read, symlink out after the look", ToolReadFile, symlinkOut, nil, nil, false, ErrOutsideRoot,
 			"refused: the path leads through a symlink to a place outside the sandbox root", ""},
-		{"read, symlink in after the look", ToolReadFile, symlinkIn, nil, false, ErrChanged, changed, ""},
-		{"read, hard link out after the look", ToolReadFile, hardlinkOut, nil, false, ErrChanged, changed, ""},
-		{"read, hard link out after the look, unlinked after the open", ToolReadFile, hardlinkOut, regular, false, ErrChanged, changed, ""},
-		{"read, fifo after the look", ToolReadFile, fifo, nil, false, ErrChanged, changed, ""},
-		{"read, device after the look", ToolReadFile, devNull, nil, true, ErrChanged, changed, ""},
-		{"write, hard link out before the rename", ToolWriteFile, hardlinkOut, nil, false, nil, "wrote 5 bytes to x", "pwned"},
-		{"write, symlink out before the rename", ToolWriteFile, symlinkOut, nil, false, nil, "wrote 5 bytes to x", "pwned"},
-		{"write, fifo before the rename", ToolWriteFile, fifo, nil, false, nil, "wrote 5 bytes to x", "pwned"},
-		{"write, device before the rename", ToolWriteFile, devNull, nil, true, nil, "wrote 5 bytes to x", "pwned"},
-		{"write, directory before the rename", ToolWriteFile, dir, nil, false, nil, "error: renameat x: file exists", ""},
+		{"read, symlink in after the look", ToolReadFile, symlinkIn, nil, nil, false, ErrChanged, changed, ""},
+		{"read, hard link out after the look", ToolReadFile, hardlinkOut, nil, nil, false, ErrChanged, changed, ""},
+		{"read, hard link out after the look, unlinked after the open", ToolReadFile, hardlinkOut, regular, nil, false, ErrChanged, changed, ""},
+		{"read, fifo after the look", ToolReadFile, fifo, nil, nil, false, ErrChanged, changed, ""},
+		{"read, device after the look", ToolReadFile, devNull, nil, nil, true, ErrChanged, changed, ""},
+		{"read, another file at the path after the read", ToolReadFile, nil, nil, regular, false, ErrChanged, changed, ""},
+		{"read, a second link to the file after the read", ToolReadFile, nil, nil, secondLink, false, ErrChanged, changed, ""},
+		{"write, hard link out before the rename", ToolWriteFile, hardlinkOut, nil, nil, false, nil, "wrote 5 bytes to x", "pwned"},
+		{"write, symlink out before the rename", ToolWriteFile, symlinkOut, nil, nil, false, nil, "wrote 5 bytes to x", "pwned"},
+		{"write, fifo before the rename", ToolWriteFile, fifo, nil, nil, false, nil, "wrote 5 bytes to x", "pwned"},
+		{"write, device before the rename", ToolWriteFile, devNull, nil, nil, true, nil, "wrote 5 bytes to x", "pwned"},
+		{"write, directory before the rename", ToolWriteFile, dir, nil, nil, false, nil, "error: renameat x: file exists", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,8 +102,8 @@ func TestFileToolsSwapAtTheWorstMoment(t *testing.T) {
 					swap(t, p, mk(f))
 				}
 			}
-			testHookLooked, testHookOpened = at(tc.looked), at(tc.opened)
-			defer func() { testHookLooked, testHookOpened = nil, nil }()
+			testHookLooked, testHookOpened, testHookRead = at(tc.looked), at(tc.opened), at(tc.read)
+			defer func() { testHookLooked, testHookOpened, testHookRead = nil, nil, nil }()
 			got := promptly(t, tc.tool, func() toolOutcome {
 				var res ToolResult
 				var err error
