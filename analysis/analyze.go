@@ -221,19 +221,11 @@ func prepare(rs *engine.RuleSet, opt Options) (*analyzer, error) {
 	}
 	for _, r := range rs.Rules() {
 		a.index[r.Name] = len(a.rules)
-		a.order = append(a.order, len(a.rules))
 		a.rules = append(a.rules, ruleInfo{r: r})
 	}
-	sort.SliceStable(a.order, func(i, j int) bool {
-		x, y := a.rules[a.order[i]].r, a.rules[a.order[j]].r
-		if x.Salience != y.Salience {
-			return x.Salience > y.Salience
-		}
-		if x.Specificity != y.Specificity {
-			return x.Specificity > y.Specificity
-		}
-		return x.Name < y.Name
-	})
+	for _, r := range rs.Order() { // the engine's static agenda order
+		a.order = append(a.order, a.index[r.Name])
+	}
 	// Converting in agenda order numbers the variables the way the cascade reads them.
 	for _, i := range a.order {
 		a.rules[i].f, a.rules[i].opaque = a.sp.convertNode(a.rules[i].r.Cond())
