@@ -2,10 +2,7 @@
 
 package sandbox
 
-import (
-	"io/fs"
-	"time"
-)
+import "io/fs"
 
 // Without O_NONBLOCK and O_DIRECTORY the file tools rely on the checks before and after
 // opening alone.
@@ -16,6 +13,3 @@ const (
 
 // linkCount is 1: the stat data of these systems does not carry a link count.
 func linkCount(fs.FileInfo) uint64 { return 1 }
-
-// changeTime is the modification time, the nearest these systems' stat data carries.
-func changeTime(fi fs.FileInfo) time.Time { return fi.ModTime() }
