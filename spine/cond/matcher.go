@@ -21,6 +21,11 @@ type Matcher struct {
 	keys  []key
 	words int // length of the atom bit set
 	rules []rule
+	// atomKey is each atom's key, by atom id.
+	atomKey []int
+	// diagram decides every rule in one walk; nil when it would be too large, and
+	// Decide then looks each key up.
+	diagram *diagram
 }
 
 // Slot is one fact field the matcher reads; Input holds its value at the slot's index.
@@ -138,7 +143,18 @@ func Compile(conds []*Node) *Matcher {
 	for _, c := range conds {
 		b.m.rules = append(b.m.rules, b.rule(c))
 	}
+	// Every kind a rule needs has a presence key, which the diagram looks up first.
+	presence := map[int]int{}
+	for _, r := range b.m.rules {
+		for _, k := range r.need {
+			presence[k] = b.key(keyID{class: kPresent, kind: k}, false)
+		}
+	}
 	b.tables()
+	for _, d := range b.atoms {
+		b.m.atomKey = append(b.m.atomKey, d.key)
+	}
+	b.m.diagram = buildDiagram(b.m, presence)
 	return b.m
 }
 
@@ -290,12 +306,7 @@ func (b *builder) atom(a Atom, neg bool) int {
 			id.class = kInt
 		}
 	}
-	k, ok := b.keyIx[id]
-	if !ok {
-		k = len(b.m.keys)
-		b.keyIx[id] = k
-		b.m.keys = append(b.m.keys, key{class: id.class, kind: id.kind, slot: id.slot, fn: id.fn, int: a.Test == TestCompare && a.Type == TInt})
-	}
+	k := b.key(id, a.Test == TestCompare && a.Type == TInt)
 	if a.Test == TestCompare {
 		key := &b.m.keys[k]
 		if id.class == kInt {
@@ -320,6 +331,17 @@ func (b *builder) atom(a Atom, neg bool) int {
 	b.atomIx[aid] = len(b.atoms)
 	b.atoms = append(b.atoms, atomDef{key: k, a: a, neg: neg})
 	return len(b.atoms) - 1
+}
+
+// key returns the index of the key id, registering it when it is new; isInt is key.int.
+func (b *builder) key(id keyID, isInt bool) int {
+	k, ok := b.keyIx[id]
+	if !ok {
+		k = len(b.m.keys)
+		b.keyIx[id] = k
+		b.m.keys = append(b.m.keys, key{class: id.class, kind: id.kind, slot: id.slot, fn: id.fn, int: isInt})
+	}
+	return k
 }
 
 // tables sorts each key's thresholds, computes each region's atom set and turns the
@@ -476,35 +498,31 @@ func (m *Matcher) LookupRule(i int, in *Input, set []uint64) {
 
 // region is the region of the key's value in in.
 func (k *key) region(in *Input) int {
-	var r int
-	{
-		switch k.class {
-		case kPresent:
-			r = b2i(in.Present[k.kind])
-		case kBool:
-			r = b2i(in.Bool[k.slot])
-		case kString:
-			s := in.Str[k.slot]
-			r = len(k.sthr)
-			for j, lit := range k.sthr {
-				if s == lit {
-					r = j
-					break
-				}
+	switch k.class {
+	case kPresent:
+		return b2i(in.Present[k.kind])
+	case kBool:
+		return b2i(in.Bool[k.slot])
+	case kString:
+		s := in.Str[k.slot]
+		for j, lit := range k.sthr {
+			if s == lit {
+				return j
 			}
-		case kInt:
-			r = region(k.ithr, termInt(in.Int[k.slot], k.fn))
-		default:
-			var v float64
-			if k.int {
-				v = float64(termInt(in.Int[k.slot], k.fn))
-			} else {
-				v = termFloat(in.Num[k.slot], k.fn)
-			}
-			r = floatRegion(k.fthr, v)
 		}
+		return len(k.sthr)
+	case kInt:
+		return region(k.ithr, termInt(in.Int[k.slot], k.fn))
 	}
-	return r
+	return floatRegion(k.fthr, k.floatTerm(in))
+}
+
+// floatTerm is the value a kFloat key compares: its function of the field, in float64.
+func (k *key) floatTerm(in *Input) float64 {
+	if k.int {
+		return float64(termInt(in.Int[k.slot], k.fn))
+	}
+	return termFloat(in.Num[k.slot], k.fn)
 }
 
 // Rule returns rule i's value given the atom set Lookup filled; ok is false when only the
@@ -550,9 +568,29 @@ const (
 	VM    = 2 // only expr's VM can give the rule's value or error
 )
 
-// Decide looks up in and writes every rule's outcome into out (one per rule, in the
-// order given to Compile): what Lookup and Rule give, in one pass.
-func (m *Matcher) Decide(in *Input, set []uint64, out []uint8) {
+// Decide returns every rule's outcome on in, one per rule in the order given to
+// Compile, and the leaf of the diagram that gave them (-1 when the matcher has no
+// diagram): the same leaf is the same outcomes, so a caller may keep what it derives
+// from them per leaf (see Leaves). The outcomes are read-only: they may be the
+// matcher's own, or out (len(rules) long) filled through set (Words long), which are
+// scratch space the caller keeps.
+func (m *Matcher) Decide(in *Input, set []uint64, out []uint8) (outcomes []uint8, leaf int) {
+	if m.diagram != nil {
+		return m.diagram.walk(m, in)
+	}
+	return m.decideByKeys(in, set, out), -1
+}
+
+// Leaves is the number of leaves of the matcher's diagram, 0 when it has none.
+func (m *Matcher) Leaves() int {
+	if m.diagram == nil {
+		return 0
+	}
+	return len(m.diagram.leaves)
+}
+
+// decideByKeys is Decide without a diagram: every key looked up, then every rule.
+func (m *Matcher) decideByKeys(in *Input, set []uint64, out []uint8) []uint8 {
 	m.Lookup(in, set)
 	for i := range m.rules {
 		r := &m.rules[i]
@@ -589,6 +627,38 @@ func (m *Matcher) Decide(in *Input, set []uint64, out []uint8) {
 		}
 		out[i] = o
 	}
+	return out
+}
+
+// atomsOf lists the atoms of a rule's and, or or tree.
+func (m *Matcher) atomsOf(r *rule) []int {
+	var out []int
+	if r.form == fTree {
+		for _, n := range r.tree {
+			if n.op == 0 && !slices.Contains(out, n.atom) {
+				out = append(out, n.atom)
+			}
+		}
+		return out
+	}
+	for w, x := range r.mask {
+		for b := 0; b < 64; b++ {
+			if x&(1<<b) != 0 {
+				out = append(out, w*64+b)
+			}
+		}
+	}
+	return out
+}
+
+// holds reports whether the atom holds in region r of its key.
+func (m *Matcher) holds(atom, r int) bool {
+	for _, wb := range m.keys[m.atomKey[atom]].bits[r] {
+		if wb.w == atom/64 {
+			return wb.x&(1<<(atom%64)) != 0
+		}
+	}
+	return false
 }
 
 // Analysable reports whether rule i is decided by the matcher whenever the facts it reads
@@ -646,10 +716,24 @@ func termFloat(x float64, fn string) float64 {
 }
 
 // region is v's region among the sorted thresholds t: 2i below t[i] (and above those
-// before it), 2i+1 equal to t[i], 2·len(t) above them all.
+// before it), 2i+1 equal to t[i], 2·len(t) above them all. A key has few thresholds as
+// a rule: up to eight, a scan is cheaper than a binary search.
 func region[T int64 | float64](t []T, v T) int {
-	i, eq := slices.BinarySearch(t, v)
-	return 2*i + b2i(eq)
+	if len(t) > 8 {
+		i, eq := slices.BinarySearch(t, v)
+		return 2*i + b2i(eq)
+	}
+	r := 0
+	for _, x := range t {
+		switch {
+		case v < x:
+			return r
+		case v == x:
+			return r + 1
+		}
+		r += 2
+	}
+	return r
 }
 
 // floatRegion is region with the region after them all for NaN, which no threshold

@@ -28,8 +28,8 @@ const (
 	DecidedName        = "name"
 )
 
-// CycleResult describes one agenda cycle. It and its slices are reused by the next cycle
-// of the same session; copy what you need to keep.
+// CycleResult describes one agenda cycle. It and its slices are read-only, and reused by
+// the next cycle of the same session; copy what you need to keep.
 type CycleResult struct {
 	Cycle       int              `json:"cycle"`
 	Stage       string           `json:"stage"`
@@ -91,47 +91,7 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	s.cycle++
 	s.cset = s.cset[:0]
 	objectives := s.evalObjectives() // before the rules, which may read them
-	// One lookup decides every analysable rule whose facts are present.
-	m, order := s.rs.Matcher(), s.rs.Order()
-	if len(s.set) != m.Words() || len(s.decided) != len(order) { // a reload brought another matcher
-		s.set, s.decided = make([]uint64, m.Words()), make([]uint8, len(order))
-	}
-	m.Decide(&s.wm.in, s.set, s.decided)
-	errs := 0
-	if cap(s.evals) < len(order) { // a reload brought more rules
-		s.evals = make([]trace.RuleEval, 0, len(order))
-	}
-	evals := s.evals[:len(order)]
-	n := 0
-	for pos, r := range order {
-		if terminalOnly && !r.Terminal() {
-			continue
-		}
-		decided := s.decided[r.Index()]
-		ok := decided == cond.True
-		var err error
-		if decided == cond.VM {
-			ok, err = s.evalVM(r)
-		}
-		// Write the outcome field by field into the slice, which has room for every
-		// rule: cheaper than building a RuleEval and copying it in.
-		ev := &evals[n]
-		n++
-		*ev = trace.RuleEval{Rule: r.Name}
-		switch {
-		case err != nil:
-			ev.Result, ev.Error = ResultError, err.Error()
-			errs++
-		case !ok:
-			ev.Result = ResultFalse
-		case s.refracted(r):
-			ev.Result, ev.Refracted = ResultTrue, true
-		default:
-			ev.Result = ResultTrue
-			s.cset = append(s.cset, candidate{rule: r, pos: pos, recency: s.recency(r)})
-		}
-	}
-	s.evals = evals[:n]
+	errs := s.evaluate(terminalOnly)
 	// Rules are evaluated in the static order, so the conflict set is usually sorted
 	// already; only recency can disturb it.
 	if !slices.IsSortedFunc(s.cset, compareCandidates) {
@@ -170,6 +130,78 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 		return res, err
 	}
 	return res, nil
+}
+
+// evaluate decides every rule (only those setting a terminal objective with
+// terminalOnly) into s.evals and the true ones that are not refracted into s.cset, and
+// returns how many failed. One walk of the matcher decides every analysable rule whose
+// facts are present; expr's VM runs the others.
+func (s *Session) evaluate(terminalOnly bool) (errs int) {
+	m, order := s.rs.Matcher(), s.rs.Order()
+	if len(s.set) != m.Words() || len(s.decided) != len(order) { // a reload brought another matcher
+		s.set, s.decided = make([]uint64, m.Words()), make([]uint8, len(order))
+	}
+	decided, leaf := m.Decide(&s.wm.in, s.set, s.decided)
+	if !terminalOnly {
+		if e := s.leaves.get(m, leaf, order, decided); e != nil {
+			s.evaluateLeaf(e, order)
+			return 0
+		}
+	}
+	if cap(s.own) < len(order) { // a reload brought more rules
+		s.own = make([]trace.RuleEval, len(order))
+	}
+	evals := s.own[:len(order)]
+	n := 0
+	for pos, r := range order {
+		if terminalOnly && !r.Terminal() {
+			continue
+		}
+		outcome := decided[r.Index()]
+		ok := outcome == cond.True
+		var err error
+		if outcome == cond.VM {
+			ok, err = s.evalVM(r)
+		}
+		// Write the outcome field by field into the slice, which has room for every
+		// rule: cheaper than building a RuleEval and copying it in.
+		ev := &evals[n]
+		n++
+		*ev = trace.RuleEval{Rule: r.Name}
+		switch {
+		case err != nil:
+			ev.Result, ev.Error = ResultError, err.Error()
+			errs++
+		case !ok:
+			ev.Result = ResultFalse
+		case s.refracted(r):
+			ev.Result, ev.Refracted = ResultTrue, true
+		default:
+			ev.Result = ResultTrue
+			s.cset = append(s.cset, candidate{rule: r, pos: pos, recency: s.recency(r)})
+		}
+	}
+	s.evals, s.sharedEvals = evals[:n], false
+	return errs
+}
+
+// evaluateLeaf is evaluate for a leaf whose list the cache holds: the list is the
+// cycle's own when no rule is refracted, and a copy with the refracted rules marked
+// otherwise.
+func (s *Session) evaluateLeaf(e *leafEvals, order []*Rule) {
+	s.evals, s.sharedEvals = e.evals, true
+	for _, pos := range e.trues {
+		r := order[pos]
+		if !s.refracted(r) {
+			s.cset = append(s.cset, candidate{rule: r, pos: int(pos), recency: s.recency(r)})
+			continue
+		}
+		if s.sharedEvals {
+			s.own = append(s.own[:0], e.evals...)
+			s.evals, s.sharedEvals = s.own, false
+		}
+		s.evals[pos].Refracted = true
+	}
 }
 
 // evalVM runs a rule's predicate on expr's VM. A predicate that fails or panics is that

@@ -26,6 +26,7 @@ func checkMatcher(rs *RuleSet) (*Rule, error) {
 	wm := NewWorkingMemory(rs, nil)
 	m, kinds := rs.Matcher(), rs.Kinds()
 	set := make([]uint64, m.Words())
+	outs := make([]uint8, len(rs.Rules()))
 	var machine vm.VM
 	spent := 0
 	for _, r := range rs.Rules() {
@@ -49,6 +50,19 @@ func checkMatcher(rs *RuleSet) (*Rule, error) {
 			}
 			m.LookupRule(r.Index(), &wm.in, set)
 			got, ok := m.Rule(r.Index(), &wm.in, set)
+			// The whole lookup a cycle makes (through the diagram when the matcher
+			// has one) must agree with the rule's own.
+			decided, _ := m.Decide(&wm.in, set, outs)
+			want := uint8(cond.VM)
+			if ok {
+				want = cond.False
+				if got {
+					want = cond.True
+				}
+			}
+			if decided[r.Index()] != want {
+				return r, fmt.Errorf("rule %s: a cycle's lookup gives %d and the rule's own %d on %s", r.Name, decided[r.Index()], want, describeFacts(rs, facts))
+			}
 			if !ok {
 				continue // a fact it reads is absent: the VM decides anyway
 			}

@@ -36,10 +36,13 @@ type Session struct {
 	requested string     // transition requested by the last rule fired
 
 	// reused per cycle
-	res   CycleResult
-	evals []trace.RuleEval
-	cset  []candidate
-	names []string
+	res         CycleResult
+	evals       []trace.RuleEval
+	sharedEvals bool             // evals is a leaf's list in leaves, not to be written
+	own         []trace.RuleEval // the session's own list, which evals is when not shared
+	leaves      leafCache        // evaluation lists by leaf of the matcher's diagram
+	cset        []candidate
+	names       []string
 
 	objEvals []ObjectiveEval // the scored objectives' values, reused per cycle
 }

@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"github.com/agentspine/spine/spine/cond"
+	"github.com/agentspine/spine/spine/trace"
+)
+
+// leafCache keeps, per leaf of the matcher's diagram, the evaluation list a cycle over
+// all rules writes when no rule is refracted: the leaf fixes every rule's outcome, so a
+// cycle that reaches a leaf seen before copies the list and looks at refraction for its
+// true rules only. A leaf where some rule is left to the VM is not kept.
+type leafCache struct {
+	m       *cond.Matcher // the matcher whose leaves these are; another one empties the cache
+	entries []*leafEvals  // by leaf; nil when not built yet
+	noKeep  []bool        // by leaf: a rule of the leaf is left to the VM
+	kept    int           // RuleEvals kept, bounded by maxLeafEvals
+}
+
+type leafEvals struct {
+	evals []trace.RuleEval // every rule in the static order, refracted none
+	trues []int32          // positions of the true rules, in the static order
+}
+
+// maxLeafEvals bounds the RuleEvals a session keeps for leaves: a rule set of thousands
+// of rules reaching many leaves evaluates them one by one instead.
+const maxLeafEvals = 1 << 16
+
+// get returns the list of leaf, building it from outcomes (by rule index) the first
+// time; nil when the leaf is not kept.
+func (c *leafCache) get(m *cond.Matcher, leaf int, order []*Rule, outcomes []uint8) *leafEvals {
+	if leaf < 0 {
+		return nil
+	}
+	if c.m != m {
+		*c = leafCache{m: m, entries: make([]*leafEvals, m.Leaves()), noKeep: make([]bool, m.Leaves())}
+	}
+	if e := c.entries[leaf]; e != nil || c.noKeep[leaf] {
+		return e
+	}
+	if c.kept+len(order) > maxLeafEvals {
+		return nil
+	}
+	e := &leafEvals{evals: make([]trace.RuleEval, len(order))}
+	for pos, r := range order {
+		e.evals[pos] = trace.RuleEval{Rule: r.Name, Result: ResultFalse}
+		switch outcomes[r.Index()] {
+		case cond.VM:
+			c.noKeep[leaf] = true
+			return nil
+		case cond.True:
+			e.evals[pos].Result = ResultTrue
+			e.trues = append(e.trues, int32(pos))
+		}
+	}
+	c.entries[leaf] = e
+	c.kept += len(order)
+	return e
+}
