@@ -41,13 +41,14 @@ const kOther = 255
 // maxScan is the most thresholds a node scans; a key with more is searched.
 const maxScan = 8
 
-// Limits of a diagram, beyond which the matcher looks rules up one key at a time
-// instead: the diagram of rules with many independent thresholds grows with their
-// product.
+// Limits of a diagram, beyond which its rules are split between two: the diagram of
+// rules with many independent thresholds grows with their product. Build steps are rule
+// updates, counted per diagram and over all the diagrams of a matcher.
 const (
 	maxDiagramNodes = 1 << 14
 	maxLeafBytes    = 1 << 22
-	maxBuildSteps   = 1 << 22 // rule updates while building
+	maxBuildSteps   = 1 << 20
+	maxMatcherSteps = 1 << 24
 )
 
 // walk returns every rule's outcome on in and the leaf that holds them. A threshold
@@ -66,33 +67,16 @@ func (d *diagram) walk(m *Matcher, in *Input) ([]uint8, int) {
 			} else if n.int {
 				v = float64(in.Int[n.at])
 			}
-			if v != v {
-				r = 2*len(n.fthr) + 1
-				break
-			}
-			for _, x := range n.fthr {
-				if v < x {
-					break
-				}
-				if r += 2; v == x {
-					r--
-					break
-				}
+			r = 2*len(n.fthr) + 1 // NaN
+			if v == v {
+				r = scan(n.fthr, v)
 			}
 		case kInt:
 			v := in.Int[n.at]
 			if n.fn {
 				v = termInt(v, m.keys[n.key].fn)
 			}
-			for _, x := range n.ithr {
-				if v < x {
-					break
-				}
-				if r += 2; v == x {
-					r--
-					break
-				}
-			}
+			r = scan(n.ithr, v)
 		case kPresent:
 			r = b2i(in.Present[n.at])
 		case kBool:
@@ -110,8 +94,6 @@ type ruleState struct {
 	vm       bool  // a kind it needs is absent
 	val      int8  // -1 not known yet, 0 false, 1 true
 	needLeft int16 // presence keys of needed kinds not looked up yet
-	keysLeft int16 // keys of its atoms not looked up yet
-	tree     bool  // its form is fTree: val needs every atom's truth
 }
 
 func (s *ruleState) outcome() (uint8, bool) {
@@ -126,61 +108,59 @@ func (s *ruleState) outcome() (uint8, bool) {
 	return False, true
 }
 
-// diagramBuilder builds a diagram depth first, with a level per key.
+// diagramBuilder builds a diagram depth first, with a level per key. Its rules are
+// numbered by their place in the rules it was given.
 type diagramBuilder struct {
 	m      *Matcher
+	rules  []int   // the rules by place
 	order  []int   // keys in lookup order
-	readBy [][]int // per key, the rules whose state it can change
-	atomKs [][]int // per rule, per atom (in atomsOf order), the atom's key
-	atoms  [][]int // per rule, its atoms (fAll, fAny, fTree)
+	readBy [][]int // per key, the places of the rules whose state it can change
+	atoms  [][]int // per place, the rule's atoms
 	region []int   // per key, the region being built, -1 when not looked up
 	memo   map[string]int32
 	leafIx map[string]int32
 	d      *diagram
 	steps  int
+	budget *int // steps left over all the matcher's diagrams
 	failed bool
 	sig    []byte
 }
 
-// buildDiagram builds the matcher's diagram, or returns nil when it would be too large.
-func buildDiagram(m *Matcher, presenceKey map[int]int) *diagram {
-	b := &diagramBuilder{m: m, memo: map[string]int32{}, leafIx: map[string]int32{}, d: &diagram{}}
+// buildDiagram builds the diagram of the rules, or returns nil when it would be too
+// large.
+func buildDiagram(m *Matcher, rules []int, presenceKey map[int]int, budget *int) *diagram {
+	b := &diagramBuilder{m: m, rules: rules, memo: map[string]int32{}, leafIx: map[string]int32{}, d: &diagram{}, budget: budget}
 	b.region = make([]int, len(m.keys))
 	for i := range b.region {
 		b.region[i] = -1
 	}
 	b.readBy = make([][]int, len(m.keys))
-	b.atoms = make([][]int, len(m.rules))
-	b.atomKs = make([][]int, len(m.rules))
-	start := make([]ruleState, len(m.rules))
-	for i := range m.rules {
-		r := &m.rules[i]
-		s := &start[i]
+	b.atoms = make([][]int, len(rules))
+	start := make([]ruleState, len(rules))
+	for j, i := range rules {
+		r, s := &m.rules[i], &start[j]
 		s.val = -1
 		if r.vm {
 			s.vm = true
 			continue
 		}
 		for _, k := range r.need {
-			pk := presenceKey[k]
 			s.needLeft++
-			b.readBy[pk] = append(b.readBy[pk], i)
-		}
-		if r.form == fConst {
-			s.val = int8(b2i(r.value))
-			continue
-		}
-		b.atoms[i] = m.atomsOf(r)
-		for _, a := range b.atoms[i] {
-			b.atomKs[i] = append(b.atomKs[i], m.atomKey[a])
+			b.readBy[presenceKey[k]] = append(b.readBy[presenceKey[k]], j)
 		}
 		for _, k := range r.keys {
-			s.keysLeft++
-			if !slices.Contains(b.readBy[k], i) {
-				b.readBy[k] = append(b.readBy[k], i)
+			if !slices.Contains(b.readBy[k], j) {
+				b.readBy[k] = append(b.readBy[k], j)
 			}
 		}
-		s.tree = r.form == fTree
+		for _, n := range r.tree {
+			if n.op == 0 && !slices.Contains(b.atoms[j], n.atom) {
+				b.atoms[j] = append(b.atoms[j], n.atom)
+			}
+		}
+		if v, ok := b.eval3(r.tree, len(r.tree)-1); ok { // a constant
+			s.val = int8(b2i(v))
+		}
 	}
 	// Presence first: an absent kind decides every rule that needs it. Then the keys
 	// that most rules read, which decide the most rules soonest.
@@ -211,23 +191,13 @@ func (b *diagramBuilder) build(level int, states []ruleState) int32 {
 		return 0
 	}
 	// Skip the keys no undecided rule reads.
-	undecided := false
-	for i := range states {
-		if _, ok := states[i].outcome(); !ok {
-			undecided = true
-			break
-		}
-	}
-	if !undecided {
-		return b.leaf(states)
-	}
 	for ; level < len(b.order); level++ {
 		if b.reads(b.order[level], states) {
 			break
 		}
 	}
 	if level == len(b.order) {
-		return b.leaf(states) // every rule's keys are looked up: unreachable in practice
+		return b.leaf(states) // every rule is decided
 	}
 	sig := b.signature(level, states)
 	if c, ok := b.memo[sig]; ok {
@@ -240,8 +210,8 @@ func (b *diagramBuilder) build(level int, states []ruleState) int32 {
 	for r := range n {
 		copy(next, states)
 		b.region[k] = r
-		for _, i := range b.readBy[k] {
-			b.lookedUp(i, k, r, &next[i])
+		for _, j := range b.readBy[k] {
+			b.lookedUp(j, k, r, &next[j])
 		}
 		kids[r] = b.build(level+1, next)
 		b.region[k] = -1
@@ -280,53 +250,34 @@ func (b *diagramBuilder) node(k int) dnode {
 
 // reads reports whether looking key k up can change an undecided rule's state.
 func (b *diagramBuilder) reads(k int, states []ruleState) bool {
-	for _, i := range b.readBy[k] {
-		if _, ok := states[i].outcome(); !ok {
+	for _, j := range b.readBy[k] {
+		if _, ok := states[j].outcome(); !ok {
 			return true
 		}
 	}
 	return false
 }
 
-// lookedUp updates rule i's state once key k is known to be in region r.
-func (b *diagramBuilder) lookedUp(i, k, r int, s *ruleState) {
+// lookedUp updates the state of the rule at place j once key k is known to be in
+// region r.
+func (b *diagramBuilder) lookedUp(j, k, r int, s *ruleState) {
 	if _, ok := s.outcome(); ok {
 		return
 	}
-	if b.steps++; b.steps > maxBuildSteps {
+	b.steps++
+	if *b.budget--; b.steps > maxBuildSteps || *b.budget < 0 {
 		b.failed = true
 		return
 	}
-	m := b.m
-	rule := &m.rules[i]
-	if m.keys[k].class == kPresent && slices.Contains(rule.need, m.keys[k].kind) {
+	rule := &b.m.rules[b.rules[j]]
+	if key := &b.m.keys[k]; key.class == kPresent && slices.Contains(rule.need, key.kind) {
 		s.needLeft--
 		if r == 0 {
 			s.vm = true
 			return
 		}
 	}
-	if !slices.Contains(rule.keys, k) {
-		return
-	}
-	s.keysLeft--
-	if s.val >= 0 {
-		return
-	}
-	switch rule.form {
-	case fAll, fAny:
-		// An and is false once an atom fails, an or true once one holds.
-		decisive := rule.form == fAny
-		for j, a := range b.atoms[i] {
-			if b.atomKs[i][j] == k && m.holds(a, r) == decisive {
-				s.val = int8(b2i(decisive))
-				return
-			}
-		}
-		if s.keysLeft == 0 {
-			s.val = int8(b2i(!decisive))
-		}
-	case fTree:
+	if s.val < 0 {
 		if v, ok := b.eval3(rule.tree, len(rule.tree)-1); ok {
 			s.val = int8(b2i(v))
 		}
@@ -339,11 +290,11 @@ func (b *diagramBuilder) eval3(t []tnode, n int) (v, ok bool) {
 	x := &t[n]
 	switch x.op {
 	case 0:
-		k := b.m.atomKey[x.atom]
-		if b.region[k] < 0 {
-			return false, false
+		a := &b.m.atoms[x.atom]
+		if r := b.region[a.key]; r >= 0 {
+			return a.holds[r], true
 		}
-		return b.m.holds(x.atom, b.region[k]), true
+		return false, false
 	case 3:
 		return x.val, true
 	}
@@ -361,15 +312,13 @@ func (b *diagramBuilder) eval3(t []tnode, n int) (v, ok bool) {
 }
 
 // signature names the states at a level: two prefixes with the same signature leave the
-// same rules to decide in the same way, so they share a sub-diagram. An and or an or
-// still undecided has had every atom looked up so far agree; a tree keeps the truth of
-// each of its atoms looked up.
+// same rules to decide in the same way, so they share a sub-diagram. An undecided rule
+// is named by the truth of each of its atoms looked up so far.
 func (b *diagramBuilder) signature(level int, states []ruleState) string {
 	sig := append(b.sig[:0], byte(level), byte(level>>8), byte(level>>16))
-	for i := range states {
-		s := &states[i]
-		o, ok := s.outcome()
-		if ok {
+	for j := range states {
+		s := &states[j]
+		if o, ok := s.outcome(); ok {
 			sig = append(sig, o)
 			continue
 		}
@@ -377,11 +326,10 @@ func (b *diagramBuilder) signature(level int, states []ruleState) string {
 		if s.val >= 0 { // known, waiting for presence
 			sig = append(sig, 4+byte(s.val))
 		}
-		if s.tree {
-			for j, a := range b.atoms[i] {
-				if r := b.region[b.atomKs[i][j]]; r >= 0 {
-					sig = append(sig, 6+byte(b2i(b.m.holds(a, r))))
-				}
+		for _, a := range b.atoms[j] {
+			d := &b.m.atoms[a]
+			if r := b.region[d.key]; r >= 0 {
+				sig = append(sig, 6+byte(b2i(d.holds[r])))
 			}
 		}
 	}
@@ -392,12 +340,8 @@ func (b *diagramBuilder) signature(level int, states []ruleState) string {
 // leaf returns the leaf of the decided states, shared with any other that decides alike.
 func (b *diagramBuilder) leaf(states []ruleState) int32 {
 	out := make([]uint8, len(states))
-	for i := range states {
-		o, ok := states[i].outcome()
-		if !ok {
-			o = VM // not reachable: build looks every key up before a leaf
-		}
-		out[i] = o
+	for j := range states {
+		out[j], _ = states[j].outcome()
 	}
 	if ix, ok := b.leafIx[string(out)]; ok {
 		return ^ix

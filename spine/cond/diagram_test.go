@@ -4,19 +4,19 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestDiagramMatchesLookup checks the diagram against the key-by-key lookup on random
-// conditions and random inputs: every rule's outcome must be the same both ways. The
-// seed is printed on failure.
-func TestDiagramMatchesLookup(t *testing.T) {
+// TestMatcherMatchesDirect checks the matcher against a direct evaluation of the
+// conditions on random inputs: each atom compared as Go compares the values, no regions.
+// The seed is printed on failure.
+func TestMatcherMatchesDirect(t *testing.T) {
 	seeds := 400
 	if testing.Short() {
 		seeds = 50
 	}
-	built := 0
 	for seed := range uint64(seeds) {
 		rng := rand.New(rand.NewPCG(seed, 0x64616721))
 		conds := make([]*Node, 1+rng.IntN(12))
@@ -25,56 +25,100 @@ func TestDiagramMatchesLookup(t *testing.T) {
 				conds[i] = randomCond(rng, 1+rng.IntN(3))
 			}
 		}
-		m := Compile(conds)
-		if m.diagram == nil {
-			continue
-		}
-		built++
-		set := make([]uint64, m.Words())
-		want := make([]uint8, len(conds))
-		for trial := range 200 {
-			in := randomInput(rng, m)
-			got, leaf := m.Decide(&in, set, nil)
-			m.decideByKeys(&in, set, want)
-			for i := range conds {
-				if got[i] != want[i] {
-					t.Fatalf("seed %d trial %d: rule %d (%s): the diagram gives %d (leaf %d), the lookup %d\ninput %+v",
-						seed, trial, i, describe(conds[i]), got[i], leaf, want[i], in)
-				}
-			}
-		}
-	}
-	if built < seeds*9/10 {
-		t.Errorf("only %d of %d random rule sets got a diagram", built, seeds)
+		checkDirect(t, fmt.Sprintf("seed %d", seed), rng, conds, 200)
 	}
 }
 
-// TestDiagramTooLarge: rules over many independent keys would make a diagram with the
-// product of their regions; the matcher looks keys up one by one instead, and still
-// decides.
-func TestDiagramTooLarge(t *testing.T) {
+// checkDirect compares Decide with direct on trials random inputs.
+func checkDirect(t *testing.T, name string, rng *rand.Rand, conds []*Node, trials int) *Matcher {
+	t.Helper()
+	m := Compile(conds)
+	out := make([]uint8, len(conds))
+	for trial := range trials {
+		in := randomInput(rng, m)
+		got, leaf := m.Decide(&in, out)
+		for i, c := range conds {
+			want := direct(m, &in, c)
+			if c != nil && !m.Analysable(i) {
+				want = VM
+			}
+			if got[i] != want {
+				t.Fatalf("%s trial %d: rule %d (%s): the matcher gives %d (leaf %d), direct %d\ninput %+v",
+					name, trial, i, describe(c), got[i], leaf, want, in)
+			}
+		}
+	}
+	return m
+}
+
+// direct is a condition's outcome on in, evaluated on the values themselves.
+func direct(m *Matcher, in *Input, c *Node) uint8 {
+	if c == nil || c.Opaque() {
+		return VM
+	}
+	absent := false
+	c.Walk(func(n *Node) {
+		absent = absent || n.Op == OpAtom && n.Atom.ReadsField() && !in.Present[n.Atom.Kind]
+	})
+	if absent {
+		return VM
+	}
+	return uint8(b2i(directBool(m, in, c)))
+}
+
+func directBool(m *Matcher, in *Input, n *Node) bool {
+	switch n.Op {
+	case OpConst:
+		return n.Value
+	case OpNot:
+		return !directBool(m, in, n.L)
+	case OpAnd:
+		return directBool(m, in, n.L) && directBool(m, in, n.R)
+	case OpOr:
+		return directBool(m, in, n.L) || directBool(m, in, n.R)
+	}
+	a := n.Atom
+	if a.Test == TestPresent {
+		return in.Present[a.Kind] == a.Want
+	}
+	slot := slices.Index(m.Slots(), Slot{Kind: a.Kind, Field: a.Field, Type: a.Type})
+	switch a.Test {
+	case TestBool:
+		return in.Bool[slot] == a.Want
+	case TestString:
+		return (in.Str[slot] == a.K.S) == (a.Cmp == "==")
+	}
+	if a.Type == TInt && a.K.T == TInt {
+		return compare(a.Cmp, termInt(in.Int[slot], a.Fn), a.K.I)
+	}
+	v := termFloat(in.Num[slot], a.Fn)
+	if a.Type == TInt {
+		v = float64(termInt(in.Int[slot], a.Fn))
+	}
+	return compare(a.Cmp, v, a.K.float())
+}
+
+// TestMatcherSplits: rules over many independent keys would make a diagram with the
+// product of their regions; the matcher splits them between diagrams, each deciding
+// some, and still decides every rule.
+func TestMatcherSplits(t *testing.T) {
 	var conds []*Node
 	for f := range 40 {
 		for k := range 3 {
-			conds = append(conds, &Node{Op: OpAtom, Atom: Atom{Test: TestCompare, Kind: 0, Field: f, Type: TFloat, Cmp: ">", K: Const{T: TFloat, F: float64(k)}}})
+			conds = append(conds, &Node{Op: OpAtom, Atom: Atom{Test: TestCompare, Kind: f % 3, Field: f, Type: TFloat, Cmp: ">", K: Const{T: TFloat, F: float64(k)}}})
 		}
 	}
-	m := Compile(conds)
-	if m.diagram != nil {
-		t.Fatalf("a diagram of %d nodes was built", len(m.diagram.nodes))
+	rng := rand.New(rand.NewPCG(1, 2))
+	m := checkDirect(t, "split", rng, conds, 500)
+	if len(m.parts) < 2 {
+		t.Fatalf("%d diagrams, want several", len(m.parts))
 	}
-	in := m.NewInput(1)
-	in.SetPresent(0, true)
-	for i := range in.Num {
-		in.Num[i] = 1.5
+	if _, leaf := m.Decide(&Input{Present: []bool{true, true, true}, Num: make([]float64, 40)}, make([]uint8, len(conds))); leaf != -1 {
+		t.Errorf("leaf = %d with several diagrams", leaf)
 	}
-	out, leaf := m.Decide(&in, make([]uint64, m.Words()), make([]uint8, len(conds)))
-	if leaf != -1 {
-		t.Errorf("leaf = %d without a diagram", leaf)
-	}
-	for i, o := range out {
-		if want := uint8(b2i(i%3 < 2)); o != want { // > 0 and > 1 hold at 1.5, > 2 not
-			t.Fatalf("rule %d: %d, want %d", i, o, want)
+	for i := range conds {
+		if !m.Analysable(i) {
+			t.Errorf("rule %d is left to the VM", i)
 		}
 	}
 }
@@ -92,11 +136,12 @@ func TestDiagramEndsEarly(t *testing.T) {
 	m := Compile(conds)
 	in := m.NewInput(1)
 	in.SetPresent(0, true)
+	d := m.parts[0].d
 	steps := func() int {
-		n, c := 0, m.diagram.root
+		n, c := 0, d.root
 		for c >= 0 {
-			nd := &m.diagram.nodes[c]
-			c = m.diagram.kids[nd.kids+int32(m.keys[nd.key].region(&in))]
+			nd := &d.nodes[c]
+			c = d.kids[nd.kids+int32(m.keys[nd.key].region(&in))]
 			n++
 		}
 		return n
@@ -232,10 +277,6 @@ func TestDiagramKnownBeforeNeed(t *testing.T) {
 	x := &Node{Op: OpAtom, Atom: Atom{Test: TestCompare, Kind: 1, Field: 0, Type: TFloat, Cmp: ">", K: Const{T: TFloat, F: 1}}}
 	conds := []*Node{{Op: OpAnd, L: present(0, true), R: x}}
 	m := Compile(conds)
-	if m.diagram == nil {
-		t.Fatal("no diagram")
-	}
-	want := make([]uint8, len(conds))
 	for _, k0 := range []bool{false, true} {
 		for _, k1 := range []bool{false, true} {
 			for _, v := range []float64{0, 2} {
@@ -243,10 +284,9 @@ func TestDiagramKnownBeforeNeed(t *testing.T) {
 				in.SetPresent(0, k0)
 				in.SetPresent(1, k1)
 				in.Num[0] = v
-				got, _ := m.Decide(&in, make([]uint64, m.Words()), nil)
-				m.decideByKeys(&in, make([]uint64, m.Words()), want)
-				if string(got) != string(want) {
-					t.Errorf("k0 %v, k1 %v, x %v: the diagram gives %v, the lookup %v", k0, k1, v, got, want)
+				got, _ := m.Decide(&in, nil)
+				if want := direct(m, &in, conds[0]); got[0] != want {
+					t.Errorf("k0 %v, k1 %v, x %v: the matcher gives %v, direct %v", k0, k1, v, got[0], want)
 				}
 			}
 		}

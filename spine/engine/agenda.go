@@ -138,10 +138,10 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 // facts are present; expr's VM runs the others.
 func (s *Session) evaluate(terminalOnly bool) (errs int) {
 	m, order := s.rs.Matcher(), s.rs.Order()
-	if len(s.set) != m.Words() || len(s.decided) != len(order) { // a reload brought another matcher
-		s.set, s.decided = make([]uint64, m.Words()), make([]uint8, len(order))
+	if len(s.decided) != len(order) { // a reload brought another matcher
+		s.decided = make([]uint8, len(order))
 	}
-	decided, leaf := m.Decide(&s.wm.in, s.set, s.decided)
+	decided, leaf := m.Decide(&s.wm.in, s.decided)
 	if !terminalOnly {
 		if e := s.leaves.get(m, leaf, order, decided); e != nil {
 			s.evaluateLeaf(e, order)

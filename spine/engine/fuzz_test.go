@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/agentspine/spine/spine/cond"
 	"github.com/agentspine/spine/spine/trace"
 
 	"github.com/expr-lang/expr/vm"
@@ -165,13 +166,12 @@ func exerciseRuleSet(t *testing.T, rs *RuleSet, values map[FieldType]any) {
 func checkMatcherMatchesVM(t *testing.T, s *Session) {
 	t.Helper()
 	var m vm.VM
-	set := make([]uint64, s.rs.Matcher().Words())
-	s.rs.Matcher().Lookup(&s.wm.in, set)
+	decided, _ := s.rs.Matcher().Decide(&s.wm.in, make([]uint8, len(s.rs.Rules())))
 	for _, r := range s.rs.Rules() {
-		got, ok := s.rs.Matcher().Rule(r.Index(), &s.wm.in, set)
-		if !ok {
+		if decided[r.Index()] == cond.VM {
 			continue
 		}
+		got := decided[r.Index()] == cond.True
 		want, werr := m.Run(r.Program(), s.wm.envValue())
 		if werr != nil || want != got {
 			t.Fatalf("rule %s (%s): the expr VM gives %v (error %v), the matcher %v; facts %v",

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/spine/cond"
 	"github.com/expr-lang/expr/vm"
 )
 
@@ -92,7 +93,7 @@ func TestMatcherMatchesVM(t *testing.T) {
 			if want := "arith absval intdiv vmonly_int_arith vmonly_list vmonly_abs_int"; name == "shapes.yaml" && strings.Join(opaque, " ") != want {
 				t.Errorf("shapes.yaml: the VM evaluates %v, want %s", opaque, want)
 			}
-			set := make([]uint64, rs.Matcher().Words())
+			out := make([]uint8, len(rs.Rules()))
 			for trial := 0; trial < 300; trial++ {
 				wm := NewWorkingMemory(rs, nil)
 				for _, k := range rs.Kinds()[2:] {
@@ -108,12 +109,12 @@ func TestMatcherMatchesVM(t *testing.T) {
 					}
 				}
 				var m vm.VM
-				rs.Matcher().Lookup(&wm.in, set)
+				decided, _ := rs.Matcher().Decide(&wm.in, out)
 				for _, r := range rs.Rules() {
-					got, ok := rs.Matcher().Rule(r.Index(), &wm.in, set)
-					if !ok {
+					if decided[r.Index()] == cond.VM {
 						continue
 					}
+					got := decided[r.Index()] == cond.True
 					want, werr := m.Run(r.Program(), wm.envValue())
 					if werr != nil || want != got {
 						t.Fatalf("seed %d: %s rule %s (%s): vm %v (error %v), matcher %v; facts %v", seed, name, r.Name, r.When, want, werr, got, wm.All())

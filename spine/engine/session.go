@@ -25,8 +25,7 @@ type Session struct {
 	stopAt  int64     // the exchanger's cancellation point (seq), 0 for none
 	tracer  tracer
 	vm      vm.VM
-	set     []uint64 // the atoms that hold, filled by the matcher each cycle
-	decided []uint8  // each rule's outcome from the matcher (cond.True, False, VM)
+	decided []uint8 // each rule's outcome from the matcher (cond.True, False, VM)
 
 	cycle     int
 	firings   []Firing // ring of the last firings, for runaway errors

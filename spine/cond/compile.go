@@ -1,0 +1,200 @@
+package cond
+
+import (
+	"math"
+	"slices"
+)
+
+// rule is one condition, compiled.
+type rule struct {
+	vm   bool    // only the VM evaluates it: opaque, or too large for a diagram
+	need []int   // kinds whose fields it reads: all must be present
+	keys []int   // the keys its atoms read
+	tree []tnode // the condition in negation normal form, root last
+}
+
+// tnode is a node of a condition in negation normal form: a literal (an atom, negations
+// being atoms of their own) or an and/or of earlier nodes.
+type tnode struct {
+	op   uint8 // 0 atom, 1 and, 2 or, 3 const
+	atom int
+	val  bool
+	kids []int
+}
+
+// atomDef is a registered atom: the key it reads and its truth in each of the key's
+// regions.
+type atomDef struct {
+	key   int
+	a     Atom
+	neg   bool
+	holds []bool
+}
+
+// builder registers keys and atoms while rules are compiled.
+type builder struct {
+	cur    *rule // the rule being compiled
+	m      *Matcher
+	slotIx map[[2]int]int
+	keyIx  map[keyID]int
+	atomIx map[atomID]int
+	atoms  []atomDef
+}
+
+type keyID struct {
+	class      uint8
+	kind, slot int
+	fn         string
+}
+
+type atomID struct {
+	key  int
+	a    Atom
+	neg  bool
+	fnan bool // the float constant is NaN: NaN != NaN, so the key alone would not dedupe it
+}
+
+func (b *builder) rule(c *Node) rule {
+	if c == nil || c.Opaque() {
+		return rule{vm: true}
+	}
+	var r rule
+	b.cur = &r
+	defer func() { b.cur = nil }()
+	c.Walk(func(n *Node) {
+		if n.Op == OpAtom && n.Atom.ReadsField() && !slices.Contains(r.need, n.Atom.Kind) {
+			r.need = append(r.need, n.Atom.Kind)
+		}
+	})
+	slices.Sort(r.need)
+	// With every kind it reads present no atom can fail, so the order in which expr
+	// would evaluate them cannot change the result, and negations move to the atoms.
+	root := b.nnf(c, false, &r.tree)
+	r.tree = r.tree[:root+1]
+	return r
+}
+
+// nnf appends n, negated when neg, to tree in negation normal form with constants folded,
+// and returns its index. And and or nodes are flattened.
+func (b *builder) nnf(n *Node, neg bool, tree *[]tnode) int {
+	add := func(t tnode) int { *tree = append(*tree, t); return len(*tree) - 1 }
+	switch n.Op {
+	case OpConst:
+		return add(tnode{op: 3, val: n.Value != neg})
+	case OpAtom:
+		return add(tnode{op: 0, atom: b.atom(n.Atom, neg)})
+	case OpNot:
+		return b.nnf(n.L, !neg, tree)
+	}
+	isAnd := (n.Op == OpAnd) != neg
+	op := uint8(2)
+	if isAnd {
+		op = 1
+	}
+	var kids []int
+	for _, side := range []*Node{n.L, n.R} {
+		k := b.nnf(side, neg, tree)
+		t := (*tree)[k]
+		switch {
+		case t.op == 3 && t.val == isAnd: // true in an and, false in an or: no effect
+		case t.op == 3:
+			return add(tnode{op: 3, val: !isAnd}) // decides the whole
+		case t.op == op:
+			kids = append(kids, t.kids...)
+		default:
+			kids = append(kids, k)
+		}
+	}
+	switch len(kids) {
+	case 0:
+		return add(tnode{op: 3, val: isAnd})
+	case 1:
+		return kids[0]
+	}
+	return add(tnode{op: op, kids: kids})
+}
+
+func (b *builder) slot(kind, field int, t Type) int {
+	id := [2]int{kind, field}
+	if i, ok := b.slotIx[id]; ok {
+		return i
+	}
+	b.slotIx[id] = len(b.m.slots)
+	b.m.slots = append(b.m.slots, Slot{Kind: kind, Field: field, Type: t})
+	return len(b.m.slots) - 1
+}
+
+// atom registers the atom (negated when neg) and returns its id.
+func (b *builder) atom(a Atom, neg bool) int {
+	id := keyID{kind: a.Kind}
+	switch a.Test {
+	case TestPresent:
+		id.class = kPresent
+	case TestBool:
+		id.class, id.slot = kBool, b.slot(a.Kind, a.Field, a.Type)
+	case TestString:
+		id.class, id.slot = kString, b.slot(a.Kind, a.Field, a.Type)
+	case TestCompare:
+		id.class, id.slot, id.fn = kFloat, b.slot(a.Kind, a.Field, a.Type), a.Fn
+		if a.Type == TInt && a.K.T == TInt {
+			id.class = kInt
+		}
+	}
+	k := b.key(id, a.Test == TestCompare && a.Type == TInt)
+	if a.Test == TestCompare {
+		key := &b.m.keys[k]
+		if id.class == kInt {
+			key.ithr = append(key.ithr, a.K.I)
+		} else if f := a.K.float(); !math.IsNaN(f) {
+			key.fthr = append(key.fthr, f)
+		}
+	}
+	if a.Test == TestString && !slices.Contains(b.m.keys[k].sthr, a.K.S) {
+		b.m.keys[k].sthr = append(b.m.keys[k].sthr, a.K.S)
+	}
+	if b.cur != nil && !slices.Contains(b.cur.keys, k) {
+		b.cur.keys = append(b.cur.keys, k)
+	}
+	aid := atomID{key: k, a: a, neg: neg, fnan: a.K.T == TFloat && math.IsNaN(a.K.F)}
+	if aid.fnan {
+		aid.a.K.F = 0
+	}
+	if i, ok := b.atomIx[aid]; ok {
+		return i
+	}
+	b.atomIx[aid] = len(b.atoms)
+	b.atoms = append(b.atoms, atomDef{key: k, a: a, neg: neg})
+	return len(b.atoms) - 1
+}
+
+// key returns the index of the key id, registering it when it is new; isInt is key.int.
+func (b *builder) key(id keyID, isInt bool) int {
+	k, ok := b.keyIx[id]
+	if !ok {
+		k = len(b.m.keys)
+		b.keyIx[id] = k
+		b.m.keys = append(b.m.keys, key{class: id.class, kind: id.kind, slot: id.slot, fn: id.fn, int: isInt})
+	}
+	return k
+}
+
+// tables sorts each key's thresholds and finds each atom's truth in each region.
+func (b *builder) tables() {
+	m := b.m
+	for i := range m.keys {
+		k := &m.keys[i]
+		slices.Sort(k.ithr)
+		k.ithr = slices.Compact(k.ithr)
+		slices.Sort(k.fthr)
+		k.fthr = slices.CompactFunc(k.fthr, func(a, b float64) bool { return a == b })
+	}
+	for i := range b.atoms {
+		d := &b.atoms[i]
+		k := &m.keys[d.key]
+		d.holds = make([]bool, k.regions())
+		for r := range d.holds {
+			d.holds[r] = k.holds(r, &d.a) != d.neg
+		}
+	}
+	m.atoms = b.atoms
+}
