@@ -31,14 +31,15 @@ type atomDef struct {
 	holds []bool
 }
 
-// builder registers keys and atoms while rules are compiled.
+// builder compiles the conditions of one part: keys and atoms are the part's own,
+// slots the matcher's.
 type builder struct {
 	cur    *rule // the rule being compiled
 	m      *Matcher
-	slotIx map[[2]int]int
+	p      *part
+	slotIx map[[2]int]int // shared by the matcher's parts
 	keyIx  map[keyID]int
 	atomIx map[atomID]int
-	atoms  []atomDef
 }
 
 type keyID struct {
@@ -52,6 +53,24 @@ type atomID struct {
 	a    Atom
 	neg  bool
 	fnan bool // the float constant is NaN: NaN != NaN, so the key alone would not dedupe it
+}
+
+// compilePart compiles the conditions of the rules index (nil for a rule only the VM
+// evaluates) into a part, without its diagram.
+func (m *Matcher) compilePart(conds []*Node, index []int, slotIx map[[2]int]int) *part {
+	p := &part{index: index, presence: map[int]int{}}
+	b := &builder{m: m, p: p, slotIx: slotIx, keyIx: map[keyID]int{}, atomIx: map[atomID]int{}}
+	for _, i := range index {
+		p.rules = append(p.rules, b.rule(conds[i]))
+	}
+	// Every kind a rule needs has a presence key, which a diagram looks up first.
+	for _, r := range p.rules {
+		for _, k := range r.need {
+			p.presence[k] = b.key(keyID{class: kPresent, kind: k}, false)
+		}
+	}
+	b.tables()
+	return p
 }
 
 func (b *builder) rule(c *Node) rule {
@@ -142,15 +161,15 @@ func (b *builder) atom(a Atom, neg bool) int {
 	}
 	k := b.key(id, a.Test == TestCompare && a.Type == TInt)
 	if a.Test == TestCompare {
-		key := &b.m.keys[k]
+		key := &b.p.keys[k]
 		if id.class == kInt {
 			key.ithr = append(key.ithr, a.K.I)
 		} else if f := a.K.float(); !math.IsNaN(f) {
 			key.fthr = append(key.fthr, f)
 		}
 	}
-	if a.Test == TestString && !slices.Contains(b.m.keys[k].sthr, a.K.S) {
-		b.m.keys[k].sthr = append(b.m.keys[k].sthr, a.K.S)
+	if a.Test == TestString && !slices.Contains(b.p.keys[k].sthr, a.K.S) {
+		b.p.keys[k].sthr = append(b.p.keys[k].sthr, a.K.S)
 	}
 	if b.cur != nil && !slices.Contains(b.cur.keys, k) {
 		b.cur.keys = append(b.cur.keys, k)
@@ -162,39 +181,38 @@ func (b *builder) atom(a Atom, neg bool) int {
 	if i, ok := b.atomIx[aid]; ok {
 		return i
 	}
-	b.atomIx[aid] = len(b.atoms)
-	b.atoms = append(b.atoms, atomDef{key: k, a: a, neg: neg})
-	return len(b.atoms) - 1
+	b.atomIx[aid] = len(b.p.atoms)
+	b.p.atoms = append(b.p.atoms, atomDef{key: k, a: a, neg: neg})
+	return len(b.p.atoms) - 1
 }
 
 // key returns the index of the key id, registering it when it is new; isInt is key.int.
 func (b *builder) key(id keyID, isInt bool) int {
 	k, ok := b.keyIx[id]
 	if !ok {
-		k = len(b.m.keys)
+		k = len(b.p.keys)
 		b.keyIx[id] = k
-		b.m.keys = append(b.m.keys, key{class: id.class, kind: id.kind, slot: id.slot, fn: id.fn, int: isInt})
+		b.p.keys = append(b.p.keys, key{class: id.class, kind: id.kind, slot: id.slot, fn: id.fn, int: isInt})
 	}
 	return k
 }
 
 // tables sorts each key's thresholds and finds each atom's truth in each region.
 func (b *builder) tables() {
-	m := b.m
-	for i := range m.keys {
-		k := &m.keys[i]
+	p := b.p
+	for i := range p.keys {
+		k := &p.keys[i]
 		slices.Sort(k.ithr)
 		k.ithr = slices.Compact(k.ithr)
 		slices.Sort(k.fthr)
 		k.fthr = slices.CompactFunc(k.fthr, func(a, b float64) bool { return a == b })
 	}
-	for i := range b.atoms {
-		d := &b.atoms[i]
-		k := &m.keys[d.key]
+	for i := range p.atoms {
+		d := &p.atoms[i]
+		k := &p.keys[d.key]
 		d.holds = make([]bool, k.regions())
 		for r := range d.holds {
 			d.holds[r] = k.holds(r, &d.a) != d.neg
 		}
 	}
-	m.atoms = b.atoms
 }

@@ -41,20 +41,20 @@ const kOther = 255
 // maxScan is the most thresholds a node scans; a key with more is searched.
 const maxScan = 8
 
-// Limits of a diagram, beyond which its rules are split between two: the diagram of
-// rules with many independent thresholds grows with their product. Build steps are rule
-// updates, counted per diagram and over all the diagrams of a matcher.
+// Limits of a part's diagram, per rule of the part, beyond which the part is halved:
+// the diagram of rules with independent thresholds grows with their product, and a
+// failed attempt must cost little. Build steps are rule updates; the matcher's budget
+// bounds them over all its diagrams, and rules beyond it are left to the VM.
 const (
-	maxDiagramNodes = 1 << 14
-	maxLeafBytes    = 1 << 22
-	maxBuildSteps   = 1 << 20
+	nodesPerRule    = 64
+	stepsPerRule    = 512
 	maxMatcherSteps = 1 << 24
 )
 
 // walk returns every rule's outcome on in and the leaf that holds them. A threshold
 // key's region is 2i below its threshold i (and above those before it), 2i+1 equal to
 // it, 2n above them all and, for floats, 2n+1 for NaN.
-func (d *diagram) walk(m *Matcher, in *Input) ([]uint8, int) {
+func (d *diagram) walk(p *part, in *Input) ([]uint8, int) {
 	c := d.root
 	for c >= 0 {
 		n := &d.nodes[c]
@@ -63,7 +63,7 @@ func (d *diagram) walk(m *Matcher, in *Input) ([]uint8, int) {
 		case kFloat:
 			v := in.Num[n.at]
 			if n.fn {
-				v = m.keys[n.key].floatTerm(in)
+				v = p.keys[n.key].floatTerm(in)
 			} else if n.int {
 				v = float64(in.Int[n.at])
 			}
@@ -74,7 +74,7 @@ func (d *diagram) walk(m *Matcher, in *Input) ([]uint8, int) {
 		case kInt:
 			v := in.Int[n.at]
 			if n.fn {
-				v = termInt(v, m.keys[n.key].fn)
+				v = termInt(v, p.keys[n.key].fn)
 			}
 			r = scan(n.ithr, v)
 		case kPresent:
@@ -82,7 +82,7 @@ func (d *diagram) walk(m *Matcher, in *Input) ([]uint8, int) {
 		case kBool:
 			r = b2i(in.Bool[n.at])
 		default:
-			r = m.keys[n.key].region(in)
+			r = p.keys[n.key].region(in)
 		}
 		c = d.kids[n.kids+int32(r)]
 	}
@@ -108,14 +108,12 @@ func (s *ruleState) outcome() (uint8, bool) {
 	return False, true
 }
 
-// diagramBuilder builds a diagram depth first, with a level per key. Its rules are
-// numbered by their place in the rules it was given.
+// diagramBuilder builds a part's diagram depth first, with a level per key.
 type diagramBuilder struct {
-	m      *Matcher
-	rules  []int   // the rules by place
+	p      *part
 	order  []int   // keys in lookup order
-	readBy [][]int // per key, the places of the rules whose state it can change
-	atoms  [][]int // per place, the rule's atoms
+	readBy [][]int // per key, the rules whose state it can change
+	atoms  [][]int // per rule, its atoms
 	region []int   // per key, the region being built, -1 when not looked up
 	memo   map[string]int32
 	leafIx map[string]int32
@@ -126,19 +124,18 @@ type diagramBuilder struct {
 	sig    []byte
 }
 
-// buildDiagram builds the diagram of the rules, or returns nil when it would be too
-// large.
-func buildDiagram(m *Matcher, rules []int, presenceKey map[int]int, budget *int) *diagram {
-	b := &diagramBuilder{m: m, rules: rules, memo: map[string]int32{}, leafIx: map[string]int32{}, d: &diagram{}, budget: budget}
-	b.region = make([]int, len(m.keys))
+// buildDiagram builds the diagram of a part, or returns nil when it would be too large.
+func buildDiagram(p *part, budget *int) *diagram {
+	b := &diagramBuilder{p: p, memo: map[string]int32{}, leafIx: map[string]int32{}, d: &diagram{}, budget: budget}
+	b.region = make([]int, len(p.keys))
 	for i := range b.region {
 		b.region[i] = -1
 	}
-	b.readBy = make([][]int, len(m.keys))
-	b.atoms = make([][]int, len(rules))
-	start := make([]ruleState, len(rules))
-	for j, i := range rules {
-		r, s := &m.rules[i], &start[j]
+	b.readBy = make([][]int, len(p.keys))
+	b.atoms = make([][]int, len(p.rules))
+	start := make([]ruleState, len(p.rules))
+	for j := range p.rules {
+		r, s := &p.rules[j], &start[j]
 		s.val = -1
 		if r.vm {
 			s.vm = true
@@ -146,7 +143,7 @@ func buildDiagram(m *Matcher, rules []int, presenceKey map[int]int, budget *int)
 		}
 		for _, k := range r.need {
 			s.needLeft++
-			b.readBy[presenceKey[k]] = append(b.readBy[presenceKey[k]], j)
+			b.readBy[p.presence[k]] = append(b.readBy[p.presence[k]], j)
 		}
 		for _, k := range r.keys {
 			if !slices.Contains(b.readBy[k], j) {
@@ -164,11 +161,11 @@ func buildDiagram(m *Matcher, rules []int, presenceKey map[int]int, budget *int)
 	}
 	// Presence first: an absent kind decides every rule that needs it. Then the keys
 	// that most rules read, which decide the most rules soonest.
-	for k := range m.keys {
+	for k := range p.keys {
 		b.order = append(b.order, k)
 	}
 	slices.SortStableFunc(b.order, func(x, y int) int {
-		px, py := m.keys[x].class == kPresent, m.keys[y].class == kPresent
+		px, py := p.keys[x].class == kPresent, p.keys[y].class == kPresent
 		if px != py {
 			if px {
 				return -1
@@ -204,7 +201,7 @@ func (b *diagramBuilder) build(level int, states []ruleState) int32 {
 		return c
 	}
 	k := b.order[level]
-	n := b.m.keys[k].regions()
+	n := b.p.keys[k].regions()
 	kids := make([]int32, n)
 	next := make([]ruleState, len(states))
 	for r := range n {
@@ -218,7 +215,7 @@ func (b *diagramBuilder) build(level int, states []ruleState) int32 {
 	}
 	c := kids[0]
 	if slices.ContainsFunc(kids, func(x int32) bool { return x != c }) {
-		if len(b.d.nodes) >= maxDiagramNodes {
+		if len(b.d.nodes) >= nodesPerRule*len(b.p.rules) {
 			b.failed = true
 			return 0
 		}
@@ -232,7 +229,7 @@ func (b *diagramBuilder) build(level int, states []ruleState) int32 {
 
 // node is a node looking key k up, its children to be appended next.
 func (b *diagramBuilder) node(k int) dnode {
-	key := &b.m.keys[k]
+	key := &b.p.keys[k]
 	n := dnode{class: kOther, kids: int32(len(b.d.kids)), key: int32(k)}
 	switch {
 	case key.class == kPresent:
@@ -258,19 +255,18 @@ func (b *diagramBuilder) reads(k int, states []ruleState) bool {
 	return false
 }
 
-// lookedUp updates the state of the rule at place j once key k is known to be in
-// region r.
+// lookedUp updates the state of rule j once key k is known to be in region r.
 func (b *diagramBuilder) lookedUp(j, k, r int, s *ruleState) {
 	if _, ok := s.outcome(); ok {
 		return
 	}
 	b.steps++
-	if *b.budget--; b.steps > maxBuildSteps || *b.budget < 0 {
+	if *b.budget--; b.steps > stepsPerRule*len(b.p.rules) || *b.budget < 0 {
 		b.failed = true
 		return
 	}
-	rule := &b.m.rules[b.rules[j]]
-	if key := &b.m.keys[k]; key.class == kPresent && slices.Contains(rule.need, key.kind) {
+	rule := &b.p.rules[j]
+	if key := &b.p.keys[k]; key.class == kPresent && slices.Contains(rule.need, key.kind) {
 		s.needLeft--
 		if r == 0 {
 			s.vm = true
@@ -290,7 +286,7 @@ func (b *diagramBuilder) eval3(t []tnode, n int) (v, ok bool) {
 	x := &t[n]
 	switch x.op {
 	case 0:
-		a := &b.m.atoms[x.atom]
+		a := &b.p.atoms[x.atom]
 		if r := b.region[a.key]; r >= 0 {
 			return a.holds[r], true
 		}
@@ -327,7 +323,7 @@ func (b *diagramBuilder) signature(level int, states []ruleState) string {
 			sig = append(sig, 4+byte(s.val))
 		}
 		for _, a := range b.atoms[j] {
-			d := &b.m.atoms[a]
+			d := &b.p.atoms[a]
 			if r := b.region[d.key]; r >= 0 {
 				sig = append(sig, 6+byte(b2i(d.holds[r])))
 			}
@@ -345,10 +341,6 @@ func (b *diagramBuilder) leaf(states []ruleState) int32 {
 	}
 	if ix, ok := b.leafIx[string(out)]; ok {
 		return ^ix
-	}
-	if (len(b.d.leaves)+1)*len(out) > maxLeafBytes {
-		b.failed = true
-		return 0
 	}
 	ix := int32(len(b.d.leaves))
 	b.leafIx[string(out)] = ix

@@ -99,8 +99,8 @@ func directBool(m *Matcher, in *Input, n *Node) bool {
 }
 
 // TestMatcherSplits: rules over many independent keys would make a diagram with the
-// product of their regions; the matcher splits them between diagrams, each deciding
-// some, and still decides every rule.
+// product of their regions; the matcher splits their parts, each deciding some, and
+// still decides every rule.
 func TestMatcherSplits(t *testing.T) {
 	var conds []*Node
 	for f := range 40 {
@@ -110,8 +110,8 @@ func TestMatcherSplits(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	m := checkDirect(t, "split", rng, conds, 500)
-	if len(m.parts) < 2 {
-		t.Fatalf("%d diagrams, want several", len(m.parts))
+	if min := (len(conds) + partRules - 1) / partRules; len(m.parts) <= min {
+		t.Fatalf("%d parts, want more than %d", len(m.parts), min)
 	}
 	if _, leaf := m.Decide(&Input{Present: []bool{true, true, true}, Num: make([]float64, 40)}, make([]uint8, len(conds))); leaf != -1 {
 		t.Errorf("leaf = %d with several diagrams", leaf)
@@ -141,7 +141,7 @@ func TestDiagramEndsEarly(t *testing.T) {
 		n, c := 0, d.root
 		for c >= 0 {
 			nd := &d.nodes[c]
-			c = d.kids[nd.kids+int32(m.keys[nd.key].region(&in))]
+			c = d.kids[nd.kids+int32(m.parts[0].keys[nd.key].region(&in))]
 			n++
 		}
 		return n

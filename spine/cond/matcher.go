@@ -1,28 +1,39 @@
 package cond
 
-// A Matcher decides every analysable condition of a rule set with one walk of a decision
-// diagram built from the conditions' keys (see key and diagram): the leaf the walk
-// reaches holds every rule's outcome.
+import "slices"
+
+// A Matcher decides every analysable condition of a rule set by walking decision
+// diagrams built from the conditions' keys (see key and diagram): the leaf a walk
+// reaches holds the outcome of each rule of its part. Rules are cut into parts of at
+// most partRules, in order, so that a diagram's leaves stay small and its keys' regions
+// are those of its own rules' constants; a rule set of a few dozen rules is one part,
+// decided by one walk.
 //
 // The outcome is exact only when no atom can fail: a rule that reads a field of a kind
 // whose fact is absent, and an opaque rule, is left to expr's VM (its outcome is VM),
 // which gives its result or its error as it always has. So is a rule too large for any
-// diagram; rules whose diagram together would be too large get one each part.
+// diagram; rules whose diagram together would be too large get one each half.
 type Matcher struct {
-	slots  []Slot
-	keys   []key
-	rules  []rule
-	atoms  []atomDef
-	parts  []part
-	vmOnly []int // the rules no part decides
+	slots      []Slot
+	parts      []*part
+	rules      int
+	vmOnly     []int  // the rules no part decides
+	analysable []bool // by rule: a part decides it whenever its facts are present
+	partOf     []int  // by rule: its part, -1 for none
 }
 
-// part is a diagram and the rules its leaves decide, by index; all of them, in order,
-// when it is the matcher's only part.
+// part is some rules' conditions compiled, and their diagram.
 type part struct {
-	d     *diagram
-	rules []int
+	index    []int // each rule's index in the matcher
+	rules    []rule
+	keys     []key
+	atoms    []atomDef
+	presence map[int]int // kind → its presence key
+	d        *diagram
 }
+
+// partRules is the most rules a part holds.
+const partRules = 16
 
 // Slot is one fact field the matcher reads; Input holds its value at the slot's index.
 type Slot struct {
@@ -50,48 +61,45 @@ const (
 // Compile builds the matcher of a rule set's conditions, one per rule in the order given;
 // nil stands for a rule that only the VM evaluates.
 func Compile(conds []*Node) *Matcher {
-	b := &builder{m: &Matcher{}, slotIx: map[[2]int]int{}, keyIx: map[keyID]int{}, atomIx: map[atomID]int{}}
-	for _, c := range conds {
-		b.m.rules = append(b.m.rules, b.rule(c))
+	m := &Matcher{rules: len(conds)}
+	slotIx := map[[2]int]int{}
+	budget := maxMatcherSteps
+	for lo := 0; lo < len(conds); lo += partRules {
+		index := make([]int, min(partRules, len(conds)-lo))
+		for j := range index {
+			index[j] = lo + j
+		}
+		m.parts = append(m.parts, m.split(conds, index, slotIx, &budget)...)
 	}
-	// Every kind a rule needs has a presence key, which a diagram looks up first.
-	presence := map[int]int{}
-	for _, r := range b.m.rules {
-		for _, k := range r.need {
-			presence[k] = b.key(keyID{class: kPresent, kind: k}, false)
+	m.analysable, m.partOf = make([]bool, len(conds)), make([]int, len(conds))
+	for i := range m.partOf {
+		m.partOf[i] = -1
+	}
+	for n, p := range m.parts {
+		for j, i := range p.index {
+			m.partOf[i], m.analysable[i] = n, !p.rules[j].vm
 		}
 	}
-	b.tables()
-	m := b.m
-	all := make([]int, len(m.rules))
-	for i := range all {
-		all[i] = i
-	}
-	budget := maxMatcherSteps
-	m.parts = m.split(all, presence, &budget)
-	if len(m.parts) == 1 && len(m.parts[0].rules) == len(m.rules) {
-		m.parts[0].rules = nil // the leaves are every rule's outcomes, in order
-	}
-	for i := range m.rules {
-		if m.rules[i].vm {
+	for i, n := range m.partOf {
+		if n < 0 {
 			m.vmOnly = append(m.vmOnly, i)
 		}
 	}
 	return m
 }
 
-// split builds one diagram for rules or, when that one would be too large, diagrams for
-// each half; a rule too large alone is left to the VM.
-func (m *Matcher) split(rules []int, presence map[int]int, budget *int) []part {
-	if d := buildDiagram(m, rules, presence, budget); d != nil {
-		return []part{{d: d, rules: rules}}
+// split compiles the rules index into a part or, when its diagram would be too large,
+// into the parts of each half; a rule too large alone is left to the VM.
+func (m *Matcher) split(conds []*Node, index []int, slotIx map[[2]int]int, budget *int) []*part {
+	p := m.compilePart(conds, index, slotIx)
+	if p.d = buildDiagram(p, budget); p.d != nil {
+		return []*part{p}
 	}
-	if len(rules) == 1 {
-		m.rules[rules[0]].vm = true
+	if len(index) == 1 {
 		return nil
 	}
-	half := len(rules) / 2
-	return append(m.split(rules[:half], presence, budget), m.split(rules[half:], presence, budget)...)
+	half := len(index) / 2
+	return append(m.split(conds, index[:half], slotIx, budget), m.split(conds, index[half:], slotIx, budget)...)
 }
 
 // Slots lists the fields the matcher reads, in slot order.
@@ -110,26 +118,41 @@ func (in *Input) SetPresent(k int, has bool) { in.Present[k] = has }
 // Compile, and the leaf that gave them: the same leaf is the same outcomes, so a caller
 // may keep what it derives from them per leaf (see Leaves). The outcomes are read-only:
 // they are the matcher's own or out (as long as the rules), which the caller keeps as
-// scratch space. When the matcher has several diagrams, leaf is -1.
+// scratch space. When the matcher has several parts, leaf is -1.
 func (m *Matcher) Decide(in *Input, out []uint8) (outcomes []uint8, leaf int) {
-	if len(m.parts) == 1 && m.parts[0].rules == nil {
-		return m.parts[0].d.walk(m, in)
+	if m.single() {
+		return m.parts[0].d.walk(m.parts[0], in)
 	}
 	for _, i := range m.vmOnly {
 		out[i] = VM
 	}
 	for _, p := range m.parts {
-		o, _ := p.d.walk(m, in)
-		for j, i := range p.rules {
+		o, _ := p.d.walk(p, in)
+		for j, i := range p.index {
 			out[i] = o[j]
 		}
 	}
 	return out, -1
 }
 
+// Outcome is rule i's outcome on in, from a walk of its part's diagram only.
+func (m *Matcher) Outcome(i int, in *Input) uint8 {
+	if m.partOf[i] < 0 {
+		return VM
+	}
+	p := m.parts[m.partOf[i]]
+	o, _ := p.d.walk(p, in)
+	return o[slices.Index(p.index, i)]
+}
+
+// single reports whether one part decides every rule, in order.
+func (m *Matcher) single() bool {
+	return len(m.parts) == 1 && len(m.parts[0].index) == m.rules
+}
+
 // Leaves is the number of leaves Decide may report.
 func (m *Matcher) Leaves() int {
-	if len(m.parts) == 1 && m.parts[0].rules == nil {
+	if m.single() {
 		return len(m.parts[0].d.leaves)
 	}
 	return 0
@@ -137,4 +160,4 @@ func (m *Matcher) Leaves() int {
 
 // Analysable reports whether rule i is decided by the matcher whenever the facts it reads
 // are present.
-func (m *Matcher) Analysable(i int) bool { return !m.rules[i].vm }
+func (m *Matcher) Analysable(i int) bool { return m.analysable[i] }

@@ -25,7 +25,6 @@ const checkBudget = 4_000_000
 func checkMatcher(rs *RuleSet) (*Rule, error) {
 	wm := NewWorkingMemory(rs, nil)
 	m, kinds := rs.Matcher(), rs.Kinds()
-	outs := make([]uint8, len(rs.Rules()))
 	var machine vm.VM
 	spent := 0
 	for _, r := range rs.Rules() {
@@ -47,11 +46,11 @@ func checkMatcher(rs *RuleSet) (*Rule, error) {
 					return r, fmt.Errorf("rule %s: witness %v: %w", r.Name, fields, err)
 				}
 			}
-			decided, _ := m.Decide(&wm.in, outs)
-			if decided[r.Index()] == cond.VM {
+			outcome := m.Outcome(r.Index(), &wm.in)
+			if outcome == cond.VM {
 				continue // a fact it reads is absent: the VM decides anyway
 			}
-			got := decided[r.Index()] == cond.True
+			got := outcome == cond.True
 			out, err := machine.Run(r.Program(), wm.envValue())
 			if want, isBool := out.(bool); err != nil || !isBool || want != got {
 				return r, fmt.Errorf("rule %s: the matcher gives %v and expr %v (error %v) on %s", r.Name, got, out, err, describeFacts(rs, facts))
