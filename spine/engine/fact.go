@@ -123,7 +123,7 @@ func setFields(k *FactKind, dst reflect.Value, fields map[string]any) error {
 type fieldMove struct {
 	src, dst int
 	same     bool      // the source field has the declared field's Go type
-	typ      fieldCode // the declared type, for copyWhole's switch
+	typ      fieldCode // the declared type
 }
 
 // structPlans caches, per (kind, Go struct type), which source field goes where, so a
@@ -162,55 +162,9 @@ type cachedPlan struct {
 	plan  []fieldMove
 	whole bool // see writesWhole
 
-	// A whole plan's number fields, whose values the declared type bounds: copyWhole
-	// checks them before it writes anything.
+	// A whole plan's number fields, whose values the declared type bounds, in plan
+	// order: the first one out of bounds names the error.
 	checks []fieldMove
-}
-
-// copyWhole writes a whole plan (see writesWhole) field by field: every value is checked
-// first, so an error writes nothing. Scalars move through typed pointers (a whole plan's
-// source fields have the declared Go types, so theirs are set); only lists go through
-// reflect.
-func copyWhole(k *FactKind, dst *payloadBuf, src *srcFields, c *cachedPlan) error {
-	sp, dp := src.ptrs, dst.ptrs
-	for i := range c.checks {
-		m := &c.checks[i]
-		if m.typ == codeFloat {
-			if x := *sp[m.src].f; !finite(x) {
-				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
-			}
-		} else if x := int64(*sp[m.src].i); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
-			return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, int(x), int(x))
-		}
-	}
-	for i := range c.plan {
-		m := &c.plan[i]
-		s, d := &sp[m.src], &dp[m.dst]
-		switch m.typ {
-		case codeFloat:
-			*d.f = *s.f
-		case codeInt:
-			*d.i = *s.i
-		case codeBool:
-			*d.b = *s.b
-		case codeString:
-			*d.s = *s.s
-		default:
-			dst.fields[m.dst].Set(copyStrings(src.fields[m.src]))
-		}
-	}
-	return nil
-}
-
-// copyStrings is a copy of a []string value (nil stays nil), so a fact never shares a
-// list with its writer.
-func copyStrings(s reflect.Value) reflect.Value {
-	if s.IsNil() {
-		return reflect.Zero(s.Type())
-	}
-	c := reflect.MakeSlice(s.Type(), s.Len(), s.Len())
-	reflect.Copy(c, s)
-	return c
 }
 
 // writesWhole reports whether plan writes every declared field, each from a field of
@@ -232,40 +186,128 @@ func writesWhole(k *FactKind, plan []fieldMove) bool {
 	return true
 }
 
-// setWhole writes src into the payload at dst when src is a non-nil pointer to the
-// struct type the kind was last given and that type writes every declared field (see
-// writesWhole). ok is false, and nothing is written, for any other src: the caller
-// then takes the general path (copy the old payload, then setPayload).
-func (kf *kindFacts) setWhole(dst *payloadBuf, src any) (ok bool, err error) {
+// setWhole writes src into the payload dst when src is a non-nil pointer to the struct
+// type the kind was last given and that type writes every declared field (see
+// writesWhole). ok is false, and nothing is written, for any other src: the caller then
+// takes the general path (copy the old payload, then setPayload). Every value is checked
+// before one is written, so an error writes nothing.
+func (kf *kindFacts) setWhole(dst *payload, src any) (ok bool, err error) {
 	c := kf.plan
 	if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
 		return false, nil
 	}
-	p := reflect.ValueOf(src)
-	if p.IsNil() {
-		return false, nil // a nil pointer writes nothing: the old payload stays
+	m := &dst.moves
+	if m.from != src { // same type: this compares two pointers
+		p := reflect.ValueOf(src)
+		if p.IsNil() {
+			return false, nil // a nil pointer writes nothing: the old payload stays
+		}
+		m.bind(c, p, dst.ptrs)
 	}
-	kf.src.of(p)
-	return true, copyWhole(kf.kind, dst, &kf.src, c)
+	if !m.valid() {
+		return true, c.invalid(kf.kind, reflect.ValueOf(src).Elem())
+	}
+	m.copy()
+	return true, nil
 }
 
-// srcFields remembers the fields of the struct a singleton kind was last given by
-// pointer: a host mostly updates a fact from one variable, and a field found once reads
-// that variable's current value every time.
-type srcFields struct {
-	ptr    reflect.Value
-	fields []reflect.Value
-	ptrs   []fieldPtr // typed pointers to the same fields
+// moves are a whole plan bound to one source struct and one payload: typed pointer
+// pairs grouped by type, so a write is a few tight loops without a switch per field.
+// A host mostly updates a fact from one variable, and a pair found once reads that
+// variable's current value every time.
+type moves struct {
+	// from is the pointer the pairs read through, nil when unbound. Holding it keeps the
+	// struct alive, so no other struct can take its address: the same pointer is the
+	// same struct.
+	from any
+	f    []pair[float64]
+	i    []pair[int]
+	b    []pair[bool]
+	s    []pair[string]
+	l    []pair[[]string]
 }
 
-// of makes c hold the fields of the struct p points to.
-func (c *srcFields) of(p reflect.Value) {
-	// The cache holds its pointer, so the struct it points to cannot be freed and
-	// another allocated at its address: the same address and type is the same struct.
-	if !c.ptr.IsValid() || c.ptr.Pointer() != p.Pointer() || c.ptr.Type() != p.Type() {
-		c.ptr, c.fields = p, structFields(p.Elem())
-		c.ptrs = appendPtrs(c.ptrs[:0], c.fields)
+// pair is a destination and a source of one Go type.
+type pair[T any] struct{ dst, src *T }
+
+// bind pairs the fields of the struct src points to with the payload's fields dst, as
+// whole plan c moves them (each source field has its destination's Go type).
+func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr) {
+	m.f, m.i, m.b, m.s, m.l = m.f[:0], m.i[:0], m.b[:0], m.s[:0], m.l[:0]
+	sv := src.Elem()
+	for _, mv := range c.plan {
+		s, d := ptrOf(sv.Field(mv.src)), dst[mv.dst]
+		switch mv.typ {
+		case codeFloat:
+			m.f = append(m.f, pair[float64]{d.f, s.f})
+		case codeInt:
+			m.i = append(m.i, pair[int]{d.i, s.i})
+		case codeBool:
+			m.b = append(m.b, pair[bool]{d.b, s.b})
+		case codeString:
+			m.s = append(m.s, pair[string]{d.s, s.s})
+		default:
+			m.l = append(m.l, pair[[]string]{d.l, s.l})
+		}
 	}
+	m.from = src.Interface()
+}
+
+// valid reports whether every source number fits its declared type: floats finite,
+// ints within ruleset.MaxExactInt.
+func (m *moves) valid() bool {
+	var z float64 // x−x is 0 for a finite x and NaN otherwise, and a NaN sum stays NaN
+	for _, p := range m.f {
+		z += *p.src - *p.src
+	}
+	for _, p := range m.i {
+		if x := int64(*p.src); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
+			return false
+		}
+	}
+	return z == 0
+}
+
+// copy writes the source values into the payload.
+func (m *moves) copy() {
+	for _, p := range m.f {
+		*p.dst = *p.src
+	}
+	for _, p := range m.i {
+		*p.dst = *p.src
+	}
+	for _, p := range m.b {
+		*p.dst = *p.src
+	}
+	for _, p := range m.s {
+		*p.dst = *p.src
+	}
+	for _, p := range m.l {
+		*p.dst = cloneStrings(*p.src) // a fact never shares a list with its writer
+	}
+}
+
+// cloneStrings copies s; nil stays nil and empty stays empty.
+func cloneStrings(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append(make([]string, 0, len(s)), s...)
+}
+
+// invalid is the error of the first number of sv, in plan order, that valid rejects.
+func (c *cachedPlan) invalid(k *FactKind, sv reflect.Value) error {
+	for _, m := range c.checks {
+		f := sv.Field(m.src)
+		if m.typ == codeFloat {
+			if x := f.Float(); !finite(x) {
+				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
+			}
+		} else if x := f.Int(); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
+			return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, int(x), int(x))
+		}
+	}
+	return nil
 }
 
 func lookupPlan(k *FactKind, t reflect.Type) ([]fieldMove, error) {

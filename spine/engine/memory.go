@@ -39,11 +39,12 @@ type WorkingMemory struct {
 	rev      uint64
 	env      reflect.Value   // pointer to the rule set's environment struct
 	envKinds []reflect.Value // env's field of each kind, set on every change
-	envCur   []any           // the payload each singleton's field points at
+	envCur   []*payload      // the payload each singleton's field points at
 	// in is what the rule set's matcher reads: each kind's presence and the value of
 	// each field its conditions compare, refreshed when a singleton fact changes.
 	in       cond.Input
 	slotsOf  [][]inputSlot // per kind, the input slots its fields fill
+	inGen    uint64        // counts bindInput calls: a payload's inputPtrs of another are stale
 	observer func(op string, f Fact)
 	// observerKeeps is false when the observer is known not to keep the facts it is
 	// given (a session's tracer: a Sink must not keep an event).
@@ -80,6 +81,7 @@ type inputSlot struct {
 func (wm *WorkingMemory) bindInput() {
 	m := wm.rs.Matcher()
 	wm.in = m.NewInput(len(wm.kinds))
+	wm.inGen++
 	wm.slotsOf = make([][]inputSlot, len(wm.kinds))
 	for i, s := range m.Slots() {
 		wm.slotsOf[s.Kind] = append(wm.slotsOf[s.Kind], inputSlot{slot: i, field: s.Field, typ: s.Type})
@@ -89,12 +91,12 @@ func (wm *WorkingMemory) bindInput() {
 // bindEnv finds each kind's field in the environment struct.
 func (wm *WorkingMemory) bindEnv() {
 	wm.envKinds = wm.envKinds[:0]
-	wm.envCur = make([]any, len(wm.kinds))
+	wm.envCur = make([]*payload, len(wm.kinds))
 	for i, k := range wm.rs.Kinds() {
 		wm.kinds[i].kind = k
 		wm.envKinds = append(wm.envKinds, wm.env.Elem().Field(i))
 		if kf := &wm.kinds[i]; !k.Many && kf.has {
-			wm.envCur[i] = kf.live.iface
+			wm.envCur[i] = kf.live.payload
 		}
 	}
 }
@@ -109,78 +111,87 @@ type kindFacts struct {
 	byID   map[string]Fact
 	rev    uint64 // revision of the latest change to any fact of this kind
 
-	// Singleton kinds only: the payload of single and, when spare.ptr is not nil, a
-	// payload nobody has seen that the next change writes into.
+	// Singleton kinds only: the payload of single and, when spare is set, a payload
+	// nobody has seen that the next change writes into.
 	live, spare payloadBuf
-	shared      bool // live has been handed out: it must not be written again
-	src         srcFields
-	plan        *cachedPlan     // the plan of the struct type the kind was last given
-	free        []reflect.Value // the fields list of a payload handed out, for reuse
-	freePtrs    []fieldPtr      // and its typed pointers
+	shared      bool        // live has been handed out: it must not be written again
+	plan        *cachedPlan // the plan of the struct type the kind was last given
+	free        *payload    // the buffer of a payload handed out, reused for a new one
 }
 
-// payloadBuf is one payload struct of a kind, seen two ways. It is kept small because
-// every change of a singleton moves a few of them.
-type payloadBuf struct {
-	ptr   reflect.Value // a pointer to the struct; nil (the zero Value) for no payload
-	iface any           // the pointer, as Fact.Payload holds it
-	// fields are the struct's fields, found once: a buffer is written and read many
-	// times, and finding a field through reflect costs more than reading it.
-	fields []reflect.Value
-	ptrs   []fieldPtr // typed pointers to the same fields
+// payloadBuf is one payload struct of a singleton kind, or none when nil. A pointer,
+// because every change moves a few of them.
+type payloadBuf struct{ *payload }
+
+// payload is a payload struct seen three ways, found once: a buffer is written and read
+// many times, and finding a field through reflect costs more than reading it.
+type payload struct {
+	ptr    reflect.Value   // a pointer to the struct
+	iface  any             // the pointer, as Fact.Payload holds it
+	fields []reflect.Value // the struct's fields
+	ptrs   []fieldPtr      // typed pointers to the same fields
+	moves  moves           // from the struct a whole write last came from
+	input  inputPtrs       // into the matcher's input
 }
 
-// structFields lists the fields of a struct value.
-func structFields(v reflect.Value) []reflect.Value {
-	fs := make([]reflect.Value, v.NumField())
-	for i := range fs {
-		fs[i] = v.Field(i)
+// fill makes p the buffer of the new struct pv points to.
+func (p *payload) fill(pv reflect.Value) {
+	p.ptr, p.iface = pv, pv.Interface()
+	p.fields = p.fields[:0]
+	for i := range pv.Elem().NumField() {
+		p.fields = append(p.fields, pv.Elem().Field(i))
 	}
-	return fs
+	p.ptrs = p.ptrs[:0]
+	for _, f := range p.fields {
+		p.ptrs = append(p.ptrs, ptrOf(f))
+	}
+	p.moves.from, p.input.gen = nil, 0 // their pointers were the old struct's
 }
 
-// fieldPtr is a typed pointer to one field of a payload struct, found once through
-// reflect: a load or a store through it is all a hot write or read then costs, where
+// fieldPtr is a typed pointer to one field of a struct, found once through reflect: a
+// load or a store through it is all a hot write or read then costs, where
 // reflect.Value's getters and setters check flags on every call. At most one pointer is
-// set, the one of the field's type; none for a field of any other type (a list, or an
-// unexported field of a host's struct).
+// set, the one of the field's type; none for a field of any other type or an
+// unexported one of a host's struct.
 type fieldPtr struct {
 	f *float64
 	i *int
 	b *bool
 	s *string
+	l *[]string
 }
 
-// appendPtrs appends the typed pointers of fields (each addressable) to dst.
-func appendPtrs(dst []fieldPtr, fields []reflect.Value) []fieldPtr {
-	for _, v := range fields {
-		var p fieldPtr
-		if v.CanAddr() && v.CanInterface() {
-			switch v.Type() {
-			case floatType:
-				p.f = v.Addr().Interface().(*float64)
-			case intType:
-				p.i = v.Addr().Interface().(*int)
-			case boolType:
-				p.b = v.Addr().Interface().(*bool)
-			case stringType:
-				p.s = v.Addr().Interface().(*string)
-			}
-		}
-		dst = append(dst, p)
+// ptrOf returns the typed pointer of v, an addressable field.
+func ptrOf(v reflect.Value) fieldPtr {
+	var p fieldPtr
+	if !v.CanAddr() || !v.CanInterface() {
+		return p
 	}
-	return dst
+	switch v.Type() {
+	case floatType:
+		p.f = v.Addr().Interface().(*float64)
+	case intType:
+		p.i = v.Addr().Interface().(*int)
+	case boolType:
+		p.b = v.Addr().Interface().(*bool)
+	case stringType:
+		p.s = v.Addr().Interface().(*string)
+	case stringsType:
+		p.l = v.Addr().Interface().(*[]string)
+	}
+	return p
 }
 
 var (
-	floatType  = reflect.TypeFor[float64]()
-	intType    = reflect.TypeFor[int]()
-	boolType   = reflect.TypeFor[bool]()
-	stringType = reflect.TypeFor[string]()
+	floatType   = reflect.TypeFor[float64]()
+	intType     = reflect.TypeFor[int]()
+	boolType    = reflect.TypeFor[bool]()
+	stringType  = reflect.TypeFor[string]()
+	stringsType = reflect.TypeFor[[]string]()
 )
 
 // value is the payload struct as an addressable reflect.Value of the kind's type.
-func (b payloadBuf) value() reflect.Value { return b.ptr.Elem() }
+func (p *payload) value() reflect.Value { return p.ptr.Elem() }
 
 func (kf *kindFacts) get(id string) (Fact, bool) {
 	if !kf.many {
@@ -346,7 +357,7 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	if exists && !kf.shared {
 		// Nobody has seen the live payload: a whole write (which checks every value
 		// before it writes one) may go into it in place.
-		if whole, err := kf.setWhole(&kf.live, payload); whole {
+		if whole, err := kf.setWhole(kf.live.payload, payload); whole {
 			if err != nil {
 				return Fact{}, err
 			}
@@ -356,7 +367,7 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	}
 	buf := kf.takeSpare(k)
 	dst := buf.value()
-	whole, err := kf.setWhole(&buf, payload)
+	whole, err := kf.setWhole(buf.payload, payload)
 	if !whole && err == nil {
 		// payload may name only some fields: start from the old payload (or zero).
 		if exists {
@@ -379,15 +390,14 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 func (kf *kindFacts) takeSpare(k *FactKind) payloadBuf {
 	buf := kf.spare
 	kf.spare = payloadBuf{}
-	if !buf.ptr.IsValid() {
-		pv := reflect.New(k.Type())
-		buf = payloadBuf{ptr: pv, iface: pv.Interface(), fields: kf.free[:0]}
+	if buf.payload == nil {
+		p := kf.free // not the environment's: a change made another payload live since
 		kf.free = nil
-		for i := range k.Type().NumField() {
-			buf.fields = append(buf.fields, pv.Elem().Field(i))
+		if p == nil {
+			p = new(payload)
 		}
-		buf.ptrs = appendPtrs(kf.freePtrs[:0], buf.fields)
-		kf.freePtrs = nil
+		p.fill(reflect.New(k.Type()))
+		buf = payloadBuf{p}
 	}
 	return buf
 }
@@ -398,9 +408,9 @@ func (kf *kindFacts) replaceLive(buf payloadBuf) {
 	if kf.has && !kf.shared {
 		kf.spare = kf.live
 	} else if kf.has {
-		// The payload is someone else's now, but the list of its fields is still ours:
-		// the next buffer reuses it.
-		kf.free, kf.freePtrs = kf.live.fields, kf.live.ptrs
+		// The struct is someone else's now, but its buffer is still ours: the next
+		// payload reuses it.
+		kf.free = kf.live.payload
 	}
 	kf.live, kf.shared = buf, false
 }
@@ -463,13 +473,13 @@ func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration in
 	if !kf.has || kf.shared {
 		buf = kf.takeSpare(k)
 	}
-	buf.fields[0].SetString(name)
-	if f := buf.fields[1]; f.Kind() == reflect.String {
-		f.SetString(second)
+	*buf.ptrs[0].s = name
+	if p := buf.ptrs[1]; p.s != nil {
+		*p.s = second
 	} else {
-		f.SetInt(int64(iteration))
+		*p.i = iteration
 	}
-	if buf.iface != kf.live.iface {
+	if buf.payload != kf.live.payload {
 		kf.replaceLive(buf)
 	}
 	wm.storedSingle(k, op)
@@ -556,9 +566,9 @@ func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
 func (wm *WorkingMemory) syncEnv(k *FactKind) {
 	if !k.Many {
 		kf := &wm.kinds[k.Index()]
-		var cur any // the payload the environment should point at, nil for none
+		var cur *payload // the payload the environment should point at, nil for none
 		if kf.has {
-			cur = kf.live.iface
+			cur = kf.live.payload
 		}
 		if cur != wm.envCur[k.Index()] { // a payload written in place is already there
 			if kf.has {
@@ -591,19 +601,60 @@ func (wm *WorkingMemory) refreshInput(k *FactKind) {
 	if !kf.has {
 		return
 	}
-	ptrs := kf.live.ptrs // a declared field's pointer of its type is always set
-	for _, s := range wm.slotsOf[k.Index()] {
-		p := &ptrs[s.field]
+	p := kf.live.payload
+	if p.input.gen != wm.inGen {
+		p.input.bind(&wm.in, wm.slotsOf[k.Index()], p.ptrs)
+		p.input.gen = wm.inGen
+	}
+	p.input.copy()
+}
+
+// inputPtrs pair a payload's fields with the input slots the matcher reads them from.
+type inputPtrs struct {
+	gen uint64 // the WorkingMemory.inGen they were made for, 0 for none
+	f   []pair[float64]
+	i   []intSlot
+	b   []pair[bool]
+	s   []pair[string]
+}
+
+// intSlot converts: the input holds an int field's value as an int64.
+type intSlot struct {
+	dst *int64
+	src *int
+}
+
+// bind pairs the fields ptrs points to with their slots in in.
+func (ip *inputPtrs) bind(in *cond.Input, slots []inputSlot, ptrs []fieldPtr) {
+	ip.f, ip.i, ip.b, ip.s = ip.f[:0], ip.i[:0], ip.b[:0], ip.s[:0]
+	for _, s := range slots {
+		p := ptrs[s.field] // a declared field's pointer of its type is always set
 		switch s.typ {
 		case cond.TFloat:
-			wm.in.Num[s.slot] = *p.f
+			ip.f = append(ip.f, pair[float64]{&in.Num[s.slot], p.f})
 		case cond.TInt:
-			wm.in.Int[s.slot] = int64(*p.i)
+			ip.i = append(ip.i, intSlot{&in.Int[s.slot], p.i})
 		case cond.TBool:
-			wm.in.Bool[s.slot] = *p.b
+			ip.b = append(ip.b, pair[bool]{&in.Bool[s.slot], p.b})
 		case cond.TString:
-			wm.in.Str[s.slot] = *p.s
+			ip.s = append(ip.s, pair[string]{&in.Str[s.slot], p.s})
 		}
+	}
+}
+
+// copy writes the payload's current values into the input.
+func (ip *inputPtrs) copy() {
+	for _, p := range ip.f {
+		*p.dst = *p.src
+	}
+	for _, p := range ip.i {
+		*p.dst = int64(*p.src)
+	}
+	for _, p := range ip.b {
+		*p.dst = *p.src
+	}
+	for _, p := range ip.s {
+		*p.dst = *p.src
 	}
 }
 
@@ -633,8 +684,8 @@ func (wm *WorkingMemory) objective() (objectivePayload, bool) {
 	if !kf.has {
 		return objectivePayload{}, false
 	}
-	f := kf.live.fields
-	return objectivePayload{Name: f[0].String(), Rule: f[1].String()}, true
+	p := kf.live.ptrs
+	return objectivePayload{Name: *p[0].s, Rule: *p[1].s}, true
 }
 
 func (wm *WorkingMemory) state() (statePayload, bool) {
@@ -642,8 +693,8 @@ func (wm *WorkingMemory) state() (statePayload, bool) {
 	if !kf.has {
 		return statePayload{}, false
 	}
-	f := kf.live.fields
-	return statePayload{Name: f[0].String(), Iteration: int(f[1].Int())}, true
+	p := kf.live.ptrs
+	return statePayload{Name: *p[0].s, Iteration: *p[1].i}, true
 }
 
 // envValue is what compiled predicates run against.
