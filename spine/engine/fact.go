@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentspine/spine/spine/cond"
 	"github.com/agentspine/spine/spine/ruleset"
 )
 
@@ -190,19 +191,21 @@ func writesWhole(k *FactKind, plan []fieldMove) bool {
 // type the kind was last given and that type writes every declared field (see
 // writesWhole). ok is false, and nothing is written, for any other src: the caller then
 // takes the general path (copy the old payload, then setPayload). Every value is checked
-// before one is written, so an error writes nothing.
-func (kf *kindFacts) setWhole(dst *payload, src any) (ok bool, err error) {
+// before one is written, so an error writes nothing. When dst.moves.fused, the values
+// the matcher reads are written into its input as well.
+func (wm *WorkingMemory) setWhole(kf *kindFacts, dst *payload, src any) (ok bool, err error) {
 	c := kf.plan
 	if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
 		return false, nil
 	}
 	m := &dst.moves
-	if m.from != src { // same type: this compares two pointers
+	if m.from != src || m.gen != wm.inGen { // same type: the first compares two pointers
 		p := reflect.ValueOf(src)
 		if p.IsNil() {
 			return false, nil // a nil pointer writes nothing: the old payload stays
 		}
-		m.bind(c, p, dst.ptrs)
+		m.bind(c, p, dst.ptrs, wm.slotsOf[kf.kind.Index()], &wm.in)
+		m.gen = wm.inGen
 	}
 	if !m.valid() {
 		return true, c.invalid(kf.kind, reflect.ValueOf(src).Elem())
@@ -211,43 +214,89 @@ func (kf *kindFacts) setWhole(dst *payload, src any) (ok bool, err error) {
 	return true, nil
 }
 
-// moves are a whole plan bound to one source struct and one payload: typed pointer
-// pairs grouped by type, so a write is a few tight loops without a switch per field.
-// A host mostly updates a fact from one variable, and a pair found once reads that
-// variable's current value every time.
+// moves are a whole plan bound to one source struct, one payload and the matcher's
+// input: typed pointers grouped by type, so a write is a few tight loops without a
+// switch per field. A host mostly updates a fact from one variable, and a pointer found
+// once reads that variable's current value every time.
 type moves struct {
-	// from is the pointer the pairs read through, nil when unbound. Holding it keeps the
+	// from is the pointer the moves read through, nil when unbound. Holding it keeps the
 	// struct alive, so no other struct can take its address: the same pointer is the
 	// same struct.
-	from any
-	f    []pair[float64]
-	i    []pair[int]
-	b    []pair[bool]
-	s    []pair[string]
-	l    []pair[[]string]
+	from  any
+	gen   uint64 // the WorkingMemory.inGen of the input pointers
+	fused bool   // every input slot of the kind is written; see bind
+	f     []move[float64, float64]
+	i     []move[int, int64]
+	b     []move[bool, bool]
+	s     []move[string, string]
+	l     []move[[]string, struct{}] // the matcher reads no list: in is nil
+	sink  inputSink                  // where a field the matcher does not read goes
 }
 
-// pair is a destination and a source of one Go type.
-type pair[T any] struct{ dst, src *T }
+// move copies *src to *dst and to the matcher's input slot *in.
+type move[T, I any] struct {
+	dst, src *T
+	in       *I
+}
 
-// bind pairs the fields of the struct src points to with the payload's fields dst, as
-// whole plan c moves them (each source field has its destination's Go type).
-func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr) {
+type inputSink struct {
+	f float64
+	i int64
+	b bool
+	s string
+}
+
+// bind makes the moves of whole plan c from the struct src points to into the payload
+// fields dst, and into the input slots of in that slots lists. When a slot is not one
+// field's of its own type (the matcher might read one field twice), fused is false:
+// the caller refreshes the input from the payload instead.
+func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []inputSlot, in *cond.Input) {
 	m.f, m.i, m.b, m.s, m.l = m.f[:0], m.i[:0], m.b[:0], m.s[:0], m.l[:0]
+	m.fused = true
+	slotOf := func(field int, t cond.Type) int { // -1 for none
+		slot := -1
+		for _, s := range slots {
+			if s.field == field {
+				if s.typ != t || slot >= 0 {
+					m.fused = false
+					return -1
+				}
+				slot = s.slot
+			}
+		}
+		return slot
+	}
 	sv := src.Elem()
 	for _, mv := range c.plan {
 		s, d := ptrOf(sv.Field(mv.src)), dst[mv.dst]
 		switch mv.typ {
 		case codeFloat:
-			m.f = append(m.f, pair[float64]{d.f, s.f})
+			mf := move[float64, float64]{d.f, s.f, &m.sink.f}
+			if j := slotOf(mv.dst, cond.TFloat); j >= 0 {
+				mf.in = &in.Num[j]
+			}
+			m.f = append(m.f, mf)
 		case codeInt:
-			m.i = append(m.i, pair[int]{d.i, s.i})
+			mi := move[int, int64]{d.i, s.i, &m.sink.i}
+			if j := slotOf(mv.dst, cond.TInt); j >= 0 {
+				mi.in = &in.Int[j]
+			}
+			m.i = append(m.i, mi)
 		case codeBool:
-			m.b = append(m.b, pair[bool]{d.b, s.b})
+			mb := move[bool, bool]{d.b, s.b, &m.sink.b}
+			if j := slotOf(mv.dst, cond.TBool); j >= 0 {
+				mb.in = &in.Bool[j]
+			}
+			m.b = append(m.b, mb)
 		case codeString:
-			m.s = append(m.s, pair[string]{d.s, s.s})
+			ms := move[string, string]{d.s, s.s, &m.sink.s}
+			if j := slotOf(mv.dst, cond.TString); j >= 0 {
+				ms.in = &in.Str[j]
+			}
+			m.s = append(m.s, ms)
 		default:
-			m.l = append(m.l, pair[[]string]{d.l, s.l})
+			slotOf(mv.dst, cond.TOther) // refreshInput writes no other slot either
+			m.l = append(m.l, move[[]string, struct{}]{d.l, s.l, nil})
 		}
 	}
 	m.from = src.Interface()
@@ -268,19 +317,23 @@ func (m *moves) valid() bool {
 	return z == 0
 }
 
-// copy writes the source values into the payload.
+// copy writes the source values into the payload and the input.
 func (m *moves) copy() {
 	for _, p := range m.f {
-		*p.dst = *p.src
+		v := *p.src
+		*p.dst, *p.in = v, v
 	}
 	for _, p := range m.i {
-		*p.dst = *p.src
+		v := *p.src
+		*p.dst, *p.in = v, int64(v)
 	}
 	for _, p := range m.b {
-		*p.dst = *p.src
+		v := *p.src
+		*p.dst, *p.in = v, v
 	}
 	for _, p := range m.s {
-		*p.dst = *p.src
+		v := *p.src
+		*p.dst, *p.in = v, v
 	}
 	for _, p := range m.l {
 		*p.dst = cloneStrings(*p.src) // a fact never shares a list with its writer

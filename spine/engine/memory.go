@@ -54,8 +54,10 @@ type WorkingMemory struct {
 	// events this way, without building them.
 	counter *atomic.Int64
 	// lastKind is the kind of the last change by name, a cache in front of rs.Kind;
-	// setRuleSet clears it.
+	// setRuleSet clears it. lastName is the name as that caller spelled it: a host
+	// passing the same string again compares its pointer only.
 	lastKind *FactKind
+	lastName string
 }
 
 // setRuleSet switches working memory to a reloaded rule set with the same kinds, whose
@@ -262,9 +264,9 @@ func (wm *WorkingMemory) KindRev(kind string) uint64 {
 func (wm *WorkingMemory) kind(name, id string) (*FactKind, string, error) {
 	// A host mostly changes one kind over and over: try the last one before the map.
 	k := wm.lastKind
-	if k == nil || k.Name != name {
+	if k == nil || wm.lastName != name {
 		k, _ = wm.rs.Kind(name)
-		wm.lastKind = k
+		wm.lastKind, wm.lastName = k, name
 	}
 	if k == nil {
 		return nil, "", fmt.Errorf("%w %q", ErrUnknownKind, name)
@@ -300,7 +302,7 @@ func (wm *WorkingMemory) Put(kind, id string, payload any) (Fact, error) {
 // Set is Put for callers that do not need the stored fact back. Its payload stays
 // working memory's own, so the next change of a singleton kind can reuse its memory.
 func (wm *WorkingMemory) Set(kind, id string, payload any) error {
-	_, err := wm.change(kind, id, payload, "")
+	_, _, err := wm.write(kind, id, payload, "")
 	return err
 }
 
@@ -322,11 +324,24 @@ func (wm *WorkingMemory) seen(f Fact) {
 	}
 }
 
-// change asserts (op OpAssert), updates (OpUpdate) or puts (op "") a fact.
+// change asserts (op OpAssert), updates (OpUpdate) or puts (op "") a fact and returns it.
 func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, error) {
-	k, id, err := wm.kind(kind, id)
+	kf, id, err := wm.write(kind, id, payload, op)
 	if err != nil {
 		return Fact{}, err
+	}
+	if kf.many {
+		return kf.byID[id], nil
+	}
+	return kf.single, nil
+}
+
+// write is change without returning the fact, which Set, once a decision, does not need.
+// It returns the facts of the kind and the fact's id.
+func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFacts, string, error) {
+	k, id, err := wm.kind(kind, id)
+	if err != nil {
+		return nil, "", err
 	}
 	kf := &wm.kinds[k.Index()]
 	var old Fact     // the fact being updated, for a many kind
@@ -336,9 +351,9 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	}
 	switch {
 	case op == OpAssert && exists:
-		return Fact{}, fmt.Errorf("%w: %s/%s", ErrFactExists, kind, id)
+		return nil, "", fmt.Errorf("%w: %s/%s", ErrFactExists, kind, id)
 	case op == OpUpdate && !exists:
-		return Fact{}, fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
+		return nil, "", fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
 	case exists:
 		op = OpUpdate
 	default:
@@ -350,24 +365,25 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 			nv.Elem().Set(reflect.ValueOf(old.Payload).Elem())
 		}
 		if err := kf.setPayload(nv.Elem(), payload); err != nil {
-			return Fact{}, err
+			return nil, "", err
 		}
-		return wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: nv.Interface()}, op), nil
+		wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: nv.Interface()}, op)
+		return kf, id, nil
 	}
 	if exists && !kf.shared {
 		// Nobody has seen the live payload: a whole write (which checks every value
 		// before it writes one) may go into it in place.
-		if whole, err := kf.setWhole(kf.live.payload, payload); whole {
+		if whole, err := wm.setWhole(kf, kf.live.payload, payload); whole {
 			if err != nil {
-				return Fact{}, err
+				return nil, "", err
 			}
-			wm.storedSingle(k, op)
-			return kf.single, nil
+			wm.storedSingle(k, op, kf.live.moves.fused)
+			return kf, id, nil
 		}
 	}
 	buf := kf.takeSpare(k)
 	dst := buf.value()
-	whole, err := kf.setWhole(buf.payload, payload)
+	whole, err := wm.setWhole(kf, buf.payload, payload)
 	if !whole && err == nil {
 		// payload may name only some fields: start from the old payload (or zero).
 		if exists {
@@ -379,11 +395,11 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	}
 	if err != nil {
 		kf.spare = buf // nobody saw it; the next change overwrites it
-		return Fact{}, err
+		return nil, "", err
 	}
 	kf.replaceLive(buf)
-	wm.storedSingle(k, op)
-	return kf.single, nil
+	wm.storedSingle(k, op, whole && buf.moves.fused)
+	return kf, id, nil
 }
 
 // takeSpare returns a payload nobody has seen, allocating one when there is no spare.
@@ -416,7 +432,7 @@ func (kf *kindFacts) replaceLive(buf payloadBuf) {
 }
 
 // stored records f, written already, as the kind's latest change and reports it.
-func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) Fact {
+func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) {
 	wm.rev++
 	f.Rev = wm.rev
 	kf := &wm.kinds[k.Index()]
@@ -424,19 +440,28 @@ func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) Fact {
 	kf.rev = wm.rev
 	wm.syncEnv(k)
 	wm.notify(op, f)
-	return f
 }
 
 // storedSingle records the live payload of singleton kind k, written already, as the
-// kind's latest change. It writes the fact in place, field by field: this runs on every
-// decision, and a Fact is seven words.
-func (wm *WorkingMemory) storedSingle(k *FactKind, op string) {
+// kind's latest change; inputSet says its values are in the matcher's input already. It
+// writes the fact in place, only the fields that change: this runs on every decision,
+// and a Fact is seven words. The fact's payload is always the one the environment points
+// at (envCur), so one comparison tells whether both must move.
+func (wm *WorkingMemory) storedSingle(k *FactKind, op string, inputSet bool) {
 	wm.rev++
-	kf := &wm.kinds[k.Index()]
-	f := &kf.single
-	f.Kind, f.ID, f.Rev, f.Payload = k.Name, k.Name, wm.rev, kf.live.iface
-	kf.has, kf.rev = true, wm.rev
-	wm.syncEnv(k)
+	i := k.Index()
+	kf := &wm.kinds[i]
+	kf.single.Rev, kf.has, kf.rev = wm.rev, true, wm.rev
+	if kf.live.payload != wm.envCur[i] {
+		// A new payload (one written in place is in the fact and the environment already).
+		kf.single.Kind, kf.single.ID, kf.single.Payload = k.Name, k.Name, kf.live.iface
+		wm.pointEnv(i, kf)
+	}
+	if inputSet {
+		wm.in.SetPresent(k.Index(), true)
+	} else {
+		wm.refreshInput(k)
+	}
 	if wm.counter != nil {
 		wm.counter.Add(1) // as notify does, without passing the fact
 		return
@@ -482,7 +507,7 @@ func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration in
 	if buf.payload != kf.live.payload {
 		kf.replaceLive(buf)
 	}
-	wm.storedSingle(k, op)
+	wm.storedSingle(k, op, false)
 }
 
 // Retract removes a fact.
@@ -565,19 +590,7 @@ func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
 // the matcher's input.
 func (wm *WorkingMemory) syncEnv(k *FactKind) {
 	if !k.Many {
-		kf := &wm.kinds[k.Index()]
-		var cur *payload // the payload the environment should point at, nil for none
-		if kf.has {
-			cur = kf.live.payload
-		}
-		if cur != wm.envCur[k.Index()] { // a payload written in place is already there
-			if kf.has {
-				wm.envKinds[k.Index()].Set(kf.live.ptr)
-			} else {
-				wm.envKinds[k.Index()].SetZero()
-			}
-			wm.envCur[k.Index()] = cur
-		}
+		wm.pointEnv(k.Index(), &wm.kinds[k.Index()])
 		wm.refreshInput(k)
 		return
 	}
@@ -588,6 +601,22 @@ func (wm *WorkingMemory) syncEnv(k *FactKind) {
 		list.Index(i).Set(reflect.ValueOf(f.Payload))
 	}
 	field.Set(list)
+}
+
+// pointEnv points singleton kind i's environment field at its payload, kf's live one.
+func (wm *WorkingMemory) pointEnv(i int, kf *kindFacts) {
+	var cur *payload // nil for none
+	if kf.has {
+		cur = kf.live.payload
+	}
+	if cur != wm.envCur[i] { // a payload written in place is already there
+		if kf.has {
+			wm.envKinds[i].Set(kf.live.ptr)
+		} else {
+			wm.envKinds[i].SetZero()
+		}
+		wm.envCur[i] = cur
+	}
 }
 
 // refreshInput copies singleton kind k's presence and the fields the matcher reads into
@@ -617,6 +646,9 @@ type inputPtrs struct {
 	b   []pair[bool]
 	s   []pair[string]
 }
+
+// pair is a destination and a source of one Go type.
+type pair[T any] struct{ dst, src *T }
 
 // intSlot converts: the input holds an int field's value as an int64.
 type intSlot struct {
