@@ -194,12 +194,13 @@ func writesWhole(k *FactKind, plan []fieldMove) bool {
 // before one is written, so an error writes nothing. When dst.moves.fused, the values
 // the matcher reads are written into its input as well.
 func (wm *WorkingMemory) setWhole(kf *kindFacts, dst *payload, src any) (ok bool, err error) {
-	c := kf.plan
-	if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
-		return false, nil
-	}
 	m := &dst.moves
-	if m.from != src || m.gen != wm.inGen { // same type: the first compares two pointers
+	// Moves bound to src stay right while the input does: a type's plan never changes.
+	if m.from != src || m.gen != wm.inGen {
+		c := kf.plan
+		if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
+			return false, nil
+		}
 		p := reflect.ValueOf(src)
 		if p.IsNil() {
 			return false, nil // a nil pointer writes nothing: the old payload stays
@@ -208,7 +209,7 @@ func (wm *WorkingMemory) setWhole(kf *kindFacts, dst *payload, src any) (ok bool
 		m.gen = wm.inGen
 	}
 	if !m.valid() {
-		return true, c.invalid(kf.kind, reflect.ValueOf(src).Elem())
+		return true, m.plan.invalid(kf.kind, reflect.ValueOf(src).Elem())
 	}
 	m.copy()
 	return true, nil
@@ -225,6 +226,7 @@ type moves struct {
 	from  any
 	gen   uint64 // the WorkingMemory.inGen of the input pointers
 	fused bool   // every input slot of the kind is written; see bind
+	plan  *cachedPlan
 	f     []move[float64, float64]
 	i     []move[int, int64]
 	b     []move[bool, bool]
@@ -299,7 +301,7 @@ func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []i
 			m.l = append(m.l, move[[]string, struct{}]{d.l, s.l, nil})
 		}
 	}
-	m.from = src.Interface()
+	m.from, m.plan = src.Interface(), c
 }
 
 // valid reports whether every source number fits its declared type: floats finite,

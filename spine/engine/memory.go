@@ -44,7 +44,7 @@ type WorkingMemory struct {
 	// each field its conditions compare, refreshed when a singleton fact changes.
 	in       cond.Input
 	slotsOf  [][]inputSlot // per kind, the input slots its fields fill
-	inGen    uint64        // counts bindInput calls: a payload's inputPtrs of another are stale
+	inGen    uint64        // counts bindInput calls: pointers into in taken at another count are stale
 	observer func(op string, f Fact)
 	// observerKeeps is false when the observer is known not to keep the facts it is
 	// given (a session's tracer: a Sink must not keep an event).
@@ -458,7 +458,7 @@ func (wm *WorkingMemory) storedSingle(k *FactKind, op string, inputSet bool) {
 		wm.pointEnv(i, kf)
 	}
 	if inputSet {
-		wm.in.SetPresent(k.Index(), true)
+		wm.in.SetPresent(i, true)
 	} else {
 		wm.refreshInput(k)
 	}
@@ -499,7 +499,7 @@ func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration in
 		buf = kf.takeSpare(k)
 	}
 	*buf.ptrs[0].s = name
-	if p := buf.ptrs[1]; p.s != nil {
+	if p := &buf.ptrs[1]; p.s != nil {
 		*p.s = second
 	} else {
 		*p.i = iteration
@@ -627,7 +627,7 @@ func (wm *WorkingMemory) refreshInput(k *FactKind) {
 	}
 	kf := &wm.kinds[k.Index()]
 	wm.in.SetPresent(k.Index(), kf.has)
-	if !kf.has {
+	if !kf.has || len(wm.slotsOf[k.Index()]) == 0 {
 		return
 	}
 	p := kf.live.payload
