@@ -44,7 +44,7 @@ type WorkingMemory struct {
 	// each field its conditions compare, refreshed when a singleton fact changes.
 	in       cond.Input
 	slotsOf  [][]inputSlot // per kind, the input slots its fields fill
-	inGen    uint64        // counts bindInput calls: pointers into in taken at another count are stale
+	inGen    uint64        // counts bindInput calls: moves bound at another count are stale
 	observer func(op string, f Fact)
 	// observerKeeps is false when the observer is known not to keep the facts it is
 	// given (a session's tracer: a Sink must not keep an event).
@@ -133,7 +133,6 @@ type payload struct {
 	fields []reflect.Value // the struct's fields
 	ptrs   []fieldPtr      // typed pointers to the same fields
 	moves  moves           // from the struct a whole write last came from
-	input  inputPtrs       // into the matcher's input
 }
 
 // fill makes p the buffer of the new struct pv points to.
@@ -147,7 +146,7 @@ func (p *payload) fill(pv reflect.Value) {
 	for _, f := range p.fields {
 		p.ptrs = append(p.ptrs, ptrOf(f))
 	}
-	p.moves.from, p.input.gen = nil, 0 // their pointers were the old struct's
+	p.moves.from = nil // its pointers were the old struct's
 }
 
 // fieldPtr is a typed pointer to one field of a struct, found once through reflect: a
@@ -627,66 +626,22 @@ func (wm *WorkingMemory) refreshInput(k *FactKind) {
 	}
 	kf := &wm.kinds[k.Index()]
 	wm.in.SetPresent(k.Index(), kf.has)
-	if !kf.has || len(wm.slotsOf[k.Index()]) == 0 {
+	if !kf.has {
 		return
 	}
-	p := kf.live.payload
-	if p.input.gen != wm.inGen {
-		p.input.bind(&wm.in, wm.slotsOf[k.Index()], p.ptrs)
-		p.input.gen = wm.inGen
-	}
-	p.input.copy()
-}
-
-// inputPtrs pair a payload's fields with the input slots the matcher reads them from.
-type inputPtrs struct {
-	gen uint64 // the WorkingMemory.inGen they were made for, 0 for none
-	f   []pair[float64]
-	i   []intSlot
-	b   []pair[bool]
-	s   []pair[string]
-}
-
-// pair is a destination and a source of one Go type.
-type pair[T any] struct{ dst, src *T }
-
-// intSlot converts: the input holds an int field's value as an int64.
-type intSlot struct {
-	dst *int64
-	src *int
-}
-
-// bind pairs the fields ptrs points to with their slots in in.
-func (ip *inputPtrs) bind(in *cond.Input, slots []inputSlot, ptrs []fieldPtr) {
-	ip.f, ip.i, ip.b, ip.s = ip.f[:0], ip.i[:0], ip.b[:0], ip.s[:0]
-	for _, s := range slots {
-		p := ptrs[s.field] // a declared field's pointer of its type is always set
+	ptrs := kf.live.ptrs // a declared field's pointer of its type is always set
+	for _, s := range wm.slotsOf[k.Index()] {
+		p := &ptrs[s.field]
 		switch s.typ {
 		case cond.TFloat:
-			ip.f = append(ip.f, pair[float64]{&in.Num[s.slot], p.f})
+			wm.in.Num[s.slot] = *p.f
 		case cond.TInt:
-			ip.i = append(ip.i, intSlot{&in.Int[s.slot], p.i})
+			wm.in.Int[s.slot] = int64(*p.i)
 		case cond.TBool:
-			ip.b = append(ip.b, pair[bool]{&in.Bool[s.slot], p.b})
+			wm.in.Bool[s.slot] = *p.b
 		case cond.TString:
-			ip.s = append(ip.s, pair[string]{&in.Str[s.slot], p.s})
+			wm.in.Str[s.slot] = *p.s
 		}
-	}
-}
-
-// copy writes the payload's current values into the input.
-func (ip *inputPtrs) copy() {
-	for _, p := range ip.f {
-		*p.dst = *p.src
-	}
-	for _, p := range ip.i {
-		*p.dst = int64(*p.src)
-	}
-	for _, p := range ip.b {
-		*p.dst = *p.src
-	}
-	for _, p := range ip.s {
-		*p.dst = *p.src
 	}
 }
 
