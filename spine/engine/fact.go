@@ -208,10 +208,9 @@ func (wm *WorkingMemory) setWhole(kf *kindFacts, dst *payload, src any) (ok bool
 		m.bind(c, p, dst.ptrs, wm.slotsOf[kf.kind.Index()], &wm.in)
 		m.gen = wm.inGen
 	}
-	if !m.valid() {
+	if !m.copy() {
 		return true, m.plan.invalid(kf.kind, reflect.ValueOf(src).Elem())
 	}
-	m.copy()
 	return true, nil
 }
 
@@ -304,9 +303,10 @@ func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []i
 	m.from, m.plan = src.Interface(), c
 }
 
-// valid reports whether every source number fits its declared type: floats finite,
-// ints within ruleset.MaxExactInt.
-func (m *moves) valid() bool {
+// copy writes the source values into the payload and the input when every number fits
+// its declared type (floats finite, ints within ruleset.MaxExactInt); when one does not,
+// it writes nothing and returns false.
+func (m *moves) copy() bool {
 	var z float64 // x−x is 0 for a finite x and NaN otherwise, and a NaN sum stays NaN
 	for _, p := range m.f {
 		z += *p.src - *p.src
@@ -316,11 +316,9 @@ func (m *moves) valid() bool {
 			return false
 		}
 	}
-	return z == 0
-}
-
-// copy writes the source values into the payload and the input.
-func (m *moves) copy() {
+	if z != 0 {
+		return false
+	}
 	for _, p := range m.f {
 		v := *p.src
 		*p.dst, *p.in = v, v
@@ -340,6 +338,7 @@ func (m *moves) copy() {
 	for _, p := range m.l {
 		*p.dst = cloneStrings(*p.src) // a fact never shares a list with its writer
 	}
+	return true
 }
 
 // cloneStrings copies s; nil stays nil and empty stays empty.

@@ -456,7 +456,7 @@ func (wm *WorkingMemory) storedSingle(k *FactKind, op string, inputSet bool) {
 		kf.single.Kind, kf.single.ID, kf.single.Payload = k.Name, k.Name, kf.live.iface
 		wm.pointEnv(i, kf)
 	}
-	if inputSet {
+	if inputSet || len(wm.slotsOf[i]) == 0 { // the matcher reads no field of most kinds
 		wm.in.SetPresent(i, true)
 	} else {
 		wm.refreshInput(k)
