@@ -187,12 +187,13 @@ func writesWhole(k *FactKind, plan []fieldMove) bool {
 	return true
 }
 
-// setWhole writes src into the payload dst when src is a non-nil pointer to the struct
-// type the kind was last given and that type writes every declared field (see
-// writesWhole). ok is false, and nothing is written, for any other src: the caller then
-// takes the general path (copy the old payload, then setPayload). Every value is checked
-// before one is written, so an error writes nothing. When dst.moves.fused, the values
-// the matcher reads are written into its input as well.
+// setWhole writes src into the payload dst when src is a non-nil pointer to a struct
+// type that writes every declared field (see writesWhole): the pointer dst's moves are
+// bound to, or one to the type the kind was last given. ok is false, and nothing is
+// written, for any other src: the caller then takes the general path (copy the old
+// payload, then setPayload). Every value is checked before one is written, so an error
+// writes nothing. When dst.moves.fused, the values the matcher reads are written into
+// its input as well.
 func (wm *WorkingMemory) setWhole(kf *kindFacts, dst *payload, src any) (ok bool, err error) {
 	m := &dst.moves
 	// Moves bound to src stay right while the input does: a type's plan never changes.
@@ -223,9 +224,9 @@ type moves struct {
 	// struct alive, so no other struct can take its address: the same pointer is the
 	// same struct.
 	from  any
-	gen   uint64 // the WorkingMemory.inGen of the input pointers
-	fused bool   // every input slot of the kind is written; see bind
-	plan  *cachedPlan
+	gen   uint64      // the WorkingMemory.inGen of the input pointers
+	fused bool        // every input slot of the kind is written; see bind
+	plan  *cachedPlan // the whole plan of from's type, for the error of a bad number
 	f     []move[float64, float64]
 	i     []move[int, int64]
 	b     []move[bool, bool]
@@ -240,6 +241,8 @@ type move[T, I any] struct {
 	in       *I
 }
 
+// inputSink takes the values of the fields the matcher does not read, so that every
+// move stores the same way.
 type inputSink struct {
 	f float64
 	i int64
@@ -248,9 +251,9 @@ type inputSink struct {
 }
 
 // bind makes the moves of whole plan c from the struct src points to into the payload
-// fields dst, and into the input slots of in that slots lists. When a slot is not one
-// field's of its own type (the matcher might read one field twice), fused is false:
-// the caller refreshes the input from the payload instead.
+// fields dst, and into the input slots of in that slots lists. fused is false when the
+// matcher reads a field twice or as another type than its own (it does neither today):
+// the caller then refreshes the input from the payload instead.
 func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []inputSlot, in *cond.Input) {
 	m.f, m.i, m.b, m.s, m.l = m.f[:0], m.i[:0], m.b[:0], m.s[:0], m.l[:0]
 	m.fused = true

@@ -34,12 +34,23 @@ type movesHost struct {
 // TestWholeWriteFeedsMatcher: a whole write from a host's struct fills the payload and
 // the matcher's input in one pass. Whatever the path (in place, into a new payload
 // after one was handed out, from another struct, after a reload, after a rejected
-// write, after a partial write), the rules see the values the fact holds.
+// write, after a partial write), the rules see the values the fact holds. So they do
+// when the matcher reads a field twice, and the input is refreshed from the payload.
 func TestWholeWriteFeedsMatcher(t *testing.T) {
+	for _, unfused := range []bool{false, true} {
+		t.Run(fmt.Sprint("unfused=", unfused), func(t *testing.T) { testWholeWrite(t, unfused) })
+	}
+}
+
+func testWholeWrite(t *testing.T, unfused bool) {
 	s := NewSession(mustLoad(t, movesRules), WithTrace(trace.Discard), WithMaxFirings(1<<30))
 	ctx := context.Background()
 	var want movesHost // what the fact must hold
 	kind, _ := s.RuleSet().Kind("s")
+	if unfused { // until the reload below binds the input again
+		slots := &s.wm.slotsOf[kind.Index()]
+		*slots = append(*slots, (*slots)[0])
+	}
 	check := func(step string) {
 		t.Helper()
 		// Read without handing the payload out, so that the next write may go in place.
@@ -75,6 +86,9 @@ func TestWholeWriteFeedsMatcher(t *testing.T) {
 	set("assert", &a)
 	a.X, a.N, a.On, a.Tag = 1, 0, false, "z"
 	set("in place", &a)
+	if fused := s.wm.kinds[kind.Index()].live.moves.fused; fused == unfused {
+		t.Fatalf("the moves are fused: %v", fused)
+	}
 	a.X = 9
 	set("in place again", &a)
 	// A payload handed out is never written again: the next write goes into another.
