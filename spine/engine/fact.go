@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentspine/spine/spine/cond"
 	"github.com/agentspine/spine/spine/ruleset"
 )
 
@@ -123,7 +124,7 @@ func setFields(k *FactKind, dst reflect.Value, fields map[string]any) error {
 type fieldMove struct {
 	src, dst int
 	same     bool      // the source field has the declared field's Go type
-	typ      fieldCode // the declared type, for copyWhole's switch
+	typ      fieldCode // the declared type
 }
 
 // structPlans caches, per (kind, Go struct type), which source field goes where, so a
@@ -162,55 +163,9 @@ type cachedPlan struct {
 	plan  []fieldMove
 	whole bool // see writesWhole
 
-	// A whole plan's number fields, whose values the declared type bounds: copyWhole
-	// checks them before it writes anything.
+	// A whole plan's number fields, whose values the declared type bounds, in plan
+	// order: the first one out of bounds names the error.
 	checks []fieldMove
-}
-
-// copyWhole writes a whole plan (see writesWhole) field by field: every value is checked
-// first, so an error writes nothing. Scalars move through typed pointers (a whole plan's
-// source fields have the declared Go types, so theirs are set); only lists go through
-// reflect.
-func copyWhole(k *FactKind, dst *payloadBuf, src *srcFields, c *cachedPlan) error {
-	sp, dp := src.ptrs, dst.ptrs
-	for i := range c.checks {
-		m := &c.checks[i]
-		if m.typ == codeFloat {
-			if x := *sp[m.src].f; !finite(x) {
-				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
-			}
-		} else if x := int64(*sp[m.src].i); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
-			return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, int(x), int(x))
-		}
-	}
-	for i := range c.plan {
-		m := &c.plan[i]
-		s, d := &sp[m.src], &dp[m.dst]
-		switch m.typ {
-		case codeFloat:
-			*d.f = *s.f
-		case codeInt:
-			*d.i = *s.i
-		case codeBool:
-			*d.b = *s.b
-		case codeString:
-			*d.s = *s.s
-		default:
-			dst.fields[m.dst].Set(copyStrings(src.fields[m.src]))
-		}
-	}
-	return nil
-}
-
-// copyStrings is a copy of a []string value (nil stays nil), so a fact never shares a
-// list with its writer.
-func copyStrings(s reflect.Value) reflect.Value {
-	if s.IsNil() {
-		return reflect.Zero(s.Type())
-	}
-	c := reflect.MakeSlice(s.Type(), s.Len(), s.Len())
-	reflect.Copy(c, s)
-	return c
 }
 
 // writesWhole reports whether plan writes every declared field, each from a field of
@@ -232,40 +187,184 @@ func writesWhole(k *FactKind, plan []fieldMove) bool {
 	return true
 }
 
-// setWhole writes src into the payload at dst when src is a non-nil pointer to the
-// struct type the kind was last given and that type writes every declared field (see
-// writesWhole). ok is false, and nothing is written, for any other src: the caller
-// then takes the general path (copy the old payload, then setPayload).
-func (kf *kindFacts) setWhole(dst *payloadBuf, src any) (ok bool, err error) {
-	c := kf.plan
-	if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
-		return false, nil
+// setWhole writes src into the payload dst when src is a non-nil pointer to a struct
+// type that writes every declared field (see writesWhole): the pointer dst's moves are
+// bound to, or one to the type the kind was last given. ok is false, and nothing is
+// written, for any other src: the caller then takes the general path (copy the old
+// payload, then setPayload). Every value is checked before one is written, so an error
+// writes nothing. When dst.moves.fused, the values the matcher reads are written into
+// its input as well.
+func (wm *WorkingMemory) setWhole(kf *kindFacts, dst *payload, src any) (ok bool, err error) {
+	m := &dst.moves
+	// Moves bound to src stay right while the input does: a type's plan never changes.
+	if m.from != src || m.gen != wm.inGen {
+		c := kf.plan
+		if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
+			return false, nil
+		}
+		p := reflect.ValueOf(src)
+		if p.IsNil() {
+			return false, nil // a nil pointer writes nothing: the old payload stays
+		}
+		m.bind(c, p, dst.ptrs, wm.slotsOf[kf.kind.Index()], &wm.in)
+		m.gen = wm.inGen
 	}
-	p := reflect.ValueOf(src)
-	if p.IsNil() {
-		return false, nil // a nil pointer writes nothing: the old payload stays
+	if !m.copy() {
+		return true, m.plan.invalid(kf.kind, reflect.ValueOf(src).Elem())
 	}
-	kf.src.of(p)
-	return true, copyWhole(kf.kind, dst, &kf.src, c)
+	return true, nil
 }
 
-// srcFields remembers the fields of the struct a singleton kind was last given by
-// pointer: a host mostly updates a fact from one variable, and a field found once reads
-// that variable's current value every time.
-type srcFields struct {
-	ptr    reflect.Value
-	fields []reflect.Value
-	ptrs   []fieldPtr // typed pointers to the same fields
+// moves are a whole plan bound to one source struct, one payload and the matcher's
+// input: typed pointers grouped by type, so a write is a few tight loops without a
+// switch per field. A host mostly updates a fact from one variable, and a pointer found
+// once reads that variable's current value every time.
+type moves struct {
+	// from is the pointer the moves read through, nil when unbound. Holding it keeps the
+	// struct alive, so no other struct can take its address: the same pointer is the
+	// same struct.
+	from  any
+	gen   uint64      // the WorkingMemory.inGen of the input pointers
+	fused bool        // every input slot of the kind is written; see bind
+	plan  *cachedPlan // the whole plan of from's type, for the error of a bad number
+	f     []move[float64, float64]
+	i     []move[int, int64]
+	b     []move[bool, bool]
+	s     []move[string, string]
+	l     []move[[]string, struct{}] // the matcher reads no list: in is nil
+	sink  inputSink                  // where a field the matcher does not read goes
 }
 
-// of makes c hold the fields of the struct p points to.
-func (c *srcFields) of(p reflect.Value) {
-	// The cache holds its pointer, so the struct it points to cannot be freed and
-	// another allocated at its address: the same address and type is the same struct.
-	if !c.ptr.IsValid() || c.ptr.Pointer() != p.Pointer() || c.ptr.Type() != p.Type() {
-		c.ptr, c.fields = p, structFields(p.Elem())
-		c.ptrs = appendPtrs(c.ptrs[:0], c.fields)
+// move copies *src to *dst and to the matcher's input slot *in.
+type move[T, I any] struct {
+	dst, src *T
+	in       *I
+}
+
+// inputSink takes the values of the fields the matcher does not read, so that every
+// move stores the same way.
+type inputSink struct {
+	f float64
+	i int64
+	b bool
+	s string
+}
+
+// bind makes the moves of whole plan c from the struct src points to into the payload
+// fields dst, and into the input slots of in that slots lists. fused is false when the
+// matcher reads a field twice or as another type than its own (it does neither today):
+// the caller then refreshes the input from the payload instead.
+func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []inputSlot, in *cond.Input) {
+	m.f, m.i, m.b, m.s, m.l = m.f[:0], m.i[:0], m.b[:0], m.s[:0], m.l[:0]
+	m.fused = true
+	slotOf := func(field int, t cond.Type) int { // -1 for none
+		slot := -1
+		for _, s := range slots {
+			if s.field == field {
+				if s.typ != t || slot >= 0 {
+					m.fused = false
+					return -1
+				}
+				slot = s.slot
+			}
+		}
+		return slot
 	}
+	sv := src.Elem()
+	for _, mv := range c.plan {
+		s, d := ptrOf(sv.Field(mv.src)), dst[mv.dst]
+		switch mv.typ {
+		case codeFloat:
+			mf := move[float64, float64]{d.f, s.f, &m.sink.f}
+			if j := slotOf(mv.dst, cond.TFloat); j >= 0 {
+				mf.in = &in.Num[j]
+			}
+			m.f = append(m.f, mf)
+		case codeInt:
+			mi := move[int, int64]{d.i, s.i, &m.sink.i}
+			if j := slotOf(mv.dst, cond.TInt); j >= 0 {
+				mi.in = &in.Int[j]
+			}
+			m.i = append(m.i, mi)
+		case codeBool:
+			mb := move[bool, bool]{d.b, s.b, &m.sink.b}
+			if j := slotOf(mv.dst, cond.TBool); j >= 0 {
+				mb.in = &in.Bool[j]
+			}
+			m.b = append(m.b, mb)
+		case codeString:
+			ms := move[string, string]{d.s, s.s, &m.sink.s}
+			if j := slotOf(mv.dst, cond.TString); j >= 0 {
+				ms.in = &in.Str[j]
+			}
+			m.s = append(m.s, ms)
+		default:
+			slotOf(mv.dst, cond.TOther) // refreshInput writes no other slot either
+			m.l = append(m.l, move[[]string, struct{}]{d.l, s.l, nil})
+		}
+	}
+	m.from, m.plan = src.Interface(), c
+}
+
+// copy writes the source values into the payload and the input when every number fits
+// its declared type (floats finite, ints within ruleset.MaxExactInt); when one does not,
+// it writes nothing and returns false.
+func (m *moves) copy() bool {
+	var z float64 // x−x is 0 for a finite x and NaN otherwise, and a NaN sum stays NaN
+	for _, p := range m.f {
+		z += *p.src - *p.src
+	}
+	for _, p := range m.i {
+		if x := int64(*p.src); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
+			return false
+		}
+	}
+	if z != 0 {
+		return false
+	}
+	for _, p := range m.f {
+		v := *p.src
+		*p.dst, *p.in = v, v
+	}
+	for _, p := range m.i {
+		v := *p.src
+		*p.dst, *p.in = v, int64(v)
+	}
+	for _, p := range m.b {
+		v := *p.src
+		*p.dst, *p.in = v, v
+	}
+	for _, p := range m.s {
+		v := *p.src
+		*p.dst, *p.in = v, v
+	}
+	for _, p := range m.l {
+		*p.dst = cloneStrings(*p.src) // a fact never shares a list with its writer
+	}
+	return true
+}
+
+// cloneStrings copies s; nil stays nil and empty stays empty.
+func cloneStrings(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append(make([]string, 0, len(s)), s...)
+}
+
+// invalid is the error of the first number of sv, in plan order, that valid rejects.
+func (c *cachedPlan) invalid(k *FactKind, sv reflect.Value) error {
+	for _, m := range c.checks {
+		f := sv.Field(m.src)
+		if m.typ == codeFloat {
+			if x := f.Float(); !finite(x) {
+				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
+			}
+		} else if x := f.Int(); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
+			return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, int(x), int(x))
+		}
+	}
+	return nil
 }
 
 func lookupPlan(k *FactKind, t reflect.Type) ([]fieldMove, error) {

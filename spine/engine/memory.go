@@ -39,11 +39,12 @@ type WorkingMemory struct {
 	rev      uint64
 	env      reflect.Value   // pointer to the rule set's environment struct
 	envKinds []reflect.Value // env's field of each kind, set on every change
-	envCur   []any           // the payload each singleton's field points at
+	envCur   []*payload      // the payload each singleton's field points at
 	// in is what the rule set's matcher reads: each kind's presence and the value of
 	// each field its conditions compare, refreshed when a singleton fact changes.
 	in       cond.Input
 	slotsOf  [][]inputSlot // per kind, the input slots its fields fill
+	inGen    uint64        // counts bindInput calls: moves bound at another count are stale
 	observer func(op string, f Fact)
 	// observerKeeps is false when the observer is known not to keep the facts it is
 	// given (a session's tracer: a Sink must not keep an event).
@@ -53,8 +54,10 @@ type WorkingMemory struct {
 	// events this way, without building them.
 	counter *atomic.Int64
 	// lastKind is the kind of the last change by name, a cache in front of rs.Kind;
-	// setRuleSet clears it.
+	// setRuleSet clears it. lastName is the name as that caller spelled it: a host
+	// passing the same string again compares its pointer only.
 	lastKind *FactKind
+	lastName string
 }
 
 // setRuleSet switches working memory to a reloaded rule set with the same kinds, whose
@@ -80,6 +83,7 @@ type inputSlot struct {
 func (wm *WorkingMemory) bindInput() {
 	m := wm.rs.Matcher()
 	wm.in = m.NewInput(len(wm.kinds))
+	wm.inGen++
 	wm.slotsOf = make([][]inputSlot, len(wm.kinds))
 	for i, s := range m.Slots() {
 		wm.slotsOf[s.Kind] = append(wm.slotsOf[s.Kind], inputSlot{slot: i, field: s.Field, typ: s.Type})
@@ -89,12 +93,12 @@ func (wm *WorkingMemory) bindInput() {
 // bindEnv finds each kind's field in the environment struct.
 func (wm *WorkingMemory) bindEnv() {
 	wm.envKinds = wm.envKinds[:0]
-	wm.envCur = make([]any, len(wm.kinds))
+	wm.envCur = make([]*payload, len(wm.kinds))
 	for i, k := range wm.rs.Kinds() {
 		wm.kinds[i].kind = k
 		wm.envKinds = append(wm.envKinds, wm.env.Elem().Field(i))
 		if kf := &wm.kinds[i]; !k.Many && kf.has {
-			wm.envCur[i] = kf.live.iface
+			wm.envCur[i] = kf.live.payload
 		}
 	}
 }
@@ -109,78 +113,86 @@ type kindFacts struct {
 	byID   map[string]Fact
 	rev    uint64 // revision of the latest change to any fact of this kind
 
-	// Singleton kinds only: the payload of single and, when spare.ptr is not nil, a
-	// payload nobody has seen that the next change writes into.
+	// Singleton kinds only: the payload of single and, when spare is set, a payload
+	// nobody has seen that the next change writes into.
 	live, spare payloadBuf
-	shared      bool // live has been handed out: it must not be written again
-	src         srcFields
-	plan        *cachedPlan     // the plan of the struct type the kind was last given
-	free        []reflect.Value // the fields list of a payload handed out, for reuse
-	freePtrs    []fieldPtr      // and its typed pointers
+	shared      bool        // live has been handed out: it must not be written again
+	plan        *cachedPlan // the plan of the struct type the kind was last given
+	free        *payload    // the buffer of a payload handed out, reused for a new one
 }
 
-// payloadBuf is one payload struct of a kind, seen two ways. It is kept small because
-// every change of a singleton moves a few of them.
-type payloadBuf struct {
-	ptr   reflect.Value // a pointer to the struct; nil (the zero Value) for no payload
-	iface any           // the pointer, as Fact.Payload holds it
-	// fields are the struct's fields, found once: a buffer is written and read many
-	// times, and finding a field through reflect costs more than reading it.
-	fields []reflect.Value
-	ptrs   []fieldPtr // typed pointers to the same fields
+// payloadBuf is one payload struct of a singleton kind, or none when nil. A pointer,
+// because every change moves a few of them.
+type payloadBuf struct{ *payload }
+
+// payload is a payload struct seen three ways, found once: a buffer is written and read
+// many times, and finding a field through reflect costs more than reading it.
+type payload struct {
+	ptr    reflect.Value   // a pointer to the struct
+	iface  any             // the pointer, as Fact.Payload holds it
+	fields []reflect.Value // the struct's fields
+	ptrs   []fieldPtr      // typed pointers to the same fields
+	moves  moves           // from the struct a whole write last came from
 }
 
-// structFields lists the fields of a struct value.
-func structFields(v reflect.Value) []reflect.Value {
-	fs := make([]reflect.Value, v.NumField())
-	for i := range fs {
-		fs[i] = v.Field(i)
+// fill makes p the buffer of the new struct pv points to.
+func (p *payload) fill(pv reflect.Value) {
+	p.ptr, p.iface = pv, pv.Interface()
+	p.fields = p.fields[:0]
+	for i := range pv.Elem().NumField() {
+		p.fields = append(p.fields, pv.Elem().Field(i))
 	}
-	return fs
+	p.ptrs = p.ptrs[:0]
+	for _, f := range p.fields {
+		p.ptrs = append(p.ptrs, ptrOf(f))
+	}
+	p.moves.from = nil // its pointers were the old struct's
 }
 
-// fieldPtr is a typed pointer to one field of a payload struct, found once through
-// reflect: a load or a store through it is all a hot write or read then costs, where
+// fieldPtr is a typed pointer to one field of a struct, found once through reflect: a
+// load or a store through it is all a hot write or read then costs, where
 // reflect.Value's getters and setters check flags on every call. At most one pointer is
-// set, the one of the field's type; none for a field of any other type (a list, or an
-// unexported field of a host's struct).
+// set, the one of the field's type; none for a field of any other type or an
+// unexported one of a host's struct.
 type fieldPtr struct {
 	f *float64
 	i *int
 	b *bool
 	s *string
+	l *[]string
 }
 
-// appendPtrs appends the typed pointers of fields (each addressable) to dst.
-func appendPtrs(dst []fieldPtr, fields []reflect.Value) []fieldPtr {
-	for _, v := range fields {
-		var p fieldPtr
-		if v.CanAddr() && v.CanInterface() {
-			switch v.Type() {
-			case floatType:
-				p.f = v.Addr().Interface().(*float64)
-			case intType:
-				p.i = v.Addr().Interface().(*int)
-			case boolType:
-				p.b = v.Addr().Interface().(*bool)
-			case stringType:
-				p.s = v.Addr().Interface().(*string)
-			}
-		}
-		dst = append(dst, p)
+// ptrOf returns the typed pointer of v, an addressable field.
+func ptrOf(v reflect.Value) fieldPtr {
+	var p fieldPtr
+	if !v.CanAddr() || !v.CanInterface() {
+		return p
 	}
-	return dst
+	switch v.Type() {
+	case floatType:
+		p.f = v.Addr().Interface().(*float64)
+	case intType:
+		p.i = v.Addr().Interface().(*int)
+	case boolType:
+		p.b = v.Addr().Interface().(*bool)
+	case stringType:
+		p.s = v.Addr().Interface().(*string)
+	case stringsType:
+		p.l = v.Addr().Interface().(*[]string)
+	}
+	return p
 }
 
 var (
-	floatType  = reflect.TypeFor[float64]()
-	intType    = reflect.TypeFor[int]()
-	boolType   = reflect.TypeFor[bool]()
-	stringType = reflect.TypeFor[string]()
+	floatType   = reflect.TypeFor[float64]()
+	intType     = reflect.TypeFor[int]()
+	boolType    = reflect.TypeFor[bool]()
+	stringType  = reflect.TypeFor[string]()
+	stringsType = reflect.TypeFor[[]string]()
 )
 
 // value is the payload struct as an addressable reflect.Value of the kind's type.
-func (b payloadBuf) value() reflect.Value { return b.ptr.Elem() }
+func (p *payload) value() reflect.Value { return p.ptr.Elem() }
 
 func (kf *kindFacts) get(id string) (Fact, bool) {
 	if !kf.many {
@@ -251,9 +263,9 @@ func (wm *WorkingMemory) KindRev(kind string) uint64 {
 func (wm *WorkingMemory) kind(name, id string) (*FactKind, string, error) {
 	// A host mostly changes one kind over and over: try the last one before the map.
 	k := wm.lastKind
-	if k == nil || k.Name != name {
+	if k == nil || wm.lastName != name {
 		k, _ = wm.rs.Kind(name)
-		wm.lastKind = k
+		wm.lastKind, wm.lastName = k, name
 	}
 	if k == nil {
 		return nil, "", fmt.Errorf("%w %q", ErrUnknownKind, name)
@@ -289,7 +301,7 @@ func (wm *WorkingMemory) Put(kind, id string, payload any) (Fact, error) {
 // Set is Put for callers that do not need the stored fact back. Its payload stays
 // working memory's own, so the next change of a singleton kind can reuse its memory.
 func (wm *WorkingMemory) Set(kind, id string, payload any) error {
-	_, err := wm.change(kind, id, payload, "")
+	_, _, err := wm.write(kind, id, payload, "")
 	return err
 }
 
@@ -311,11 +323,24 @@ func (wm *WorkingMemory) seen(f Fact) {
 	}
 }
 
-// change asserts (op OpAssert), updates (OpUpdate) or puts (op "") a fact.
+// change asserts (op OpAssert), updates (OpUpdate) or puts (op "") a fact and returns it.
 func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, error) {
-	k, id, err := wm.kind(kind, id)
+	kf, id, err := wm.write(kind, id, payload, op)
 	if err != nil {
 		return Fact{}, err
+	}
+	if kf.many {
+		return kf.byID[id], nil
+	}
+	return kf.single, nil
+}
+
+// write is change without returning the fact, which Set, once a decision, does not need.
+// It returns the facts of the kind and the fact's id.
+func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFacts, string, error) {
+	k, id, err := wm.kind(kind, id)
+	if err != nil {
+		return nil, "", err
 	}
 	kf := &wm.kinds[k.Index()]
 	var old Fact     // the fact being updated, for a many kind
@@ -325,9 +350,9 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	}
 	switch {
 	case op == OpAssert && exists:
-		return Fact{}, fmt.Errorf("%w: %s/%s", ErrFactExists, kind, id)
+		return nil, "", fmt.Errorf("%w: %s/%s", ErrFactExists, kind, id)
 	case op == OpUpdate && !exists:
-		return Fact{}, fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
+		return nil, "", fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
 	case exists:
 		op = OpUpdate
 	default:
@@ -339,24 +364,25 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 			nv.Elem().Set(reflect.ValueOf(old.Payload).Elem())
 		}
 		if err := kf.setPayload(nv.Elem(), payload); err != nil {
-			return Fact{}, err
+			return nil, "", err
 		}
-		return wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: nv.Interface()}, op), nil
+		wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: nv.Interface()}, op)
+		return kf, id, nil
 	}
 	if exists && !kf.shared {
 		// Nobody has seen the live payload: a whole write (which checks every value
 		// before it writes one) may go into it in place.
-		if whole, err := kf.setWhole(&kf.live, payload); whole {
+		if whole, err := wm.setWhole(kf, kf.live.payload, payload); whole {
 			if err != nil {
-				return Fact{}, err
+				return nil, "", err
 			}
-			wm.storedSingle(k, op)
-			return kf.single, nil
+			wm.storedSingle(k, op, kf.live.moves.fused)
+			return kf, id, nil
 		}
 	}
 	buf := kf.takeSpare(k)
 	dst := buf.value()
-	whole, err := kf.setWhole(&buf, payload)
+	whole, err := wm.setWhole(kf, buf.payload, payload)
 	if !whole && err == nil {
 		// payload may name only some fields: start from the old payload (or zero).
 		if exists {
@@ -368,26 +394,25 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	}
 	if err != nil {
 		kf.spare = buf // nobody saw it; the next change overwrites it
-		return Fact{}, err
+		return nil, "", err
 	}
 	kf.replaceLive(buf)
-	wm.storedSingle(k, op)
-	return kf.single, nil
+	wm.storedSingle(k, op, whole && buf.moves.fused)
+	return kf, id, nil
 }
 
 // takeSpare returns a payload nobody has seen, allocating one when there is no spare.
 func (kf *kindFacts) takeSpare(k *FactKind) payloadBuf {
 	buf := kf.spare
 	kf.spare = payloadBuf{}
-	if !buf.ptr.IsValid() {
-		pv := reflect.New(k.Type())
-		buf = payloadBuf{ptr: pv, iface: pv.Interface(), fields: kf.free[:0]}
+	if buf.payload == nil {
+		p := kf.free // not the environment's: a change made another payload live since
 		kf.free = nil
-		for i := range k.Type().NumField() {
-			buf.fields = append(buf.fields, pv.Elem().Field(i))
+		if p == nil {
+			p = new(payload)
 		}
-		buf.ptrs = appendPtrs(kf.freePtrs[:0], buf.fields)
-		kf.freePtrs = nil
+		p.fill(reflect.New(k.Type()))
+		buf = payloadBuf{p}
 	}
 	return buf
 }
@@ -398,15 +423,15 @@ func (kf *kindFacts) replaceLive(buf payloadBuf) {
 	if kf.has && !kf.shared {
 		kf.spare = kf.live
 	} else if kf.has {
-		// The payload is someone else's now, but the list of its fields is still ours:
-		// the next buffer reuses it.
-		kf.free, kf.freePtrs = kf.live.fields, kf.live.ptrs
+		// The struct is someone else's now, but its buffer is still ours: the next
+		// payload reuses it.
+		kf.free = kf.live.payload
 	}
 	kf.live, kf.shared = buf, false
 }
 
 // stored records f, written already, as the kind's latest change and reports it.
-func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) Fact {
+func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) {
 	wm.rev++
 	f.Rev = wm.rev
 	kf := &wm.kinds[k.Index()]
@@ -414,19 +439,28 @@ func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) Fact {
 	kf.rev = wm.rev
 	wm.syncEnv(k)
 	wm.notify(op, f)
-	return f
 }
 
 // storedSingle records the live payload of singleton kind k, written already, as the
-// kind's latest change. It writes the fact in place, field by field: this runs on every
-// decision, and a Fact is seven words.
-func (wm *WorkingMemory) storedSingle(k *FactKind, op string) {
+// kind's latest change; inputSet says its values are in the matcher's input already. It
+// writes the fact in place, only the fields that change: this runs on every decision,
+// and a Fact is seven words. The fact's payload is always the one the environment points
+// at (envCur), so one comparison tells whether both must move.
+func (wm *WorkingMemory) storedSingle(k *FactKind, op string, inputSet bool) {
 	wm.rev++
-	kf := &wm.kinds[k.Index()]
-	f := &kf.single
-	f.Kind, f.ID, f.Rev, f.Payload = k.Name, k.Name, wm.rev, kf.live.iface
-	kf.has, kf.rev = true, wm.rev
-	wm.syncEnv(k)
+	i := k.Index()
+	kf := &wm.kinds[i]
+	kf.single.Rev, kf.has, kf.rev = wm.rev, true, wm.rev
+	if kf.live.payload != wm.envCur[i] {
+		// A new payload (one written in place is in the fact and the environment already).
+		kf.single.Kind, kf.single.ID, kf.single.Payload = k.Name, k.Name, kf.live.iface
+		wm.pointEnv(i, kf)
+	}
+	if inputSet || len(wm.slotsOf[i]) == 0 { // the matcher reads no field of most kinds
+		wm.in.SetPresent(i, true)
+	} else {
+		wm.refreshInput(k)
+	}
 	if wm.counter != nil {
 		wm.counter.Add(1) // as notify does, without passing the fact
 		return
@@ -463,16 +497,16 @@ func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration in
 	if !kf.has || kf.shared {
 		buf = kf.takeSpare(k)
 	}
-	buf.fields[0].SetString(name)
-	if f := buf.fields[1]; f.Kind() == reflect.String {
-		f.SetString(second)
+	*buf.ptrs[0].s = name
+	if p := &buf.ptrs[1]; p.s != nil {
+		*p.s = second
 	} else {
-		f.SetInt(int64(iteration))
+		*p.i = iteration
 	}
-	if buf.iface != kf.live.iface {
+	if buf.payload != kf.live.payload {
 		kf.replaceLive(buf)
 	}
-	wm.storedSingle(k, op)
+	wm.storedSingle(k, op, false)
 }
 
 // Retract removes a fact.
@@ -555,19 +589,7 @@ func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
 // the matcher's input.
 func (wm *WorkingMemory) syncEnv(k *FactKind) {
 	if !k.Many {
-		kf := &wm.kinds[k.Index()]
-		var cur any // the payload the environment should point at, nil for none
-		if kf.has {
-			cur = kf.live.iface
-		}
-		if cur != wm.envCur[k.Index()] { // a payload written in place is already there
-			if kf.has {
-				wm.envKinds[k.Index()].Set(kf.live.ptr)
-			} else {
-				wm.envKinds[k.Index()].SetZero()
-			}
-			wm.envCur[k.Index()] = cur
-		}
+		wm.pointEnv(k.Index(), &wm.kinds[k.Index()])
 		wm.refreshInput(k)
 		return
 	}
@@ -578,6 +600,22 @@ func (wm *WorkingMemory) syncEnv(k *FactKind) {
 		list.Index(i).Set(reflect.ValueOf(f.Payload))
 	}
 	field.Set(list)
+}
+
+// pointEnv points singleton kind i's environment field at its payload, kf's live one.
+func (wm *WorkingMemory) pointEnv(i int, kf *kindFacts) {
+	var cur *payload // nil for none
+	if kf.has {
+		cur = kf.live.payload
+	}
+	if cur != wm.envCur[i] { // a payload written in place is already there
+		if kf.has {
+			wm.envKinds[i].Set(kf.live.ptr)
+		} else {
+			wm.envKinds[i].SetZero()
+		}
+		wm.envCur[i] = cur
+	}
 }
 
 // refreshInput copies singleton kind k's presence and the fields the matcher reads into
@@ -633,8 +671,8 @@ func (wm *WorkingMemory) objective() (objectivePayload, bool) {
 	if !kf.has {
 		return objectivePayload{}, false
 	}
-	f := kf.live.fields
-	return objectivePayload{Name: f[0].String(), Rule: f[1].String()}, true
+	p := kf.live.ptrs
+	return objectivePayload{Name: *p[0].s, Rule: *p[1].s}, true
 }
 
 func (wm *WorkingMemory) state() (statePayload, bool) {
@@ -642,8 +680,8 @@ func (wm *WorkingMemory) state() (statePayload, bool) {
 	if !kf.has {
 		return statePayload{}, false
 	}
-	f := kf.live.fields
-	return statePayload{Name: f[0].String(), Iteration: int(f[1].Int())}, true
+	p := kf.live.ptrs
+	return statePayload{Name: *p[0].s, Iteration: *p[1].i}, true
 }
 
 // envValue is what compiled predicates run against.
