@@ -241,6 +241,16 @@ type move[T, I any] struct {
 	in       *I
 }
 
+// bindMove appends the move of src to dst, which also stores into input slot j, or
+// into sink when the matcher does not read the field (j < 0).
+func bindMove[T, I any](ms []move[T, I], dst, src *T, sink *I, input []I, j int) []move[T, I] {
+	mv := move[T, I]{dst, src, sink}
+	if j >= 0 {
+		mv.in = &input[j]
+	}
+	return append(ms, mv)
+}
+
 // inputSink takes the values of the fields the matcher does not read, so that every
 // move stores the same way.
 type inputSink struct {
@@ -275,29 +285,13 @@ func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []i
 		s, d := ptrOf(sv.Field(mv.src)), dst[mv.dst]
 		switch mv.typ {
 		case codeFloat:
-			mf := move[float64, float64]{d.f, s.f, &m.sink.f}
-			if j := slotOf(mv.dst, cond.TFloat); j >= 0 {
-				mf.in = &in.Num[j]
-			}
-			m.f = append(m.f, mf)
+			m.f = bindMove(m.f, d.f, s.f, &m.sink.f, in.Num, slotOf(mv.dst, cond.TFloat))
 		case codeInt:
-			mi := move[int, int64]{d.i, s.i, &m.sink.i}
-			if j := slotOf(mv.dst, cond.TInt); j >= 0 {
-				mi.in = &in.Int[j]
-			}
-			m.i = append(m.i, mi)
+			m.i = bindMove(m.i, d.i, s.i, &m.sink.i, in.Int, slotOf(mv.dst, cond.TInt))
 		case codeBool:
-			mb := move[bool, bool]{d.b, s.b, &m.sink.b}
-			if j := slotOf(mv.dst, cond.TBool); j >= 0 {
-				mb.in = &in.Bool[j]
-			}
-			m.b = append(m.b, mb)
+			m.b = bindMove(m.b, d.b, s.b, &m.sink.b, in.Bool, slotOf(mv.dst, cond.TBool))
 		case codeString:
-			ms := move[string, string]{d.s, s.s, &m.sink.s}
-			if j := slotOf(mv.dst, cond.TString); j >= 0 {
-				ms.in = &in.Str[j]
-			}
-			m.s = append(m.s, ms)
+			m.s = bindMove(m.s, d.s, s.s, &m.sink.s, in.Str, slotOf(mv.dst, cond.TString))
 		default:
 			slotOf(mv.dst, cond.TOther) // refreshInput writes no other slot either
 			m.l = append(m.l, move[[]string, struct{}]{d.l, s.l, nil})
