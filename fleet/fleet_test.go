@@ -26,10 +26,7 @@ func TestFleetRunsTasksLikeOneByOne(t *testing.T) {
 	rs := testRules(t)
 	ns := noSandbox()
 	prep := testPrepare(rs, ns)
-	srv := testServer(t, t.TempDir())
-	defer srv.Shutdown()
-	c := testClient(t, srv.URL())
-	defer c.Close()
+	_, c := testFleet(t)
 
 	ctx := context.Background()
 	var ids, texts []string

@@ -19,10 +19,7 @@ import (
 func TestFollowAudit(t *testing.T) {
 	t.Parallel()
 	rs := testRules(t)
-	srv := testServer(t, t.TempDir())
-	defer srv.Shutdown()
-	c := testClient(t, srv.URL())
-	defer c.Close()
+	_, c := testFleet(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cfg, err := audit.DefaultConfig().WithRuleBudget(rs)

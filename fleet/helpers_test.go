@@ -95,6 +95,17 @@ func testServer(t testing.TB, dir string) *Server {
 	return s
 }
 
+// testFleet is a server on a temporary directory and a client of it, closed when the
+// test ends.
+func testFleet(t testing.TB) (*Server, *Client) {
+	t.Helper()
+	srv := testServer(t, t.TempDir())
+	t.Cleanup(srv.Shutdown)
+	c := testClient(t, srv.URL())
+	t.Cleanup(c.Close)
+	return srv, c
+}
+
 func testClient(t testing.TB, url string) *Client {
 	t.Helper()
 	c, err := Connect(context.Background(), ConnectOptions{URL: url, IDs: &engine.SeqIDs{Prefix: "t"},

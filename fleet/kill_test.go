@@ -36,10 +36,7 @@ func TestKilledWorkers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 
 	rs := testRules(t)
-	srv := testServer(t, t.TempDir())
-	defer srv.Shutdown()
-	c := testClient(t, srv.URL())
-	defer c.Close()
+	srv, c := testFleet(t)
 	ctx := context.Background()
 	// A short ack wait, so a killed worker's tasks come back within the test.
 	if _, err := c.workConsumer(ctx, 750*time.Millisecond); err != nil {

@@ -90,10 +90,7 @@ func TestWorkerLosesConnectionMidTask(t *testing.T) {
 func TestWorkerStopFinishesTasksInHand(t *testing.T) {
 	t.Parallel()
 	rs := testRules(t)
-	srv := testServer(t, t.TempDir())
-	defer srv.Shutdown()
-	c := testClient(t, srv.URL())
-	defer c.Close()
+	_, c := testFleet(t)
 	ctx := context.Background()
 	var ids []string
 	for i := 0; i < 2; i++ {

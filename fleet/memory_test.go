@@ -21,10 +21,7 @@ import (
 func TestMemoryAcrossWorkers(t *testing.T) {
 	t.Parallel()
 	rs := testRules(t)
-	srv := testServer(t, t.TempDir())
-	defer srv.Shutdown()
-	c := testClient(t, srv.URL())
-	defer c.Close()
+	_, c := testFleet(t)
 	ctx := context.Background()
 	share := func(name string) *SharedMemory {
 		store, err := memory.OpenLevelDB(t.TempDir(), memory.Options{Clock: memory.SystemClock{}})

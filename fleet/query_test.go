@@ -13,10 +13,7 @@ import (
 func TestQueryAudit(t *testing.T) {
 	t.Parallel()
 	rs := testRules(t)
-	srv := testServer(t, t.TempDir())
-	defer srv.Shutdown()
-	c := testClient(t, srv.URL())
-	defer c.Close()
+	_, c := testFleet(t)
 	ctx := context.Background()
 	var ids []string
 	for i, text := range []string{demoTask, demoTask + " " + downTask, demoTask} {

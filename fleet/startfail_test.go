@@ -20,10 +20,7 @@ import (
 func TestRunThatCannotStartIsRetried(t *testing.T) {
 	t.Parallel()
 	rs := testRules(t)
-	srv := testServer(t, t.TempDir())
-	defer srv.Shutdown()
-	c := testClient(t, srv.URL())
-	defer c.Close()
+	_, c := testFleet(t)
 	ctx := context.Background()
 	if _, err := c.workConsumer(ctx, 400*time.Millisecond); err != nil {
 		t.Fatal(err)
