@@ -59,8 +59,6 @@ type piece struct {
 	rep        any  // float64, bool or string: the value atoms are decided on
 }
 
-func (p piece) isPoint() bool { return p.lo == p.hi && p.loIn && p.hiIn }
-
 // numPieces cuts a numeric variable's domain at its thresholds.
 func numPieces(f fieldRef, cuts []float64) []piece {
 	if f.numSet != nil {

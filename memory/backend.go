@@ -16,10 +16,6 @@ type recordRef struct {
 	ID, Space, Entity, Level string
 }
 
-func refOf(r Record) recordRef {
-	return recordRef{ID: r.ID, Space: r.Space, Entity: r.Entity, Level: r.Level}
-}
-
 type recallSet struct {
 	ID string
 	At time.Time

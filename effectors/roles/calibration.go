@@ -66,11 +66,6 @@ func signed(x float64) string {
 	return strings.Replace(fmt.Sprintf("%+.2f", x), "-", "−", 1)
 }
 
-// empty reports whether memory said nothing.
-func (c Calibration) empty() bool {
-	return len(c.Avoid) == 0 && len(c.Exploit) == 0 && len(c.Caution) == 0 && len(c.Verdicts) == 0
-}
-
 // merge adds what a later calibration of the same round said; verdicts on a tool or
 // target already held are kept as they were.
 func (c *Calibration) merge(o Calibration) {

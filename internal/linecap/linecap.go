@@ -56,9 +56,6 @@ func NewSize(name string, r io.Reader, max int) *Reader {
 	return &Reader{br: bufio.NewReaderSize(r, 64<<10), name: name, max: max}
 }
 
-// Line is the number of the line Next returned last (1-based; 0 before the first).
-func (r *Reader) Line() int { return r.n }
-
 // Next returns the next line without its newline and whether it ended in one (false
 // only for a last line cut short). The slice is valid until the next call. At the end
 // of input it returns io.EOF; a line over the cap is a *TooLongError, after which the
