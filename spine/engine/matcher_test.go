@@ -180,3 +180,21 @@ func randomValue(rng *rand.Rand, t FieldType) any {
 	}
 	return []string{"a", "b"}
 }
+
+// TestGGSRulesOneDiagram: the shipped GGS rules are decided by one walk of one diagram,
+// whose leaves the engine keeps (Leaves is 0 for a matcher of several parts), and the
+// matcher decides every one of them.
+func TestGGSRulesOneDiagram(t *testing.T) {
+	rs, err := LoadRulesFile("../../rules/ggs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs.Matcher().Leaves() == 0 {
+		t.Fatal("ggs.yaml is decided by several diagrams")
+	}
+	for _, r := range rs.Rules() {
+		if !rs.Matcher().Analysable(r.Index()) {
+			t.Errorf("rule %s is left to the VM", r.Name)
+		}
+	}
+}
