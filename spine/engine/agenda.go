@@ -167,18 +167,13 @@ func (s *Session) evaluate(terminalOnly bool) (errs int) {
 		// rule: cheaper than building a RuleEval and copying it in.
 		ev := &evals[n]
 		n++
-		*ev = trace.RuleEval{Rule: r.Name}
-		switch {
-		case err != nil:
+		*ev = trace.RuleEval{Rule: r.Name, Result: ResultFalse}
+		if err != nil {
 			ev.Result, ev.Error = ResultError, err.Error()
 			errs++
-		case !ok:
-			ev.Result = ResultFalse
-		case s.refracted(r):
-			ev.Result, ev.Refracted = ResultTrue, true
-		default:
+		} else if ok {
 			ev.Result = ResultTrue
-			s.cset = append(s.cset, candidate{rule: r, pos: pos, recency: s.recency(r)})
+			s.candidate(r, pos, &ev.Refracted)
 		}
 	}
 	s.evals, s.sharedEvals = evals[:n], false
@@ -191,9 +186,8 @@ func (s *Session) evaluate(terminalOnly bool) (errs int) {
 func (s *Session) evaluateLeaf(e *leafEvals, order []*Rule) {
 	s.evals, s.sharedEvals = e.evals, true
 	for _, pos := range e.trues {
-		r := order[pos]
-		if !s.refracted(r) {
-			s.cset = append(s.cset, candidate{rule: r, pos: int(pos), recency: s.recency(r)})
+		var refracted bool
+		if s.candidate(order[pos], int(pos), &refracted); !refracted {
 			continue
 		}
 		if s.sharedEvals {
@@ -201,6 +195,15 @@ func (s *Session) evaluateLeaf(e *leafEvals, order []*Rule) {
 			s.evals, s.sharedEvals = s.own, false
 		}
 		s.evals[pos].Refracted = true
+	}
+}
+
+// candidate adds true rule r, at pos in the static order, to the conflict set unless it
+// is refracted, which it reports in refracted.
+func (s *Session) candidate(r *Rule, pos int, refracted *bool) {
+	rec, ref := s.recency(r)
+	if *refracted = ref; !ref {
+		s.cset = append(s.cset, candidate{rule: r, pos: pos, recency: rec})
 	}
 }
 
@@ -223,29 +226,13 @@ func (s *Session) evalVM(r *Rule) (ok bool, err error) {
 	return b, nil
 }
 
-// refracted reports whether r already fired on the current revisions of what it reads.
-func (s *Session) refracted(r *Rule) bool {
-	if !s.fired[r.Index()] {
-		return false
-	}
-	sig := s.firedSig[r.Index()]
-	for i, k := range r.ReadKinds() {
-		if s.wm.kinds[k].rev != sig[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// recency is the newest revision among the fact kinds r reads.
-func (s *Session) recency(r *Rule) uint64 {
-	var max uint64
+// recency is the newest revision among the fact kinds r reads; r is refracted, fired
+// already on the current revisions of what it reads, while it is below r's firedAt.
+func (s *Session) recency(r *Rule) (rec uint64, refracted bool) {
 	for _, k := range r.ReadKinds() {
-		if rev := s.wm.kinds[k].rev; rev > max {
-			max = rev
-		}
+		rec = max(rec, s.wm.kinds[k].rev)
 	}
-	return max
+	return rec, rec < s.firedAt[r.Index()]
 }
 
 // compareCandidates is the agenda order: salience ↓, specificity ↓, recency ↓, name ↑.
@@ -281,11 +268,7 @@ func tieBreaker(a, b candidate) string {
 // field of the wrong type) are recorded in the rule_fired event; they do not stop the
 // engine.
 func (s *Session) fire(r *Rule, res *CycleResult) {
-	s.fired[r.Index()] = true
-	sig := s.firedSig[r.Index()]
-	for i, k := range r.ReadKinds() {
-		sig[i] = s.wm.kinds[k].rev
-	}
+	s.firedAt[r.Index()] = s.wm.rev + 1
 	s.recordFiring(Firing{Cycle: s.cycle, Rule: r.Name, Stage: res.Stage})
 	if s.tracer.discard {
 		s.tracer.skip() // nobody reads it: do not build the body

@@ -67,20 +67,17 @@ func (s *Session) reload(name string, src []byte) error {
 	for i := range rs.Kinds() { // the same kinds, in the same order (sameKinds)
 		env.Elem().Field(i).Set(s.wm.env.Elem().Field(i))
 	}
-	fired := make([]bool, len(rs.Rules()))
-	sigs := make([][]uint64, len(rs.Rules()))
+	firedAt := make([]uint64, len(rs.Rules()))
 	for i, r := range rs.Rules() {
-		sigs[i] = make([]uint64, len(r.ReadKinds()))
 		for j, old := range s.rs.Rules() {
 			if old.Name == r.Name && old.When == r.When {
-				fired[i] = s.fired[j]
-				copy(sigs[i], s.firedSig[j])
+				firedAt[i] = s.firedAt[j]
 			}
 		}
 	}
 	s.rs = rs
 	s.wm.setRuleSet(rs, env)
-	s.fired, s.firedSig = fired, sigs
+	s.firedAt = firedAt
 	return nil
 }
 

@@ -27,12 +27,14 @@ type Session struct {
 	vm      vm.VM
 	decided []uint8 // each rule's outcome from the matcher (cond.True, False, VM)
 
-	cycle     int
-	firings   []Firing // ring of the last firings, for runaway errors
-	nFirings  int
-	fired     []bool     // per rule: has it fired
-	firedSig  [][]uint64 // per rule: kind revisions when it last fired
-	requested string     // transition requested by the last rule fired
+	cycle    int
+	firings  []Firing // ring of the last firings, for runaway errors
+	nFirings int
+	// firedAt is, per rule, 1 + the memory's revision when it last fired, 0 if it has
+	// not: revisions only grow, so no kind the rule reads has changed since while its
+	// recency is below it.
+	firedAt   []uint64
+	requested string // transition requested by the last rule fired
 
 	// reused per cycle
 	res         CycleResult
@@ -53,15 +55,11 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 		f(&o)
 	}
 	s := &Session{
-		rs:       rs,
-		opts:     o,
-		fired:    make([]bool, len(rs.Rules())),
-		firedSig: make([][]uint64, len(rs.Rules())),
-		evals:    make([]trace.RuleEval, 0, len(rs.Rules())),
-		names:    make([]string, 0, len(rs.Rules())), // never nil: an empty conflict set is []
-	}
-	for i, r := range rs.Rules() {
-		s.firedSig[i] = make([]uint64, len(r.ReadKinds()))
+		rs:      rs,
+		opts:    o,
+		firedAt: make([]uint64, len(rs.Rules())),
+		evals:   make([]trace.RuleEval, 0, len(rs.Rules())),
+		names:   make([]string, 0, len(rs.Rules())), // never nil: an empty conflict set is []
 	}
 	s.x = o.exchanger
 	if s.x == nil {
