@@ -195,6 +195,7 @@ func TestDecisionMatchesHandCoded(t *testing.T) {
 			Worsening:  max(0, rng.IntN(2*(p.Law2Kill+2))-(p.Law2Kill+2)),
 			Replans:    rng.IntN(5),
 			AllMatched: rng.IntN(6) == 0,
+			Fault:      max(0, rng.IntN(8)-5), // a fault one draw in four, half of them fatal
 		}
 		s.BetaEff = BetaEff(p, s.Omega)
 		s.L = Loss(p, s.D, s.P, s.Omega)
@@ -207,7 +208,7 @@ func TestDecisionMatchesHandCoded(t *testing.T) {
 		seen[want]++
 	}
 	// The draw must reach every outcome of the table, or the comparison proves little.
-	for _, name := range []string{ObjectivePlan, "accept", "success", "abandon", "break_symmetry", "change_approach", "change_path", "refine"} {
+	for _, name := range []string{ObjectivePlan, "accept", "success", "abandon", "break_symmetry", "change_approach", "change_path", "refine", "retry"} {
 		if seen[name] < 50 {
 			t.Errorf("seed %d: only %d draws landed in %s", seed, seen[name], name)
 		}

@@ -6,20 +6,26 @@ import "github.com/agentspine/spine/contract"
 const ObjectivePlan = "plan"
 
 // DecideHandCoded reads the seed's decision table as a plain switch: a verified
-// all-matched result is accepted; Law 2 and then the budget abandon; a close enough
+// all-matched result is accepted; a fault that retrying cannot cure, Law 2 and then the
+// budget abandon; a fault with retries left runs the round again; a close enough
 // result succeeds; a round that would replan once more than max_replans abandons;
-// otherwise |∇L| against ε and P against ρ pick one of the four action states. It is the oracle that the rules of rules/ggs.yaml are tested against and the
-// floor their benchmark is measured against; the Solver never calls it.
+// otherwise |∇L| against ε and P against ρ pick one of the four action states. It is
+// the oracle that the rules of rules/ggs.yaml are tested against and the floor their
+// benchmark is measured against; the Solver never calls it.
 func DecideHandCoded(p Params, s Signals) string {
 	switch {
 	case s.Round == 0:
 		return ObjectivePlan
 	case s.AllMatched:
 		return contract.DirectiveAccept
+	case s.Fault == FaultEnds:
+		return contract.DirectiveAbandon
 	case s.Worsening >= p.Law2Kill:
 		return contract.DirectiveAbandon
 	case s.Omega >= p.Theta:
 		return contract.DirectiveAbandon
+	case s.Fault == FaultRetry:
+		return contract.DirectiveRetry
 	case s.D <= p.Delta:
 		return contract.DirectiveSuccess
 	case s.Replans >= p.MaxReplans:
