@@ -64,12 +64,23 @@ func Compile(conds []*Node) *Matcher {
 	m := &Matcher{rules: len(conds)}
 	slotIx := map[[2]int]int{}
 	budget := maxMatcherSteps
-	for lo := 0; lo < len(conds); lo += partRules {
-		index := make([]int, min(partRules, len(conds)-lo))
+	// A part too large is tried again in halves, and the work of the failed attempt is
+	// lost. Neighbouring rules tend to be alike, so after halving the next part starts
+	// at the size that worked, and grows back after a run of parts that fit at once.
+	size, fits := partRules, 0
+	for lo := 0; lo < len(conds); {
+		index := make([]int, min(size, len(conds)-lo))
 		for j := range index {
 			index[j] = lo + j
 		}
-		m.parts = append(m.parts, m.split(conds, index, slotIx, &budget)...)
+		lo += len(index)
+		parts := m.split(conds, index, slotIx, &budget)
+		m.parts = append(m.parts, parts...)
+		if fits++; len(parts) > 1 {
+			size, fits = len(parts[0].index), 0
+		} else if fits == 4 {
+			size, fits = min(partRules, 2*size), 0
+		}
 	}
 	m.analysable, m.partOf = make([]bool, len(conds)), make([]int, len(conds))
 	for i := range m.partOf {

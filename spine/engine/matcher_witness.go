@@ -38,7 +38,11 @@ func checkMatcher(rs *RuleSet) (*Rule, error) {
 		}
 		for _, facts := range points {
 			for _, i := range w.kinds { // the only kinds the rule reads, set by earlier points
-				wm.kinds[i].has, wm.kinds[i].live = false, payloadBuf{}
+				kf := &wm.kinds[i]
+				if kf.live.payload != nil { // nobody else saw it: the next point reuses it
+					kf.spare = kf.live
+				}
+				kf.has, kf.live = false, payloadBuf{}
 				wm.syncEnv(kinds[i])
 			}
 			for kind, fields := range facts {
