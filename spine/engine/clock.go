@@ -31,10 +31,9 @@ func (SystemClock) Now() time.Time { return time.Now().UTC() }
 // StepClock is a deterministic clock: it starts at Start and advances by Step on every
 // reading. It is safe for concurrent use.
 type StepClock struct {
-	mu    sync.Mutex
-	next  time.Time
-	step  time.Duration
-	start bool
+	mu   sync.Mutex
+	next time.Time
+	step time.Duration
 }
 
 var _ Clock = (*StepClock)(nil)

@@ -38,9 +38,6 @@ func (f Fact) Get(field string) (any, bool) {
 	return nil, false
 }
 
-// payloadSetter writes a caller's payload into a kind's struct value.
-type payloadSetter func(dst reflect.Value, src any) error
-
 // setPayload copies src (Fields, a struct, or a pointer to a struct whose json tags name
 // declared fields) into dst, a settable struct of kind k's type. Only the fields src
 // names are written.
