@@ -32,11 +32,10 @@ func checkMatcher(rs *RuleSet) (*Rule, error) {
 			continue
 		}
 		w := witnesses(rs, r)
-		points := w.points()
-		if spent += len(points) * len(kinds); spent > checkBudget {
+		if spent += w.count() * len(kinds); spent > checkBudget {
 			break
 		}
-		for _, facts := range points {
+		err := w.points(func(facts map[int]Fields, absent int) error {
 			for _, i := range w.kinds { // the only kinds the rule reads, set by earlier points
 				kf := &wm.kinds[i]
 				if kf.live.payload != nil { // nobody else saw it: the next point reuses it
@@ -45,29 +44,36 @@ func checkMatcher(rs *RuleSet) (*Rule, error) {
 				kf.has, kf.live = false, payloadBuf{}
 				wm.syncEnv(kinds[i])
 			}
-			for kind, fields := range facts {
-				if err := wm.Set(kinds[kind].Name, "", fields); err != nil {
-					return r, fmt.Errorf("rule %s: witness %v: %w", r.Name, fields, err)
+			for _, kind := range w.kinds {
+				if kind == absent {
+					continue
+				}
+				if err := wm.Set(kinds[kind].Name, "", facts[kind]); err != nil {
+					return fmt.Errorf("rule %s: witness %v: %w", r.Name, facts[kind], err)
 				}
 			}
 			outcome := m.Outcome(r.Index(), &wm.in)
 			if outcome == cond.VM {
-				continue // a fact it reads is absent: the VM decides anyway
+				return nil // a fact it reads is absent: the VM decides anyway
 			}
 			got := outcome == cond.True
 			out, err := machine.Run(r.Program(), wm.envValue())
 			if want, isBool := out.(bool); err != nil || !isBool || want != got {
-				return r, fmt.Errorf("rule %s: the matcher gives %v and expr %v (error %v) on %s", r.Name, got, out, err, describeFacts(rs, facts))
+				return fmt.Errorf("rule %s: the matcher gives %v and expr %v (error %v) on %s", r.Name, got, out, err, describeFacts(rs, facts, absent))
 			}
+			return nil
+		})
+		if err != nil {
+			return r, err
 		}
 	}
 	return nil, nil
 }
 
-func describeFacts(rs *RuleSet, facts map[int]Fields) string {
+func describeFacts(rs *RuleSet, facts map[int]Fields, absent int) string {
 	s := ""
 	for _, k := range rs.Kinds() {
-		if f, ok := facts[k.Index()]; ok {
+		if f, ok := facts[k.Index()]; ok && k.Index() != absent {
 			s += fmt.Sprintf(" %s%v", k.Name, map[string]any(f))
 		}
 	}
@@ -128,36 +134,50 @@ func witnesses(rs *RuleSet, r *Rule) *witnessSet {
 	return w
 }
 
-// points lists the fact combinations to try: every combination of field values when
-// there are at most maxWitnesses, else each field's values with the others at their
-// first; then each kind absent in turn.
-func (w *witnessSet) points() []map[int]Fields {
-	pick := make([]int, len(w.fields))
-	var out []map[int]Fields
-	emit := func(absent int) {
-		facts := map[int]Fields{}
-		for _, k := range w.kinds {
-			if k != absent {
-				facts[k] = Fields{}
-			}
-		}
-		for i, f := range w.fields {
-			if fs, ok := facts[f[0]]; ok {
-				fs[w.rs.Kinds()[f[0]].Fields[f[1]].Name] = w.values[i][pick[i]]
-			}
-		}
-		out = append(out, facts)
-	}
+// combinations is the number of combinations of the fields' values, capped just above
+// maxWitnesses.
+func (w *witnessSet) combinations() int {
 	total := 1
 	for _, v := range w.values {
-		total *= len(v)
-		if total > maxWitnesses {
-			break
+		total = min(total*len(v), maxWitnesses+1)
+	}
+	return total
+}
+
+// count is how many fact combinations points tries.
+func (w *witnessSet) count() int {
+	n := w.combinations()
+	if n > maxWitnesses {
+		n = 1
+		for _, v := range w.values {
+			n += len(v) - 1
 		}
 	}
-	if total <= maxWitnesses {
+	return n + len(w.kinds)
+}
+
+// points calls try with each fact combination to try, until one fails: every
+// combination of field values when there are at most maxWitnesses, else each field's
+// values with the others at their first; then each kind absent in turn. facts holds
+// every kind the rule reads, absent (-1 for none) is the one to leave out, and both are
+// reused from call to call.
+func (w *witnessSet) points(try func(facts map[int]Fields, absent int) error) error {
+	pick := make([]int, len(w.fields))
+	facts := map[int]Fields{}
+	for _, k := range w.kinds {
+		facts[k] = Fields{}
+	}
+	emit := func(absent int) error {
+		for i, f := range w.fields {
+			facts[f[0]][w.rs.Kinds()[f[0]].Fields[f[1]].Name] = w.values[i][pick[i]]
+		}
+		return try(facts, absent)
+	}
+	if w.combinations() <= maxWitnesses {
 		for {
-			emit(-1)
+			if err := emit(-1); err != nil {
+				return err
+			}
 			i := 0
 			for ; i < len(pick); i++ {
 				if pick[i]++; pick[i] < len(w.values[i]) {
@@ -170,17 +190,23 @@ func (w *witnessSet) points() []map[int]Fields {
 			}
 		}
 	} else {
-		emit(-1)
+		if err := emit(-1); err != nil {
+			return err
+		}
 		for i := range pick {
 			for j := 1; j < len(w.values[i]); j++ {
 				pick[i] = j
-				emit(-1)
+				if err := emit(-1); err != nil {
+					return err
+				}
 			}
 			pick[i] = 0
 		}
 	}
 	for _, k := range w.kinds {
-		emit(k)
+		if err := emit(k); err != nil {
+			return err
+		}
 	}
-	return out
+	return nil
 }
