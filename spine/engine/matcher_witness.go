@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -17,6 +18,8 @@ const maxWitnesses = 256
 // of FuzzMatcherMatchesVM check every rule.
 const checkBudget = 4_000_000
 
+var errSpent = errors.New("the check's budget is spent")
+
 // checkMatcher evaluates every analysable rule both ways, with the matcher and with expr's
 // VM, on witnesses of its regions: each field it reads at, just below and just above
 // every constant compared with it, one field varied at a time and, while their number
@@ -32,10 +35,10 @@ func checkMatcher(rs *RuleSet) (*Rule, error) {
 			continue
 		}
 		w := witnesses(rs, r)
-		if spent += w.count() * len(kinds); spent > checkBudget {
-			break
-		}
 		err := w.points(func(facts map[int]Fields, absent int) error {
+			if spent += len(kinds); spent > checkBudget {
+				return errSpent
+			}
 			for _, i := range w.kinds { // the only kinds the rule reads, set by earlier points
 				kf := &wm.kinds[i]
 				if kf.live.payload != nil { // nobody else saw it: the next point reuses it
@@ -63,6 +66,9 @@ func checkMatcher(rs *RuleSet) (*Rule, error) {
 			}
 			return nil
 		})
+		if err == errSpent {
+			break
+		}
 		if err != nil {
 			return r, err
 		}
@@ -134,28 +140,6 @@ func witnesses(rs *RuleSet, r *Rule) *witnessSet {
 	return w
 }
 
-// combinations is the number of combinations of the fields' values, capped just above
-// maxWitnesses.
-func (w *witnessSet) combinations() int {
-	total := 1
-	for _, v := range w.values {
-		total = min(total*len(v), maxWitnesses+1)
-	}
-	return total
-}
-
-// count is how many fact combinations points tries.
-func (w *witnessSet) count() int {
-	n := w.combinations()
-	if n > maxWitnesses {
-		n = 1
-		for _, v := range w.values {
-			n += len(v) - 1
-		}
-	}
-	return n + len(w.kinds)
-}
-
 // points calls try with each fact combination to try, until one fails: every
 // combination of field values when there are at most maxWitnesses, else each field's
 // values with the others at their first; then each kind absent in turn. facts holds
@@ -173,7 +157,11 @@ func (w *witnessSet) points(try func(facts map[int]Fields, absent int) error) er
 		}
 		return try(facts, absent)
 	}
-	if w.combinations() <= maxWitnesses {
+	total := 1
+	for _, v := range w.values {
+		total = min(total*len(v), maxWitnesses+1)
+	}
+	if total <= maxWitnesses {
 		for {
 			if err := emit(-1); err != nil {
 				return err
