@@ -292,3 +292,34 @@ func TestDiagramKnownBeforeNeed(t *testing.T) {
 		}
 	}
 }
+
+// TestMatcherPartsGrowBack: after wide rules force small parts, the narrow rules after
+// them are again cut into parts of partRules.
+func TestMatcherPartsGrowBack(t *testing.T) {
+	atom := func(field int, k float64) *Node {
+		return &Node{Op: OpAtom, Atom: Atom{Test: TestCompare, Kind: 0, Field: field, Type: TFloat, Cmp: ">", K: Const{T: TFloat, F: k}}}
+	}
+	and := func(l, r *Node) *Node { return &Node{Op: OpAnd, L: l, R: r} }
+	var conds []*Node
+	for i := range 48 { // each reads four fields with constants of its own
+		conds = append(conds, and(and(atom(4*i, 1), atom(4*i+1, 2)), and(atom(4*i+2, 3), atom(4*i+3, float64(i)))))
+	}
+	for i := range 80 { // all read one field
+		conds = append(conds, atom(200, float64(i%5)))
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	m := checkDirect(t, "grow back", rng, conds, 300)
+	if n := len(m.parts[0].index); n == partRules {
+		t.Errorf("the first part holds %d wide rules; want it halved", n)
+	}
+	if !slices.ContainsFunc(m.parts, func(p *part) bool { return len(p.index) == partRules }) {
+		t.Errorf("no part of the narrow rules holds %d", partRules)
+	}
+	covered := 0
+	for _, p := range m.parts {
+		covered += len(p.index)
+	}
+	if covered != len(conds) {
+		t.Errorf("the parts hold %d rules, want %d", covered, len(conds))
+	}
+}
