@@ -7,8 +7,9 @@ import (
 
 // A decision diagram decides every rule of a matcher with one walk: each node looks up
 // one key's region and goes to that region's child, and the leaf the walk reaches holds
-// every rule's outcome. It is built when the rule set loads from the same key tables as
-// Lookup, so the two agree by construction; TestDiagramMatchesLookup checks it anyway.
+// every rule's outcome. It is built when the rule set loads, by evaluating each rule's
+// atoms on the regions looked up so far; TestMatcherMatchesDirect checks its leaves
+// against the conditions evaluated directly.
 //
 // Keys are visited in a fixed order, the presence of the kinds first. A key that no
 // undecided rule reads is skipped, and a walk ends as soon as every rule is decided:
