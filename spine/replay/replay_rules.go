@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -20,20 +21,10 @@ import (
 // are a few kilobytes.
 const MaxRecordedRuleFile = 1 << 20
 
-// LoadRecordedRules loads a rule file named by a trace (its header's rules.path, or a
-// file of that name beside it). It opens only a regular file (a symlink is followed and
-// its target checked) of at most MaxRecordedRuleFile bytes, without blocking, so a path
-// that names a device, a FIFO or a directory ends in an error at once.
-func LoadRecordedRules(path string) (*engine.RuleSet, error) {
-	src, err := ReadRecordedRuleFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return engine.LoadRules(path, src)
-}
-
-// ReadRecordedRuleFile reads a rule file with the protections of LoadRecordedRules,
-// without compiling it.
+// ReadRecordedRuleFile reads a rule file named by a trace (its header's rules.path, or
+// a file of that name beside it). It opens only a regular file (a symlink is followed
+// and its target checked) of at most MaxRecordedRuleFile bytes, without blocking, so a
+// path that names a device, a FIFO or a directory ends in an error at once.
 func ReadRecordedRuleFile(path string) ([]byte, error) {
 	f, err := trace.OpenRegular(path)
 	if err != nil {
@@ -62,7 +53,7 @@ func (r *Recording) EmbeddedRules() (*engine.RuleSet, error) {
 	if len(ref.Source) > MaxRecordedRuleFile {
 		return nil, fmt.Errorf("%s:1: header: rules.source is %d bytes, more than the %d a rule file taken from a trace may have", r.Name, len(ref.Source), MaxRecordedRuleFile)
 	}
-	if h := hashOf([]byte(ref.Source)); h != ref.Hash {
+	if h := ruleset.HashOf([]byte(ref.Source)); h != ref.Hash {
 		return nil, fmt.Errorf("%s:1: header: rules.source hashes to %s, not the recorded rules.hash %s: the header was edited", r.Name, h, ref.Hash)
 	}
 	name := ref.Path
@@ -89,7 +80,6 @@ func RuleFilesIn(fsys fs.FS, prefix string) []RuleFile {
 	names, _ := fs.Glob(fsys, "*.yaml") // the pattern is valid, so Glob cannot fail
 	out := make([]RuleFile, 0, len(names))
 	for _, n := range names {
-		n := n
 		out = append(out, RuleFile{Name: prefix + n, Read: func() ([]byte, error) { return fs.ReadFile(fsys, n) }})
 	}
 	return out
@@ -160,7 +150,7 @@ func FindRulesByHash(path, hash string, files []RuleFile) (*engine.RuleSet, erro
 			continue
 		}
 		nf.Looked = append(nf.Looked, f.Name)
-		if hashOf(src) != hash {
+		if ruleset.HashOf(src) != hash {
 			continue
 		}
 		rs, err := engine.LoadRules(f.Name, src)

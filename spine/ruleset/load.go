@@ -35,12 +35,18 @@ func Load(name string, src []byte) (rs *RuleSet, err error) {
 		})
 		return nil, l.errs
 	}
-	sum := sha256.Sum256(src)
-	rs.hash = "sha256:" + hex.EncodeToString(sum[:])
+	rs.hash = HashOf(src)
 	rs.source = string(src)
 	rs.prepare()
 	rs.path = name
 	return rs, nil
+}
+
+// HashOf is a content hash as traces record it: "sha256:" and the hex digest. A rule
+// set's Hash is the HashOf its file's bytes.
+func HashOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 type loader struct {
