@@ -15,12 +15,14 @@ import (
 	"github.com/expr-lang/expr/vm"
 )
 
-// whenConfig is the expr configuration of a rule's predicate: typed by the rule set's
-// environment, a bool result, and no now(), which reads the wall clock and would make
-// decisions depend on when they run.
-func whenConfig(rs *RuleSet) *conf.Config {
+// exprConfig is the expr configuration of the rule file's expressions, as expr.Compile
+// would make it: typed by the rule set's environment, then ops (a rule's predicate has a
+// bool result), and no now(), which reads the wall clock and would make decisions
+// depend on when they run.
+func exprConfig(rs *RuleSet, ops ...expr.Option) *conf.Config {
 	c := conf.CreateNew()
-	for _, op := range []expr.Option{expr.Env(reflect.New(rs.envType).Interface()), expr.AsBool(), expr.DisableBuiltin("now")} {
+	ops = append([]expr.Option{expr.Env(reflect.New(rs.envType).Interface())}, ops...)
+	for _, op := range append(ops, expr.DisableBuiltin("now")) {
 		op(c)
 	}
 	for name := range c.Disabled {
@@ -85,7 +87,7 @@ func (r *Rule) Cond() *cond.Node { return r.cond }
 // Condition compiles src as a rule's when would be compiled and classifies it; package
 // analysis reads the conditions of expectation tables through it.
 func (rs *RuleSet) Condition(src string) (*cond.Node, error) {
-	cfg := whenConfig(rs)
+	cfg := exprConfig(rs, expr.AsBool())
 	tree, err := parser.ParseWithConfig(src, cfg)
 	if err != nil {
 		return nil, err

@@ -8,9 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
-	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 	"gopkg.in/yaml.v3"
 )
@@ -141,34 +139,9 @@ func (l *loader) compileObjectives(rs *RuleSet, nodes []objectiveNodes) {
 
 func (l *loader) compileObjectiveExpr(rs *RuleSet, index int, part string, n *yaml.Node) *vm.Program {
 	o := &rs.objectives[index]
-	src := n.Value
-	pm := newScalarMap(l.lines, n)
-	report := func(off int, msg string) {
-		line, col := pm.at(off)
-		l.errAt(line, col, "objective %q: %s: %s", o.Name, part, msg)
-	}
-	tree, err := parser.Parse(src)
-	if err != nil {
-		off, msg := exprErrorAt(src, err)
-		report(off, msg)
-		return nil
-	}
-	reads := map[int]bool{}
-	ok := checkFactRefs(rs, tree.Node, reads, report)
-	oreads, oOK := objectiveRefs(rs, tree.Node, index, report)
-	if !ok || !oOK {
-		return nil
-	}
-	for _, k := range oreads {
-		reads[k] = true
-	}
-	prog, err := expr.Compile(src, expr.Env(reflect.New(rs.envType).Interface()), expr.DisableBuiltin("now"))
-	if err != nil {
-		off, msg := exprErrorAt(src, err)
-		if msg == "unknown name now" {
-			msg += " (objectives may not read the wall clock; give the time to them as a fact)"
-		}
-		report(off, rs.friendlyTypes(msg))
+	prefix := fmt.Sprintf("objective %q: %s", o.Name, part)
+	prog, reads, _ := l.compileExpr(rs, n, exprConfig(rs), index, prefix, "objectives")
+	if prog == nil {
 		return nil
 	}
 	if t := prog.Node().Type(); !objectiveTypeOK(part, t) {
@@ -176,17 +149,11 @@ func (l *loader) compileObjectiveExpr(rs *RuleSet, index int, part string, n *ya
 		if part == "satisfied" {
 			want = "a bool"
 		}
-		report(0, fmt.Sprintf("expected %s, got %s", want, rs.friendlyTypes(t.String())))
+		line, col := newScalarMap(l.lines, n).at(0)
+		l.errAt(line, col, "%s: expected %s, got %s", prefix, want, rs.friendlyTypes(t.String()))
 		return nil
 	}
-	merged := map[int]bool{}
-	for _, k := range o.eval.reads {
-		merged[k] = true
-	}
-	for k := range reads {
-		merged[k] = true
-	}
-	o.eval.reads = slices.Sorted(maps.Keys(merged))
+	o.eval.reads = slices.Compact(slices.Sorted(slices.Values(append(o.eval.reads, reads...))))
 	return prog
 }
 
