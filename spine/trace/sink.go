@@ -28,11 +28,29 @@ type discard struct{}
 func (discard) Write(*Event) error { return nil }
 func (discard) Flush() error       { return nil }
 
+// chained is what every sink that writes lines holds: the chain encoder, and the lock
+// that keeps its lines in order.
+type chained struct {
+	mu    sync.Mutex
+	chain chainEncoder
+}
+
+// write encodes the event and writes its chained line to w.
+func (c *chained) write(e *Event, w io.Writer) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	line, err := c.chain.encode(e)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(line)
+	return err
+}
+
 // WriterSink writes chained JSON lines to an io.Writer through a buffer.
 type WriterSink struct {
-	mu    sync.Mutex
-	w     *bufio.Writer
-	chain chainEncoder
+	chained
+	w *bufio.Writer
 }
 
 var _ Sink = (*WriterSink)(nil)
@@ -43,16 +61,7 @@ func NewWriterSink(w io.Writer) *WriterSink {
 }
 
 // Write encodes the event and buffers its line.
-func (s *WriterSink) Write(e *Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	line, err := s.chain.encode(e)
-	if err != nil {
-		return err
-	}
-	_, err = s.w.Write(line)
-	return err
-}
+func (s *WriterSink) Write(e *Event) error { return s.write(e, s.w) }
 
 // Head is the h of the last line written, or "" before the first: the chain's head,
 // which a host may print or store elsewhere so that a later rewrite of the whole file
@@ -73,7 +82,9 @@ func (s *WriterSink) Flush() error {
 // FileSink is an append-only trace file. It refuses to open a file that already exists,
 // so a recorded trace is never appended to by a second run, truncated or rewritten, and
 // holds an exclusive lock (flock) on it until Close, so a second writer that asks for
-// the lock is refused while the run writes.
+// the lock is refused while the run writes. Flush writes the buffered lines to the
+// file without fsync: a trace survives a process crash up to the last flush, and Close
+// syncs.
 type FileSink struct {
 	*WriterSink
 	f *os.File
@@ -103,10 +114,6 @@ func CreateFileSink(path string) (*FileSink, error) {
 	return &FileSink{WriterSink: NewWriterSink(f), f: f}, nil
 }
 
-// Flush writes buffered lines to the file. It does not fsync: a trace survives a
-// process crash up to the last flush, and Close syncs.
-func (s *FileSink) Flush() error { return s.WriterSink.Flush() }
-
 // Close flushes, syncs and closes the file, which releases its lock.
 func (s *FileSink) Close() error {
 	err := s.WriterSink.Flush()
@@ -121,24 +128,14 @@ func (s *FileSink) Close() error {
 
 // MemorySink keeps the encoded (chained) trace in memory, for tests and replay checks.
 type MemorySink struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	chain chainEncoder
+	chained
+	buf bytes.Buffer
 }
 
 var _ Sink = (*MemorySink)(nil)
 
 // Write encodes the event and appends its line.
-func (s *MemorySink) Write(e *Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	line, err := s.chain.encode(e)
-	if err != nil {
-		return err
-	}
-	s.buf.Write(line)
-	return nil
-}
+func (s *MemorySink) Write(e *Event) error { return s.write(e, &s.buf) }
 
 // Flush does nothing: the lines are already in memory.
 func (s *MemorySink) Flush() error { return nil }
