@@ -2,8 +2,6 @@ package ruleset
 
 import (
 	"errors"
-	"maps"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,15 +36,9 @@ func (l *loader) compileExpr(rs *RuleSet, n *yaml.Node, cfg *conf.Config, self i
 		report(off, msg)
 		return nil, nil, 0
 	}
-	reads := map[int]bool{}
-	ok := checkFactRefs(rs, tree.Node, reads, report)
-	// objectives.NAME.score reads the kinds NAME's expressions read.
-	objReads, objOK := objectiveRefs(rs, tree.Node, self, report)
-	if !ok || !objOK {
+	reads, ok := checkNames(rs, tree.Node, self, report)
+	if !ok {
 		return nil, nil, 0
-	}
-	for _, k := range objReads {
-		reads[k] = true
 	}
 	specificity := conjuncts(tree.Node) // before the optimiser rewrites the tree
 	prog, err := checkAndCompile(tree, cfg)
@@ -58,7 +50,7 @@ func (l *loader) compileExpr(rs *RuleSet, n *yaml.Node, cfg *conf.Config, self i
 		report(off, rs.friendlyTypes(msg))
 		return nil, nil, 0
 	}
-	return prog, slices.Sorted(maps.Keys(reads)), specificity
+	return prog, reads, specificity
 }
 
 // compileWhen type-checks and compiles a rule's predicate against the rule set's

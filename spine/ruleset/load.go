@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -135,14 +136,10 @@ func (l *loader) load(src []byte) *RuleSet {
 // returns the value node of each key present.
 func (l *loader) fields(n *yaml.Node, what string, allowed, required []string) map[string]*yaml.Node {
 	out := map[string]*yaml.Node{}
-	ok := map[string]bool{}
-	for _, a := range allowed {
-		ok[a] = true
-	}
 	line := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], yamlnode.Resolve(n.Content[i+1])
-		if !ok[k.Value] {
+		if !slices.Contains(allowed, k.Value) {
 			l.errNode(k, "unknown key %q in %s (expected one of: %s)", k.Value, what, strings.Join(allowed, ", "))
 			continue
 		}
@@ -197,6 +194,21 @@ func (l *loader) boolScalar(n *yaml.Node, what string) (bool, bool) {
 
 var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// declare accepts the name a rule file declares at n: an identifier (else "<ident> … is
+// not an identifier") not declared before in seen (else "duplicate <dup>").
+func (l *loader) declare(seen map[string]int, n *yaml.Node, name, ident, dup string) bool {
+	if !identRe.MatchString(name) {
+		l.errNode(n, "%s %q is not an identifier (letters, digits, _)", ident, name)
+		return false
+	}
+	if first, ok := seen[name]; ok {
+		l.errNode(n, "duplicate %s (first declared on line %d)", dup, first)
+		return false
+	}
+	seen[name] = n.Line
+	return true
+}
+
 func (l *loader) loadParams(b *builder, n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
 		l.errNode(n, "params: expected a mapping of name: value, got %s", yamlnode.Describe(n))
@@ -205,15 +217,9 @@ func (l *loader) loadParams(b *builder, n *yaml.Node) {
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], yamlnode.Resolve(n.Content[i+1])
-		if !identRe.MatchString(k.Value) {
-			l.errNode(k, "param name %q is not an identifier (letters, digits, _)", k.Value)
+		if !l.declare(seen, k, k.Value, "param name", "param "+strconv.Quote(k.Value)) {
 			continue
 		}
-		if first, dup := seen[k.Value]; dup {
-			l.errNode(k, "duplicate param %q (first declared on line %d)", k.Value, first)
-			continue
-		}
-		seen[k.Value] = k.Line
 		p := Param{Name: k.Value, Line: k.Line, Col: k.Column}
 		switch {
 		case v.Kind == yaml.ScalarNode && (v.Tag == "!!int" || v.Tag == "!!float"):
@@ -248,15 +254,9 @@ func (l *loader) loadFacts(b *builder, n *yaml.Node) {
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], yamlnode.Resolve(n.Content[i+1])
-		if !identRe.MatchString(k.Value) {
-			l.errNode(k, "fact kind %q is not an identifier (letters, digits, _)", k.Value)
+		if !l.declare(seen, k, k.Value, "fact kind", "fact kind "+strconv.Quote(k.Value)) {
 			continue
 		}
-		if first, dup := seen[k.Value]; dup {
-			l.errNode(k, "duplicate fact kind %q (first declared on line %d)", k.Value, first)
-			continue
-		}
-		seen[k.Value] = k.Line
 		if reservedNames[k.Value] {
 			l.errNode(k, "fact kind %q is built in and cannot be declared", k.Value)
 			continue
@@ -281,15 +281,9 @@ func (l *loader) loadFacts(b *builder, n *yaml.Node) {
 			seenField := map[string]int{}
 			for j := 0; j+1 < len(f.Content); j += 2 {
 				fn, ft := f.Content[j], yamlnode.Resolve(f.Content[j+1])
-				if !identRe.MatchString(fn.Value) {
-					l.errNode(fn, "field name %q is not an identifier (letters, digits, _)", fn.Value)
+				if !l.declare(seenField, fn, fn.Value, "field name", fmt.Sprintf("field %q of %q", fn.Value, k.Value)) {
 					continue
 				}
-				if first, dup := seenField[fn.Value]; dup {
-					l.errNode(fn, "duplicate field %q of %q (first declared on line %d)", fn.Value, k.Value, first)
-					continue
-				}
-				seenField[fn.Value] = fn.Line
 				t := FieldType(ft.Value)
 				if _, ok := fieldTypes[t]; !ok || ft.Kind != yaml.ScalarNode {
 					l.errNode(ft, "field %q of %q: unknown type %s (expected float, int, bool, string or strings)", fn.Value, k.Value, yamlnode.Describe(ft))
@@ -318,18 +312,9 @@ func (l *loader) loadObjectives(b *builder, n *yaml.Node) {
 		var o Objective
 		if v := keys["name"]; v != nil {
 			name, ok := l.stringScalar(v, "objective name")
-			if !ok {
+			if !ok || !l.declare(seen, v, name, "objective name", "objective "+strconv.Quote(name)) {
 				continue
 			}
-			if !identRe.MatchString(name) {
-				l.errNode(v, "objective name %q is not an identifier (letters, digits, _)", name)
-				continue
-			}
-			if line, dup := seen[name]; dup {
-				l.errNode(v, "duplicate objective %q (first declared on line %d)", name, line)
-				continue
-			}
-			seen[name] = v.Line
 			o.Name = name
 		} else {
 			continue

@@ -108,14 +108,9 @@ type objectiveNodes struct {
 	score, satisfied *yaml.Node
 }
 
-// objectiveExpr reads an objective's score or satisfied source.
+// objectiveExpr reads an objective's score or satisfied source: any scalar, a number or
+// a bool included.
 func (l *loader) objectiveExpr(n *yaml.Node, name, part string) (string, bool) {
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" && part == "satisfied" {
-		return n.Value, true
-	}
-	if n.Kind == yaml.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float") && part == "score" {
-		return n.Value, true
-	}
 	src, ok := l.stringScalar(n, fmt.Sprintf("objective %q: %s", name, part))
 	if ok && strings.TrimSpace(src) == "" {
 		l.errNode(n, "objective %q: %s: empty expression", name, part)
@@ -175,123 +170,100 @@ func objectiveTypeOK(part string, t reflect.Type) bool {
 	return false
 }
 
-// checkFactRefs checks kind.field and params.name in an objective's expression, with the
-// wording rule predicates get, and collects the kinds it reads.
-func checkFactRefs(rs *RuleSet, n ast.Node, reads map[int]bool, report func(int, string)) bool {
+// checkNames checks the names an expression reads, kind.field, params.name and
+// objectives.NAME.part, and returns the fact kinds it reads, directly or through the
+// objectives it reads, sorted. self is the objective being compiled, or -1 for a rule:
+// an objective may read only the objectives declared before it.
+func checkNames(rs *RuleSet, n ast.Node, self int, report func(int, string)) ([]int, bool) {
 	ok := true
-	ast.Walk(&n, visitor(func(node ast.Node) {
-		switch x := node.(type) {
-		case *ast.IdentifierNode:
-			if k, found := rs.kindByName[x.Value]; found {
-				reads[k.index] = true
-			}
-		case *ast.MemberNode:
-			id, isIdent := x.Node.(*ast.IdentifierNode)
-			prop, isStr := x.Property.(*ast.StringNode)
-			if !isIdent || !isStr {
-				return
-			}
-			if id.Value == "params" {
-				if _, found := rs.paramByName[prop.Value]; !found {
-					report(x.Property.Location().From, "unknown param "+strconv.Quote(prop.Value)+paramList(rs))
-					ok = false
-				}
-				return
-			}
-			if k, found := rs.kindByName[id.Value]; found && !k.Many {
-				if _, has := k.fieldIx[prop.Value]; !has {
-					report(x.Property.Location().From, "unknown field "+strconv.Quote(prop.Value)+" of fact kind "+
-						strconv.Quote(k.Name)+" (fields: "+strings.Join(k.FieldNames(), ", ")+")")
-					ok = false
-				}
-			}
-		}
-	}))
-	return ok
-}
-
-// objectiveRefs checks every objectives.NAME.part in an expression and returns the fact
-// kinds read through them. self is the objective being compiled, or -1 for a rule: an
-// objective may read only the objectives declared before it.
-func objectiveRefs(rs *RuleSet, n ast.Node, self int, report func(int, string)) ([]int, bool) {
-	ok := true
+	fail := func(at ast.Node, msg string) {
+		report(at.Location().From, msg)
+		ok = false
+	}
 	reads := map[int]bool{}
 	named := map[*ast.IdentifierNode]bool{} // objectives identifiers read by name
 	var idents []*ast.IdentifierNode
 	ast.Walk(&n, visitor(func(node ast.Node) {
 		switch x := node.(type) {
 		case *ast.IdentifierNode:
+			if k, found := rs.kindByName[x.Value]; found {
+				reads[k.index] = true
+			}
 			if x.Value == KindObjectives {
 				idents = append(idents, x)
 			}
 		case *ast.MemberNode:
 			if inner, isMember := x.Node.(*ast.MemberNode); isMember {
-				// objectives.NAME.part: the part must be declared.
-				// An undeclared or unscored NAME is reported once, on the inner member.
-				if o, okName := objectiveOf(rs, inner); okName && o != nil && (o.Score != "" || o.Satisfied != "") {
-					part, isStr := x.Property.(*ast.StringNode)
-					switch {
-					case !isStr:
-						report(x.Property.Location().From, fmt.Sprintf("read objective %q's parts by name (score or satisfied)", o.Name))
-						ok = false
-					case part.Value == "score" && o.Score == "", part.Value == "satisfied" && o.Satisfied == "":
-						report(part.Location().From, fmt.Sprintf("objective %q declares no %s", o.Name, part.Value))
-						ok = false
-					case part.Value != "score" && part.Value != "satisfied":
-						report(part.Location().From, fmt.Sprintf("objective %q has no %q (an objective has score and satisfied)", o.Name, part.Value))
-						ok = false
-					}
-				}
+				checkObjectivePart(rs, inner, x.Property, fail)
 				return
 			}
 			id, isIdent := x.Node.(*ast.IdentifierNode)
-			if !isIdent || id.Value != KindObjectives {
-				return
-			}
 			prop, isStr := x.Property.(*ast.StringNode)
-			if !isStr {
-				return // reported below, as an identifier not read by name
+			if !isIdent || !isStr {
+				return // objectives[…] is reported below, as an identifier not read by name
 			}
-			named[id] = true
-			o, found := rs.objectiveByName[prop.Value]
-			switch {
-			case !found:
-				report(prop.Location().From, "unknown objective "+strconv.Quote(prop.Value)+scoredList(rs))
-				ok = false
-			case o.Score == "" && o.Satisfied == "":
-				report(prop.Location().From, fmt.Sprintf("objective %q declares no score or satisfied%s", o.Name, scoredList(rs)))
-				ok = false
-			case self >= 0 && o.Name == rs.objectives[self].Name:
-				report(prop.Location().From, fmt.Sprintf("objective %q cannot read itself", o.Name))
-				ok = false
-			case self >= 0 && slices.IndexFunc(rs.objectives, func(x Objective) bool { return x.Name == o.Name }) > self:
-				report(prop.Location().From, fmt.Sprintf("objective %q is declared after %q; an objective reads only those declared before it", o.Name, rs.objectives[self].Name))
-				ok = false
+			switch id.Value {
+			case "params":
+				if _, found := rs.paramByName[prop.Value]; !found {
+					fail(prop, "unknown param "+strconv.Quote(prop.Value)+paramList(rs))
+				}
+			case KindObjectives:
+				named[id] = true
+				o, found := rs.objectiveByName[prop.Value]
+				switch {
+				case !found:
+					fail(prop, "unknown objective "+strconv.Quote(prop.Value)+scoredList(rs))
+				case o.Score == "" && o.Satisfied == "":
+					fail(prop, fmt.Sprintf("objective %q declares no score or satisfied%s", o.Name, scoredList(rs)))
+				case self >= 0 && o.Name == rs.objectives[self].Name:
+					fail(prop, fmt.Sprintf("objective %q cannot read itself", o.Name))
+				case self >= 0 && slices.IndexFunc(rs.objectives, func(x Objective) bool { return x.Name == o.Name }) > self:
+					fail(prop, fmt.Sprintf("objective %q is declared after %q; an objective reads only those declared before it", o.Name, rs.objectives[self].Name))
+				default:
+					for _, k := range o.eval.reads {
+						reads[k] = true
+					}
+				}
 			default:
-				for _, k := range o.eval.reads {
-					reads[k] = true
+				if k, found := rs.kindByName[id.Value]; found && !k.Many {
+					if _, has := k.fieldIx[prop.Value]; !has {
+						fail(prop, "unknown field "+strconv.Quote(prop.Value)+" of fact kind "+
+							strconv.Quote(k.Name)+" (fields: "+strings.Join(k.FieldNames(), ", ")+")")
+					}
 				}
 			}
 		}
 	}))
 	for _, id := range idents {
 		if !named[id] {
-			report(id.Location().From, "read objectives by name, as objectives.NAME.score or objectives.NAME.satisfied")
-			ok = false
+			fail(id, "read objectives by name, as objectives.NAME.score or objectives.NAME.satisfied")
 		}
 	}
 	return slices.Sorted(maps.Keys(reads)), ok
 }
 
-// objectiveOf returns the objective m names when m is objectives.NAME with a declared
-// NAME; okName is false when m has another shape.
-func objectiveOf(rs *RuleSet, m *ast.MemberNode) (*Objective, bool) {
-	id, isIdent := m.Node.(*ast.IdentifierNode)
-	prop, isStr := m.Property.(*ast.StringNode)
+// checkObjectivePart checks the part read in objectives.NAME.part, inner being
+// objectives.NAME: it must be one NAME declares. An undeclared or unscored NAME is
+// reported once, on inner.
+func checkObjectivePart(rs *RuleSet, inner *ast.MemberNode, part ast.Node, fail func(ast.Node, string)) {
+	id, isIdent := inner.Node.(*ast.IdentifierNode)
+	name, isStr := inner.Property.(*ast.StringNode)
 	if !isIdent || !isStr || id.Value != KindObjectives {
-		return nil, false
+		return
 	}
-	return rs.objectiveByName[prop.Value], true
+	o := rs.objectiveByName[name.Value]
+	if o == nil || (o.Score == "" && o.Satisfied == "") {
+		return
+	}
+	p, isStr := part.(*ast.StringNode)
+	switch {
+	case !isStr:
+		fail(part, fmt.Sprintf("read objective %q's parts by name (score or satisfied)", o.Name))
+	case p.Value == "score" && o.Score == "", p.Value == "satisfied" && o.Satisfied == "":
+		fail(part, fmt.Sprintf("objective %q declares no %s", o.Name, p.Value))
+	case p.Value != "score" && p.Value != "satisfied":
+		fail(part, fmt.Sprintf("objective %q has no %q (an objective has score and satisfied)", o.Name, p.Value))
+	}
 }
 
 func scoredList(rs *RuleSet) string {

@@ -52,10 +52,7 @@ func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
 			r.Description, _ = l.stringScalar(v, "description")
 		}
 		if v := keys["when"]; v != nil {
-			if v.Kind == yaml.ScalarNode && v.Tag == "!!bool" {
-				r.When = v.Value
-				l.compileWhen(rs, r, v)
-			} else if src, ok := l.stringScalar(v, "when"); ok {
+			if src, ok := l.stringScalar(v, "when"); ok { // true and false are predicates too
 				r.When = src
 				l.compileWhen(rs, r, v)
 			}
