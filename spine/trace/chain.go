@@ -41,8 +41,8 @@ const chainHexLen = len(ChainGenesis)
 const chainSuffixLen = len(`,"h":"`) + chainHexLen + len(`"}`)
 
 // chainEncoder turns events into chained lines. Every sink that writes trace lines
-// (WriterSink, FileSink, MemorySink) encodes through one, so no line reaches a trace
-// without its link.
+// (FileSink, MemorySink) encodes through one, so no line reaches a trace without its
+// link.
 type chainEncoder struct {
 	prev    [chainHexLen]byte
 	started bool

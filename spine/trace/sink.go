@@ -47,50 +47,37 @@ func (c *chained) write(e *Event, w io.Writer) error {
 	return err
 }
 
-// WriterSink writes chained JSON lines to an io.Writer through a buffer.
-type WriterSink struct {
+// FileSink is an append-only trace file, written through a buffer. It refuses to open a
+// file that already exists, so a recorded trace is never appended to by a second run,
+// truncated or rewritten, and holds an exclusive lock (flock) on it until Close, so a
+// second writer that asks for the lock is refused while the run writes.
+type FileSink struct {
 	chained
 	w *bufio.Writer
+	f *os.File
 }
 
-var _ Sink = (*WriterSink)(nil)
-
-// NewWriterSink returns a sink writing JSON lines to w.
-func NewWriterSink(w io.Writer) *WriterSink {
-	return &WriterSink{w: bufio.NewWriterSize(w, 64<<10)}
-}
+var _ Sink = (*FileSink)(nil)
 
 // Write encodes the event and buffers its line.
-func (s *WriterSink) Write(e *Event) error { return s.write(e, s.w) }
+func (s *FileSink) Write(e *Event) error { return s.write(e, s.w) }
 
 // Head is the h of the last line written, or "" before the first: the chain's head,
 // which a host may print or store elsewhere so that a later rewrite of the whole file
 // shows.
-func (s *WriterSink) Head() string {
+func (s *FileSink) Head() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.chain.head()
 }
 
-// Flush writes the buffered lines to the underlying writer.
-func (s *WriterSink) Flush() error {
+// Flush writes the buffered lines to the file. It does not fsync: a trace survives a
+// process crash up to the last flush, and Close syncs.
+func (s *FileSink) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Flush()
 }
-
-// FileSink is an append-only trace file. It refuses to open a file that already exists,
-// so a recorded trace is never appended to by a second run, truncated or rewritten, and
-// holds an exclusive lock (flock) on it until Close, so a second writer that asks for
-// the lock is refused while the run writes. Flush writes the buffered lines to the
-// file without fsync: a trace survives a process crash up to the last flush, and Close
-// syncs.
-type FileSink struct {
-	*WriterSink
-	f *os.File
-}
-
-var _ Sink = (*FileSink)(nil)
 
 // ErrExists is returned by CreateFileSink when the trace file is already there.
 var ErrExists = errors.New("trace file already exists")
@@ -111,12 +98,12 @@ func CreateFileSink(path string) (*FileSink, error) {
 		f.Close()
 		return nil, err
 	}
-	return &FileSink{WriterSink: NewWriterSink(f), f: f}, nil
+	return &FileSink{w: bufio.NewWriterSize(f, 64<<10), f: f}, nil
 }
 
 // Close flushes, syncs and closes the file, which releases its lock.
 func (s *FileSink) Close() error {
-	err := s.WriterSink.Flush()
+	err := s.Flush()
 	if serr := s.f.Sync(); err == nil {
 		err = serr
 	}
