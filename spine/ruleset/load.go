@@ -1,12 +1,12 @@
 package ruleset
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -27,12 +27,8 @@ func Load(name string, src []byte) (rs *RuleSet, err error) {
 	}()
 	rs = l.load(src)
 	if len(l.errs) > 0 {
-		sort.SliceStable(l.errs, func(i, j int) bool {
-			a, b := l.errs[i], l.errs[j]
-			if a.Line != b.Line {
-				return a.Line < b.Line
-			}
-			return a.Col < b.Col
+		slices.SortStableFunc(l.errs, func(a, b *LoadError) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
 		})
 		return nil, l.errs
 	}

@@ -40,11 +40,6 @@ type objectiveEnv struct {
 	scored []*Objective // the scored objectives, in file order
 }
 
-var (
-	scoreType     = reflect.TypeOf(float64(0))
-	satisfiedType = reflect.TypeOf(false)
-)
-
 // build lays out the objectives field and returns env with it appended, or env unchanged
 // when no objective declares a score or satisfied: rule sets without them keep the
 // environment, and the traces, they had.
@@ -57,11 +52,11 @@ func (oe *objectiveEnv) build(objs []Objective, env []reflect.StructField) []ref
 		var sf []reflect.StructField
 		if o.Score != "" {
 			o.eval.scoreIx = len(sf)
-			sf = append(sf, reflect.StructField{Name: "Score", Type: scoreType, Tag: `expr:"score" json:"score"`})
+			sf = append(sf, reflect.StructField{Name: "Score", Type: fieldTypes[TypeFloat], Tag: `expr:"score" json:"score"`})
 		}
 		if o.Satisfied != "" {
 			o.eval.satIx = len(sf)
-			sf = append(sf, reflect.StructField{Name: "Satisfied", Type: satisfiedType, Tag: `expr:"satisfied" json:"satisfied"`})
+			sf = append(sf, reflect.StructField{Name: "Satisfied", Type: fieldTypes[TypeBool], Tag: `expr:"satisfied" json:"satisfied"`})
 		}
 		if len(sf) == 0 {
 			continue

@@ -192,8 +192,7 @@ func (l *loader) literalFields(k *FactKind, n *yaml.Node, what string) Fields {
 			l.errNode(vn, "%s: field %q: %v", what, f.Name, err)
 			continue
 		}
-		probe := newFieldProbe(f)
-		if err := f.Assign(probe, v); err != nil {
+		if err := f.Assign(newFieldProbe(f), v); err != nil {
 			l.errNode(vn, "%s: field %q of kind %q: %v", what, f.Name, k.Name, err)
 			continue
 		}

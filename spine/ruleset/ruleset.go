@@ -1,10 +1,12 @@
 package ruleset
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/agentspine/spine/spine/cond"
 	"github.com/expr-lang/expr/vm"
@@ -137,13 +139,6 @@ func (rs *RuleSet) Param(name string) (any, bool) {
 	return p.Value, true
 }
 
-// ParamFloat returns a numeric param, and false when it is missing or not a number.
-func (rs *RuleSet) ParamFloat(name string) (float64, bool) {
-	v, ok := rs.Param(name)
-	f, isNum := v.(float64)
-	return f, ok && isNum
-}
-
 // ParamMap returns the params by name, for trace headers.
 func (rs *RuleSet) ParamMap() map[string]any {
 	m := make(map[string]any, len(rs.params))
@@ -238,16 +233,9 @@ func (b *builder) finish() *RuleSet {
 // order, so the conflict set comes out sorted except for recency ties, and ordering it
 // costs little.
 func (rs *RuleSet) prepare() {
-	rs.order = append([]*Rule(nil), rs.rules...)
-	sort.SliceStable(rs.order, func(i, j int) bool {
-		a, b := rs.order[i], rs.order[j]
-		if a.Salience != b.Salience {
-			return a.Salience > b.Salience
-		}
-		if a.Specificity != b.Specificity {
-			return a.Specificity > b.Specificity
-		}
-		return a.Name < b.Name
+	rs.order = slices.Clone(rs.rules)
+	slices.SortStableFunc(rs.order, func(a, b *Rule) int {
+		return cmp.Or(cmp.Compare(b.Salience, a.Salience), cmp.Compare(b.Specificity, a.Specificity), strings.Compare(a.Name, b.Name))
 	})
 	for _, r := range rs.order {
 		o, ok := rs.objectiveByName[r.Then.Objective]
