@@ -26,7 +26,6 @@ type Recording struct {
 	Events []trace.Event
 	Torn   *trace.TornLine
 
-	times      []time.Time
 	calls      map[int]*recordedCall
 	canceledAt int64                  // seq of a halt with outcome canceled, 0 if none
 	reloads    map[int64]*trace.Event // rules_reloaded / rules_reload_failed events by seq
@@ -66,7 +65,6 @@ func NewRecording(name string, f *trace.File) (*Recording, error) {
 	loopStarted, halted := false, false
 	for i := range f.Events {
 		e := &f.Events[i]
-		r.times = append(r.times, e.Time)
 		switch b := e.Body.(type) {
 		case trace.EffectorCall:
 			// The loop has started: observe may call an effector before the first
@@ -183,15 +181,15 @@ var _ engine.Exchanger = (*Exchanger)(nil)
 func (r *Exchanger) Now() time.Time {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.next < len(r.rec.times) {
-		t := r.rec.times[r.next]
+	if r.next < len(r.rec.Events) {
+		t := r.rec.Events[r.next].Time
 		r.next++
 		return t
 	}
 	r.over++
 	last := time.Time{}
-	if n := len(r.rec.times); n > 0 {
-		last = r.rec.times[n-1]
+	if n := len(r.rec.Events); n > 0 {
+		last = r.rec.Events[n-1].Time
 	}
 	return last.Add(time.Duration(r.over) * time.Millisecond)
 }
