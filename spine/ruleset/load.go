@@ -47,10 +47,11 @@ func HashOf(b []byte) string {
 }
 
 type loader struct {
-	file  string
-	lines []string
-	errs  LoadErrors
-	rule  string // rule being loaded, for error context
+	file     string
+	lines    []string
+	errs     LoadErrors
+	rule     string           // rule being loaded, for error context
+	objNodes []objectiveNodes // objectives with a score or satisfied, to compile
 }
 
 func (l *loader) errAt(line, col int, format string, args ...any) {
@@ -89,8 +90,7 @@ func (l *loader) load(src []byte) *RuleSet {
 		l.errNode(root, "expected a mapping with params, facts, objectives and rules, got %s", yamlnode.Describe(root))
 		return nil
 	}
-	b := &builder{}
-	var rulesNode *yaml.Node
+	rs := &RuleSet{}
 	keys := l.fields(root, "rule file", []string{"version", "name", "description", "params", "facts", "objectives", "domains", "rules"}, []string{"rules"})
 	if n := keys["version"]; n != nil {
 		if v, ok := l.intScalar(n, "version"); ok && v != 1 {
@@ -98,23 +98,22 @@ func (l *loader) load(src []byte) *RuleSet {
 		}
 	}
 	if n := keys["name"]; n != nil {
-		b.name, _ = l.stringScalar(n, "name")
+		rs.name, _ = l.stringScalar(n, "name")
 	}
 	if n := keys["description"]; n != nil {
-		b.description, _ = l.stringScalar(n, "description")
+		rs.description, _ = l.stringScalar(n, "description")
 	}
 	if n := keys["params"]; n != nil {
-		l.loadParams(b, n)
+		l.loadParams(rs, n)
 	}
 	if n := keys["facts"]; n != nil {
-		l.loadFacts(b, n)
+		l.loadFacts(rs, n)
 	}
 	if n := keys["objectives"]; n != nil {
-		l.loadObjectives(b, n)
+		l.loadObjectives(rs, n)
 	}
-	rulesNode = keys["rules"]
-	rs := b.finish()
-	l.compileObjectives(rs, b.objNodes)
+	rs.finish()
+	l.compileObjectives(rs)
 	if n := keys["domains"]; n != nil {
 		if n.Kind != yaml.MappingNode {
 			l.errNode(n, "domains: expected a mapping of signal: domain, got %s", yamlnode.Describe(n))
@@ -122,8 +121,8 @@ func (l *loader) load(src []byte) *RuleSet {
 			rs.domains = l.nodeSource(n)
 		}
 	}
-	if rulesNode != nil {
-		l.loadRules(rs, rulesNode)
+	if n := keys["rules"]; n != nil {
+		l.loadRules(rs, n)
 	}
 	return rs
 }
@@ -205,7 +204,7 @@ func (l *loader) declare(seen map[string]int, n *yaml.Node, name, ident, dup str
 	return true
 }
 
-func (l *loader) loadParams(b *builder, n *yaml.Node) {
+func (l *loader) loadParams(rs *RuleSet, n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
 		l.errNode(n, "params: expected a mapping of name: value, got %s", yamlnode.Describe(n))
 		return
@@ -238,11 +237,11 @@ func (l *loader) loadParams(b *builder, n *yaml.Node) {
 			l.errNode(v, "param %q: expected a number, bool or string, got %s", k.Value, yamlnode.Describe(v))
 			continue
 		}
-		b.params = append(b.params, p)
+		rs.params = append(rs.params, p)
 	}
 }
 
-func (l *loader) loadFacts(b *builder, n *yaml.Node) {
+func (l *loader) loadFacts(rs *RuleSet, n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
 		l.errNode(n, "facts: expected a mapping of kind: {fields: ...}, got %s", yamlnode.Describe(n))
 		return
@@ -288,11 +287,11 @@ func (l *loader) loadFacts(b *builder, n *yaml.Node) {
 				fk.Fields = append(fk.Fields, Field{Name: fn.Value, Type: t})
 			}
 		}
-		b.kinds = append(b.kinds, fk)
+		rs.kinds = append(rs.kinds, fk)
 	}
 }
 
-func (l *loader) loadObjectives(b *builder, n *yaml.Node) {
+func (l *loader) loadObjectives(rs *RuleSet, n *yaml.Node) {
 	if n.Kind != yaml.SequenceNode {
 		l.errNode(n, "objectives: expected a list of {name, description, terminal, score, satisfied}, got %s", yamlnode.Describe(n))
 		return
@@ -325,7 +324,7 @@ func (l *loader) loadObjectives(b *builder, n *yaml.Node) {
 			}
 			o.Terminal = t
 		}
-		on := objectiveNodes{index: len(b.objectives), score: keys["score"], satisfied: keys["satisfied"]}
+		on := objectiveNodes{index: len(rs.objectives), score: keys["score"], satisfied: keys["satisfied"]}
 		if on.score != nil {
 			o.Score, _ = l.objectiveExpr(on.score, o.Name, "score")
 		}
@@ -333,9 +332,9 @@ func (l *loader) loadObjectives(b *builder, n *yaml.Node) {
 			o.Satisfied, _ = l.objectiveExpr(on.satisfied, o.Name, "satisfied")
 		}
 		if on.score != nil || on.satisfied != nil {
-			b.objNodes = append(b.objNodes, on)
+			l.objNodes = append(l.objNodes, on)
 		}
-		b.objectives = append(b.objectives, o)
+		rs.objectives = append(rs.objectives, o)
 	}
 }
 

@@ -115,13 +115,13 @@ func (l *loader) objectiveExpr(n *yaml.Node, name, part string) (string, bool) {
 }
 
 // compileObjectives compiles every objective's score and satisfied, in file order.
-func (l *loader) compileObjectives(rs *RuleSet, nodes []objectiveNodes) {
-	for _, on := range nodes {
+func (l *loader) compileObjectives(rs *RuleSet) {
+	for _, on := range l.objNodes {
 		o := &rs.objectives[on.index]
-		if on.score != nil && o.Score != "" {
+		if o.Score != "" {
 			o.eval.score = l.compileObjectiveExpr(rs, on.index, "score", on.score)
 		}
-		if on.satisfied != nil && o.Satisfied != "" {
+		if o.Satisfied != "" {
 			o.eval.satisfied = l.compileObjectiveExpr(rs, on.index, "satisfied", on.satisfied)
 		}
 	}

@@ -169,32 +169,18 @@ func (rs *RuleSet) Objective(name string) (Objective, bool) {
 	return *o, true
 }
 
-// builder assembles the typed parts of a rule set before its rules are compiled.
-type builder struct {
-	name, description string
-	params            []Param
-	kinds             []*FactKind
-	objectives        []Objective
-	objNodes          []objectiveNodes // objectives with a score or satisfied, to compile
-}
-
-// finish builds the environment type: one field per fact kind, then params.
-func (b *builder) finish() *RuleSet {
-	rs := &RuleSet{
-		name: b.name, description: b.description,
-		paramByName:     map[string]*Param{},
-		kindByName:      map[string]*FactKind{},
-		objectiveByName: map[string]*Objective{},
-	}
-	kinds := append(builtinKinds(), b.kinds...)
+// finish indexes the declared params, kinds (after the built-in ones) and objectives,
+// and builds the environment type: one field per fact kind, then params, then the
+// scored objectives. The loader has refused duplicate and reserved names.
+func (rs *RuleSet) finish() {
+	rs.paramByName = map[string]*Param{}
+	rs.kindByName = map[string]*FactKind{}
+	rs.objectiveByName = map[string]*Objective{}
+	rs.kinds = append(builtinKinds(), rs.kinds...)
 	var envFields []reflect.StructField
-	for _, k := range kinds {
-		if _, dup := rs.kindByName[k.Name]; dup {
-			continue // reported by the loader
-		}
-		k.index = len(rs.kinds)
+	for i, k := range rs.kinds {
+		k.index = i
 		k.build()
-		rs.kinds = append(rs.kinds, k)
 		rs.kindByName[k.Name] = k
 		t := reflect.PointerTo(k.typ)
 		if k.Many {
@@ -205,7 +191,6 @@ func (b *builder) finish() *RuleSet {
 		})
 	}
 	var pf []reflect.StructField
-	rs.params = b.params
 	for i := range rs.params {
 		p := &rs.params[i]
 		rs.paramByName[p.Name] = p
@@ -220,13 +205,11 @@ func (b *builder) finish() *RuleSet {
 	}
 	rs.paramsField = len(envFields)
 	envFields = append(envFields, reflect.StructField{Name: "Params", Type: reflect.PointerTo(pt), Tag: `expr:"params"`})
-	rs.objectives = b.objectives
 	envFields = rs.objEnv.build(rs.objectives, envFields)
 	rs.envType = reflect.StructOf(envFields)
 	for i := range rs.objectives {
 		rs.objectiveByName[rs.objectives[i].Name] = &rs.objectives[i]
 	}
-	return rs
 }
 
 // prepare computes the static part of the agenda order. Cycles evaluate rules in this
