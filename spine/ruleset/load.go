@@ -50,8 +50,8 @@ type loader struct {
 	file     string
 	lines    []string
 	errs     LoadErrors
-	rule     string           // rule being loaded, for error context
-	objNodes []objectiveNodes // objectives with a score or satisfied, to compile
+	rule     string          // rule being loaded, for error context
+	objNodes [][2]*yaml.Node // each objective's score and satisfied, compiled once the environment exists
 }
 
 func (l *loader) errAt(line, col int, format string, args ...any) {
@@ -324,17 +324,14 @@ func (l *loader) loadObjectives(rs *RuleSet, n *yaml.Node) {
 			}
 			o.Terminal = t
 		}
-		on := objectiveNodes{index: len(rs.objectives), score: keys["score"], satisfied: keys["satisfied"]}
-		if on.score != nil {
-			o.Score, _ = l.objectiveExpr(on.score, o.Name, "score")
+		if v := keys["score"]; v != nil {
+			o.Score = l.objectiveExpr(v, o.Name, "score")
 		}
-		if on.satisfied != nil {
-			o.Satisfied, _ = l.objectiveExpr(on.satisfied, o.Name, "satisfied")
-		}
-		if on.score != nil || on.satisfied != nil {
-			l.objNodes = append(l.objNodes, on)
+		if v := keys["satisfied"]; v != nil {
+			o.Satisfied = l.objectiveExpr(v, o.Name, "satisfied")
 		}
 		rs.objectives = append(rs.objectives, o)
+		l.objNodes = append(l.objNodes, [2]*yaml.Node{keys["score"], keys["satisfied"]})
 	}
 }
 

@@ -96,33 +96,26 @@ func (rs *RuleSet) StoreObjective(env reflect.Value, o *Objective, score float64
 	}
 }
 
-// objectiveNodes are the YAML nodes of one objective's expressions, kept by the loader
-// until the environment they compile against exists.
-type objectiveNodes struct {
-	index            int
-	score, satisfied *yaml.Node
-}
-
 // objectiveExpr reads an objective's score or satisfied source: any scalar, a number or
 // a bool included.
-func (l *loader) objectiveExpr(n *yaml.Node, name, part string) (string, bool) {
+func (l *loader) objectiveExpr(n *yaml.Node, name, part string) string {
 	src, ok := l.stringScalar(n, fmt.Sprintf("objective %q: %s", name, part))
 	if ok && strings.TrimSpace(src) == "" {
 		l.errNode(n, "objective %q: %s: empty expression", name, part)
-		return "", false
+		return ""
 	}
-	return src, ok
+	return src
 }
 
 // compileObjectives compiles every objective's score and satisfied, in file order.
 func (l *loader) compileObjectives(rs *RuleSet) {
-	for _, on := range l.objNodes {
-		o := &rs.objectives[on.index]
+	for i, nodes := range l.objNodes {
+		o := &rs.objectives[i]
 		if o.Score != "" {
-			o.eval.score = l.compileObjectiveExpr(rs, on.index, "score", on.score)
+			o.eval.score = l.compileObjectiveExpr(rs, i, "score", nodes[0])
 		}
 		if o.Satisfied != "" {
-			o.eval.satisfied = l.compileObjectiveExpr(rs, on.index, "satisfied", on.satisfied)
+			o.eval.satisfied = l.compileObjectiveExpr(rs, i, "satisfied", nodes[1])
 		}
 	}
 }
