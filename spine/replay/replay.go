@@ -145,8 +145,7 @@ func (e *DivergenceError) Error() string {
 type Exchanger struct {
 	rec  *Recording
 	mu   sync.Mutex
-	next int // next clock reading
-	over int // readings asked past the recording
+	next int // clock readings served
 }
 
 // seed re-applies the facts the recorded run's host put before the loop started.
@@ -181,17 +180,16 @@ var _ engine.Exchanger = (*Exchanger)(nil)
 func (r *Exchanger) Now() time.Time {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.next < len(r.rec.Events) {
-		t := r.rec.Events[r.next].Time
-		r.next++
-		return t
+	r.next++
+	n := len(r.rec.Events)
+	if r.next <= n {
+		return r.rec.Events[r.next-1].Time
 	}
-	r.over++
 	last := time.Time{}
-	if n := len(r.rec.Events); n > 0 {
+	if n > 0 {
 		last = r.rec.Events[n-1].Time
 	}
-	return last.Add(time.Duration(r.over) * time.Millisecond)
+	return last.Add(time.Duration(r.next-n) * time.Millisecond)
 }
 
 // NewID is the recorded run id.
