@@ -444,20 +444,12 @@ func recordedError(msg string) error {
 		if msg == c.Error() {
 			return c
 		}
-		if strings.HasSuffix(msg, ": "+c.Error()) {
-			return &wrappedRecorded{msg: msg, cause: c}
+		if prefix, ok := strings.CutSuffix(msg, ": "+c.Error()); ok {
+			return fmt.Errorf("%s: %w", prefix, c)
 		}
 	}
 	return errors.New(msg)
 }
-
-type wrappedRecorded struct {
-	msg   string
-	cause error
-}
-
-func (e *wrappedRecorded) Error() string { return e.msg }
-func (e *wrappedRecorded) Unwrap() error { return e.cause }
 
 // Run re-runs a recording with a rule set, serving every clock reading and
 // effector result from it and calling no effector, and writes the new trace to sink.

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/agentspine/spine/spine/engine"
@@ -85,8 +84,9 @@ func RuleFilesIn(fsys fs.FS, prefix string) []RuleFile {
 	return out
 }
 
-// RuleFilesBeside lists the *.yaml and *.yml files in dir, sorted, each read through
-// ReadRecordedRuleFile. A directory that cannot be read lists nothing.
+// RuleFilesBeside lists the *.yaml and *.yml files in dir, sorted (os.ReadDir sorts
+// by name), each read through ReadRecordedRuleFile. A directory that cannot be read
+// lists nothing.
 func RuleFilesBeside(dir string) []RuleFile {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -100,7 +100,6 @@ func RuleFilesBeside(dir string) []RuleFile {
 		p := filepath.Join(dir, e.Name())
 		out = append(out, RuleFile{Name: p, Read: func() ([]byte, error) { return ReadRecordedRuleFile(p) }})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
