@@ -2,7 +2,7 @@ package ruleset
 
 import (
 	"errors"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -116,15 +116,8 @@ func (rs *RuleSet) friendlyTypes(msg string) string {
 }
 
 func paramList(rs *RuleSet) string {
-	if len(rs.params) == 0 {
-		return " (the file declares no params)"
-	}
-	names := make([]string, len(rs.params))
-	for i, p := range rs.params {
-		names[i] = p.Name
-	}
-	sort.Strings(names)
-	return " (params: " + strings.Join(names, ", ") + ")"
+	sorted := slices.SortedFunc(slices.Values(rs.params), func(a, b Param) int { return strings.Compare(a.Name, b.Name) })
+	return choices("params", sorted, func(p Param) string { return p.Name }, "the file declares no params")
 }
 
 type visitor func(ast.Node)

@@ -65,6 +65,15 @@ func (l *loader) errNode(n *yaml.Node, format string, args ...any) {
 	l.errAt(n.Line, n.Column, format, args...)
 }
 
+// is reports whether n is of kind, and otherwise reports the expectation format
+// describes, and what n is instead, at n.
+func (l *loader) is(n *yaml.Node, kind yaml.Kind, format string, args ...any) bool {
+	if n.Kind != kind {
+		l.errNode(n, "%s, got %s", fmt.Sprintf(format, args...), yamlnode.Describe(n))
+	}
+	return n.Kind == kind
+}
+
 var yamlLineRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 
 func (l *loader) load(src []byte) *RuleSet {
@@ -86,8 +95,7 @@ func (l *loader) load(src []byte) *RuleSet {
 		return nil
 	}
 	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		l.errNode(root, "expected a mapping with params, facts, objectives and rules, got %s", yamlnode.Describe(root))
+	if !l.is(root, yaml.MappingNode, "expected a mapping with params, facts, objectives and rules") {
 		return nil
 	}
 	rs := &RuleSet{}
@@ -205,8 +213,7 @@ func (l *loader) declare(seen map[string]int, n *yaml.Node, name, ident, dup str
 }
 
 func (l *loader) loadParams(rs *RuleSet, n *yaml.Node) {
-	if n.Kind != yaml.MappingNode {
-		l.errNode(n, "params: expected a mapping of name: value, got %s", yamlnode.Describe(n))
+	if !l.is(n, yaml.MappingNode, "params: expected a mapping of name: value") {
 		return
 	}
 	seen := map[string]int{}
@@ -242,8 +249,7 @@ func (l *loader) loadParams(rs *RuleSet, n *yaml.Node) {
 }
 
 func (l *loader) loadFacts(rs *RuleSet, n *yaml.Node) {
-	if n.Kind != yaml.MappingNode {
-		l.errNode(n, "facts: expected a mapping of kind: {fields: ...}, got %s", yamlnode.Describe(n))
+	if !l.is(n, yaml.MappingNode, "facts: expected a mapping of kind: {fields: ...}") {
 		return
 	}
 	seen := map[string]int{}
@@ -256,8 +262,7 @@ func (l *loader) loadFacts(rs *RuleSet, n *yaml.Node) {
 			l.errNode(k, "fact kind %q is built in and cannot be declared", k.Value)
 			continue
 		}
-		if v.Kind != yaml.MappingNode {
-			l.errNode(v, "fact kind %q: expected a mapping with fields, got %s", k.Value, yamlnode.Describe(v))
+		if !l.is(v, yaml.MappingNode, "fact kind %q: expected a mapping with fields", k.Value) {
 			continue
 		}
 		fk := &FactKind{Name: k.Value}
@@ -269,8 +274,7 @@ func (l *loader) loadFacts(rs *RuleSet, n *yaml.Node) {
 			fk.Many, _ = l.boolScalar(m, "many")
 		}
 		if f := keys["fields"]; f != nil {
-			if f.Kind != yaml.MappingNode {
-				l.errNode(f, "fields of %q: expected a mapping of name: type, got %s", k.Value, yamlnode.Describe(f))
+			if !l.is(f, yaml.MappingNode, "fields of %q: expected a mapping of name: type", k.Value) {
 				continue
 			}
 			seenField := map[string]int{}
@@ -292,15 +296,13 @@ func (l *loader) loadFacts(rs *RuleSet, n *yaml.Node) {
 }
 
 func (l *loader) loadObjectives(rs *RuleSet, n *yaml.Node) {
-	if n.Kind != yaml.SequenceNode {
-		l.errNode(n, "objectives: expected a list of {name, description, terminal, score, satisfied}, got %s", yamlnode.Describe(n))
+	if !l.is(n, yaml.SequenceNode, "objectives: expected a list of {name, description, terminal, score, satisfied}") {
 		return
 	}
 	seen := map[string]int{}
 	for _, item := range n.Content {
 		item = yamlnode.Resolve(item)
-		if item.Kind != yaml.MappingNode {
-			l.errNode(item, "objective: expected a mapping with name, description and terminal, got %s", yamlnode.Describe(item))
+		if !l.is(item, yaml.MappingNode, "objective: expected a mapping with name, description and terminal") {
 			continue
 		}
 		keys := l.fields(item, "objective", []string{"name", "description", "terminal", "score", "satisfied"}, []string{"name"})

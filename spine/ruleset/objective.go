@@ -255,12 +255,5 @@ func checkObjectivePart(rs *RuleSet, inner *ast.MemberNode, part ast.Node, fail 
 }
 
 func scoredList(rs *RuleSet) string {
-	var names []string
-	for _, o := range rs.objEnv.scored {
-		names = append(names, o.Name)
-	}
-	if len(names) == 0 {
-		return " (no objective declares a score or satisfied)"
-	}
-	return " (scored objectives: " + strings.Join(names, ", ") + ")"
+	return choices("scored objectives", rs.objEnv.scored, func(o *Objective) string { return o.Name }, "no objective declares a score or satisfied")
 }
