@@ -52,7 +52,7 @@ func ReadRecording(path string) (*Recording, error) {
 
 // NewRecording indexes a read trace for replay.
 func NewRecording(name string, f *trace.File) (*Recording, error) {
-	r := &Recording{Name: name, Events: f.Events, Torn: f.Torn, calls: map[int]*recordedCall{}}
+	r := &Recording{Name: name, Events: f.Events, Torn: f.Torn, calls: map[int]*recordedCall{}, reloads: map[int64]*trace.Event{}}
 	h, ok := f.Header()
 	if !ok {
 		return nil, fmt.Errorf("%s: not a trace: the first line is not a header", name)
@@ -81,9 +81,6 @@ func NewRecording(name string, f *trace.File) (*Recording, error) {
 		case trace.Transition:
 			loopStarted = true
 		case trace.Reload:
-			if r.reloads == nil {
-				r.reloads = map[int64]*trace.Event{}
-			}
 			r.reloads[e.Seq] = e
 		case trace.Halt:
 			halted = true
@@ -208,21 +205,10 @@ func (r *Exchanger) Makes(n int, op string, _ bool) bool {
 // Exchange checks a replayed effector call against the recording, writes the recorded
 // call, its nested exchanges and its result, and decodes the recorded result into into;
 // it calls no effector.
-func (r *Exchanger) Exchange(_ context.Context, t engine.Tape, body trace.EffectorCall, _ engine.Invoke, into any) (error, error) {
-	raw, err, stop := r.serve(t, body)
-	if err != nil || stop != nil {
-		return err, stop
-	}
-	if err := json.Unmarshal(raw, into); err != nil {
-		return fmt.Errorf("decoding the recorded %s result of call %d: %w", body.Op, body.Call, err), nil
-	}
-	return nil, nil
-}
-
-func (r *Exchanger) serve(t engine.Tape, body trace.EffectorCall) (raw json.RawMessage, err, stop error) {
+func (r *Exchanger) Exchange(_ context.Context, t engine.Tape, body trace.EffectorCall, _ engine.Invoke, into any) (err, stop error) {
 	rc := r.rec.calls[body.Call]
 	if rc == nil || rc.result == nil {
-		return nil, nil, fmt.Errorf("%w: the run asked for effector call %d (%s), which the recording %s does not hold%s",
+		return nil, fmt.Errorf("%w: the run asked for effector call %d (%s), which the recording %s does not hold%s",
 			ErrRecordingEnded, body.Call, body.Op, r.rec.Name, r.tornNote())
 	}
 	if rc.body.Op != body.Op || rc.body.RequestHash != body.RequestHash {
@@ -232,22 +218,25 @@ func (r *Exchanger) serve(t engine.Tape, body trace.EffectorCall) (raw json.RawM
 		} else {
 			d.Field, d.Recorded, d.Got = firstDifference(rc.body.Request, body.Request)
 		}
-		return nil, nil, d
+		return nil, d
 	}
 	t.Write(trace.KindEffectorCall, body)
 	for _, e := range rc.nested {
 		b, err := e.BodyJSON()
 		if err != nil {
-			return nil, &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)}, nil
+			return &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)}, nil
 		}
 		t.Write(e.Kind, b)
 	}
 	res := rc.result
 	t.Write(trace.KindEffectorResult, trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: res.DurationMS, Result: res.Result, Error: res.Error})
 	if res.Error != "" {
-		return nil, recordedError(res.Error), nil
+		return recordedError(res.Error), nil
 	}
-	return res.Result, nil, nil
+	if err := json.Unmarshal(res.Result, into); err != nil {
+		return fmt.Errorf("decoding the recorded %s result of call %d: %w", body.Op, body.Call, err), nil
+	}
+	return nil, nil
 }
 
 func (r *Exchanger) tornNote() string {
