@@ -266,7 +266,7 @@ type Exchange struct {
 //
 // Seq is the trace seq of the event that journalled the message, or the bus's own
 // number for a message that is in no trace. In a trace line it is the envelope's seq,
-// never a field of the body: a trace writes a Message without it (lineJSON), and a
+// never a field of the body: a trace writes a Message without it (AppendJSON), and a
 // Message decoded from a line gets it from the envelope. Encoded on its own (a bus
 // carrying it elsewhere), a Message has its seq.
 type Message struct {
@@ -282,10 +282,4 @@ type Message struct {
 // wrapped: an AuditReport's own "kind" would clash with the event's.
 type Audit struct {
 	Finding contract.AuditReport `json:"finding"`
-}
-
-// lineJSON is the message as a trace line's body: without Seq, the envelope's.
-func (m Message) lineJSON() ([]byte, error) {
-	m.Seq = 0
-	return json.Marshal(m)
 }
