@@ -21,23 +21,12 @@ func DecodeBody(kind string, content []byte) (any, error) {
 
 // DecodeBodyKinds is every kind DecodeBody gives a type, with the decoder of its body.
 var DecodeBodyKinds = map[string]func(content []byte) (any, error){
-	KindHeader:            decodeAs[Header],
-	KindFactAsserted:      decodeAs[FactChange],
-	KindFactUpdated:       decodeAs[FactChange],
-	KindFactRetracted:     decodeAs[FactChange],
-	KindConflictSet:       decodeAs[ConflictSet],
-	KindRuleFired:         decodeAs[RuleFired],
-	KindRuleError:         decodeAs[RuleError],
-	KindTransition:        decodeAs[Transition],
-	KindEffectorCall:      decodeAs[EffectorCall],
-	KindEffectorResult:    decodeAs[EffectorResult],
-	KindHalt:              decodeAs[Halt],
-	KindRulesReloaded:     decodeAs[Reload],
-	KindRulesReloadFailed: decodeAs[Reload],
-	KindEmitError:         decodeAs[EmitError],
-	KindExchange:          decodeAs[Exchange],
-	KindMessage:           decodeAs[Message],
-	KindAudit:             decodeAs[Audit],
+	KindHeader: decodeAs[Header], KindFactAsserted: decodeAs[FactChange], KindFactUpdated: decodeAs[FactChange],
+	KindFactRetracted: decodeAs[FactChange], KindConflictSet: decodeAs[ConflictSet], KindRuleFired: decodeAs[RuleFired],
+	KindRuleError: decodeAs[RuleError], KindTransition: decodeAs[Transition], KindEffectorCall: decodeAs[EffectorCall],
+	KindEffectorResult: decodeAs[EffectorResult], KindHalt: decodeAs[Halt], KindRulesReloaded: decodeAs[Reload],
+	KindRulesReloadFailed: decodeAs[Reload], KindEmitError: decodeAs[EmitError], KindExchange: decodeAs[Exchange],
+	KindMessage: decodeAs[Message], KindAudit: decodeAs[Audit],
 }
 
 func decodeAs[T any](content []byte) (any, error) {
