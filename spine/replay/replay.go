@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -127,12 +128,8 @@ type DivergenceError struct {
 }
 
 func (e *DivergenceError) Error() string {
-	field := e.Field
-	if field == "" {
-		field = "(whole request)"
-	}
 	return fmt.Sprintf("replay diverged at seq %d (call %d, %s): request field %s: recorded %s, replay asked %s",
-		e.Seq, e.Call, e.Op, field, e.Recorded, e.Got)
+		e.Seq, e.Call, e.Op, cmp.Or(e.Field, "(whole request)"), e.Recorded, e.Got)
 }
 
 // Exchanger is the recorded engine.Exchanger: it serves a recording to an engine,

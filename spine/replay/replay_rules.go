@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"io/fs"
@@ -55,11 +56,7 @@ func (r *Recording) EmbeddedRules() (*engine.RuleSet, error) {
 	if h := ruleset.HashOf([]byte(ref.Source)); h != ref.Hash {
 		return nil, fmt.Errorf("%s:1: header: rules.source hashes to %s, not the recorded rules.hash %s: the header was edited", r.Name, h, ref.Hash)
 	}
-	name := ref.Path
-	if name == "" {
-		name = "rules.source"
-	}
-	rs, err := engine.LoadRules(name, []byte(ref.Source))
+	rs, err := engine.LoadRules(cmp.Or(ref.Path, "rules.source"), []byte(ref.Source))
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: header: rules.source: %w", r.Name, err)
 	}

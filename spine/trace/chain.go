@@ -242,7 +242,6 @@ func VerifyChain(r io.Reader) (ChainReport, error) {
 		if err != nil {
 			return rep, err
 		}
-		raw := line
 		if len(bytes.TrimSpace(line)) == 0 {
 			if !complete {
 				break
@@ -257,7 +256,7 @@ func VerifyChain(r io.Reader) (ChainReport, error) {
 		}
 		derr := json.Unmarshal(line, &ev)
 		if !complete && (derr != nil || ev.Kind == "") {
-			rep.Torn = &TornLine{Line: n, Bytes: len(raw)}
+			rep.Torn = &TornLine{Line: n, Bytes: len(line)}
 			break
 		}
 		if derr != nil {
