@@ -202,7 +202,7 @@ func (b *builder) tables() {
 		slices.Sort(k.ithr)
 		k.ithr = slices.Compact(k.ithr)
 		slices.Sort(k.fthr)
-		k.fthr = slices.CompactFunc(k.fthr, func(a, b float64) bool { return a == b })
+		k.fthr = slices.Compact(k.fthr) // NaN is never a threshold, so == dedupes
 	}
 	for i := range p.atoms {
 		d := &p.atoms[i]

@@ -149,13 +149,7 @@ func objectiveTypeOK(part string, t reflect.Type) bool {
 	if part == "satisfied" {
 		return t.Kind() == reflect.Bool
 	}
-	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-		return true
-	}
-	return false
+	return t.ConvertibleTo(fieldTypes[TypeFloat]) // the numeric kinds, and only they, convert to float64
 }
 
 // checkNames checks the names an expression reads, kind.field, params.name and
