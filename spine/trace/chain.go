@@ -170,16 +170,9 @@ func splitChained(line []byte) (content []byte, h string, ok bool) {
 	return append(content, '}'), string(hx), true
 }
 
+// isChainHex reports whether h is an h: chainHexLen lowercase hex digits.
 func isChainHex(h []byte) bool {
-	if len(h) != chainHexLen {
-		return false
-	}
-	for _, c := range h {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	return len(h) == chainHexLen && len(bytes.Trim(h, "0123456789abcdef")) == 0
 }
 
 // ChainReport is what VerifyChain found.
