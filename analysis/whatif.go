@@ -96,7 +96,7 @@ func recordedObjective(c trace.ConflictSet, rs *engine.RuleSet) string {
 // the recording fired is not chosen again until a kind it reads has changed.
 func WhatIf(rec *replay.Recording, edited *engine.RuleSet) (*WhatIfResult, error) {
 	res := &WhatIfResult{Trace: rec.Name, Edited: edited.Path(),
-		Recorded: rec.Header.RulesPath() + " (" + rec.Header.RulesHash() + ")"}
+		Recorded: rec.Header.Rules.Path + " (" + rec.Header.Rules.Hash + ")"}
 	notes := map[string]bool{}
 	note := func(format string, args ...any) { notes[fmt.Sprintf(format, args...)] = true }
 	if rec.Torn != nil {

@@ -270,8 +270,8 @@ func replayOne(ctx context.Context, path string, override *engine.RuleSet, check
 			o.failed = err
 			return o
 		}
-	} else if h := rec.Header.RulesHash(); rs.Hash() != h {
-		o.otherRules = fmt.Sprintf("replayed with --rules %s (%s), not the recorded rules %s (%s); the run may diverge", rs.Path(), rs.Hash(), rec.Header.RulesPath(), h)
+	} else if h := rec.Header.Rules.Hash; rs.Hash() != h {
+		o.otherRules = fmt.Sprintf("replayed with --rules %s (%s), not the recorded rules %s (%s); the run may diverge", rs.Path(), rs.Hash(), rec.Header.Rules.Path, h)
 	}
 	sink := &trace.MemorySink{}
 	o.res, err = replay.Run(ctx, rec, rs, sink)
@@ -307,7 +307,7 @@ func recordedRules(rec *replay.Recording) (*engine.RuleSet, error) {
 	if rs, err := rec.EmbeddedRules(); rs != nil || err != nil {
 		return rs, err
 	}
-	path, hash := rec.Header.RulesPath(), rec.Header.RulesHash()
+	path, hash := rec.Header.Rules.Path, rec.Header.Rules.Hash
 	files := replay.RuleFilesIn(rules.FS, "shipped ")
 	if path != "" {
 		if _, err := os.Lstat(path); err == nil {

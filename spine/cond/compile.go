@@ -34,7 +34,6 @@ type atomDef struct {
 // builder compiles the conditions of one part: keys and atoms are the part's own,
 // slots the matcher's.
 type builder struct {
-	cur    *rule // the rule being compiled
 	m      *Matcher
 	p      *part
 	slotIx map[[2]int]int // shared by the matcher's parts
@@ -78,8 +77,6 @@ func (b *builder) rule(c *Node) rule {
 		return rule{vm: true}
 	}
 	var r rule
-	b.cur = &r
-	defer func() { b.cur = nil }()
 	c.Walk(func(n *Node) {
 		if n.Op == OpAtom && n.Atom.ReadsField() && !slices.Contains(r.need, n.Atom.Kind) {
 			r.need = append(r.need, n.Atom.Kind)
@@ -88,22 +85,22 @@ func (b *builder) rule(c *Node) rule {
 	slices.Sort(r.need)
 	// With every kind it reads present no atom can fail, so the order in which expr
 	// would evaluate them cannot change the result, and negations move to the atoms.
-	root := b.nnf(c, false, &r.tree)
+	root := b.nnf(&r, c, false)
 	r.tree = r.tree[:root+1]
 	return r
 }
 
-// nnf appends n, negated when neg, to tree in negation normal form with constants folded,
-// and returns its index. And and or nodes are flattened.
-func (b *builder) nnf(n *Node, neg bool, tree *[]tnode) int {
-	add := func(t tnode) int { *tree = append(*tree, t); return len(*tree) - 1 }
+// nnf appends n, negated when neg, to r's tree in negation normal form with constants
+// folded, and returns its index. And and or nodes are flattened.
+func (b *builder) nnf(r *rule, n *Node, neg bool) int {
+	add := func(t tnode) int { r.tree = append(r.tree, t); return len(r.tree) - 1 }
 	switch n.Op {
 	case OpConst:
 		return add(tnode{op: 3, val: n.Value != neg})
 	case OpAtom:
-		return add(tnode{op: 0, atom: b.atom(n.Atom, neg)})
+		return add(tnode{op: 0, atom: b.atom(r, n.Atom, neg)})
 	case OpNot:
-		return b.nnf(n.L, !neg, tree)
+		return b.nnf(r, n.L, !neg)
 	}
 	isAnd := (n.Op == OpAnd) != neg
 	op := uint8(2)
@@ -112,8 +109,8 @@ func (b *builder) nnf(n *Node, neg bool, tree *[]tnode) int {
 	}
 	var kids []int
 	for _, side := range []*Node{n.L, n.R} {
-		k := b.nnf(side, neg, tree)
-		t := (*tree)[k]
+		k := b.nnf(r, side, neg)
+		t := r.tree[k]
 		switch {
 		case t.op == 3 && t.val == isAnd: // true in an and, false in an or: no effect
 		case t.op == 3:
@@ -143,8 +140,8 @@ func (b *builder) slot(kind, field int, t Type) int {
 	return len(b.m.slots) - 1
 }
 
-// atom registers the atom (negated when neg) and returns its id.
-func (b *builder) atom(a Atom, neg bool) int {
+// atom registers the atom (negated when neg), read by r, and returns its id.
+func (b *builder) atom(r *rule, a Atom, neg bool) int {
 	id := keyID{kind: a.Kind}
 	switch a.Test {
 	case TestPresent:
@@ -171,8 +168,8 @@ func (b *builder) atom(a Atom, neg bool) int {
 	if a.Test == TestString && !slices.Contains(b.p.keys[k].sthr, a.K.S) {
 		b.p.keys[k].sthr = append(b.p.keys[k].sthr, a.K.S)
 	}
-	if b.cur != nil && !slices.Contains(b.cur.keys, k) {
-		b.cur.keys = append(b.cur.keys, k)
+	if !slices.Contains(r.keys, k) {
+		r.keys = append(r.keys, k)
 	}
 	aid := atomID{key: k, a: a, neg: neg, fnan: a.K.T == TFloat && math.IsNaN(a.K.F)}
 	if aid.fnan {
@@ -205,7 +202,7 @@ func (b *builder) tables() {
 		slices.Sort(k.ithr)
 		k.ithr = slices.Compact(k.ithr)
 		slices.Sort(k.fthr)
-		k.fthr = slices.CompactFunc(k.fthr, func(a, b float64) bool { return a == b })
+		k.fthr = slices.Compact(k.fthr) // NaN is never a threshold, so == dedupes
 	}
 	for i := range p.atoms {
 		d := &p.atoms[i]

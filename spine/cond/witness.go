@@ -5,7 +5,7 @@ import "math"
 // Witnesses lists values of a field of type t that reach every region the constants ks
 // cut: each constant, its negation (for negated and abs terms), and the nearest values
 // on either side. Values working memory refuses (NaN, ±Inf, ints beyond ±2^53) are left
-// out. These are the cuts of the analysis's partition; package spine checks the matcher
+// out. These are the cuts of the analysis's partition; package engine checks the matcher
 // against expr's VM on them when a rule set loads.
 func Witnesses(t Type, ks []Const) []Const {
 	var out []Const

@@ -2,11 +2,13 @@ package replay
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,26 +23,16 @@ import (
 // events, and its effector exchanges by call index.
 type Recording struct {
 	Name   string
-	Header RecordedHeader
+	Header trace.Header
 	Events []trace.Event
 	Torn   *trace.TornLine
 
-	times      []time.Time
 	calls      map[int]*recordedCall
 	canceledAt int64                  // seq of a halt with outcome canceled, 0 if none
 	reloads    map[int64]*trace.Event // rules_reloaded / rules_reload_failed events by seq
 	seed       []*trace.Event         // fact changes made before the loop started
 	epilogue   []*trace.Event         // events the host wrote after the halt
 }
-
-// RecordedHeader is the decoded first line of a trace.
-type RecordedHeader struct{ trace.Header }
-
-// RulesPath and RulesHash name the rule file a recording was made with.
-func (h RecordedHeader) RulesPath() string { return h.Rules.Path }
-
-// RulesHash is the recorded rule set's content hash.
-func (h RecordedHeader) RulesHash() string { return h.Rules.Hash }
 
 type recordedCall struct {
 	call   *trace.Event
@@ -61,12 +53,12 @@ func ReadRecording(path string) (*Recording, error) {
 
 // NewRecording indexes a read trace for replay.
 func NewRecording(name string, f *trace.File) (*Recording, error) {
-	r := &Recording{Name: name, Events: f.Events, Torn: f.Torn, calls: map[int]*recordedCall{}}
+	r := &Recording{Name: name, Events: f.Events, Torn: f.Torn, calls: map[int]*recordedCall{}, reloads: map[int64]*trace.Event{}}
 	h, ok := f.Header()
 	if !ok {
 		return nil, fmt.Errorf("%s: not a trace: the first line is not a header", name)
 	}
-	r.Header.Header = h
+	r.Header = h
 	if h.Format != trace.Format && h.Format != trace.FormatUnchained {
 		return nil, fmt.Errorf("%s:1: trace format %s, this build replays %q and %q", name, linecap.ExcerptString(h.Format), trace.Format, trace.FormatUnchained)
 	}
@@ -74,7 +66,6 @@ func NewRecording(name string, f *trace.File) (*Recording, error) {
 	loopStarted, halted := false, false
 	for i := range f.Events {
 		e := &f.Events[i]
-		r.times = append(r.times, e.Time)
 		switch b := e.Body.(type) {
 		case trace.EffectorCall:
 			// The loop has started: observe may call an effector before the first
@@ -91,9 +82,6 @@ func NewRecording(name string, f *trace.File) (*Recording, error) {
 		case trace.Transition:
 			loopStarted = true
 		case trace.Reload:
-			if r.reloads == nil {
-				r.reloads = map[int64]*trace.Event{}
-			}
 			r.reloads[e.Seq] = e
 		case trace.Halt:
 			halted = true
@@ -140,42 +128,22 @@ type DivergenceError struct {
 }
 
 func (e *DivergenceError) Error() string {
-	field := e.Field
-	if field == "" {
-		field = "(whole request)"
-	}
 	return fmt.Sprintf("replay diverged at seq %d (call %d, %s): request field %s: recorded %s, replay asked %s",
-		e.Seq, e.Call, e.Op, field, e.Recorded, e.Got)
+		e.Seq, e.Call, e.Op, cmp.Or(e.Field, "(whole request)"), e.Recorded, e.Got)
 }
 
 // Exchanger is the recorded engine.Exchanger: it serves a recording to an engine,
 // clock readings in event order, the recorded run id, effector results by call index,
 // reloads and the epilogue where the recording has them, and reports a run that departs
-// from it. Create one per run with New.
+// from it. Run makes one per replay.
 type Exchanger struct {
 	rec  *Recording
 	mu   sync.Mutex
-	next int // next clock reading
-	over int // readings asked past the recording
+	next int // clock readings served
 }
 
-// New prepares a replay of rec.
-func New(rec *Recording) *Exchanger { return &Exchanger{rec: rec} }
-
-// Options configure an engine to replay the recording: its clock readings, run id, meta,
-// limits and effector results.
-func (r *Exchanger) Options() []engine.Option {
-	h := r.rec.Header
-	return []engine.Option{
-		engine.WithExchanger(r),
-		engine.WithMeta(h.Meta),
-		engine.WithMaxIterations(h.Limits.MaxIterations),
-		engine.WithMaxFirings(h.Limits.MaxFirings),
-	}
-}
-
-// Seed re-applies the facts the recorded run's host put before the loop started.
-func (r *Exchanger) Seed(s *engine.Session) error {
+// seed re-applies the facts the recorded run's host put before the loop started.
+func (r *Exchanger) seed(s *engine.Session) error {
 	for _, e := range r.rec.seed {
 		f := e.Body.(trace.FactChange).Fact
 		if f.Kind == engine.KindState || f.Kind == engine.KindObjective {
@@ -187,9 +155,7 @@ func (r *Exchanger) Seed(s *engine.Session) error {
 			err = s.Retract(f.Kind, f.ID)
 		default:
 			fields := engine.Fields{}
-			dec := json.NewDecoder(bytes.NewReader(f.Payload))
-			dec.UseNumber()
-			if err := dec.Decode(&fields); err != nil {
+			if err := decodeNumbers(f.Payload, &fields); err != nil {
 				return fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)
 			}
 			_, err = s.Put(f.Kind, f.ID, fields)
@@ -208,17 +174,16 @@ var _ engine.Exchanger = (*Exchanger)(nil)
 func (r *Exchanger) Now() time.Time {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.next < len(r.rec.times) {
-		t := r.rec.times[r.next]
-		r.next++
-		return t
+	r.next++
+	n := len(r.rec.Events)
+	if r.next <= n {
+		return r.rec.Events[r.next-1].Time
 	}
-	r.over++
 	last := time.Time{}
-	if n := len(r.rec.times); n > 0 {
-		last = r.rec.times[n-1]
+	if n > 0 {
+		last = r.rec.Events[n-1].Time
 	}
-	return last.Add(time.Duration(r.over) * time.Millisecond)
+	return last.Add(time.Duration(r.next-n) * time.Millisecond)
 }
 
 // NewID is the recorded run id.
@@ -237,21 +202,10 @@ func (r *Exchanger) Makes(n int, op string, _ bool) bool {
 // Exchange checks a replayed effector call against the recording, writes the recorded
 // call, its nested exchanges and its result, and decodes the recorded result into into;
 // it calls no effector.
-func (r *Exchanger) Exchange(_ context.Context, t engine.Tape, body trace.EffectorCall, _ engine.Invoke, into any) (error, error) {
-	raw, err, stop := r.serve(t, body)
-	if err != nil || stop != nil {
-		return err, stop
-	}
-	if err := json.Unmarshal(raw, into); err != nil {
-		return fmt.Errorf("decoding the recorded %s result of call %d: %w", body.Op, body.Call, err), nil
-	}
-	return nil, nil
-}
-
-func (r *Exchanger) serve(t engine.Tape, body trace.EffectorCall) (raw json.RawMessage, err, stop error) {
+func (r *Exchanger) Exchange(_ context.Context, t engine.Tape, body trace.EffectorCall, _ engine.Invoke, into any) (err, stop error) {
 	rc := r.rec.calls[body.Call]
 	if rc == nil || rc.result == nil {
-		return nil, nil, fmt.Errorf("%w: the run asked for effector call %d (%s), which the recording %s does not hold%s",
+		return nil, fmt.Errorf("%w: the run asked for effector call %d (%s), which the recording %s does not hold%s",
 			ErrRecordingEnded, body.Call, body.Op, r.rec.Name, r.tornNote())
 	}
 	if rc.body.Op != body.Op || rc.body.RequestHash != body.RequestHash {
@@ -261,22 +215,25 @@ func (r *Exchanger) serve(t engine.Tape, body trace.EffectorCall) (raw json.RawM
 		} else {
 			d.Field, d.Recorded, d.Got = firstDifference(rc.body.Request, body.Request)
 		}
-		return nil, nil, d
+		return nil, d
 	}
 	t.Write(trace.KindEffectorCall, body)
 	for _, e := range rc.nested {
 		b, err := e.BodyJSON()
 		if err != nil {
-			return nil, &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)}, nil
+			return &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)}, nil
 		}
 		t.Write(e.Kind, b)
 	}
 	res := rc.result
 	t.Write(trace.KindEffectorResult, trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: res.DurationMS, Result: res.Result, Error: res.Error})
 	if res.Error != "" {
-		return nil, recordedError(res.Error), nil
+		return recordedError(res.Error), nil
 	}
-	return res.Result, nil, nil
+	if err := json.Unmarshal(res.Result, into); err != nil {
+		return fmt.Errorf("decoding the recorded %s result of call %d: %w", body.Op, body.Call, err), nil
+	}
+	return nil, nil
 }
 
 func (r *Exchanger) tornNote() string {
@@ -286,22 +243,24 @@ func (r *Exchanger) tornNote() string {
 	return ""
 }
 
+// decodeNumbers decodes JSON into v keeping numbers as json.Number, so that they are
+// compared and re-applied as written.
+func decodeNumbers(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
 // firstDifference walks two JSON documents in key order and returns the path of the
 // first value that differs and both values.
 func firstDifference(a, b []byte) (path, va, vb string) {
 	var x, y any
-	da := json.NewDecoder(bytes.NewReader(a))
-	da.UseNumber()
-	db := json.NewDecoder(bytes.NewReader(b))
-	db.UseNumber()
-	if da.Decode(&x) != nil || db.Decode(&y) != nil {
-		return "", string(a), string(b)
+	if decodeNumbers(a, &x) == nil && decodeNumbers(b, &y) == nil {
+		if d, ok := diffValue("", x, y); ok {
+			return d.path, d.a, d.b
+		}
 	}
-	p, ok := diffValue("", x, y)
-	if !ok {
-		return "", string(a), string(b)
-	}
-	return p.path, p.a, p.b
+	return "", string(a), string(b)
 }
 
 // lineDifference is firstDifference for two trace lines. A line's h differs whenever
@@ -309,20 +268,10 @@ func firstDifference(a, b []byte) (path, va, vb string) {
 // h only when it is all that differs (the chain was rewritten).
 func lineDifference(a, b []byte) (path, va, vb string) {
 	var x, y map[string]any
-	da := json.NewDecoder(bytes.NewReader(a))
-	da.UseNumber()
-	db := json.NewDecoder(bytes.NewReader(b))
-	db.UseNumber()
-	if da.Decode(&x) != nil || db.Decode(&y) != nil || x == nil || y == nil {
+	if decodeNumbers(a, &x) != nil || decodeNumbers(b, &y) != nil || x == nil || y == nil {
 		return firstDifference(a, b)
 	}
-	var hx, hy any = missing{}, missing{}
-	if h, ok := x["h"]; ok {
-		hx = h
-	}
-	if h, ok := y["h"]; ok {
-		hy = h
-	}
+	hx, hy := entry(x, "h"), entry(y, "h")
 	delete(x, "h")
 	delete(y, "h")
 	if d, ok := diffValue("", x, y); ok {
@@ -343,27 +292,15 @@ func diffValue(path string, x, y any) (diffAt, bool) {
 		if !ok {
 			break
 		}
-		keys := map[string]bool{}
-		for k := range xv {
-			keys[k] = true
-		}
+		names := slices.Collect(maps.Keys(xv))
 		for k := range yv {
-			keys[k] = true
+			if _, both := xv[k]; !both {
+				names = append(names, k)
+			}
 		}
-		names := make([]string, 0, len(keys))
-		for k := range keys {
-			names = append(names, k)
-		}
-		sort.Strings(names)
+		slices.Sort(names)
 		for _, k := range names {
-			var xk, yk any = missing{}, missing{}
-			if v, ok := xv[k]; ok {
-				xk = v
-			}
-			if v, ok := yv[k]; ok {
-				yk = v
-			}
-			if d, ok := diffValue(joinPath(path, k), xk, yk); ok {
+			if d, ok := diffValue(joinPath(path, k), entry(xv, k), entry(yv, k)); ok {
 				return d, true
 			}
 		}
@@ -373,15 +310,8 @@ func diffValue(path string, x, y any) (diffAt, bool) {
 		if !ok {
 			break
 		}
-		for i := 0; i < len(xv) || i < len(yv); i++ {
-			var xi, yi any = missing{}, missing{}
-			if i < len(xv) {
-				xi = xv[i]
-			}
-			if i < len(yv) {
-				yi = yv[i]
-			}
-			if d, ok := diffValue(fmt.Sprintf("%s[%d]", path, i), xi, yi); ok {
+		for i := range max(len(xv), len(yv)) {
+			if d, ok := diffValue(fmt.Sprintf("%s[%d]", path, i), element(xv, i), element(yv, i)); ok {
 				return d, true
 			}
 		}
@@ -396,6 +326,22 @@ func diffValue(path string, x, y any) (diffAt, bool) {
 
 // missing stands for a key or an element one side does not have.
 type missing struct{}
+
+// entry is m[k], or missing when m has no k.
+func entry(m map[string]any, k string) any {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	return missing{}
+}
+
+// element is l[i], or missing past the end of l.
+func element(l []any, i int) any {
+	if i < len(l) {
+		return l[i]
+	}
+	return missing{}
+}
 
 // Absent is a TraceDiff's Recorded or Replayed when that side has no such field or
 // element: which is not the same as a field whose value is null.
@@ -454,22 +400,10 @@ func (d *TraceDiff) what() string {
 // nil when they are byte-identical. limit > 0 compares only the first limit lines (the
 // intact part of a recording with a torn last line).
 func CompareTraces(recorded, replayed []byte, limit int) *TraceDiff {
-	a := strings.SplitAfter(string(recorded), "\n")
-	b := strings.SplitAfter(string(replayed), "\n")
-	trim := func(l []string) []string {
-		if len(l) > 0 && l[len(l)-1] == "" {
-			return l[:len(l)-1]
-		}
-		return l
-	}
-	a, b = trim(a), trim(b)
+	a := slices.Collect(strings.Lines(string(recorded)))
+	b := slices.Collect(strings.Lines(string(replayed)))
 	if limit > 0 {
-		if len(a) > limit {
-			a = a[:limit]
-		}
-		if len(b) > limit {
-			b = b[:limit]
-		}
+		a, b = a[:min(len(a), limit)], b[:min(len(b), limit)]
 	}
 	for i := 0; i < len(a) || i < len(b); i++ {
 		switch {
@@ -496,35 +430,33 @@ func recordedError(msg string) error {
 		if msg == c.Error() {
 			return c
 		}
-		if strings.HasSuffix(msg, ": "+c.Error()) {
-			return &wrappedRecorded{msg: msg, cause: c}
+		if prefix, ok := strings.CutSuffix(msg, ": "+c.Error()); ok {
+			return fmt.Errorf("%s: %w", prefix, c)
 		}
 	}
 	return errors.New(msg)
 }
-
-type wrappedRecorded struct {
-	msg   string
-	cause error
-}
-
-func (e *wrappedRecorded) Error() string { return e.msg }
-func (e *wrappedRecorded) Unwrap() error { return e.cause }
 
 // Run re-runs a recording with a rule set, serving every clock reading and
 // effector result from it and calling no effector, and writes the new trace to sink.
 // With the recorded rule set the new trace is byte-identical to the recording; with
 // another one the run may diverge, which is reported as a *DivergenceError.
 func Run(ctx context.Context, rec *Recording, rs *engine.RuleSet, sink trace.Sink) (engine.Result, error) {
-	rp := New(rec)
-	opts := append(rp.Options(), engine.WithTrace(sink))
-	if rs.Hash() == rec.Header.RulesHash() {
+	rp, h := &Exchanger{rec: rec}, rec.Header
+	opts := []engine.Option{
+		engine.WithExchanger(rp),
+		engine.WithMeta(h.Meta),
+		engine.WithMaxIterations(h.Limits.MaxIterations),
+		engine.WithMaxFirings(h.Limits.MaxFirings),
+		engine.WithTrace(sink),
+	}
+	if rs.Hash() == h.Rules.Hash {
 		// The same rules, perhaps found under another name: the header names them as
 		// the recording did.
-		opts = append(opts, engine.WithRecordedRules(rec.Header.RulesPath(), rec.Header.Rules.Source != ""))
+		opts = append(opts, engine.WithRecordedRules(h.Rules.Path, h.Rules.Source != ""))
 	}
 	eng := engine.NewEngine(rs, nil, opts...)
-	if err := rp.Seed(eng.Session()); err != nil {
+	if err := rp.seed(eng.Session()); err != nil {
 		return engine.Result{}, &RecordingError{err}
 	}
 	return eng.Run(ctx)
@@ -536,13 +468,8 @@ func Run(ctx context.Context, rec *Recording, rs *engine.RuleSet, sink trace.Sin
 // reproduced, and the replay may still be byte-identical.
 func Failed(err error) bool {
 	var re *RecordingError
-	return isReplayError(err) || errors.As(err, &re)
-}
-
-// isReplayError reports errors that describe the replay itself rather than an effector.
-func isReplayError(err error) bool {
 	var d *DivergenceError
-	return errors.As(err, &d) || errors.Is(err, ErrRecordingEnded)
+	return errors.As(err, &d) || errors.Is(err, ErrRecordingEnded) || errors.As(err, &re)
 }
 
 // PollRules re-applies a recorded reload at the point the recording made it: the new

@@ -1,16 +1,17 @@
 package replay
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -20,20 +21,10 @@ import (
 // are a few kilobytes.
 const MaxRecordedRuleFile = 1 << 20
 
-// LoadRecordedRules loads a rule file named by a trace (its header's rules.path, or a
-// file of that name beside it). It opens only a regular file (a symlink is followed and
-// its target checked) of at most MaxRecordedRuleFile bytes, without blocking, so a path
-// that names a device, a FIFO or a directory ends in an error at once.
-func LoadRecordedRules(path string) (*engine.RuleSet, error) {
-	src, err := ReadRecordedRuleFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return engine.LoadRules(path, src)
-}
-
-// ReadRecordedRuleFile reads a rule file with the protections of LoadRecordedRules,
-// without compiling it.
+// ReadRecordedRuleFile reads a rule file named by a trace (its header's rules.path, or
+// a file of that name beside it). It opens only a regular file (a symlink is followed
+// and its target checked) of at most MaxRecordedRuleFile bytes, without blocking, so a
+// path that names a device, a FIFO or a directory ends in an error at once.
 func ReadRecordedRuleFile(path string) ([]byte, error) {
 	f, err := trace.OpenRegular(path)
 	if err != nil {
@@ -62,14 +53,10 @@ func (r *Recording) EmbeddedRules() (*engine.RuleSet, error) {
 	if len(ref.Source) > MaxRecordedRuleFile {
 		return nil, fmt.Errorf("%s:1: header: rules.source is %d bytes, more than the %d a rule file taken from a trace may have", r.Name, len(ref.Source), MaxRecordedRuleFile)
 	}
-	if h := hashOf([]byte(ref.Source)); h != ref.Hash {
+	if h := ruleset.HashOf([]byte(ref.Source)); h != ref.Hash {
 		return nil, fmt.Errorf("%s:1: header: rules.source hashes to %s, not the recorded rules.hash %s: the header was edited", r.Name, h, ref.Hash)
 	}
-	name := ref.Path
-	if name == "" {
-		name = "rules.source"
-	}
-	rs, err := engine.LoadRules(name, []byte(ref.Source))
+	rs, err := engine.LoadRules(cmp.Or(ref.Path, "rules.source"), []byte(ref.Source))
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: header: rules.source: %w", r.Name, err)
 	}
@@ -89,14 +76,14 @@ func RuleFilesIn(fsys fs.FS, prefix string) []RuleFile {
 	names, _ := fs.Glob(fsys, "*.yaml") // the pattern is valid, so Glob cannot fail
 	out := make([]RuleFile, 0, len(names))
 	for _, n := range names {
-		n := n
 		out = append(out, RuleFile{Name: prefix + n, Read: func() ([]byte, error) { return fs.ReadFile(fsys, n) }})
 	}
 	return out
 }
 
-// RuleFilesBeside lists the *.yaml and *.yml files in dir, sorted, each read through
-// ReadRecordedRuleFile. A directory that cannot be read lists nothing.
+// RuleFilesBeside lists the *.yaml and *.yml files in dir, sorted (os.ReadDir sorts
+// by name), each read through ReadRecordedRuleFile. A directory that cannot be read
+// lists nothing.
 func RuleFilesBeside(dir string) []RuleFile {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -110,7 +97,6 @@ func RuleFilesBeside(dir string) []RuleFile {
 		p := filepath.Join(dir, e.Name())
 		out = append(out, RuleFile{Name: p, Read: func() ([]byte, error) { return ReadRecordedRuleFile(p) }})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
@@ -160,7 +146,7 @@ func FindRulesByHash(path, hash string, files []RuleFile) (*engine.RuleSet, erro
 			continue
 		}
 		nf.Looked = append(nf.Looked, f.Name)
-		if hashOf(src) != hash {
+		if ruleset.HashOf(src) != hash {
 			continue
 		}
 		rs, err := engine.LoadRules(f.Name, src)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
@@ -53,13 +54,13 @@ func TestEmbeddedRules(t *testing.T) {
 	big.Header.Rules.Source = strings.Repeat("#", MaxRecordedRuleFile+1)
 	bad := *rec
 	bad.Header.Rules.Source = "rules: [\n"
-	bad.Header.Rules.Hash = hashOf([]byte(bad.Header.Rules.Source))
+	bad.Header.Rules.Hash = ruleset.HashOf([]byte(bad.Header.Rules.Source))
 	for _, tc := range []struct {
 		name string
 		rec  *Recording
 		want string
 	}{
-		{"edited", &edited, "embed.jsonl:1: header: rules.source hashes to " + hashOf([]byte(edited.Header.Rules.Source)) + ", not the recorded rules.hash " + rs.Hash() + ": the header was edited"},
+		{"edited", &edited, "embed.jsonl:1: header: rules.source hashes to " + ruleset.HashOf([]byte(edited.Header.Rules.Source)) + ", not the recorded rules.hash " + rs.Hash() + ": the header was edited"},
 		{"big", &big, "embed.jsonl:1: header: rules.source is 1048577 bytes, more than the 1048576 a rule file taken from a trace may have"},
 		{"bad", &bad, "embed.jsonl:1: header: rules.source: ../engine/testdata/engine/climb.yaml:"},
 	} {
@@ -87,8 +88,8 @@ func TestFindRulesByHash(t *testing.T) {
 		{Name: "gone.yaml", Read: func() ([]byte, error) { return nil, errors.New("gone.yaml: no such file") }},
 		{Name: "my-copy.yaml", Read: func() ([]byte, error) { return os.ReadFile("../engine/testdata/engine/climb.yaml") }},
 	}
-	rs, err := FindRulesByHash(rec.Header.RulesPath(), rec.Header.RulesHash(), renamed)
-	if err != nil || rs.Hash() != rec.Header.RulesHash() || rs.Path() != "my-copy.yaml" {
+	rs, err := FindRulesByHash(rec.Header.Rules.Path, rec.Header.Rules.Hash, renamed)
+	if err != nil || rs.Hash() != rec.Header.Rules.Hash || rs.Path() != "my-copy.yaml" {
 		t.Fatalf("by hash: %v, %v", rs, err)
 	}
 	sink := &tr.MemorySink{}
@@ -99,7 +100,7 @@ func TestFindRulesByHash(t *testing.T) {
 		t.Fatalf("the replay of an old-layout trace differs: %s", d)
 	}
 
-	want := "recorded with rules testdata/engine/climb.yaml (" + rec.Header.RulesHash() + "), and the header carries no rule source (a trace written before headers did); no rule file has that hash"
+	want := "recorded with rules testdata/engine/climb.yaml (" + rec.Header.Rules.Hash + "), and the header carries no rule source (a trace written before headers did); no rule file has that hash"
 	many := make([]RuleFile, 14)
 	for i := range many {
 		many[i] = RuleFile{Name: string(rune('a'+i)) + ".yaml", Read: func() ([]byte, error) { return []byte("x"), nil }}
@@ -114,7 +115,7 @@ func TestFindRulesByHash(t *testing.T) {
 		{"beside", RuleFilesBeside("../ruleset/testdata/load"), want + " (looked at "},
 		{"many", many, want + " (looked at a.yaml, b.yaml, c.yaml, d.yaml, e.yaml, f.yaml, g.yaml, h.yaml, i.yaml, j.yaml, k.yaml, l.yaml and 2 more); pass --rules FILE to replay with other rules"},
 	} {
-		_, err := FindRulesByHash(rec.Header.RulesPath(), rec.Header.RulesHash(), tc.files)
+		_, err := FindRulesByHash(rec.Header.Rules.Path, rec.Header.Rules.Hash, tc.files)
 		var nf *RulesNotFoundError
 		if !errors.As(err, &nf) || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
@@ -144,8 +145,8 @@ func FuzzEmbeddedRules(f *testing.F) {
 			return
 		}
 		got, err := rec.EmbeddedRules()
-		if got != nil && (err != nil || got.Hash() != rec.Header.RulesHash()) {
-			t.Fatalf("rules with hash %s for a header recording %s (%v)", got.Hash(), rec.Header.RulesHash(), err)
+		if got != nil && (err != nil || got.Hash() != rec.Header.Rules.Hash) {
+			t.Fatalf("rules with hash %s for a header recording %s (%v)", got.Hash(), rec.Header.Rules.Hash, err)
 		}
 	})
 }

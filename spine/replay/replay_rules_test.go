@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// TestLoadRecordedRulesRefuses: a rule path taken from a trace opens only a regular file
+// TestReadRecordedRuleFileRefuses: a rule path taken from a trace opens only a regular file
 // under the cap; a device, a FIFO, a directory, a symlink to a device and a big file end
 // at once with an error naming the path and what it is.
-func TestLoadRecordedRulesRefuses(t *testing.T) {
+func TestReadRecordedRuleFileRefuses(t *testing.T) {
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
 	if err := syscall.Mkfifo(at("fifo.yaml"), 0o600); err != nil {
@@ -38,7 +38,7 @@ func TestLoadRecordedRulesRefuses(t *testing.T) {
 		{at("missing.yaml"), "no such file or directory"},
 	} {
 		start := time.Now()
-		_, err := LoadRecordedRules(tc.path)
+		_, err := ReadRecordedRuleFile(tc.path)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want %q", tc.path, err, tc.want)
 		}
@@ -46,8 +46,8 @@ func TestLoadRecordedRulesRefuses(t *testing.T) {
 			t.Errorf("%s: took %s", tc.path, d)
 		}
 	}
-	rs, err := LoadRecordedRules(at("ok.yaml"))
-	if err != nil || rs.Name() != "finish" {
+	src, err := ReadRecordedRuleFile(at("ok.yaml"))
+	if err != nil || string(src) != finishRules {
 		t.Fatalf("a regular rule file: %v", err)
 	}
 }

@@ -291,31 +291,6 @@ func TestCompareTraces(t *testing.T) {
 	}
 }
 
-// assertReplays replays trace with rs and requires the same bytes.
-func assertReplays(t *testing.T, trace []byte, rs *engine.RuleSet) {
-	t.Helper()
-	tf, err := tr.Read("t", bytes.NewReader(trace))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := NewRecording("t", tf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again := &tr.MemorySink{}
-	if _, err := Run(context.Background(), rec, rs, again); err != nil {
-		t.Fatal(err)
-	}
-	if d := CompareTraces(trace, again.Bytes(), 0); d != nil {
-		t.Fatalf("the replay differs: %s", d)
-	}
-	for _, b := range [][]byte{trace, again.Bytes()} {
-		if rep, err := tr.VerifyChain(bytes.NewReader(b)); err != nil || !rep.Chained {
-			t.Fatalf("the chain: %+v %v", rep, err)
-		}
-	}
-}
-
 // FuzzCompareTraces: any two traces give nil or a difference with a line number, never a
 // panic; a trace never differs from itself.
 func FuzzCompareTraces(f *testing.F) {

@@ -2,65 +2,71 @@ package ruleset
 
 import (
 	"errors"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agentspine/spine/spine/cond"
+	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/conf"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/vm"
 	"gopkg.in/yaml.v3"
 )
 
-// compileWhen type-checks and compiles a rule's predicate against the rule set's
-// environment and fills in the rule's specificity and the kinds it reads.
-func (l *loader) compileWhen(rs *RuleSet, r *Rule, n *yaml.Node) {
+// compileExpr compiles an expression of the rule file, n's value, against the rule
+// set's environment with cfg: a rule's when (self -1) or the score or satisfied of
+// objective self. Every problem is reported at its file position after prefix; who
+// names the expressions in the wall clock's refusal. It returns the program (nil when
+// the expression does not compile), the kinds it reads, sorted, and its specificity.
+func (l *loader) compileExpr(rs *RuleSet, n *yaml.Node, cfg *conf.Config, self int, prefix, who string) (*vm.Program, []int, int) {
 	src := n.Value
 	pm := newScalarMap(l.lines, n)
 	report := func(off int, msg string) {
 		line, col := pm.at(off)
-		l.errAt(line, col, "when: %s", msg)
+		l.errAt(line, col, "%s: %s", prefix, msg)
 	}
-	if strings.TrimSpace(src) == "" {
-		l.errNode(n, "when: empty predicate (write true to match always)")
-		return
-	}
-	// The one parse of the predicate: its tree is walked for names here, then checked,
+	// The one parse of the expression: its tree is walked for names here, then checked,
 	// optimised and compiled in place (checkAndCompile).
-	cfg := whenConfig(rs)
 	tree, err := parser.ParseWithConfig(src, cfg)
 	if err != nil {
 		off, msg := exprErrorAt(src, err)
 		report(off, msg)
-		return
+		return nil, nil, 0
 	}
-	reads := map[int]bool{}
-	ok := checkFactRefs(rs, tree.Node, reads, report)
-	// objectives.NAME.score reads the kinds NAME's expressions read.
-	objReads, objOK := objectiveRefs(rs, tree.Node, -1, report)
-	if !ok || !objOK {
-		return
+	reads, ok := checkNames(rs, tree.Node, self, report)
+	if !ok {
+		return nil, nil, 0
 	}
-	for _, k := range objReads {
-		reads[k] = true
-	}
-	r.Specificity = conjuncts(tree.Node)
-	for i := range rs.kinds {
-		if reads[i] {
-			r.reads = append(r.reads, i)
-			r.Reads = append(r.Reads, rs.kinds[i].Name)
-		}
-	}
-	sort.Ints(r.reads)
+	specificity := conjuncts(tree.Node) // before the optimiser rewrites the tree
 	prog, err := checkAndCompile(tree, cfg)
 	if err != nil {
 		off, msg := exprErrorAt(src, err)
 		if msg == "unknown name now" {
-			msg += " (rules may not read the wall clock; give the time to them as a fact)"
+			msg += " (" + who + " may not read the wall clock; give the time to them as a fact)"
 		}
 		report(off, rs.friendlyTypes(msg))
+		return nil, nil, 0
+	}
+	return prog, reads, specificity
+}
+
+// compileWhen type-checks and compiles a rule's predicate against the rule set's
+// environment and fills in the rule's specificity and the kinds it reads.
+func (l *loader) compileWhen(rs *RuleSet, r *Rule, n *yaml.Node) {
+	if strings.TrimSpace(n.Value) == "" {
+		l.errNode(n, "when: empty predicate (write true to match always)")
 		return
+	}
+	prog, reads, specificity := l.compileExpr(rs, n, exprConfig(rs, expr.AsBool()), -1, "when", "rules")
+	if prog == nil {
+		return
+	}
+	r.Specificity, r.reads = specificity, reads
+	for _, k := range reads {
+		r.Reads = append(r.Reads, rs.kinds[k].Name)
 	}
 	r.program = prog
 	r.cond = cond.Extract(prog.Node(), condEnv{rs})
@@ -110,15 +116,8 @@ func (rs *RuleSet) friendlyTypes(msg string) string {
 }
 
 func paramList(rs *RuleSet) string {
-	if len(rs.params) == 0 {
-		return " (the file declares no params)"
-	}
-	names := make([]string, len(rs.params))
-	for i, p := range rs.params {
-		names[i] = p.Name
-	}
-	sort.Strings(names)
-	return " (params: " + strings.Join(names, ", ") + ")"
+	sorted := slices.SortedFunc(slices.Values(rs.params), func(a, b Param) int { return strings.Compare(a.Name, b.Name) })
+	return choices("params", sorted, func(p Param) string { return p.Name }, "the file declares no params")
 }
 
 type visitor func(ast.Node)

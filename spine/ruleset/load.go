@@ -1,11 +1,12 @@
 package ruleset
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,28 +27,31 @@ func Load(name string, src []byte) (rs *RuleSet, err error) {
 	}()
 	rs = l.load(src)
 	if len(l.errs) > 0 {
-		sort.SliceStable(l.errs, func(i, j int) bool {
-			a, b := l.errs[i], l.errs[j]
-			if a.Line != b.Line {
-				return a.Line < b.Line
-			}
-			return a.Col < b.Col
+		slices.SortStableFunc(l.errs, func(a, b *LoadError) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
 		})
 		return nil, l.errs
 	}
-	sum := sha256.Sum256(src)
-	rs.hash = "sha256:" + hex.EncodeToString(sum[:])
+	rs.hash = HashOf(src)
 	rs.source = string(src)
 	rs.prepare()
 	rs.path = name
 	return rs, nil
 }
 
+// HashOf is a content hash as traces record it: "sha256:" and the hex digest. A rule
+// set's Hash is the HashOf its file's bytes.
+func HashOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
 type loader struct {
-	file  string
-	lines []string
-	errs  LoadErrors
-	rule  string // rule being loaded, for error context
+	file     string
+	lines    []string
+	errs     LoadErrors
+	rule     string          // rule being loaded, for error context
+	objNodes [][2]*yaml.Node // each objective's score and satisfied, compiled once the environment exists
 }
 
 func (l *loader) errAt(line, col int, format string, args ...any) {
@@ -59,6 +63,15 @@ func (l *loader) errAt(line, col int, format string, args ...any) {
 
 func (l *loader) errNode(n *yaml.Node, format string, args ...any) {
 	l.errAt(n.Line, n.Column, format, args...)
+}
+
+// is reports whether n is of kind, and otherwise reports the expectation format
+// describes, and what n is instead, at n.
+func (l *loader) is(n *yaml.Node, kind yaml.Kind, format string, args ...any) bool {
+	if n.Kind != kind {
+		l.errNode(n, "%s, got %s", fmt.Sprintf(format, args...), yamlnode.Describe(n))
+	}
+	return n.Kind == kind
 }
 
 var yamlLineRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
@@ -82,12 +95,10 @@ func (l *loader) load(src []byte) *RuleSet {
 		return nil
 	}
 	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		l.errNode(root, "expected a mapping with params, facts, objectives and rules, got %s", yamlnode.Describe(root))
+	if !l.is(root, yaml.MappingNode, "expected a mapping with params, facts, objectives and rules") {
 		return nil
 	}
-	b := &builder{}
-	var rulesNode *yaml.Node
+	rs := &RuleSet{}
 	keys := l.fields(root, "rule file", []string{"version", "name", "description", "params", "facts", "objectives", "domains", "rules"}, []string{"rules"})
 	if n := keys["version"]; n != nil {
 		if v, ok := l.intScalar(n, "version"); ok && v != 1 {
@@ -95,23 +106,22 @@ func (l *loader) load(src []byte) *RuleSet {
 		}
 	}
 	if n := keys["name"]; n != nil {
-		b.name, _ = l.stringScalar(n, "name")
+		rs.name, _ = l.stringScalar(n, "name")
 	}
 	if n := keys["description"]; n != nil {
-		b.description, _ = l.stringScalar(n, "description")
+		rs.description, _ = l.stringScalar(n, "description")
 	}
 	if n := keys["params"]; n != nil {
-		l.loadParams(b, n)
+		l.loadParams(rs, n)
 	}
 	if n := keys["facts"]; n != nil {
-		l.loadFacts(b, n)
+		l.loadFacts(rs, n)
 	}
 	if n := keys["objectives"]; n != nil {
-		l.loadObjectives(b, n)
+		l.loadObjectives(rs, n)
 	}
-	rulesNode = keys["rules"]
-	rs := b.finish()
-	l.compileObjectives(rs, b.objNodes)
+	rs.finish()
+	l.compileObjectives(rs)
 	if n := keys["domains"]; n != nil {
 		if n.Kind != yaml.MappingNode {
 			l.errNode(n, "domains: expected a mapping of signal: domain, got %s", yamlnode.Describe(n))
@@ -119,8 +129,8 @@ func (l *loader) load(src []byte) *RuleSet {
 			rs.domains = l.nodeSource(n)
 		}
 	}
-	if rulesNode != nil {
-		l.loadRules(rs, rulesNode)
+	if n := keys["rules"]; n != nil {
+		l.loadRules(rs, n)
 	}
 	return rs
 }
@@ -129,14 +139,10 @@ func (l *loader) load(src []byte) *RuleSet {
 // returns the value node of each key present.
 func (l *loader) fields(n *yaml.Node, what string, allowed, required []string) map[string]*yaml.Node {
 	out := map[string]*yaml.Node{}
-	ok := map[string]bool{}
-	for _, a := range allowed {
-		ok[a] = true
-	}
 	line := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], yamlnode.Resolve(n.Content[i+1])
-		if !ok[k.Value] {
+		if !slices.Contains(allowed, k.Value) {
 			l.errNode(k, "unknown key %q in %s (expected one of: %s)", k.Value, what, strings.Join(allowed, ", "))
 			continue
 		}
@@ -191,23 +197,31 @@ func (l *loader) boolScalar(n *yaml.Node, what string) (bool, bool) {
 
 var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-func (l *loader) loadParams(b *builder, n *yaml.Node) {
-	if n.Kind != yaml.MappingNode {
-		l.errNode(n, "params: expected a mapping of name: value, got %s", yamlnode.Describe(n))
+// declare accepts the name a rule file declares at n: an identifier (else "<ident> … is
+// not an identifier") not declared before in seen (else "duplicate <dup>").
+func (l *loader) declare(seen map[string]int, n *yaml.Node, name, ident, dup string) bool {
+	if !identRe.MatchString(name) {
+		l.errNode(n, "%s %q is not an identifier (letters, digits, _)", ident, name)
+		return false
+	}
+	if first, ok := seen[name]; ok {
+		l.errNode(n, "duplicate %s (first declared on line %d)", dup, first)
+		return false
+	}
+	seen[name] = n.Line
+	return true
+}
+
+func (l *loader) loadParams(rs *RuleSet, n *yaml.Node) {
+	if !l.is(n, yaml.MappingNode, "params: expected a mapping of name: value") {
 		return
 	}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], yamlnode.Resolve(n.Content[i+1])
-		if !identRe.MatchString(k.Value) {
-			l.errNode(k, "param name %q is not an identifier (letters, digits, _)", k.Value)
+		if !l.declare(seen, k, k.Value, "param name", "param "+strconv.Quote(k.Value)) {
 			continue
 		}
-		if first, dup := seen[k.Value]; dup {
-			l.errNode(k, "duplicate param %q (first declared on line %d)", k.Value, first)
-			continue
-		}
-		seen[k.Value] = k.Line
 		p := Param{Name: k.Value, Line: k.Line, Col: k.Column}
 		switch {
 		case v.Kind == yaml.ScalarNode && (v.Tag == "!!int" || v.Tag == "!!float"):
@@ -230,33 +244,25 @@ func (l *loader) loadParams(b *builder, n *yaml.Node) {
 			l.errNode(v, "param %q: expected a number, bool or string, got %s", k.Value, yamlnode.Describe(v))
 			continue
 		}
-		b.params = append(b.params, p)
+		rs.params = append(rs.params, p)
 	}
 }
 
-func (l *loader) loadFacts(b *builder, n *yaml.Node) {
-	if n.Kind != yaml.MappingNode {
-		l.errNode(n, "facts: expected a mapping of kind: {fields: ...}, got %s", yamlnode.Describe(n))
+func (l *loader) loadFacts(rs *RuleSet, n *yaml.Node) {
+	if !l.is(n, yaml.MappingNode, "facts: expected a mapping of kind: {fields: ...}") {
 		return
 	}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], yamlnode.Resolve(n.Content[i+1])
-		if !identRe.MatchString(k.Value) {
-			l.errNode(k, "fact kind %q is not an identifier (letters, digits, _)", k.Value)
+		if !l.declare(seen, k, k.Value, "fact kind", "fact kind "+strconv.Quote(k.Value)) {
 			continue
 		}
-		if first, dup := seen[k.Value]; dup {
-			l.errNode(k, "duplicate fact kind %q (first declared on line %d)", k.Value, first)
-			continue
-		}
-		seen[k.Value] = k.Line
 		if reservedNames[k.Value] {
 			l.errNode(k, "fact kind %q is built in and cannot be declared", k.Value)
 			continue
 		}
-		if v.Kind != yaml.MappingNode {
-			l.errNode(v, "fact kind %q: expected a mapping with fields, got %s", k.Value, yamlnode.Describe(v))
+		if !l.is(v, yaml.MappingNode, "fact kind %q: expected a mapping with fields", k.Value) {
 			continue
 		}
 		fk := &FactKind{Name: k.Value}
@@ -268,22 +274,15 @@ func (l *loader) loadFacts(b *builder, n *yaml.Node) {
 			fk.Many, _ = l.boolScalar(m, "many")
 		}
 		if f := keys["fields"]; f != nil {
-			if f.Kind != yaml.MappingNode {
-				l.errNode(f, "fields of %q: expected a mapping of name: type, got %s", k.Value, yamlnode.Describe(f))
+			if !l.is(f, yaml.MappingNode, "fields of %q: expected a mapping of name: type", k.Value) {
 				continue
 			}
 			seenField := map[string]int{}
 			for j := 0; j+1 < len(f.Content); j += 2 {
 				fn, ft := f.Content[j], yamlnode.Resolve(f.Content[j+1])
-				if !identRe.MatchString(fn.Value) {
-					l.errNode(fn, "field name %q is not an identifier (letters, digits, _)", fn.Value)
+				if !l.declare(seenField, fn, fn.Value, "field name", fmt.Sprintf("field %q of %q", fn.Value, k.Value)) {
 					continue
 				}
-				if first, dup := seenField[fn.Value]; dup {
-					l.errNode(fn, "duplicate field %q of %q (first declared on line %d)", fn.Value, k.Value, first)
-					continue
-				}
-				seenField[fn.Value] = fn.Line
 				t := FieldType(ft.Value)
 				if _, ok := fieldTypes[t]; !ok || ft.Kind != yaml.ScalarNode {
 					l.errNode(ft, "field %q of %q: unknown type %s (expected float, int, bool, string or strings)", fn.Value, k.Value, yamlnode.Describe(ft))
@@ -292,38 +291,27 @@ func (l *loader) loadFacts(b *builder, n *yaml.Node) {
 				fk.Fields = append(fk.Fields, Field{Name: fn.Value, Type: t})
 			}
 		}
-		b.kinds = append(b.kinds, fk)
+		rs.kinds = append(rs.kinds, fk)
 	}
 }
 
-func (l *loader) loadObjectives(b *builder, n *yaml.Node) {
-	if n.Kind != yaml.SequenceNode {
-		l.errNode(n, "objectives: expected a list of {name, description, terminal, score, satisfied}, got %s", yamlnode.Describe(n))
+func (l *loader) loadObjectives(rs *RuleSet, n *yaml.Node) {
+	if !l.is(n, yaml.SequenceNode, "objectives: expected a list of {name, description, terminal, score, satisfied}") {
 		return
 	}
 	seen := map[string]int{}
 	for _, item := range n.Content {
 		item = yamlnode.Resolve(item)
-		if item.Kind != yaml.MappingNode {
-			l.errNode(item, "objective: expected a mapping with name, description and terminal, got %s", yamlnode.Describe(item))
+		if !l.is(item, yaml.MappingNode, "objective: expected a mapping with name, description and terminal") {
 			continue
 		}
 		keys := l.fields(item, "objective", []string{"name", "description", "terminal", "score", "satisfied"}, []string{"name"})
 		var o Objective
 		if v := keys["name"]; v != nil {
 			name, ok := l.stringScalar(v, "objective name")
-			if !ok {
+			if !ok || !l.declare(seen, v, name, "objective name", "objective "+strconv.Quote(name)) {
 				continue
 			}
-			if !identRe.MatchString(name) {
-				l.errNode(v, "objective name %q is not an identifier (letters, digits, _)", name)
-				continue
-			}
-			if line, dup := seen[name]; dup {
-				l.errNode(v, "duplicate objective %q (first declared on line %d)", name, line)
-				continue
-			}
-			seen[name] = v.Line
 			o.Name = name
 		} else {
 			continue
@@ -338,17 +326,14 @@ func (l *loader) loadObjectives(b *builder, n *yaml.Node) {
 			}
 			o.Terminal = t
 		}
-		on := objectiveNodes{index: len(b.objectives), score: keys["score"], satisfied: keys["satisfied"]}
-		if on.score != nil {
-			o.Score, _ = l.objectiveExpr(on.score, o.Name, "score")
+		if v := keys["score"]; v != nil {
+			o.Score = l.objectiveExpr(v, o.Name, "score")
 		}
-		if on.satisfied != nil {
-			o.Satisfied, _ = l.objectiveExpr(on.satisfied, o.Name, "satisfied")
+		if v := keys["satisfied"]; v != nil {
+			o.Satisfied = l.objectiveExpr(v, o.Name, "satisfied")
 		}
-		if on.score != nil || on.satisfied != nil {
-			b.objNodes = append(b.objNodes, on)
-		}
-		b.objectives = append(b.objectives, o)
+		rs.objectives = append(rs.objectives, o)
+		l.objNodes = append(l.objNodes, [2]*yaml.Node{keys["score"], keys["satisfied"]})
 	}
 }
 

@@ -120,11 +120,8 @@ func TestLoadRulesValid(t *testing.T) {
 	if rs.Name() != "tiny" || rs.Path() != "tiny.yaml" || rs.Description() != "a small valid rule set" {
 		t.Errorf("name/path/description = %q %q %q", rs.Name(), rs.Path(), rs.Description())
 	}
-	if v, ok := rs.ParamFloat("theta"); !ok || v != 0.8 {
-		t.Errorf("ParamFloat(theta) = %v, %v", v, ok)
-	}
-	if _, ok := rs.ParamFloat("label"); ok {
-		t.Errorf("ParamFloat(label) of a string param reported ok")
+	if v, ok := rs.Param("theta"); !ok || v != 0.8 {
+		t.Errorf("Param(theta) = %v, %v", v, ok)
 	}
 	if v, ok := rs.Param("label"); !ok || v != "fast" {
 		t.Errorf("Param(label) = %v, %v", v, ok)

@@ -17,17 +17,15 @@ type LoadError struct {
 }
 
 func (e *LoadError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%d:%d: ", e.File, e.Line, e.Col)
+	s := fmt.Sprintf("%s:%d:%d: ", e.File, e.Line, e.Col)
 	if e.Rule != "" {
-		fmt.Fprintf(&b, "rule %q: ", e.Rule)
+		s += fmt.Sprintf("rule %q: ", e.Rule)
 	}
-	b.WriteString(e.Msg)
+	s += e.Msg
 	if e.Snippet != "" {
-		b.WriteByte('\n')
-		b.WriteString(e.Snippet)
+		s += "\n" + e.Snippet
 	}
-	return b.String()
+	return s
 }
 
 // LoadErrors is every problem found in one rule file, in file order. A rule file with

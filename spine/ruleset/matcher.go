@@ -15,12 +15,18 @@ import (
 	"github.com/expr-lang/expr/vm"
 )
 
-// whenConfig is the expr configuration of a rule's predicate: typed by the rule set's
-// environment, a bool result, and no now(), which reads the wall clock and would make
-// decisions depend on when they run.
-func whenConfig(rs *RuleSet) *conf.Config {
+// exprOptions are the expr options of the rule file's expressions: typed by the rule
+// set's environment, then ops (a rule's predicate has a bool result), and no now(),
+// which reads the wall clock and would make decisions depend on when they run.
+func exprOptions(rs *RuleSet, ops ...expr.Option) []expr.Option {
+	ops = append([]expr.Option{expr.Env(reflect.New(rs.envType).Interface())}, ops...)
+	return append(ops, expr.DisableBuiltin("now"))
+}
+
+// exprConfig is the configuration expr.Compile makes of exprOptions.
+func exprConfig(rs *RuleSet, ops ...expr.Option) *conf.Config {
 	c := conf.CreateNew()
-	for _, op := range []expr.Option{expr.Env(reflect.New(rs.envType).Interface()), expr.AsBool(), expr.DisableBuiltin("now")} {
+	for _, op := range exprOptions(rs, ops...) {
 		op(c)
 	}
 	for name := range c.Disabled {
@@ -48,11 +54,11 @@ func checkAndCompile(tree *parser.Tree, cfg *conf.Config) (*vm.Program, error) {
 	return compiler.Compile(tree, cfg)
 }
 
-// condEnv resolves a rule set's names for package cond.
-type condEnv struct{ rs *RuleSet }
+// condEnv resolves a rule set's names for package cond; Param is the rule set's.
+type condEnv struct{ *RuleSet }
 
 func (e condEnv) Kind(name string) (int, bool, bool) {
-	k, ok := e.rs.kindByName[name]
+	k, ok := e.kindByName[name]
 	if !ok {
 		return 0, false, false
 	}
@@ -62,20 +68,12 @@ func (e condEnv) Kind(name string) (int, bool, bool) {
 var condTypes = map[FieldType]cond.Type{TypeFloat: cond.TFloat, TypeInt: cond.TInt, TypeBool: cond.TBool, TypeString: cond.TString}
 
 func (e condEnv) Field(kind int, name string) (int, cond.Type, bool) {
-	k := e.rs.kinds[kind]
+	k := e.kinds[kind]
 	i, ok := k.fieldIx[name]
 	if !ok {
 		return 0, 0, false
 	}
 	return i, condTypes[k.Fields[i].Type], true // TOther for a list of strings
-}
-
-func (e condEnv) Param(name string) (any, bool) {
-	p, ok := e.rs.paramByName[name]
-	if !ok {
-		return nil, false
-	}
-	return p.Value, true
 }
 
 // Cond returns the rule's condition as package cond classified it from expr's checked,
@@ -85,12 +83,7 @@ func (r *Rule) Cond() *cond.Node { return r.cond }
 // Condition compiles src as a rule's when would be compiled and classifies it; package
 // analysis reads the conditions of expectation tables through it.
 func (rs *RuleSet) Condition(src string) (*cond.Node, error) {
-	cfg := whenConfig(rs)
-	tree, err := parser.ParseWithConfig(src, cfg)
-	if err != nil {
-		return nil, err
-	}
-	prog, err := checkAndCompile(tree, cfg)
+	prog, err := expr.Compile(src, exprOptions(rs, expr.AsBool())...)
 	if err != nil {
 		return nil, err
 	}

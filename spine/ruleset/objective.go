@@ -8,9 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
-	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 	"gopkg.in/yaml.v3"
 )
@@ -42,11 +40,6 @@ type objectiveEnv struct {
 	scored []*Objective // the scored objectives, in file order
 }
 
-var (
-	scoreType     = reflect.TypeOf(float64(0))
-	satisfiedType = reflect.TypeOf(false)
-)
-
 // build lays out the objectives field and returns env with it appended, or env unchanged
 // when no objective declares a score or satisfied: rule sets without them keep the
 // environment, and the traces, they had.
@@ -59,11 +52,11 @@ func (oe *objectiveEnv) build(objs []Objective, env []reflect.StructField) []ref
 		var sf []reflect.StructField
 		if o.Score != "" {
 			o.eval.scoreIx = len(sf)
-			sf = append(sf, reflect.StructField{Name: "Score", Type: scoreType, Tag: `expr:"score" json:"score"`})
+			sf = append(sf, reflect.StructField{Name: "Score", Type: fieldTypes[TypeFloat], Tag: `expr:"score" json:"score"`})
 		}
 		if o.Satisfied != "" {
 			o.eval.satIx = len(sf)
-			sf = append(sf, reflect.StructField{Name: "Satisfied", Type: satisfiedType, Tag: `expr:"satisfied" json:"satisfied"`})
+			sf = append(sf, reflect.StructField{Name: "Satisfied", Type: fieldTypes[TypeBool], Tag: `expr:"satisfied" json:"satisfied"`})
 		}
 		if len(sf) == 0 {
 			continue
@@ -103,72 +96,35 @@ func (rs *RuleSet) StoreObjective(env reflect.Value, o *Objective, score float64
 	}
 }
 
-// objectiveNodes are the YAML nodes of one objective's expressions, kept by the loader
-// until the environment they compile against exists.
-type objectiveNodes struct {
-	index            int
-	score, satisfied *yaml.Node
-}
-
-// objectiveExpr reads an objective's score or satisfied source.
-func (l *loader) objectiveExpr(n *yaml.Node, name, part string) (string, bool) {
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" && part == "satisfied" {
-		return n.Value, true
-	}
-	if n.Kind == yaml.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float") && part == "score" {
-		return n.Value, true
-	}
+// objectiveExpr reads an objective's score or satisfied source: any scalar, a number or
+// a bool included.
+func (l *loader) objectiveExpr(n *yaml.Node, name, part string) string {
 	src, ok := l.stringScalar(n, fmt.Sprintf("objective %q: %s", name, part))
 	if ok && strings.TrimSpace(src) == "" {
 		l.errNode(n, "objective %q: %s: empty expression", name, part)
-		return "", false
+		return ""
 	}
-	return src, ok
+	return src
 }
 
 // compileObjectives compiles every objective's score and satisfied, in file order.
-func (l *loader) compileObjectives(rs *RuleSet, nodes []objectiveNodes) {
-	for _, on := range nodes {
-		o := &rs.objectives[on.index]
-		if on.score != nil && o.Score != "" {
-			o.eval.score = l.compileObjectiveExpr(rs, on.index, "score", on.score)
+func (l *loader) compileObjectives(rs *RuleSet) {
+	for i, nodes := range l.objNodes {
+		o := &rs.objectives[i]
+		if o.Score != "" {
+			o.eval.score = l.compileObjectiveExpr(rs, i, "score", nodes[0])
 		}
-		if on.satisfied != nil && o.Satisfied != "" {
-			o.eval.satisfied = l.compileObjectiveExpr(rs, on.index, "satisfied", on.satisfied)
+		if o.Satisfied != "" {
+			o.eval.satisfied = l.compileObjectiveExpr(rs, i, "satisfied", nodes[1])
 		}
 	}
 }
 
 func (l *loader) compileObjectiveExpr(rs *RuleSet, index int, part string, n *yaml.Node) *vm.Program {
 	o := &rs.objectives[index]
-	src := n.Value
-	pm := newScalarMap(l.lines, n)
-	report := func(off int, msg string) {
-		line, col := pm.at(off)
-		l.errAt(line, col, "objective %q: %s: %s", o.Name, part, msg)
-	}
-	tree, err := parser.Parse(src)
-	if err != nil {
-		off, msg := exprErrorAt(src, err)
-		report(off, msg)
-		return nil
-	}
-	reads := map[int]bool{}
-	ok := checkFactRefs(rs, tree.Node, reads, report)
-	oreads, oOK := objectiveRefs(rs, tree.Node, index, report)
-	if !ok || !oOK {
-		return nil
-	}
-	for _, k := range oreads {
-		reads[k] = true
-	}
-	prog, err := expr.Compile(src, expr.Env(reflect.New(rs.envType).Interface()), expr.DisableBuiltin("now"))
-	if err != nil {
-		off, msg := exprErrorAt(src, err)
-		if msg == "unknown name now" {
-			msg += " (objectives may not read the wall clock; give the time to them as a fact)"
-		}
-		report(off, rs.friendlyTypes(msg))
+	prefix := fmt.Sprintf("objective %q: %s", o.Name, part)
+	prog, reads, _ := l.compileExpr(rs, n, exprConfig(rs), index, prefix, "objectives")
+	if prog == nil {
 		return nil
 	}
 	if t := prog.Node().Type(); !objectiveTypeOK(part, t) {
@@ -176,17 +132,11 @@ func (l *loader) compileObjectiveExpr(rs *RuleSet, index int, part string, n *ya
 		if part == "satisfied" {
 			want = "a bool"
 		}
-		report(0, fmt.Sprintf("expected %s, got %s", want, rs.friendlyTypes(t.String())))
+		line, col := newScalarMap(l.lines, n).at(0)
+		l.errAt(line, col, "%s: expected %s, got %s", prefix, want, rs.friendlyTypes(t.String()))
 		return nil
 	}
-	merged := map[int]bool{}
-	for _, k := range o.eval.reads {
-		merged[k] = true
-	}
-	for k := range reads {
-		merged[k] = true
-	}
-	o.eval.reads = slices.Sorted(maps.Keys(merged))
+	o.eval.reads = slices.Compact(slices.Sorted(slices.Values(append(o.eval.reads, reads...))))
 	return prog
 }
 
@@ -199,141 +149,105 @@ func objectiveTypeOK(part string, t reflect.Type) bool {
 	if part == "satisfied" {
 		return t.Kind() == reflect.Bool
 	}
-	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-		return true
+	return t.ConvertibleTo(fieldTypes[TypeFloat]) // the numeric kinds, and only they, convert to float64
+}
+
+// checkNames checks the names an expression reads, kind.field, params.name and
+// objectives.NAME.part, and returns the fact kinds it reads, directly or through the
+// objectives it reads, sorted. self is the objective being compiled, or -1 for a rule:
+// an objective may read only the objectives declared before it.
+func checkNames(rs *RuleSet, n ast.Node, self int, report func(int, string)) ([]int, bool) {
+	ok := true
+	fail := func(at ast.Node, msg string) {
+		report(at.Location().From, msg)
+		ok = false
 	}
-	return false
-}
-
-// checkFactRefs checks kind.field and params.name in an objective's expression, with the
-// wording rule predicates get, and collects the kinds it reads.
-func checkFactRefs(rs *RuleSet, n ast.Node, reads map[int]bool, report func(int, string)) bool {
-	ok := true
-	ast.Walk(&n, visitor(func(node ast.Node) {
-		switch x := node.(type) {
-		case *ast.IdentifierNode:
-			if k, found := rs.kindByName[x.Value]; found {
-				reads[k.index] = true
-			}
-		case *ast.MemberNode:
-			id, isIdent := x.Node.(*ast.IdentifierNode)
-			prop, isStr := x.Property.(*ast.StringNode)
-			if !isIdent || !isStr {
-				return
-			}
-			if id.Value == "params" {
-				if _, found := rs.paramByName[prop.Value]; !found {
-					report(x.Property.Location().From, "unknown param "+strconv.Quote(prop.Value)+paramList(rs))
-					ok = false
-				}
-				return
-			}
-			if k, found := rs.kindByName[id.Value]; found && !k.Many {
-				if _, has := k.fieldIx[prop.Value]; !has {
-					report(x.Property.Location().From, "unknown field "+strconv.Quote(prop.Value)+" of fact kind "+
-						strconv.Quote(k.Name)+" (fields: "+strings.Join(k.FieldNames(), ", ")+")")
-					ok = false
-				}
-			}
-		}
-	}))
-	return ok
-}
-
-// objectiveRefs checks every objectives.NAME.part in an expression and returns the fact
-// kinds read through them. self is the objective being compiled, or -1 for a rule: an
-// objective may read only the objectives declared before it.
-func objectiveRefs(rs *RuleSet, n ast.Node, self int, report func(int, string)) ([]int, bool) {
-	ok := true
 	reads := map[int]bool{}
 	named := map[*ast.IdentifierNode]bool{} // objectives identifiers read by name
 	var idents []*ast.IdentifierNode
 	ast.Walk(&n, visitor(func(node ast.Node) {
 		switch x := node.(type) {
 		case *ast.IdentifierNode:
+			if k, found := rs.kindByName[x.Value]; found {
+				reads[k.index] = true
+			}
 			if x.Value == KindObjectives {
 				idents = append(idents, x)
 			}
 		case *ast.MemberNode:
 			if inner, isMember := x.Node.(*ast.MemberNode); isMember {
-				// objectives.NAME.part: the part must be declared.
-				// An undeclared or unscored NAME is reported once, on the inner member.
-				if o, okName := objectiveOf(rs, inner); okName && o != nil && (o.Score != "" || o.Satisfied != "") {
-					part, isStr := x.Property.(*ast.StringNode)
-					switch {
-					case !isStr:
-						report(x.Property.Location().From, fmt.Sprintf("read objective %q's parts by name (score or satisfied)", o.Name))
-						ok = false
-					case part.Value == "score" && o.Score == "", part.Value == "satisfied" && o.Satisfied == "":
-						report(part.Location().From, fmt.Sprintf("objective %q declares no %s", o.Name, part.Value))
-						ok = false
-					case part.Value != "score" && part.Value != "satisfied":
-						report(part.Location().From, fmt.Sprintf("objective %q has no %q (an objective has score and satisfied)", o.Name, part.Value))
-						ok = false
-					}
-				}
+				checkObjectivePart(rs, inner, x.Property, fail)
 				return
 			}
 			id, isIdent := x.Node.(*ast.IdentifierNode)
-			if !isIdent || id.Value != KindObjectives {
-				return
-			}
 			prop, isStr := x.Property.(*ast.StringNode)
-			if !isStr {
-				return // reported below, as an identifier not read by name
+			if !isIdent || !isStr {
+				return // objectives[…] is reported below, as an identifier not read by name
 			}
-			named[id] = true
-			o, found := rs.objectiveByName[prop.Value]
-			switch {
-			case !found:
-				report(prop.Location().From, "unknown objective "+strconv.Quote(prop.Value)+scoredList(rs))
-				ok = false
-			case o.Score == "" && o.Satisfied == "":
-				report(prop.Location().From, fmt.Sprintf("objective %q declares no score or satisfied%s", o.Name, scoredList(rs)))
-				ok = false
-			case self >= 0 && o.Name == rs.objectives[self].Name:
-				report(prop.Location().From, fmt.Sprintf("objective %q cannot read itself", o.Name))
-				ok = false
-			case self >= 0 && slices.IndexFunc(rs.objectives, func(x Objective) bool { return x.Name == o.Name }) > self:
-				report(prop.Location().From, fmt.Sprintf("objective %q is declared after %q; an objective reads only those declared before it", o.Name, rs.objectives[self].Name))
-				ok = false
+			switch id.Value {
+			case "params":
+				if _, found := rs.paramByName[prop.Value]; !found {
+					fail(prop, "unknown param "+strconv.Quote(prop.Value)+paramList(rs))
+				}
+			case KindObjectives:
+				named[id] = true
+				o, found := rs.objectiveByName[prop.Value]
+				switch {
+				case !found:
+					fail(prop, "unknown objective "+strconv.Quote(prop.Value)+scoredList(rs))
+				case o.Score == "" && o.Satisfied == "":
+					fail(prop, fmt.Sprintf("objective %q declares no score or satisfied%s", o.Name, scoredList(rs)))
+				case self >= 0 && o.Name == rs.objectives[self].Name:
+					fail(prop, fmt.Sprintf("objective %q cannot read itself", o.Name))
+				case self >= 0 && slices.IndexFunc(rs.objectives, func(x Objective) bool { return x.Name == o.Name }) > self:
+					fail(prop, fmt.Sprintf("objective %q is declared after %q; an objective reads only those declared before it", o.Name, rs.objectives[self].Name))
+				default:
+					for _, k := range o.eval.reads {
+						reads[k] = true
+					}
+				}
 			default:
-				for _, k := range o.eval.reads {
-					reads[k] = true
+				if k, found := rs.kindByName[id.Value]; found && !k.Many {
+					if _, has := k.fieldIx[prop.Value]; !has {
+						fail(prop, "unknown field "+strconv.Quote(prop.Value)+" of fact kind "+
+							strconv.Quote(k.Name)+" (fields: "+strings.Join(k.FieldNames(), ", ")+")")
+					}
 				}
 			}
 		}
 	}))
 	for _, id := range idents {
 		if !named[id] {
-			report(id.Location().From, "read objectives by name, as objectives.NAME.score or objectives.NAME.satisfied")
-			ok = false
+			fail(id, "read objectives by name, as objectives.NAME.score or objectives.NAME.satisfied")
 		}
 	}
 	return slices.Sorted(maps.Keys(reads)), ok
 }
 
-// objectiveOf returns the objective m names when m is objectives.NAME with a declared
-// NAME; okName is false when m has another shape.
-func objectiveOf(rs *RuleSet, m *ast.MemberNode) (*Objective, bool) {
-	id, isIdent := m.Node.(*ast.IdentifierNode)
-	prop, isStr := m.Property.(*ast.StringNode)
+// checkObjectivePart checks the part read in objectives.NAME.part, inner being
+// objectives.NAME: it must be one NAME declares. An undeclared or unscored NAME is
+// reported once, on inner.
+func checkObjectivePart(rs *RuleSet, inner *ast.MemberNode, part ast.Node, fail func(ast.Node, string)) {
+	id, isIdent := inner.Node.(*ast.IdentifierNode)
+	name, isStr := inner.Property.(*ast.StringNode)
 	if !isIdent || !isStr || id.Value != KindObjectives {
-		return nil, false
+		return
 	}
-	return rs.objectiveByName[prop.Value], true
+	o := rs.objectiveByName[name.Value]
+	if o == nil || (o.Score == "" && o.Satisfied == "") {
+		return
+	}
+	p, isStr := part.(*ast.StringNode)
+	switch {
+	case !isStr:
+		fail(part, fmt.Sprintf("read objective %q's parts by name (score or satisfied)", o.Name))
+	case p.Value == "score" && o.Score == "", p.Value == "satisfied" && o.Satisfied == "":
+		fail(part, fmt.Sprintf("objective %q declares no %s", o.Name, p.Value))
+	case p.Value != "score" && p.Value != "satisfied":
+		fail(part, fmt.Sprintf("objective %q has no %q (an objective has score and satisfied)", o.Name, p.Value))
+	}
 }
 
 func scoredList(rs *RuleSet) string {
-	var names []string
-	for _, o := range rs.objEnv.scored {
-		names = append(names, o.Name)
-	}
-	if len(names) == 0 {
-		return " (no objective declares a score or satisfied)"
-	}
-	return " (scored objectives: " + strings.Join(names, ", ") + ")"
+	return choices("scored objectives", rs.objEnv.scored, func(o *Objective) string { return o.Name }, "no objective declares a score or satisfied")
 }

@@ -22,15 +22,13 @@ func newScalarMap(lines []string, n *yaml.Node) scalarMap {
 	m := scalarMap{line: n.Line, col: n.Column}
 	val := []rune(n.Value)
 	pos := 0
-	first, col0, trimAll := n.Line, n.Column, false
-	switch n.Style {
-	case yaml.LiteralStyle, yaml.FoldedStyle:
-		first, col0 = n.Line+1, 0
-	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
-		col0 = n.Column + 1 // after the opening quote
-		trimAll = true
-	default:
-		trimAll = true
+	block := n.Style == yaml.LiteralStyle || n.Style == yaml.FoldedStyle
+	quoted := n.Style == yaml.DoubleQuotedStyle || n.Style == yaml.SingleQuotedStyle
+	first, col0 := n.Line, n.Column
+	if block {
+		first, col0 = n.Line+1, 0 // the value starts on the line after the indicator
+	} else if quoted {
+		col0++ // after the opening quote
 	}
 	indent := -1
 	for ln := first; ln <= len(lines) && pos <= len(val); ln++ {
@@ -39,7 +37,7 @@ func newScalarMap(lines []string, n *yaml.Node) scalarMap {
 		switch {
 		case ln == first && col0 > 0:
 			start = col0 - 1
-		case n.Style == yaml.LiteralStyle || n.Style == yaml.FoldedStyle:
+		case block:
 			lead := leadingSpaces(raw)
 			if lead == len(raw) { // blank line inside a block scalar
 				if pos < len(val) && val[pos] == '\n' {
@@ -54,14 +52,14 @@ func newScalarMap(lines []string, n *yaml.Node) scalarMap {
 				return m // the block ended
 			}
 			start = indent
-		case trimAll:
+		default:
 			start = leadingSpaces(raw)
 		}
 		if start > len(raw) {
 			return m
 		}
 		text := raw[start:]
-		if n.Style == yaml.DoubleQuotedStyle || n.Style == yaml.SingleQuotedStyle {
+		if quoted {
 			text = []rune(strings.TrimRight(string(text), " "))
 			if len(text) > 0 && (text[len(text)-1] == '"' || text[len(text)-1] == '\'') && pos+len(text) > len(val) {
 				text = text[:len(text)-1]

@@ -15,8 +15,7 @@ const (
 )
 
 func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
-	if n.Kind != yaml.SequenceNode {
-		l.errNode(n, "rules: expected a list of rules, got %s", yamlnode.Describe(n))
+	if !l.is(n, yaml.SequenceNode, "rules: expected a list of rules") {
 		return
 	}
 	if len(n.Content) == 0 {
@@ -26,8 +25,7 @@ func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
 	for _, item := range n.Content {
 		item = yamlnode.Resolve(item)
 		l.rule = ""
-		if item.Kind != yaml.MappingNode {
-			l.errNode(item, "rule: expected a mapping with name, salience, when and then, got %s", yamlnode.Describe(item))
+		if !l.is(item, yaml.MappingNode, "rule: expected a mapping with name, salience, when and then") {
 			continue
 		}
 		l.rule = peekName(item) // so that errors in the rule's keys name it
@@ -52,10 +50,7 @@ func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
 			r.Description, _ = l.stringScalar(v, "description")
 		}
 		if v := keys["when"]; v != nil {
-			if v.Kind == yaml.ScalarNode && v.Tag == "!!bool" {
-				r.When = v.Value
-				l.compileWhen(rs, r, v)
-			} else if src, ok := l.stringScalar(v, "when"); ok {
+			if src, ok := l.stringScalar(v, "when"); ok { // true and false are predicates too
 				r.When = src
 				l.compileWhen(rs, r, v)
 			}
@@ -80,8 +75,7 @@ func peekName(rule *yaml.Node) string {
 }
 
 func (l *loader) loadThen(rs *RuleSet, r *Rule, n *yaml.Node) {
-	if n.Kind != yaml.MappingNode {
-		l.errNode(n, "then: expected a mapping with objective, assert, update, retract or transition, got %s", yamlnode.Describe(n))
+	if !l.is(n, yaml.MappingNode, "then: expected a mapping with objective, assert, update, retract or transition") {
 		return
 	}
 	keys := l.fields(n, "then", []string{"objective", "assert", "update", "retract", "transition"}, nil)
@@ -121,8 +115,7 @@ func (l *loader) factActions(rs *RuleSet, n *yaml.Node, op string, withFields bo
 	for _, it := range items {
 		it = yamlnode.Resolve(it)
 		what := "then." + op
-		if it.Kind != yaml.MappingNode {
-			l.errNode(it, "%s: expected a mapping with kind, id and fields, got %s", what, yamlnode.Describe(it))
+		if !l.is(it, yaml.MappingNode, "%s: expected a mapping with kind, id and fields", what) {
 			continue
 		}
 		allowed := []string{"kind", "id"}
@@ -163,8 +156,7 @@ func (l *loader) factActions(rs *RuleSet, n *yaml.Node, op string, withFields bo
 
 // literalFields reads a then-action's field values and checks them against the kind.
 func (l *loader) literalFields(k *FactKind, n *yaml.Node, what string) Fields {
-	if n.Kind != yaml.MappingNode {
-		l.errNode(n, "%s.fields: expected a mapping of field: value, got %s", what, yamlnode.Describe(n))
+	if !l.is(n, yaml.MappingNode, "%s.fields: expected a mapping of field: value", what) {
 		return nil
 	}
 	out := Fields{}
@@ -195,8 +187,7 @@ func (l *loader) literalFields(k *FactKind, n *yaml.Node, what string) Fields {
 			l.errNode(vn, "%s: field %q: %v", what, f.Name, err)
 			continue
 		}
-		probe := newFieldProbe(f)
-		if err := f.Assign(probe, v); err != nil {
+		if err := f.Assign(newFieldProbe(f), v); err != nil {
 			l.errNode(vn, "%s: field %q of kind %q: %v", what, f.Name, k.Name, err)
 			continue
 		}
@@ -209,26 +200,25 @@ var typeDescription = map[FieldType]string{
 	TypeFloat: "a number", TypeInt: "an integer", TypeBool: "a bool", TypeString: "a string", TypeStrings: "a list of strings",
 }
 
-func objectiveList(rs *RuleSet) string {
-	if len(rs.objectives) == 0 {
-		return " (the file declares no objectives)"
+// choices names the alternatives an error offers: " (label: a, b)" with the name of each
+// x, or " (none)" when there are none.
+func choices[T any](label string, xs []T, name func(T) string, none string) string {
+	if len(xs) == 0 {
+		return " (" + none + ")"
 	}
-	names := make([]string, len(rs.objectives))
-	for i, o := range rs.objectives {
-		names[i] = o.Name
+	names := make([]string, len(xs))
+	for i, x := range xs {
+		names[i] = name(x)
 	}
-	return " (objectives: " + strings.Join(names, ", ") + ")"
+	return " (" + label + ": " + strings.Join(names, ", ") + ")"
 }
 
+func objectiveList(rs *RuleSet) string {
+	return choices("objectives", rs.objectives, func(o Objective) string { return o.Name }, "the file declares no objectives")
+}
+
+// kindList names the declared kinds, which follow the built-in ones.
 func kindList(rs *RuleSet) string {
-	var names []string
-	for _, k := range rs.kinds {
-		if k.Name != KindState && k.Name != KindObjective {
-			names = append(names, k.Name)
-		}
-	}
-	if len(names) == 0 {
-		return " (the file declares no fact kinds)"
-	}
-	return " (kinds: " + strings.Join(names, ", ") + ")"
+	declared := rs.kinds[len(builtinKinds()):]
+	return choices("kinds", declared, func(k *FactKind) string { return k.Name }, "the file declares no fact kinds")
 }

@@ -1,10 +1,12 @@
 package ruleset
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/agentspine/spine/spine/cond"
 	"github.com/expr-lang/expr/vm"
@@ -137,13 +139,6 @@ func (rs *RuleSet) Param(name string) (any, bool) {
 	return p.Value, true
 }
 
-// ParamFloat returns a numeric param, and false when it is missing or not a number.
-func (rs *RuleSet) ParamFloat(name string) (float64, bool) {
-	v, ok := rs.Param(name)
-	f, isNum := v.(float64)
-	return f, ok && isNum
-}
-
 // ParamMap returns the params by name, for trace headers.
 func (rs *RuleSet) ParamMap() map[string]any {
 	m := make(map[string]any, len(rs.params))
@@ -174,32 +169,18 @@ func (rs *RuleSet) Objective(name string) (Objective, bool) {
 	return *o, true
 }
 
-// builder assembles the typed parts of a rule set before its rules are compiled.
-type builder struct {
-	name, description string
-	params            []Param
-	kinds             []*FactKind
-	objectives        []Objective
-	objNodes          []objectiveNodes // objectives with a score or satisfied, to compile
-}
-
-// finish builds the environment type: one field per fact kind, then params.
-func (b *builder) finish() *RuleSet {
-	rs := &RuleSet{
-		name: b.name, description: b.description,
-		paramByName:     map[string]*Param{},
-		kindByName:      map[string]*FactKind{},
-		objectiveByName: map[string]*Objective{},
-	}
-	kinds := append(builtinKinds(), b.kinds...)
+// finish indexes the declared params, kinds (after the built-in ones) and objectives,
+// and builds the environment type: one field per fact kind, then params, then the
+// scored objectives. The loader has refused duplicate and reserved names.
+func (rs *RuleSet) finish() {
+	rs.paramByName = map[string]*Param{}
+	rs.kindByName = map[string]*FactKind{}
+	rs.objectiveByName = map[string]*Objective{}
+	rs.kinds = append(builtinKinds(), rs.kinds...)
 	var envFields []reflect.StructField
-	for _, k := range kinds {
-		if _, dup := rs.kindByName[k.Name]; dup {
-			continue // reported by the loader
-		}
-		k.index = len(rs.kinds)
+	for i, k := range rs.kinds {
+		k.index = i
 		k.build()
-		rs.kinds = append(rs.kinds, k)
 		rs.kindByName[k.Name] = k
 		t := reflect.PointerTo(k.typ)
 		if k.Many {
@@ -210,7 +191,6 @@ func (b *builder) finish() *RuleSet {
 		})
 	}
 	var pf []reflect.StructField
-	rs.params = b.params
 	for i := range rs.params {
 		p := &rs.params[i]
 		rs.paramByName[p.Name] = p
@@ -225,29 +205,20 @@ func (b *builder) finish() *RuleSet {
 	}
 	rs.paramsField = len(envFields)
 	envFields = append(envFields, reflect.StructField{Name: "Params", Type: reflect.PointerTo(pt), Tag: `expr:"params"`})
-	rs.objectives = b.objectives
 	envFields = rs.objEnv.build(rs.objectives, envFields)
 	rs.envType = reflect.StructOf(envFields)
 	for i := range rs.objectives {
 		rs.objectiveByName[rs.objectives[i].Name] = &rs.objectives[i]
 	}
-	return rs
 }
 
 // prepare computes the static part of the agenda order. Cycles evaluate rules in this
 // order, so the conflict set comes out sorted except for recency ties, and ordering it
 // costs little.
 func (rs *RuleSet) prepare() {
-	rs.order = append([]*Rule(nil), rs.rules...)
-	sort.SliceStable(rs.order, func(i, j int) bool {
-		a, b := rs.order[i], rs.order[j]
-		if a.Salience != b.Salience {
-			return a.Salience > b.Salience
-		}
-		if a.Specificity != b.Specificity {
-			return a.Specificity > b.Specificity
-		}
-		return a.Name < b.Name
+	rs.order = slices.Clone(rs.rules)
+	slices.SortStableFunc(rs.order, func(a, b *Rule) int {
+		return cmp.Or(cmp.Compare(b.Salience, a.Salience), cmp.Compare(b.Specificity, a.Specificity), strings.Compare(a.Name, b.Name))
 	})
 	for _, r := range rs.order {
 		o, ok := rs.objectiveByName[r.Then.Objective]

@@ -23,21 +23,14 @@ func AppendConflictSet[O JSONAppender](buf []byte, cycle int, stage, scope strin
 	buf = strconv.AppendInt(AppendKey(buf, "cycle"), int64(cycle), 10)
 	buf = AppendString(AppendKey(buf, "stage"), stage)
 	buf = AppendString(AppendKey(buf, "scope"), scope)
-	buf = AppendRuleEvals(AppendKey(buf, "evaluated"), evaluated)
-	buf = AppendStrings(AppendKey(buf, "conflict_set"), conflictSet)
+	buf = appendArray(AppendKey(buf, "evaluated"), evaluated, appendRuleEval)
+	buf = appendArray(AppendKey(buf, "conflict_set"), conflictSet, AppendString)
 	buf = AppendString(AppendKey(buf, "fired"), fired)
 	if decidedBy != "" {
 		buf = AppendString(AppendKey(buf, "decided_by"), decidedBy)
 	}
 	if len(objectives) > 0 {
-		buf = append(AppendKey(buf, "objectives"), '[')
-		for i := range objectives {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = objectives[i].AppendJSON(buf)
-		}
-		buf = append(buf, ']')
+		buf = appendArray(AppendKey(buf, "objectives"), objectives, func(b []byte, o O) []byte { return o.AppendJSON(b) })
 	}
 	return buf
 }

@@ -120,45 +120,34 @@ func AppendFloat(buf []byte, f float64) []byte {
 	return buf
 }
 
-// AppendRuleEvals appends evals as a JSON array, as encoding/json would (null for a
-// nil slice).
-func AppendRuleEvals(buf []byte, evals []RuleEval) []byte {
-	if evals == nil {
+// appendArray appends xs as a JSON array, each element by appendOne, as encoding/json
+// would (null for a nil slice).
+func appendArray[T any](buf []byte, xs []T, appendOne func([]byte, T) []byte) []byte {
+	if xs == nil {
 		return append(buf, "null"...)
 	}
 	buf = append(buf, '[')
-	for i, e := range evals {
+	for i, x := range xs {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = append(buf, `{"rule":`...)
-		buf = AppendString(buf, e.Rule)
-		buf = AppendString(AppendKey(buf, "result"), e.Result)
-		if e.Refracted {
-			buf = append(AppendKey(buf, "refracted"), "true"...)
-		}
-		if e.Error != "" {
-			buf = AppendString(AppendKey(buf, "error"), e.Error)
-		}
-		buf = append(buf, '}')
+		buf = appendOne(buf, x)
 	}
 	return append(buf, ']')
 }
 
-// AppendStrings appends ss as a JSON array of strings, as encoding/json would (null
-// for a nil slice).
-func AppendStrings(buf []byte, ss []string) []byte {
-	if ss == nil {
-		return append(buf, "null"...)
+// appendRuleEval appends one RuleEval as a JSON object, as encoding/json would.
+func appendRuleEval(buf []byte, e RuleEval) []byte {
+	buf = append(buf, `{"rule":`...)
+	buf = AppendString(buf, e.Rule)
+	buf = AppendString(AppendKey(buf, "result"), e.Result)
+	if e.Refracted {
+		buf = append(AppendKey(buf, "refracted"), "true"...)
 	}
-	buf = append(buf, '[')
-	for i, s := range ss {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = AppendString(buf, s)
+	if e.Error != "" {
+		buf = AppendString(AppendKey(buf, "error"), e.Error)
 	}
-	return append(buf, ']')
+	return append(buf, '}')
 }
 
 // FactAction is one fact a rule's then asserts, updates or retracts.
@@ -277,7 +266,7 @@ type Exchange struct {
 //
 // Seq is the trace seq of the event that journalled the message, or the bus's own
 // number for a message that is in no trace. In a trace line it is the envelope's seq,
-// never a field of the body: a trace writes a Message without it (lineJSON), and a
+// never a field of the body: a trace writes a Message without it (AppendJSON), and a
 // Message decoded from a line gets it from the envelope. Encoded on its own (a bus
 // carrying it elsewhere), a Message has its seq.
 type Message struct {
@@ -293,10 +282,4 @@ type Message struct {
 // wrapped: an AuditReport's own "kind" would clash with the event's.
 type Audit struct {
 	Finding contract.AuditReport `json:"finding"`
-}
-
-// lineJSON is the message as a trace line's body: without Seq, the envelope's.
-func (m Message) lineJSON() ([]byte, error) {
-	m.Seq = 0
-	return json.Marshal(m)
 }

@@ -41,8 +41,8 @@ const chainHexLen = len(ChainGenesis)
 const chainSuffixLen = len(`,"h":"`) + chainHexLen + len(`"}`)
 
 // chainEncoder turns events into chained lines. Every sink that writes trace lines
-// (WriterSink, FileSink, MemorySink) encodes through one, so no line reaches a trace
-// without its link.
+// (FileSink, MemorySink) encodes through one, so no line reaches a trace without its
+// link.
 type chainEncoder struct {
 	prev    [chainHexLen]byte
 	started bool
@@ -170,16 +170,9 @@ func splitChained(line []byte) (content []byte, h string, ok bool) {
 	return append(content, '}'), string(hx), true
 }
 
+// isChainHex reports whether h is an h: chainHexLen lowercase hex digits.
 func isChainHex(h []byte) bool {
-	if len(h) != chainHexLen {
-		return false
-	}
-	for _, c := range h {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	return len(h) == chainHexLen && len(bytes.Trim(h, "0123456789abcdef")) == 0
 }
 
 // ChainReport is what VerifyChain found.
@@ -242,7 +235,6 @@ func VerifyChain(r io.Reader) (ChainReport, error) {
 		if err != nil {
 			return rep, err
 		}
-		raw := line
 		if len(bytes.TrimSpace(line)) == 0 {
 			if !complete {
 				break
@@ -257,7 +249,7 @@ func VerifyChain(r io.Reader) (ChainReport, error) {
 		}
 		derr := json.Unmarshal(line, &ev)
 		if !complete && (derr != nil || ev.Kind == "") {
-			rep.Torn = &TornLine{Line: n, Bytes: len(raw)}
+			rep.Torn = &TornLine{Line: n, Bytes: len(line)}
 			break
 		}
 		if derr != nil {

@@ -44,12 +44,6 @@ type FieldsAppender interface {
 	AppendFields(buf []byte) []byte
 }
 
-// lineBody is implemented by a body whose fields in a trace line are not its JSON
-// encoding on its own (Message, whose seq is the envelope's).
-type lineBody interface {
-	lineJSON() ([]byte, error)
-}
-
 // AppendJSON appends the event's JSON line (with a trailing newline) to buf, without
 // the h that links it into a trace's hash chain: the line's content, as shown to a
 // reader. Trace files get their lines from the sinks, which add the link.
@@ -58,13 +52,18 @@ func (e *Event) AppendJSON(buf []byte) ([]byte, error) {
 	if fa, ok := e.Body.(FieldsAppender); ok {
 		buf = fa.AppendFields(buf)
 	} else if e.Body != nil {
-		var body []byte
-		var err error
-		if lb, ok := e.Body.(lineBody); ok {
-			body, err = lb.lineJSON()
-		} else {
-			body, err = json.Marshal(e.Body)
+		// A message's seq in a trace line is the envelope's, never a field of the body.
+		v := e.Body
+		switch m := v.(type) {
+		case Message:
+			m.Seq = 0
+			v = m
+		case *Message:
+			c := *m
+			c.Seq = 0
+			v = c
 		}
+		body, err := json.Marshal(v)
 		if err != nil {
 			return buf, fmt.Errorf("trace: encoding %s event: %w", e.Kind, err)
 		}

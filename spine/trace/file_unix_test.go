@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -48,5 +49,33 @@ func TestFileSinkLocked(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	if rep, err := VerifyChain(bytes.NewReader(b)); err != nil || rep.Head != sink.Head() {
 		t.Fatalf("written file: %+v %v (head %s)", rep, err, sink.Head())
+	}
+}
+
+// ReadFile opens only regular files, and says what else it was given.
+func TestReadFileRefusesWhatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	tests := []struct{ path, want string }{
+		{fifo, fifo + ": a named pipe (FIFO), not a regular file"},
+		{"/dev/zero", "/dev/zero: a character device, not a regular file"},
+		{dir, dir + ": a directory, not a regular file"},
+	}
+	for _, tc := range tests {
+		if _, err := ReadFile(tc.path); errString(err) != tc.want {
+			t.Errorf("ReadFile(%s): %v, want %s", tc.path, err, tc.want)
+		}
+		if _, err := ReadFileEvents(tc.path); errString(err) != tc.want {
+			t.Errorf("ReadFileEvents(%s): %v, want %s", tc.path, err, tc.want)
+		}
+		if _, err := ReadBytes(tc.path); errString(err) != tc.want {
+			t.Errorf("ReadBytes(%s): %v, want %s", tc.path, err, tc.want)
+		}
+	}
+	if _, err := ReadFile(filepath.Join(dir, "none")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing file: %v", err)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/agentspine/spine/internal/linecap"
@@ -144,34 +143,6 @@ func TestLineCap(t *testing.T) {
 	_, err = VerifyChain(strings.NewReader(in))
 	if err == nil || err.Error() != "line 2 is longer than 16777216 bytes, the most a line may have" {
 		t.Errorf("VerifyChain: %v", err)
-	}
-}
-
-// ReadFile opens only regular files, and says what else it was given.
-func TestReadFileRefusesWhatIsNotAFile(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip(err)
-	}
-	tests := []struct{ path, want string }{
-		{fifo, fifo + ": a named pipe (FIFO), not a regular file"},
-		{"/dev/zero", "/dev/zero: a character device, not a regular file"},
-		{dir, dir + ": a directory, not a regular file"},
-	}
-	for _, tc := range tests {
-		if _, err := ReadFile(tc.path); errString(err) != tc.want {
-			t.Errorf("ReadFile(%s): %v, want %s", tc.path, err, tc.want)
-		}
-		if _, err := ReadFileEvents(tc.path); errString(err) != tc.want {
-			t.Errorf("ReadFileEvents(%s): %v, want %s", tc.path, err, tc.want)
-		}
-		if _, err := ReadBytes(tc.path); errString(err) != tc.want {
-			t.Errorf("ReadBytes(%s): %v, want %s", tc.path, err, tc.want)
-		}
-	}
-	if _, err := ReadFile(filepath.Join(dir, "none")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a missing file: %v", err)
 	}
 }
 

@@ -267,6 +267,9 @@ func TestMessageSeqIsTheEnvelopes(t *testing.T) {
 	if err != nil || string(line) != want {
 		t.Fatalf("line %s (%v), want %s", line, err, want)
 	}
+	if byPointer, err := (&Event{Seq: 4, Time: at, Kind: KindMessage, Body: &m}).AppendJSON(nil); err != nil || string(byPointer) != want || m.Seq != 9 {
+		t.Fatalf("a *Message body: line %s (%v), message seq %d", byPointer, err, m.Seq)
+	}
 	e, err := DecodeLine(bytes.TrimSuffix(line, []byte("\n")))
 	if got, ok := As[Message](&e); err != nil || !ok || got.Seq != 4 || got.From != "R2" {
 		t.Fatalf("decoded %+v (%v)", e.Body, err)

@@ -28,58 +28,56 @@ type discard struct{}
 func (discard) Write(*Event) error { return nil }
 func (discard) Flush() error       { return nil }
 
-// WriterSink writes chained JSON lines to an io.Writer through a buffer.
-type WriterSink struct {
+// chained is what every sink that writes lines holds: the chain encoder, and the lock
+// that keeps its lines in order.
+type chained struct {
 	mu    sync.Mutex
-	w     *bufio.Writer
 	chain chainEncoder
 }
 
-var _ Sink = (*WriterSink)(nil)
-
-// NewWriterSink returns a sink writing JSON lines to w.
-func NewWriterSink(w io.Writer) *WriterSink {
-	return &WriterSink{w: bufio.NewWriterSize(w, 64<<10)}
-}
-
-// Write encodes the event and buffers its line.
-func (s *WriterSink) Write(e *Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	line, err := s.chain.encode(e)
+// write encodes the event and writes its chained line to w.
+func (c *chained) write(e *Event, w io.Writer) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	line, err := c.chain.encode(e)
 	if err != nil {
 		return err
 	}
-	_, err = s.w.Write(line)
+	_, err = w.Write(line)
 	return err
 }
+
+// FileSink is an append-only trace file, written through a buffer. It refuses to open a
+// file that already exists, so a recorded trace is never appended to by a second run,
+// truncated or rewritten, and holds an exclusive lock (flock) on it until Close, so a
+// second writer that asks for the lock is refused while the run writes.
+type FileSink struct {
+	chained
+	w *bufio.Writer
+	f *os.File
+}
+
+var _ Sink = (*FileSink)(nil)
+
+// Write encodes the event and buffers its line.
+func (s *FileSink) Write(e *Event) error { return s.write(e, s.w) }
 
 // Head is the h of the last line written, or "" before the first: the chain's head,
 // which a host may print or store elsewhere so that a later rewrite of the whole file
 // shows.
-func (s *WriterSink) Head() string {
+func (s *FileSink) Head() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.chain.head()
 }
 
-// Flush writes the buffered lines to the underlying writer.
-func (s *WriterSink) Flush() error {
+// Flush writes the buffered lines to the file. It does not fsync: a trace survives a
+// process crash up to the last flush, and Close syncs.
+func (s *FileSink) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Flush()
 }
-
-// FileSink is an append-only trace file. It refuses to open a file that already exists,
-// so a recorded trace is never appended to by a second run, truncated or rewritten, and
-// holds an exclusive lock (flock) on it until Close, so a second writer that asks for
-// the lock is refused while the run writes.
-type FileSink struct {
-	*WriterSink
-	f *os.File
-}
-
-var _ Sink = (*FileSink)(nil)
 
 // ErrExists is returned by CreateFileSink when the trace file is already there.
 var ErrExists = errors.New("trace file already exists")
@@ -100,16 +98,12 @@ func CreateFileSink(path string) (*FileSink, error) {
 		f.Close()
 		return nil, err
 	}
-	return &FileSink{WriterSink: NewWriterSink(f), f: f}, nil
+	return &FileSink{w: bufio.NewWriterSize(f, 64<<10), f: f}, nil
 }
-
-// Flush writes buffered lines to the file. It does not fsync: a trace survives a
-// process crash up to the last flush, and Close syncs.
-func (s *FileSink) Flush() error { return s.WriterSink.Flush() }
 
 // Close flushes, syncs and closes the file, which releases its lock.
 func (s *FileSink) Close() error {
-	err := s.WriterSink.Flush()
+	err := s.Flush()
 	if serr := s.f.Sync(); err == nil {
 		err = serr
 	}
@@ -121,24 +115,14 @@ func (s *FileSink) Close() error {
 
 // MemorySink keeps the encoded (chained) trace in memory, for tests and replay checks.
 type MemorySink struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	chain chainEncoder
+	chained
+	buf bytes.Buffer
 }
 
 var _ Sink = (*MemorySink)(nil)
 
 // Write encodes the event and appends its line.
-func (s *MemorySink) Write(e *Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	line, err := s.chain.encode(e)
-	if err != nil {
-		return err
-	}
-	s.buf.Write(line)
-	return nil
-}
+func (s *MemorySink) Write(e *Event) error { return s.write(e, &s.buf) }
 
 // Flush does nothing: the lines are already in memory.
 func (s *MemorySink) Flush() error { return nil }
