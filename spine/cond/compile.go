@@ -73,15 +73,20 @@ func (m *Matcher) compilePart(conds []*Node, index []int, slotIx map[[2]int]int)
 }
 
 func (b *builder) rule(c *Node) rule {
-	if c == nil || c.Opaque() {
+	if c == nil {
 		return rule{vm: true}
 	}
 	var r rule
+	opaque := false
 	c.Walk(func(n *Node) {
+		opaque = opaque || n.Op == OpOpaque
 		if n.Op == OpAtom && n.Atom.ReadsField() && !slices.Contains(r.need, n.Atom.Kind) {
 			r.need = append(r.need, n.Atom.Kind)
 		}
 	})
+	if opaque {
+		return rule{vm: true}
+	}
 	slices.Sort(r.need)
 	// With every kind it reads present no atom can fail, so the order in which expr
 	// would evaluate them cannot change the result, and negations move to the atoms.

@@ -53,14 +53,14 @@ func checkDirect(t *testing.T, name string, rng *rand.Rand, conds []*Node, trial
 
 // direct is a condition's outcome on in, evaluated on the values themselves.
 func direct(m *Matcher, in *Input, c *Node) uint8 {
-	if c == nil || c.Opaque() {
+	if c == nil {
 		return VM
 	}
-	absent := false
+	vm := false // an opaque part, or an atom on an absent kind
 	c.Walk(func(n *Node) {
-		absent = absent || n.Op == OpAtom && n.Atom.ReadsField() && !in.Present[n.Atom.Kind]
+		vm = vm || n.Op == OpOpaque || n.Op == OpAtom && n.Atom.ReadsField() && !in.Present[n.Atom.Kind]
 	})
-	if absent {
+	if vm {
 		return VM
 	}
 	return uint8(b2i(directBool(m, in, c)))

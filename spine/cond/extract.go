@@ -96,19 +96,6 @@ func Extract(n ast.Node, env Env) *Node {
 	return x.boolean(n)
 }
 
-// Opaque reports whether any part of n is opaque.
-func (n *Node) Opaque() bool {
-	switch n.Op {
-	case OpOpaque:
-		return true
-	case OpNot:
-		return n.L.Opaque()
-	case OpAnd, OpOr:
-		return n.L.Opaque() || n.R.Opaque()
-	}
-	return false
-}
-
 // Walk calls f on n and every node below it, parents first.
 func (n *Node) Walk(f func(*Node)) {
 	f(n)
