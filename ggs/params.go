@@ -3,6 +3,8 @@ package ggs
 import (
 	"fmt"
 	"math"
+
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // ParamSource looks up a named param of a loaded rule set (*engine.RuleSet satisfies it).
@@ -91,19 +93,8 @@ func number(src ParamSource, name string) (float64, error) {
 	if !ok {
 		return 0, fmt.Errorf("no param %s", name)
 	}
-	var f float64
-	switch n := v.(type) {
-	case float64:
-		f = n
-	case float32:
-		f = float64(n)
-	case int:
-		f = float64(n)
-	case int64:
-		f = float64(n)
-	case uint64:
-		f = float64(n)
-	default:
+	f, ok := ruleset.Number(v)
+	if !ok {
 		return 0, fmt.Errorf("param %s: want a number, got %T %v", name, v, v)
 	}
 	// Bounded so that no loss can overflow to ±Inf, which JSON cannot print.

@@ -130,7 +130,7 @@ func newFieldProbe(f Field) reflect.Value { return reflect.New(fieldTypes[f.Type
 func (f Field) Assign(dst reflect.Value, v any) error {
 	switch f.Type {
 	case TypeFloat:
-		x, ok := toFloat(v)
+		x, ok := Number(v)
 		if !ok {
 			return fmt.Errorf("want a number, got %T", v)
 		}
@@ -139,7 +139,7 @@ func (f Field) Assign(dst reflect.Value, v any) error {
 		}
 		dst.SetFloat(x)
 	case TypeInt:
-		x, ok := toFloat(v)
+		x, ok := Number(v)
 		if !ok || x != math.Trunc(x) || math.Abs(x) > MaxExactInt {
 			return fmt.Errorf("want an integer, got %v (%T)", v, v)
 		}
@@ -181,7 +181,9 @@ func (f Field) Assign(dst reflect.Value, v any) error {
 	return nil
 }
 
-func toFloat(v any) (float64, bool) {
+// Number is v as a float64 when v is a number: a value of a Go int, uint or float type
+// or a json.Number, as a fact field, a param or an expression's result may hold.
+func Number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case float64:
 		return x, true
