@@ -87,7 +87,7 @@ func busMessage(e *trace.Event) (m bus.Message, ok bool, err error) {
 		if err := json.Unmarshal(raw, &x); err != nil {
 			return m, true, err
 		}
-		role, isModel := strings.CutPrefix(x.Name, "llm:")
+		role, isModel := strings.CutPrefix(x.Name, trace.ExchangeModel)
 		if !isModel || role == "" {
 			return m, false, nil
 		}

@@ -37,7 +37,7 @@ func (b *builder) exchange(e *trace.Event, x trace.Exchange) {
 		it.Kind = "tool"
 		t.ToolCalls++
 		laneText = toolSummary(&it, x, dur)
-	case x.Name == "check:plan":
+	case x.Name == trace.ExchangeCheck+"plan":
 		it.Kind = "check"
 		role = "R2"
 		t.PlanChecks++

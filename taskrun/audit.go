@@ -52,7 +52,7 @@ func (la *liveAudit) tap(seq int64, kind string, body any) {
 		m, err = bus.NewMessage(sm.From, sm.To, sm.Type, sm.TaskID, sm.Payload)
 	case trace.KindExchange:
 		x := body.(engine.Exchange)
-		role, isModel := strings.CutPrefix(x.Name, "llm:")
+		role, isModel := strings.CutPrefix(x.Name, trace.ExchangeModel)
 		if !isModel {
 			return
 		}

@@ -61,9 +61,9 @@ func exchangeSummary(x trace.Exchange) (string, []string) {
 		return llmSummary(x, dur)
 	case kind == "tool":
 		return toolSummary(x, dur), nil
-	case x.Name == "check:plan":
+	case x.Name == trace.ExchangeCheck+"plan":
 		return planCheckSummary(x)
-	case x.Name == "memory:calibrate":
+	case x.Name == trace.ExchangeMemory+"calibrate":
 		return calibrateSummary(x, dur)
 	}
 	return x.Name + " · " + dur, nil

@@ -83,7 +83,7 @@ func (jm journalledModel) Complete(ctx context.Context, req llm.ChatRequest) (ll
 	start := jm.clock.Now()
 	resp, err := jm.m.Chat.Complete(withRetryRole(ctx, jm.role), req)
 	x := engine.Exchange{
-		Name:       "llm:" + string(jm.role),
+		Name:       trace.ExchangeModel + string(jm.role),
 		Request:    req,
 		Response:   resp,
 		DurationMS: jm.clock.Now().Sub(start).Milliseconds(),

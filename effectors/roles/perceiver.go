@@ -10,6 +10,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // maxClarifications bounds R1's clarifying rounds; after them the task proceeds.
@@ -79,13 +80,13 @@ func (p *Pipeline) perceive(ctx context.Context, rec recorder) (contract.TaskSpe
 // clarify puts the questions to the user and journals the exchange.
 func (p *Pipeline) clarify(ctx context.Context, rec recorder, questions []string) (string, error) {
 	if p.cfg.Clarify == nil {
-		rec.exchange(engine.Exchange{Name: "user:clarify", Request: questions, Response: "",
+		rec.exchange(engine.Exchange{Name: trace.ExchangeUser + "clarify", Request: questions, Response: "",
 			Error: "not interactive: no answer; proceeding on the most faithful reading"})
 		return "", nil
 	}
 	start := p.cfg.Clock.Now()
 	answer, err := p.cfg.Clarify.Clarify(ctx, questions)
-	x := engine.Exchange{Name: "user:clarify", Request: questions, Response: answer,
+	x := engine.Exchange{Name: trace.ExchangeUser + "clarify", Request: questions, Response: answer,
 		DurationMS: p.cfg.Clock.Now().Sub(start).Milliseconds()}
 	if err != nil {
 		if ctx.Err() != nil {

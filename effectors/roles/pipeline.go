@@ -233,7 +233,7 @@ func (p *Pipeline) calibrate(ctx context.Context, rec recorder, q CalibrationQue
 	p.status(llm.R2, "", "calibrating against memory")
 	start := p.cfg.Clock.Now()
 	cal, err := p.cfg.Memory.Calibrate(ctx, q)
-	x := engine.Exchange{Name: "memory:calibrate", Request: q,
+	x := engine.Exchange{Name: trace.ExchangeMemory + "calibrate", Request: q,
 		DurationMS: p.cfg.Clock.Now().Sub(start).Milliseconds()}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Assignment is a SubTask as dispatched to R3: the contract's fields, with the ID the
@@ -241,7 +242,7 @@ func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round
 			must = r2.guard(*cal, p.tools).must
 		}
 		violations := p.checkPlan(o, must)
-		rec.exchange(engine.Exchange{Name: "check:plan", Request: map[string]int{"round": round, "attempt": attempt},
+		rec.exchange(engine.Exchange{Name: trace.ExchangeCheck + "plan", Request: map[string]int{"round": round, "attempt": attempt},
 			Response: map[string][]string{"violations": nonNil(violations)}})
 		if len(violations) == 0 {
 			out = o
