@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -121,7 +122,7 @@ func (l *live) PollRules(_ Tape) (bool, error) {
 		return true, err
 	}
 	if err := s.reload(name, src); err != nil {
-		s.tracer.emit(trace.KindRulesReloadFailed, trace.Reload{Path: name, Hash: hashOf(src), Error: err.Error()})
+		s.tracer.emit(trace.KindRulesReloadFailed, trace.Reload{Path: name, Hash: ruleset.HashOf(src), Error: err.Error()})
 		return true, err
 	}
 	s.tracer.emit(trace.KindRulesReloaded, trace.Reload{Path: name, Hash: s.rs.Hash(), Source: string(src)})
