@@ -133,9 +133,7 @@ func (e *Engine) loop(ctx context.Context) (Result, error) {
 			switch {
 			case cyc.Fired == "":
 				return Result{Outcome: OutcomeNoRule, Reason: "no rule in the conflict set selected an objective"}, nil
-			case obj.Terminal != "":
-				e.transition(ctx, evSkipAct)
-			case s.requested == StateTerminate:
+			case obj.Terminal != "" || s.requested == StateTerminate:
 				e.transition(ctx, evSkipAct)
 			case s.requested == StateObserve:
 				e.transition(ctx, evReobserve)

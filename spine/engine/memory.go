@@ -3,8 +3,10 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/agentspine/spine/spine/cond"
@@ -200,32 +202,6 @@ func (kf *kindFacts) get(id string) (Fact, bool) {
 	}
 	f, ok := kf.byID[id]
 	return f, ok
-}
-
-func (kf *kindFacts) set(f Fact) {
-	if !kf.many {
-		kf.single, kf.has = f, true
-		return
-	}
-	kf.byID[f.ID] = f
-}
-
-func (kf *kindFacts) del(id string) {
-	if !kf.many {
-		kf.single, kf.has = Fact{}, false
-		return
-	}
-	delete(kf.byID, id)
-}
-
-func (kf *kindFacts) count() int {
-	if !kf.many {
-		if kf.has {
-			return 1
-		}
-		return 0
-	}
-	return len(kf.byID)
 }
 
 // NewWorkingMemory returns an empty working memory for the rule set's fact kinds.
@@ -430,12 +406,12 @@ func (kf *kindFacts) replaceLive(buf payloadBuf) {
 	kf.live, kf.shared = buf, false
 }
 
-// stored records f, written already, as the kind's latest change and reports it.
+// stored records f, written already, as many kind k's latest change and reports it.
 func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) {
 	wm.rev++
 	f.Rev = wm.rev
 	kf := &wm.kinds[k.Index()]
-	kf.set(f)
+	kf.byID[f.ID] = f
 	kf.rev = wm.rev
 	wm.syncEnv(k)
 	wm.notify(op, f)
@@ -524,11 +500,12 @@ func (wm *WorkingMemory) retract(kind, id string) (Fact, error) {
 	if !ok {
 		return Fact{}, fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
 	}
-	if !k.Many {
+	if k.Many {
+		delete(kf.byID, id)
+	} else {
 		// The retracted fact keeps its payload; it is the observer's and the caller's.
-		kf.live, kf.shared = payloadBuf{}, false
+		kf.single, kf.has, kf.live, kf.shared = Fact{}, false, payloadBuf{}, false
 	}
-	kf.del(id)
 	wm.rev++
 	kf.rev = wm.rev
 	old.Rev = wm.rev
@@ -570,18 +547,15 @@ func (wm *WorkingMemory) All() []Fact {
 
 func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
 	kf := &wm.kinds[k.Index()]
-	out := make([]Fact, 0, kf.count())
 	if !kf.many {
-		if kf.has {
-			out = append(out, kf.single)
-			kf.shared = true
+		if !kf.has {
+			return []Fact{}
 		}
-		return out
+		kf.shared = true
+		return []Fact{kf.single}
 	}
-	for _, f := range kf.byID {
-		out = append(out, f)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	out := slices.AppendSeq(make([]Fact, 0, len(kf.byID)), maps.Values(kf.byID))
+	slices.SortFunc(out, func(a, b Fact) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
@@ -651,37 +625,15 @@ const (
 	objectiveIndex = 1
 )
 
-// statePayload and objectivePayload have the layout of the built-in kinds' payload
-// structs (same field types in the same order), so the engine sets them without
-// reflection; TestBuiltinPayloadLayout checks it.
-type (
-	statePayload struct {
-		Name      string
-		Iteration int
-	}
-	objectivePayload struct {
-		Name string
-		Rule string
-	}
-)
-
-// objective and state read the built-in facts without handing their payloads out.
-func (wm *WorkingMemory) objective() (objectivePayload, bool) {
-	kf := &wm.kinds[objectiveIndex]
+// builtin reads string field i of the built-in fact at index (state, objective) without
+// handing its payload out; "" when the fact is absent. TestBuiltinPayloadLayout checks
+// the fields' types.
+func (wm *WorkingMemory) builtin(index, i int) string {
+	kf := &wm.kinds[index]
 	if !kf.has {
-		return objectivePayload{}, false
+		return ""
 	}
-	p := kf.live.ptrs
-	return objectivePayload{Name: *p[0].s, Rule: *p[1].s}, true
-}
-
-func (wm *WorkingMemory) state() (statePayload, bool) {
-	kf := &wm.kinds[stateIndex]
-	if !kf.has {
-		return statePayload{}, false
-	}
-	p := kf.live.ptrs
-	return statePayload{Name: *p[0].s, Iteration: *p[1].i}, true
+	return *kf.live.ptrs[i].s
 }
 
 // envValue is what compiled predicates run against.

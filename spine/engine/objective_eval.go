@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/expr-lang/expr/vm"
@@ -40,7 +41,7 @@ func (s *Session) evalObjectives() []ObjectiveEval {
 		score, satisfied := o.Programs()
 		var errs []string
 		if ev.HasScore {
-			v, err := s.runObjective(score)
+			v, err := s.run(score)
 			if err == nil {
 				ev.Score, err = scoreOf(v)
 			}
@@ -49,7 +50,7 @@ func (s *Session) evalObjectives() []ObjectiveEval {
 			}
 		}
 		if ev.HasSatisfied {
-			v, err := s.runObjective(satisfied)
+			v, err := s.run(satisfied)
 			if err == nil {
 				b, isBool := v.(bool)
 				if !isBool {
@@ -76,15 +77,12 @@ func (s *Session) evalObjectives() []ObjectiveEval {
 // copy of the result, in file order; nil when the rule set scores none. It writes no
 // trace event: the conflict_set events record the evaluations the rules saw.
 func (s *Session) Objectives() []ObjectiveEval {
-	evals := s.evalObjectives()
-	if evals == nil {
-		return nil
-	}
-	return append([]ObjectiveEval(nil), evals...)
+	return slices.Clone(s.evalObjectives())
 }
 
-// runObjective runs one compiled expression; a panic is its error.
-func (s *Session) runObjective(p *vm.Program) (out any, err error) {
+// run runs one compiled expression (a rule's predicate, an objective's score or
+// satisfied) against the facts; a panic is its error.
+func (s *Session) run(p *vm.Program) (out any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("panic: %v", r)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -71,9 +72,13 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 		o.runID = s.x.NewID()
 		s.opts.runID = o.runID
 	}
+	// WithRecordedRules names the rule file as a recording's header did.
+	rules := trace.RulesRef{Name: rs.Name(), Path: cmp.Or(o.rulesPath, rs.Path()), Hash: rs.Hash(), Source: rs.Source()}
+	if o.noRulesSource {
+		rules.Source = ""
+	}
 	s.tracer.emit(trace.KindHeader, trace.Header{
-		Format: trace.Format, Run: o.runID,
-		Rules:  trace.RulesRef{Name: rs.Name(), Path: headerPath(rs, o), Hash: rs.Hash(), Source: headerSource(rs, o)},
+		Format: trace.Format, Run: o.runID, Rules: rules,
 		Params: s.tracer.paramsJSON(rs), Meta: o.meta,
 		Limits: trace.Limits{MaxIterations: o.maxIterations, MaxFirings: o.maxFirings},
 	})
@@ -162,20 +167,10 @@ func (s *Session) Get(kind, id string) (Fact, bool) { return s.wm.Get(kind, id) 
 func (s *Session) Query(kind string) []Fact { return s.wm.Query(kind) }
 
 // Objective returns the name of the current objective, "" before any rule set one.
-func (s *Session) Objective() string {
-	if o, ok := s.wm.objective(); ok {
-		return o.Name
-	}
-	return ""
-}
+func (s *Session) Objective() string { return s.wm.builtin(objectiveIndex, 0) }
 
 // objectiveRule is the rule that set the current objective.
-func (s *Session) objectiveRule() string {
-	if o, ok := s.wm.objective(); ok {
-		return o.Rule
-	}
-	return ""
-}
+func (s *Session) objectiveRule() string { return s.wm.builtin(objectiveIndex, 1) }
 
 // Emit writes a host event into the trace. body must encode as a JSON object without the
 // keys seq, t and kind, which every event line starts with, and h, which ends it; a body
@@ -293,22 +288,4 @@ func (s *Session) canceled(ctx context.Context) error {
 // Cycle runs one agenda cycle over every rule; see the package documentation.
 func (s *Session) Cycle(ctx context.Context) (*CycleResult, error) {
 	return s.runCycle(ctx, false)
-}
-
-// headerSource is the rule file the header carries: none when WithRecordedRules says the
-// recorded header had none.
-func headerSource(rs *RuleSet, o options) string {
-	if o.noRulesSource {
-		return ""
-	}
-	return rs.Source()
-}
-
-// headerPath is the rule path the header names: the rule set's own, unless
-// WithRecordedRules names the recorded one.
-func headerPath(rs *RuleSet, o options) string {
-	if o.rulesPath != "" {
-		return o.rulesPath
-	}
-	return rs.Path()
 }
