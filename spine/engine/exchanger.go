@@ -85,7 +85,7 @@ func (l *live) Exchange(ctx context.Context, _ Tape, body trace.EffectorCall, in
 		return errors.New("the engine has no effector"), nil
 	}
 	t := &l.s.tracer
-	start := t.emit(trace.KindEffectorCall, body)
+	start, _ := t.emit(trace.KindEffectorCall, body)
 	res, cerr := invoke(withJournal(ctx, l.s))
 	now := t.clock.Now()
 	rb := trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: now.Sub(start).Milliseconds()}

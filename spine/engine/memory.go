@@ -100,7 +100,7 @@ func (wm *WorkingMemory) bindEnv() {
 		wm.kinds[i].kind = k
 		wm.envKinds = append(wm.envKinds, wm.env.Elem().Field(i))
 		if kf := &wm.kinds[i]; !k.Many && kf.has {
-			wm.envCur[i] = kf.live.payload
+			wm.envCur[i] = kf.live
 		}
 	}
 }
@@ -117,15 +117,11 @@ type kindFacts struct {
 
 	// Singleton kinds only: the payload of single and, when spare is set, a payload
 	// nobody has seen that the next change writes into.
-	live, spare payloadBuf
+	live, spare *payload
 	shared      bool        // live has been handed out: it must not be written again
 	plan        *cachedPlan // the plan of the struct type the kind was last given
 	free        *payload    // the buffer of a payload handed out, reused for a new one
 }
-
-// payloadBuf is one payload struct of a singleton kind, or none when nil. A pointer,
-// because every change moves a few of them.
-type payloadBuf struct{ *payload }
 
 // payload is a payload struct seen three ways, found once: a buffer is written and read
 // many times, and finding a field through reflect costs more than reading it.
@@ -348,7 +344,7 @@ func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFa
 	if exists && !kf.shared {
 		// Nobody has seen the live payload: a whole write (which checks every value
 		// before it writes one) may go into it in place.
-		if whole, err := wm.setWhole(kf, kf.live.payload, payload); whole {
+		if whole, err := wm.setWhole(kf, kf.live, payload); whole {
 			if err != nil {
 				return nil, "", err
 			}
@@ -358,7 +354,7 @@ func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFa
 	}
 	buf := kf.takeSpare(k)
 	dst := buf.value()
-	whole, err := wm.setWhole(kf, buf.payload, payload)
+	whole, err := wm.setWhole(kf, buf, payload)
 	if !whole && err == nil {
 		// payload may name only some fields: start from the old payload (or zero).
 		if exists {
@@ -378,30 +374,29 @@ func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFa
 }
 
 // takeSpare returns a payload nobody has seen, allocating one when there is no spare.
-func (kf *kindFacts) takeSpare(k *FactKind) payloadBuf {
+func (kf *kindFacts) takeSpare(k *FactKind) *payload {
 	buf := kf.spare
-	kf.spare = payloadBuf{}
-	if buf.payload == nil {
-		p := kf.free // not the environment's: a change made another payload live since
+	kf.spare = nil
+	if buf == nil {
+		buf = kf.free // not the environment's: a change made another payload live since
 		kf.free = nil
-		if p == nil {
-			p = new(payload)
+		if buf == nil {
+			buf = new(payload)
 		}
-		p.fill(reflect.New(k.Type()))
-		buf = payloadBuf{p}
+		buf.fill(reflect.New(k.Type()))
 	}
 	return buf
 }
 
 // replaceLive makes buf the singleton's payload; the old one becomes the spare when
 // nobody has seen it.
-func (kf *kindFacts) replaceLive(buf payloadBuf) {
+func (kf *kindFacts) replaceLive(buf *payload) {
 	if kf.has && !kf.shared {
 		kf.spare = kf.live
 	} else if kf.has {
 		// The struct is someone else's now, but its buffer is still ours: the next
 		// payload reuses it.
-		kf.free = kf.live.payload
+		kf.free = kf.live
 	}
 	kf.live, kf.shared = buf, false
 }
@@ -427,7 +422,7 @@ func (wm *WorkingMemory) storedSingle(k *FactKind, op string, inputSet bool) {
 	i := k.Index()
 	kf := &wm.kinds[i]
 	kf.single.Rev, kf.has, kf.rev = wm.rev, true, wm.rev
-	if kf.live.payload != wm.envCur[i] {
+	if kf.live != wm.envCur[i] {
 		// A new payload (one written in place is in the fact and the environment already).
 		kf.single.Kind, kf.single.ID, kf.single.Payload = k.Name, k.Name, kf.live.iface
 		wm.pointEnv(i, kf)
@@ -479,7 +474,7 @@ func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration in
 	} else {
 		*p.i = iteration
 	}
-	if buf.payload != kf.live.payload {
+	if buf != kf.live {
 		kf.replaceLive(buf)
 	}
 	wm.storedSingle(k, op, false)
@@ -504,7 +499,7 @@ func (wm *WorkingMemory) retract(kind, id string) (Fact, error) {
 		delete(kf.byID, id)
 	} else {
 		// The retracted fact keeps its payload; it is the observer's and the caller's.
-		kf.single, kf.has, kf.live, kf.shared = Fact{}, false, payloadBuf{}, false
+		kf.single, kf.has, kf.live, kf.shared = Fact{}, false, nil, false
 	}
 	wm.rev++
 	kf.rev = wm.rev
@@ -580,7 +575,7 @@ func (wm *WorkingMemory) syncEnv(k *FactKind) {
 func (wm *WorkingMemory) pointEnv(i int, kf *kindFacts) {
 	var cur *payload // nil for none
 	if kf.has {
-		cur = kf.live.payload
+		cur = kf.live
 	}
 	if cur != wm.envCur[i] { // a payload written in place is already there
 		if kf.has {

@@ -233,11 +233,12 @@ type tracer struct {
 	err     error
 }
 
-func (t *tracer) emit(kind string, body any) time.Time {
+// emit writes an event stamped with the next clock reading and returns the reading and
+// the event's seq.
+func (t *tracer) emit(kind string, body any) (time.Time, int64) {
 	if t.discard {
 		// Nobody reads the events: keep seq, skip the clock and the encoding.
-		t.seq.Add(1)
-		return time.Time{}
+		return time.Time{}, t.seq.Add(1)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -247,17 +248,6 @@ func (t *tracer) emit(kind string, body any) time.Time {
 // skip counts an event that is not written because the sink discards everything.
 func (t *tracer) skip() { t.seq.Add(1) }
 
-// emitSeq writes an event and returns its seq.
-func (t *tracer) emitSeq(kind string, body any) int64 {
-	if t.discard {
-		return t.seq.Add(1)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.write(t.clock.Now(), kind, body)
-	return t.seq.Load()
-}
-
 // emitAt writes an event stamped with a reading the caller already took.
 func (t *tracer) emitAt(at time.Time, kind string, body any) {
 	t.mu.Lock()
@@ -265,12 +255,12 @@ func (t *tracer) emitAt(at time.Time, kind string, body any) {
 	t.write(at, kind, body)
 }
 
-func (t *tracer) write(at time.Time, kind string, body any) time.Time {
+func (t *tracer) write(at time.Time, kind string, body any) (time.Time, int64) {
 	t.ev = trace.Event{Seq: t.seq.Add(1), Time: at, Kind: kind, Body: body}
 	if err := t.sink.Write(&t.ev); err != nil && t.err == nil {
 		t.err = err
 	}
-	return at
+	return at, t.ev.Seq
 }
 
 // canceled reports the context's error, and cancellation where the exchanger places it
