@@ -163,12 +163,7 @@ func writesWhole(k *FactKind, plan []fieldMove) bool {
 		}
 		written[m.dst] = true
 	}
-	for _, w := range written {
-		if !w {
-			return false
-		}
-	}
-	return true
+	return !slices.Contains(written, false)
 }
 
 // setWhole writes src into the payload dst when src is a non-nil pointer to a struct

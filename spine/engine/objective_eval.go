@@ -2,7 +2,7 @@ package engine
 
 import (
 	"fmt"
-	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -91,27 +91,18 @@ func (s *Session) run(p *vm.Program) (out any, err error) {
 	return s.vm.Run(p, s.wm.envValue())
 }
 
+// scoreOf is a score's value as a float64: any number, as the loader accepts any numeric
+// static type for a score.
 func scoreOf(v any) (float64, error) {
-	var f float64
-	switch x := v.(type) {
-	case float64:
-		f = x
-	case float32:
-		f = float64(x)
-	case int:
-		f = float64(x)
-	case int64:
-		f = float64(x)
-	case int32:
-		f = float64(x)
-	case uint:
-		f = float64(x)
-	case uint64:
-		f = float64(x)
-	default:
-		return 0, fmt.Errorf("got %T, not a number", v)
+	f, ok := v.(float64)
+	if !ok {
+		rv := reflect.ValueOf(v)
+		if !rv.IsValid() || !rv.Type().ConvertibleTo(floatType) {
+			return 0, fmt.Errorf("got %T, not a number", v)
+		}
+		f = rv.Convert(floatType).Float()
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+	if !finite(f) {
 		return 0, fmt.Errorf("%v is not a finite number", f)
 	}
 	return f, nil
