@@ -401,7 +401,8 @@ func (kf *kindFacts) replaceLive(buf *payload) {
 	kf.live, kf.shared = buf, false
 }
 
-// stored records f, written already, as many kind k's latest change and reports it.
+// stored records f, a fact of a many kind written already, as the kind's latest change
+// and reports it.
 func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) {
 	wm.rev++
 	f.Rev = wm.rev

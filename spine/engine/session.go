@@ -85,7 +85,7 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 	s.wm = NewWorkingMemory(rs, s.observe)
 	s.wm.observerKeeps = false // the tracer's sink must not keep events
 	if s.tracer.discard {
-		s.wm.counter = &s.tracer.seq // see observe: a discarded event only takes a seq
+		s.wm.counter = &s.tracer.seq // a discarded fact event only takes a seq
 	}
 	return s
 }
@@ -104,11 +104,9 @@ func (t *tracer) paramsJSON(rs *RuleSet) json.RawMessage {
 	return b
 }
 
+// observe writes a fact change's event. A session whose sink discards every event is
+// not called: its working memory only counts the change (see NewSession).
 func (s *Session) observe(op string, f Fact) {
-	if s.tracer.discard {
-		s.tracer.skip()
-		return
-	}
 	kind := trace.KindFactAsserted
 	switch op {
 	case OpUpdate:
