@@ -99,9 +99,7 @@ func (wm *WorkingMemory) bindEnv() {
 	for i, k := range wm.rs.Kinds() {
 		wm.kinds[i].kind = k
 		wm.envKinds = append(wm.envKinds, wm.env.Elem().Field(i))
-		if kf := &wm.kinds[i]; !k.Many && kf.has {
-			wm.envCur[i] = kf.live
-		}
+		wm.envCur[i] = wm.kinds[i].live
 	}
 }
 
@@ -115,8 +113,8 @@ type kindFacts struct {
 	byID   map[string]Fact
 	rev    uint64 // revision of the latest change to any fact of this kind
 
-	// Singleton kinds only: the payload of single and, when spare is set, a payload
-	// nobody has seen that the next change writes into.
+	// Singleton kinds only: the payload of single (nil exactly when has is false) and,
+	// when spare is set, a payload nobody has seen that the next change writes into.
 	live, spare *payload
 	shared      bool        // live has been handed out: it must not be written again
 	plan        *cachedPlan // the plan of the struct type the kind was last given
@@ -572,20 +570,18 @@ func (wm *WorkingMemory) syncEnv(k *FactKind) {
 	field.Set(list)
 }
 
-// pointEnv points singleton kind i's environment field at its payload, kf's live one.
+// pointEnv points singleton kind i's environment field at its payload, kf's live one,
+// or at none.
 func (wm *WorkingMemory) pointEnv(i int, kf *kindFacts) {
-	var cur *payload // nil for none
-	if kf.has {
-		cur = kf.live
+	if kf.live == wm.envCur[i] { // a payload written in place is already there
+		return
 	}
-	if cur != wm.envCur[i] { // a payload written in place is already there
-		if kf.has {
-			wm.envKinds[i].Set(kf.live.ptr)
-		} else {
-			wm.envKinds[i].SetZero()
-		}
-		wm.envCur[i] = cur
+	if kf.live != nil {
+		wm.envKinds[i].Set(kf.live.ptr)
+	} else {
+		wm.envKinds[i].SetZero()
 	}
+	wm.envCur[i] = kf.live
 }
 
 // refreshInput copies singleton kind k's presence and the fields the matcher reads into
