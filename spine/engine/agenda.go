@@ -126,10 +126,7 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 		s.fire(s.cset[0].rule, res)
 	}
 	res.Objective = s.Objective()
-	if err := s.Flush(); err != nil {
-		return res, err
-	}
-	return res, nil
+	return res, s.Flush()
 }
 
 // evaluate decides every rule (only those setting a terminal objective with
@@ -209,13 +206,8 @@ func (s *Session) candidate(r *Rule, pos int, refracted *bool) {
 
 // evalVM runs a rule's predicate on expr's VM. A predicate that fails or panics is that
 // rule's outcome for the cycle; it never stops the engine.
-func (s *Session) evalVM(r *Rule) (ok bool, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			ok, err = false, fmt.Errorf("panic: %v", p)
-		}
-	}()
-	out, err := s.vm.Run(r.Program(), s.wm.envValue())
+func (s *Session) evalVM(r *Rule) (bool, error) {
+	out, err := s.run(r.Program())
 	if err != nil {
 		return false, err
 	}
@@ -321,17 +313,11 @@ func (s *Session) recordFiring(f Firing) {
 	s.nFirings++
 }
 
+// lastFirings lists the ring from its oldest slot; until the ring is full, that slot is
+// len(s.firings) and the list is the ring as it is.
 func (s *Session) lastFirings() []Firing {
-	if len(s.firings) < keepFirings {
-		return append([]Firing(nil), s.firings...)
-	}
 	start := s.nFirings % keepFirings
 	return append(append([]Firing(nil), s.firings[start:]...), s.firings[:start]...)
 }
 
-func (s *Session) stage() string {
-	if st, ok := s.wm.state(); ok {
-		return st.Name
-	}
-	return ""
-}
+func (s *Session) stage() string { return s.wm.builtin(stateIndex, 0) }

@@ -3,8 +3,10 @@ package engine
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -95,7 +97,7 @@ func TestVerifyChainTamperings(t *testing.T) {
 			t.Fatalf("line %d has no h", line)
 		}
 		_, prevH, _ := splitChained([]byte(strings.TrimSuffix(ls[line-2], "\n")))
-		ls[line-1] = string(tr.SealLine(prevH, content))
+		ls[line-1] = sealLine(prevH, content)
 		return []byte(strings.Join(ls, ""))
 	}
 	forged := `{"seq":27,"t":"2000-01-01T00:00:01Z","kind":"halt","outcome":"success","h":"0123456789abcdef0123456789abcdef"}` + "\n"
@@ -177,8 +179,26 @@ func TestVerifyChainTamperings(t *testing.T) {
 	}
 }
 
-// splitChained is tr.SplitChained, for the tests that take lines apart.
-func splitChained(line []byte) ([]byte, string, bool) { return tr.SplitChained(line) }
+// chainSuffix is the length of `,"h":"<32 hex>"}`, what a chained line adds before the
+// closing brace of its content.
+const chainSuffix = len(`,"h":"`) + len(tr.ChainGenesis) + len(`"}`)
+
+// splitChained splits a chained line into its content (the line without its h field,
+// what the chain hashes) and h; ok is false for a line that does not end in an h.
+func splitChained(line []byte) (content []byte, h string, ok bool) {
+	n := len(line) - chainSuffix
+	if n < 1 || !bytes.HasPrefix(line[n:], []byte(`,"h":"`)) || !bytes.HasSuffix(line, []byte(`"}`)) {
+		return nil, "", false
+	}
+	return append(bytes.Clone(line[:n]), '}'), string(line[n+len(`,"h":"`) : len(line)-2]), true
+}
+
+// sealLine is the line a chained writer writes for content after a line whose h is prev:
+// what a tamperer who recomputes one h writes.
+func sealLine(prev string, content []byte) string {
+	sum := sha256.Sum256(append([]byte(prev), content...))
+	return fmt.Sprintf(`%s,"h":"%x"}`+"\n", content[:len(content)-1], sum[:16])
+}
 
 func errString(err error) string {
 	if err == nil {

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -135,9 +133,7 @@ func (e *Engine) loop(ctx context.Context) (Result, error) {
 			switch {
 			case cyc.Fired == "":
 				return Result{Outcome: OutcomeNoRule, Reason: "no rule in the conflict set selected an objective"}, nil
-			case obj.Terminal != "":
-				e.transition(ctx, evSkipAct)
-			case s.requested == StateTerminate:
+			case obj.Terminal != "" || s.requested == StateTerminate:
 				e.transition(ctx, evSkipAct)
 			case s.requested == StateObserve:
 				e.transition(ctx, evReobserve)
@@ -216,38 +212,25 @@ func (e *Engine) mint(ctx context.Context) (Construct, error) {
 	if e.eff != nil {
 		call = e.eff.Mint
 	}
-	c, err, stop := exchange(ctx, e, "mint", req, call)
-	if stop != nil {
-		return Construct{}, stop
-	}
-	if err != nil {
-		return Construct{}, fmt.Errorf("effector mint (iteration %d, objective %s): %w", e.iteration, req.Objective, err)
-	}
-	return c, nil
+	return exchange(ctx, e, "mint", req, call, fmt.Sprintf("iteration %d, objective %s", e.iteration, req.Objective))
 }
 
 func (e *Engine) gate(ctx context.Context) error {
-	s := e.sess
-	req := GateRequest{Iteration: e.iteration, Objective: s.Objective(), Construct: e.construct}
+	req := GateRequest{Iteration: e.iteration, Objective: e.sess.Objective(), Construct: e.construct}
 	var call func(context.Context, GateRequest) (Signals, error)
 	if e.eff != nil {
 		call = e.eff.Gate
 	}
-	sig, err, stop := exchange(ctx, e, "gate", req, call)
-	if stop != nil {
-		return stop
-	}
-	if err != nil {
-		return fmt.Errorf("effector gate (iteration %d, objective %s): %w", e.iteration, req.Objective, err)
-	}
-	if err := e.apply(sig, "gate"); err != nil {
-		return err
-	}
-	return s.Flush()
+	sig, err := exchange(ctx, e, "gate", req, call, fmt.Sprintf("iteration %d, objective %s", e.iteration, req.Objective))
+	return e.apply("gate", sig, err)
 }
 
-// apply turns a gate's or an observer's signals into fact changes.
-func (e *Engine) apply(sig Signals, op string) error {
+// apply turns a gate's or an observer's signals into fact changes and flushes the
+// trace; err is the call's, returned as it is.
+func (e *Engine) apply(op string, sig Signals, err error) error {
+	if err != nil {
+		return err
+	}
 	s := e.sess
 	for i, c := range sig.Changes {
 		var err error
@@ -265,7 +248,7 @@ func (e *Engine) apply(sig Signals, op string) error {
 			return fmt.Errorf("effector %s (iteration %d): change %d: %w", op, e.iteration, i+1, err)
 		}
 	}
-	return nil
+	return s.Flush()
 }
 
 // feedback is every fact of a declared kind, in a stable order.
@@ -279,18 +262,18 @@ func (e *Engine) feedback() []Fact {
 	return out
 }
 
-// exchange makes one effector call through the session's exchanger. err is the call's
-// failure, to be reported as the effector's; stop ends the run as it is (see Exchanger).
-// call is nil when the engine has no effector.
-func exchange[Req, Resp any](ctx context.Context, e *Engine, op string, req Req, call func(context.Context, Req) (Resp, error)) (res Resp, err, stop error) {
-	var zero Resp
+// exchange makes one effector call through the session's exchanger. The call's failure
+// is returned as the effector's, with where it happened; the run departing from what the
+// exchanger holds (see Exchanger) is returned as it is. call is nil when the engine has
+// no effector.
+func exchange[Req, Resp any](ctx context.Context, e *Engine, op string, req Req, call func(context.Context, Req) (Resp, error), where string) (res Resp, err error) {
 	s := e.sess
 	e.calls++
-	reqJSON, merr := json.Marshal(req)
-	if merr != nil {
-		return zero, fmt.Errorf("encoding the %s request: %w", op, merr), nil
+	reqJSON, err := json.Marshal(req)
+	if err != nil {
+		return res, fmt.Errorf("effector %s (%s): encoding the %s request: %w", op, where, op, err)
 	}
-	body := trace.EffectorCall{Call: e.calls, Op: op, RequestHash: hashOf(reqJSON), Request: reqJSON}
+	body := trace.EffectorCall{Call: e.calls, Op: op, RequestHash: ruleset.HashOf(reqJSON), Request: reqJSON}
 	var invoke Invoke
 	if call != nil {
 		invoke = func(ctx context.Context) (any, error) {
@@ -299,10 +282,14 @@ func exchange[Req, Resp any](ctx context.Context, e *Engine, op string, req Req,
 			return r, err
 		}
 	}
-	if err, stop = s.x.Exchange(ctx, tape{s}, body, invoke, &res); err != nil || stop != nil {
-		return zero, err, stop
+	err, stop := s.x.Exchange(ctx, tape{s}, body, invoke, &res)
+	if stop != nil {
+		return res, stop
 	}
-	return res, nil, nil
+	if err != nil {
+		return res, fmt.Errorf("effector %s (%s): %w", op, where, err)
+	}
+	return res, nil
 }
 
 // finish gives a Finisher effector its call on a terminal objective.
@@ -316,18 +303,8 @@ func (e *Engine) finish(ctx context.Context, r Result) (Result, error) {
 	if ok {
 		call = fin.Finish
 	}
-	_, err, stop := exchange(ctx, e, "finish", req, call)
-	if stop != nil {
-		return Result{Outcome: OutcomeError}, stop
-	}
-	if err != nil {
-		return e.failed(fmt.Errorf("effector finish (objective %s): %w", req.Objective, err))
+	if _, err := exchange(ctx, e, "finish", req, call, "objective "+req.Objective); err != nil {
+		return e.failed(err)
 	}
 	return r, nil
-}
-
-// hashOf is the content hash used in traces: "sha256:" and the hex digest.
-func hashOf(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
 }

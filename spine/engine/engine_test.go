@@ -200,8 +200,8 @@ func loadEngineRules(tb testing.TB) *RuleSet {
 	return rs
 }
 
-// runEngineCase runs one case and returns its result, error, trace and effector calls.
-func runEngineCase(t *testing.T, rs *RuleSet, c engineCase) (Result, error, *flushSink, []string) {
+// runEngineCase runs one case and returns its result, trace, effector calls and error.
+func runEngineCase(t *testing.T, rs *RuleSet, c engineCase) (Result, *flushSink, []string, error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -225,7 +225,7 @@ func runEngineCase(t *testing.T, rs *RuleSet, c engineCase) (Result, error, *flu
 		}
 	}()
 	res, err := e.Run(ctx)
-	return res, err, sink, eff.calls
+	return res, sink, eff.calls, err
 }
 
 // TestEngine runs each case against its golden trace in testdata/engine/<case>.jsonl.
@@ -233,7 +233,7 @@ func TestEngine(t *testing.T) {
 	rs := loadEngineRules(t)
 	for _, c := range engineCases() {
 		t.Run(c.name, func(t *testing.T) {
-			res, err, sink, calls := runEngineCase(t, rs, c)
+			res, sink, calls, err := runEngineCase(t, rs, c)
 			switch {
 			case c.err == "" && err != nil:
 				t.Errorf("Run: %v", err)
@@ -321,8 +321,8 @@ func TestEngineDeterministic(t *testing.T) {
 			c = ec
 		}
 	}
-	_, _, first, _ := runEngineCase(t, rs, c)
-	_, _, second, _ := runEngineCase(t, rs, c)
+	_, first, _, _ := runEngineCase(t, rs, c)
+	_, second, _, _ := runEngineCase(t, rs, c)
 	if !bytes.Equal(first.Bytes(), second.Bytes()) {
 		t.Fatalf("two sequential runs differ:\n%s", firstDiff(second.Bytes(), first.Bytes()))
 	}

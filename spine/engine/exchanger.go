@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -84,7 +85,7 @@ func (l *live) Exchange(ctx context.Context, _ Tape, body trace.EffectorCall, in
 		return errors.New("the engine has no effector"), nil
 	}
 	t := &l.s.tracer
-	start := t.emit(trace.KindEffectorCall, body)
+	start, _ := t.emit(trace.KindEffectorCall, body)
 	res, cerr := invoke(withJournal(ctx, l.s))
 	now := t.clock.Now()
 	rb := trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: now.Sub(start).Milliseconds()}
@@ -121,7 +122,7 @@ func (l *live) PollRules(_ Tape) (bool, error) {
 		return true, err
 	}
 	if err := s.reload(name, src); err != nil {
-		s.tracer.emit(trace.KindRulesReloadFailed, trace.Reload{Path: name, Hash: hashOf(src), Error: err.Error()})
+		s.tracer.emit(trace.KindRulesReloadFailed, trace.Reload{Path: name, Hash: ruleset.HashOf(src), Error: err.Error()})
 		return true, err
 	}
 	s.tracer.emit(trace.KindRulesReloaded, trace.Reload{Path: name, Hash: s.rs.Hash(), Source: string(src)})

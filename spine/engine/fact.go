@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"maps"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -75,18 +74,8 @@ func (kf *kindFacts) setPayload(dst reflect.Value, src any) error {
 			// Same Go type as the declared field: copy without boxing. Floats still
 			// need the finiteness check the declared type promises.
 			f := sv.Field(m.src)
-			if f.Kind() == reflect.Float64 {
-				if x := f.Float(); math.IsNaN(x) || math.IsInf(x, 0) {
-					return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
-				}
-			}
-			if f.Kind() == reflect.Int {
-				if x := f.Int(); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
-					if byPointer { // read as the field's own Go type, int
-						return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, int(x), int(x))
-					}
-					return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, x, x)
-				}
+			if err := badNumber(k, m.dst, f, byPointer); err != nil {
+				return err
 			}
 			if f.Kind() == reflect.Slice {
 				dst.Field(m.dst).Set(reflect.ValueOf(append([]string(nil), f.Interface().([]string)...)))
@@ -104,9 +93,7 @@ func (kf *kindFacts) setPayload(dst reflect.Value, src any) error {
 
 func setFields(k *FactKind, dst reflect.Value, fields map[string]any) error {
 	// Sorted so that the first error reported does not depend on map order.
-	names := slices.AppendSeq(make([]string, 0, len(fields)), maps.Keys(fields))
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
 		i, ok := k.FieldIndex(name)
 		if !ok {
 			return fmt.Errorf("kind %q has no field %q (fields: %s)", k.Name, name, strings.Join(k.FieldNames(), ", "))
@@ -121,7 +108,7 @@ func setFields(k *FactKind, dst reflect.Value, fields map[string]any) error {
 type fieldMove struct {
 	src, dst int
 	same     bool      // the source field has the declared field's Go type
-	typ      fieldCode // the declared type
+	typ      FieldType // the declared type
 }
 
 // structPlans caches, per (kind, Go struct type), which source field goes where, so a
@@ -142,7 +129,7 @@ func (kf *kindFacts) structPlan(t reflect.Type) ([]fieldMove, error) {
 		c := &cachedPlan{typ: t, ptr: reflect.PointerTo(t), plan: plan, whole: writesWhole(kf.kind, plan)}
 		if c.whole {
 			for _, m := range plan {
-				if m.typ == codeFloat || m.typ == codeInt {
+				if m.typ == TypeFloat || m.typ == TypeInt {
 					c.checks = append(c.checks, m)
 				}
 			}
@@ -176,12 +163,7 @@ func writesWhole(k *FactKind, plan []fieldMove) bool {
 		}
 		written[m.dst] = true
 	}
-	for _, w := range written {
-		if !w {
-			return false
-		}
-	}
-	return true
+	return !slices.Contains(written, false)
 }
 
 // setWhole writes src into the payload dst when src is a non-nil pointer to a struct
@@ -281,13 +263,13 @@ func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []i
 	for _, mv := range c.plan {
 		s, d := ptrOf(sv.Field(mv.src)), dst[mv.dst]
 		switch mv.typ {
-		case codeFloat:
+		case TypeFloat:
 			m.f = bindMove(m.f, d.f, s.f, &m.sink.f, in.Num, slotOf(mv.dst, cond.TFloat))
-		case codeInt:
+		case TypeInt:
 			m.i = bindMove(m.i, d.i, s.i, &m.sink.i, in.Int, slotOf(mv.dst, cond.TInt))
-		case codeBool:
+		case TypeBool:
 			m.b = bindMove(m.b, d.b, s.b, &m.sink.b, in.Bool, slotOf(mv.dst, cond.TBool))
-		case codeString:
+		case TypeString:
 			m.s = bindMove(m.s, d.s, s.s, &m.sink.s, in.Str, slotOf(mv.dst, cond.TString))
 		default:
 			slotOf(mv.dst, cond.TOther) // refreshInput writes no other slot either
@@ -330,29 +312,38 @@ func (m *moves) copy() bool {
 		*p.dst, *p.in = v, v
 	}
 	for _, p := range m.l {
-		*p.dst = cloneStrings(*p.src) // a fact never shares a list with its writer
+		*p.dst = slices.Clone(*p.src) // a fact never shares a list with its writer
 	}
 	return true
 }
 
-// cloneStrings copies s; nil stays nil and empty stays empty.
-func cloneStrings(s []string) []string {
-	if s == nil {
-		return nil
-	}
-	return append(make([]string, 0, len(s)), s...)
-}
-
-// invalid is the error of the first number of sv, in plan order, that valid rejects.
+// invalid is the error of the first number of sv, in plan order, that its declared
+// type rejects.
 func (c *cachedPlan) invalid(k *FactKind, sv reflect.Value) error {
 	for _, m := range c.checks {
-		f := sv.Field(m.src)
-		if m.typ == codeFloat {
-			if x := f.Float(); !finite(x) {
-				return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[m.dst].Name, k.Name, x)
+		if err := badNumber(k, m.dst, sv.Field(m.src), true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// badNumber is the error of f, a source field of declared field dst's Go type, when the
+// declared type rejects its value: a float that is not finite, an int beyond
+// ruleset.MaxExactInt. byPointer names an int as the field's own Go type, int, the way
+// it was read.
+func badNumber(k *FactKind, dst int, f reflect.Value, byPointer bool) error {
+	switch f.Kind() {
+	case reflect.Float64:
+		if x := f.Float(); !finite(x) {
+			return fmt.Errorf("field %q of kind %q: want a finite number, got %v", k.Fields[dst].Name, k.Name, x)
+		}
+	case reflect.Int:
+		if x := f.Int(); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
+			if byPointer {
+				return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[dst].Name, k.Name, int(x), int(x))
 			}
-		} else if x := f.Int(); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
-			return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[m.dst].Name, k.Name, int(x), int(x))
+			return fmt.Errorf("field %q of kind %q: want an integer, got %v (%T)", k.Fields[dst].Name, k.Name, x, x)
 		}
 	}
 	return nil
@@ -380,25 +371,10 @@ func lookupPlan(k *FactKind, t reflect.Type) ([]fieldMove, error) {
 		if !ok {
 			return nil, fmt.Errorf("kind %q has no field %q (from %s.%s; fields: %s)", k.Name, name, t, sf.Name, strings.Join(k.FieldNames(), ", "))
 		}
-		plan = append(plan, fieldMove{src: i, dst: j, same: sf.Type == k.Type().Field(j).Type, typ: fieldCodes[k.Fields[j].Type]})
+		plan = append(plan, fieldMove{src: i, dst: j, same: sf.Type == k.Type().Field(j).Type, typ: k.Fields[j].Type})
 	}
 	structPlans.Store(key, plan)
 	return plan, nil
-}
-
-// fieldCode is a FieldType as a small integer, cheaper to switch on per field.
-type fieldCode uint8
-
-const (
-	codeFloat fieldCode = iota
-	codeInt
-	codeBool
-	codeString
-	codeStrings
-)
-
-var fieldCodes = map[FieldType]fieldCode{
-	TypeFloat: codeFloat, TypeInt: codeInt, TypeBool: codeBool, TypeString: codeString, TypeStrings: codeStrings,
 }
 
 // finite reports whether x is neither NaN nor ±Inf, in one comparison: x−x is 0 for

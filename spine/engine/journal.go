@@ -66,11 +66,11 @@ func (j *Journal) Record(x Exchange) int64 {
 	var seq int64
 	t := &j.s.tracer
 	if t.discard {
-		seq = t.emitSeq(trace.KindExchange, nil) // nobody reads it: do not encode it
+		_, seq = t.emit(trace.KindExchange, nil) // nobody reads it: do not encode it
 	} else if body, err := x.record(); err != nil {
 		seq = t.failSeq(trace.KindExchange, err)
 	} else {
-		seq = t.emitSeq(trace.KindExchange, body)
+		_, seq = t.emit(trace.KindExchange, body)
 	}
 	if tap := j.s.opts.journalTap; tap != nil {
 		tap(seq, trace.KindExchange, x)
@@ -83,7 +83,7 @@ func (j *Journal) Message(m trace.Message) int64 {
 	if j == nil {
 		return 0
 	}
-	seq := j.s.tracer.emitSeq(trace.KindMessage, m)
+	_, seq := j.s.tracer.emit(trace.KindMessage, m)
 	if tap := j.s.opts.journalTap; tap != nil {
 		m.Seq = seq
 		tap(seq, trace.KindMessage, m)

@@ -41,10 +41,10 @@ func checkMatcher(rs *RuleSet) (*Rule, error) {
 			}
 			for _, i := range w.kinds { // the only kinds the rule reads, set by earlier points
 				kf := &wm.kinds[i]
-				if kf.live.payload != nil { // nobody else saw it: the next point reuses it
+				if kf.live != nil { // nobody else saw it: the next point reuses it
 					kf.spare = kf.live
 				}
-				kf.has, kf.live = false, payloadBuf{}
+				kf.has, kf.live = false, nil
 				wm.syncEnv(kinds[i])
 			}
 			for _, kind := range w.kinds {

@@ -3,8 +3,10 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/agentspine/spine/spine/cond"
@@ -97,9 +99,7 @@ func (wm *WorkingMemory) bindEnv() {
 	for i, k := range wm.rs.Kinds() {
 		wm.kinds[i].kind = k
 		wm.envKinds = append(wm.envKinds, wm.env.Elem().Field(i))
-		if kf := &wm.kinds[i]; !k.Many && kf.has {
-			wm.envCur[i] = kf.live.payload
-		}
+		wm.envCur[i] = wm.kinds[i].live
 	}
 }
 
@@ -113,17 +113,13 @@ type kindFacts struct {
 	byID   map[string]Fact
 	rev    uint64 // revision of the latest change to any fact of this kind
 
-	// Singleton kinds only: the payload of single and, when spare is set, a payload
-	// nobody has seen that the next change writes into.
-	live, spare payloadBuf
+	// Singleton kinds only: the payload of single (nil exactly when has is false) and,
+	// when spare is set, a payload nobody has seen that the next change writes into.
+	live, spare *payload
 	shared      bool        // live has been handed out: it must not be written again
 	plan        *cachedPlan // the plan of the struct type the kind was last given
 	free        *payload    // the buffer of a payload handed out, reused for a new one
 }
-
-// payloadBuf is one payload struct of a singleton kind, or none when nil. A pointer,
-// because every change moves a few of them.
-type payloadBuf struct{ *payload }
 
 // payload is a payload struct seen three ways, found once: a buffer is written and read
 // many times, and finding a field through reflect costs more than reading it.
@@ -200,32 +196,6 @@ func (kf *kindFacts) get(id string) (Fact, bool) {
 	}
 	f, ok := kf.byID[id]
 	return f, ok
-}
-
-func (kf *kindFacts) set(f Fact) {
-	if !kf.many {
-		kf.single, kf.has = f, true
-		return
-	}
-	kf.byID[f.ID] = f
-}
-
-func (kf *kindFacts) del(id string) {
-	if !kf.many {
-		kf.single, kf.has = Fact{}, false
-		return
-	}
-	delete(kf.byID, id)
-}
-
-func (kf *kindFacts) count() int {
-	if !kf.many {
-		if kf.has {
-			return 1
-		}
-		return 0
-	}
-	return len(kf.byID)
 }
 
 // NewWorkingMemory returns an empty working memory for the rule set's fact kinds.
@@ -372,7 +342,7 @@ func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFa
 	if exists && !kf.shared {
 		// Nobody has seen the live payload: a whole write (which checks every value
 		// before it writes one) may go into it in place.
-		if whole, err := wm.setWhole(kf, kf.live.payload, payload); whole {
+		if whole, err := wm.setWhole(kf, kf.live, payload); whole {
 			if err != nil {
 				return nil, "", err
 			}
@@ -382,7 +352,7 @@ func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFa
 	}
 	buf := kf.takeSpare(k)
 	dst := buf.value()
-	whole, err := wm.setWhole(kf, buf.payload, payload)
+	whole, err := wm.setWhole(kf, buf, payload)
 	if !whole && err == nil {
 		// payload may name only some fields: start from the old payload (or zero).
 		if exists {
@@ -402,40 +372,40 @@ func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFa
 }
 
 // takeSpare returns a payload nobody has seen, allocating one when there is no spare.
-func (kf *kindFacts) takeSpare(k *FactKind) payloadBuf {
+func (kf *kindFacts) takeSpare(k *FactKind) *payload {
 	buf := kf.spare
-	kf.spare = payloadBuf{}
-	if buf.payload == nil {
-		p := kf.free // not the environment's: a change made another payload live since
+	kf.spare = nil
+	if buf == nil {
+		buf = kf.free // not the environment's: a change made another payload live since
 		kf.free = nil
-		if p == nil {
-			p = new(payload)
+		if buf == nil {
+			buf = new(payload)
 		}
-		p.fill(reflect.New(k.Type()))
-		buf = payloadBuf{p}
+		buf.fill(reflect.New(k.Type()))
 	}
 	return buf
 }
 
 // replaceLive makes buf the singleton's payload; the old one becomes the spare when
 // nobody has seen it.
-func (kf *kindFacts) replaceLive(buf payloadBuf) {
+func (kf *kindFacts) replaceLive(buf *payload) {
 	if kf.has && !kf.shared {
 		kf.spare = kf.live
 	} else if kf.has {
 		// The struct is someone else's now, but its buffer is still ours: the next
 		// payload reuses it.
-		kf.free = kf.live.payload
+		kf.free = kf.live
 	}
 	kf.live, kf.shared = buf, false
 }
 
-// stored records f, written already, as the kind's latest change and reports it.
+// stored records f, a fact of a many kind written already, as the kind's latest change
+// and reports it.
 func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) {
 	wm.rev++
 	f.Rev = wm.rev
 	kf := &wm.kinds[k.Index()]
-	kf.set(f)
+	kf.byID[f.ID] = f
 	kf.rev = wm.rev
 	wm.syncEnv(k)
 	wm.notify(op, f)
@@ -451,7 +421,7 @@ func (wm *WorkingMemory) storedSingle(k *FactKind, op string, inputSet bool) {
 	i := k.Index()
 	kf := &wm.kinds[i]
 	kf.single.Rev, kf.has, kf.rev = wm.rev, true, wm.rev
-	if kf.live.payload != wm.envCur[i] {
+	if kf.live != wm.envCur[i] {
 		// A new payload (one written in place is in the fact and the environment already).
 		kf.single.Kind, kf.single.ID, kf.single.Payload = k.Name, k.Name, kf.live.iface
 		wm.pointEnv(i, kf)
@@ -503,7 +473,7 @@ func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration in
 	} else {
 		*p.i = iteration
 	}
-	if buf.payload != kf.live.payload {
+	if buf != kf.live {
 		kf.replaceLive(buf)
 	}
 	wm.storedSingle(k, op, false)
@@ -524,11 +494,12 @@ func (wm *WorkingMemory) retract(kind, id string) (Fact, error) {
 	if !ok {
 		return Fact{}, fmt.Errorf("%w: %s/%s", ErrNoFact, kind, id)
 	}
-	if !k.Many {
+	if k.Many {
+		delete(kf.byID, id)
+	} else {
 		// The retracted fact keeps its payload; it is the observer's and the caller's.
-		kf.live, kf.shared = payloadBuf{}, false
+		kf.single, kf.has, kf.live, kf.shared = Fact{}, false, nil, false
 	}
-	kf.del(id)
 	wm.rev++
 	kf.rev = wm.rev
 	old.Rev = wm.rev
@@ -570,18 +541,15 @@ func (wm *WorkingMemory) All() []Fact {
 
 func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
 	kf := &wm.kinds[k.Index()]
-	out := make([]Fact, 0, kf.count())
 	if !kf.many {
-		if kf.has {
-			out = append(out, kf.single)
-			kf.shared = true
+		if !kf.has {
+			return []Fact{}
 		}
-		return out
+		kf.shared = true
+		return []Fact{kf.single}
 	}
-	for _, f := range kf.byID {
-		out = append(out, f)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	out := slices.AppendSeq(make([]Fact, 0, len(kf.byID)), maps.Values(kf.byID))
+	slices.SortFunc(out, func(a, b Fact) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
@@ -602,20 +570,18 @@ func (wm *WorkingMemory) syncEnv(k *FactKind) {
 	field.Set(list)
 }
 
-// pointEnv points singleton kind i's environment field at its payload, kf's live one.
+// pointEnv points singleton kind i's environment field at its payload, kf's live one,
+// or at none.
 func (wm *WorkingMemory) pointEnv(i int, kf *kindFacts) {
-	var cur *payload // nil for none
-	if kf.has {
-		cur = kf.live.payload
+	if kf.live == wm.envCur[i] { // a payload written in place is already there
+		return
 	}
-	if cur != wm.envCur[i] { // a payload written in place is already there
-		if kf.has {
-			wm.envKinds[i].Set(kf.live.ptr)
-		} else {
-			wm.envKinds[i].SetZero()
-		}
-		wm.envCur[i] = cur
+	if kf.live != nil {
+		wm.envKinds[i].Set(kf.live.ptr)
+	} else {
+		wm.envKinds[i].SetZero()
 	}
+	wm.envCur[i] = kf.live
 }
 
 // refreshInput copies singleton kind k's presence and the fields the matcher reads into
@@ -651,37 +617,15 @@ const (
 	objectiveIndex = 1
 )
 
-// statePayload and objectivePayload have the layout of the built-in kinds' payload
-// structs (same field types in the same order), so the engine sets them without
-// reflection; TestBuiltinPayloadLayout checks it.
-type (
-	statePayload struct {
-		Name      string
-		Iteration int
-	}
-	objectivePayload struct {
-		Name string
-		Rule string
-	}
-)
-
-// objective and state read the built-in facts without handing their payloads out.
-func (wm *WorkingMemory) objective() (objectivePayload, bool) {
-	kf := &wm.kinds[objectiveIndex]
+// builtin reads string field i of the built-in fact at index (state, objective) without
+// handing its payload out; "" when the fact is absent. TestBuiltinPayloadLayout checks
+// the fields' types.
+func (wm *WorkingMemory) builtin(index, i int) string {
+	kf := &wm.kinds[index]
 	if !kf.has {
-		return objectivePayload{}, false
+		return ""
 	}
-	p := kf.live.ptrs
-	return objectivePayload{Name: *p[0].s, Rule: *p[1].s}, true
-}
-
-func (wm *WorkingMemory) state() (statePayload, bool) {
-	kf := &wm.kinds[stateIndex]
-	if !kf.has {
-		return statePayload{}, false
-	}
-	p := kf.live.ptrs
-	return statePayload{Name: *p[0].s, Iteration: *p[1].i}, true
+	return *kf.live.ptrs[i].s
 }
 
 // envValue is what compiled predicates run against.

@@ -2,7 +2,8 @@ package engine
 
 import (
 	"fmt"
-	"math"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/expr-lang/expr/vm"
@@ -40,7 +41,7 @@ func (s *Session) evalObjectives() []ObjectiveEval {
 		score, satisfied := o.Programs()
 		var errs []string
 		if ev.HasScore {
-			v, err := s.runObjective(score)
+			v, err := s.run(score)
 			if err == nil {
 				ev.Score, err = scoreOf(v)
 			}
@@ -49,7 +50,7 @@ func (s *Session) evalObjectives() []ObjectiveEval {
 			}
 		}
 		if ev.HasSatisfied {
-			v, err := s.runObjective(satisfied)
+			v, err := s.run(satisfied)
 			if err == nil {
 				b, isBool := v.(bool)
 				if !isBool {
@@ -76,15 +77,12 @@ func (s *Session) evalObjectives() []ObjectiveEval {
 // copy of the result, in file order; nil when the rule set scores none. It writes no
 // trace event: the conflict_set events record the evaluations the rules saw.
 func (s *Session) Objectives() []ObjectiveEval {
-	evals := s.evalObjectives()
-	if evals == nil {
-		return nil
-	}
-	return append([]ObjectiveEval(nil), evals...)
+	return slices.Clone(s.evalObjectives())
 }
 
-// runObjective runs one compiled expression; a panic is its error.
-func (s *Session) runObjective(p *vm.Program) (out any, err error) {
+// run runs one compiled expression (a rule's predicate, an objective's score or
+// satisfied) against the facts; a panic is its error.
+func (s *Session) run(p *vm.Program) (out any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("panic: %v", r)
@@ -93,27 +91,18 @@ func (s *Session) runObjective(p *vm.Program) (out any, err error) {
 	return s.vm.Run(p, s.wm.envValue())
 }
 
+// scoreOf is a score's value as a float64: any number, as the loader accepts any numeric
+// static type for a score.
 func scoreOf(v any) (float64, error) {
-	var f float64
-	switch x := v.(type) {
-	case float64:
-		f = x
-	case float32:
-		f = float64(x)
-	case int:
-		f = float64(x)
-	case int64:
-		f = float64(x)
-	case int32:
-		f = float64(x)
-	case uint:
-		f = float64(x)
-	case uint64:
-		f = float64(x)
-	default:
-		return 0, fmt.Errorf("got %T, not a number", v)
+	f, ok := v.(float64)
+	if !ok {
+		rv := reflect.ValueOf(v)
+		if !rv.IsValid() || !rv.Type().ConvertibleTo(floatType) {
+			return 0, fmt.Errorf("got %T, not a number", v)
+		}
+		f = rv.Convert(floatType).Float()
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+	if !finite(f) {
 		return 0, fmt.Errorf("%v is not a finite number", f)
 	}
 	return f, nil

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -225,4 +226,30 @@ rules:
 		}
 	}
 	assertReplays(t, sink.Bytes(), rs)
+}
+
+// TestScoreOf: a score is any number, as the loader accepts any numeric static type, and
+// nothing else.
+func TestScoreOf(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want float64
+		err  string
+	}{
+		{0.5, 0.5, ""},
+		{3, 3, ""},
+		{int8(-2), -2, ""},
+		{uint64(7), 7, ""},
+		{float32(0.25), 0.25, ""},
+		{math.NaN(), 0, "NaN is not a finite number"},
+		{math.Inf(-1), 0, "-Inf is not a finite number"},
+		{"1", 0, "got string, not a number"},
+		{true, 0, "got bool, not a number"},
+		{nil, 0, "got <nil>, not a number"},
+	} {
+		got, err := scoreOf(c.v)
+		if errString(err) != c.err || got != c.want {
+			t.Errorf("scoreOf(%#v) = %v, %v; want %v, %q", c.v, got, err, c.want, c.err)
+		}
+	}
 }

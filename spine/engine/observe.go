@@ -41,15 +41,6 @@ func (e *Engine) observe(ctx context.Context) error {
 	if ok {
 		call = obs.Observe
 	}
-	sig, err, stop := exchange(ctx, e, "observe", req, call)
-	if stop != nil {
-		return stop
-	}
-	if err != nil {
-		return fmt.Errorf("effector observe (iteration %d): %w", e.iteration, err)
-	}
-	if err := e.apply(sig, "observe"); err != nil {
-		return err
-	}
-	return s.Flush()
+	sig, err := exchange(ctx, e, "observe", req, call, fmt.Sprintf("iteration %d", e.iteration))
+	return e.apply("observe", sig, err)
 }

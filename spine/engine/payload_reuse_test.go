@@ -112,8 +112,8 @@ rules:
 	}
 }
 
-// TestBuiltinPayloadLayout: the engine writes the built-in facts through Go structs that
-// must have the layout of the kinds' payload structs.
+// TestBuiltinPayloadLayout: the engine writes and reads the built-in facts through typed
+// pointers to their fields (putBuiltin, builtin), which assume these types.
 func TestBuiltinPayloadLayout(t *testing.T) {
 	rs, err := LoadRules("b.yaml", []byte("rules: [{name: r, salience: 1, when: 'true', then: {transition: observe}}]\n"))
 	if err != nil {
@@ -122,22 +122,21 @@ func TestBuiltinPayloadLayout(t *testing.T) {
 	for _, c := range []struct {
 		index int
 		name  string
-		typ   reflect.Type
+		types []reflect.Type
 	}{
-		{stateIndex, KindState, reflect.TypeOf(statePayload{})},
-		{objectiveIndex, KindObjective, reflect.TypeOf(objectivePayload{})},
+		{stateIndex, KindState, []reflect.Type{stringType, intType}},
+		{objectiveIndex, KindObjective, []reflect.Type{stringType, stringType}},
 	} {
 		k := rs.Kinds()[c.index]
 		if k.Name != c.name {
 			t.Fatalf("kind %d is %q, want %q", c.index, k.Name, c.name)
 		}
-		if k.Type().Size() != c.typ.Size() || k.Type().NumField() != c.typ.NumField() {
-			t.Fatalf("%s: payload %v does not match %v", c.name, k.Type(), c.typ)
+		if k.Type().NumField() != len(c.types) {
+			t.Fatalf("%s: payload %v has %d fields, want %d", c.name, k.Type(), k.Type().NumField(), len(c.types))
 		}
-		for i := 0; i < c.typ.NumField(); i++ {
-			a, b := k.Type().Field(i), c.typ.Field(i)
-			if a.Type != b.Type || a.Offset != b.Offset {
-				t.Errorf("%s field %d: %v at %d, Go struct has %v at %d", c.name, i, a.Type, a.Offset, b.Type, b.Offset)
+		for i, want := range c.types {
+			if got := k.Type().Field(i).Type; got != want {
+				t.Errorf("%s field %d: %v, the engine assumes %v", c.name, i, got, want)
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"os"
+
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // RuleSource offers a new rule set at cycle boundaries. Poll returns the new source when
@@ -37,7 +39,7 @@ func (f *FileRuleSource) Poll() (string, []byte, error) {
 	if err != nil {
 		return f.Path, nil, err
 	}
-	h := hashOf(src)
+	h := ruleset.HashOf(src)
 	if h == f.last {
 		return f.Path, nil, nil
 	}

@@ -2,11 +2,13 @@ package engine
 
 import (
 	"context"
-	"github.com/agentspine/spine/spine/trace"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentspine/spine/spine/ruleset"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 const reloadRules = `
@@ -74,7 +76,7 @@ func TestHotReload(t *testing.T) {
 		`"kind":"rules_reload_failed","path":"edited.yaml","hash":"sha256:`,
 		`YAML syntax`,
 		`fact kind \"score\" differs in the new rules`,
-		`"kind":"rules_reloaded","path":"edited.yaml","hash":"` + hashOf([]byte(lower)) + `"`,
+		`"kind":"rules_reloaded","path":"edited.yaml","hash":"` + ruleset.HashOf([]byte(lower)) + `"`,
 	} {
 		if !strings.Contains(trace, want) {
 			t.Errorf("trace lacks %s", want)
@@ -83,7 +85,7 @@ func TestHotReload(t *testing.T) {
 	if eng.ReloadError() != nil {
 		t.Errorf("a good reload should clear the error, got %v", eng.ReloadError())
 	}
-	if got := eng.Session().RuleSet().Hash(); got != hashOf([]byte(lower)) {
+	if got := eng.Session().RuleSet().Hash(); got != ruleset.HashOf([]byte(lower)) {
 		t.Errorf("running rules %s, want the edited ones", got)
 	}
 	// The recording carries the edited source, so a replay applies the same edits.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -71,16 +72,20 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 		o.runID = s.x.NewID()
 		s.opts.runID = o.runID
 	}
+	// WithRecordedRules names the rule file as a recording's header did.
+	rules := trace.RulesRef{Name: rs.Name(), Path: cmp.Or(o.rulesPath, rs.Path()), Hash: rs.Hash(), Source: rs.Source()}
+	if o.noRulesSource {
+		rules.Source = ""
+	}
 	s.tracer.emit(trace.KindHeader, trace.Header{
-		Format: trace.Format, Run: o.runID,
-		Rules:  trace.RulesRef{Name: rs.Name(), Path: headerPath(rs, o), Hash: rs.Hash(), Source: headerSource(rs, o)},
+		Format: trace.Format, Run: o.runID, Rules: rules,
 		Params: s.tracer.paramsJSON(rs), Meta: o.meta,
 		Limits: trace.Limits{MaxIterations: o.maxIterations, MaxFirings: o.maxFirings},
 	})
 	s.wm = NewWorkingMemory(rs, s.observe)
 	s.wm.observerKeeps = false // the tracer's sink must not keep events
 	if s.tracer.discard {
-		s.wm.counter = &s.tracer.seq // see observe: a discarded event only takes a seq
+		s.wm.counter = &s.tracer.seq // a discarded fact event only takes a seq
 	}
 	return s
 }
@@ -99,11 +104,9 @@ func (t *tracer) paramsJSON(rs *RuleSet) json.RawMessage {
 	return b
 }
 
+// observe writes a fact change's event. A session whose sink discards every event is
+// not called: its working memory only counts the change (see NewSession).
 func (s *Session) observe(op string, f Fact) {
-	if s.tracer.discard {
-		s.tracer.skip()
-		return
-	}
 	kind := trace.KindFactAsserted
 	switch op {
 	case OpUpdate:
@@ -162,20 +165,10 @@ func (s *Session) Get(kind, id string) (Fact, bool) { return s.wm.Get(kind, id) 
 func (s *Session) Query(kind string) []Fact { return s.wm.Query(kind) }
 
 // Objective returns the name of the current objective, "" before any rule set one.
-func (s *Session) Objective() string {
-	if o, ok := s.wm.objective(); ok {
-		return o.Name
-	}
-	return ""
-}
+func (s *Session) Objective() string { return s.wm.builtin(objectiveIndex, 0) }
 
 // objectiveRule is the rule that set the current objective.
-func (s *Session) objectiveRule() string {
-	if o, ok := s.wm.objective(); ok {
-		return o.Rule
-	}
-	return ""
-}
+func (s *Session) objectiveRule() string { return s.wm.builtin(objectiveIndex, 1) }
 
 // Emit writes a host event into the trace. body must encode as a JSON object without the
 // keys seq, t and kind, which every event line starts with, and h, which ends it; a body
@@ -238,11 +231,12 @@ type tracer struct {
 	err     error
 }
 
-func (t *tracer) emit(kind string, body any) time.Time {
+// emit writes an event stamped with the next clock reading and returns the reading and
+// the event's seq.
+func (t *tracer) emit(kind string, body any) (time.Time, int64) {
 	if t.discard {
 		// Nobody reads the events: keep seq, skip the clock and the encoding.
-		t.seq.Add(1)
-		return time.Time{}
+		return time.Time{}, t.seq.Add(1)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -252,17 +246,6 @@ func (t *tracer) emit(kind string, body any) time.Time {
 // skip counts an event that is not written because the sink discards everything.
 func (t *tracer) skip() { t.seq.Add(1) }
 
-// emitSeq writes an event and returns its seq.
-func (t *tracer) emitSeq(kind string, body any) int64 {
-	if t.discard {
-		return t.seq.Add(1)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.write(t.clock.Now(), kind, body)
-	return t.seq.Load()
-}
-
 // emitAt writes an event stamped with a reading the caller already took.
 func (t *tracer) emitAt(at time.Time, kind string, body any) {
 	t.mu.Lock()
@@ -270,12 +253,12 @@ func (t *tracer) emitAt(at time.Time, kind string, body any) {
 	t.write(at, kind, body)
 }
 
-func (t *tracer) write(at time.Time, kind string, body any) time.Time {
+func (t *tracer) write(at time.Time, kind string, body any) (time.Time, int64) {
 	t.ev = trace.Event{Seq: t.seq.Add(1), Time: at, Kind: kind, Body: body}
 	if err := t.sink.Write(&t.ev); err != nil && t.err == nil {
 		t.err = err
 	}
-	return at
+	return at, t.ev.Seq
 }
 
 // canceled reports the context's error, and cancellation where the exchanger places it
@@ -293,22 +276,4 @@ func (s *Session) canceled(ctx context.Context) error {
 // Cycle runs one agenda cycle over every rule; see the package documentation.
 func (s *Session) Cycle(ctx context.Context) (*CycleResult, error) {
 	return s.runCycle(ctx, false)
-}
-
-// headerSource is the rule file the header carries: none when WithRecordedRules says the
-// recorded header had none.
-func headerSource(rs *RuleSet, o options) string {
-	if o.noRulesSource {
-		return ""
-	}
-	return rs.Source()
-}
-
-// headerPath is the rule path the header names: the rule set's own, unless
-// WithRecordedRules names the recorded one.
-func headerPath(rs *RuleSet, o options) string {
-	if o.rulesPath != "" {
-		return o.rulesPath
-	}
-	return rs.Path()
 }

@@ -138,21 +138,9 @@ func UnchainedTrace(trace []byte) []byte {
 	return out
 }
 
-// SplitChained splits a line that ends in a well-formed h into its content (the line
+// splitChained splits a line that ends in a well-formed h into its content (the line
 // without the field, what the chain hashes) and h. ok is false for a line whose last
 // field is not such an h.
-func SplitChained(line []byte) (content []byte, h string, ok bool) { return splitChained(line) }
-
-// SealLine is the line a chained writer writes for content (an event's JSON object
-// without h and without newline) after a line whose h is prev: content with its h,
-// and the newline. It is for tests that forge what a tamperer would write.
-func SealLine(prev string, content []byte) []byte {
-	var p [chainHexLen]byte
-	copy(p[:], prev)
-	buf := sealContent(append(append([]byte{}, p[:]...), content...), &p)
-	return buf[chainHexLen:]
-}
-
 func splitChained(line []byte) (content []byte, h string, ok bool) {
 	if len(line) < chainSuffixLen+1 {
 		return nil, "", false
