@@ -2,10 +2,10 @@ package engine
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/expr-lang/expr/vm"
 )
 
@@ -94,13 +94,9 @@ func (s *Session) run(p *vm.Program) (out any, err error) {
 // scoreOf is a score's value as a float64: any number, as the loader accepts any numeric
 // static type for a score.
 func scoreOf(v any) (float64, error) {
-	f, ok := v.(float64)
+	f, ok := ruleset.Number(v)
 	if !ok {
-		rv := reflect.ValueOf(v)
-		if !rv.IsValid() || !rv.Type().ConvertibleTo(floatType) {
-			return 0, fmt.Errorf("got %T, not a number", v)
-		}
-		f = rv.Convert(floatType).Float()
+		return 0, fmt.Errorf("got %T, not a number", v)
 	}
 	if !finite(f) {
 		return 0, fmt.Errorf("%v is not a finite number", f)
