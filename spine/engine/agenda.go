@@ -97,15 +97,11 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	if !slices.IsSortedFunc(s.cset, compareCandidates) {
 		slices.SortFunc(s.cset, compareCandidates)
 	}
-	s.res = CycleResult{
-		Cycle:      s.cycle,
-		Stage:      s.stage(),
-		Scope:      "all",
-		Evaluated:  s.evals,
-		Errors:     errs,
-		Objectives: objectives,
-	}
+	// The result is written field by field: it is reused, and most fields keep their
+	// value from one cycle to the next.
 	res := &s.res
+	res.Cycle, res.Stage, res.Scope, res.Errors = s.cycle, s.stage(), "all", errs
+	res.Evaluated, res.Objectives = s.evals, objectives
 	if terminalOnly {
 		res.Scope = "terminal"
 	}
@@ -113,7 +109,7 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	for _, c := range s.cset {
 		s.names = append(s.names, c.rule.Name)
 	}
-	res.ConflictSet = s.names
+	res.ConflictSet, res.Fired, res.DecidedBy = s.names, "", ""
 	if len(s.cset) > 0 {
 		res.Fired = s.cset[0].rule.Name
 		res.DecidedBy = DecidedAlone
@@ -121,7 +117,11 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 			res.DecidedBy = tieBreaker(s.cset[0], s.cset[1])
 		}
 	}
-	s.tracer.emit(trace.KindConflictSet, res)
+	if s.tracer.discard {
+		s.tracer.skip() // as emit would, without the call
+	} else {
+		s.tracer.emit(trace.KindConflictSet, res)
+	}
 	if len(s.cset) > 0 {
 		s.fire(s.cset[0].rule, res)
 	}
@@ -268,6 +268,20 @@ func (s *Session) fire(r *Rule, res *CycleResult) {
 		s.emitFired(r)
 	}
 	var errs []string
+	if t := &r.Then; len(t.Retract)+len(t.Assert)+len(t.Update) > 0 {
+		errs = s.act(r)
+	}
+	if r.Then.Objective != "" {
+		s.wm.putBuiltin(objectiveIndex, r.Then.Objective, r.Name, 0)
+	}
+	s.requested = r.Then.Transition
+	if len(errs) > 0 {
+		s.tracer.emit(trace.KindRuleError, trace.RuleError{Cycle: s.cycle, Rule: r.Name, Errors: errs})
+	}
+}
+
+// act makes the fact changes of a rule's then and returns their errors.
+func (s *Session) act(r *Rule) (errs []string) {
 	note := func(err error) {
 		if err != nil {
 			errs = append(errs, err.Error())
@@ -285,13 +299,7 @@ func (s *Session) fire(r *Rule, res *CycleResult) {
 		_, err := s.wm.change(a.Kind, a.ID, a.Fields, OpUpdate)
 		note(err)
 	}
-	if r.Then.Objective != "" {
-		s.wm.putBuiltin(objectiveIndex, r.Then.Objective, r.Name, 0)
-	}
-	s.requested = r.Then.Transition
-	if len(errs) > 0 {
-		s.tracer.emit(trace.KindRuleError, trace.RuleError{Cycle: s.cycle, Rule: r.Name, Errors: errs})
-	}
+	return errs
 }
 
 // emitFired writes the rule_fired event, with the rule's then as encoded at load.

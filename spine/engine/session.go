@@ -201,6 +201,9 @@ func checkHostBody(body any) error {
 
 // Flush flushes the trace sink and returns the first trace error seen so far.
 func (s *Session) Flush() error {
+	if s.tracer.discard { // nothing was written
+		return s.tracer.err
+	}
 	if err := s.tracer.sink.Flush(); err != nil && s.tracer.err == nil {
 		s.tracer.err = err
 	}
