@@ -91,12 +91,7 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	s.cycle++
 	s.cset = s.cset[:0]
 	objectives := s.evalObjectives() // before the rules, which may read them
-	errs := s.evaluate(terminalOnly)
-	// Rules are evaluated in the static order, so the conflict set is usually sorted
-	// already; only recency can disturb it.
-	if !slices.IsSortedFunc(s.cset, compareCandidates) {
-		slices.SortFunc(s.cset, compareCandidates)
-	}
+	errs, agenda := s.evaluate(terminalOnly)
 	// The result is written field by field: it is reused, and most fields keep their
 	// value from one cycle to the next.
 	res := &s.res
@@ -105,35 +100,64 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	if terminalOnly {
 		res.Scope = "terminal"
 	}
-	s.names = s.names[:0]
-	for _, c := range s.cset {
-		s.names = append(s.names, c.rule.Name)
+	if agenda == nil {
+		agenda = s.order()
 	}
-	res.ConflictSet, res.Fired, res.DecidedBy = s.names, "", ""
-	if len(s.cset) > 0 {
-		res.Fired = s.cset[0].rule.Name
-		res.DecidedBy = DecidedAlone
-		if len(s.cset) > 1 {
-			res.DecidedBy = tieBreaker(s.cset[0], s.cset[1])
-		}
+	res.ConflictSet, res.DecidedBy, res.Fired = agenda.names, agenda.decidedBy, ""
+	if agenda.first != nil {
+		res.Fired = agenda.first.Name
 	}
 	if s.tracer.discard {
 		s.tracer.skip() // as emit would, without the call
 	} else {
 		s.tracer.emit(trace.KindConflictSet, res)
 	}
-	if len(s.cset) > 0 {
-		s.fire(s.cset[0].rule, res)
+	if agenda.first != nil {
+		s.fire(agenda.first, res)
 	}
 	res.Objective = s.Objective()
 	return res, s.Flush()
 }
 
+// agenda is a conflict set in agenda order: its names, its first rule (nil when it is
+// empty) and what put that rule first.
+type agenda struct {
+	names     []string
+	first     *Rule
+	decidedBy string
+}
+
+// order sorts the cycle's conflict set into the agenda.
+func (s *Session) order() *agenda {
+	s.agenda = agendaOf(s.cset, s.agenda.names[:0])
+	return &s.agenda
+}
+
+// agendaOf sorts cset into the agenda, appending its names to names. Rules are
+// evaluated in the static order, so the set is usually sorted already; only recency can
+// disturb it.
+func agendaOf(cset []candidate, names []string) agenda {
+	if !slices.IsSortedFunc(cset, compareCandidates) {
+		slices.SortFunc(cset, compareCandidates)
+	}
+	a := agenda{names: names}
+	for _, c := range cset {
+		a.names = append(a.names, c.rule.Name)
+	}
+	if len(cset) > 0 {
+		a.first, a.decidedBy = cset[0].rule, DecidedAlone
+		if len(cset) > 1 {
+			a.decidedBy = tieBreaker(cset[0], cset[1])
+		}
+	}
+	return a
+}
+
 // evaluate decides every rule (only those setting a terminal objective with
 // terminalOnly) into s.evals and the true ones that are not refracted into s.cset, and
-// returns how many failed. One walk of the matcher decides every analysable rule whose
-// facts are present; expr's VM runs the others.
-func (s *Session) evaluate(terminalOnly bool) (errs int) {
+// returns how many failed, and the agenda when a leaf's holds. One walk of the matcher
+// decides every analysable rule whose facts are present; expr's VM runs the others.
+func (s *Session) evaluate(terminalOnly bool) (errs int, a *agenda) {
 	m, order := s.rs.Matcher(), s.rs.Order()
 	if len(s.decided) != len(order) { // a reload brought another matcher
 		s.decided = make([]uint8, len(order))
@@ -141,8 +165,7 @@ func (s *Session) evaluate(terminalOnly bool) (errs int) {
 	decided, leaf := m.Decide(&s.wm.in, s.decided)
 	if !terminalOnly {
 		if e := s.leaves.get(m, leaf, order, decided); e != nil {
-			s.evaluateLeaf(e, order)
-			return 0
+			return 0, s.evaluateLeaf(e, order)
 		}
 	}
 	if cap(s.own) < len(order) { // a reload brought more rules
@@ -174,14 +197,26 @@ func (s *Session) evaluate(terminalOnly bool) (errs int) {
 		}
 	}
 	s.evals, s.sharedEvals = evals[:n], false
-	return errs
+	return errs, nil
 }
 
 // evaluateLeaf is evaluate for a leaf whose list the cache holds: the list is the
 // cycle's own when no rule is refracted, and a copy with the refracted rules marked
-// otherwise.
-func (s *Session) evaluateLeaf(e *leafEvals, order []*Rule) {
+// otherwise. When the leaf has an agenda and no rule is refracted, that is the cycle's.
+func (s *Session) evaluateLeaf(e *leafEvals, order []*Rule) *agenda {
 	s.evals, s.sharedEvals = e.evals, true
+	if e.agenda.names != nil {
+		fresh := true
+		if len(e.trues) > 0 {
+			rec, _ := s.recency(e.agenda.first) // the recency of every true rule
+			for _, pos := range e.trues {
+				fresh = fresh && rec >= s.firedAt[order[pos].Index()]
+			}
+		}
+		if fresh {
+			return &e.agenda
+		}
+	}
 	for _, pos := range e.trues {
 		var refracted bool
 		if s.candidate(order[pos], int(pos), &refracted); !refracted {
@@ -193,6 +228,7 @@ func (s *Session) evaluateLeaf(e *leafEvals, order []*Rule) {
 		}
 		s.evals[pos].Refracted = true
 	}
+	return nil
 }
 
 // candidate adds true rule r, at pos in the static order, to the conflict set unless it

@@ -247,6 +247,30 @@ func TestAgendaRefraction(t *testing.T) {
 	}
 }
 
+// TestAgendaRefractionOfOneOfTwo holds a leaf's cached agenda to refraction: two rules
+// read the same kind, so the leaf fixes their order only while neither is refracted.
+func TestAgendaRefractionOfOneOfTwo(t *testing.T) {
+	s := NewSession(mustLoad(t, agendaKinds+`
+  - {name: high, salience: 2, when: older != nil && older.x >= 0, then: {objective: go}}
+  - {name: low, salience: 1, when: older != nil && older.x < 5, then: {objective: go}}
+`))
+	put(t, s, "older", "", nil)
+	for i, want := range []struct{ fired, cset, decidedBy string }{
+		{"high", "high,low", DecidedSalience},
+		{"low", "low", DecidedAlone}, // high is refracted; low has not fired
+		{"", "", ""},
+	} {
+		res := cycle(t, s)
+		if got := strings.Join(res.ConflictSet, ","); res.Fired != want.fired || got != want.cset || res.DecidedBy != want.decidedBy {
+			t.Errorf("cycle %d: fired %q, conflict set %q, decided by %q; want %q, %q, %q", i+1, res.Fired, got, res.DecidedBy, want.fired, want.cset, want.decidedBy)
+		}
+	}
+	put(t, s, "older", "", Fields{"x": 1})
+	if res := cycle(t, s); res.Fired != "high" || strings.Join(res.ConflictSet, ",") != "high,low" {
+		t.Errorf("after a change: fired %q, conflict set %v; want high of high,low", res.Fired, res.ConflictSet)
+	}
+}
+
 // TestAgendaRuntimeErrors checks that a predicate that fails at run time, or panics, is
 // recorded as that rule's outcome and the cycle still fires another rule.
 func TestAgendaRuntimeErrors(t *testing.T) {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/agentspine/spine/spine/cond"
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -19,6 +21,10 @@ type leafCache struct {
 type leafEvals struct {
 	evals []trace.RuleEval // every rule in the static order, refracted none
 	trues []int32          // positions of the true rules, in the static order
+	// agenda is the conflict set's when no rule is refracted, kept when the true rules
+	// read the same kinds: then they have one recency, and the leaf fixes the order.
+	// Its names are nil otherwise.
+	agenda agenda
 }
 
 // maxLeafEvals bounds the RuleEvals a session keeps for leaves: a rule set of thousands
@@ -51,6 +57,15 @@ func (c *leafCache) get(m *cond.Matcher, leaf int, order []*Rule, outcomes []uin
 			e.evals[pos].Result = ResultTrue
 			e.trues = append(e.trues, int32(pos))
 		}
+	}
+	var cset []candidate
+	for _, pos := range e.trues {
+		if r := order[pos]; slices.Equal(r.ReadKinds(), order[e.trues[0]].ReadKinds()) {
+			cset = append(cset, candidate{rule: r, pos: int(pos)})
+		}
+	}
+	if len(cset) == len(e.trues) {
+		e.agenda = agendaOf(cset, []string{})
 	}
 	c.entries[leaf] = e
 	c.kept += len(order)

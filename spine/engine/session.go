@@ -44,7 +44,7 @@ type Session struct {
 	own         []trace.RuleEval // the session's own list, which evals is when not shared
 	leaves      leafCache        // evaluation lists by leaf of the matcher's diagram
 	cset        []candidate
-	names       []string
+	agenda      agenda // the conflict set's agenda, unless a leaf's holds
 
 	objEvals []ObjectiveEval // the scored objectives' values, reused per cycle
 }
@@ -60,7 +60,7 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 		opts:    o,
 		firedAt: make([]uint64, len(rs.Rules())),
 		evals:   make([]trace.RuleEval, 0, len(rs.Rules())),
-		names:   make([]string, 0, len(rs.Rules())), // never nil: an empty conflict set is []
+		agenda:  agenda{names: make([]string, 0, len(rs.Rules()))}, // never nil: an empty conflict set is []
 	}
 	s.x = o.exchanger
 	if s.x == nil {
