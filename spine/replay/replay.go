@@ -450,9 +450,9 @@ func Run(ctx context.Context, rec *Recording, rs *engine.RuleSet, sink trace.Sin
 // Any other error is the recorded run's own end (an effector error, a cancellation)
 // reproduced, and the replay may still be byte-identical.
 func Failed(err error) bool {
-	var re *RecordingError
-	var d *DivergenceError
-	return errors.As(err, &d) || errors.Is(err, ErrRecordingEnded) || errors.As(err, &re)
+	_, diverged := errors.AsType[*DivergenceError](err)
+	_, unusable := errors.AsType[*RecordingError](err)
+	return diverged || unusable || errors.Is(err, ErrRecordingEnded)
 }
 
 // PollRules re-applies a recorded reload at the point the recording made it: the new
