@@ -97,7 +97,7 @@ func (rs *RuleSet) StoreObjective(env reflect.Value, o *Objective, score float64
 }
 
 // objectiveExpr reads an objective's score or satisfied source: any scalar, a number or
-// a bool included.
+// a bool included; "" when n is nil (not given).
 func (l *loader) objectiveExpr(n *yaml.Node, name, part string) string {
 	src, ok := l.stringScalar(n, fmt.Sprintf("objective %q: %s", name, part))
 	if ok && strings.TrimSpace(src) == "" {
