@@ -360,8 +360,7 @@ func firstCol(lines []string, line int) int {
 	if line < 1 || line > len(lines) {
 		return 1
 	}
-	s := lines[line-1]
-	return len(s) - len(strings.TrimLeft(s, " \t")) + 1
+	return leadingSpaces(lines[line-1]) + 1
 }
 
 // nodeSource returns the text of n as a YAML document whose lines and columns are those
@@ -389,9 +388,7 @@ func (l *loader) nodeSource(n *yaml.Node) []byte {
 func lastLine(n *yaml.Node) int {
 	last := n.Line
 	for _, c := range n.Content {
-		if l := lastLine(c); l > last {
-			last = l
-		}
+		last = max(last, lastLine(c))
 	}
 	return last
 }
