@@ -301,25 +301,25 @@ func replayOne(ctx context.Context, path string, override *engine.RuleSet, check
 // file in the header, so nothing is looked up. One written before headers did is matched
 // by hash, never by name, among every shipped rule file, the recorded path and the rule
 // files beside the trace; those two paths come from outside, so they are read only
-// through replay.ReadRecordedRuleFile (a regular file under a size cap, opened without
+// through readRecordedRuleFile (a regular file under a size cap, opened without
 // blocking), and what it refused is named in the error.
 func recordedRules(rec *replay.Recording) (*engine.RuleSet, error) {
 	if rs, err := rec.EmbeddedRules(); rs != nil || err != nil {
 		return rs, err
 	}
 	path, hash := rec.Header.Rules.Path, rec.Header.Rules.Hash
-	files := replay.RuleFilesIn(rules.FS, "shipped ")
+	files := ruleFilesIn(rules.FS, "shipped ")
 	if path != "" {
 		if _, err := os.Lstat(path); err == nil {
-			files = append(files, replay.RuleFile{Name: path, Read: func() ([]byte, error) { return replay.ReadRecordedRuleFile(path) }})
+			files = append(files, ruleFile{Name: path, Read: func() ([]byte, error) { return readRecordedRuleFile(path) }})
 		}
 	}
-	for _, f := range replay.RuleFilesBeside(filepath.Dir(rec.Name)) {
+	for _, f := range ruleFilesBeside(filepath.Dir(rec.Name)) {
 		if path == "" || filepath.Clean(f.Name) != filepath.Clean(path) {
 			files = append(files, f)
 		}
 	}
-	return replay.FindRulesByHash(path, hash, files)
+	return findRulesByHash(path, hash, files)
 }
 
 // traceArgs expands directories into the *.jsonl files under them, sorted.

@@ -2,9 +2,9 @@
 // owns the recorded side of the engine's seam: Exchanger serves a recording's clock
 // readings, run id, effector results, reloads and epilogue to an engine.Engine, which
 // takes the same path as in a live run, and reports a run that departs from the
-// recording (DivergenceError, ErrRecordingEnded). It also finds the rule file a
-// recording was made with (the one its header carries, or one with its hash) and
-// compares two traces field by field (CompareTraces).
+// recording (DivergenceError, ErrRecordingEnded). It also compiles the rule file a
+// recording's header carries (EmbeddedRules) and compares two traces field by field
+// (CompareTraces); looking for the rule file of an older trace elsewhere is its host's.
 //
 // It must not call an effector, read a clock or draw an id: everything a replay writes
 // comes from the recording or from the engine's deterministic core. It imports the

@@ -213,7 +213,7 @@ func (r *Exchanger) Exchange(_ context.Context, t engine.Tape, body trace.Effect
 		if rc.body.Op != body.Op {
 			d.Field, d.Recorded, d.Got = "op", strconv.Quote(rc.body.Op), strconv.Quote(body.Op)
 		} else {
-			d.Field, d.Recorded, d.Got = firstDifference(rc.body.Request, body.Request)
+			d.Field, d.Recorded, d.Got = firstDifference(rc.body.Request, body.Request, false)
 		}
 		return nil, d
 	}
@@ -252,55 +252,38 @@ func decodeNumbers(b []byte, v any) error {
 }
 
 // firstDifference walks two JSON documents in key order and returns the path of the
-// first value that differs and both values.
-func firstDifference(a, b []byte) (path, va, vb string) {
+// first value that differs and both values. For two trace lines (line) a top-level h
+// is compared last: it differs whenever anything in its line or before it does, so a
+// field of the event itself is named first and h only when it is all that differs (the
+// chain was rewritten).
+func firstDifference(a, b []byte, line bool) (path, va, vb string) {
 	var x, y any
 	if decodeNumbers(a, &x) == nil && decodeNumbers(b, &y) == nil {
-		if d, ok := diffValue("", x, y); ok {
+		if d, ok := diffValue("", x, y, line); ok {
 			return d.path, d.a, d.b
 		}
 	}
 	return "", string(a), string(b)
 }
 
-// lineDifference is firstDifference for two trace lines. A line's h differs whenever
-// anything in it or before it does, so a field of the event itself is named first and
-// h only when it is all that differs (the chain was rewritten).
-func lineDifference(a, b []byte) (path, va, vb string) {
-	var x, y map[string]any
-	if decodeNumbers(a, &x) != nil || decodeNumbers(b, &y) != nil || x == nil || y == nil {
-		return firstDifference(a, b)
-	}
-	hx, hy := entry(x, "h"), entry(y, "h")
-	delete(x, "h")
-	delete(y, "h")
-	if d, ok := diffValue("", x, y); ok {
-		return d.path, d.a, d.b
-	}
-	if d, ok := diffValue("h", hx, hy); ok {
-		return d.path, d.a, d.b
-	}
-	return "", string(a), string(b)
-}
-
 type diffAt struct{ path, a, b string }
 
-func diffValue(path string, x, y any) (diffAt, bool) {
+// diffValue compares x and y at path; hLast puts a field h last among x's and y's.
+func diffValue(path string, x, y any, hLast bool) (diffAt, bool) {
 	switch xv := x.(type) {
 	case map[string]any:
 		yv, ok := y.(map[string]any)
 		if !ok {
 			break
 		}
-		names := slices.Collect(maps.Keys(xv))
-		for k := range yv {
-			if _, both := xv[k]; !both {
-				names = append(names, k)
-			}
+		union := maps.Clone(xv)
+		maps.Copy(union, yv)
+		names := slices.Sorted(maps.Keys(union))
+		if i := slices.Index(names, "h"); hLast && i >= 0 {
+			names = append(slices.Delete(names, i, i+1), "h")
 		}
-		slices.Sort(names)
 		for _, k := range names {
-			if d, ok := diffValue(joinPath(path, k), entry(xv, k), entry(yv, k)); ok {
+			if d, ok := diffValue(joinPath(path, k), entry(xv, k), entry(yv, k), false); ok {
 				return d, true
 			}
 		}
@@ -311,7 +294,7 @@ func diffValue(path string, x, y any) (diffAt, bool) {
 			break
 		}
 		for i := range max(len(xv), len(yv)) {
-			if d, ok := diffValue(fmt.Sprintf("%s[%d]", path, i), element(xv, i), element(yv, i)); ok {
+			if d, ok := diffValue(fmt.Sprintf("%s[%d]", path, i), element(xv, i), element(yv, i), false); ok {
 				return d, true
 			}
 		}
@@ -412,7 +395,7 @@ func CompareTraces(recorded, replayed []byte, limit int) *TraceDiff {
 		case i >= len(b):
 			return &TraceDiff{Line: i + 1, Recorded: strings.TrimSpace(a[i]), Replayed: "(end of trace)"}
 		case a[i] != b[i]:
-			p, va, vb := lineDifference([]byte(a[i]), []byte(b[i]))
+			p, va, vb := firstDifference([]byte(a[i]), []byte(b[i]), true)
 			if p == "" {
 				va, vb = strings.TrimSpace(a[i]), strings.TrimSpace(b[i])
 			}
@@ -467,9 +450,9 @@ func Run(ctx context.Context, rec *Recording, rs *engine.RuleSet, sink trace.Sin
 // Any other error is the recorded run's own end (an effector error, a cancellation)
 // reproduced, and the replay may still be byte-identical.
 func Failed(err error) bool {
-	var re *RecordingError
-	var d *DivergenceError
-	return errors.As(err, &d) || errors.Is(err, ErrRecordingEnded) || errors.As(err, &re)
+	_, diverged := errors.AsType[*DivergenceError](err)
+	_, unusable := errors.AsType[*RecordingError](err)
+	return diverged || unusable || errors.Is(err, ErrRecordingEnded)
 }
 
 // PollRules re-applies a recorded reload at the point the recording made it: the new

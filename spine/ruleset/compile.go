@@ -82,8 +82,8 @@ func conjuncts(n ast.Node) int {
 
 // exprErrorAt returns the rune offset of an expr error inside src and its bare message.
 func exprErrorAt(src string, err error) (int, string) {
-	var fe *file.Error
-	if !errors.As(err, &fe) {
+	fe, ok := errors.AsType[*file.Error](err)
+	if !ok {
 		return 0, err.Error()
 	}
 	off, line := 0, 1

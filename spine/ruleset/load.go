@@ -66,8 +66,12 @@ func (l *loader) errNode(n *yaml.Node, format string, args ...any) {
 }
 
 // is reports whether n is of kind, and otherwise reports the expectation format
-// describes, and what n is instead, at n.
+// describes, and what n is instead, at n. A nil n is a key the file does not give: not
+// of kind, and nothing to report (fields has reported it if it is required).
 func (l *loader) is(n *yaml.Node, kind yaml.Kind, format string, args ...any) bool {
+	if n == nil {
+		return false
+	}
 	if n.Kind != kind {
 		l.errNode(n, "%s, got %s", fmt.Sprintf(format, args...), yamlnode.Describe(n))
 	}
@@ -105,21 +109,11 @@ func (l *loader) load(src []byte) *RuleSet {
 			l.errNode(n, "unsupported version %d: this build reads version 1", v)
 		}
 	}
-	if n := keys["name"]; n != nil {
-		rs.name, _ = l.stringScalar(n, "name")
-	}
-	if n := keys["description"]; n != nil {
-		rs.description, _ = l.stringScalar(n, "description")
-	}
-	if n := keys["params"]; n != nil {
-		l.loadParams(rs, n)
-	}
-	if n := keys["facts"]; n != nil {
-		l.loadFacts(rs, n)
-	}
-	if n := keys["objectives"]; n != nil {
-		l.loadObjectives(rs, n)
-	}
+	rs.name, _ = l.stringScalar(keys["name"], "name")
+	rs.description, _ = l.stringScalar(keys["description"], "description")
+	l.loadParams(rs, keys["params"])
+	l.loadFacts(rs, keys["facts"])
+	l.loadObjectives(rs, keys["objectives"])
 	rs.finish()
 	l.compileObjectives(rs)
 	if n := keys["domains"]; n != nil {
@@ -129,9 +123,7 @@ func (l *loader) load(src []byte) *RuleSet {
 			rs.domains = l.nodeSource(n)
 		}
 	}
-	if n := keys["rules"]; n != nil {
-		l.loadRules(rs, n)
-	}
+	l.loadRules(rs, keys["rules"])
 	return rs
 }
 
@@ -161,7 +153,11 @@ func (l *loader) fields(n *yaml.Node, what string, allowed, required []string) m
 	return out
 }
 
+// stringScalar reads a string; a nil n (a key not given) is "", with nothing to report.
 func (l *loader) stringScalar(n *yaml.Node, what string) (string, bool) {
+	if n == nil {
+		return "", false
+	}
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 		l.errNode(n, "%s: expected a string, got %s", what, yamlnode.Describe(n))
 		return "", false
@@ -267,9 +263,7 @@ func (l *loader) loadFacts(rs *RuleSet, n *yaml.Node) {
 		}
 		fk := &FactKind{Name: k.Value}
 		keys := l.fields(v, "fact kind "+strconv.Quote(k.Value), []string{"description", "many", "fields"}, []string{"fields"})
-		if d := keys["description"]; d != nil {
-			fk.Description, _ = l.stringScalar(d, "description")
-		}
+		fk.Description, _ = l.stringScalar(keys["description"], "description")
 		if m := keys["many"]; m != nil {
 			fk.Many, _ = l.boolScalar(m, "many")
 		}
@@ -306,19 +300,13 @@ func (l *loader) loadObjectives(rs *RuleSet, n *yaml.Node) {
 			continue
 		}
 		keys := l.fields(item, "objective", []string{"name", "description", "terminal", "score", "satisfied"}, []string{"name"})
-		var o Objective
-		if v := keys["name"]; v != nil {
-			name, ok := l.stringScalar(v, "objective name")
-			if !ok || !l.declare(seen, v, name, "objective name", "objective "+strconv.Quote(name)) {
-				continue
-			}
-			o.Name = name
-		} else {
+		v := keys["name"]
+		name, ok := l.stringScalar(v, "objective name")
+		if !ok || !l.declare(seen, v, name, "objective name", "objective "+strconv.Quote(name)) {
 			continue
 		}
-		if v := keys["description"]; v != nil {
-			o.Description, _ = l.stringScalar(v, "description")
-		}
+		o := Objective{Name: name}
+		o.Description, _ = l.stringScalar(keys["description"], "description")
 		if v := keys["terminal"]; v != nil {
 			t, _ := l.stringScalar(v, "terminal")
 			if t != TerminalSuccess && t != TerminalFailure {
@@ -326,12 +314,8 @@ func (l *loader) loadObjectives(rs *RuleSet, n *yaml.Node) {
 			}
 			o.Terminal = t
 		}
-		if v := keys["score"]; v != nil {
-			o.Score = l.objectiveExpr(v, o.Name, "score")
-		}
-		if v := keys["satisfied"]; v != nil {
-			o.Satisfied = l.objectiveExpr(v, o.Name, "satisfied")
-		}
+		o.Score = l.objectiveExpr(keys["score"], o.Name, "score")
+		o.Satisfied = l.objectiveExpr(keys["satisfied"], o.Name, "satisfied")
 		rs.objectives = append(rs.objectives, o)
 		l.objNodes = append(l.objNodes, [2]*yaml.Node{keys["score"], keys["satisfied"]})
 	}
@@ -376,8 +360,7 @@ func firstCol(lines []string, line int) int {
 	if line < 1 || line > len(lines) {
 		return 1
 	}
-	s := lines[line-1]
-	return len(s) - len(strings.TrimLeft(s, " \t")) + 1
+	return leadingSpaces(lines[line-1]) + 1
 }
 
 // nodeSource returns the text of n as a YAML document whose lines and columns are those
@@ -405,9 +388,7 @@ func (l *loader) nodeSource(n *yaml.Node) []byte {
 func lastLine(n *yaml.Node) int {
 	last := n.Line
 	for _, c := range n.Content {
-		if l := lastLine(c); l > last {
-			last = l
-		}
+		last = max(last, lastLine(c))
 	}
 	return last
 }

@@ -53,8 +53,5 @@ func snippet(lines []string, line, col int) string {
 	text := strings.ReplaceAll(lines[line-1], "\t", " ")
 	gutter := fmt.Sprintf("%5d | ", line)
 	pad := strings.Repeat(" ", len(gutter)-2) + "| "
-	if col < 1 {
-		col = 1
-	}
-	return gutter + text + "\n" + pad + strings.Repeat(" ", col-1) + "^"
+	return gutter + text + "\n" + pad + strings.Repeat(" ", max(col, 1)-1) + "^"
 }

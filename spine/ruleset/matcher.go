@@ -44,8 +44,7 @@ func checkAndCompile(tree *parser.Tree, cfg *conf.Config) (*vm.Program, error) {
 	}
 	if cfg.Optimize {
 		if err := optimizer.Optimize(&tree.Node, cfg); err != nil {
-			var fe *file.Error
-			if errors.As(err, &fe) {
+			if fe, ok := errors.AsType[*file.Error](err); ok {
 				return nil, fe.Bind(tree.Source)
 			}
 			return nil, err

@@ -97,7 +97,7 @@ func (rs *RuleSet) StoreObjective(env reflect.Value, o *Objective, score float64
 }
 
 // objectiveExpr reads an objective's score or satisfied source: any scalar, a number or
-// a bool included.
+// a bool included; "" when n is nil (not given).
 func (l *loader) objectiveExpr(n *yaml.Node, name, part string) string {
 	src, ok := l.stringScalar(n, fmt.Sprintf("objective %q: %s", name, part))
 	if ok && strings.TrimSpace(src) == "" {
@@ -107,49 +107,37 @@ func (l *loader) objectiveExpr(n *yaml.Node, name, part string) string {
 	return src
 }
 
-// compileObjectives compiles every objective's score and satisfied, in file order.
+// compileObjectives compiles every objective's score (a number) and satisfied (a bool),
+// in file order.
 func (l *loader) compileObjectives(rs *RuleSet) {
 	for i, nodes := range l.objNodes {
 		o := &rs.objectives[i]
-		if o.Score != "" {
-			o.eval.score = l.compileObjectiveExpr(rs, i, "score", nodes[0])
-		}
-		if o.Satisfied != "" {
-			o.eval.satisfied = l.compileObjectiveExpr(rs, i, "satisfied", nodes[1])
-		}
+		o.eval.score = l.compileObjectiveExpr(rs, i, o.Score, "score", TypeFloat, nodes[0])
+		o.eval.satisfied = l.compileObjectiveExpr(rs, i, o.Satisfied, "satisfied", TypeBool, nodes[1])
 	}
 }
 
-func (l *loader) compileObjectiveExpr(rs *RuleSet, index int, part string, n *yaml.Node) *vm.Program {
+// compileObjectiveExpr compiles part of objective index, src at n (nil when src is ""),
+// and checks that its static type converts to want's. An expression whose type expr
+// cannot know (interface) is checked when it runs.
+func (l *loader) compileObjectiveExpr(rs *RuleSet, index int, src, part string, want FieldType, n *yaml.Node) *vm.Program {
+	if src == "" {
+		return nil
+	}
 	o := &rs.objectives[index]
 	prefix := fmt.Sprintf("objective %q: %s", o.Name, part)
 	prog, reads, _ := l.compileExpr(rs, n, exprConfig(rs), index, prefix, "objectives")
 	if prog == nil {
 		return nil
 	}
-	if t := prog.Node().Type(); !objectiveTypeOK(part, t) {
-		want := "a number"
-		if part == "satisfied" {
-			want = "a bool"
-		}
+	// Only the numeric kinds convert to float64, and only bools to bool.
+	if t := prog.Node().Type(); t != nil && t.Kind() != reflect.Interface && !t.ConvertibleTo(fieldTypes[want]) {
 		line, col := newScalarMap(l.lines, n).at(0)
-		l.errAt(line, col, "%s: expected %s, got %s", prefix, want, rs.friendlyTypes(t.String()))
+		l.errAt(line, col, "%s: expected %s, got %s", prefix, typeDescription[want], rs.friendlyTypes(t.String()))
 		return nil
 	}
 	o.eval.reads = slices.Compact(slices.Sorted(slices.Values(append(o.eval.reads, reads...))))
 	return prog
-}
-
-// objectiveTypeOK accepts a score whose static type is numeric and a satisfied that is a
-// bool; an expression whose type expr cannot know (interface) is checked when it runs.
-func objectiveTypeOK(part string, t reflect.Type) bool {
-	if t == nil || t.Kind() == reflect.Interface {
-		return true
-	}
-	if part == "satisfied" {
-		return t.Kind() == reflect.Bool
-	}
-	return t.ConvertibleTo(fieldTypes[TypeFloat]) // the numeric kinds, and only they, convert to float64
 }
 
 // checkNames checks the names an expression reads, kind.field, params.name and

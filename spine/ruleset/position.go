@@ -38,7 +38,7 @@ func newScalarMap(lines []string, n *yaml.Node) scalarMap {
 		case ln == first && col0 > 0:
 			start = col0 - 1
 		case block:
-			lead := leadingSpaces(raw)
+			lead := leadingSpaces(lines[ln-1])
 			if lead == len(raw) { // blank line inside a block scalar
 				if pos < len(val) && val[pos] == '\n' {
 					pos++
@@ -53,7 +53,7 @@ func newScalarMap(lines []string, n *yaml.Node) scalarMap {
 			}
 			start = indent
 		default:
-			start = leadingSpaces(raw)
+			start = leadingSpaces(lines[ln-1])
 		}
 		if start > len(raw) {
 			return m
@@ -98,13 +98,8 @@ func (m scalarMap) at(off int) (int, int) {
 	return m.line, m.col
 }
 
-func leadingSpaces(r []rune) int {
-	i := 0
-	for i < len(r) && (r[i] == ' ' || r[i] == '\t') {
-		i++
-	}
-	return i
-}
+// leadingSpaces counts the blanks (spaces and tabs) a line starts with.
+func leadingSpaces(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
 
 func hasRunePrefix(s, prefix []rune) bool {
 	return len(prefix) <= len(s) && slices.Equal(s[:len(prefix)], prefix)

@@ -31,33 +31,27 @@ func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
 		l.rule = peekName(item) // so that errors in the rule's keys name it
 		keys := l.fields(item, "rule", []string{"name", "salience", "when", "then", "description"}, []string{"name", "salience", "when", "then"})
 		r := &Rule{Line: item.Line, index: len(rs.rules)}
-		if v := keys["name"]; v != nil {
-			if name, ok := l.stringScalar(v, "rule name"); ok {
-				if first, dup := seen[name]; dup {
-					l.errNode(v, "duplicate rule name %q (first defined on line %d)", name, first)
-				} else if name == "" {
-					l.errNode(v, "rule name is empty")
-				}
-				seen[name] = v.Line
-				r.Name = name
-				l.rule = name
+		nameNode := keys["name"]
+		if name, ok := l.stringScalar(nameNode, "rule name"); ok {
+			if first, dup := seen[name]; dup {
+				l.errNode(nameNode, "duplicate rule name %q (first defined on line %d)", name, first)
+			} else if name == "" {
+				l.errNode(nameNode, "rule name is empty")
 			}
+			seen[name] = nameNode.Line
+			r.Name = name
+			l.rule = name
 		}
 		if v := keys["salience"]; v != nil {
 			r.Salience, _ = l.intScalar(v, "salience")
 		}
-		if v := keys["description"]; v != nil {
-			r.Description, _ = l.stringScalar(v, "description")
+		r.Description, _ = l.stringScalar(keys["description"], "description")
+		when := keys["when"]
+		if src, ok := l.stringScalar(when, "when"); ok { // true and false are predicates too
+			r.When = src
+			l.compileWhen(rs, r, when)
 		}
-		if v := keys["when"]; v != nil {
-			if src, ok := l.stringScalar(v, "when"); ok { // true and false are predicates too
-				r.When = src
-				l.compileWhen(rs, r, v)
-			}
-		}
-		if v := keys["then"]; v != nil {
-			l.loadThen(rs, r, v)
-		}
+		l.loadThen(rs, r, keys["then"])
 		r.thenJSON, r.thenErr = json.Marshal(&r.Then)
 		rs.rules = append(rs.rules, r)
 	}
@@ -82,21 +76,19 @@ func (l *loader) loadThen(rs *RuleSet, r *Rule, n *yaml.Node) {
 	if len(keys) == 0 && len(n.Content) == 0 {
 		l.errNode(n, "then: does nothing; give an objective, assert, update, retract or transition")
 	}
-	if v := keys["objective"]; v != nil {
-		if name, ok := l.stringScalar(v, "then.objective"); ok {
-			if _, found := rs.objectiveByName[name]; !found {
-				l.errNode(v, "then.objective: %q is not a declared objective%s", name, objectiveList(rs))
-			}
-			r.Then.Objective = name
+	obj := keys["objective"]
+	if name, ok := l.stringScalar(obj, "then.objective"); ok {
+		if _, found := rs.objectiveByName[name]; !found {
+			l.errNode(obj, "then.objective: %q is not a declared objective%s", name, objectiveList(rs))
 		}
+		r.Then.Objective = name
 	}
-	if v := keys["transition"]; v != nil {
-		if to, ok := l.stringScalar(v, "then.transition"); ok {
-			if to != StateObserve && to != StateTerminate {
-				l.errNode(v, "then.transition: %q is not a state a rule may request (expected %s or %s)", to, StateObserve, StateTerminate)
-			}
-			r.Then.Transition = to
+	tr := keys["transition"]
+	if to, ok := l.stringScalar(tr, "then.transition"); ok {
+		if to != StateObserve && to != StateTerminate {
+			l.errNode(tr, "then.transition: %q is not a state a rule may request (expected %s or %s)", to, StateObserve, StateTerminate)
 		}
+		r.Then.Transition = to
 	}
 	r.Then.Assert = l.factActions(rs, keys["assert"], "assert", true)
 	r.Then.Update = l.factActions(rs, keys["update"], "update", true)
@@ -125,17 +117,16 @@ func (l *loader) factActions(rs *RuleSet, n *yaml.Node, op string, withFields bo
 		keys := l.fields(it, what, allowed, []string{"kind"})
 		var a FactAction
 		var kind *FactKind
-		if v := keys["kind"]; v != nil {
-			if name, ok := l.stringScalar(v, what+".kind"); ok {
-				a.Kind = name
-				kind = rs.kindByName[name]
-				switch {
-				case kind == nil:
-					l.errNode(v, "%s: unknown fact kind %q%s", what, name, kindList(rs))
-				case name == KindState || name == KindObjective:
-					l.errNode(v, "%s: the built-in kind %q is changed by the engine, not by rules (use then.objective or then.transition)", what, name)
-					kind = nil
-				}
+		kn := keys["kind"]
+		if name, ok := l.stringScalar(kn, what+".kind"); ok {
+			a.Kind = name
+			kind = rs.kindByName[name]
+			switch {
+			case kind == nil:
+				l.errNode(kn, "%s: unknown fact kind %q%s", what, name, kindList(rs))
+			case name == KindState || name == KindObjective:
+				l.errNode(kn, "%s: the built-in kind %q is changed by the engine, not by rules (use then.objective or then.transition)", what, name)
+				kind = nil
 			}
 		}
 		if v := keys["id"]; v != nil {

@@ -3,9 +3,10 @@ package ruleset
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 )
 
 // FieldType is the type of a declared fact field or param.
@@ -75,14 +76,7 @@ func (k *FactKind) Index() int { return k.index }
 func (k *FactKind) Type() reflect.Type { return k.typ }
 
 // FieldNames lists the declared fields, sorted, for error messages.
-func (k *FactKind) FieldNames() []string {
-	names := make([]string, len(k.Fields))
-	for i, f := range k.Fields {
-		names[i] = f.Name
-	}
-	sort.Strings(names)
-	return names
-}
+func (k *FactKind) FieldNames() []string { return slices.Sorted(maps.Keys(k.fieldIx)) }
 
 // build makes the payload struct type. Field names are exported placeholders; the expr
 // and json tags carry the declared names so rules and traces use those.
@@ -187,28 +181,14 @@ func Number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case float64:
 		return x, true
-	case float32:
-		return float64(x), true
 	case int:
 		return float64(x), true
-	case int8:
+	case float32:
 		return float64(x), true
-	case int16:
-		return float64(x), true
-	case int32:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case uint:
-		return float64(x), true
-	case uint8:
-		return float64(x), true
-	case uint16:
-		return float64(x), true
-	case uint32:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
+	case int8, int16, int32, int64:
+		return float64(reflect.ValueOf(x).Int()), true
+	case uint, uint8, uint16, uint32, uint64:
+		return float64(reflect.ValueOf(x).Uint()), true
 	case json.Number:
 		f, err := x.Float64()
 		return f, err == nil

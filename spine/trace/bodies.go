@@ -92,15 +92,15 @@ func (c *ConflictSet) AppendFields(buf []byte) []byte {
 
 // AppendJSON appends the evaluation as a JSON object, as encoding/json would.
 func (o ObjectiveEval) AppendJSON(buf []byte) []byte {
-	var score float64
-	var satisfied bool
-	if o.Score != nil {
-		score = *o.Score
+	return AppendObjectiveEval(buf, o.Objective, o.Error, deref(o.Score), o.Score != nil, deref(o.Satisfied), o.Satisfied != nil)
+}
+
+// deref is *p, or the zero value when p is nil.
+func deref[T any](p *T) (v T) {
+	if p != nil {
+		v = *p
 	}
-	if o.Satisfied != nil {
-		satisfied = *o.Satisfied
-	}
-	return AppendObjectiveEval(buf, o.Objective, o.Error, score, o.Score != nil, satisfied, o.Satisfied != nil)
+	return v
 }
 
 // AppendFloat appends a finite float as encoding/json writes it.

@@ -54,14 +54,12 @@ func (e *Event) AppendJSON(buf []byte) ([]byte, error) {
 	} else if e.Body != nil {
 		// A message's seq in a trace line is the envelope's, never a field of the body.
 		v := e.Body
-		switch m := v.(type) {
-		case Message:
+		if m, ok := v.(*Message); ok {
+			v = *m
+		}
+		if m, ok := v.(Message); ok {
 			m.Seq = 0
 			v = m
-		case *Message:
-			c := *m
-			c.Seq = 0
-			v = c
 		}
 		body, err := json.Marshal(v)
 		if err != nil {

@@ -54,11 +54,8 @@ func (f *File) Header() (Header, bool) {
 // Broken is the first line that breaks the hash chain, nil when it holds, the trace is
 // unchained or the chain was not checked.
 func (f *File) Broken() *ChainError {
-	var ce *ChainError
-	if errors.As(f.ChainErr, &ce) {
-		return ce
-	}
-	return nil
+	ce, _ := errors.AsType[*ChainError](f.ChainErr)
+	return ce
 }
 
 // ReadFile reads a trace file whole and checks it: it opens only a regular file (so a

@@ -3,6 +3,7 @@ package trace
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -103,14 +104,7 @@ func CreateFileSink(path string) (*FileSink, error) {
 
 // Close flushes, syncs and closes the file, which releases its lock.
 func (s *FileSink) Close() error {
-	err := s.Flush()
-	if serr := s.f.Sync(); err == nil {
-		err = serr
-	}
-	if cerr := s.f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return cmp.Or(s.Flush(), s.f.Sync(), s.f.Close()) // all three run; the first error is returned
 }
 
 // MemorySink keeps the encoded (chained) trace in memory, for tests and replay checks.

@@ -1,6 +1,6 @@
 //go:build unix
 
-package replay
+package main
 
 import (
 	"os"
@@ -9,7 +9,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentspine/spine/spine/replay"
 )
+
+// recordedRuleFile is any rule file's bytes, which a regular file gives back whole.
+const recordedRuleFile = "name: ok\nrules: []\n"
 
 // TestReadRecordedRuleFileRefuses: a rule path taken from a trace opens only a regular file
 // under the cap; a device, a FIFO, a directory, a symlink to a device and a big file end
@@ -23,10 +28,10 @@ func TestReadRecordedRuleFileRefuses(t *testing.T) {
 	if err := os.Symlink("/dev/zero", at("link.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(at("big.yaml"), make([]byte, MaxRecordedRuleFile+1), 0o644); err != nil {
+	if err := os.WriteFile(at("big.yaml"), make([]byte, replay.MaxRecordedRuleFile+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(at("ok.yaml"), []byte(finishRules), 0o644); err != nil {
+	if err := os.WriteFile(at("ok.yaml"), []byte(recordedRuleFile), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ path, want string }{
@@ -38,7 +43,7 @@ func TestReadRecordedRuleFileRefuses(t *testing.T) {
 		{at("missing.yaml"), "no such file or directory"},
 	} {
 		start := time.Now()
-		_, err := ReadRecordedRuleFile(tc.path)
+		_, err := readRecordedRuleFile(tc.path)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want %q", tc.path, err, tc.want)
 		}
@@ -46,8 +51,8 @@ func TestReadRecordedRuleFileRefuses(t *testing.T) {
 			t.Errorf("%s: took %s", tc.path, d)
 		}
 	}
-	src, err := ReadRecordedRuleFile(at("ok.yaml"))
-	if err != nil || string(src) != finishRules {
+	src, err := readRecordedRuleFile(at("ok.yaml"))
+	if err != nil || string(src) != recordedRuleFile {
 		t.Fatalf("a regular rule file: %v", err)
 	}
 }
