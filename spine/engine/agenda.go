@@ -90,7 +90,10 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	}
 	s.cycle++
 	s.cset = s.cset[:0]
-	objectives := s.evalObjectives() // before the rules, which may read them
+	var objectives []ObjectiveEval
+	if len(s.rs.ScoredObjectives()) > 0 {
+		objectives = s.evalObjectives() // before the rules, which may read them
+	}
 	errs, agenda := s.evaluate(terminalOnly)
 	// The result is written field by field: it is reused, and most fields keep their
 	// value from one cycle to the next.
