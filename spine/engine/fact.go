@@ -126,15 +126,7 @@ func (kf *kindFacts) structPlan(t reflect.Type) ([]fieldMove, error) {
 	}
 	plan, err := lookupPlan(kf.kind, t)
 	if err == nil {
-		c := &cachedPlan{typ: t, ptr: reflect.PointerTo(t), plan: plan, whole: writesWhole(kf.kind, plan)}
-		if c.whole {
-			for _, m := range plan {
-				if m.typ == TypeFloat || m.typ == TypeInt {
-					c.checks = append(c.checks, m)
-				}
-			}
-		}
-		kf.plan = c
+		kf.plan = &cachedPlan{typ: t, ptr: reflect.PointerTo(t), plan: plan, whole: writesWhole(kf.kind, plan)}
 	}
 	return plan, err
 }
@@ -146,10 +138,6 @@ type cachedPlan struct {
 	ptr   reflect.Type // *typ: the dynamic type of a payload given by pointer
 	plan  []fieldMove
 	whole bool // see writesWhole
-
-	// A whole plan's number fields, whose values the declared type bounds, in plan
-	// order: the first one out of bounds names the error.
-	checks []fieldMove
 }
 
 // writesWhole reports whether plan writes every declared field, each from a field of
@@ -186,12 +174,26 @@ func (wm *WorkingMemory) setWhole(kf *kindFacts, dst *payload, src any) (ok bool
 			return false, nil // a nil pointer writes nothing: the old payload stays
 		}
 		m.bind(c, p, dst.ptrs, wm.slotsOf[kf.kind.Index()], &wm.in)
-		m.gen = wm.inGen
+		wm.stamps++
+		m.gen, m.stamp = wm.inGen, wm.stamps
 	}
 	if !m.copy() {
-		return true, m.plan.invalid(kf.kind, reflect.ValueOf(src).Elem())
+		return true, wm.rejected(kf, m)
 	}
 	return true, nil
+}
+
+// rejected is the error of moves m that copy found a bad number in: the first one in
+// plan order, as setPayload names it.
+func (wm *WorkingMemory) rejected(kf *kindFacts, m *moves) error {
+	wm.refreshInput(kf.kind) // the input holds some of the values copy took back
+	sv := reflect.ValueOf(m.from).Elem()
+	for _, mv := range m.plan.plan {
+		if err := badNumber(kf.kind, mv.dst, sv.Field(mv.src), true); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // moves are a whole plan bound to one source struct, one payload and the matcher's
@@ -204,6 +206,7 @@ type moves struct {
 	// same struct.
 	from  any
 	gen   uint64      // the WorkingMemory.inGen of the input pointers
+	stamp uint64      // tells this binding from every other one (see Binding)
 	fused bool        // every input slot of the kind is written; see bind
 	plan  *cachedPlan // the whole plan of from's type, for the error of a bad number
 	f     []move[float64, float64]
@@ -214,16 +217,17 @@ type moves struct {
 	sink  inputSink                  // where a field the matcher does not read goes
 }
 
-// move copies *src to *dst and to the matcher's input slot *in.
+// move copies *src to *dst and to the matcher's input slot *in; old is *dst before.
 type move[T, I any] struct {
 	dst, src *T
 	in       *I
+	old      T
 }
 
 // bindMove appends the move of src to dst, which also stores into input slot j, or
 // into sink when the matcher does not read the field (j < 0).
 func bindMove[T, I any](ms []move[T, I], dst, src *T, sink *I, input []I, j int) []move[T, I] {
-	mv := move[T, I]{dst, src, sink}
+	mv := move[T, I]{dst: dst, src: src, in: sink}
 	if j >= 0 {
 		mv.in = &input[j]
 	}
@@ -273,7 +277,7 @@ func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []i
 			m.s = bindMove(m.s, d.s, s.s, &m.sink.s, in.Str, slotOf(mv.dst, cond.TString))
 		default:
 			slotOf(mv.dst, cond.TOther) // refreshInput writes no other slot either
-			m.l = append(m.l, move[[]string, struct{}]{d.l, s.l, nil})
+			m.l = append(m.l, move[[]string, struct{}]{dst: d.l, src: s.l})
 		}
 	}
 	m.from, m.plan = src.Interface(), c
@@ -281,27 +285,35 @@ func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []i
 
 // copy writes the source values into the payload and the input when every number fits
 // its declared type (floats finite, ints within ruleset.MaxExactInt); when one does not,
-// it writes nothing and returns false.
+// it writes nothing into the payload and returns false: the caller refreshes the input.
+// The numbers are checked as they are copied, in one pass, and the old ones restored
+// only on the rare bad number.
 func (m *moves) copy() bool {
-	var z float64 // x−x is 0 for a finite x and NaN otherwise, and a NaN sum stays NaN
-	for _, p := range m.f {
-		z += *p.src - *p.src
+	fs, is := m.f, m.i // locals, which the stores below cannot change
+	var z float64      // x−x is 0 for a finite x and NaN otherwise, and a NaN sum stays NaN
+	for j := range fs {
+		p := &fs[j]
+		v := *p.src
+		p.old, *p.dst, *p.in = *p.dst, v, v
+		z += v - v
 	}
-	for _, p := range m.i {
-		if x := int64(*p.src); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
-			return false
+	big := false
+	for j := range is {
+		p := &is[j]
+		v := *p.src
+		p.old, *p.dst, *p.in = *p.dst, v, int64(v)
+		if x := int64(v); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
+			big = true
 		}
 	}
-	if z != 0 {
+	if z != 0 || big {
+		for _, p := range fs {
+			*p.dst = p.old
+		}
+		for _, p := range is {
+			*p.dst = p.old
+		}
 		return false
-	}
-	for _, p := range m.f {
-		v := *p.src
-		*p.dst, *p.in = v, v
-	}
-	for _, p := range m.i {
-		v := *p.src
-		*p.dst, *p.in = v, int64(v)
 	}
 	for _, p := range m.b {
 		v := *p.src
@@ -315,17 +327,6 @@ func (m *moves) copy() bool {
 		*p.dst = slices.Clone(*p.src) // a fact never shares a list with its writer
 	}
 	return true
-}
-
-// invalid is the error of the first number of sv, in plan order, that its declared
-// type rejects.
-func (c *cachedPlan) invalid(k *FactKind, sv reflect.Value) error {
-	for _, m := range c.checks {
-		if err := badNumber(k, m.dst, sv.Field(m.src), true); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // badNumber is the error of f, a source field of declared field dst's Go type, when the
