@@ -78,7 +78,7 @@ func (kf *kindFacts) setPayload(dst reflect.Value, src any) error {
 				return err
 			}
 			if f.Kind() == reflect.Slice {
-				dst.Field(m.dst).Set(reflect.ValueOf(append([]string(nil), f.Interface().([]string)...)))
+				dst.Field(m.dst).Set(reflect.ValueOf(slices.Clone(f.Interface().([]string))))
 				continue
 			}
 			dst.Field(m.dst).Set(f)
@@ -154,39 +154,35 @@ func writesWhole(k *FactKind, plan []fieldMove) bool {
 	return !slices.Contains(written, false)
 }
 
-// setWhole writes src into the payload dst when src is a non-nil pointer to a struct
-// type that writes every declared field (see writesWhole): the pointer dst's moves are
-// bound to, or one to the type the kind was last given. ok is false, and nothing is
-// written, for any other src: the caller then takes the general path (copy the old
-// payload, then setPayload). Every value is checked before one is written, so an error
-// writes nothing. When dst.moves.fused, the values the matcher reads are written into
-// its input as well.
-func (wm *WorkingMemory) setWhole(kf *kindFacts, dst *payload, src any) (ok bool, err error) {
-	m := &dst.moves
+// bindLive reports whether src writes the live payload of kf in place, through moves
+// bound to it: src must be a non-nil pointer to a struct type that writes every
+// declared field (see writesWhole), the pointer the moves are bound to or one to the
+// type the kind was last given. Any other src takes the general path: copy the old
+// payload into a new one, then setPayload.
+func (wm *WorkingMemory) bindLive(kf *kindFacts, src any) bool {
+	m := &kf.live.moves
 	// Moves bound to src stay right while the input does: a type's plan never changes.
-	if m.from != src || m.gen != wm.inGen {
-		c := kf.plan
-		if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
-			return false, nil
-		}
-		p := reflect.ValueOf(src)
-		if p.IsNil() {
-			return false, nil // a nil pointer writes nothing: the old payload stays
-		}
-		m.bind(c, p, dst.ptrs, wm.slotsOf[kf.kind.Index()], &wm.in)
-		wm.stamps++
-		m.gen, m.stamp = wm.inGen, wm.stamps
+	if m.from == src && m.gen == wm.inGen {
+		return true
 	}
-	if !m.copy() {
-		return true, wm.rejected(kf, m)
+	c := kf.plan
+	if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
+		return false
 	}
-	return true, nil
+	p := reflect.ValueOf(src)
+	if p.IsNil() {
+		return false // a nil pointer writes nothing: the old payload stays
+	}
+	m.bind(c, p, kf.live.ptrs, wm.slotsOf[kf.kind.Index()], &wm.in)
+	wm.stamps++
+	m.gen, m.stamp = wm.inGen, wm.stamps
+	return true
 }
 
-// rejected is the error of moves m that copy found a bad number in: the first one in
+// rejected is the error of moves m that inPlace found a bad number in: the first one in
 // plan order, as setPayload names it.
 func (wm *WorkingMemory) rejected(kf *kindFacts, m *moves) error {
-	wm.refreshInput(kf.kind) // the input holds some of the values copy took back
+	wm.refreshInput(kf.kind) // the input holds some of the values inPlace took back
 	sv := reflect.ValueOf(m.from).Elem()
 	for _, mv := range m.plan.plan {
 		if err := badNumber(kf.kind, mv.dst, sv.Field(mv.src), true); err != nil {
@@ -283,12 +279,25 @@ func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []i
 	m.from, m.plan = src.Interface(), c
 }
 
-// copy writes the source values into the payload and the input when every number fits
-// its declared type (floats finite, ints within ruleset.MaxExactInt); when one does not,
-// it writes nothing into the payload and returns false: the caller refreshes the input.
-// The numbers are checked as they are copied, in one pass, and the old ones restored
-// only on the rare bad number.
-func (m *moves) copy() bool {
+// inPlace writes the struct of b through the live payload's moves, bound to it, into the
+// payload and the input, and records the change, when every number fits its declared
+// type (floats finite, ints within ruleset.MaxExactInt); when one does not, it writes
+// nothing and returns the error of the first. Moves that are not b's (none yet, or a
+// change since made another payload live) take the path of Set, which binds them. This
+// runs on every decision: the numbers are checked as they are copied, in one pass, and
+// the old ones put back on the rare bad one.
+func (wm *WorkingMemory) inPlace(b *Binding) error {
+	kf := b.kf
+	if p := kf.live; p == nil || p.moves.stamp != b.stamp || kf.shared || p.moves.gen != wm.inGen {
+		if _, _, err := wm.write(kf.kind.Name, "", b.src, ""); err != nil {
+			return err
+		}
+		if p := kf.live; p.moves.from == b.src {
+			b.stamp = p.moves.stamp
+		}
+		return nil
+	}
+	m := &kf.live.moves
 	fs, is := m.f, m.i // locals, which the stores below cannot change
 	var z float64      // x−x is 0 for a finite x and NaN otherwise, and a NaN sum stays NaN
 	for j := range fs {
@@ -307,13 +316,13 @@ func (m *moves) copy() bool {
 		}
 	}
 	if z != 0 || big {
-		for _, p := range fs {
+		for _, p := range m.f {
 			*p.dst = p.old
 		}
-		for _, p := range is {
+		for _, p := range m.i {
 			*p.dst = p.old
 		}
-		return false
+		return wm.rejected(kf, m)
 	}
 	for _, p := range m.b {
 		v := *p.src
@@ -326,7 +335,17 @@ func (m *moves) copy() bool {
 	for _, p := range m.l {
 		*p.dst = slices.Clone(*p.src) // a fact never shares a list with its writer
 	}
-	return true
+	if !m.fused {
+		wm.refreshInput(kf.kind)
+	}
+	wm.rev++ // as storedSingle does
+	kf.single.Rev, kf.rev = wm.rev, wm.rev
+	if wm.counter != nil {
+		wm.counter.Add(1)
+		return nil
+	}
+	wm.notify(OpUpdate, &kf.single)
+	return nil
 }
 
 // badNumber is the error of f, a source field of declared field dst's Go type, when the

@@ -270,7 +270,6 @@ func (wm *WorkingMemory) Set(kind, id string, payload any) error {
 type Binding struct {
 	wm    *WorkingMemory
 	kf    *kindFacts // the kind's: a reload keeps the kinds and their order
-	name  string
 	src   any
 	stamp uint64 // of the moves Write last bound to src, 0 for none
 }
@@ -282,32 +281,11 @@ func (wm *WorkingMemory) Bind(kind string, src any) (*Binding, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Binding{wm: wm, kf: &wm.kinds[k.Index()], name: kind, src: src}, nil
+	return &Binding{wm: wm, kf: &wm.kinds[k.Index()], src: src}, nil
 }
 
 // Write puts the current values of the bound struct into working memory, as Set does.
-func (b *Binding) Write() error {
-	wm, kf := b.wm, b.kf
-	if p := kf.live; p != nil && p.moves.stamp == b.stamp && !kf.shared && p.moves.gen == wm.inGen {
-		// In place, as write does: the fact, the environment and the input's presence
-		// are the payload's already.
-		if !p.moves.copy() {
-			return wm.rejected(kf, &p.moves)
-		}
-		if !p.moves.fused {
-			wm.refreshInput(kf.kind)
-		}
-		wm.changed(kf, OpUpdate)
-		return nil
-	}
-	if _, _, err := wm.write(b.name, "", b.src, ""); err != nil {
-		return err
-	}
-	if p := kf.live; p.moves.from == b.src {
-		b.stamp = p.moves.stamp
-	}
-	return nil
-}
+func (b *Binding) Write() error { return b.wm.inPlace(b) }
 
 // handOut marks the payload of a fact that leaves working memory as seen.
 func (wm *WorkingMemory) handOut(f Fact, err error) (Fact, error) {
@@ -373,35 +351,23 @@ func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFa
 		wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: nv.Interface()}, op)
 		return kf, id, nil
 	}
-	if exists && !kf.shared {
-		// Nobody has seen the live payload: a whole write (which checks every value
-		// before it writes one) may go into it in place.
-		if whole, err := wm.setWhole(kf, kf.live, payload); whole {
-			if err != nil {
-				return nil, "", err
-			}
-			wm.storedSingle(kf, op, kf.live.moves.fused)
-			return kf, id, nil
-		}
+	if exists && !kf.shared && wm.bindLive(kf, payload) { // nobody has seen the live payload
+		return kf, id, wm.inPlace(&Binding{kf: kf, stamp: kf.live.moves.stamp})
 	}
 	buf := kf.takeSpare(k)
 	dst := buf.value()
-	whole, err := wm.setWhole(kf, buf, payload)
-	if !whole && err == nil {
-		// payload may name only some fields: start from the old payload (or zero).
-		if exists {
-			dst.Set(kf.live.value())
-		} else {
-			dst.SetZero()
-		}
-		err = kf.setPayload(dst, payload)
+	// payload may name only some fields: start from the old payload (or zero).
+	if exists {
+		dst.Set(kf.live.value())
+	} else {
+		dst.SetZero()
 	}
-	if err != nil {
+	if err := kf.setPayload(dst, payload); err != nil {
 		kf.spare = buf // nobody saw it; the next change overwrites it
 		return nil, "", err
 	}
 	wm.replaceLive(kf, buf)
-	wm.storedSingle(kf, op, whole && buf.moves.fused)
+	wm.storedSingle(kf, op)
 	return kf, id, nil
 }
 
@@ -448,20 +414,14 @@ func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) {
 }
 
 // storedSingle records the live payload of singleton kind kf, written already (and
-// made live by replaceLive when new), as the kind's latest change; inputSet says its
-// values are in the matcher's input already. This runs on every decision.
-func (wm *WorkingMemory) storedSingle(kf *kindFacts, op string, inputSet bool) {
+// made live by replaceLive when new), as the kind's latest change.
+func (wm *WorkingMemory) storedSingle(kf *kindFacts, op string) {
 	kf.has = true
-	if i := kf.kind.Index(); inputSet || len(wm.slotsOf[i]) == 0 { // the matcher reads no field of most kinds
+	if i := kf.kind.Index(); len(wm.slotsOf[i]) == 0 { // the matcher reads no field of most kinds
 		wm.in.SetPresent(i, true)
 	} else {
 		wm.refreshInput(kf.kind)
 	}
-	wm.changed(kf, op)
-}
-
-// changed gives the singleton fact of kf the next revision and reports it.
-func (wm *WorkingMemory) changed(kf *kindFacts, op string) {
 	wm.rev++
 	kf.single.Rev, kf.rev = wm.rev, wm.rev
 	if wm.counter != nil {
@@ -508,7 +468,7 @@ func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration in
 	if buf != kf.live {
 		wm.replaceLive(kf, buf)
 	}
-	wm.storedSingle(kf, op, false)
+	wm.storedSingle(kf, op)
 }
 
 // Retract removes a fact.

@@ -241,7 +241,8 @@ func bindingScript(t *testing.T, bound, unfused bool) string {
 	cycle()
 	s.Get("s", "")
 	a.X = 9
-	write(false)
+	write(false) // into a new payload
+	write(false) // in place, binding the moves
 	write(true)
 	do(s.Set("s", "", &movesHost{Tag: "b", N: 1}))
 	write(false)
