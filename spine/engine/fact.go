@@ -61,10 +61,6 @@ func (kf *kindFacts) setPayload(dst reflect.Value, src any) error {
 	if sv.Kind() != reflect.Struct {
 		return fmt.Errorf("payload of kind %q must be engine.Fields or a struct, got %T", k.Name, src)
 	}
-	if sv.Type() == k.Type() {
-		dst.Set(sv)
-		return nil
-	}
 	plan, err := kf.structPlan(sv.Type())
 	if err != nil {
 		return err
@@ -157,8 +153,9 @@ func writesWhole(k *FactKind, plan []fieldMove) bool {
 // bindLive reports whether src writes the live payload of kf in place, through moves
 // bound to it: src must be a non-nil pointer to a struct type that writes every
 // declared field (see writesWhole), the pointer the moves are bound to or one to the
-// type the kind was last given. Any other src takes the general path: copy the old
-// payload into a new one, then setPayload.
+// type the kind was last given. Any other src (a nil pointer writes nothing: the old
+// payload stays) takes the general path: copy the old payload into a new one, then
+// setPayload.
 func (wm *WorkingMemory) bindLive(kf *kindFacts, src any) bool {
 	m := &kf.live.moves
 	// Moves bound to src stay right while the input does: a type's plan never changes.
@@ -166,30 +163,20 @@ func (wm *WorkingMemory) bindLive(kf *kindFacts, src any) bool {
 		return true
 	}
 	c := kf.plan
-	if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
+	if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr || reflect.ValueOf(src).IsNil() {
 		return false
 	}
-	p := reflect.ValueOf(src)
-	if p.IsNil() {
-		return false // a nil pointer writes nothing: the old payload stays
-	}
-	m.bind(c, p, kf.live.ptrs, wm.slotsOf[kf.kind.Index()], &wm.in)
+	m.bind(c, reflect.ValueOf(src), kf.live.ptrs, wm.slotsOf[kf.kind.Index()], &wm.in)
 	wm.stamps++
 	m.gen, m.stamp = wm.inGen, wm.stamps
 	return true
 }
 
-// rejected is the error of moves m that inPlace found a bad number in: the first one in
-// plan order, as setPayload names it.
+// rejected is the error of moves m whose values inPlace took back: setPayload's, which
+// names the first bad number in plan order.
 func (wm *WorkingMemory) rejected(kf *kindFacts, m *moves) error {
 	wm.refreshInput(kf.kind) // the input holds some of the values inPlace took back
-	sv := reflect.ValueOf(m.from).Elem()
-	for _, mv := range m.plan.plan {
-		if err := badNumber(kf.kind, mv.dst, sv.Field(mv.src), true); err != nil {
-			return err
-		}
-	}
-	return nil
+	return kf.setPayload(reflect.New(kf.kind.Type()).Elem(), m.from)
 }
 
 // moves are a whole plan bound to one source struct, one payload and the matcher's
@@ -328,12 +315,8 @@ func (wm *WorkingMemory) inPlace(b *Binding) error {
 		v := *p.src
 		*p.dst, *p.in = v, v
 	}
-	for _, p := range m.s {
-		v := *p.src
-		*p.dst, *p.in = v, v
-	}
-	for _, p := range m.l {
-		*p.dst = slices.Clone(*p.src) // a fact never shares a list with its writer
+	if len(m.s)+len(m.l) > 0 { // rare in a fact written every cycle: the loops are apart
+		m.text()
 	}
 	if !m.fused {
 		wm.refreshInput(kf.kind)
@@ -346,6 +329,17 @@ func (wm *WorkingMemory) inPlace(b *Binding) error {
 	}
 	wm.notify(OpUpdate, &kf.single)
 	return nil
+}
+
+// text copies the strings and the lists of moves m.
+func (m *moves) text() {
+	for _, p := range m.s {
+		v := *p.src
+		*p.dst, *p.in = v, v
+	}
+	for _, p := range m.l {
+		*p.dst = slices.Clone(*p.src) // a fact never shares a list with its writer
+	}
 }
 
 // badNumber is the error of f, a source field of declared field dst's Go type, when the

@@ -180,9 +180,6 @@ var (
 	stringsType = reflect.TypeFor[[]string]()
 )
 
-// value is the payload struct as an addressable reflect.Value of the kind's type.
-func (p *payload) value() reflect.Value { return p.ptr.Elem() }
-
 func (kf *kindFacts) get(id string) (Fact, bool) {
 	if !kf.many {
 		return kf.single, kf.has && kf.single.ID == id
@@ -311,10 +308,8 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	if err != nil {
 		return Fact{}, err
 	}
-	if kf.many {
-		return kf.byID[id], nil
-	}
-	return kf.single, nil
+	f, _ := kf.get(id)
+	return f, nil
 }
 
 // write is change without returning the fact, which Set, once a decision, does not need.
@@ -355,10 +350,10 @@ func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFa
 		return kf, id, wm.inPlace(&Binding{kf: kf, stamp: kf.live.moves.stamp})
 	}
 	buf := kf.takeSpare(k)
-	dst := buf.value()
+	dst := buf.ptr.Elem()
 	// payload may name only some fields: start from the old payload (or zero).
 	if exists {
-		dst.Set(kf.live.value())
+		dst.Set(kf.live.ptr.Elem())
 	} else {
 		dst.SetZero()
 	}
