@@ -362,7 +362,7 @@ func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFa
 		return nil, "", err
 	}
 	wm.replaceLive(kf, buf)
-	wm.storedSingle(kf, op)
+	wm.storedSingle(kf)
 	return kf, id, nil
 }
 
@@ -409,8 +409,10 @@ func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) {
 }
 
 // storedSingle records the live payload of singleton kind kf, written already (and
-// made live by replaceLive when new), as the kind's latest change.
-func (wm *WorkingMemory) storedSingle(kf *kindFacts, op string) {
+// made live by replaceLive when new), as the kind's latest change: an update when the
+// kind had a fact.
+func (wm *WorkingMemory) storedSingle(kf *kindFacts) {
+	updated := kf.has
 	kf.has = true
 	if i := kf.kind.Index(); len(wm.slotsOf[i]) == 0 { // the matcher reads no field of most kinds
 		wm.in.SetPresent(i, true)
@@ -422,6 +424,10 @@ func (wm *WorkingMemory) storedSingle(kf *kindFacts, op string) {
 	if wm.counter != nil {
 		wm.counter.Add(1) // as notify does, without a call
 		return
+	}
+	op := OpAssert
+	if updated {
+		op = OpUpdate
 	}
 	wm.notify(op, &kf.single)
 }
@@ -446,24 +452,17 @@ func (wm *WorkingMemory) notify(op string, f *Fact) {
 // int) second one.
 func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration int) {
 	kf := &wm.kinds[index]
-	op := OpAssert
-	if kf.has {
-		op = OpUpdate
+	if !kf.has || kf.shared { // written in place only when nobody has seen the payload
+		wm.replaceLive(kf, kf.takeSpare(kf.kind))
 	}
-	buf := kf.live // written in place when nobody has seen it
-	if !kf.has || kf.shared {
-		buf = kf.takeSpare(kf.kind)
-	}
-	*buf.ptrs[0].s = name
-	if p := &buf.ptrs[1]; p.s != nil {
-		*p.s = second
+	p := kf.live.ptrs[:2]
+	*p[0].s = name
+	if p[1].s != nil {
+		*p[1].s = second
 	} else {
-		*p.i = iteration
+		*p[1].i = iteration
 	}
-	if buf != kf.live {
-		wm.replaceLive(kf, buf)
-	}
-	wm.storedSingle(kf, op)
+	wm.storedSingle(kf)
 }
 
 // Retract removes a fact.
