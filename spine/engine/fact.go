@@ -188,10 +188,9 @@ type moves struct {
 	// struct alive, so no other struct can take its address: the same pointer is the
 	// same struct.
 	from  any
-	gen   uint64      // the WorkingMemory.inGen of the input pointers
-	stamp uint64      // tells this binding from every other one (see Binding)
-	fused bool        // every input slot of the kind is written; see bind
-	plan  *cachedPlan // the whole plan of from's type, for the error of a bad number
+	gen   uint64 // the WorkingMemory.inGen of the input pointers
+	stamp uint64 // tells this binding from every other one (see Binding)
+	fused bool   // every input slot of the kind is written; see bind
 	f     []move[float64, float64]
 	i     []move[int, int64]
 	b     []move[bool, bool]
@@ -263,7 +262,7 @@ func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []i
 			m.l = append(m.l, move[[]string, struct{}]{dst: d.l, src: s.l})
 		}
 	}
-	m.from, m.plan = src.Interface(), c
+	m.from = src.Interface()
 }
 
 // inPlace writes the struct of b through the live payload's moves, bound to it, into the
