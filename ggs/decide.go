@@ -22,7 +22,8 @@ type Decision struct {
 // `signals` fact in one spine session. It is not safe for concurrent use.
 type RulesDecider struct {
 	sess *engine.Session
-	sig  Signals // the signals being decided, passed by pointer without a copy on the heap
+	sig  Signals         // the signals being decided, passed by pointer without a copy on the heap
+	put  *engine.Binding // writes sig as the signals fact
 }
 
 // NewRulesDecider opens a session over rs; see CheckRuleSet for what rs must declare.
@@ -32,7 +33,12 @@ func NewRulesDecider(rs *engine.RuleSet, opts ...engine.Option) (*RulesDecider, 
 	}
 	// A solver decides once per message for as long as its input lasts: no firing limit.
 	opts = append([]engine.Option{engine.WithMaxFirings(math.MaxInt)}, opts...)
-	return &RulesDecider{sess: engine.NewSession(rs, opts...)}, nil
+	d := &RulesDecider{sess: engine.NewSession(rs, opts...)}
+	var err error
+	if d.put, err = d.sess.Bind(SignalsKind, &d.sig); err != nil {
+		return nil, fmt.Errorf("ggs: rule set %s: %w", rs.Path(), err)
+	}
+	return d, nil
 }
 
 // CheckRuleSet reports whether rs can drive GGS: it must declare the signals fact kind,
@@ -60,7 +66,7 @@ func CheckRuleSet(rs *engine.RuleSet) error {
 // objective the fired rule sets is the decision.
 func (d *RulesDecider) Decide(ctx context.Context, s Signals) (Decision, error) {
 	d.sig = s
-	if err := d.sess.Set(SignalsKind, "", &d.sig); err != nil {
+	if err := d.put.Write(); err != nil {
 		return Decision{}, fmt.Errorf("ggs: signals fact: %w", err)
 	}
 	cyc, err := d.sess.Cycle(ctx)

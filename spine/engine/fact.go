@@ -61,10 +61,6 @@ func (kf *kindFacts) setPayload(dst reflect.Value, src any) error {
 	if sv.Kind() != reflect.Struct {
 		return fmt.Errorf("payload of kind %q must be engine.Fields or a struct, got %T", k.Name, src)
 	}
-	if sv.Type() == k.Type() {
-		dst.Set(sv)
-		return nil
-	}
 	plan, err := kf.structPlan(sv.Type())
 	if err != nil {
 		return err
@@ -78,7 +74,7 @@ func (kf *kindFacts) setPayload(dst reflect.Value, src any) error {
 				return err
 			}
 			if f.Kind() == reflect.Slice {
-				dst.Field(m.dst).Set(reflect.ValueOf(append([]string(nil), f.Interface().([]string)...)))
+				dst.Field(m.dst).Set(reflect.ValueOf(slices.Clone(f.Interface().([]string))))
 				continue
 			}
 			dst.Field(m.dst).Set(f)
@@ -126,15 +122,7 @@ func (kf *kindFacts) structPlan(t reflect.Type) ([]fieldMove, error) {
 	}
 	plan, err := lookupPlan(kf.kind, t)
 	if err == nil {
-		c := &cachedPlan{typ: t, ptr: reflect.PointerTo(t), plan: plan, whole: writesWhole(kf.kind, plan)}
-		if c.whole {
-			for _, m := range plan {
-				if m.typ == TypeFloat || m.typ == TypeInt {
-					c.checks = append(c.checks, m)
-				}
-			}
-		}
-		kf.plan = c
+		kf.plan = &cachedPlan{typ: t, ptr: reflect.PointerTo(t), plan: plan, whole: writesWhole(kf.kind, plan)}
 	}
 	return plan, err
 }
@@ -146,10 +134,6 @@ type cachedPlan struct {
 	ptr   reflect.Type // *typ: the dynamic type of a payload given by pointer
 	plan  []fieldMove
 	whole bool // see writesWhole
-
-	// A whole plan's number fields, whose values the declared type bounds, in plan
-	// order: the first one out of bounds names the error.
-	checks []fieldMove
 }
 
 // writesWhole reports whether plan writes every declared field, each from a field of
@@ -166,32 +150,33 @@ func writesWhole(k *FactKind, plan []fieldMove) bool {
 	return !slices.Contains(written, false)
 }
 
-// setWhole writes src into the payload dst when src is a non-nil pointer to a struct
-// type that writes every declared field (see writesWhole): the pointer dst's moves are
-// bound to, or one to the type the kind was last given. ok is false, and nothing is
-// written, for any other src: the caller then takes the general path (copy the old
-// payload, then setPayload). Every value is checked before one is written, so an error
-// writes nothing. When dst.moves.fused, the values the matcher reads are written into
-// its input as well.
-func (wm *WorkingMemory) setWhole(kf *kindFacts, dst *payload, src any) (ok bool, err error) {
-	m := &dst.moves
+// bindLive reports whether src writes the live payload of kf in place, through moves
+// bound to it: src must be a non-nil pointer to a struct type that writes every
+// declared field (see writesWhole), the pointer the moves are bound to or one to the
+// type the kind was last given. Any other src (a nil pointer writes nothing: the old
+// payload stays) takes the general path: copy the old payload into a new one, then
+// setPayload.
+func (wm *WorkingMemory) bindLive(kf *kindFacts, src any) bool {
+	m := &kf.live.moves
 	// Moves bound to src stay right while the input does: a type's plan never changes.
-	if m.from != src || m.gen != wm.inGen {
-		c := kf.plan
-		if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr {
-			return false, nil
-		}
-		p := reflect.ValueOf(src)
-		if p.IsNil() {
-			return false, nil // a nil pointer writes nothing: the old payload stays
-		}
-		m.bind(c, p, dst.ptrs, wm.slotsOf[kf.kind.Index()], &wm.in)
-		m.gen = wm.inGen
+	if m.from == src && m.gen == wm.inGen {
+		return true
 	}
-	if !m.copy() {
-		return true, m.plan.invalid(kf.kind, reflect.ValueOf(src).Elem())
+	c := kf.plan
+	if c == nil || !c.whole || reflect.TypeOf(src) != c.ptr || reflect.ValueOf(src).IsNil() {
+		return false
 	}
-	return true, nil
+	m.bind(c, reflect.ValueOf(src), kf.live.ptrs, wm.slotsOf[kf.kind.Index()], &wm.in)
+	wm.stamps++
+	m.gen, m.stamp = wm.inGen, wm.stamps
+	return true
+}
+
+// rejected is the error of moves m whose values inPlace took back: setPayload's, which
+// names the first bad number in plan order.
+func (wm *WorkingMemory) rejected(kf *kindFacts, m *moves) error {
+	wm.refreshInput(kf.kind) // the input holds some of the values inPlace took back
+	return kf.setPayload(reflect.New(kf.kind.Type()).Elem(), m.from)
 }
 
 // moves are a whole plan bound to one source struct, one payload and the matcher's
@@ -203,9 +188,9 @@ type moves struct {
 	// struct alive, so no other struct can take its address: the same pointer is the
 	// same struct.
 	from  any
-	gen   uint64      // the WorkingMemory.inGen of the input pointers
-	fused bool        // every input slot of the kind is written; see bind
-	plan  *cachedPlan // the whole plan of from's type, for the error of a bad number
+	gen   uint64 // the WorkingMemory.inGen of the input pointers
+	stamp uint64 // tells this binding from every other one (see Binding)
+	fused bool   // every input slot of the kind is written; see bind
 	f     []move[float64, float64]
 	i     []move[int, int64]
 	b     []move[bool, bool]
@@ -214,16 +199,17 @@ type moves struct {
 	sink  inputSink                  // where a field the matcher does not read goes
 }
 
-// move copies *src to *dst and to the matcher's input slot *in.
+// move copies *src to *dst and to the matcher's input slot *in; old is *dst before.
 type move[T, I any] struct {
 	dst, src *T
 	in       *I
+	old      T
 }
 
 // bindMove appends the move of src to dst, which also stores into input slot j, or
 // into sink when the matcher does not read the field (j < 0).
 func bindMove[T, I any](ms []move[T, I], dst, src *T, sink *I, input []I, j int) []move[T, I] {
-	mv := move[T, I]{dst, src, sink}
+	mv := move[T, I]{dst: dst, src: src, in: sink}
 	if j >= 0 {
 		mv.in = &input[j]
 	}
@@ -273,40 +259,79 @@ func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []i
 			m.s = bindMove(m.s, d.s, s.s, &m.sink.s, in.Str, slotOf(mv.dst, cond.TString))
 		default:
 			slotOf(mv.dst, cond.TOther) // refreshInput writes no other slot either
-			m.l = append(m.l, move[[]string, struct{}]{d.l, s.l, nil})
+			m.l = append(m.l, move[[]string, struct{}]{dst: d.l, src: s.l})
 		}
 	}
-	m.from, m.plan = src.Interface(), c
+	m.from = src.Interface()
 }
 
-// copy writes the source values into the payload and the input when every number fits
-// its declared type (floats finite, ints within ruleset.MaxExactInt); when one does not,
-// it writes nothing and returns false.
-func (m *moves) copy() bool {
-	var z float64 // x−x is 0 for a finite x and NaN otherwise, and a NaN sum stays NaN
-	for _, p := range m.f {
-		z += *p.src - *p.src
+// inPlace writes the struct of b through the live payload's moves, bound to it, into the
+// payload and the input, and records the change, when every number fits its declared
+// type (floats finite, ints within ruleset.MaxExactInt); when one does not, it writes
+// nothing and returns the error of the first. Moves that are not b's (none yet, or a
+// change since made another payload live) take the path of Set, which binds them. This
+// runs on every decision: the numbers are checked as they are copied, in one pass, and
+// the old ones put back on the rare bad one.
+func (wm *WorkingMemory) inPlace(b *Binding) error {
+	kf := b.kf
+	if p := kf.live; p == nil || p.moves.stamp != b.stamp || kf.shared || p.moves.gen != wm.inGen {
+		if _, _, err := wm.write(kf.kind.Name, "", b.src, ""); err != nil {
+			return err
+		}
+		if p := kf.live; p.moves.from == b.src {
+			b.stamp = p.moves.stamp
+		}
+		return nil
 	}
-	for _, p := range m.i {
-		if x := int64(*p.src); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
-			return false
+	m := &kf.live.moves
+	fs, is := m.f, m.i // locals, which the stores below cannot change
+	var z float64      // x−x is 0 for a finite x and NaN otherwise, and a NaN sum stays NaN
+	for j := range fs {
+		p := &fs[j]
+		v := *p.src
+		p.old, *p.dst, *p.in = *p.dst, v, v
+		z += v - v
+	}
+	big := false
+	for j := range is {
+		p := &is[j]
+		v := *p.src
+		p.old, *p.dst, *p.in = *p.dst, v, int64(v)
+		if x := int64(v); x > ruleset.MaxExactInt || x < -ruleset.MaxExactInt {
+			big = true
 		}
 	}
-	if z != 0 {
-		return false
-	}
-	for _, p := range m.f {
-		v := *p.src
-		*p.dst, *p.in = v, v
-	}
-	for _, p := range m.i {
-		v := *p.src
-		*p.dst, *p.in = v, int64(v)
+	if z != 0 || big {
+		for _, p := range m.f {
+			*p.dst = p.old
+		}
+		for _, p := range m.i {
+			*p.dst = p.old
+		}
+		return wm.rejected(kf, m)
 	}
 	for _, p := range m.b {
 		v := *p.src
 		*p.dst, *p.in = v, v
 	}
+	if len(m.s)+len(m.l) > 0 { // rare in a fact written every cycle: the loops are apart
+		m.text()
+	}
+	if !m.fused {
+		wm.refreshInput(kf.kind)
+	}
+	wm.rev++ // as storedSingle does
+	kf.single.Rev, kf.rev = wm.rev, wm.rev
+	if wm.counter != nil {
+		wm.counter.Add(1)
+		return nil
+	}
+	wm.notify(OpUpdate, &kf.single)
+	return nil
+}
+
+// text copies the strings and the lists of moves m.
+func (m *moves) text() {
 	for _, p := range m.s {
 		v := *p.src
 		*p.dst, *p.in = v, v
@@ -314,18 +339,6 @@ func (m *moves) copy() bool {
 	for _, p := range m.l {
 		*p.dst = slices.Clone(*p.src) // a fact never shares a list with its writer
 	}
-	return true
-}
-
-// invalid is the error of the first number of sv, in plan order, that its declared
-// type rejects.
-func (c *cachedPlan) invalid(k *FactKind, sv reflect.Value) error {
-	for _, m := range c.checks {
-		if err := badNumber(k, m.dst, sv.Field(m.src), true); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // badNumber is the error of f, a source field of declared field dst's Go type, when the

@@ -41,7 +41,6 @@ type WorkingMemory struct {
 	rev      uint64
 	env      reflect.Value   // pointer to the rule set's environment struct
 	envKinds []reflect.Value // env's field of each kind, set on every change
-	envCur   []*payload      // the payload each singleton's field points at
 	// in is what the rule set's matcher reads: each kind's presence and the value of
 	// each field its conditions compare, refreshed when a singleton fact changes.
 	in       cond.Input
@@ -55,17 +54,13 @@ type WorkingMemory struct {
 	// number from it. A session whose trace discards every event numbers its fact
 	// events this way, without building them.
 	counter *atomic.Int64
-	// lastKind is the kind of the last change by name, a cache in front of rs.Kind;
-	// setRuleSet clears it. lastName is the name as that caller spelled it: a host
-	// passing the same string again compares its pointer only.
-	lastKind *FactKind
-	lastName string
+	stamps  uint64 // counts moves bound, each stamped with the count (see Binding)
 }
 
 // setRuleSet switches working memory to a reloaded rule set with the same kinds, whose
 // environment struct env already points at the current payloads.
 func (wm *WorkingMemory) setRuleSet(rs *RuleSet, env reflect.Value) {
-	wm.rs, wm.env, wm.lastKind = rs, env, nil
+	wm.rs, wm.env = rs, env
 	wm.bindEnv()
 	// The new rules' matcher reads other fields: fill its input from the facts.
 	wm.bindInput()
@@ -95,11 +90,9 @@ func (wm *WorkingMemory) bindInput() {
 // bindEnv finds each kind's field in the environment struct.
 func (wm *WorkingMemory) bindEnv() {
 	wm.envKinds = wm.envKinds[:0]
-	wm.envCur = make([]*payload, len(wm.kinds))
 	for i, k := range wm.rs.Kinds() {
 		wm.kinds[i].kind = k
 		wm.envKinds = append(wm.envKinds, wm.env.Elem().Field(i))
-		wm.envCur[i] = wm.kinds[i].live
 	}
 }
 
@@ -142,7 +135,7 @@ func (p *payload) fill(pv reflect.Value) {
 	for _, f := range p.fields {
 		p.ptrs = append(p.ptrs, ptrOf(f))
 	}
-	p.moves.from = nil // its pointers were the old struct's
+	p.moves.from, p.moves.gen = nil, 0 // its pointers were the old struct's: bind again
 }
 
 // fieldPtr is a typed pointer to one field of a struct, found once through reflect: a
@@ -187,9 +180,6 @@ var (
 	stringsType = reflect.TypeFor[[]string]()
 )
 
-// value is the payload struct as an addressable reflect.Value of the kind's type.
-func (p *payload) value() reflect.Value { return p.ptr.Elem() }
-
 func (kf *kindFacts) get(id string) (Fact, bool) {
 	if !kf.many {
 		return kf.single, kf.has && kf.single.ID == id
@@ -231,13 +221,8 @@ func (wm *WorkingMemory) KindRev(kind string) uint64 {
 }
 
 func (wm *WorkingMemory) kind(name, id string) (*FactKind, string, error) {
-	// A host mostly changes one kind over and over: try the last one before the map.
-	k := wm.lastKind
-	if k == nil || wm.lastName != name {
-		k, _ = wm.rs.Kind(name)
-		wm.lastKind, wm.lastName = k, name
-	}
-	if k == nil {
+	k, ok := wm.rs.Kind(name)
+	if !ok {
 		return nil, "", fmt.Errorf("%w %q", ErrUnknownKind, name)
 	}
 	switch {
@@ -275,6 +260,30 @@ func (wm *WorkingMemory) Set(kind, id string, payload any) error {
 	return err
 }
 
+// Binding writes a singleton kind's fact from one struct of the host's, as
+// Set(kind, "", src) does, for a host that writes it every cycle from the same variable
+// (the GGS decider): while the live payload's moves are the ones bound to src, a write
+// looks up neither the kind nor the moves.
+type Binding struct {
+	wm    *WorkingMemory
+	kf    *kindFacts // the kind's: a reload keeps the kinds and their order
+	src   any
+	stamp uint64 // of the moves Write last bound to src, 0 for none
+}
+
+// Bind returns the Binding of singleton kind to src, a pointer to a struct; see Set for
+// what src may be.
+func (wm *WorkingMemory) Bind(kind string, src any) (*Binding, error) {
+	k, _, err := wm.kind(kind, "")
+	if err != nil {
+		return nil, err
+	}
+	return &Binding{wm: wm, kf: &wm.kinds[k.Index()], src: src}, nil
+}
+
+// Write puts the current values of the bound struct into working memory, as Set does.
+func (b *Binding) Write() error { return b.wm.inPlace(b) }
+
 // handOut marks the payload of a fact that leaves working memory as seen.
 func (wm *WorkingMemory) handOut(f Fact, err error) (Fact, error) {
 	if err == nil {
@@ -299,10 +308,8 @@ func (wm *WorkingMemory) change(kind, id string, payload any, op string) (Fact, 
 	if err != nil {
 		return Fact{}, err
 	}
-	if kf.many {
-		return kf.byID[id], nil
-	}
-	return kf.single, nil
+	f, _ := kf.get(id)
+	return f, nil
 }
 
 // write is change without returning the fact, which Set, once a decision, does not need.
@@ -339,35 +346,24 @@ func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFa
 		wm.stored(k, Fact{Kind: k.Name, ID: id, Payload: nv.Interface()}, op)
 		return kf, id, nil
 	}
-	if exists && !kf.shared {
-		// Nobody has seen the live payload: a whole write (which checks every value
-		// before it writes one) may go into it in place.
-		if whole, err := wm.setWhole(kf, kf.live, payload); whole {
-			if err != nil {
-				return nil, "", err
-			}
-			wm.storedSingle(k, op, kf.live.moves.fused)
-			return kf, id, nil
-		}
+	if exists && !kf.shared && wm.bindLive(kf, payload) { // nobody has seen the live payload
+		// A Binding of the moves just bound, which inPlace's check lets through.
+		return kf, id, wm.inPlace(&Binding{kf: kf, stamp: kf.live.moves.stamp})
 	}
 	buf := kf.takeSpare(k)
-	dst := buf.value()
-	whole, err := wm.setWhole(kf, buf, payload)
-	if !whole && err == nil {
-		// payload may name only some fields: start from the old payload (or zero).
-		if exists {
-			dst.Set(kf.live.value())
-		} else {
-			dst.SetZero()
-		}
-		err = kf.setPayload(dst, payload)
+	dst := buf.ptr.Elem()
+	// payload may name only some fields: start from the old payload (or zero).
+	if exists {
+		dst.Set(kf.live.ptr.Elem())
+	} else {
+		dst.SetZero()
 	}
-	if err != nil {
+	if err := kf.setPayload(dst, payload); err != nil {
 		kf.spare = buf // nobody saw it; the next change overwrites it
 		return nil, "", err
 	}
-	kf.replaceLive(buf)
-	wm.storedSingle(k, op, whole && buf.moves.fused)
+	wm.replaceLive(kf, buf)
+	wm.storedSingle(kf)
 	return kf, id, nil
 }
 
@@ -386,9 +382,9 @@ func (kf *kindFacts) takeSpare(k *FactKind) *payload {
 	return buf
 }
 
-// replaceLive makes buf the singleton's payload; the old one becomes the spare when
-// nobody has seen it.
-func (kf *kindFacts) replaceLive(buf *payload) {
+// replaceLive makes buf the singleton's payload, in the fact and the environment; the
+// old one becomes the spare when nobody has seen it.
+func (wm *WorkingMemory) replaceLive(kf *kindFacts, buf *payload) {
 	if kf.has && !kf.shared {
 		kf.spare = kf.live
 	} else if kf.has {
@@ -397,6 +393,8 @@ func (kf *kindFacts) replaceLive(buf *payload) {
 		kf.free = kf.live
 	}
 	kf.live, kf.shared = buf, false
+	kf.single.Kind, kf.single.ID, kf.single.Payload = kf.kind.Name, kf.kind.Name, buf.iface
+	wm.pointEnv(kf.kind.Index(), kf)
 }
 
 // stored records f, a fact of a many kind written already, as the kind's latest change
@@ -408,38 +406,35 @@ func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) {
 	kf.byID[f.ID] = f
 	kf.rev = wm.rev
 	wm.syncEnv(k)
-	wm.notify(op, f)
+	wm.notify(op, &f)
 }
 
-// storedSingle records the live payload of singleton kind k, written already, as the
-// kind's latest change; inputSet says its values are in the matcher's input already. It
-// writes the fact in place, only the fields that change: this runs on every decision,
-// and a Fact is seven words. The fact's payload is always the one the environment points
-// at (envCur), so one comparison tells whether both must move.
-func (wm *WorkingMemory) storedSingle(k *FactKind, op string, inputSet bool) {
-	wm.rev++
-	i := k.Index()
-	kf := &wm.kinds[i]
-	kf.single.Rev, kf.has, kf.rev = wm.rev, true, wm.rev
-	if kf.live != wm.envCur[i] {
-		// A new payload (one written in place is in the fact and the environment already).
-		kf.single.Kind, kf.single.ID, kf.single.Payload = k.Name, k.Name, kf.live.iface
-		wm.pointEnv(i, kf)
-	}
-	if inputSet || len(wm.slotsOf[i]) == 0 { // the matcher reads no field of most kinds
+// storedSingle records the live payload of singleton kind kf, written already (and
+// made live by replaceLive when new), as the kind's latest change: an update when the
+// kind had a fact.
+func (wm *WorkingMemory) storedSingle(kf *kindFacts) {
+	updated := kf.has
+	kf.has = true
+	if i := kf.kind.Index(); len(wm.slotsOf[i]) == 0 { // the matcher reads no field of most kinds
 		wm.in.SetPresent(i, true)
 	} else {
-		wm.refreshInput(k)
+		wm.refreshInput(kf.kind)
 	}
+	wm.rev++
+	kf.single.Rev, kf.rev = wm.rev, wm.rev
 	if wm.counter != nil {
-		wm.counter.Add(1) // as notify does, without passing the fact
+		wm.counter.Add(1) // as notify does, without a call
 		return
 	}
-	wm.notify(op, kf.single)
+	op := OpAssert
+	if updated {
+		op = OpUpdate
+	}
+	wm.notify(op, &kf.single)
 }
 
-// notify tells the observer about a change.
-func (wm *WorkingMemory) notify(op string, f Fact) {
+// notify tells the observer about a change, f.
+func (wm *WorkingMemory) notify(op string, f *Fact) {
 	if wm.counter != nil {
 		wm.counter.Add(1)
 		return
@@ -448,9 +443,9 @@ func (wm *WorkingMemory) notify(op string, f Fact) {
 		return
 	}
 	if wm.observerKeeps {
-		wm.seen(f)
+		wm.seen(*f)
 	}
-	wm.observer(op, f)
+	wm.observer(op, *f)
 }
 
 // putBuiltin sets a built-in fact (state, objective) without going through Fields: the
@@ -458,25 +453,17 @@ func (wm *WorkingMemory) notify(op string, f Fact) {
 // int) second one.
 func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration int) {
 	kf := &wm.kinds[index]
-	k := kf.kind
-	op := OpAssert
-	if kf.has {
-		op = OpUpdate
+	if !kf.has || kf.shared { // written in place only when nobody has seen the payload
+		wm.replaceLive(kf, kf.takeSpare(kf.kind))
 	}
-	buf := kf.live // written in place when nobody has seen it
-	if !kf.has || kf.shared {
-		buf = kf.takeSpare(k)
-	}
-	*buf.ptrs[0].s = name
-	if p := &buf.ptrs[1]; p.s != nil {
-		*p.s = second
+	p := kf.live.ptrs[:2]
+	*p[0].s = name
+	if p[1].s != nil {
+		*p[1].s = second
 	} else {
-		*p.i = iteration
+		*p[1].i = iteration
 	}
-	if buf != kf.live {
-		kf.replaceLive(buf)
-	}
-	wm.storedSingle(k, op, false)
+	wm.storedSingle(kf)
 }
 
 // Retract removes a fact.
@@ -504,7 +491,7 @@ func (wm *WorkingMemory) retract(kind, id string) (Fact, error) {
 	kf.rev = wm.rev
 	old.Rev = wm.rev
 	wm.syncEnv(k)
-	wm.notify(OpRetract, old)
+	wm.notify(OpRetract, &old)
 	return old, nil
 }
 
@@ -573,15 +560,11 @@ func (wm *WorkingMemory) syncEnv(k *FactKind) {
 // pointEnv points singleton kind i's environment field at its payload, kf's live one,
 // or at none.
 func (wm *WorkingMemory) pointEnv(i int, kf *kindFacts) {
-	if kf.live == wm.envCur[i] { // a payload written in place is already there
-		return
-	}
 	if kf.live != nil {
 		wm.envKinds[i].Set(kf.live.ptr)
 	} else {
 		wm.envKinds[i].SetZero()
 	}
-	wm.envCur[i] = kf.live
 }
 
 // refreshInput copies singleton kind k's presence and the fields the matcher reads into

@@ -183,3 +183,97 @@ rules: [{name: r, salience: 1, when: 'true', then: {transition: observe}}]
 		}
 	}
 }
+
+// TestBindingWritesAsSet: a Binding's writes give, byte for byte, the trace and the
+// errors that Set gives for the same struct: in place, after a hand-out, after writes
+// from another struct and by fields, rejected writes, a retraction and a reload, with
+// the matcher's input fused or not.
+func TestBindingWritesAsSet(t *testing.T) {
+	for _, unfused := range []bool{false, true} {
+		set, bound := bindingScript(t, false, unfused), bindingScript(t, true, unfused)
+		if set != bound {
+			t.Errorf("unfused=%v: a Binding gives\n%s\nSet gives\n%s", unfused, bound, set)
+		}
+	}
+}
+
+// bindingScript runs the script of TestBindingWritesAsSet, writing its host's struct
+// with a Binding or with Set, and returns the trace and the errors.
+func bindingScript(t *testing.T, bound, unfused bool) string {
+	sink := &trace.MemorySink{}
+	s := NewSession(mustLoad(t, movesRules), WithTrace(sink), WithRunID("bind"), WithMaxFirings(1<<30))
+	kind, _ := s.RuleSet().Kind("s")
+	kf := &s.wm.kinds[kind.Index()]
+	if unfused { // until the reload below binds the input again
+		slots := &s.wm.slotsOf[kind.Index()]
+		*slots = append(*slots, (*slots)[0])
+	}
+	a := movesHost{Tags: []string{"t"}, Tag: "a", N: 3, On: true, X: 6}
+	b, err := s.Bind("s", &a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	write := func(fast bool) {
+		t.Helper()
+		if bound && fast && (b.stamp == 0 || kf.live.moves.stamp != b.stamp) {
+			t.Fatal("the write would not go in place")
+		}
+		var err error
+		if bound {
+			err = b.Write()
+		} else {
+			err = s.Set("s", "", &a)
+		}
+		fmt.Fprintf(&out, "%v\n", err)
+	}
+	do := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	cycle := func() { _, err := s.Cycle(context.Background()); do(err) }
+	write(false)
+	write(false) // the first write found the struct's plan, the second binds its moves
+	a.X, a.N, a.Tag, a.Tags = 1, 0, "z", nil
+	write(true)
+	cycle()
+	s.Get("s", "")
+	a.X = 9
+	write(false) // into a new payload
+	write(false) // in place, binding the moves
+	write(true)
+	do(s.Set("s", "", &movesHost{Tag: "b", N: 1}))
+	write(false)
+	do(s.Set("s", "", Fields{"x": 3.5}))
+	write(false)
+	a.X = math.Inf(-1)
+	write(true)
+	a.X, a.N = 2, 1<<60
+	write(true)
+	a.N = 2
+	write(true)
+	cycle()
+	do(s.Retract("s", ""))
+	write(false)
+	do(s.reload("moved.yaml", []byte(strings.Replace(movesRules, "salience: 4", "salience: 0", 1))))
+	a.Tag = "a"
+	write(false)
+	write(true)
+	cycle()
+	return out.String() + string(sink.Bytes())
+}
+
+// TestBindErrors: only a declared singleton kind binds.
+func TestBindErrors(t *testing.T) {
+	s := NewSession(mustLoad(t, memoryRules), WithTrace(trace.Discard))
+	for kind, want := range map[string]string{
+		"nope":    `unknown fact kind "nope"`,
+		"subtask": `kind "subtask" holds many facts: an id is required`,
+	} {
+		if _, err := s.Bind(kind, &struct{}{}); err == nil || err.Error() != want {
+			t.Errorf("Bind(%q): error %v, want %s", kind, err, want)
+		}
+	}
+}

@@ -101,8 +101,8 @@ rules: [{name: r, salience: 1, when: 'true', then: {transition: observe}}]
 		}
 	}
 	k, _ := rs.Kind("s")
-	if c := s.wm.kinds[k.Index()].plan; c == nil || !c.whole || len(c.checks) != 4 {
-		t.Fatalf("the payload did not take the whole path checking its four number fields: %+v", c)
+	if c := s.wm.kinds[k.Index()].plan; c == nil || !c.whole {
+		t.Fatalf("the payload did not take the whole path: %+v", c)
 	}
 	w.Tags[0] = "changed" // the fact keeps its own copy of the list
 	before := get()

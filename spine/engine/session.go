@@ -280,3 +280,6 @@ func (s *Session) canceled(ctx context.Context) error {
 func (s *Session) Cycle(ctx context.Context) (*CycleResult, error) {
 	return s.runCycle(ctx, false)
 }
+
+// Bind binds a singleton fact kind to a host's struct; see WorkingMemory.Bind.
+func (s *Session) Bind(kind string, src any) (*Binding, error) { return s.wm.Bind(kind, src) }
