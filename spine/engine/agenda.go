@@ -352,19 +352,17 @@ func (s *Session) emitFired(r *Rule) {
 }
 
 func (s *Session) recordFiring(f Firing) {
-	if len(s.firings) < keepFirings {
-		s.firings = append(s.firings, f)
-	} else {
-		s.firings[s.nFirings%keepFirings] = f
-	}
+	s.firings[s.nFirings%keepFirings] = f
 	s.nFirings++
 }
 
-// lastFirings lists the ring from its oldest slot; until the ring is full, that slot is
-// len(s.firings) and the list is the ring as it is.
+// lastFirings lists the ring from its oldest firing.
 func (s *Session) lastFirings() []Firing {
+	if s.nFirings < keepFirings {
+		return slices.Clone(s.firings[:s.nFirings])
+	}
 	start := s.nFirings % keepFirings
-	return append(append([]Firing(nil), s.firings[start:]...), s.firings[:start]...)
+	return slices.Concat(s.firings[start:], s.firings[:start])
 }
 
 func (s *Session) stage() string { return s.wm.builtin(stateIndex, 0) }

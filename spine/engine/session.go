@@ -29,7 +29,7 @@ type Session struct {
 	decided []uint8 // each rule's outcome from the matcher (cond.True, False, VM)
 
 	cycle    int
-	firings  []Firing // ring of the last firings, for runaway errors
+	firings  [keepFirings]Firing // ring of the last firings, for runaway errors
 	nFirings int
 	// firedAt is, per rule, 1 + the memory's revision when it last fired, 0 if it has
 	// not: revisions only grow, so no kind the rule reads has changed since while its
