@@ -123,8 +123,9 @@ func TestMatcherSplits(t *testing.T) {
 	}
 }
 
-// TestDiagramEndsEarly: a walk stops as soon as every rule is decided.
-func TestDiagramEndsEarly(t *testing.T) {
+// TestTableMergesRegions: regions of a key on which every atom has the same truth are
+// one class, and the table has a cell per combination of classes.
+func TestTableMergesRegions(t *testing.T) {
 	round := func(cmp string, k int64) *Node {
 		return &Node{Op: OpAtom, Atom: Atom{Test: TestCompare, Kind: 0, Field: 0, Type: TInt, Cmp: cmp, K: Const{T: TInt, I: k}}}
 	}
@@ -133,25 +134,14 @@ func TestDiagramEndsEarly(t *testing.T) {
 	}
 	and := func(l, r *Node) *Node { return &Node{Op: OpAnd, L: l, R: r} }
 	conds := []*Node{round("==", 0), and(round(">", 0), x(1)), and(round(">", 0), x(2))}
-	m := Compile(conds)
-	in := m.NewInput(1)
-	in.SetPresent(0, true)
-	d := m.parts[0].d
-	steps := func() int {
-		n, c := 0, d.root
-		for c >= 0 {
-			nd := &d.nodes[c]
-			c = d.kids[nd.kids+int32(m.parts[0].keys[nd.key].region(&in))]
-			n++
-		}
-		return n
+	m := checkDirect(t, "merge", rand.New(rand.NewPCG(5, 6)), conds, 300)
+	// Presence 2 × round 3 (below 0, 0, above) × x 3 (up to 1 or NaN, up to 2, above).
+	if got := len(m.parts[0].t.cells); got != 18 {
+		t.Errorf("%d cells, want 18", got)
 	}
-	if got := steps(); got != 2 { // presence, round
-		t.Errorf("round 0: %d lookups, want 2", got)
-	}
-	in.Int[0] = 3
-	if got := steps(); got != 3 { // presence, round, x
-		t.Errorf("round 3: %d lookups, want 3", got)
+	// Absent; round 0; round above, x up to 1; round above, x in (1, 2]; above both.
+	if got := len(m.parts[0].t.leaves); got != 5 {
+		t.Errorf("%d leaves, want 5", got)
 	}
 }
 

@@ -29,6 +29,7 @@ type key struct {
 	ithr  []int64   // kInt: sorted thresholds
 	fthr  []float64 // kFloat: sorted thresholds, no NaN
 	sthr  []string  // kString: the literals
+	off   []int32   // per region, its class times the key's stride in its part's table
 }
 
 func (k *key) regions() int {
@@ -156,6 +157,9 @@ func termFloat(x float64, fn string) float64 {
 	}
 	return x
 }
+
+// maxScan is the most thresholds a lookup scans; a key with more is searched.
+const maxScan = 8
 
 // region is v's region among the sorted thresholds t: 2i below t[i] (and above those
 // before it), 2i+1 equal to t[i], 2·len(t) above them all.

@@ -20,6 +20,7 @@ type Matcher struct {
 	vmOnly     []int  // the rules no part decides
 	analysable []bool // by rule: a part decides it whenever its facts are present
 	partOf     []int  // by rule: its part, -1 for none
+	one        *table // the table of the part that decides every rule, in order, if one does
 }
 
 // part is some rules' conditions compiled, and their diagram.
@@ -29,7 +30,7 @@ type part struct {
 	keys     []key
 	atoms    []atomDef
 	presence map[int]int // kind → its presence key
-	d        *diagram
+	t        *table
 }
 
 // partRules is the most rules a part holds.
@@ -96,6 +97,9 @@ func Compile(conds []*Node) *Matcher {
 			m.vmOnly = append(m.vmOnly, i)
 		}
 	}
+	if len(m.parts) == 1 && len(m.parts[0].index) == m.rules {
+		m.one = m.parts[0].t
+	}
 	return m
 }
 
@@ -103,7 +107,7 @@ func Compile(conds []*Node) *Matcher {
 // into the parts of each half; a rule too large alone is left to the VM.
 func (m *Matcher) split(conds []*Node, index []int, slotIx map[[2]int]int, budget *int) []*part {
 	p := m.compilePart(conds, index, slotIx)
-	if p.d = buildDiagram(p, budget); p.d != nil {
+	if p.t = buildTable(p, budget); p.t != nil {
 		return []*part{p}
 	}
 	if len(index) == 1 {
@@ -131,19 +135,23 @@ func (in *Input) SetPresent(k int, has bool) { in.Present[k] = has }
 // they are the matcher's own or out (as long as the rules), which the caller keeps as
 // scratch space. When the matcher has several parts, leaf is -1.
 func (m *Matcher) Decide(in *Input, out []uint8) (outcomes []uint8, leaf int) {
-	if m.single() {
-		return m.parts[0].d.walk(m.parts[0], in)
+	if m.one != nil { // small enough to inline: a single part is one call
+		return m.one.lookup(in)
 	}
+	return m.decideParts(in, out), -1
+}
+
+func (m *Matcher) decideParts(in *Input, out []uint8) []uint8 {
 	for _, i := range m.vmOnly {
 		out[i] = VM
 	}
 	for _, p := range m.parts {
-		o, _ := p.d.walk(p, in)
+		o, _ := p.t.lookup(in)
 		for j, i := range p.index {
 			out[i] = o[j]
 		}
 	}
-	return out, -1
+	return out
 }
 
 // Outcome is rule i's outcome on in, from a walk of its part's diagram only.
@@ -152,19 +160,14 @@ func (m *Matcher) Outcome(i int, in *Input) uint8 {
 		return VM
 	}
 	p := m.parts[m.partOf[i]]
-	o, _ := p.d.walk(p, in)
+	o, _ := p.t.lookup(in)
 	return o[slices.Index(p.index, i)]
-}
-
-// single reports whether one part decides every rule, in order.
-func (m *Matcher) single() bool {
-	return len(m.parts) == 1 && len(m.parts[0].index) == m.rules
 }
 
 // Leaves is the number of leaves Decide may report.
 func (m *Matcher) Leaves() int {
-	if m.single() {
-		return len(m.parts[0].d.leaves)
+	if m.one != nil {
+		return len(m.one.leaves)
 	}
 	return 0
 }
