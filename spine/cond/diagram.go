@@ -7,18 +7,14 @@ import (
 )
 
 // A part's table decides every rule of the part with one lookup. Two regions of a key
-// are one class when every atom on the key has the same truth in both (for a presence
-// key, when the kind is present in both or absent in both), and the table holds the leaf
-// of every combination of its keys' classes: the outcome of each rule. A combination's
-// cell is the sum over the keys of its class times the key's stride, which key.off holds
-// by region. The table is built when the rule set loads, by evaluating each rule's atoms
-// on the classes looked up so far; TestMatcherMatchesDirect checks its leaves against
-// the conditions evaluated directly.
-//
-// Keys are built in a fixed order, the presence of the kinds first, and the key's stride
-// is the number of combinations of the keys after it: the cells after two prefixes that
-// leave the undecided rules to be decided alike hold the same leaves, built once and
-// copied. A part whose table would be too large is halved.
+// are one class when every atom on the key has the same truth in both (and, for a
+// presence key, the kind is present in both or in neither); the table holds the leaf,
+// every rule's outcome, of each combination of classes, at the sum over the keys of the
+// class times the key's stride (key.off by region). It is built when the rule set loads
+// by evaluating the rules' atoms on the classes looked up so far, a key per level, the
+// presence of the kinds first; prefixes that leave the undecided rules to be decided
+// alike share the cells after them. TestMatcherMatchesDirect checks it against the
+// conditions evaluated directly.
 type table struct {
 	cells  []int32   // by combination of classes, its leaf
 	leaves [][]uint8 // per leaf, every rule's outcome (False, True or VM)
@@ -80,13 +76,12 @@ func (t *table) lookup(in *Input) ([]uint8, int) {
 	return t.leaves[leaf], int(leaf)
 }
 
-// A test adds w to the cell of a lookup when a value is true, or at least c. A key read
-// through thresholds is a staircase of tests: its region r is the number of "at least"
-// tests that hold, 2i+1 being at least threshold i and 2i+2 above it (at least the next
-// int or float), so that key.off[r] is off[0] plus the steps off[m] - off[m-1] of the
-// tests up to r. NaN holds none: the base adds its step, and a test that every other
-// float holds (at least -Inf) takes it back. A float test reads its value through and,
-// which clears the sign for abs.
+// A test adds w to the cell when a value is true, or at least c. A key read through
+// thresholds is a staircase of tests: region m is where the tests of steps 1..m hold,
+// step 2i+1 being "at least threshold i" and 2i+2 "above it" (at least the next int or
+// float), so that key.off[m] is off[0] plus the weights off[j] - off[j-1] up to m. NaN
+// holds none and is looked for only when the sum of the float values is NaN. A float
+// test reads its value through and, which clears the sign for abs.
 type test[T int64 | float64] struct {
 	at, w int32 // the kind or the slot, and the weight
 	c     T
@@ -96,18 +91,11 @@ type test[T int64 | float64] struct {
 // add adds key k's lookup to t: tests, or k itself when it is not read through
 // thresholds (a string, a function of an int, a negation) or has too many.
 func (t *table) add(k *key) {
-	and, xor := uint64(math.MaxUint64), uint64(0)
-	for _, f := range []byte(k.fn) { // abs clears the sign, negation flips it
-		if f == '-' {
-			xor ^= 1 << 63
-		} else {
-			and, xor = and&^(1<<63), 0
-		}
+	and := uint64(math.MaxUint64)
+	if k.fn == "a" {
+		and = math.MaxInt64 // abs clears the sign
 	}
-	n := len(k.off) - 1 // the last region of the staircase
-	if k.class == kFloat {
-		n-- // NaN's
-	}
+	n := len(k.off) - 1 - b2i(k.class == kFloat) // the last region of the staircase; NaN's follows
 	var ints []test[int64]
 	var floats []test[float64]
 	asInt := k.class != kFloat || k.int // an int is at least float c when it is at least ceil(c)
@@ -139,7 +127,7 @@ func (t *table) add(k *key) {
 		floats = append(floats, test[float64]{at: int32(k.slot), c: math.Inf(1), and: and})
 	}
 	switch {
-	case k.class == kString || xor != 0 || k.fn != "" && asInt || k.int && !asInt || len(floats) > maxScan:
+	case k.class == kString || k.fn != "" && (k.fn != "a" || asInt) || k.int && !asInt || len(floats) > maxScan:
 		t.other = append(t.other, *k)
 		return
 	case k.class == kPresent:
@@ -201,10 +189,7 @@ func buildTable(p *part, budget *int) *table {
 	if size > maxCells {
 		return nil
 	}
-	b.region = make([]int, len(p.keys))
-	for i := range b.region {
-		b.region[i] = -1
-	}
+	b.region = slices.Repeat([]int{-1}, len(p.keys))
 	b.readBy = make([][]int, len(p.keys))
 	b.atoms = make([][]int, len(p.rules))
 	start := make([]ruleState, len(p.rules))
@@ -235,18 +220,9 @@ func buildTable(p *part, budget *int) *table {
 	}
 	// Presence first: an absent kind decides every rule that needs it. Then the keys
 	// that most rules read, which decide the most rules soonest.
-	for k := range p.keys {
-		b.order = append(b.order, k)
-	}
 	slices.SortStableFunc(b.order, func(x, y int) int {
-		px, py := p.keys[x].class == kPresent, p.keys[y].class == kPresent
-		if px != py {
-			if px {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(len(b.readBy[y]), len(b.readBy[x]))
+		px, py := b2i(p.keys[x].class != kPresent), b2i(p.keys[y].class != kPresent)
+		return cmp.Or(cmp.Compare(px, py), cmp.Compare(len(b.readBy[y]), len(b.readBy[x])))
 	})
 	b.stride = make([]int32, len(b.order))
 	for l, n := len(b.order)-1, int32(1); l >= 0; l-- {
@@ -269,27 +245,23 @@ func buildTable(p *part, budget *int) *table {
 // classes finds each key's classes, sets key.off to each region's class and returns the
 // number of combinations of classes.
 func (b *tableBuilder) classes() int {
-	byKey := make([][]int, len(b.p.keys)) // the atoms on each key
-	for i, a := range b.p.atoms {
-		byKey[a.key] = append(byKey[a.key], i)
-	}
 	b.reps = make([][]int, len(b.p.keys))
 	size := 1
 	for k := range b.p.keys {
 		key := &b.p.keys[k]
-		key.off = make([]int32, key.regions())
+		key.off, b.order = make([]int32, key.regions()), append(b.order, k)
 		classes := map[string]int32{}
-		sig := make([]byte, len(byKey[k])+1)
 		for r := range key.off {
-			for j, a := range byKey[k] {
-				sig[j] = byte(b2i(b.p.atoms[a].holds[r]))
+			sig := []byte{byte(r * b2i(key.class == kPresent))} // an absent kind decides its rules
+			for _, a := range b.p.atoms {
+				if a.key == k {
+					sig = append(sig, byte(b2i(a.holds[r])))
+				}
 			}
-			sig[len(byKey[k])] = byte(r * b2i(key.class == kPresent))
 			c, ok := classes[string(sig)]
 			if !ok {
 				c = int32(len(b.reps[k]))
-				classes[string(sig)] = c
-				b.reps[k] = append(b.reps[k], r)
+				classes[string(sig)], b.reps[k] = c, append(b.reps[k], r)
 			}
 			key.off[r] = c
 		}
@@ -414,11 +386,10 @@ func (b *tableBuilder) leaf(states []ruleState) int32 {
 	for j := range states {
 		out[j], _ = states[j].outcome()
 	}
-	if ix, ok := b.leafIx[string(out)]; ok {
-		return ix
+	ix, ok := b.leafIx[string(out)]
+	if !ok {
+		ix = int32(len(b.t.leaves))
+		b.leafIx[string(out)], b.t.leaves = ix, append(b.t.leaves, out)
 	}
-	ix := int32(len(b.t.leaves))
-	b.leafIx[string(out)] = ix
-	b.t.leaves = append(b.t.leaves, out)
 	return ix
 }

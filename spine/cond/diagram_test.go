@@ -89,11 +89,11 @@ func directBool(m *Matcher, in *Input, n *Node) bool {
 		return (in.Str[slot] == a.K.S) == (a.Cmp == "==")
 	}
 	if a.Type == TInt && a.K.T == TInt {
-		return compare(a.Cmp, termInt(in.Int[slot], a.Fn), a.K.I)
+		return compare(a.Cmp, term(in.Int[slot], a.Fn), a.K.I)
 	}
-	v := termFloat(in.Num[slot], a.Fn)
+	v := term(in.Num[slot], a.Fn)
 	if a.Type == TInt {
-		v = float64(termInt(in.Int[slot], a.Fn))
+		v = float64(term(in.Int[slot], a.Fn))
 	}
 	return compare(a.Cmp, v, a.K.float())
 }

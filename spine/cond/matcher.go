@@ -2,28 +2,26 @@ package cond
 
 import "slices"
 
-// A Matcher decides every analysable condition of a rule set by walking decision
-// diagrams built from the conditions' keys (see key and diagram): the leaf a walk
-// reaches holds the outcome of each rule of its part. Rules are cut into parts of at
-// most partRules, in order, so that a diagram's leaves stay small and its keys' regions
-// are those of its own rules' constants; a rule set of a few dozen rules is one part,
-// decided by one walk.
+// A Matcher decides every analysable condition of a rule set by looking up tables built
+// from the conditions' keys (see key and table): the leaf a lookup finds holds the
+// outcome of each rule of its part. Rules are cut into parts of at most partRules, in
+// order, so that a table's leaves stay small and its keys' regions are those of its own
+// rules' constants; a rule set of a few dozen rules is one part, decided by one lookup.
 //
 // The outcome is exact only when no atom can fail: a rule that reads a field of a kind
 // whose fact is absent, and an opaque rule, is left to expr's VM (its outcome is VM),
 // which gives its result or its error as it always has. So is a rule too large for any
-// diagram; rules whose diagram together would be too large get one each half.
+// table; rules whose table together would be too large get one each half.
 type Matcher struct {
 	slots      []Slot
 	parts      []*part
-	rules      int
 	vmOnly     []int  // the rules no part decides
 	analysable []bool // by rule: a part decides it whenever its facts are present
 	partOf     []int  // by rule: its part, -1 for none
 	one        *table // the table of the part that decides every rule, in order, if one does
 }
 
-// part is some rules' conditions compiled, and their diagram.
+// part is some rules' conditions compiled, and their table.
 type part struct {
 	index    []int // each rule's index in the matcher
 	rules    []rule
@@ -62,7 +60,7 @@ const (
 // Compile builds the matcher of a rule set's conditions, one per rule in the order given;
 // nil stands for a rule that only the VM evaluates.
 func Compile(conds []*Node) *Matcher {
-	m := &Matcher{rules: len(conds)}
+	m := &Matcher{}
 	slotIx := map[[2]int]int{}
 	budget := maxMatcherSteps
 	// A part too large is tried again in halves, and the work of the failed attempt is
@@ -83,10 +81,7 @@ func Compile(conds []*Node) *Matcher {
 			size, fits = min(partRules, 2*size), 0
 		}
 	}
-	m.analysable, m.partOf = make([]bool, len(conds)), make([]int, len(conds))
-	for i := range m.partOf {
-		m.partOf[i] = -1
-	}
+	m.analysable, m.partOf = make([]bool, len(conds)), slices.Repeat([]int{-1}, len(conds))
 	for n, p := range m.parts {
 		for j, i := range p.index {
 			m.partOf[i], m.analysable[i] = n, !p.rules[j].vm
@@ -97,13 +92,13 @@ func Compile(conds []*Node) *Matcher {
 			m.vmOnly = append(m.vmOnly, i)
 		}
 	}
-	if len(m.parts) == 1 && len(m.parts[0].index) == m.rules {
+	if len(m.parts) == 1 && len(m.parts[0].index) == len(conds) {
 		m.one = m.parts[0].t
 	}
 	return m
 }
 
-// split compiles the rules index into a part or, when its diagram would be too large,
+// split compiles the rules index into a part or, when its table would be too large,
 // into the parts of each half; a rule too large alone is left to the VM.
 func (m *Matcher) split(conds []*Node, index []int, slotIx map[[2]int]int, budget *int) []*part {
 	p := m.compilePart(conds, index, slotIx)
@@ -135,13 +130,9 @@ func (in *Input) SetPresent(k int, has bool) { in.Present[k] = has }
 // they are the matcher's own or out (as long as the rules), which the caller keeps as
 // scratch space. When the matcher has several parts, leaf is -1.
 func (m *Matcher) Decide(in *Input, out []uint8) (outcomes []uint8, leaf int) {
-	if m.one != nil { // small enough to inline: a single part is one call
+	if m.one != nil {
 		return m.one.lookup(in)
 	}
-	return m.decideParts(in, out), -1
-}
-
-func (m *Matcher) decideParts(in *Input, out []uint8) []uint8 {
 	for _, i := range m.vmOnly {
 		out[i] = VM
 	}
@@ -151,10 +142,10 @@ func (m *Matcher) decideParts(in *Input, out []uint8) []uint8 {
 			out[i] = o[j]
 		}
 	}
-	return out
+	return out, -1
 }
 
-// Outcome is rule i's outcome on in, from a walk of its part's diagram only.
+// Outcome is rule i's outcome on in, from its part's table only.
 func (m *Matcher) Outcome(i int, in *Input) uint8 {
 	if m.partOf[i] < 0 {
 		return VM
