@@ -23,7 +23,7 @@ type Matcher struct {
 
 // part is some rules' conditions compiled, and their table.
 type part struct {
-	index    []int // each rule's index in the matcher
+	index    []int // each rule's index in the matcher: consecutive
 	rules    []rule
 	keys     []key
 	atoms    []atomDef
@@ -136,11 +136,9 @@ func (m *Matcher) Decide(in *Input, out []uint8) (outcomes []uint8, leaf int) {
 	for _, i := range m.vmOnly {
 		out[i] = VM
 	}
-	for _, p := range m.parts {
+	for _, p := range m.parts { // a part's rules are consecutive
 		o, _ := p.t.lookup(in)
-		for j, i := range p.index {
-			out[i] = o[j]
-		}
+		copy(out[p.index[0]:], o)
 	}
 	return out, -1
 }
@@ -152,7 +150,7 @@ func (m *Matcher) Outcome(i int, in *Input) uint8 {
 	}
 	p := m.parts[m.partOf[i]]
 	o, _ := p.t.lookup(in)
-	return o[slices.Index(p.index, i)]
+	return o[i-p.index[0]]
 }
 
 // Leaves is the number of leaves Decide may report.
