@@ -146,11 +146,12 @@ func TestTableMergesRegions(t *testing.T) {
 }
 
 var (
-	testFloats = []float64{0, 1, -1, 0.5, 2.5, 1e300, -1e300, math.Inf(1), math.Inf(-1), math.NaN(), math.SmallestNonzeroFloat64}
-	testInts   = []int64{0, 1, -1, 2, 3, 1 << 53, -(1 << 53), math.MaxInt64, math.MinInt64}
-	testStrs   = []string{"", "a", "b"}
-	testFns    = []string{"", "", "", "a", "-", "a-"}
-	testCmps   = []string{"==", "!=", "<", "<=", ">", ">="}
+	testFloats = []float64{0, 1, -1, 0.5, 2.5, 1e300, -1e300, math.Inf(1), math.Inf(-1), math.NaN(), math.SmallestNonzeroFloat64,
+		math.Copysign(0, -1), 1<<53 + 2, math.MaxFloat64}
+	testInts = []int64{0, 1, -1, 2, 3, 1 << 53, -(1 << 53), 1<<53 + 1, 1<<53 + 3, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1}
+	testStrs = []string{"", "a", "b"}
+	testFns  = []string{"", "", "", "a", "-", "a-"}
+	testCmps = []string{"==", "!=", "<", "<=", ">", ">="}
 )
 
 // Fields of the random kinds: 0-1 float, 2-3 int, 4 bool, 5 string.
@@ -311,5 +312,34 @@ func TestMatcherPartsGrowBack(t *testing.T) {
 	}
 	if covered != len(conds) {
 		t.Errorf("the parts hold %d rules, want %d", covered, len(conds))
+	}
+}
+
+// TestTableEdges: keys with more tests than a lookup makes go through key.region, and
+// values whose sum is NaN without any being NaN (+Inf and -Inf) find their own cells.
+func TestTableEdges(t *testing.T) {
+	cmpAtom := func(field int, typ Type, cmp string, k Const) *Node {
+		return &Node{Op: OpAtom, Atom: Atom{Test: TestCompare, Kind: 0, Field: field, Type: typ, Cmp: cmp, K: k}}
+	}
+	var conds []*Node
+	for k := range 12 {
+		conds = append(conds, cmpAtom(0, TFloat, ">", Const{T: TFloat, F: float64(k)}), cmpAtom(2, TInt, "==", Const{T: TInt, I: int64(k)}))
+	}
+	m := checkDirect(t, "many", rand.New(rand.NewPCG(7, 8)), conds, 300)
+	if len(m.parts) == 0 || len(m.parts[0].t.other) == 0 {
+		t.Fatalf("no key of the first part is looked up through key.region")
+	}
+	conds = []*Node{cmpAtom(0, TFloat, "<=", Const{T: TFloat, F: 1}), cmpAtom(1, TFloat, "<=", Const{T: TFloat, F: 1})}
+	m = Compile(conds)
+	for _, v := range [][2]float64{{math.Inf(1), math.Inf(-1)}, {math.NaN(), 0}, {math.Inf(-1), math.NaN()}, {2, 0}} {
+		in := m.NewInput(1)
+		in.SetPresent(0, true)
+		in.Num[0], in.Num[1] = v[0], v[1]
+		got, _ := m.Decide(&in, make([]uint8, 2))
+		for i, c := range conds {
+			if want := direct(m, &in, c); got[i] != want {
+				t.Errorf("x %v, y %v: rule %d gives %d, direct %d", v[0], v[1], i, got[i], want)
+			}
+		}
 	}
 }
