@@ -28,10 +28,11 @@ type table struct {
 }
 
 // Limits of a part's table beyond which the part is halved, and of the work of building
-// it: build steps are rule updates, and the matcher's budget bounds them over all its
+// it: cells per rule, with four rules' worth more so that a rule of many keys fits
+// alone; build steps are rule updates, and the matcher's budget bounds them over all its
 // tables; rules beyond it are left to the VM.
 const (
-	maxCells        = 1 << 14
+	cellsPerRule    = 1 << 10
 	stepsPerRule    = 512
 	maxMatcherSteps = 1 << 24
 )
@@ -186,7 +187,7 @@ type tableBuilder struct {
 func buildTable(p *part, budget *int) *table {
 	b := &tableBuilder{p: p, memo: map[string]int32{}, leafIx: map[string]int32{}, t: &table{}, budget: budget}
 	size := b.classes()
-	if size > maxCells {
+	if size > cellsPerRule*(len(p.rules)+4) {
 		return nil
 	}
 	b.region = slices.Repeat([]int{-1}, len(p.keys))
@@ -265,7 +266,7 @@ func (b *tableBuilder) classes() int {
 			}
 			key.off[r] = c
 		}
-		if size *= len(b.reps[k]); size > maxCells {
+		if size *= len(b.reps[k]); size > cellsPerRule*(len(b.p.rules)+4) {
 			break
 		}
 	}
