@@ -186,8 +186,7 @@ type tableBuilder struct {
 // buildTable builds the table of a part, or returns nil when it would be too large.
 func buildTable(p *part, budget *int) *table {
 	b := &tableBuilder{p: p, memo: map[string]int32{}, leafIx: map[string]int32{}, t: &table{}, budget: budget}
-	size := b.classes()
-	if size > cellsPerRule*(len(p.rules)+4) {
+	if !b.classes() {
 		return nil
 	}
 	b.region = slices.Repeat([]int{-1}, len(p.keys))
@@ -233,7 +232,6 @@ func buildTable(p *part, budget *int) *table {
 		}
 		n *= int32(len(b.reps[b.order[l]]))
 	}
-	b.t.cells = make([]int32, size)
 	if b.build(0, start, 0); b.failed {
 		return nil
 	}
@@ -243,9 +241,9 @@ func buildTable(p *part, budget *int) *table {
 	return b.t
 }
 
-// classes finds each key's classes, sets key.off to each region's class and returns the
-// number of combinations of classes.
-func (b *tableBuilder) classes() int {
+// classes finds each key's classes, sets key.off to each region's class and makes the
+// cells, one per combination of classes; it reports false when they would be too many.
+func (b *tableBuilder) classes() bool {
 	b.reps = make([][]int, len(b.p.keys))
 	size := 1
 	for k := range b.p.keys {
@@ -267,10 +265,11 @@ func (b *tableBuilder) classes() int {
 			key.off[r] = c
 		}
 		if size *= len(b.reps[k]); size > cellsPerRule*(len(b.p.rules)+4) {
-			break
+			return false
 		}
 	}
-	return size
+	b.t.cells = make([]int32, size)
+	return true
 }
 
 // build fills the cells from level on, from cell ix, given the rules' states after the

@@ -107,11 +107,8 @@ func floatRep(t []float64, r int) float64 {
 func (k *key) region(in *Input) int {
 	switch k.class {
 	case kString:
-		s := in.Str[k.slot]
-		for j, lit := range k.sthr {
-			if s == lit {
-				return j
-			}
+		if j := slices.Index(k.sthr, in.Str[k.slot]); j >= 0 {
+			return j
 		}
 		return len(k.sthr)
 	case kInt:
