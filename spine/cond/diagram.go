@@ -25,6 +25,7 @@ type table struct {
 	floats               []test[float64]
 	nans                 []test[float64] // keys whose NaN is not their lowest region's class
 	other                []key
+	parts                *Matcher // for a matcher of several parts, its top table: lookup decides each
 }
 
 // Limits of a part's table beyond which the part is halved, and of the work of building
@@ -39,7 +40,10 @@ const (
 
 // lookup returns every rule's outcome on in and the leaf that holds them: the cell is the
 // table's base plus the weight of every test that holds, and what a key of other adds.
-func (t *table) lookup(in *Input) ([]uint8, int) {
+func (t *table) lookup(in *Input, out []uint8) ([]uint8, int) {
+	if t.parts != nil {
+		return t.parts.decideParts(in, out)
+	}
 	ix, present, flags, ints, num := t.base, in.Present, in.Bool, in.Int, in.Num
 	for _, x := range t.present {
 		if present[x.at] {

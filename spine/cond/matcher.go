@@ -18,7 +18,7 @@ type Matcher struct {
 	vmOnly     []int  // the rules no part decides
 	analysable []bool // by rule: a part decides it whenever its facts are present
 	partOf     []int  // by rule: its part, -1 for none
-	one        *table // the table of the part that decides every rule, in order, if one does
+	top        *table // the table Decide looks up: its single part's, or one that decides each part
 }
 
 // part is some rules' conditions compiled, and their table.
@@ -92,8 +92,9 @@ func Compile(conds []*Node) *Matcher {
 			m.vmOnly = append(m.vmOnly, i)
 		}
 	}
+	m.top = &table{parts: m}
 	if len(m.parts) == 1 && len(m.parts[0].index) == len(conds) {
-		m.one = m.parts[0].t
+		m.top = m.parts[0].t
 	}
 	return m
 }
@@ -130,14 +131,16 @@ func (in *Input) SetPresent(k int, has bool) { in.Present[k] = has }
 // they are the matcher's own or out (as long as the rules), which the caller keeps as
 // scratch space. When the matcher has several parts, leaf is -1.
 func (m *Matcher) Decide(in *Input, out []uint8) (outcomes []uint8, leaf int) {
-	if m.one != nil {
-		return m.one.lookup(in)
-	}
+	return m.top.lookup(in, out) // one call, so that Decide is inlined
+}
+
+// decideParts is Decide for several parts.
+func (m *Matcher) decideParts(in *Input, out []uint8) ([]uint8, int) {
 	for _, i := range m.vmOnly {
 		out[i] = VM
 	}
 	for _, p := range m.parts { // a part's rules are consecutive
-		o, _ := p.t.lookup(in)
+		o, _ := p.t.lookup(in, nil)
 		copy(out[p.index[0]:], o)
 	}
 	return out, -1
@@ -149,17 +152,12 @@ func (m *Matcher) Outcome(i int, in *Input) uint8 {
 		return VM
 	}
 	p := m.parts[m.partOf[i]]
-	o, _ := p.t.lookup(in)
+	o, _ := p.t.lookup(in, nil)
 	return o[i-p.index[0]]
 }
 
 // Leaves is the number of leaves Decide may report.
-func (m *Matcher) Leaves() int {
-	if m.one != nil {
-		return len(m.one.leaves)
-	}
-	return 0
-}
+func (m *Matcher) Leaves() int { return len(m.top.leaves) }
 
 // Analysable reports whether rule i is decided by the matcher whenever the facts it reads
 // are present.
