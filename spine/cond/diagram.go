@@ -172,7 +172,7 @@ func (s *ruleState) outcome() (uint8, bool) {
 // tableBuilder builds a part's table depth first, with a level per key.
 type tableBuilder struct {
 	p      *part
-	order  []int   // keys in lookup order
+	order  []int   // the keys, a level each
 	reps   [][]int // per key, a region of each of its classes
 	stride []int32 // per level, the combinations of the keys after it
 	readBy [][]int // per key, the rules whose state it can change
