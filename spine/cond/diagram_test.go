@@ -98,7 +98,7 @@ func directBool(m *Matcher, in *Input, n *Node) bool {
 	return compare(a.Cmp, v, a.K.float())
 }
 
-// TestMatcherSplits: rules over many independent keys would make a diagram with the
+// TestMatcherSplits: rules over many independent keys would make a table with the
 // product of their regions; the matcher splits their parts, each deciding some, and
 // still decides every rule.
 func TestMatcherSplits(t *testing.T) {
@@ -114,7 +114,7 @@ func TestMatcherSplits(t *testing.T) {
 		t.Fatalf("%d parts, want more than %d", len(m.parts), min)
 	}
 	if _, leaf := m.Decide(&Input{Present: []bool{true, true, true}, Num: make([]float64, 40)}, make([]uint8, len(conds))); leaf != -1 {
-		t.Errorf("leaf = %d with several diagrams", leaf)
+		t.Errorf("leaf = %d with several tables", leaf)
 	}
 	for i := range conds {
 		if !m.Analysable(i) {
@@ -258,10 +258,10 @@ func describe(n *Node) string {
 	return b.String()
 }
 
-// TestDiagramKnownBeforeNeed: a rule whose value is known from one kind's presence
+// TestTableKnownBeforeNeed: a rule whose value is known from one kind's presence
 // while another kind it needs is still to be looked up keeps that value apart from the
 // undecided states. k0's presence is looked up first: its key comes first.
-func TestDiagramKnownBeforeNeed(t *testing.T) {
+func TestTableKnownBeforeNeed(t *testing.T) {
 	present := func(kind int, want bool) *Node {
 		return &Node{Op: OpAtom, Atom: Atom{Test: TestPresent, Kind: kind, Want: want}}
 	}
