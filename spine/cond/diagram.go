@@ -2,92 +2,152 @@ package cond
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
-// A decision diagram decides every rule of a matcher with one walk: each node looks up
-// one key's region and goes to that region's child, and the leaf the walk reaches holds
-// every rule's outcome. It is built when the rule set loads, by evaluating each rule's
-// atoms on the regions looked up so far; TestMatcherMatchesDirect checks its leaves
-// against the conditions evaluated directly.
-//
-// Keys are visited in a fixed order, the presence of the kinds first. A key that no
-// undecided rule reads is skipped, and a walk ends as soon as every rule is decided:
-// round 0 of a rule set about rounds is two lookups, not one per field. Sub-diagrams
-// that decide the remaining rules the same way are built once and shared.
-type diagram struct {
-	root   int32     // a node, or ^leaf when no lookup is needed
-	nodes  []dnode   // root first
-	kids   []int32   // per node, a child per region of its key: a node, or ^leaf
+// A part's table decides every rule of the part with one lookup. Two regions of a key
+// are one class when every atom on the key has the same truth in both (and, for a
+// presence key, the kind is present in both or in neither); the table holds the leaf,
+// every rule's outcome, of each combination of classes, at the sum over the keys of the
+// class times the key's stride (key.off by region). It is built when the rule set loads
+// by evaluating the rules' atoms on the classes looked up so far, a key per level, the
+// presence of the kinds first; prefixes that leave the undecided rules to be decided
+// alike share the cells after them. TestMatcherMatchesDirect checks it against the
+// conditions evaluated directly.
+type table struct {
+	cells  []int32   // by combination of classes, its leaf
 	leaves [][]uint8 // per leaf, every rule's outcome (False, True or VM)
+	base   int32
+	// The tests of the keys read through thresholds, by the array they read; other
+	// holds the keys looked up through key.region.
+	present, bools, ints []test[int64]
+	floats               []test[float64]
+	nans                 []test[float64] // keys whose NaN is not their lowest region's class
+	other                []key
+	parts                *Matcher // for a matcher of several parts, its top table: lookup decides each
 }
 
-// dnode is a node: its key's lookup, copied from the key and kept small so that the
-// common lookups read nothing else, and where its children are.
-type dnode struct {
-	class uint8 // the key's class, or kOther for a lookup through key.region
-	int   bool  // kFloat: the field is an int
-	fn    bool  // kFloat, kInt: the key applies a function to the field
-	at    int32 // kPresent: the kind; kFloat, kInt, kBool: the slot
-	kids  int32 // offset of its children in diagram.kids
-	key   int32
-	fthr  []float64
-	ithr  []int64
-}
-
-// kOther marks a node looked up through its key: a string, a function of the field, or
-// more thresholds than a scan is quick for.
-const kOther = 255
-
-// maxScan is the most thresholds a node scans; a key with more is searched.
-const maxScan = 8
-
-// Limits of a part's diagram, per rule of the part, beyond which the part is halved:
-// the diagram of rules with independent thresholds grows with their product, and a
-// failed attempt must cost little. Build steps are rule updates; the matcher's budget
-// bounds them over all its diagrams, and rules beyond it are left to the VM.
+// Limits of a part's table beyond which the part is halved, and of the work of building
+// it: cells per rule, with four rules' worth more so that a rule of many keys fits
+// alone; build steps are rule updates, and the matcher's budget bounds them over all its
+// tables; rules beyond it are left to the VM.
 const (
-	nodesPerRule    = 64
+	cellsPerRule    = 1 << 10
 	stepsPerRule    = 512
 	maxMatcherSteps = 1 << 24
 )
 
-// walk returns every rule's outcome on in and the leaf that holds them. A threshold
-// key's region is 2i below its threshold i (and above those before it), 2i+1 equal to
-// it, 2n above them all and, for floats, 2n+1 for NaN.
-func (d *diagram) walk(p *part, in *Input) ([]uint8, int) {
-	c := d.root
-	for c >= 0 {
-		n := &d.nodes[c]
-		r := 0
-		switch n.class {
-		case kFloat:
-			v := in.Num[n.at]
-			if n.fn {
-				v = p.keys[n.key].floatTerm(in)
-			} else if n.int {
-				v = float64(in.Int[n.at])
-			}
-			r = 2*len(n.fthr) + 1 // NaN
-			if v == v {
-				r = scan(n.fthr, v)
-			}
-		case kInt:
-			v := in.Int[n.at]
-			if n.fn {
-				v = termInt(v, p.keys[n.key].fn)
-			}
-			r = scan(n.ithr, v)
-		case kPresent:
-			r = b2i(in.Present[n.at])
-		case kBool:
-			r = b2i(in.Bool[n.at])
-		default:
-			r = p.keys[n.key].region(in)
-		}
-		c = d.kids[n.kids+int32(r)]
+// lookup returns every rule's outcome on in and the leaf that holds them: the cell is the
+// table's base plus the weight of every test that holds, and what a key of other adds.
+func (t *table) lookup(in *Input, out []uint8) ([]uint8, int) {
+	if t.parts != nil {
+		return t.parts.decideParts(in, out)
 	}
-	return d.leaves[^c], int(^c)
+	ix, present, flags, ints, num := t.base, in.Present, in.Bool, in.Int, in.Num
+	for _, x := range t.present {
+		if present[x.at] {
+			ix += x.w
+		}
+	}
+	for _, x := range t.bools {
+		if flags[x.at] {
+			ix += x.w
+		}
+	}
+	for _, x := range t.ints {
+		if ints[x.at] >= x.c {
+			ix += x.w
+		}
+	}
+	sum := 0.0 // NaN when a value is: NaN holds no test
+	for _, x := range t.floats {
+		v := math.Float64frombits(math.Float64bits(num[x.at]) & x.and)
+		if sum += v; v >= x.c {
+			ix += x.w
+		}
+	}
+	if sum != sum {
+		for _, x := range t.nans {
+			if v := num[x.at]; v != v {
+				ix += x.w
+			}
+		}
+	}
+	for i := range t.other {
+		ix += t.other[i].off[t.other[i].region(in)]
+	}
+	leaf := t.cells[ix]
+	return t.leaves[leaf], int(leaf)
+}
+
+// A test adds w to the cell when a value is true, or at least c. A key read through
+// thresholds is a staircase of tests: region m is where the tests of steps 1..m hold,
+// step 2i+1 being "at least threshold i" and 2i+2 "above it" (at least the next int or
+// float), so that key.off[m] is off[0] plus the weights off[j] - off[j-1] up to m. NaN
+// holds none and is looked for only when the sum of the float values is NaN. A float
+// test reads its value through and, which clears the sign for abs.
+type test[T int64 | float64] struct {
+	at, w int32 // the kind or the slot, and the weight
+	c     T
+	and   uint64
+}
+
+// add adds key k's lookup to t: tests, or k itself when it is not read through
+// thresholds (a string, a function of an int, a negation) or has too many.
+func (t *table) add(k *key) {
+	and := uint64(math.MaxUint64)
+	if k.fn == "a" {
+		and = math.MaxInt64 // abs clears the sign
+	}
+	n := len(k.off) - 1 - b2i(k.class == kFloat) // the last region of the staircase; NaN's follows
+	var ints []test[int64]
+	var floats []test[float64]
+	asInt := k.class != kFloat || k.int // an int is at least float c when it is at least ceil(c)
+	for m := 1; m <= n; m++ {
+		i, above := (m-1)/2, m%2 == 0
+		if k.class == kInt && above && m < n && k.ithr[i]+1 == k.ithr[i+1] {
+			k.off[m] = k.off[m-1] // no int lies between them: a region no lookup reaches
+		}
+		x := test[int64]{at: int32(k.slot), w: k.off[m] - k.off[m-1]}
+		f := test[float64]{at: x.at, w: x.w, and: and}
+		none := false // nothing is above the greatest value
+		switch k.class {
+		case kPresent:
+			x.at = int32(k.kind)
+		case kInt:
+			x.c, none = k.ithr[i]+int64(b2i(above)), above && k.ithr[i] == math.MaxInt64
+		case kFloat:
+			if f.c, none = k.fthr[i], above && math.IsInf(k.fthr[i], 1); above {
+				f.c = math.Nextafter(f.c, math.Inf(1))
+			}
+			x.c, asInt = int64(math.Ceil(f.c)), asInt && math.Abs(f.c) <= 1<<53
+		}
+		if x.w != 0 && !none {
+			ints, floats = append(ints, x), append(floats, f)
+		}
+	}
+	nan := test[float64]{at: int32(k.slot), w: k.off[len(k.off)-1] - k.off[0]}
+	if k.class == kFloat && nan.w != 0 && len(floats) == 0 { // its value must reach the sum
+		floats = append(floats, test[float64]{at: int32(k.slot), c: math.Inf(1), and: and})
+	}
+	switch {
+	case k.class == kString || k.fn != "" && (k.fn != "a" || asInt) || k.int && !asInt || len(floats) > maxScan:
+		t.other = append(t.other, *k)
+		return
+	case k.class == kPresent:
+		t.present = append(t.present, ints...)
+	case k.class == kBool:
+		t.bools = append(t.bools, ints...)
+	case asInt:
+		t.ints = append(t.ints, ints...)
+	default:
+		t.floats = append(t.floats, floats...)
+		if nan.w != 0 {
+			t.nans = append(t.nans, nan)
+		}
+	}
+	t.base += k.off[0]
 }
 
 // ruleState is what a prefix of key lookups has decided about a rule.
@@ -109,29 +169,31 @@ func (s *ruleState) outcome() (uint8, bool) {
 	return False, true
 }
 
-// diagramBuilder builds a part's diagram depth first, with a level per key.
-type diagramBuilder struct {
+// tableBuilder builds a part's table depth first, with a level per key.
+type tableBuilder struct {
 	p      *part
-	order  []int   // keys in lookup order
+	order  []int   // the keys, a level each
+	reps   [][]int // per key, a region of each of its classes
+	stride []int32 // per level, the combinations of the keys after it
 	readBy [][]int // per key, the rules whose state it can change
 	atoms  [][]int // per rule, its atoms
 	region []int   // per key, the region being built, -1 when not looked up
 	memo   map[string]int32
 	leafIx map[string]int32
-	d      *diagram
+	t      *table
 	steps  int
-	budget *int // steps left over all the matcher's diagrams
+	budget *int // steps left over all the matcher's tables
 	failed bool
 	sig    []byte
 }
 
-// buildDiagram builds the diagram of a part, or returns nil when it would be too large.
-func buildDiagram(p *part, budget *int) *diagram {
-	b := &diagramBuilder{p: p, memo: map[string]int32{}, leafIx: map[string]int32{}, d: &diagram{}, budget: budget}
-	b.region = make([]int, len(p.keys))
-	for i := range b.region {
-		b.region[i] = -1
+// buildTable builds the table of a part, or returns nil when it would be too large.
+func buildTable(p *part, budget *int) *table {
+	b := &tableBuilder{p: p, memo: map[string]int32{}, leafIx: map[string]int32{}, t: &table{}, budget: budget}
+	if !b.classes() {
+		return nil
 	}
+	b.region = slices.Repeat([]int{-1}, len(p.keys))
 	b.readBy = make([][]int, len(p.keys))
 	b.atoms = make([][]int, len(p.rules))
 	start := make([]ruleState, len(p.rules))
@@ -162,102 +224,90 @@ func buildDiagram(p *part, budget *int) *diagram {
 	}
 	// Presence first: an absent kind decides every rule that needs it. Then the keys
 	// that most rules read, which decide the most rules soonest.
-	for k := range p.keys {
-		b.order = append(b.order, k)
-	}
 	slices.SortStableFunc(b.order, func(x, y int) int {
-		px, py := p.keys[x].class == kPresent, p.keys[y].class == kPresent
-		if px != py {
-			if px {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(len(b.readBy[y]), len(b.readBy[x]))
+		px, py := b2i(p.keys[x].class != kPresent), b2i(p.keys[y].class != kPresent)
+		return cmp.Or(cmp.Compare(px, py), cmp.Compare(len(b.readBy[y]), len(b.readBy[x])))
 	})
-	b.d.root = b.build(0, start)
-	if b.failed {
+	b.stride = make([]int32, len(b.order))
+	for l, n := len(b.order)-1, int32(1); l >= 0; l-- {
+		b.stride[l] = n
+		for r, c := range p.keys[b.order[l]].off {
+			p.keys[b.order[l]].off[r] = c * n
+		}
+		n *= int32(len(b.reps[b.order[l]]))
+	}
+	if b.build(0, start, 0); b.failed {
 		return nil
 	}
-	return b.d
+	for k := range p.keys {
+		b.t.add(&p.keys[k])
+	}
+	return b.t
 }
 
-// build returns the sub-diagram that decides the rules from level on, given their
-// states after the lookups before it.
-func (b *diagramBuilder) build(level int, states []ruleState) int32 {
-	if b.failed {
-		return 0
-	}
-	// Skip the keys no undecided rule reads.
-	for ; level < len(b.order); level++ {
-		if b.reads(b.order[level], states) {
-			break
+// classes finds each key's classes, sets key.off to each region's class and makes the
+// cells, one per combination of classes; it reports false when they would be too many.
+func (b *tableBuilder) classes() bool {
+	b.reps = make([][]int, len(b.p.keys))
+	size := 1
+	for k := range b.p.keys {
+		key := &b.p.keys[k]
+		key.off, b.order = make([]int32, key.regions()), append(b.order, k)
+		classes := map[string]int32{}
+		for r := range key.off {
+			sig := []byte{byte(r * b2i(key.class == kPresent))} // an absent kind decides its rules
+			for _, a := range b.p.atoms {
+				if a.key == k {
+					sig = append(sig, byte(b2i(a.holds[r])))
+				}
+			}
+			c, ok := classes[string(sig)]
+			if !ok {
+				c = int32(len(b.reps[k]))
+				classes[string(sig)], b.reps[k] = c, append(b.reps[k], r)
+			}
+			key.off[r] = c
+		}
+		if size *= len(b.reps[k]); size > cellsPerRule*(len(b.p.rules)+4) {
+			return false
 		}
 	}
-	if level == len(b.order) {
-		return b.leaf(states) // every rule is decided
+	b.t.cells = make([]int32, size)
+	return true
+}
+
+// build fills the cells from level on, from cell ix, given the rules' states after the
+// lookups before it.
+func (b *tableBuilder) build(level int, states []ruleState, ix int32) {
+	if b.failed {
+		return
 	}
-	sig := b.signature(level, states)
-	if c, ok := b.memo[sig]; ok {
-		return c
+	if level == len(b.order) {
+		b.t.cells[ix] = b.leaf(states)
+		return
 	}
 	k := b.order[level]
-	n := b.p.keys[k].regions()
-	kids := make([]int32, n)
+	n := b.stride[level] * int32(len(b.reps[k])) // the cells from level on
+	sig := b.signature(level, states)
+	if from, ok := b.memo[sig]; ok {
+		copy(b.t.cells[ix:ix+n], b.t.cells[from:])
+		return
+	}
+	b.memo[sig] = ix
 	next := make([]ruleState, len(states))
-	for r := range n {
+	for c, r := range b.reps[k] {
 		copy(next, states)
 		b.region[k] = r
 		for _, j := range b.readBy[k] {
 			b.lookedUp(j, k, r, &next[j])
 		}
-		kids[r] = b.build(level+1, next)
-		b.region[k] = -1
+		b.build(level+1, next, ix+int32(c)*b.stride[level])
 	}
-	c := kids[0]
-	if slices.ContainsFunc(kids, func(x int32) bool { return x != c }) {
-		if len(b.d.nodes) >= nodesPerRule*len(b.p.rules) {
-			b.failed = true
-			return 0
-		}
-		c = int32(len(b.d.nodes))
-		b.d.nodes = append(b.d.nodes, b.node(k))
-		b.d.kids = append(b.d.kids, kids...)
-	}
-	b.memo[sig] = c
-	return c
-}
-
-// node is a node looking key k up, its children to be appended next.
-func (b *diagramBuilder) node(k int) dnode {
-	key := &b.p.keys[k]
-	n := dnode{class: kOther, kids: int32(len(b.d.kids)), key: int32(k)}
-	switch {
-	case key.class == kPresent:
-		n.class, n.at = kPresent, int32(key.kind)
-	case key.class == kBool:
-		n.class, n.at = kBool, int32(key.slot)
-	case len(key.fthr) > maxScan || len(key.ithr) > maxScan:
-	case key.class == kFloat:
-		n.class, n.int, n.fn, n.at, n.fthr = kFloat, key.int, key.fn != "", int32(key.slot), key.fthr
-	case key.class == kInt:
-		n.class, n.fn, n.at, n.ithr = kInt, key.fn != "", int32(key.slot), key.ithr
-	}
-	return n
-}
-
-// reads reports whether looking key k up can change an undecided rule's state.
-func (b *diagramBuilder) reads(k int, states []ruleState) bool {
-	for _, j := range b.readBy[k] {
-		if _, ok := states[j].outcome(); !ok {
-			return true
-		}
-	}
-	return false
+	b.region[k] = -1
 }
 
 // lookedUp updates the state of rule j once key k is known to be in region r.
-func (b *diagramBuilder) lookedUp(j, k, r int, s *ruleState) {
+func (b *tableBuilder) lookedUp(j, k, r int, s *ruleState) {
 	if _, ok := s.outcome(); ok {
 		return
 	}
@@ -283,7 +333,7 @@ func (b *diagramBuilder) lookedUp(j, k, r int, s *ruleState) {
 
 // eval3 evaluates node n of a tree on the keys looked up so far: ok is false when the
 // value depends on one not looked up yet.
-func (b *diagramBuilder) eval3(t []tnode, n int) (v, ok bool) {
+func (b *tableBuilder) eval3(t []tnode, n int) (v, ok bool) {
 	x := &t[n]
 	switch x.op {
 	case 0:
@@ -309,9 +359,9 @@ func (b *diagramBuilder) eval3(t []tnode, n int) (v, ok bool) {
 }
 
 // signature names the states at a level: two prefixes with the same signature leave the
-// same rules to decide in the same way, so they share a sub-diagram. An undecided rule
+// same rules to decide in the same way, so they share their cells. An undecided rule
 // is named by the truth of each of its atoms looked up so far.
-func (b *diagramBuilder) signature(level int, states []ruleState) string {
+func (b *tableBuilder) signature(level int, states []ruleState) string {
 	sig := append(b.sig[:0], byte(level), byte(level>>8), byte(level>>16))
 	for j := range states {
 		s := &states[j]
@@ -335,16 +385,15 @@ func (b *diagramBuilder) signature(level int, states []ruleState) string {
 }
 
 // leaf returns the leaf of the decided states, shared with any other that decides alike.
-func (b *diagramBuilder) leaf(states []ruleState) int32 {
+func (b *tableBuilder) leaf(states []ruleState) int32 {
 	out := make([]uint8, len(states))
 	for j := range states {
 		out[j], _ = states[j].outcome()
 	}
-	if ix, ok := b.leafIx[string(out)]; ok {
-		return ^ix
+	ix, ok := b.leafIx[string(out)]
+	if !ok {
+		ix = int32(len(b.t.leaves))
+		b.leafIx[string(out)], b.t.leaves = ix, append(b.t.leaves, out)
 	}
-	ix := int32(len(b.d.leaves))
-	b.leafIx[string(out)] = ix
-	b.d.leaves = append(b.d.leaves, out)
-	return ^ix
+	return ix
 }

@@ -89,16 +89,16 @@ func directBool(m *Matcher, in *Input, n *Node) bool {
 		return (in.Str[slot] == a.K.S) == (a.Cmp == "==")
 	}
 	if a.Type == TInt && a.K.T == TInt {
-		return compare(a.Cmp, termInt(in.Int[slot], a.Fn), a.K.I)
+		return compare(a.Cmp, term(in.Int[slot], a.Fn), a.K.I)
 	}
-	v := termFloat(in.Num[slot], a.Fn)
+	v := term(in.Num[slot], a.Fn)
 	if a.Type == TInt {
-		v = float64(termInt(in.Int[slot], a.Fn))
+		v = float64(term(in.Int[slot], a.Fn))
 	}
 	return compare(a.Cmp, v, a.K.float())
 }
 
-// TestMatcherSplits: rules over many independent keys would make a diagram with the
+// TestMatcherSplits: rules over many independent keys would make a table with the
 // product of their regions; the matcher splits their parts, each deciding some, and
 // still decides every rule.
 func TestMatcherSplits(t *testing.T) {
@@ -114,7 +114,7 @@ func TestMatcherSplits(t *testing.T) {
 		t.Fatalf("%d parts, want more than %d", len(m.parts), min)
 	}
 	if _, leaf := m.Decide(&Input{Present: []bool{true, true, true}, Num: make([]float64, 40)}, make([]uint8, len(conds))); leaf != -1 {
-		t.Errorf("leaf = %d with several diagrams", leaf)
+		t.Errorf("leaf = %d with several tables", leaf)
 	}
 	for i := range conds {
 		if !m.Analysable(i) {
@@ -123,8 +123,9 @@ func TestMatcherSplits(t *testing.T) {
 	}
 }
 
-// TestDiagramEndsEarly: a walk stops as soon as every rule is decided.
-func TestDiagramEndsEarly(t *testing.T) {
+// TestTableMergesRegions: regions of a key on which every atom has the same truth are
+// one class, and the table has a cell per combination of classes.
+func TestTableMergesRegions(t *testing.T) {
 	round := func(cmp string, k int64) *Node {
 		return &Node{Op: OpAtom, Atom: Atom{Test: TestCompare, Kind: 0, Field: 0, Type: TInt, Cmp: cmp, K: Const{T: TInt, I: k}}}
 	}
@@ -133,34 +134,24 @@ func TestDiagramEndsEarly(t *testing.T) {
 	}
 	and := func(l, r *Node) *Node { return &Node{Op: OpAnd, L: l, R: r} }
 	conds := []*Node{round("==", 0), and(round(">", 0), x(1)), and(round(">", 0), x(2))}
-	m := Compile(conds)
-	in := m.NewInput(1)
-	in.SetPresent(0, true)
-	d := m.parts[0].d
-	steps := func() int {
-		n, c := 0, d.root
-		for c >= 0 {
-			nd := &d.nodes[c]
-			c = d.kids[nd.kids+int32(m.parts[0].keys[nd.key].region(&in))]
-			n++
-		}
-		return n
+	m := checkDirect(t, "merge", rand.New(rand.NewPCG(5, 6)), conds, 300)
+	// Presence 2 × round 3 (below 0, 0, above) × x 3 (up to 1 or NaN, up to 2, above).
+	if got := len(m.parts[0].t.cells); got != 18 {
+		t.Errorf("%d cells, want 18", got)
 	}
-	if got := steps(); got != 2 { // presence, round
-		t.Errorf("round 0: %d lookups, want 2", got)
-	}
-	in.Int[0] = 3
-	if got := steps(); got != 3 { // presence, round, x
-		t.Errorf("round 3: %d lookups, want 3", got)
+	// Absent; round 0; round above, x up to 1; round above, x in (1, 2]; above both.
+	if got := len(m.parts[0].t.leaves); got != 5 {
+		t.Errorf("%d leaves, want 5", got)
 	}
 }
 
 var (
-	testFloats = []float64{0, 1, -1, 0.5, 2.5, 1e300, -1e300, math.Inf(1), math.Inf(-1), math.NaN(), math.SmallestNonzeroFloat64}
-	testInts   = []int64{0, 1, -1, 2, 3, 1 << 53, -(1 << 53), math.MaxInt64, math.MinInt64}
-	testStrs   = []string{"", "a", "b"}
-	testFns    = []string{"", "", "", "a", "-", "a-"}
-	testCmps   = []string{"==", "!=", "<", "<=", ">", ">="}
+	testFloats = []float64{0, 1, -1, 0.5, 2.5, 1e300, -1e300, math.Inf(1), math.Inf(-1), math.NaN(), math.SmallestNonzeroFloat64,
+		math.Copysign(0, -1), 1<<53 + 2, math.MaxFloat64}
+	testInts = []int64{0, 1, -1, 2, 3, 1 << 53, -(1 << 53), 1<<53 + 1, 1<<53 + 3, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1}
+	testStrs = []string{"", "a", "b"}
+	testFns  = []string{"", "", "", "a", "-", "a-"}
+	testCmps = []string{"==", "!=", "<", "<=", ">", ">="}
 )
 
 // Fields of the random kinds: 0-1 float, 2-3 int, 4 bool, 5 string.
@@ -267,10 +258,10 @@ func describe(n *Node) string {
 	return b.String()
 }
 
-// TestDiagramKnownBeforeNeed: a rule whose value is known from one kind's presence
+// TestTableKnownBeforeNeed: a rule whose value is known from one kind's presence
 // while another kind it needs is still to be looked up keeps that value apart from the
 // undecided states. k0's presence is looked up first: its key comes first.
-func TestDiagramKnownBeforeNeed(t *testing.T) {
+func TestTableKnownBeforeNeed(t *testing.T) {
 	present := func(kind int, want bool) *Node {
 		return &Node{Op: OpAtom, Atom: Atom{Test: TestPresent, Kind: kind, Want: want}}
 	}
@@ -321,5 +312,34 @@ func TestMatcherPartsGrowBack(t *testing.T) {
 	}
 	if covered != len(conds) {
 		t.Errorf("the parts hold %d rules, want %d", covered, len(conds))
+	}
+}
+
+// TestTableEdges: keys with more tests than a lookup makes go through key.region, and
+// values whose sum is NaN without any being NaN (+Inf and -Inf) find their own cells.
+func TestTableEdges(t *testing.T) {
+	cmpAtom := func(field int, typ Type, cmp string, k Const) *Node {
+		return &Node{Op: OpAtom, Atom: Atom{Test: TestCompare, Kind: 0, Field: field, Type: typ, Cmp: cmp, K: k}}
+	}
+	var conds []*Node
+	for k := range 12 {
+		conds = append(conds, cmpAtom(0, TFloat, ">", Const{T: TFloat, F: float64(k)}), cmpAtom(2, TInt, "==", Const{T: TInt, I: int64(k)}))
+	}
+	m := checkDirect(t, "many", rand.New(rand.NewPCG(7, 8)), conds, 300)
+	if len(m.parts) == 0 || len(m.parts[0].t.other) == 0 {
+		t.Fatalf("no key of the first part is looked up through key.region")
+	}
+	conds = []*Node{cmpAtom(0, TFloat, "<=", Const{T: TFloat, F: 1}), cmpAtom(1, TFloat, "<=", Const{T: TFloat, F: 1})}
+	m = Compile(conds)
+	for _, v := range [][2]float64{{math.Inf(1), math.Inf(-1)}, {math.NaN(), 0}, {math.Inf(-1), math.NaN()}, {2, 0}} {
+		in := m.NewInput(1)
+		in.SetPresent(0, true)
+		in.Num[0], in.Num[1] = v[0], v[1]
+		got, _ := m.Decide(&in, make([]uint8, 2))
+		for i, c := range conds {
+			if want := direct(m, &in, c); got[i] != want {
+				t.Errorf("x %v, y %v: rule %d gives %d, direct %d", v[0], v[1], i, got[i], want)
+			}
+		}
 	}
 }

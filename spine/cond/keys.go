@@ -29,6 +29,7 @@ type key struct {
 	ithr  []int64   // kInt: sorted thresholds
 	fthr  []float64 // kFloat: sorted thresholds, no NaN
 	sthr  []string  // kString: the literals
+	off   []int32   // per region, its class times the key's stride in its part's table
 }
 
 func (k *key) regions() int {
@@ -101,33 +102,26 @@ func floatRep(t []float64, r int) float64 {
 	return t[i-1]/2 + t[i]/2
 }
 
-// region is the region of the key's value in in.
+// region is the region of the key's value in in; a table tests the presence and bool
+// keys itself.
 func (k *key) region(in *Input) int {
 	switch k.class {
-	case kPresent:
-		return b2i(in.Present[k.kind])
-	case kBool:
-		return b2i(in.Bool[k.slot])
 	case kString:
-		s := in.Str[k.slot]
-		for j, lit := range k.sthr {
-			if s == lit {
-				return j
-			}
+		if j := slices.Index(k.sthr, in.Str[k.slot]); j >= 0 {
+			return j
 		}
 		return len(k.sthr)
 	case kInt:
-		return region(k.ithr, termInt(in.Int[k.slot], k.fn))
+		return region(k.ithr, term(in.Int[k.slot], k.fn))
 	}
-	return floatRegion(k.fthr, k.floatTerm(in))
-}
-
-// floatTerm is the value a kFloat key compares: its function of the field, in float64.
-func (k *key) floatTerm(in *Input) float64 {
+	v := term(in.Num[k.slot], k.fn)
 	if k.int {
-		return float64(termInt(in.Int[k.slot], k.fn))
+		v = float64(term(in.Int[k.slot], k.fn))
 	}
-	return termFloat(in.Num[k.slot], k.fn)
+	if v != v {
+		return 2*len(k.fthr) + 1 // NaN, which no threshold orders
+	}
+	return region(k.fthr, v)
 }
 
 func b2i(b bool) int {
@@ -137,9 +131,9 @@ func b2i(b bool) int {
 	return 0
 }
 
-// termInt applies fn to an int field as expr does: negation and abs wrap at the
+// term applies fn to a field as expr does: an int's negation and abs wrap at the
 // smallest int.
-func termInt(x int64, fn string) int64 {
+func term[T int64 | float64](x T, fn string) T {
 	for i := 0; i < len(fn); i++ {
 		if fn[i] == '-' || x < 0 {
 			x = -x
@@ -148,14 +142,9 @@ func termInt(x int64, fn string) int64 {
 	return x
 }
 
-func termFloat(x float64, fn string) float64 {
-	for i := 0; i < len(fn); i++ {
-		if fn[i] == '-' || x < 0 {
-			x = -x
-		}
-	}
-	return x
-}
+// maxScan is the most thresholds a region scans, and the most tests of a key that a
+// table's lookup makes; a key with more is searched.
+const maxScan = 8
 
 // region is v's region among the sorted thresholds t: 2i below t[i] (and above those
 // before it), 2i+1 equal to t[i], 2·len(t) above them all.
@@ -178,13 +167,4 @@ func scan[T int64 | float64](t []T, v T) (r int) {
 		}
 	}
 	return r
-}
-
-// floatRegion is region with the region after them all for NaN, which no threshold
-// orders.
-func floatRegion(t []float64, v float64) int {
-	if v != v {
-		return 2*len(t) + 1
-	}
-	return region(t, v)
 }

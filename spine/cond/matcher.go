@@ -2,34 +2,33 @@ package cond
 
 import "slices"
 
-// A Matcher decides every analysable condition of a rule set by walking decision
-// diagrams built from the conditions' keys (see key and diagram): the leaf a walk
-// reaches holds the outcome of each rule of its part. Rules are cut into parts of at
-// most partRules, in order, so that a diagram's leaves stay small and its keys' regions
-// are those of its own rules' constants; a rule set of a few dozen rules is one part,
-// decided by one walk.
+// A Matcher decides every analysable condition of a rule set by looking up tables built
+// from the conditions' keys (see key and table): the leaf a lookup finds holds the
+// outcome of each rule of its part. Rules are cut into parts of at most partRules, in
+// order, so that a table's leaves stay small and its keys' regions are those of its own
+// rules' constants; a rule set of a few dozen rules is one part, decided by one lookup.
 //
 // The outcome is exact only when no atom can fail: a rule that reads a field of a kind
 // whose fact is absent, and an opaque rule, is left to expr's VM (its outcome is VM),
 // which gives its result or its error as it always has. So is a rule too large for any
-// diagram; rules whose diagram together would be too large get one each half.
+// table; rules whose table together would be too large get one each half.
 type Matcher struct {
 	slots      []Slot
 	parts      []*part
-	rules      int
 	vmOnly     []int  // the rules no part decides
 	analysable []bool // by rule: a part decides it whenever its facts are present
 	partOf     []int  // by rule: its part, -1 for none
+	top        *table // the table Decide looks up: its single part's, or one that decides each part
 }
 
-// part is some rules' conditions compiled, and their diagram.
+// part is some rules' conditions compiled, and their table.
 type part struct {
-	index    []int // each rule's index in the matcher
+	index    []int // each rule's index in the matcher: consecutive
 	rules    []rule
 	keys     []key
 	atoms    []atomDef
 	presence map[int]int // kind → its presence key
-	d        *diagram
+	t        *table
 }
 
 // partRules is the most rules a part holds.
@@ -61,7 +60,7 @@ const (
 // Compile builds the matcher of a rule set's conditions, one per rule in the order given;
 // nil stands for a rule that only the VM evaluates.
 func Compile(conds []*Node) *Matcher {
-	m := &Matcher{rules: len(conds)}
+	m := &Matcher{}
 	slotIx := map[[2]int]int{}
 	budget := maxMatcherSteps
 	// A part too large is tried again in halves, and the work of the failed attempt is
@@ -82,10 +81,7 @@ func Compile(conds []*Node) *Matcher {
 			size, fits = min(partRules, 2*size), 0
 		}
 	}
-	m.analysable, m.partOf = make([]bool, len(conds)), make([]int, len(conds))
-	for i := range m.partOf {
-		m.partOf[i] = -1
-	}
+	m.analysable, m.partOf = make([]bool, len(conds)), slices.Repeat([]int{-1}, len(conds))
 	for n, p := range m.parts {
 		for j, i := range p.index {
 			m.partOf[i], m.analysable[i] = n, !p.rules[j].vm
@@ -96,14 +92,18 @@ func Compile(conds []*Node) *Matcher {
 			m.vmOnly = append(m.vmOnly, i)
 		}
 	}
+	m.top = &table{parts: m}
+	if len(m.parts) == 1 && len(m.parts[0].index) == len(conds) {
+		m.top = m.parts[0].t
+	}
 	return m
 }
 
-// split compiles the rules index into a part or, when its diagram would be too large,
+// split compiles the rules index into a part or, when its table would be too large,
 // into the parts of each half; a rule too large alone is left to the VM.
 func (m *Matcher) split(conds []*Node, index []int, slotIx map[[2]int]int, budget *int) []*part {
 	p := m.compilePart(conds, index, slotIx)
-	if p.d = buildDiagram(p, budget); p.d != nil {
+	if p.t = buildTable(p, budget); p.t != nil {
 		return []*part{p}
 	}
 	if len(index) == 1 {
@@ -131,43 +131,33 @@ func (in *Input) SetPresent(k int, has bool) { in.Present[k] = has }
 // they are the matcher's own or out (as long as the rules), which the caller keeps as
 // scratch space. When the matcher has several parts, leaf is -1.
 func (m *Matcher) Decide(in *Input, out []uint8) (outcomes []uint8, leaf int) {
-	if m.single() {
-		return m.parts[0].d.walk(m.parts[0], in)
-	}
+	return m.top.lookup(in, out) // one call, so that Decide is inlined
+}
+
+// decideParts is Decide for several parts.
+func (m *Matcher) decideParts(in *Input, out []uint8) ([]uint8, int) {
 	for _, i := range m.vmOnly {
 		out[i] = VM
 	}
-	for _, p := range m.parts {
-		o, _ := p.d.walk(p, in)
-		for j, i := range p.index {
-			out[i] = o[j]
-		}
+	for _, p := range m.parts { // a part's rules are consecutive
+		o, _ := p.t.lookup(in, nil)
+		copy(out[p.index[0]:], o)
 	}
 	return out, -1
 }
 
-// Outcome is rule i's outcome on in, from a walk of its part's diagram only.
+// Outcome is rule i's outcome on in, from its part's table only.
 func (m *Matcher) Outcome(i int, in *Input) uint8 {
 	if m.partOf[i] < 0 {
 		return VM
 	}
 	p := m.parts[m.partOf[i]]
-	o, _ := p.d.walk(p, in)
-	return o[slices.Index(p.index, i)]
-}
-
-// single reports whether one part decides every rule, in order.
-func (m *Matcher) single() bool {
-	return len(m.parts) == 1 && len(m.parts[0].index) == m.rules
+	o, _ := p.t.lookup(in, nil)
+	return o[i-p.index[0]]
 }
 
 // Leaves is the number of leaves Decide may report.
-func (m *Matcher) Leaves() int {
-	if m.single() {
-		return len(m.parts[0].d.leaves)
-	}
-	return 0
-}
+func (m *Matcher) Leaves() int { return len(m.top.leaves) }
 
 // Analysable reports whether rule i is decided by the matcher whenever the facts it reads
 // are present.
