@@ -7,7 +7,7 @@ import (
 
 // rule is one condition, compiled.
 type rule struct {
-	vm   bool    // only the VM evaluates it: opaque, or too large for a diagram
+	vm   bool    // only the VM evaluates it: opaque, or too large for a table
 	need []int   // kinds whose fields it reads: all must be present
 	keys []int   // the keys its atoms read
 	tree []tnode // the condition in negation normal form, root last
@@ -55,14 +55,14 @@ type atomID struct {
 }
 
 // compilePart compiles the conditions of the rules index (nil for a rule only the VM
-// evaluates) into a part, without its diagram.
+// evaluates) into a part, without its table.
 func (m *Matcher) compilePart(conds []*Node, index []int, slotIx map[[2]int]int) *part {
 	p := &part{index: index, presence: map[int]int{}}
 	b := &builder{m: m, p: p, slotIx: slotIx, keyIx: map[keyID]int{}, atomIx: map[atomID]int{}}
 	for _, i := range index {
 		p.rules = append(p.rules, b.rule(conds[i]))
 	}
-	// Every kind a rule needs has a presence key, which a diagram looks up first.
+	// Every kind a rule needs has a presence key, which a table's build looks up first.
 	for _, r := range p.rules {
 		for _, k := range r.need {
 			p.presence[k] = b.key(keyID{class: kPresent, kind: k}, false)

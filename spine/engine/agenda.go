@@ -158,7 +158,7 @@ func agendaOf(cset []candidate, names []string) agenda {
 
 // evaluate decides every rule (only those setting a terminal objective with
 // terminalOnly) into s.evals and the true ones that are not refracted into s.cset, and
-// returns how many failed, and the agenda when a leaf's holds. One walk of the matcher
+// returns how many failed, and the agenda when a leaf's holds. One lookup in the matcher
 // decides every analysable rule whose facts are present; expr's VM runs the others.
 func (s *Session) evaluate(terminalOnly bool) (errs int, a *agenda) {
 	m, order := s.rs.Matcher(), s.rs.Order()

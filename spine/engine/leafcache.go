@@ -7,7 +7,7 @@ import (
 	"github.com/agentspine/spine/spine/trace"
 )
 
-// leafCache keeps, per leaf of the matcher's diagram, the evaluation list a cycle over
+// leafCache keeps, per leaf of the matcher's table, the evaluation list a cycle over
 // all rules writes when no rule is refracted: the leaf fixes every rule's outcome, so a
 // cycle that reaches a leaf seen before copies the list and looks at refraction for its
 // true rules only. A leaf where some rule is left to the VM is not kept.

@@ -25,7 +25,7 @@ func BenchmarkLoadRules(b *testing.B) {
 }
 
 // BenchmarkLoadWideRules loads generated rule sets whose rules each compare four fields
-// with constants of their own: their diagrams cannot be shared, so the matcher cuts them
+// with constants of their own: their tables cannot be shared, so the matcher cuts them
 // into small parts, and the load measures what finding those parts costs.
 func BenchmarkLoadWideRules(b *testing.B) {
 	for _, n := range []int{1000, 4000} {

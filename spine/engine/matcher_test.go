@@ -181,16 +181,16 @@ func randomValue(rng *rand.Rand, t FieldType) any {
 	return []string{"a", "b"}
 }
 
-// TestGGSRulesOneDiagram: the shipped GGS rules are decided by one walk of one diagram,
+// TestGGSRulesOneTable: the shipped GGS rules are decided by one lookup in one table,
 // whose leaves the engine keeps (Leaves is 0 for a matcher of several parts), and the
 // matcher decides every one of them.
-func TestGGSRulesOneDiagram(t *testing.T) {
+func TestGGSRulesOneTable(t *testing.T) {
 	rs, err := LoadRulesFile("../../rules/ggs.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rs.Matcher().Leaves() == 0 {
-		t.Fatal("ggs.yaml is decided by several diagrams")
+		t.Fatal("ggs.yaml is decided by several tables")
 	}
 	for _, r := range rs.Rules() {
 		if !rs.Matcher().Analysable(r.Index()) {

@@ -42,7 +42,7 @@ type Session struct {
 	evals       []trace.RuleEval
 	sharedEvals bool             // evals is a leaf's list in leaves, not to be written
 	own         []trace.RuleEval // the session's own list, which evals is when not shared
-	leaves      leafCache        // evaluation lists by leaf of the matcher's diagram
+	leaves      leafCache        // evaluation lists by leaf of the matcher's table
 	cset        []candidate
 	agenda      agenda // the conflict set's agenda, unless a leaf's holds
 
