@@ -300,7 +300,9 @@ func tieBreaker(a, b candidate) string {
 // engine.
 func (s *Session) fire(r *Rule, res *CycleResult) {
 	s.firedAt[r.Index()] = s.wm.rev + 1
-	s.recordFiring(Firing{Cycle: s.cycle, Rule: r.Name, Stage: res.Stage})
+	f := &s.firings[s.nFirings%keepFirings] // the ring of the last firings
+	f.Cycle, f.Rule, f.Stage = s.cycle, r.Name, res.Stage
+	s.nFirings++
 	if s.tracer.discard {
 		s.tracer.skip() // nobody reads it: do not build the body
 	} else {
@@ -349,11 +351,6 @@ func (s *Session) emitFired(r *Rule) {
 		return
 	}
 	s.tracer.emit(trace.KindRuleFired, &trace.RuleFiredEncoded{Cycle: s.cycle, Rule: r.Name, Salience: r.Salience, Then: then})
-}
-
-func (s *Session) recordFiring(f Firing) {
-	s.firings[s.nFirings%keepFirings] = f
-	s.nFirings++
 }
 
 // lastFirings lists the ring from its oldest firing.
