@@ -95,8 +95,7 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 		objectives = s.evalObjectives() // before the rules, which may read them
 	}
 	errs, agenda := s.evaluate(terminalOnly)
-	// The result is written field by field: it is reused, and most fields keep their
-	// value from one cycle to the next.
+	// The result is reused: every field is written in place, not the struct rebuilt.
 	res := &s.res
 	res.Cycle, res.Stage, res.Scope, res.Errors = s.cycle, s.stage(), "all", errs
 	res.Evaluated, res.Objectives = s.evals, objectives
