@@ -172,10 +172,10 @@ func (wm *WorkingMemory) bindLive(kf *kindFacts, src any) bool {
 	return true
 }
 
-// rejected is the error of moves m whose values inPlace took back: setPayload's, which
+// rejected is the error of moves m whose values moveLive took back: setPayload's, which
 // names the first bad number in plan order.
 func (wm *WorkingMemory) rejected(kf *kindFacts, m *moves) error {
-	wm.refreshInput(kf.kind) // the input holds some of the values inPlace took back
+	wm.refreshInput(kf.kind) // the input holds some of the values moveLive took back
 	return kf.setPayload(reflect.New(kf.kind.Type()).Elem(), m.from)
 }
 
@@ -265,24 +265,29 @@ func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []i
 	m.from = src.Interface()
 }
 
-// inPlace writes the struct of b through the live payload's moves, bound to it, into the
-// payload and the input, and records the change, when every number fits its declared
-// type (floats finite, ints within ruleset.MaxExactInt); when one does not, it writes
-// nothing and returns the error of the first. Moves that are not b's (none yet, or a
-// change since made another payload live) take the path of Set, which binds them. This
-// runs on every decision: the numbers are checked as they are copied, in one pass, and
-// the old ones put back on the rare bad one.
+// inPlace writes the struct of b through the live payload's moves when they are bound
+// to it; moves that are not b's (none yet, or a change since made another payload live)
+// take the path of Set, which binds them.
 func (wm *WorkingMemory) inPlace(b *Binding) error {
 	kf := b.kf
-	if p := kf.live; p == nil || p.moves.stamp != b.stamp || kf.shared || p.moves.gen != wm.inGen {
-		if _, _, err := wm.write(kf.kind.Name, "", b.src, ""); err != nil {
-			return err
-		}
-		if p := kf.live; p.moves.from == b.src {
-			b.stamp = p.moves.stamp
-		}
-		return nil
+	if p := kf.live; p != nil && p.moves.stamp == b.stamp && !kf.shared && p.moves.gen == wm.inGen {
+		return wm.moveLive(kf)
 	}
+	if _, _, err := wm.write(kf.kind.Name, "", b.src, ""); err != nil {
+		return err
+	}
+	if p := kf.live; p.moves.from == b.src {
+		b.stamp = p.moves.stamp
+	}
+	return nil
+}
+
+// moveLive writes the source of the live payload's moves into the payload and the
+// input, and records the change, when every number fits its declared type (floats
+// finite, ints within ruleset.MaxExactInt); when one does not, it writes nothing and
+// returns the error of the first. This runs on every decision: the numbers are checked
+// as they are copied, in one pass, and the old ones put back on the rare bad one.
+func (wm *WorkingMemory) moveLive(kf *kindFacts) error {
 	m := &kf.live.moves
 	fs, is := m.f, m.i // locals, which the stores below cannot change
 	var z float64      // x−x is 0 for a finite x and NaN otherwise, and a NaN sum stays NaN

@@ -347,8 +347,7 @@ func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFa
 		return kf, id, nil
 	}
 	if exists && !kf.shared && wm.bindLive(kf, payload) { // nobody has seen the live payload
-		// A Binding of the moves just bound, which inPlace's check lets through.
-		return kf, id, wm.inPlace(&Binding{kf: kf, stamp: kf.live.moves.stamp})
+		return kf, id, wm.moveLive(kf)
 	}
 	buf := kf.takeSpare(k)
 	dst := buf.ptr.Elem()
