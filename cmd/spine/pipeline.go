@@ -52,6 +52,10 @@ func (d *pipelineDisplay) message(m trace.Message) {
 		fmt.Fprintf(d.w, "%28s %s\n", "", p.Summary)
 	case *contract.Megram:
 		fmt.Fprintf(d.w, "%s %s %s · %s · f %.2f σ %+.2f k %.2f\n", head, p.Space, p.Entity, p.State, p.F, p.Sigma, p.K)
+	case *contract.MemoryQuery:
+		fmt.Fprintf(d.w, "%s %s\n", head, memoryQueryLine(p))
+	case *contract.MemoryAnswer:
+		fmt.Fprintf(d.w, "%s %s\n", head, memoryAnswerLine(p))
 	default:
 		fmt.Fprintf(d.w, "%s %s\n", head, compactJSON(m.Payload))
 	}

@@ -387,6 +387,7 @@ func fromWire(resp openai.ChatCompletionResponse) (ChatResponse, error) {
 		out.Content = text.String()
 	}
 	out.Refusal = choice.Message.Refusal
+	out.ReasoningContent = choice.Message.ReasoningContent
 	out.FinishReason = string(choice.FinishReason)
 	for _, tc := range choice.Message.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})

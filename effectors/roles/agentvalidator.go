@@ -73,7 +73,7 @@ func (x *executor) step(ctx context.Context) error {
 	default:
 		return fmt.Errorf("bus: R3 expected a SubTask or a CorrectionSignal, and its next message is %s from %s", bus.Article(m.Type), m.From)
 	}
-	ex, err := x.p.execute(ctx, x.rec, x.a, x.attempt, corr, x.guard)
+	ex, err := x.p.execute(ctx, x.rec, x.post, x.a, x.attempt, corr, x.guard)
 	if err != nil {
 		return err
 	}

@@ -9,14 +9,17 @@ import (
 // built from Content, ToolCalls, FinishReason and the token counts, and an error status
 // gets an OpenAI error object whose message is ErrorMessage.
 type Reply struct {
-	Status       int               // HTTP status; 0 means 200
-	Header       map[string]string // extra response headers, e.g. "Retry-After"
-	Body         string            // raw body, sent as is when set
-	Content      string
-	ToolCalls    []ToolCall
-	FinishReason string // default "stop", or "tool_calls" when ToolCalls is set
-	ErrorMessage string
-	Model        string // model named in the response; default: the requested one
+	Status    int               // HTTP status; 0 means 200
+	Header    map[string]string // extra response headers, e.g. "Retry-After"
+	Body      string            // raw body, sent as is when set
+	Content   string
+	ToolCalls []ToolCall
+	// ReasoningContent is sent as the message's reasoning_content, as reasoning
+	// endpoints (DeepSeek, vLLM, Qwen) return it.
+	ReasoningContent string
+	FinishReason     string // default "stop", or "tool_calls" when ToolCalls is set
+	ErrorMessage     string
+	Model            string // model named in the response; default: the requested one
 
 	PromptTokens     int
 	CompletionTokens int
@@ -63,9 +66,10 @@ type wireChoice struct {
 }
 
 type wireMessage struct {
-	Role      string         `json:"role"`
-	Content   string         `json:"content"`
-	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
+	Role             string         `json:"role"`
+	Content          string         `json:"content"`
+	ReasoningContent string         `json:"reasoning_content,omitempty"`
+	ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
 }
 
 type wireToolCall struct {
@@ -116,7 +120,7 @@ func (r Reply) body(seq int, model, auth string) []byte {
 	if r.Model != "" {
 		model = r.Model
 	}
-	msg := wireMessage{Role: "assistant", Content: r.Content}
+	msg := wireMessage{Role: "assistant", Content: r.Content, ReasoningContent: r.ReasoningContent}
 	finish := r.FinishReason
 	for _, tc := range r.ToolCalls {
 		msg.ToolCalls = append(msg.ToolCalls, wireToolCall{ID: tc.ID, Type: "function",
