@@ -14,6 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
@@ -35,6 +36,11 @@ type WorkerConfig struct {
 	// consumer's (DefaultAckWait when new). It is the consumer's, shared by all workers.
 	AckWait time.Duration
 	Prepare PrepareFunc
+	// AllowNet is the most a task's --allow-net may open (see NetPolicy): a task entry
+	// outside it, or leading to loopback, link-local or the fleet's own NATS server
+	// without this list naming that literally, fails the attempt. Empty: tasks get no
+	// network. Prepare's own AllowNet (the worker's) is kept.
+	AllowNet []sandbox.NetRule
 	// Memory, when set, is the worker's store as an index of the fleet's Megram log
 	// (Client.ShareMemory): each run calibrates with it once it has caught up with the
 	// log, and its new records go to the log before the task is acknowledged. The Dreamer
@@ -268,10 +274,17 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		return out, fmt.Errorf("work dir: %w", err)
 	}
+	// The worker decides the task's network before anything of the task runs.
+	policy := NetPolicy{Allow: w.cfg.AllowNet, Fleet: w.c.serverAddrs()}
+	taskNet, err := policy.TaskRules(ctx, t.Options.AllowNet)
+	if err != nil {
+		return out, err
+	}
 	cfg, err := w.cfg.Prepare(ctx, t, work)
 	if err != nil {
 		return out, err
 	}
+	cfg.AllowNet = append(cfg.AllowNet, taskNet...)
 	cfg.Task, cfg.Workdir, cfg.RunID = t.Text, work, runID
 	cfg.TracePath = filepath.Join(dir, "trace.jsonl")
 	cfg.Meta = fleetMeta(cfg.Meta, t, n, w.cfg.Name, superseded)
