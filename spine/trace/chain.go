@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/agentspine/spine/internal/linecap"
 )
@@ -47,6 +48,11 @@ type chainEncoder struct {
 	prev    [chainHexLen]byte
 	started bool
 	buf     []byte
+	// Lines encoded, and the last one's seq and time: a signature line follows them
+	// (sign.go).
+	lines    int
+	lastSeq  int64
+	lastTime time.Time
 }
 
 // encode returns the event's chained line, newline included. The slice is valid until
@@ -62,7 +68,8 @@ func (c *chainEncoder) encode(e *Event) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.started = true
+	c.started, c.lastSeq, c.lastTime = true, e.Seq, e.Time
+	c.lines++
 	buf = sealContent(buf[:len(buf)-1], &c.prev)
 	c.buf = buf
 	return buf[chainHexLen:], nil
