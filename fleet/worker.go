@@ -41,6 +41,11 @@ type WorkerConfig struct {
 	// without this list naming that literally, fails the attempt. Empty: tasks get no
 	// network. Prepare's own AllowNet (the worker's) is kept.
 	AllowNet []sandbox.NetRule
+	// Signer, when set, signs every trace the worker writes (its own key, read once);
+	// SignKey names its file, which must lie outside every task's work dir and is hidden
+	// from the sandbox. The attempt records the key's fingerprint.
+	Signer  *trace.Signer
+	SignKey string
 	// Memory, when set, is the worker's store as an index of the fleet's Megram log
 	// (Client.ShareMemory): each run calibrates with it once it has caught up with the
 	// log, and its new records go to the log before the task is acknowledged. The Dreamer
@@ -261,6 +266,7 @@ type attemptRun struct {
 	final     *taskrun.Result
 	trace     string // object name, "" when none was stored
 	traceHead string
+	signedBy  string
 }
 
 // run runs the task with taskrun in a fresh work dir and stores its trace.
@@ -285,6 +291,9 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 		return out, err
 	}
 	cfg.AllowNet = append(cfg.AllowNet, taskNet...)
+	if w.cfg.Signer != nil {
+		cfg.Signer, cfg.SignKey = w.cfg.Signer, w.cfg.SignKey
+	}
 	cfg.Task, cfg.Workdir, cfg.RunID = t.Text, work, runID
 	cfg.TracePath = filepath.Join(dir, "trace.jsonl")
 	cfg.Meta = fleetMeta(cfg.Meta, t, n, w.cfg.Name, superseded)
@@ -342,7 +351,7 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 	if _, err := w.c.traces.PutBytes(ctx, name, b); err != nil {
 		return out, fmt.Errorf("storing the trace: %w", err)
 	}
-	out.trace, out.traceHead = name, res.TraceHead
+	out.trace, out.traceHead, out.signedBy = name, res.TraceHead, res.SignedBy
 	return out, runErr
 }
 
@@ -392,7 +401,7 @@ func (w *Worker) finish(ctx context.Context, msg jetstream.Msg, t Task, a attemp
 			return false
 		}
 		at := &s.Attempts[i]
-		at.EndedAt, at.Trace, at.TraceHead = w.cfg.Clock.Now().UTC(), a.trace, a.traceHead
+		at.EndedAt, at.Trace, at.TraceHead, at.SignedBy = w.cfg.Clock.Now().UTC(), a.trace, a.traceHead, a.signedBy
 		if s.State == Finished || at.State != Running {
 			at.State = Refused
 			return true

@@ -43,6 +43,11 @@ the worker's entry is the loopback address itself), to the fleet's NATS server (
 the worker's entry names that server's host and port), or to a link-local or
 unspecified address (never). A refused entry fails the attempt, naming the entry and why.
 
+Every trace the worker writes is signed with its own ed25519 key: --sign-key FILE, or
+worker-sign.key in $XDG_STATE_HOME/spine or ~/.local/state/spine,
+made (with worker-sign.key.pub) on the first start. spine status TASK shows which key
+signed each attempt's trace; spine replay --check --verify-key checks it.
+
 --memory DIR gives the worker a memory store that is an index of the fleet's Megram
 log: every worker's Megrams are appended to the log and restored into every store, so
 a run calibrates with the whole fleet's experience. One worker at a time, the holder of
@@ -59,6 +64,7 @@ func init() {
 			memDir                 string
 			leaseTTL               time.Duration
 			allowNet               netRules
+			signKey                string
 		)
 		c := &cobra.Command{
 			Use:   "worker --workdir-root DIR [--concurrency N] [--ack-wait D] [--demo] [flags]",
@@ -136,6 +142,9 @@ func init() {
 					cfg.Memory = sm
 				}
 				cfg.AllowNet = allowNet
+				if cfg.Signer, cfg.SignKey, err = workerSigner(io, signKey); err != nil {
+					return err
+				}
 				w, err := cl.NewWorker(ctx, cfg)
 				if err != nil {
 					return err
@@ -166,6 +175,7 @@ func init() {
 		fs.BoolVar(&demo, "demo", false, "run every task as spine demo --pipeline (scripted replies: no model, no key)")
 		fs.BoolVar(&noSandbox, "no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (recorded in every trace)")
 		fs.Var(&allowNet, "allow-net", "the most a task's --allow-net may open: `HOST[:PORT]` (repeatable; default none). Loopback and the fleet's NATS server open only when named here literally; link-local never")
+		fs.StringVar(&signKey, "sign-key", "", "sign every trace with this ed25519 private key `FILE` (default: worker-sign.key in the state directory, made on first start)")
 		fs.BoolVar(&cfg.Drain, "drain", false, "exit once the queue is empty and no task is in any worker's hands")
 		fs.BoolVar(&quiet, "quiet", false, "do not log each task's start and end")
 		return c

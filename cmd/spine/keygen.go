@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -34,12 +35,13 @@ read. Give FILE.pub (or a directory of such files) to --verify-key of spine repl
 }
 
 // keygen writes a new key pair to path and path.pub and returns its fingerprint. It
-// refuses before writing anything when either file exists.
+// refuses before writing anything when either file exists (an error that is
+// os.ErrExist). Each file appears whole or not at all.
 func keygen(path string) (string, error) {
 	pubPath := path + ".pub"
 	for _, p := range []string{path, pubPath} {
 		if _, err := os.Lstat(p); err == nil {
-			return "", fmt.Errorf("%s already exists; a key is never overwritten", p)
+			return "", fmt.Errorf("%s already exists; a key is never overwritten: %w", p, os.ErrExist)
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return "", err
 		}
@@ -66,12 +68,15 @@ func keygen(path string) (string, error) {
 	return trace.Fingerprint(pub), nil
 }
 
-// writeExclusive creates path with mode (never replacing a file) and writes b.
+// writeExclusive creates path with mode and b, never replacing a file: it writes a
+// temporary file beside it and links it into place, so a reader never sees it part
+// written.
 func writeExclusive(path string, b []byte, mode os.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	f, err := os.CreateTemp(filepath.Dir(path), ".keygen-*")
 	if err != nil {
 		return err
 	}
+	defer os.Remove(f.Name())
 	if err := f.Chmod(mode); err != nil { // whatever the umask
 		f.Close()
 		return err
@@ -80,5 +85,8 @@ func writeExclusive(path string, b []byte, mode os.FileMode) error {
 		f.Close()
 		return err
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Link(f.Name(), path)
 }
