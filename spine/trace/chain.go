@@ -29,7 +29,8 @@ import (
 // digest. The chain has no key: whoever can rewrite the whole file can also compute every
 // h again from the edit on. That rewrite shows only against a copy of the last h kept
 // elsewhere (ChainReport.Head, FileSink.Head), which is why the trace also lives outside
-// the agent's reach and is locked while a run writes it.
+// the agent's reach and is locked while a run writes it, or against a signature over the
+// head by a key the attacker does not hold (sign.go).
 
 // ChainGenesis is the "previous h" of a trace's first line. It is fixed and public: the
 // chain proves the lines' order and content, not who wrote them.
