@@ -46,6 +46,13 @@ type Config struct {
 	TracePath string
 	TraceDir  string
 
+	// SignKey is a private key file (trace.LoadSigner) that signs the trace: it must lie
+	// outside the work dir, is hidden from the sandbox and read once, before the run.
+	// Signer, when set, is the key already read (a worker reads its own once); SignKey
+	// then still names its file for the placement check and the sandbox.
+	SignKey string
+	Signer  *trace.Signer
+
 	// The tools' isolation: a bubblewrap sandbox reaching AllowNet only; NoSandbox runs
 	// them unconfined; Jail, when set, is used as it is.
 	AllowNet  []sandbox.NetRule
@@ -91,6 +98,7 @@ type Result struct {
 	// TraceHead is the hash of the trace's last line: a copy outside the file, so that
 	// a rewrite of the whole file can be told.
 	TraceHead string
+	SignedBy  string // the fingerprint of the key that signed the trace, "" when unsigned
 	Isolation sandbox.Isolation
 	// The live Auditor's findings (also in the trace, after the halt) and the messages
 	// its bus could not take.

@@ -93,6 +93,9 @@ func showTaskStatus(w io.Writer, st fleet.Status) {
 		if a.Trace != "" {
 			line += ", trace stored"
 		}
+		if a.SignedBy != "" {
+			line += ", signed by " + a.SignedBy
+		}
 		fmt.Fprintln(w, line+")")
 		if a.Error != "" {
 			fmt.Fprintf(w, "     did not start: %s\n", oneLine(a.Error, 100))

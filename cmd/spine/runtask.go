@@ -43,6 +43,7 @@ func init() {
 			noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (printed in red, recorded in the trace)"),
 			otlp:       fs.String("otlp", "", "when the run ends, send its trace to this OTLP/HTTP `URL` (e.g. http://localhost:4318; headers from $OTEL_EXPORTER_OTLP_HEADERS)"),
 		}
+		f.signKey = fs.String("sign-key", "", "sign the trace with this ed25519 private key `FILE` (spine keygen; outside the work dir, hidden from the tools)")
 		fs.Var(&f.allowNet, "allow-net", "let tools connect to `HOST[:PORT]` (repeatable; a host alone means ports 80 and 443; default: no network)")
 		c.RunE = func(c *cobra.Command, args []string) error {
 			return exitStatus(runTask(c.Context(), io, f, args))
@@ -54,7 +55,7 @@ func init() {
 // runFlags are spine run's flags.
 type runFlags struct {
 	workdir, rulesPath, memDir, tracePath, baseURL, model, configPath, caution *string
-	otlp                                                                       *string
+	otlp, signKey                                                              *string
 	asJSON, watch, noSandbox                                                   *bool
 	allowNet                                                                   netRules
 }
@@ -132,7 +133,7 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 
 	tc := taskrun.Config{Task: raw, Workdir: *workdir, LLM: cfg, ConfigPath: *configPath,
 		Rules: rs, RulesPath: *rulesPath, Watch: *watch, MemoryDir: *memDir, TracePath: *tracePath,
-		AllowNet: allowNet, NoSandbox: *noSandbox, OnMessage: show.message, CautionPolicy: *caution,
+		AllowNet: allowNet, NoSandbox: *noSandbox, OnMessage: show.message, CautionPolicy: *caution, SignKey: *f.signKey,
 		Warn: func(msg string) { warn(io.err, msg) }}
 	if isTerminal(io.in) && isTerminal(io.out) {
 		prompt := &terminalPrompt{in: bufio.NewReader(io.in), out: out, spin: spin}
@@ -157,6 +158,9 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 		showDream(show, res.Dream)
 	}
 	code := show.finish(io, res.TaskResult, runErr, res.TracePath, res.TraceHead, res.Pipeline)
+	if res.SignedBy != "" && !*asJSON {
+		fmt.Fprintf(io.out, "trace signed by %s\n", res.SignedBy)
+	}
 	return sendRunTrace(ctx, io, *f.otlp, res.TracePath, *asJSON, code)
 }
 
