@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/agentspine/spine/internal/linecap"
 )
@@ -212,6 +213,11 @@ func LoadSigner(path string) (*Signer, error) {
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return nil, fmt.Errorf("%s: the private key is readable by others (mode %04o); chmod 600 it", path, perm)
+	}
+	// A second hard link is a name the placement checks never see: it may lie inside a
+	// work dir that a sandboxed command can read.
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		return nil, fmt.Errorf("%s: the private key has %d hard links; keep one (a second name may be readable from a sandbox)", path, st.Nlink)
 	}
 	priv, err := ParsePrivateKey(b)
 	if err != nil {

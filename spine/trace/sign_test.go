@@ -231,6 +231,13 @@ func TestKeyFiles(t *testing.T) {
 	if _, err := LoadSigner(write("open", privPEM, 0o644)); err == nil || !strings.Contains(err.Error(), "readable by others (mode 0644)") {
 		t.Errorf("a key others can read: %v", err)
 	}
+	linked := write("linked", privPEM, 0o600)
+	if err := os.Link(linked, filepath.Join(dir, "second-name")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadSigner(linked); err == nil || !strings.Contains(err.Error(), "has 2 hard links") {
+		t.Errorf("a key with a second name: %v", err)
+	}
 	if _, err := LoadSigner(write("pubaspriv", pubPEM, 0o600)); err == nil || !strings.Contains(err.Error(), `a PEM "PUBLIC KEY" block, expected PRIVATE KEY`) {
 		t.Errorf("a public key as private: %v", err)
 	}
