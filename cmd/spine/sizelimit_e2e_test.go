@@ -31,11 +31,16 @@ func TestEveryLineReadsBack(t *testing.T) {
 		{name: "a 17 MiB write_file call",
 			script: map[string][]llmtest.Reply{"R3": {
 				fmCall("w1", "write_file", `{"path":"big.txt","content":"`+strings.Repeat("A", 17<<20)+`"}`), fmRead, fmDone}},
-			exit: exitOK, directive: contract.DirectiveAccept, directives: []string{contract.DirectiveRetry},
+			timeout: "60s",
+			exit:    exitOK, directive: contract.DirectiveAccept, directives: []string{contract.DirectiveRetry},
 			trace: []string{`"fault":{"role":"R3","kind":"response_too_large"`, `over the 1048576-byte limit of a model's answer`}},
 		{name: "a 50 MiB reply",
-			script: map[string][]llmtest.Reply{"R1": {llmtest.Text(strings.Repeat("<", 50<<20)), fmPerceived}},
-			exit:   exitOK, directive: contract.DirectiveAccept, directives: []string{contract.DirectiveRetry},
+			// Sent as a raw body, so that the test server does not spend the call's time
+			// encoding it.
+			script: map[string][]llmtest.Reply{"R1": {llmtest.Reply{Body: `{"id":"big","object":"chat.completion","created":1,"model":"m-R1",` +
+				`"choices":[{"index":0,"message":{"role":"assistant","content":"` + strings.Repeat("a", 50<<20) + `"},"finish_reason":"stop"}]}`}, fmPerceived}},
+			timeout: "60s",
+			exit:    exitOK, directive: contract.DirectiveAccept, directives: []string{contract.DirectiveRetry},
 			trace: []string{`"fault":{"role":"R1","kind":"response_too_large"`}},
 		{name: "a command printing 100 MiB",
 			script: map[string][]llmtest.Reply{"R2": {shellPlan},

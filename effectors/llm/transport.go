@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"sync"
@@ -140,7 +141,7 @@ func (b *cappedBody) tooLarge() error {
 		// maxDrain (or by the call's timeout).
 		n, err := io.CopyN(io.Discard, b.ReadCloser, maxDrain)
 		e.Size = b.read + n
-		e.AtLeast = err == nil
+		e.AtLeast = !errors.Is(err, io.EOF) // cut off at maxDrain, by the timeout or by the connection
 	}
 	if b.c != nil {
 		b.c.setTooLarge(e)
