@@ -62,6 +62,6 @@ type FinalResult struct {
 	Directive     string  `json:"directive"`
 	// Reason names why a task was abandoned when the cause was a fault of the machinery
 	// rather than the task's own course: the fault's kind (model_unavailable,
-	// contract_broken, planner_cornered). Empty otherwise.
+	// contract_broken, planner_cornered, response_too_large). Empty otherwise.
 	Reason string `json:"reason,omitempty"`
 }

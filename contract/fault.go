@@ -10,6 +10,9 @@ const (
 	FaultContractBroken = "contract_broken"
 	// FaultPlannerCornered: every plan R2 could make in a round broke the MUST NOT set.
 	FaultPlannerCornered = "planner_cornered"
+	// FaultResponseTooLarge: a role's model answered with more than MaxModelResponse
+	// bytes; the answer was refused unread and journalled as its size.
+	FaultResponseTooLarge = "response_too_large"
 )
 
 // Fault is a failure of the machinery rather than of the task. It is never a criterion

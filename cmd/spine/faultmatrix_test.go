@@ -216,7 +216,8 @@ func TestFaultMatrix(t *testing.T) {
 	}
 }
 
-func runFaultCase(t *testing.T, c faultCase) {
+// runFaultCase runs one case and returns the path of its trace.
+func runFaultCase(t *testing.T, c faultCase) string {
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
 	if err := os.MkdirAll(filepath.Join(work, "config"), 0o755); err != nil {
@@ -328,6 +329,7 @@ func runFaultCase(t *testing.T, c faultCase) {
 		!strings.Contains(rout.String(), "identical") {
 		t.Errorf("replay --check: exit %d\n%s%s", code, rout.String(), rerr.String())
 	}
+	return trace
 }
 
 // fmLine is what the matrix reads of a trace event: a message's type and payload.

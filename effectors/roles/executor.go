@@ -69,6 +69,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a 
 	corrected := false
 	for turn := 1; turn <= p.cfg.ToolTurns; turn++ {
 		p.status(llm.R3, a.SubTaskID, fmt.Sprintf("attempt %d: %s", attempt, clip(a.Intent, 60)))
+		fitConversation(&req)
 		resp, err := m.Complete(ctx, req)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -81,14 +82,21 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a 
 			// A call the endpoint sent without an id gets one before the assistant turn is
 			// sent back, so that each tool message names a call of that turn.
 			calls := slices.Clone(resp.ToolCalls)
+			oversized := map[int]int{} // call index → its arguments' size, when over the limit
 			for i := range calls {
 				if calls[i].ID == "" {
 					calls[i].ID = fmt.Sprintf("call-%d-%d", turn, i+1)
 				}
+				// Arguments over the limit are not run, journalled or sent back: the
+				// conversation keeps a placeholder naming their size.
+				if n := len(calls[i].Arguments); n > contract.MaxToolArguments {
+					oversized[i] = n
+					calls[i].Arguments = omittedArguments(n)
+				}
 			}
 			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls})
-			for _, tc := range calls {
-				reply, entry, err := p.callTool(ctx, rec, post, a, tc, allowed, g, late)
+			for i, tc := range calls {
+				reply, entry, err := p.callTool(ctx, rec, post, a, tc, oversized[i], allowed, g, late)
 				if err != nil {
 					return execution{}, err
 				}
@@ -122,7 +130,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a 
 // subtask's plan and not blocked, the target is not blocked, caution is confirmed), and
 // journals it. It returns the text the model sees and the tool_calls entry. Only a
 // cancelled context is an error: a refusal or a failing command is a result.
-func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a Assignment, tc llm.ToolCall, allowed map[string]bool, g guard, late *lateCheck) (string, string, error) {
+func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a Assignment, tc llm.ToolCall, oversized int, allowed map[string]bool, g guard, late *lateCheck) (string, string, error) {
 	tgt := targetOf(tc.Name, tc.Arguments)
 	x := engine.Exchange{Name: "tool:" + tc.Name, Request: toolRequest{ID: tc.ID, Arguments: tc.Arguments}}
 	refuse := func(why string) (string, string, error) {
@@ -132,6 +140,10 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a
 		x.Response, x.Error = r, why
 		rec.exchange(x)
 		return out, r.Evidence, nil
+	}
+	if oversized > 0 {
+		return refuse(fmt.Sprintf("the arguments are %d bytes, over the %d-byte limit of a tool call; send large content in smaller parts",
+			oversized, contract.MaxToolArguments))
 	}
 	switch why := g.must.toolBlocked(tc.Name); {
 	case !allowed[tc.Name] && why.verdict != nil:

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // Defaults of Options.
@@ -14,8 +16,10 @@ const (
 	DefaultTimeout   = 30 * time.Second
 	DefaultMaxOutput = 32 << 10 // bytes of shell output kept
 	DefaultMaxRead   = 1 << 20  // bytes read_file returns
-	DefaultMaxWrite  = 4 << 20  // bytes write_file accepts
-	DefaultMaxList   = 1000     // entries list_files returns
+	// DefaultMaxWrite is what write_file accepts: no more can arrive, since a tool call's
+	// arguments, which carry the content, are at most contract.MaxToolArguments.
+	DefaultMaxWrite = contract.MaxToolArguments
+	DefaultMaxList  = 1000 // entries list_files returns
 )
 
 // Options configure a Sandbox; zero values take the defaults.
@@ -73,6 +77,12 @@ func New(dir string, opts Options) (*Sandbox, error) {
 	}
 	if opts.Timeout < 0 || opts.MaxOutput < 0 || opts.MaxRead < 0 || opts.MaxWrite < 0 || opts.MaxList < 0 {
 		return nil, errors.New("sandbox: limits must not be negative")
+	}
+	// What a tool returns is journalled whole and sent to the model: it must fit the
+	// trace's budget for a tool's output.
+	if opts.MaxOutput > contract.MaxToolOutput || opts.MaxRead > contract.MaxToolOutput {
+		return nil, fmt.Errorf("sandbox: the output limits (%d, %d) must be at most %d bytes, the limit of a tool's output",
+			opts.MaxOutput, opts.MaxRead, contract.MaxToolOutput)
 	}
 	for _, p := range opts.OutsidePaths {
 		if !filepath.IsAbs(p) {

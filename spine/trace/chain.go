@@ -69,6 +69,9 @@ func (c *chainEncoder) encode(e *Event) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkLineSize(e, len(buf)-chainHexLen-len("}\n")+chainSuffixLen); err != nil {
+		return nil, err
+	}
 	c.started, c.lastSeq, c.lastTime = true, e.Seq, e.Time
 	c.lines++
 	buf = sealContent(buf[:len(buf)-1], &c.prev)
