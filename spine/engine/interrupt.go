@@ -41,7 +41,9 @@ type EffectorError struct {
 	Err   error
 }
 
-func (e *EffectorError) Error() string { return fmt.Sprintf("effector %s (%s): %v", e.Op, e.Where, e.Err) }
+func (e *EffectorError) Error() string {
+	return fmt.Sprintf("effector %s (%s): %v", e.Op, e.Where, e.Err)
+}
 func (e *EffectorError) Unwrap() error { return e.Err }
 
 // interruption names why the loop's end is an interruption, "" when it is not one: a

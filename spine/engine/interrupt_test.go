@@ -149,5 +149,9 @@ func TestInterruptNeedsAnInterrupter(t *testing.T) {
 // plainEffector hides every optional extension of the effector it wraps.
 type plainEffector struct{ e Effector }
 
-func (p plainEffector) Mint(ctx context.Context, r MintRequest) (Construct, error) { return p.e.Mint(ctx, r) }
-func (p plainEffector) Gate(ctx context.Context, r GateRequest) (Signals, error)   { return p.e.Gate(ctx, r) }
+func (p plainEffector) Mint(ctx context.Context, r MintRequest) (Construct, error) {
+	return p.e.Mint(ctx, r)
+}
+func (p plainEffector) Gate(ctx context.Context, r GateRequest) (Signals, error) {
+	return p.e.Gate(ctx, r)
+}
