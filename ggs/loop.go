@@ -190,6 +190,11 @@ func (l *Loop) Gate(ctx context.Context, req engine.GateRequest) (engine.Signals
 	if rep.Outcome != nil && rep.Outcome.Intent == "" {
 		rep.Outcome.Intent = l.task.Intent
 	}
+	if tb, ok := l.plant.(TimeBudgeter); ok {
+		if ms, ok := tb.TimeBudgetMS(); ok {
+			l.solver.BoundTimeBudget(l.task.TaskID, ms)
+		}
+	}
 	var sig Signals
 	var err error
 	if rep.Replan != nil {
