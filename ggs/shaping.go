@@ -302,6 +302,8 @@ func summary(directive string, s Signals, p Params, gap string) string {
 		fmt.Fprintf(&b, "Close enough: D = %s ≤ δ = %s after %s.", num(s.D), num(p.Delta), replans(s.Replans))
 	case contract.DirectiveAbandon:
 		switch {
+		case s.Interrupted != "":
+			b.WriteString(interruptedSummary(s.Interrupted, s.InterruptDetail))
 		case s.Fault == FaultEnds && s.FaultFatal:
 			b.WriteString("Abandoned: every plan the planner could make broke the MUST NOT set (a fault of the machinery, not a verdict on the task).")
 		case s.Fault == FaultEnds:

@@ -32,6 +32,9 @@ type Config struct {
 	Rules     *engine.RuleSet // nil: LoadRules(RulesPath)
 	RulesPath string          // the rule file, "" for the shipped rules/ggs.yaml
 	Watch     bool            // reload RulesPath at cycle boundaries when it changes
+	// MaxIterations bounds the engine's loop (rounds); 0 keeps the engine's default.
+	// A run that reaches it still ends in a FinalResult (reason iteration_bound).
+	MaxIterations int
 
 	MemoryDir string // the shared memory (LevelDB); "" for none
 	// Memory is a store a long-lived process keeps open across tasks, used instead of

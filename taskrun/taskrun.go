@@ -169,6 +169,9 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	}
 	sink = &scrubSink{next: sink, sc: scrub}
 	engineOpts := []engine.Option{engine.WithTrace(sink), engine.WithClock(cfg.Clock), engine.WithIDs(cfg.IDs), engine.WithRunID(res.RunID)}
+	if cfg.MaxIterations > 0 {
+		engineOpts = append(engineOpts, engine.WithMaxIterations(cfg.MaxIterations))
+	}
 	if cfg.Watch {
 		engineOpts = append(engineOpts, engine.WithRuleSource(engine.NewFileRuleSource(cfg.RulesPath, rs)))
 	}

@@ -50,6 +50,15 @@ func (d *pipelineDisplay) message(m trace.Message) {
 		}
 		fmt.Fprintf(d.w, "%s %s · %s · %s → %s %s · %d replan(s)\n", head, p.TaskID, lossLine(p.Loss, p.GradL, d.epsilon), p.PrevDirective, p.Directive, mark, p.Replans)
 		fmt.Fprintf(d.w, "%28s %s\n", "", p.Summary)
+		if p.Reason != "" {
+			fmt.Fprintf(d.w, "%28s reason: %s\n", "", p.Reason)
+		}
+		if g := p.Failure; g != nil {
+			fmt.Fprintf(d.w, "%28s graceful failure: %d part(s) done, %d failure(s); next moves:\n", "", len(g.Completed), len(g.Failed))
+			for i, m := range g.NextMoves {
+				fmt.Fprintf(d.w, "%28s   %d. %s\n", "", i+1, oneLine(m, 160))
+			}
+		}
 	case *contract.Megram:
 		fmt.Fprintf(d.w, "%s %s %s · %s · f %.2f σ %+.2f k %.2f\n", head, p.Space, p.Entity, p.State, p.F, p.Sigma, p.K)
 	case *contract.MemoryQuery:

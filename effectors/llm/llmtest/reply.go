@@ -26,6 +26,10 @@ type Reply struct {
 
 	// Stall delays the answer; if the client gives up first, nothing is sent.
 	Stall time.Duration
+	// Begin, when set, is called as the request this reply answers arrives, before
+	// anything is sent: a test acts at that exact point of a run (cancels it, say)
+	// instead of after a sleep.
+	Begin func()
 	// EchoAuth appends the request's Authorization header to the error message (or to
 	// Body), to prove that a client keeps its key out of its errors.
 	EchoAuth bool
