@@ -161,6 +161,11 @@ func (s *Sandbox) WriteFile(ctx context.Context, p, content string) (ToolResult,
 	if err != nil {
 		return s.openFailure(ToolWriteFile, p, err)
 	}
+	if err := s.giveAway(tmp, f); err != nil {
+		f.Close()
+		_ = s.osRoot.Remove(tmp)
+		return s.openFailure(ToolWriteFile, p, err)
+	}
 	err = writeChunks(ctx, f, []byte(content))
 	if err == nil && !create {
 		err = f.Chmod(perm) // the umask applied at creation; a replaced file keeps its bits

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentspine/spine/contract"
@@ -60,6 +61,7 @@ type Sandbox struct {
 
 	jailOnce sync.Once
 	jailErr  error
+	handed   atomic.Pointer[handover] // the work dir's files belong to the jail's host uid
 }
 
 // New opens a sandbox rooted at dir, which must exist and be a directory.
@@ -131,6 +133,9 @@ func (s *Sandbox) jail() (Jail, error) {
 				s.opts.Jail = b
 			}
 		}
+		if s.jailErr == nil {
+			s.jailErr = s.handOverTo(s.opts.Jail)
+		}
 	})
 	return s.opts.Jail, s.jailErr
 }
@@ -147,5 +152,33 @@ func (s *Sandbox) Isolation() (Isolation, error) {
 // Root is the sandbox's directory, absolute with symlinks resolved.
 func (s *Sandbox) Root() string { return s.root }
 
-// Close releases the root directory handle.
-func (s *Sandbox) Close() error { return s.osRoot.Close() }
+// handOverTo starts the ownership hand-over when jail runs commands as another host uid.
+func (s *Sandbox) handOverTo(jail Jail) error {
+	ho, ok := jail.(hostOwned)
+	if !ok {
+		return nil
+	}
+	uid, gid, drop := ho.hostOwner()
+	if !drop {
+		return nil
+	}
+	h := &handover{uid: uid, gid: gid, callerUID: os.Geteuid(), callerGID: os.Getegid()}
+	if err := handOver(s.root, h); err != nil {
+		return fmt.Errorf("sandbox: handing the work dir to uid %d: %w", uid, err)
+	}
+	s.handed.Store(h)
+	return nil
+}
+
+// Close gives the work dir back to the spine's uid, if it was handed over, and releases
+// the root directory handle.
+func (s *Sandbox) Close() error {
+	var err error
+	if h := s.handed.Swap(nil); h != nil {
+		err = handBack(s.root, h)
+	}
+	if cerr := s.osRoot.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
