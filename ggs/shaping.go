@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/agentspine/spine/contract"
 )
@@ -165,13 +164,9 @@ func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 // prose builds a rationale without fmt: a directive is shaped on every round.
 type prose []byte
 
-// String hands the text over without copying it; w must not be written afterwards.
-func (w prose) String() string {
-	if len(w) == 0 {
-		return ""
-	}
-	return unsafe.String(&w[0], len(w))
-}
+// String copies the text out: the project keeps no unsafe, and one copy per rationale is
+// small beside the round that shaped it.
+func (w prose) String() string { return string(w) }
 
 func (w *prose) say(parts ...string) {
 	for _, p := range parts {
