@@ -94,7 +94,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a 
 					calls[i].Arguments = omittedArguments(n)
 				}
 			}
-			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls})
+			req.Messages = append(req.Messages, llm.AssistantTurn(resp.Content, calls))
 			for i, tc := range calls {
 				reply, entry, err := p.callTool(ctx, rec, post, a, tc, oversized[i], allowed, g, late)
 				if err != nil {
@@ -119,7 +119,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a 
 		}
 		corrected = true
 		req.Messages = append(req.Messages,
-			llm.Message{Role: llm.RoleAssistant, Content: resp.Content},
+			llm.AssistantTurn(resp.Content, nil),
 			llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("Your reply could not be used: %v. Call a tool, or answer with only the JSON object {\"status\": ..., \"output\": ...}.", perr)})
 	}
 	res.Status, res.Output = contract.ExecFailed, fmt.Sprintf("no final answer within %d model turns", p.cfg.ToolTurns)

@@ -253,7 +253,7 @@ func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round
 		}
 		p.status(llm.R2, "", "plan rejected by the validator; asking again")
 		req.Messages = append(req.Messages,
-			llm.Message{Role: llm.RoleAssistant, Content: resps[len(resps)-1].Content},
+			llm.AssistantTurn(resps[len(resps)-1].Content, nil),
 			llm.Message{Role: llm.RoleUser, Content: "The plan validator rejected this plan:\n- " + strings.Join(violations, "\n- ") +
 				"\nAnswer with a new plan, as the same JSON object, that respects every MUST NOT entry and differs from every plan that failed."})
 	}

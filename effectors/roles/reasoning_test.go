@@ -67,7 +67,7 @@ func TestReasoningIsRecordedAndNeverSentBack(t *testing.T) {
 	}
 	for _, role := range llm.Roles {
 		for i, req := range r.requests(role) {
-			for _, secret := range []string{"R2-REASONING", "R3-REASONING", "reasoning_content"} {
+			for _, secret := range []string{"R2-REASONING", "R3-REASONING", "reasoning_content", thinkText} {
 				if bytes.Contains(req.Body, []byte(secret)) {
 					t.Errorf("%s request %d carries %q: %s", role, i+1, secret, req.Body)
 				}
