@@ -75,8 +75,9 @@ type RuleReport struct {
 	Wins        []int    // regions it wins alone
 	Overlaps    []int    // regions where it ties with another rule
 	Opaque      []Opaque // parts of its condition the analysis cannot model
-	Status      string   // RuleFires, RuleShadowed, RuleUnsatisfiable, RuleUnknown or RuleUnchecked
+	Status      string   // RuleFires, RuleShadowed, RuleUnsatisfiable, RuleOff, RuleUnknown or RuleUnchecked
 	ShadowedBy  []string // for RuleShadowed: the rules that fire first where it holds
+	OffBy       string   // for RuleOff: the conjunct over params that is false
 }
 
 // Rule statuses.
@@ -199,6 +200,7 @@ func analyzeWith(rs *engine.RuleSet, opt Options) (*analyzer, *Report, error) {
 	}
 	rep.Variables = a.variables()
 	rep.Rules = a.ruleReports()
+	a.markOff(rep.Rules)
 	rep.Warnings = a.warnings(rep, opt.HostParams, opt.Domains != nil)
 	if cells != nil {
 		if rep.Cells, err = a.checkCells(cells); err != nil {

@@ -6,9 +6,29 @@ import (
 )
 
 // The shipped GGS rules reproduce seed 000's decision table: the six macro-states, all
-// 24 cells, Law 2 and the overrides around them, with no gap and no overlap.
+// 24 cells at every replan count, Law 2 and the overrides around them, with no gap and no
+// overlap. The opt-in replan cap is off: its rule and its cell are reported off.
 func TestGGSReproducesTheSeedTable(t *testing.T) {
 	rep := analyze(t, shipped(t, "ggs.yaml"), ggsOptions(t))
+	checkSeedTable(t, rep, "params.replan_cap > 0")
+	for _, rr := range rep.Rules {
+		if rr.Name == "abandon_replans_spent" && (rr.Status != RuleOff || rr.OffBy != "params.replan_cap > 0") {
+			t.Errorf("the replan cap's rule: status %s (%q), want off", rr.Status, rr.OffBy)
+		}
+	}
+	checkGolden(t, "ggs.analysis.golden", reportText(t, rep))
+}
+
+// With the replan cap switched on, the same expectations hold: the cap's cell is checked
+// and the 24 cells hold below it.
+func TestGGSWithReplanCapOn(t *testing.T) {
+	src := strings.Replace(shippedSource(t, "ggs.yaml"), "replan_cap: 0 ", "replan_cap: 3 ", 1)
+	rep := analyze(t, loadRules(t, "ggs.yaml", src), ggsOptions(t))
+	checkSeedTable(t, rep, "")
+}
+
+func checkSeedTable(t *testing.T, rep *Report, off string) {
+	t.Helper()
 	if g := rep.Gaps(); len(g) != 0 {
 		t.Errorf("gaps: %d, first %s", len(g), g[0].Condition())
 	}
@@ -24,21 +44,34 @@ func TestGGSReproducesTheSeedTable(t *testing.T) {
 	if len(rep.Cells) != 37 {
 		t.Fatalf("%d cells, want 6 macro-states + 24 cells + 4 overrides + 3 faults", len(rep.Cells))
 	}
+	offs := 0
 	for _, c := range rep.Cells {
 		if !c.OK() {
 			t.Errorf("cell %s / %s fails: %+v", c.Table, c.Cell, c.Failures)
+		}
+		if c.Off != "" {
+			offs++
+			if c.Off != off {
+				t.Errorf("cell %s is off by %q, want %q", c.Cell, c.Off, off)
+			}
+			continue
 		}
 		if c.Regions == 0 {
 			t.Errorf("cell %s checked nothing", c.Cell)
 		}
 	}
-	// Each rule wins exactly its macro-state: one region each.
+	if want := map[bool]int{true: 0, false: 1}[off == ""]; offs != want {
+		t.Errorf("%d cells off, want %d", offs, want)
+	}
+	// Each rule that is on wins exactly its macro-state: one region each.
 	for _, rr := range rep.Rules {
+		if rr.Status == RuleOff && off != "" {
+			continue
+		}
 		if rr.Status != RuleFires || len(rr.Wins) != 1 {
 			t.Errorf("rule %s: status %s, wins %v", rr.Name, rr.Status, rr.Wins)
 		}
 	}
-	checkGolden(t, "ggs.analysis.golden", reportText(t, rep))
 }
 
 func TestHarnessAnalysis(t *testing.T) {

@@ -11,6 +11,10 @@
 // model (calls, lists, arithmetic on fields) are reported as not analysable, never
 // assumed true or false.
 //
+// A rule switched off by a param (a top-level conjunct over params alone that is false,
+// as `params.replan_cap > 0` with replan_cap 0) is reported off, not warned about; an
+// expectation cell switched off the same way is off, not empty.
+//
 // The package owns the analysis and its text reports. It must not change a rule set, call
 // an effector or write a trace: what-if replay evaluates rules on recorded facts in
 // throwaway sessions whose traces are discarded. It reads no clock and no random source,

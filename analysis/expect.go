@@ -54,11 +54,28 @@ type CellResult struct {
 	Expected    string // "objective X" or "rule X"
 	Regions     int    // parts of the partition inside the cell, each checked by the engine
 	Failures    []CellFailure
-	Empty       bool // no input within the domains satisfies the cell
+	Empty       bool   // no input within the domains satisfies the cell
+	Off         string // a conjunct over params alone that is false: the cell is not checked
 }
 
-// OK reports whether the cell holds.
-func (c CellResult) OK() bool { return len(c.Failures) == 0 && !c.Empty }
+// OK reports whether the cell holds, or is off (see RuleOff).
+func (c CellResult) OK() bool { return c.Off != "" || (len(c.Failures) == 0 && !c.Empty) }
+
+// CellTally counts the cells that hold, those checked (all but the off ones) and those off.
+func CellTally(cells []CellResult) (hold, checked, off int) {
+	for _, c := range cells {
+		switch {
+		case c.Off != "":
+			off++
+		case c.OK():
+			hold++
+			checked++
+		default:
+			checked++
+		}
+	}
+	return hold, checked, off
+}
 
 // CellFailure is a part of a cell where something else than the expected outcome wins.
 type CellFailure struct {
@@ -201,6 +218,7 @@ type cell struct {
 	table, name string
 	line        int
 	src         string // given && when
+	off         string // a conjunct over params alone that is false
 	f           formula
 	objective   string
 	rule        string
@@ -237,7 +255,7 @@ func (x *Expectations) bind(rs *engine.RuleSet, sp *space) ([]*cell, error) {
 				l.add(c.Line, c.Col, "%s: cannot analyse %s", where, opaque[0])
 				continue
 			}
-			out = append(out, &cell{table: t.Name, name: c.Name, line: c.Line, src: src, f: f, objective: c.Objective, rule: c.Rule})
+			out = append(out, &cell{table: t.Name, name: c.Name, line: c.Line, src: src, off: sp.offBy(src), f: f, objective: c.Objective, rule: c.Rule})
 		}
 	}
 	if err := l.err(); err != nil {
@@ -294,6 +312,9 @@ func (a *analyzer) checkCells(cells []*cell) ([]CellResult, error) {
 		res[i] = CellResult{Table: c.table, Cell: c.name, Line: c.line, Expected: "objective " + c.objective}
 		if c.rule != "" {
 			res[i].Expected = "rule " + c.rule
+		}
+		if res[i].Off = c.off; c.off != "" {
+			continue
 		}
 		for _, g := range a.leaves {
 			if err := a.refine(g, g.r, c, &res[i]); err != nil {

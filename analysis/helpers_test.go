@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"github.com/agentspine/spine/internal/golden"
+	"io/fs"
 	"path/filepath"
 	"testing"
 
@@ -48,7 +49,7 @@ func ggsOptions(t testing.TB) Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Options{Domains: d, Expect: x, HostParams: []string{"alpha", "beta", "lambda", "w1", "w2", "time_budget_ms", "max_replans", "max_fault_retries"}}
+	return Options{Domains: d, Expect: x, HostParams: []string{"alpha", "beta", "lambda", "w1", "w2", "time_budget_ms", "max_replans", "replan_cap", "max_fault_retries"}}
 }
 
 func analyze(t testing.TB, rs *engine.RuleSet, opt Options) *Report {
@@ -70,4 +71,13 @@ func reportText(t testing.TB, rep *Report) []byte {
 		b.WriteString(w.String() + "\n")
 	}
 	return b.Bytes()
+}
+
+func shippedSource(t testing.TB, name string) string {
+	t.Helper()
+	b, err := fs.ReadFile(rules.FS, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -59,6 +59,20 @@ func TestGGSMutants(t *testing.T) {
 		if f := firstFinding(rep); f != "" {
 			return verdict{finding: f}
 		}
+		if m.kind == "delete" && m.name == "delete abandon_replans_spent" {
+			// The opt-in replan cap's rule is off as shipped; its deletion shows once the
+			// cap is on.
+			on := bytes.Replace(m.src, []byte("replan_cap: 0 "), []byte("replan_cap: 3 "), 1)
+			if rs, err = engine.LoadRules("mutant.yaml", on); err != nil {
+				return verdict{err: fmt.Sprintf("mutant with the cap on does not load: %v", err)}
+			}
+			if rep, err = Analyze(rs, opt); err != nil {
+				return verdict{err: err.Error()}
+			}
+			if f := firstFinding(rep); f != "" {
+				return verdict{finding: "with replan_cap: 3, " + strings.TrimLeft(f, " ")}
+			}
+		}
 		if m.kind == "delete" {
 			return verdict{err: "deleting a rule went unnoticed"}
 		}

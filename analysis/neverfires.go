@@ -69,6 +69,7 @@ func Lint(rs *engine.RuleSet, opt Options) (*Report, error) {
 	}
 	nf := a.newNeverFires(budget)
 	rep.Rules = nf.run()
+	a.markOff(rep.Rules)
 	rep.Warnings = a.warnings(rep, opt.HostParams, opt.Domains != nil)
 	if nf.stopped {
 		st := &Stopped{Steps: nf.steps(), Budget: budget}

@@ -66,13 +66,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 
 	if len(r.Cells) > 0 {
-		ok := 0
-		for _, c := range r.Cells {
-			if c.OK() {
-				ok++
-			}
-		}
-		p.f("expected cells: %d of %d hold\n", ok, len(r.Cells))
+		hold, checked, off := CellTally(r.Cells)
+		p.f("expected cells: %d of %d hold%s\n", hold, checked, offNote(off))
 		table := ""
 		for _, c := range r.Cells {
 			if c.Table != table {
@@ -81,6 +76,8 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 			mark := "holds"
 			switch {
+			case c.Off != "":
+				mark = "off: " + c.Off + " is false"
 			case c.Empty:
 				mark = "EMPTY: no input within the domains lies in the cell"
 			case len(c.Failures) > 0:
@@ -105,6 +102,8 @@ func ruleSummary(rr RuleReport) string {
 		return "never wins: shadowed by " + strings.Join(rr.ShadowedBy, ", ")
 	case RuleUnsatisfiable:
 		return "never wins: its condition is never true"
+	case RuleOff:
+		return "off: " + rr.OffBy + " is false"
 	case RuleUnknown:
 		return "not decided: its condition is not analysable"
 	}
@@ -146,4 +145,12 @@ func orNone(s string) string {
 		return "no rule"
 	}
 	return s
+}
+
+// offNote is ", N off" when some expectation cells are switched off by params.
+func offNote(off int) string {
+	if off == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d off", off)
 }

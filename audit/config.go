@@ -19,9 +19,14 @@ type Config struct {
 	// MaxCorrections per reported subtask make excessive_retries. Default 2 (the role
 	// definitions' fixed retry count).
 	MaxCorrections int
-	// MaxReplans is how many PlanDirectives a task may receive; one more is a
-	// budget_overrun. Default 3 (GGS's maxReplans).
-	MaxReplans int
+	// ReplanCap follows GGS's opt-in replan cap (the param replan_cap): when 1 or more, a
+	// task may receive that many PlanDirectives and one more is a budget_overrun. At 0, the
+	// default and seed 000's table, the count is not capped: GGS stops a task for its
+	// budget when Ω reaches θ, so only a PlanDirective issued at Ω ≥ Theta is one.
+	ReplanCap int
+	// Theta is GGS's θ: a PlanDirective whose loss has Ω ≥ Theta was issued past the
+	// budget, a budget_overrun whatever ReplanCap. Default 0.8 (the seed's θ).
+	Theta float64
 	// TimeBudgetMS is a task's time budget; an elapsed_ms beyond it, as R4b reports it,
 	// is a budget_overrun. Default 300000 (GGS's time_budget_ms, 5 minutes).
 	TimeBudgetMS int64
@@ -29,7 +34,7 @@ type Config struct {
 
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
-	return Config{ThrashingRun: 2, StallRun: 3, MaxCorrections: 2, MaxReplans: 3, TimeBudgetMS: 300_000}
+	return Config{ThrashingRun: 2, StallRun: 3, MaxCorrections: 2, ReplanCap: 0, Theta: 0.8, TimeBudgetMS: 300_000}
 }
 
 // ParamSource looks up a named param of a loaded rule set (*engine.RuleSet satisfies it).
@@ -37,17 +42,17 @@ type ParamSource interface {
 	Param(name string) (any, bool)
 }
 
-// WithRuleBudget returns c with MaxReplans and TimeBudgetMS taken from the params
-// max_replans and time_budget_ms of the GGS rule set a run obeys, so that the Auditor
-// counts the budget the run's rules enforce (rules/ggs.yaml caps a task at max_replans
-// PlanDirectives) also when the operator edited them. A param that is absent or not a
-// whole number is an error naming it; c is fixed when the Auditor is made, as ever.
+// WithRuleBudget returns c with ReplanCap, Theta and TimeBudgetMS taken from the params
+// replan_cap, theta and time_budget_ms of the GGS rule set a run obeys, so that the
+// Auditor counts the budget the run's rules enforce also when the operator edited them.
+// A param that is absent or of the wrong kind is an error naming it; c is fixed when the
+// Auditor is made, as ever.
 func (c Config) WithRuleBudget(src ParamSource) (Config, error) {
 	for _, f := range []struct {
 		name string
 		set  func(int64)
 	}{
-		{"max_replans", func(n int64) { c.MaxReplans = int(n) }},
+		{"replan_cap", func(n int64) { c.ReplanCap = int(n) }},
 		{"time_budget_ms", func(n int64) { c.TimeBudgetMS = n }},
 	} {
 		v, ok := src.Param(f.name)
@@ -59,6 +64,20 @@ func (c Config) WithRuleBudget(src ParamSource) (Config, error) {
 			return c, fmt.Errorf("audit config: param %s: want a whole number, got %T %v", f.name, v, v)
 		}
 		f.set(n)
+	}
+	v, ok := src.Param("theta")
+	if !ok {
+		return c, fmt.Errorf("audit config: the rules declare no param theta")
+	}
+	switch n := v.(type) {
+	case float64:
+		c.Theta = n
+	case int:
+		c.Theta = float64(n)
+	case int64:
+		c.Theta = float64(n)
+	default:
+		return c, fmt.Errorf("audit config: param theta: want a number, got %T %v", v, v)
 	}
 	return c, c.Validate()
 }
@@ -92,8 +111,11 @@ func (c Config) Validate() error {
 	if c.MaxCorrections < 0 {
 		errs = append(errs, fmt.Errorf("max corrections %d: want 0 or more", c.MaxCorrections))
 	}
-	if c.MaxReplans < 0 {
-		errs = append(errs, fmt.Errorf("max replans %d: want 0 or more", c.MaxReplans))
+	if c.ReplanCap < 0 {
+		errs = append(errs, fmt.Errorf("replan cap %d: want 0 (off) or more", c.ReplanCap))
+	}
+	if math.IsNaN(c.Theta) || c.Theta <= 0 || c.Theta > 1 {
+		errs = append(errs, fmt.Errorf("theta %v: want a number in (0, 1]", c.Theta))
 	}
 	if c.TimeBudgetMS <= 0 {
 		errs = append(errs, fmt.Errorf("time budget %d ms: want a positive number of milliseconds", c.TimeBudgetMS))

@@ -65,7 +65,7 @@ func TestGGSThrashing(t *testing.T) {
 			s.directive("a", bs, 0.5, 0.4)
 			s.directive("b", bs, 0.5, 0.4)
 		}},
-		{name: "one finding per run, a new run after progress", cfg: func(c *Config) { c.MaxReplans = 10 }, build: func(s *stream) {
+		{name: "one finding per run, a new run after progress", cfg: func(c *Config) { c.ReplanCap = 10 }, build: func(s *stream) {
 			s.directive("t", bs, 0.5, 0.5)
 			s.directive("t", bs, 0.5, 0.4)
 			s.directive("t", bs, 0.5, 0.3)
@@ -75,7 +75,7 @@ func TestGGSThrashing(t *testing.T) {
 			{KindGGSThrashing, []int64{1, 2}, "2 consecutive"},
 			{KindGGSThrashing, []int64{4, 5}, "D 0.25 → 0.25"},
 		}},
-		{name: "longer run threshold", cfg: func(c *Config) { c.ThrashingRun, c.MaxReplans = 3, 10 }, build: func(s *stream) {
+		{name: "longer run threshold", cfg: func(c *Config) { c.ThrashingRun, c.ReplanCap = 3, 10 }, build: func(s *stream) {
 			s.directive("t", bs, 0.5, 0.5)
 			s.directive("t", bs, 0.5, 0.4)
 			s.directive("t", ca, 0.5, 0.3)
@@ -120,23 +120,38 @@ func TestReplanningWithoutImprovement(t *testing.T) {
 }
 
 func TestBudgetOverrun(t *testing.T) {
+	capAt := func(n int) func(*Config) { return func(c *Config) { c.ReplanCap = n } }
 	runCases(t, []detectCase{
-		{name: "max_replans directives are within budget", build: func(s *stream) {
+		{name: "seed 000: any number of directives below θ is within budget", build: func(s *stream) {
+			for i := range 6 {
+				s.directiveAt("t", cp, 0.9, 0.9-0.1*float64(i), 0.15*float64(i))
+			}
+			s.final("t", 6)
+		}},
+		{name: "seed 000: a directive at Ω ≥ θ, once per task", build: func(s *stream) {
+			s.directiveAt("t", cp, 0.9, 0.9, 0.6)
+			s.directiveAt("t", cp, 0.9, 0.8, 0.8)
+			s.directiveAt("t", cp, 0.9, 0.7, 0.9)
+		}, want: []want{{KindBudgetOverrun, []int64{2}, "a PlanDirective issued at Ω = 0.8 ≥ θ = 0.8"}}},
+		{name: "cap on: replan_cap directives are within budget", cfg: capAt(3), build: func(s *stream) {
 			s.directive("t", cp, 0.9, 0.9)
 			s.directive("t", cp, 0.8, 0.8)
 			s.directive("t", cp, 0.7, 0.7)
 			s.final("t", 3)
 		}},
-		{name: "one directive more", build: func(s *stream) {
+		{name: "cap on: one directive more", cfg: capAt(3), build: func(s *stream) {
 			s.directive("t", cp, 0.9, 0.9)
 			s.directive("t", cp, 0.8, 0.8)
 			s.directive("t", cp, 0.7, 0.7)
 			s.directive("t", cp, 0.6, 0.6)
 			s.final("t", 4)
-		}, want: []want{{KindBudgetOverrun, []int64{1, 2, 3, 4}, "4 PlanDirectives issued for the task; max_replans is 3"}}},
-		{name: "declared by the FinalResult alone", build: func(s *stream) {
+		}, want: []want{{KindBudgetOverrun, []int64{1, 2, 3, 4}, "4 PlanDirectives issued for the task; replan_cap is 3"}}},
+		{name: "cap on: declared by the FinalResult alone", cfg: capAt(3), build: func(s *stream) {
 			s.final("t", 5)
-		}, want: []want{{KindBudgetOverrun, []int64{1}, "the FinalResult declares 5 replans; max_replans is 3"}}},
+		}, want: []want{{KindBudgetOverrun, []int64{1}, "the FinalResult declares 5 replans; replan_cap is 3"}}},
+		{name: "cap off: a FinalResult's replan count is no finding", build: func(s *stream) {
+			s.final("t", 5)
+		}},
 		{name: "elapsed at the budget", build: func(s *stream) {
 			s.replan("t", 300_000, failed("t", "a"))
 		}},
@@ -144,12 +159,14 @@ func TestBudgetOverrun(t *testing.T) {
 			s.replan("t", 300_001, failed("t", "a"))
 			s.summary("t", 400_000, matched("t", "b"))
 		}, want: []want{{KindBudgetOverrun, []int64{1}, "R4b's ReplanRequest reports 300001 ms elapsed; the time budget is 300000 ms"}}},
-		{name: "operator's budget", cfg: func(c *Config) { c.TimeBudgetMS = 1000; c.MaxReplans = 0 }, build: func(s *stream) {
+		{name: "operator's budget", cfg: func(c *Config) { c.TimeBudgetMS = 1000; c.ReplanCap = 1; c.Theta = 0.5 }, build: func(s *stream) {
 			s.summary("t", 1001, matched("t", "b"))
+			s.directiveAt("t", cp, 0.9, 0.9, 0.5)
 			s.directive("t", cp, 0.9, 0.9)
 		}, want: []want{
 			{KindBudgetOverrun, []int64{1}, "1001 ms elapsed; the time budget is 1000 ms"},
-			{KindBudgetOverrun, []int64{2}, "1 PlanDirectives issued for the task; max_replans is 0"},
+			{KindBudgetOverrun, []int64{2, 3}, "2 PlanDirectives issued for the task; replan_cap is 1"},
+			{KindBudgetOverrun, []int64{2}, "a PlanDirective issued at Ω = 0.5 ≥ θ = 0.5"},
 		}},
 	})
 }

@@ -69,6 +69,11 @@ func (s *stream) directive(task, directive string, d, l float64) int64 {
 	return s.send("R7", "R2", contract.TypePlanDirective, task, contract.PlanDirective{TaskID: task, Directive: directive, Loss: contract.Loss{D: d, L: l}})
 }
 
+// directiveAt is a PlanDirective issued at resource cost omega.
+func (s *stream) directiveAt(task, directive string, d, l, omega float64) int64 {
+	return s.send("R7", "R2", contract.TypePlanDirective, task, contract.PlanDirective{TaskID: task, Directive: directive, Loss: contract.Loss{D: d, L: l, Omega: omega}})
+}
+
 func (s *stream) final(task string, replans int) int64 {
 	return s.send("R7", "User", contract.TypeFinalResult, task, contract.FinalResult{TaskID: task, Directive: contract.DirectiveAbandon, Replans: replans})
 }

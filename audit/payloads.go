@@ -58,8 +58,9 @@ type directiveMsg struct {
 	TaskID    string `json:"task_id"`
 	Directive string `json:"directive"`
 	Loss      struct {
-		D float64 `json:"D"`
-		L float64 `json:"L"`
+		D     float64 `json:"D"`
+		L     float64 `json:"L"`
+		Omega float64 `json:"Omega"`
 	} `json:"loss"`
 }
 

@@ -48,18 +48,23 @@ func (a *Auditor) onDirective(t *task, seq int64, p directiveMsg) {
 			len(t.stall), trend(t.stall, func(r directiveRec) float64 { return r.l })), seqsOf(t.stall)...)
 	}
 
-	// budget_overrun: more directives than max_replans.
-	if len(t.directives) > a.cfg.MaxReplans && a.once("replans\x00"+t.id) {
-		a.raise(KindBudgetOverrun, t.id, fmt.Sprintf("%d PlanDirectives issued for the task; max_replans is %d",
-			len(t.directives), a.cfg.MaxReplans), t.directives...)
+	// budget_overrun: a directive issued with the budget spent (Ω ≥ θ), or, with the
+	// opt-in replan cap on, more directives than the cap.
+	if p.Loss.Omega >= a.cfg.Theta && a.once("omega\x00"+t.id) {
+		a.raise(KindBudgetOverrun, t.id, fmt.Sprintf("a PlanDirective issued at Ω = %s ≥ θ = %s",
+			strconv.FormatFloat(p.Loss.Omega, 'g', -1, 64), strconv.FormatFloat(a.cfg.Theta, 'g', -1, 64)), seq)
+	}
+	if a.cfg.ReplanCap > 0 && len(t.directives) > a.cfg.ReplanCap && a.once("replans\x00"+t.id) {
+		a.raise(KindBudgetOverrun, t.id, fmt.Sprintf("%d PlanDirectives issued for the task; replan_cap is %d",
+			len(t.directives), a.cfg.ReplanCap), t.directives...)
 	}
 }
 
-// onFinal checks the replan count a FinalResult declares (for streams where the
-// directives themselves were not seen) and closes the task's fan-in.
+// onFinal checks, with the replan cap on, the replan count a FinalResult declares (for
+// streams where the directives themselves were not seen) and closes the task's fan-in.
 func (a *Auditor) onFinal(t *task, seq int64, p finalMsg) {
-	if p.Replans > a.cfg.MaxReplans && a.once("replans\x00"+t.id) {
-		a.raise(KindBudgetOverrun, t.id, fmt.Sprintf("the FinalResult declares %d replans; max_replans is %d", p.Replans, a.cfg.MaxReplans), seq)
+	if a.cfg.ReplanCap > 0 && p.Replans > a.cfg.ReplanCap && a.once("replans\x00"+t.id) {
+		a.raise(KindBudgetOverrun, t.id, fmt.Sprintf("the FinalResult declares %d replans; replan_cap is %d", p.Replans, a.cfg.ReplanCap), seq)
 	}
 	a.closeManifests(t, seq, "before the FinalResult")
 }

@@ -188,7 +188,7 @@ func TestDesignedTraces(t *testing.T) {
 // the defaults, exercise the detectors too.
 func strictConfig() Config {
 	c := DefaultConfig()
-	c.StallRun, c.MaxReplans, c.TimeBudgetMS, c.MaxCorrections = 2, 1, 100_000, 1
+	c.StallRun, c.ReplanCap, c.TimeBudgetMS, c.MaxCorrections = 2, 1, 100_000, 1
 	return c
 }
 

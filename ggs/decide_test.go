@@ -29,10 +29,14 @@ func decide(t testing.TB, d *RulesDecider, s Signals) Decision {
 	return dec
 }
 
-// The seed's full 24-cell enumeration, columns ∇L, D, P, Ω. Each cell is checked at an
-// interior point and at the boundary values that belong to it (D = δ, P = ρ, Ω = θ and
-// |∇L| = ε), through the rules of rules/ggs.yaml.
+// The seed's full 24-cell enumeration, columns ∇L, D, P, Ω, read here from seed 000 and
+// not from the rule file, at the seed's thresholds (ε 0.1, δ 0.3, ρ 0.5, θ 0.8, Law 2 at
+// 2). Each cell is checked at an interior point and at the boundary values that belong to
+// it (D = δ, P = ρ, Ω = θ and |∇L| = ε), at every replan count 0–5 and Law 2 counter 0–3,
+// through the rules of rules/ggs.yaml: as shipped (no replan cap: the table decides at
+// every replan count) and with the opt-in cap on at 3.
 func TestDecisionTable24Cells(t *testing.T) {
+	const eps, delta, rho, theta, law2 = 0.1, 0.3, 0.5, 0.8, 2
 	type band int
 	const (
 		improving band = iota // ∇L < -ε
@@ -70,48 +74,72 @@ func TestDecisionTable24Cells(t *testing.T) {
 		{worsening, false, true, false, "abandon"},
 		{worsening, false, false, false, "abandon"},
 	}
-	p := loadParams(t)
-	d := newDecider(t)
+	// The seed's cell counts per macro-state: 12 + 6 + 1 + 2 + 1 + 2.
 	counts := map[string]int{}
-	for i, c := range cells {
-		// Values inside the band and, where the band is closed, on its boundary.
-		grads := map[band][]float64{improving: {-0.35, -p.Epsilon}, plateau: {0, 0.05, -0.0999}, worsening: {0.35, p.Epsilon}}[c.grad]
-		ds := []float64{0.6, 1}
-		if c.dLow {
-			ds = []float64{0, 0.1, p.Delta}
-		}
-		ps := []float64{0.75, 1}
-		if c.pLow {
-			ps = []float64{0, 0.25, p.Rho}
-		}
-		omegas := []float64{0.85, p.Theta, 1}
-		if c.omegaBelow {
-			omegas = []float64{0, 0.5, 0.7999}
-		}
+	for _, c := range cells {
 		counts[c.macroState]++
-		for _, g := range grads {
-			for _, dv := range ds {
-				for _, pv := range ps {
-					for _, o := range omegas {
-						worse := 0
-						if g > p.Epsilon {
-							worse = 1 // one worsening round: below the Law 2 threshold
-						}
-						s := Signals{Round: 2, D: dv, P: pv, Omega: o, Grad: g, Worsening: worse, Replans: 1}
-						dec := decide(t, d, s)
-						if dec.Directive != c.macroState {
-							t.Errorf("cell #%d (∇L=%v D=%v P=%v Ω=%v): rule %s chose %s, want %s",
-								i+1, g, dv, pv, o, dec.Rule, dec.Directive, c.macroState)
+	}
+	want := map[string]int{"abandon": 12, "success": 6, "break_symmetry": 1, "change_approach": 2, "change_path": 1, "refine": 2}
+	if fmt.Sprint(counts) != fmt.Sprint(want) {
+		t.Errorf("cells per macro-state %v, want %v", counts, want)
+	}
+	if p := loadParams(t); p.Epsilon != eps || p.Delta != delta || p.Rho != rho || p.Theta != theta || p.Law2Kill != law2 {
+		t.Fatalf("the shipped thresholds %+v are not the seed's", p)
+	}
+	action := map[string]bool{"break_symmetry": true, "change_approach": true, "change_path": true, "refine": true}
+	for _, capAt := range []int{0, 3} {
+		d := newDecider(t)
+		if capAt > 0 {
+			var err error
+			if d, err = NewRulesDecider(loadEdited(t, "replan_cap: 0 ", fmt.Sprintf("replan_cap: %d ", capAt))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		checked := 0
+		for i, c := range cells {
+			// Values inside the band and, where the band is closed, on its boundary.
+			grads := map[band][]float64{improving: {-0.35, -eps}, plateau: {0, 0.05, -0.0999}, worsening: {0.35, eps}}[c.grad]
+			ds := []float64{0.6, 1}
+			if c.dLow {
+				ds = []float64{0, 0.1, delta}
+			}
+			ps := []float64{0.75, 1}
+			if c.pLow {
+				ps = []float64{0, 0.25, rho}
+			}
+			omegas := []float64{0.85, theta, 1}
+			if c.omegaBelow {
+				omegas = []float64{0, 0.5, 0.7999}
+			}
+			for replans := 0; replans <= 5; replans++ {
+				for worse := 0; worse <= 3; worse++ {
+					// The orderings the seed leaves open: Law 2 sits with Ω ≥ θ above
+					// success; the opt-in cap stops a replan, never a delivery.
+					expect := c.macroState
+					switch {
+					case worse >= law2:
+						expect = "abandon"
+					case capAt > 0 && replans >= capAt && action[c.macroState]:
+						expect = "abandon"
+					}
+					for _, g := range grads {
+						for _, dv := range ds {
+							for _, pv := range ps {
+								for _, o := range omegas {
+									s := Signals{Round: replans + 1, D: dv, P: pv, Omega: o, Grad: g, Worsening: worse, Replans: replans}
+									checked++
+									if dec := decide(t, d, s); dec.Directive != expect {
+										t.Errorf("cap %d, cell #%d (∇L=%v D=%v P=%v Ω=%v replans=%d worsening=%d): rule %s chose %s, want %s",
+											capAt, i+1, g, dv, pv, o, replans, worse, dec.Rule, dec.Directive, expect)
+									}
+								}
+							}
 						}
 					}
 				}
 			}
 		}
-	}
-	// The seed's cell counts per macro-state: 12 + 6 + 1 + 2 + 1 + 2.
-	want := map[string]int{"abandon": 12, "success": 6, "break_symmetry": 1, "change_approach": 2, "change_path": 1, "refine": 2}
-	if fmt.Sprint(counts) != fmt.Sprint(want) {
-		t.Errorf("cells per macro-state %v, want %v", counts, want)
+		t.Logf("cap %d: %d decisions checked", capAt, checked)
 	}
 }
 

@@ -3,10 +3,15 @@ package ggs
 import (
 	"container/list"
 	"context"
+	"fmt"
 )
 
 // DefaultMaxOpenTasks is how many open tasks a Filter keeps unless told otherwise.
 const DefaultMaxOpenTasks = 10000
+
+// DefaultMaxEvictedTasks is how many evicted task ids spine ggs remembers unless told
+// otherwise: ten times the open tasks, a few megabytes for ids of tens of bytes.
+const DefaultMaxEvictedTasks = 100000
 
 // Bound limits the per-task state a Filter keeps on an endless stream. Both limits count
 // input lines and tasks, never time, so that the same input evicts the same tasks.
@@ -17,31 +22,70 @@ type Bound struct {
 	// IdleLines evicts a task that has had no message in that many input lines. 0 means
 	// never.
 	IdleLines int
+	// MaxEvicted is how many evicted task ids are remembered, exactly, so that a later
+	// message for one is refused with an EvictedError instead of being decided on lost
+	// state. Beyond it the oldest is forgotten, and that is reported as an Eviction with
+	// Reason EvictionForgotten: a later message for that id starts a new task. 0 means
+	// no limit.
+	MaxEvicted int
 }
 
 // Eviction reasons.
 const (
 	EvictedLRU  = "lru"  // more than MaxOpen tasks were open; this one was used least recently
 	EvictedIdle = "idle" // no message for it in IdleLines lines
+	// EvictionForgotten: more than MaxEvicted evicted ids were remembered, and this, the
+	// oldest, is dropped from that memory.
+	EvictionForgotten = "forgotten"
 )
 
-// Eviction is one task forgotten by a Filter before it reached a terminal directive. A
-// later message for the task starts it afresh, as its first round.
+// Eviction is one task forgotten by a Filter before it reached a terminal directive. While
+// the Filter remembers it (Bound.MaxEvicted), a later message for the task is refused
+// with an EvictedError. An Eviction with Reason EvictionForgotten says that memory is gone
+// too: a later message for the id starts a new task.
 type Eviction struct {
-	Line   int // the input line after which it was evicted
+	Line   int // the input line after which it was evicted, or forgotten
 	TaskID string
+	Reason string // EvictedLRU, EvictedIdle or EvictionForgotten
+	// EvictedAt is, for EvictionForgotten, the line after which the task was evicted.
+	EvictedAt int
+}
+
+// EvictedError is Handle's answer to a message for a task the Filter evicted: the
+// task's state (loss, Law 2 counter, replans, blocked targets) is gone, so no decision
+// is computed from it.
+type EvictedError struct {
+	TaskID string
+	Line   int    // the input line after which it was evicted
 	Reason string // EvictedLRU or EvictedIdle
+}
+
+func (e *EvictedError) Error() string {
+	why := "the least recently used of more open tasks than the bound"
+	if e.Reason == EvictedIdle {
+		why = "idle past the bound"
+	}
+	return fmt.Sprintf("task %q was evicted after line %d (%s): its state is gone, so this message is not decided", e.TaskID, e.Line, why)
 }
 
 // Filter runs a Solver over a stream of messages, one per input line, and keeps the
 // Solver's open tasks within a Bound: its memory stays flat however many task_ids the
-// stream opens and never closes. It is not safe for concurrent use.
+// stream opens and never closes. It never decides on lost state: a task it evicted is
+// remembered (up to Bound.MaxEvicted ids, exactly) and a later message for it refused,
+// and when that memory is full the id it drops is reported. It is not safe for
+// concurrent use.
 type Filter struct {
 	s     *Solver
 	bound Bound
 	order *list.List // *openTask, least recently used first
 	byID  map[string]*list.Element
 	out   []Eviction
+
+	// The evicted ids remembered, oldest first: a ring of at most MaxEvicted (a slice
+	// when unbounded), and the index by id.
+	gone     []EvictedError
+	goneHead int
+	goneByID map[string]int // id → position in gone
 }
 
 type openTask struct {
@@ -51,13 +95,18 @@ type openTask struct {
 
 // NewFilter returns a Filter over s. Negative limits count as no limit.
 func NewFilter(s *Solver, b Bound) *Filter {
-	return &Filter{s: s, bound: b, order: list.New(), byID: map[string]*list.Element{}}
+	return &Filter{s: s, bound: b, order: list.New(), byID: map[string]*list.Element{}, goneByID: map[string]int{}}
 }
 
-// Handle runs one round for m, read from input line n.
+// Handle runs one round for m, read from input line n. A message for a task the Filter
+// evicted, and still remembers, is refused with an *EvictedError and changes nothing.
 func (f *Filter) Handle(ctx context.Context, n int, m Message) (Output, error) {
-	out, err := f.s.Handle(ctx, m)
 	id := m.TaskID()
+	if i, ok := f.goneByID[id]; ok {
+		e := f.gone[i]
+		return Output{}, &e
+	}
+	out, err := f.s.Handle(ctx, m)
 	e, tracked := f.byID[id]
 	switch _, open := f.s.tasks.tasks[id]; {
 	case open && tracked:
@@ -96,7 +145,28 @@ func (f *Filter) evict(n int, e *list.Element, reason string) {
 	delete(f.byID, t.id)
 	delete(f.s.tasks.tasks, t.id)
 	f.out = append(f.out, Eviction{Line: n, TaskID: t.id, Reason: reason})
+	f.remember(n, EvictedError{TaskID: t.id, Line: n, Reason: reason})
 }
+
+// remember adds an evicted id to the memory of evictions, forgetting the oldest (and
+// saying so) when it is full.
+func (f *Filter) remember(n int, e EvictedError) {
+	max := f.bound.MaxEvicted
+	if max <= 0 || len(f.gone) < max {
+		f.goneByID[e.TaskID] = len(f.gone)
+		f.gone = append(f.gone, e)
+		return
+	}
+	old := f.gone[f.goneHead]
+	delete(f.goneByID, old.TaskID)
+	f.out = append(f.out, Eviction{Line: n, TaskID: old.TaskID, Reason: EvictionForgotten, EvictedAt: old.Line})
+	f.gone[f.goneHead] = e
+	f.goneByID[e.TaskID] = f.goneHead
+	f.goneHead = (f.goneHead + 1) % max
+}
+
+// Evicted is the number of evicted task ids the Filter remembers.
+func (f *Filter) Evicted() int { return len(f.goneByID) }
 
 // Open is the number of open tasks.
 func (f *Filter) Open() int { return f.order.Len() }

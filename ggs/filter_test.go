@@ -2,6 +2,7 @@ package ggs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -23,18 +24,20 @@ func TestFilterEvicts(t *testing.T) {
 		bound   Bound
 		lines   []string
 		evicted []string // "line:task:reason"
-		rounds  string   // round of each message's output, "-" for none
+		rounds  string   // round of each message's output, "-" for none, "x" refused as evicted
 	}{
 		{"within the bound nothing is evicted", Bound{MaxOpen: 2},
 			[]string{"a", "b", "a", "b"}, nil, "1 1 2 2"},
 		{"the least recently used goes first", Bound{MaxOpen: 2},
 			[]string{"a", "b", "a", "c", "d"}, []string{"4:b:lru", "5:a:lru"}, "1 1 2 1 1"},
-		{"an evicted task starts afresh", Bound{MaxOpen: 1},
-			[]string{"a", "a", "b", "a"}, []string{"3:a:lru", "4:b:lru"}, "1 2 1 1"},
+		{"an evicted task is refused, not decided afresh", Bound{MaxOpen: 1},
+			[]string{"a", "a", "b", "a", "a"}, []string{"3:a:lru"}, "1 2 1 x x"},
+		{"past the memory of evictions, the dropped id is reported and starts afresh", Bound{MaxOpen: 1, MaxEvicted: 1},
+			[]string{"a", "b", "c", "a"}, []string{"2:a:lru", "3:b:lru", "3:a:forgotten@2", "4:c:lru", "4:b:forgotten@3"}, "1 1 1 1"},
 		{"no limit", Bound{},
 			[]string{"a", "b", "c", "d", "", "", "", "a"}, nil, "1 1 1 1 - - - 2"},
 		{"idle lines count every input line", Bound{IdleLines: 2},
-			[]string{"a", "b", "", "b", "a"}, []string{"4:a:idle"}, "1 1 - 2 1"},
+			[]string{"a", "b", "", "b", "a"}, []string{"4:a:idle"}, "1 1 - 2 x"},
 		{"idle exactly the limit stays", Bound{IdleLines: 2},
 			[]string{"a", "", "", "a"}, nil, "1 - - 2"},
 		{"both limits, count first", Bound{MaxOpen: 2, IdleLines: 3},
@@ -63,13 +66,25 @@ func TestFilterEvicts(t *testing.T) {
 					rounds = append(rounds, "-")
 				default:
 					out, err := f.Handle(context.Background(), n, Message{Replan: envRound(l, 1, "shell:ls /x"+strconv.Itoa(n))})
-					if err != nil {
+					var gone *EvictedError
+					switch {
+					case errors.As(err, &gone):
+						if gone.TaskID != l || gone.Line >= n {
+							t.Fatalf("line %d: %v", n, err)
+						}
+						rounds = append(rounds, "x")
+					case err != nil:
 						t.Fatalf("line %d: %v", n, err)
+					default:
+						rounds = append(rounds, strconv.Itoa(out.Signals.Round))
 					}
-					rounds = append(rounds, strconv.Itoa(out.Signals.Round))
 				}
 				for _, e := range f.Expire(n) {
-					evicted = append(evicted, fmt.Sprintf("%d:%s:%s", e.Line, e.TaskID, e.Reason))
+					ev := fmt.Sprintf("%d:%s:%s", e.Line, e.TaskID, e.Reason)
+					if e.Reason == EvictionForgotten {
+						ev += "@" + strconv.Itoa(e.EvictedAt)
+					}
+					evicted = append(evicted, ev)
 				}
 				if f.Open() != len(s.OpenTasks()) {
 					t.Fatalf("line %d: the filter tracks %d tasks, the solver holds %v", n, f.Open(), s.OpenTasks())
@@ -110,7 +125,7 @@ func TestFilterMemoryStaysFlat(t *testing.T) {
 		n = 40_000
 	}
 	s := newSolver(t, WithSessionOptions(engine.WithTrace(trace.Discard)))
-	f := NewFilter(s, Bound{MaxOpen: 1000})
+	f := NewFilter(s, Bound{MaxOpen: 1000, MaxEvicted: 10_000})
 	ctx := context.Background()
 	req := envRound("", 1, "shell:ls /var/log/nginx → No such file or directory")
 	var early uint64
@@ -119,11 +134,16 @@ func TestFilterMemoryStaysFlat(t *testing.T) {
 		if _, err := f.Handle(ctx, i, Message{Replan: req}); err != nil {
 			t.Fatalf("line %d: %v", i, err)
 		}
-		if ev := f.Expire(i); i > 1000 && (len(ev) != 1 || ev[0].TaskID != "task-"+strconv.Itoa(i-1000)) {
+		ev := f.Expire(i)
+		if i > 1000 && (len(ev) < 1 || ev[0].TaskID != "task-"+strconv.Itoa(i-1000)) {
 			t.Fatalf("line %d: evicted %v, want task-%d", i, ev, i-1000)
 		}
-		if len(s.tasks.tasks) > 1000 || f.Open() > 1000 || len(f.byID) > 1000 {
-			t.Fatalf("line %d: %d tasks held, %d tracked: more than the bound of 1000", i, len(s.tasks.tasks), f.Open())
+		// Past 10,000 evictions remembered, each eviction forgets the oldest, and says so.
+		if i > 11_000 && (len(ev) != 2 || ev[1].Reason != EvictionForgotten || ev[1].TaskID != "task-"+strconv.Itoa(i-11_000)) {
+			t.Fatalf("line %d: evicted %v, want task-%d forgotten", i, ev, i-11_000)
+		}
+		if len(s.tasks.tasks) > 1000 || f.Open() > 1000 || len(f.byID) > 1000 || f.Evicted() > 10_000 || len(f.gone) > 10_000 {
+			t.Fatalf("line %d: %d tasks held, %d tracked, %d evictions remembered: more than the bounds", i, len(s.tasks.tasks), f.Open(), f.Evicted())
 		}
 		if i == n/10 {
 			early = heapInUse()
@@ -144,20 +164,22 @@ func heapInUse() uint64 {
 }
 
 // BenchmarkGGSFilterManyTasks is one round per new task_id through a filter bounded to
-// 10,000 open tasks, past the bound: a round, and one eviction.
+// 10,000 open tasks and 100,000 remembered evictions, past the bound: a round, and one
+// eviction (and, past 110,000 ids, one eviction forgotten).
 func BenchmarkGGSFilterManyTasks(b *testing.B) {
 	s := newSolver(b, WithSessionOptions(engine.WithTrace(trace.Discard)))
-	f := NewFilter(s, Bound{MaxOpen: DefaultMaxOpenTasks})
+	f := NewFilter(s, Bound{MaxOpen: DefaultMaxOpenTasks, MaxEvicted: DefaultMaxEvictedTasks})
 	ctx := context.Background()
 	req := envRound("", 1, "shell:ls /var/log/nginx → No such file or directory")
-	ids := make([]string, 2*DefaultMaxOpenTasks)
+	// Every id is new: an evicted id that came back would be refused.
+	ids := make([]string, b.N)
 	for i := range ids {
 		ids[i] = "task-" + strconv.Itoa(i)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		req.TaskID = ids[i%len(ids)]
+		req.TaskID = ids[i]
 		if _, err := f.Handle(ctx, i+1, Message{Replan: req}); err != nil {
 			b.Fatal(err)
 		}

@@ -8,7 +8,8 @@ const ObjectivePlan = "plan"
 // DecideHandCoded reads the seed's decision table as a plain switch: a verified
 // all-matched result is accepted; a fault that retrying cannot cure, Law 2 and then the
 // budget abandon; a fault with retries left runs the round again; a close enough
-// result succeeds; a round that would replan once more than max_replans abandons;
+// result succeeds; with the opt-in replan cap on, a round that would replan once more
+// than replan_cap abandons;
 // otherwise |∇L| against ε and P against ρ pick one of the four action states. It is
 // the oracle that the rules of rules/ggs.yaml are tested against and the floor their
 // benchmark is measured against; the Solver never calls it.
@@ -28,7 +29,7 @@ func DecideHandCoded(p Params, s Signals) string {
 		return contract.DirectiveRetry
 	case s.D <= p.Delta:
 		return contract.DirectiveSuccess
-	case s.Replans >= p.MaxReplans:
+	case p.CapReached(s.Replans):
 		return contract.DirectiveAbandon
 	}
 	stuck := abs(s.Grad) < p.Epsilon

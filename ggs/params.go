@@ -28,6 +28,10 @@ type Params struct {
 	TimeBudgetMS float64 // time budget per task, milliseconds
 	MaxReplans   int     // maxReplans of the Ω formula
 	Law2Kill     int     // consecutive worsening rounds that force abandon
+	// ReplanCap, when 1 or more, is how many PlanDirectives a task may receive before a
+	// round that would replan abandons instead; 0 (as shipped) is seed 000's table, where
+	// only Ω ≥ θ ends a task for its budget. The rules read it as params.replan_cap.
+	ReplanCap int
 	// MaxFaultRetries is how many consecutive rounds a fault of the machinery may cut
 	// short before the task is abandoned; the rules read it as params.max_fault_retries.
 	MaxFaultRetries int
@@ -36,12 +40,12 @@ type Params struct {
 // ParamNames lists the params ParamsFrom reads, in the order of the seed's table.
 var ParamNames = []string{
 	"alpha", "beta", "lambda", "w1", "w2", "epsilon", "delta", "rho", "theta",
-	"time_budget_ms", "max_replans", "law2_kill", "max_fault_retries",
+	"time_budget_ms", "max_replans", "replan_cap", "law2_kill", "max_fault_retries",
 }
 
 // ParamsFrom reads every param of ParamNames from src. A missing param, a value that is
-// not a number between -1e12 and 1e12, a non-positive time budget or maxReplans, an integer param with a
-// fraction, or a Law 2 threshold below 1 is an error naming the param.
+// not a number between -1e12 and 1e12, a non-positive time budget or maxReplans, a negative replan_cap, an integer param
+// with a fraction, or a Law 2 threshold below 1 is an error naming the param.
 func ParamsFrom(src ParamSource) (Params, error) {
 	var p Params
 	floats := []struct {
@@ -62,7 +66,7 @@ func ParamsFrom(src ParamSource) (Params, error) {
 	ints := []struct {
 		name string
 		dst  *int
-	}{{"max_replans", &p.MaxReplans}, {"law2_kill", &p.Law2Kill}, {"max_fault_retries", &p.MaxFaultRetries}}
+	}{{"max_replans", &p.MaxReplans}, {"replan_cap", &p.ReplanCap}, {"law2_kill", &p.Law2Kill}, {"max_fault_retries", &p.MaxFaultRetries}}
 	for _, f := range ints {
 		v, err := number(src, f.name)
 		if err != nil {
@@ -78,6 +82,8 @@ func ParamsFrom(src ParamSource) (Params, error) {
 		return Params{}, fmt.Errorf("param time_budget_ms: want > 0, got %v", p.TimeBudgetMS)
 	case p.MaxReplans < 1:
 		return Params{}, fmt.Errorf("param max_replans: want >= 1, got %d", p.MaxReplans)
+	case p.ReplanCap < 0:
+		return Params{}, fmt.Errorf("param replan_cap: want 0 (off) or more, got %d", p.ReplanCap)
 	case p.Law2Kill < 1:
 		return Params{}, fmt.Errorf("param law2_kill: want >= 1, got %d", p.Law2Kill)
 	case p.MaxFaultRetries < 0:
@@ -103,3 +109,7 @@ func number(src ParamSource, name string) (float64, error) {
 	}
 	return f, nil
 }
+
+// CapReached reports whether the opt-in replan cap is on and replans PlanDirectives
+// already spend it.
+func (p Params) CapReached(replans int) bool { return p.ReplanCap > 0 && replans >= p.ReplanCap }

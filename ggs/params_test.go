@@ -6,7 +6,8 @@ import (
 )
 
 // seedDefaults is the seed's hyperparameter table (v0.8 defaults), the spec that
-// rules/ggs.yaml must carry, and the project's one addition: max_fault_retries.
+// rules/ggs.yaml must carry, and the project's additions: max_fault_retries, and the
+// replan cap, off (0) as the seed's table has none.
 var seedDefaults = Params{
 	Alpha: 0.6, Beta: 0.3, Lambda: 0.4, W1: 0.6, W2: 0.4,
 	Epsilon: 0.1, Delta: 0.3, Rho: 0.5, Theta: 0.8,
@@ -32,7 +33,7 @@ func TestParamsFromErrors(t *testing.T) {
 		return mapSource{
 			"alpha": 0.6, "beta": 0.3, "lambda": 0.4, "w1": 0.6, "w2": 0.4, "epsilon": 0.1,
 			"delta": 0.3, "rho": 0.5, "theta": 0.8, "time_budget_ms": 300000.0,
-			"max_replans": 3.0, "law2_kill": 2, "max_fault_retries": 1,
+			"max_replans": 3.0, "replan_cap": 0, "law2_kill": 2, "max_fault_retries": 1,
 		}
 	}
 	if p, err := ParamsFrom(valid()); err != nil || p != seedDefaults {
@@ -47,6 +48,9 @@ func TestParamsFromErrors(t *testing.T) {
 		{"theta", "high", "param theta: want a number, got string high"},
 		{"max_replans", 2.5, "param max_replans: want a whole number, got 2.5"},
 		{"max_replans", 0.0, "param max_replans: want >= 1, got 0"},
+		{"replan_cap", -1, "param replan_cap: want 0 (off) or more, got -1"},
+		{"replan_cap", 1.5, "param replan_cap: want a whole number, got 1.5"},
+		{"replan_cap", nil, "no param replan_cap"},
 		{"time_budget_ms", 0.0, "param time_budget_ms: want > 0, got 0"},
 		{"law2_kill", 0.0, "param law2_kill: want >= 1, got 0"},
 		{"max_fault_retries", -1, "param max_fault_retries: want >= 0, got -1"},

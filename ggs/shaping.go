@@ -309,9 +309,9 @@ func summary(directive string, s Signals, p Params, gap string) string {
 				s.Worsening, num(s.Grad), num(p.Epsilon))
 		case s.Omega >= p.Theta:
 			fmt.Fprintf(&b, "Abandoned: the budget is spent (Ω = %s ≥ θ = %s) after %s.", num(s.Omega), num(p.Theta), replans(s.Replans))
-		case s.Replans >= p.MaxReplans && s.D > p.Delta:
-			fmt.Fprintf(&b, "Abandoned: the replans are spent (%s issued, max_replans = %d) and the result is still beyond δ = %s.",
-				replans(s.Replans), p.MaxReplans, num(p.Delta))
+		case p.CapReached(s.Replans) && s.D > p.Delta:
+			fmt.Fprintf(&b, "Abandoned: the replan cap is reached (%s issued, replan_cap = %d) and the result is still beyond δ = %s.",
+				replans(s.Replans), p.ReplanCap, num(p.Delta))
 		default:
 			fmt.Fprintf(&b, "Abandoned after %s.", replans(s.Replans))
 		}

@@ -169,11 +169,22 @@ func TestTargetsAccumulateAcrossBreakSymmetry(t *testing.T) {
 	}
 }
 
-// With max_replans PlanDirectives issued, a round that would replan abandons by rule,
-// however fast the task runs (Ω alone is 0.6 < θ here); one within δ still succeeds.
+// capped loads the shipped rules with the opt-in replan cap set to n.
+func capped(t *testing.T, n int) *Solver {
+	t.Helper()
+	s, err := New(loadEdited(t, "replan_cap: 0 ", fmt.Sprintf("replan_cap: %d ", n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The same environmental wall every round, fast enough that Ω is only the replan share.
+// As shipped (seed 000's table, no cap) the fourth round, at Ω = 0.6 < θ, is cell 13 and
+// changes path; the fifth finds Ω = 0.8 = θ and abandons for the budget. With the opt-in
+// cap at max_replans, the fourth round abandons instead; one within δ still succeeds.
 func TestReplansCap(t *testing.T) {
 	p := loadParams(t)
-	s := newSolver(t)
 	var steps []step
 	prev := "init"
 	for i := range p.MaxReplans {
@@ -181,17 +192,28 @@ func TestReplansCap(t *testing.T) {
 		steps = append(steps, step{req: envRound("cap", 2, fmt.Sprintf("shell:ls /d%d → none", i)), prev: prev, directive: "change_path", grad: map[bool]float64{true: 0, false: 0.08}[i == 0]})
 		prev = "change_path"
 	}
-	steps = append(steps, step{req: envRound("cap", 2, "shell:ls /last → none"), prev: prev, directive: "abandon", grad: 0.08})
-	outs := runSteps(t, s, steps)
+	fourth := step{req: envRound("cap", 2, "shell:ls /last → none"), prev: prev, directive: "change_path", grad: 0.08}
+	fifth := step{req: envRound("cap", 2, "shell:ls /after → none"), prev: "change_path", directive: "abandon", grad: 0.08}
+	outs := runSteps(t, newSolver(t), append(append(steps[:len(steps):len(steps)], fourth), fifth))
+	if r := outs[3]; r.Rule != "change_path_stuck_environmental" || r.Signals.Replans != p.MaxReplans || r.Signals.Omega >= p.Theta {
+		t.Errorf("uncapped, round 4: rule %s, signals %+v; want cell 13 below θ", r.Rule, r.Signals)
+	}
+	if last := outs[4]; last.Rule != "abandon_budget_spent" || last.Final.Replans != p.MaxReplans+1 || last.Final.Loss.Omega < p.Theta {
+		t.Errorf("uncapped, round 5: rule %s, %+v; want the budget spent", last.Rule, last.Final)
+	}
+
+	capAt := fourth
+	capAt.directive = "abandon"
+	outs = runSteps(t, capped(t, p.MaxReplans), append(steps[:len(steps):len(steps)], capAt))
 	last := outs[len(outs)-1]
 	if f := last.Final; last.Rule != "abandon_replans_spent" || f.Replans != p.MaxReplans || f.Loss.Omega >= p.Theta ||
-		f.Summary != "Abandoned: the replans are spent (3 replans issued, max_replans = 3) and the result is still beyond δ = 0.3. Distance left: D = 1. Gap: criteria unmet" {
+		f.Summary != "Abandoned: the replan cap is reached (3 replans issued, replan_cap = 3) and the result is still beyond δ = 0.3. Distance left: D = 1. Gap: criteria unmet" {
 		t.Errorf("cap: rule %s, %+v", last.Rule, f)
 	}
 
 	// The same history, and a last round within δ: success, not abandon.
-	s = newSolver(t)
-	runSteps(t, s, steps[:len(steps)-1])
+	s := capped(t, p.MaxReplans)
+	runSteps(t, s, steps)
 	near := replan("cap", 0, outcome("s1", "failed", []string{"shell:ls /e → ok"}, pass("a"), pass("b"), pass("c"), fail("d", "", "environmental")))
 	if out := mustReplan(t, s, near); out.Final == nil || out.Final.Directive != contract.DirectiveSuccess {
 		t.Errorf("a round within δ at the cap: rule %s, %+v", out.Rule, out)
@@ -225,11 +247,11 @@ func TestLaw2CounterResets(t *testing.T) {
 		// D=1 P=0 Ω=0.4: L = 0.76, ∇L = 0.08 leaves the worsening range: counter back to 0
 		{req: envRound("r", 2, "shell:ls /c → none"), prev: "refine", directive: "change_path", grad: 0.08},
 		// D=1 P=1 Ω=0.6: L = 0.6 + 0.12 + 0.24 = 0.96, ∇L = 0.2: worsening again, but only
-		// once, so no Law 2; the max_replans cap ends the task instead
-		{req: logicalRound("r", "shell:ls /d → wrong"), prev: "change_path", directive: "abandon", grad: 0.2},
+		// once, so no Law 2: cell 22, Ω < θ
+		{req: logicalRound("r", "shell:ls /d → wrong"), prev: "change_path", directive: "change_approach", grad: 0.2},
 	})
-	if outs[3].Rule != "abandon_replans_spent" {
-		t.Errorf("round 4 decided by %s, want abandon_replans_spent", outs[3].Rule)
+	if outs[3].Rule != "change_approach_moving_logical" {
+		t.Errorf("round 4 decided by %s, want change_approach_moving_logical", outs[3].Rule)
 	}
 	if w := []int{0, 1, 0, 1}; outs[0].Signals.Worsening != w[0] || outs[1].Signals.Worsening != w[1] ||
 		outs[2].Signals.Worsening != w[2] || outs[3].Signals.Worsening != w[3] {

@@ -29,7 +29,8 @@ func init() {
 		fs.IntVar(&cfg.ThrashingRun, "thrashing-run", def.ThrashingRun, "`N` consecutive break_symmetry directives of a task, D not decreasing, that make ggs_thrashing")
 		fs.IntVar(&cfg.StallRun, "stall-run", def.StallRun, "`N` consecutive PlanDirectives of a task, L not decreasing, that make replanning_without_improvement")
 		fs.IntVar(&cfg.MaxCorrections, "max-corrections", def.MaxCorrections, "R4a's retry budget `N` per subtask; more is excessive_retries")
-		fs.IntVar(&cfg.MaxReplans, "max-replans", def.MaxReplans, "`N` PlanDirectives a task may receive; more is budget_overrun")
+		fs.IntVar(&cfg.ReplanCap, "replan-cap", def.ReplanCap, "`N` PlanDirectives a task may receive, more is budget_overrun; 0 (seed 000, the shipped rules' replan_cap) caps none")
+		fs.Float64Var(&cfg.Theta, "theta", def.Theta, "GGS's θ: a PlanDirective issued at Ω ≥ `θ` is budget_overrun")
 		fs.Int64Var(&cfg.TimeBudgetMS, "time-budget-ms", def.TimeBudgetMS, "a task's time budget in `MS` milliseconds; more elapsed is budget_overrun")
 		opts := &auditFlags{
 			asJSON:    asJSON,

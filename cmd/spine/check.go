@@ -187,13 +187,11 @@ func checkSummary(rs *engine.RuleSet, rep *analysis.Report, analyze bool) string
 			s += ", " + plural(n, "undecided region")
 		}
 		if len(rep.Cells) > 0 {
-			ok := 0
-			for _, c := range rep.Cells {
-				if c.OK() {
-					ok++
-				}
+			hold, checked, off := analysis.CellTally(rep.Cells)
+			s += fmt.Sprintf(", %d of %d expected cells hold", hold, checked)
+			if off > 0 {
+				s += fmt.Sprintf(", %d off", off)
 			}
-			s += fmt.Sprintf(", %d of %d expected cells hold", ok, len(rep.Cells))
 		}
 	}
 	return s

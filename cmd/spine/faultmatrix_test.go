@@ -93,10 +93,10 @@ type faultCase struct {
 	// that goes well once (fmHappy), and an empty list means the role is never asked.
 	script map[string][]llmtest.Reply
 	task   string
-	// timeout is the per-call timeout (default 10s); maxReplans, when set, runs the
-	// shipped rules with that max_replans.
-	timeout    string
-	maxReplans int
+	// timeout is the per-call timeout (default 10s); replanCap, when set, runs the
+	// shipped rules with the opt-in replan cap at that many PlanDirectives.
+	timeout   string
+	replanCap int
 	// maxIter, when set, is spine run's --max-iterations.
 	maxIter int
 
@@ -223,8 +223,8 @@ var faultMatrix = []faultCase{
 		exit: exitFail, directive: contract.DirectiveAbandon, reason: contract.FaultIterationBound,
 		trace: []string{`"reason":"iteration_bound","detail":"reached the bound of 1 iterations"`}},
 	{name: "a validator that passes without evidence",
-		task:       fmOutTask,
-		maxReplans: 1,
+		task:      fmOutTask,
+		replanCap: 1,
 		script: map[string][]llmtest.Reply{
 			"R1": {fmOutPerceived},
 			"R2": {fmOutPlan, fmOutPlan2},
@@ -290,8 +290,8 @@ func runFaultCase(t *testing.T, c faultCase) string {
 		"  R4a: {model: m-R4a, tier: 1}\n  R4b: {model: m-R4b, tier: 2}\n", router.URL(), fmKey, timeout))
 	trace := filepath.Join(dir, "run.trace.jsonl")
 	args := []string{"run", "--config", cfg, "--workdir", work, "--trace", trace}
-	if c.maxReplans > 0 {
-		args = append(args, "--rules", fmRules(t, dir, c.maxReplans))
+	if c.replanCap > 0 {
+		args = append(args, "--rules", fmRules(t, dir, c.replanCap))
 	}
 	if c.maxIter > 0 {
 		args = append(args, "--max-iterations", fmt.Sprint(c.maxIter))
@@ -411,16 +411,16 @@ func fmTraceLines(t *testing.T, trace []byte) []fmLine {
 	return out
 }
 
-// fmRules writes the shipped GGS rules with another max_replans, outside the work dir.
-func fmRules(t *testing.T, dir string, maxReplans int) string {
+// fmRules writes the shipped GGS rules with the replan cap on, outside the work dir.
+func fmRules(t *testing.T, dir string, replanCap int) string {
 	t.Helper()
 	src, err := fs.ReadFile(rules.FS, "ggs.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	edited := strings.Replace(string(src), "max_replans: 3 ", fmt.Sprintf("max_replans: %d ", maxReplans), 1)
+	edited := strings.Replace(string(src), "replan_cap: 0 ", fmt.Sprintf("replan_cap: %d ", replanCap), 1)
 	if edited == string(src) {
-		t.Fatal("rules/ggs.yaml: no max_replans: 3 to edit")
+		t.Fatal("rules/ggs.yaml: no replan_cap: 0 to edit")
 	}
 	p := filepath.Join(dir, "ggs.yaml")
 	writeFile(t, p, edited)

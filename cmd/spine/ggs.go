@@ -22,6 +22,15 @@ func init() {
 		c := &cobra.Command{
 			Use:   "ggs [flags] < messages.jsonl",
 			Short: "run the Goal Gradient Solver as a JSONL filter over bus messages",
+			Long: `Run the Goal Gradient Solver as a JSONL filter: one bus message per line on stdin, one
+decision per line on stdout, any number of tasks interleaved by task_id.
+
+Open tasks are bounded (--max-open-tasks, --idle-lines); an evicted task is named on
+stderr with the input line after which it was evicted. A task is never forgotten
+silently: a later message for an evicted task is refused with an error line naming the
+task and that line, never decided on lost state (exit status 1). Evicted ids are
+remembered exactly, up to --max-evicted-tasks; beyond it the oldest is dropped and that
+is reported on stderr too, after which a message for that id starts a new task.`,
 		}
 		fs := c.Flags()
 		rulesFile := fs.String("rules", "", "rule `FILE` to decide with instead of the built-in rules/ggs.yaml")
@@ -29,6 +38,7 @@ func init() {
 		var bound ggs.Bound
 		fs.IntVar(&bound.MaxOpen, "max-open-tasks", ggs.DefaultMaxOpenTasks, "`N` open tasks kept; beyond it the least recently used is evicted (0: no limit)")
 		fs.IntVar(&bound.IdleLines, "idle-lines", 0, "evict a task with no message in `N` input lines (0: never)")
+		fs.IntVar(&bound.MaxEvicted, "max-evicted-tasks", ggs.DefaultMaxEvictedTasks, "`N` evicted task ids remembered, so that a later message for one is refused, not decided afresh; beyond it the oldest is forgotten, and that is reported (0: no limit)")
 		opts := &ggsFlags{
 			rulesFile:  rulesFile,
 			jsonErrors: jsonErrors,
@@ -51,13 +61,14 @@ type ggsFlags struct {
 // runGGS reads one bus message per line on stdin and writes one output message per
 // valid line on stdout. A line it cannot use is reported on stderr with its number and
 // skipped; the exit status is then 1. Open tasks are bounded (ggs.Filter): a task evicted
-// to stay within the bound is reported on stderr and does not change the exit status.
+// to stay within the bound is reported on stderr and does not change the exit status; a
+// later message for it is a bad line (ggs.EvictedError), and so never decided afresh.
 func runGGS(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *ggsFlags) int {
 	rulesFile, jsonErrors, bound := opts.rulesFile, opts.jsonErrors, *opts.bound
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"max-open-tasks", bound.MaxOpen}, {"idle-lines", bound.IdleLines}} {
+	}{{"max-open-tasks", bound.MaxOpen}, {"idle-lines", bound.IdleLines}, {"max-evicted-tasks", bound.MaxEvicted}} {
 		if f.v < 0 {
 			fmt.Fprintf(io.err, "spine ggs: --%s %d: want a count ≥ 0 (0: no limit)\n", f.name, f.v)
 			return exitUsage
@@ -106,6 +117,20 @@ func filterGGS(ctx context.Context, io stdio, filter *ggs.Filter, bound ggs.Boun
 	}
 	evicted := func(e ggs.Eviction) {
 		why := evictionText(e, bound)
+		if e.Reason == ggs.EvictionForgotten {
+			if jsonErrors {
+				b, _ := json.Marshal(struct {
+					Line      int    `json:"line"`
+					Forgotten string `json:"forgotten"`
+					EvictedAt int    `json:"evicted_at"`
+					Reason    string `json:"reason"`
+				}{e.Line, e.TaskID, e.EvictedAt, why})
+				fmt.Fprintf(io.err, "%s\n", b)
+				return
+			}
+			fmt.Fprintf(io.err, "line %d: forgot evicted task %s (evicted after line %d): %s\n", e.Line, linecap.ExcerptString(e.TaskID), e.EvictedAt, why)
+			return
+		}
 		if jsonErrors {
 			b, _ := json.Marshal(struct {
 				Line    int    `json:"line"`
@@ -163,11 +188,14 @@ func readLine(r *linecap.Reader) (line []byte, last bool, err error) {
 	return line, !complete, err
 }
 
-// evictionText says why a task was evicted and what a later message for it does.
+// evictionText says why a task was evicted, or its eviction forgotten, and what a later
+// message for it does.
 func evictionText(e ggs.Eviction, b ggs.Bound) string {
-	why := fmt.Sprintf("more than %d tasks open (--max-open-tasks), and it was the least recently used", b.MaxOpen)
-	if e.Reason == ggs.EvictedIdle {
-		why = fmt.Sprintf("no message for it in %d lines (--idle-lines)", b.IdleLines)
+	switch e.Reason {
+	case ggs.EvictionForgotten:
+		return fmt.Sprintf("more than %d evicted tasks remembered (--max-evicted-tasks); a later message for it starts a new task", b.MaxEvicted)
+	case ggs.EvictedIdle:
+		return fmt.Sprintf("no message for it in %d lines (--idle-lines); a later message for it is refused", b.IdleLines)
 	}
-	return why + "; a later message for it starts the task afresh"
+	return fmt.Sprintf("more than %d tasks open (--max-open-tasks), and it was the least recently used; a later message for it is refused", b.MaxOpen)
 }

@@ -13,7 +13,7 @@ import (
 // TestTraceDiffGolden compares every fixture with itself (identical, exit 0), with the
 // next fixture in the list, and, for a designed GGS scenario, with the run the same
 // scenario makes under an edited rule set (max_replans 3 → 1: the replan share of Ω grows
-// and abandon_replans_spent fires sooner).
+// and Ω reaches θ sooner).
 func TestTraceDiffGolden(t *testing.T) {
 	fixtures := traceFixtures(t)
 	dir := t.TempDir()
