@@ -141,6 +141,12 @@ func NewBubblewrap(opts BubblewrapOptions) (*Bubblewrap, error) {
 		return nil, &UnavailableError{Missing: []string{"the launcher: this program's executable cannot be opened: " + err.Error()}}
 	}
 	b.base = b.baseArgs()
+	if b.host.drop {
+		if err := ensureStageBase(); err != nil {
+			b.exe.Close()
+			return nil, &UnavailableError{Missing: []string{"a staging directory for the sandbox's binds: " + err.Error()}}
+		}
+	}
 	if err := b.probe(); err != nil {
 		b.exe.Close()
 		return nil, err
@@ -357,38 +363,23 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 		}
 		a = append(a, "--seccomp", strconv.Itoa(cf.add(sf, true)))
 	}
-	var stages []*staged
-	defer func() {
-		for _, st := range stages {
-			st.release()
-		}
-	}()
-	source := func(p string, ro bool) (string, error) {
+	// A host uid that is not root may be unable to reach a bind source's parents: the
+	// sources are then staged (stage_linux.go) and bwrap is shown the staged paths.
+	var plan stagePlan
+	source := func(p string, ro bool) string {
 		if !b.host.drop {
-			return p, nil
+			return p
 		}
-		st, err := stage(p, ro)
-		if err != nil {
-			return "", err
-		}
-		stages = append(stages, st)
-		return st.path, nil
+		plan.sources = append(plan.sources, stageSource{path: p, ro: ro})
+		return stagedPath(len(plan.sources) - 1)
 	}
 	for _, ro := range b.opts.ReadOnly {
 		if _, err := os.Stat(ro); err != nil {
 			continue // as --ro-bind-try: an absent path is not shown
 		}
-		src, err := source(ro, true)
-		if err != nil {
-			return RunReport{}, err
-		}
-		a = append(a, "--ro-bind", src, ro)
+		a = append(a, "--ro-bind", source(ro, true), ro)
 	}
-	work, err := source(p.Dir, false)
-	if err != nil {
-		return RunReport{}, err
-	}
-	a = append(a, "--bind", work, p.Dir)
+	a = append(a, "--bind", source(p.Dir, false), p.Dir)
 	// Hidden paths are masked last, so they win over any mount that would show them.
 	for _, h := range b.opts.Hidden {
 		if !b.visible(h, p.Dir) {
@@ -406,6 +397,11 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 		"/bin/sh", "-c", p.Script)...)
 
 	cmd := exec.CommandContext(ctx, b.path, a...)
+	if b.host.drop {
+		plan.uid, plan.gid, plan.argv = b.host.uid, b.host.gid, append([]string{b.path}, a...)
+		argv := plan.stagerArgv("/proc/self/fd/" + strconv.Itoa(exeFD)) // the descriptor the child holds
+		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
+	}
 	// bwrap's --chdir sets the command's directory; the host uid may not be able to
 	// reach p.Dir's parents, so bwrap itself starts in /.
 	cmd.Dir, cmd.Env = "/", p.Env
@@ -414,7 +410,9 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 	cmd.WaitDelay = waitDelay
 	inOwnProcessGroup(cmd)
 	if b.host.drop {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(b.host.uid), Gid: uint32(b.host.gid), Groups: []uint32{}}
+		// The stager starts as root in a mount namespace of its own, stages, drops to
+		// the host uid and executes bwrap (same pid).
+		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
 	}
 	if err := cmd.Start(); err != nil {
 		return RunReport{}, err
