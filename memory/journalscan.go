@@ -28,6 +28,9 @@ type journalScan struct {
 	// write a killed process or a crashed host left unfinished. It was never
 	// acknowledged, so it is not damage; LevelDB drops it on open.
 	tornTail bool
+
+	data  []byte // while scanning
+	store bool
 }
 
 // scanJournal reads data as a journal named file of the given kind ("journal" for a
@@ -35,25 +38,22 @@ type journalScan struct {
 // reported with its offset, and for a store journal the Megram puts of every record the
 // damage takes with it are counted from whatever of it is still readable.
 func scanJournal(data []byte, file, kind string) journalScan {
-	var sc journalScan
+	sc := journalScan{data: data, store: kind == KindJournal}
 	var rec []byte // the record being assembled
 	recAt, inRec, recBad := -1, false, false
 	tail := -1       // offset of damage that may be a torn tail
 	dropped := false // the rest of the last block was dropped after damage
-	store := kind == KindJournal
-	damage := func(at int, reason string, lost []byte) {
-		d := Damage{File: file, Kind: kind, Offset: int64(at), Reason: reason, Megrams: -1}
-		if store {
-			d.Megrams = countInChunks(lost)
-		}
-		sc.damage = append(sc.damage, d)
+	store := sc.store
+	damage := func(at int, reason string) {
+		sc.damage = append(sc.damage, Damage{File: file, Kind: kind, Offset: int64(at), Reason: reason, Megrams: -1})
+	}
+	// Zeros from zeroFrom to the end of the file are space a crash left unwritten.
+	zeroFrom := len(data)
+	for zeroFrom > 0 && data[zeroFrom-1] == 0 {
+		zeroFrom--
 	}
 	endRecord := func() {
-		if recBad {
-			if store && len(sc.damage) > 0 { // the damage takes the record's readable puts
-				sc.damage[len(sc.damage)-1].Megrams += countMegramPuts(rec)
-			}
-		} else {
+		if !recBad {
 			sc.records++
 			if store {
 				sc.megrams += countMegramPuts(rec)
@@ -77,17 +77,17 @@ func scanJournal(data []byte, file, kind string) journalScan {
 			sum := binary.LittleEndian.Uint32(block[j:])
 			length := int(binary.LittleEndian.Uint16(block[j+4:]))
 			typ := block[j+6]
-			if sum == 0 && length == 0 && typ == 0 && allZero(data[at:]) {
+			if sum == 0 && length == 0 && typ == 0 && at >= zeroFrom {
 				// Zeros to the end of the file: space a crash left unwritten.
 				if inRec {
-					damage(recAt, "record cut short by zeros to the end of the file", nil)
+					damage(recAt, "record cut short by zeros to the end of the file")
 					tail = len(sc.damage) - 1
 					spoil()
 				}
 				return sc.finish(tail)
 			}
 			if typ < chunkFull || typ > chunkLast {
-				damage(at, fmt.Sprintf("invalid chunk header (type %#x)", typ), nil)
+				damage(at, fmt.Sprintf("invalid chunk header (type %#x)", typ))
 				spoil()
 				dropped = true
 				break
@@ -96,20 +96,29 @@ func scanJournal(data []byte, file, kind string) journalScan {
 			if end > len(block) {
 				if last && len(block) < journalBlock {
 					// The file ends inside this chunk: an unfinished write.
-					damage(at, "chunk cut short by the end of the file", nil)
+					damage(at, "chunk cut short by the end of the file")
 					tail = len(sc.damage) - 1
 					spoil()
 					return sc.finish(tail)
 				}
-				damage(at, "chunk length overflows its block", nil)
+				damage(at, "chunk length overflows its block")
 				spoil()
 				dropped = true
 				break
 			}
 			payload := block[j+journalHeader : end]
 			if util.NewCRC(block[j+6:end]).Value() != sum {
-				// LevelDB drops the rest of the block; the count takes what it held.
-				damage(at, "checksum mismatch", block[end:])
+				// LevelDB drops the rest of the block.
+				if len(data)-zeroFrom >= 8 && zeroFrom <= bs+end {
+					// Zeros from inside this chunk to the end of the file: a write a
+					// crash cut short, not a changed byte.
+					damage(at, "chunk cut short by zeros to the end of the file")
+					tail = len(sc.damage) - 1
+					inRec, recBad = true, true
+					endRecord()
+					return sc.finish(tail)
+				}
+				damage(at, "checksum mismatch")
 				if typ == chunkFull || typ == chunkFirst {
 					spoil()
 					rec, recAt = append(rec[:0], payload...), at
@@ -124,7 +133,7 @@ func scanJournal(data []byte, file, kind string) journalScan {
 			switch typ {
 			case chunkFull, chunkFirst:
 				if inRec {
-					damage(recAt, "record without its last chunk", nil)
+					damage(recAt, "record without its last chunk")
 					spoil()
 				}
 				dropped = false
@@ -140,7 +149,7 @@ func scanJournal(data []byte, file, kind string) journalScan {
 						endRecord()
 					}
 				case !dropped: // after dropped damage, the rest of its record is part of it
-					damage(at, "chunk of a record whose start is lost", nil)
+					damage(at, "chunk of a record whose start is lost")
 				}
 			}
 			j = end
@@ -148,58 +157,61 @@ func scanJournal(data []byte, file, kind string) journalScan {
 	}
 	if inRec {
 		// The file ends between chunks of a record: the rest was never written.
-		damage(recAt, "record cut short by the end of the file", nil)
+		damage(recAt, "record cut short by the end of the file")
 		tail = len(sc.damage) - 1
 		spoil()
 	}
 	return sc.finish(tail)
 }
 
-// finish drops a torn tail from the damage: the entry at tail, when it is the last one
-// and nothing good followed it.
+// finish drops a torn tail from the damage (the entry at tail, when nothing good
+// followed it) and, for a store journal, gives the first damage entry the Megrams the
+// damage takes: those the journal's records hold, read trusting chunk headers but not
+// checksums, less those LevelDB reads back.
 func (sc journalScan) finish(tail int) journalScan {
+	end := len(sc.data)
 	if tail >= 0 && tail == len(sc.damage)-1 {
+		end = int(sc.damage[tail].Offset)
 		sc.damage = sc.damage[:tail]
 		sc.tornTail = true
 	}
+	if sc.store && len(sc.damage) > 0 {
+		sc.damage[0].Megrams = max(0, countInChunks(sc.data[:end])-sc.megrams)
+	}
+	sc.data = nil
 	return sc
 }
 
-// countInChunks counts, as far as they can be read, the megram: puts of the whole
-// records in a run of journal chunks, trusting their headers but not their checksums.
-func countInChunks(b []byte) int {
+// countInChunks counts, as far as they can be read, the megram: puts of the records in
+// journal data, trusting chunk headers but not checksums; a header that cannot be
+// trusted skips the rest of its block, as LevelDB does.
+func countInChunks(data []byte) int {
 	n := 0
 	var rec []byte
-	for len(b) >= journalHeader {
-		length := int(binary.LittleEndian.Uint16(b[4:]))
-		typ := b[6]
-		if typ < chunkFull || typ > chunkLast || journalHeader+length > len(b) {
-			break
-		}
-		payload := b[journalHeader : journalHeader+length]
-		b = b[journalHeader+length:]
-		switch typ {
-		case chunkFull:
-			n += countMegramPuts(payload)
-		case chunkFirst:
-			rec = append(rec[:0], payload...)
-		case chunkMiddle:
-			rec = append(rec, payload...)
-		case chunkLast:
-			n += countMegramPuts(append(rec, payload...))
-			rec = rec[:0]
+	for bs := 0; bs < len(data); bs += journalBlock {
+		b := data[bs:min(bs+journalBlock, len(data))]
+		for len(b) >= journalHeader {
+			length := int(binary.LittleEndian.Uint16(b[4:]))
+			typ := b[6]
+			if typ < chunkFull || typ > chunkLast || journalHeader+length > len(b) {
+				break
+			}
+			payload := b[journalHeader : journalHeader+length]
+			b = b[journalHeader+length:]
+			switch typ {
+			case chunkFull:
+				n += countMegramPuts(payload)
+			case chunkFirst:
+				rec = append(rec[:0], payload...)
+			case chunkMiddle:
+				rec = append(rec, payload...)
+			case chunkLast:
+				n += countMegramPuts(append(rec, payload...))
+				rec = rec[:0]
+			}
 		}
 	}
 	return n
-}
-
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // countMegramPuts counts, as far as b can be read, the puts of megram: keys in a LevelDB
@@ -209,24 +221,32 @@ func countMegramPuts(b []byte) int {
 	if len(b) < 12 {
 		return 0
 	}
-	n := 0
+	n, entries := 0, 0
 	p := b[12:]
-	for len(p) > 0 {
+	// A damaged entry ends the parse; the batch header's entry count still tells how
+	// many Megrams it held, each written as three keys (megram:, idx:, lvl:).
+	estimate := func() int {
+		if count := int(binary.LittleEndian.Uint32(b[8:])); entries < count && count <= len(b)/3 {
+			return max(n, count/3)
+		}
+		return n
+	}
+	for ; len(p) > 0; entries++ {
 		kind := p[0]
 		p = p[1:]
 		if kind > 1 {
-			return n
+			return estimate()
 		}
 		klen, k := binary.Uvarint(p)
 		if k <= 0 || uint64(len(p)-k) < klen {
-			return n
+			return estimate()
 		}
 		key := p[k : k+int(klen)]
 		p = p[k+int(klen):]
 		if kind == 1 {
 			vlen, v := binary.Uvarint(p)
 			if v <= 0 || uint64(len(p)-v) < vlen {
-				return n
+				return estimate()
 			}
 			p = p[v+int(vlen):]
 			if bytes.HasPrefix(key, []byte(prefixMegram)) {

@@ -102,20 +102,35 @@ func openLevelBackend(dir string, o StorageOptions) (*levelBackend, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.CheckTables {
+		// Read-only first: a writable open replays the journal into a table and removes
+		// it, which a store refused for damage must not have had done to it.
+		if err := checkTables(stor, o); err != nil {
+			stor.Close()
+			return nil, openError(dir, err)
+		}
+	}
 	db, err := leveldb.Open(stor, levelOptions(o, false))
 	if err != nil {
 		stor.Close()
 		return nil, openError(dir, err)
 	}
 	writeHolder(dir)
-	l := &levelBackend{db: db, stor: stor, dir: dir, sync: !o.NoSync}
-	if o.CheckTables {
-		if err := l.readAll(); err != nil { // reads every block, checking its checksum
-			l.close()
-			return nil, openError(dir, err)
-		}
+	return &levelBackend{db: db, stor: stor, dir: dir, sync: !o.NoSync}, nil
+}
+
+// checkTables reads every key and value of the store read-only, which checks the
+// checksum of every table block.
+func checkTables(stor storage.Storage, o StorageOptions) error {
+	db, err := leveldb.Open(stor, levelOptions(o, true))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // a new store: nothing to read
 	}
-	return l, nil
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return (&levelBackend{db: db}).readAll()
 }
 
 // openError names the damage of a store LevelDB refused as corrupt.
