@@ -246,7 +246,10 @@ func TestLockedStoreNamesItsHolder(t *testing.T) {
 	}
 	defer s.Close()
 	for name, open := range map[string]func() error{
-		"open":   func() error { _, err := OpenLevelDB(dir, Options{Clock: newClock(), Timer: newManualTimer()}); return err },
+		"open": func() error {
+			_, err := OpenLevelDB(dir, Options{Clock: newClock(), Timer: newManualTimer()})
+			return err
+		},
 		"verify": func() error { _, err := VerifyLevelDB(context.Background(), dir); return err },
 	} {
 		err := open()

@@ -31,6 +31,21 @@ type journalScan struct {
 
 	data  []byte // while scanning
 	store bool
+	// Batches are numbered by sequence: a good batch whose number is past the end of
+	// the one before shows how many entries were lost between them.
+	seqEnd, gap uint64
+}
+
+// sequence notes the sequence numbers of a good batch.
+func (sc *journalScan) sequence(rec []byte) {
+	if len(rec) < 12 {
+		return
+	}
+	seq := binary.LittleEndian.Uint64(rec)
+	if sc.seqEnd != 0 && seq > sc.seqEnd {
+		sc.gap += seq - sc.seqEnd
+	}
+	sc.seqEnd = seq + uint64(binary.LittleEndian.Uint32(rec[8:]))
 }
 
 // scanJournal reads data as a journal named file of the given kind ("journal" for a
@@ -57,6 +72,7 @@ func scanJournal(data []byte, file, kind string) journalScan {
 			sc.records++
 			if store {
 				sc.megrams += countMegramPuts(rec)
+				sc.sequence(rec)
 			}
 			tail = -1 // a good record after a cut: the cut was damage, not a tail
 		}
@@ -167,7 +183,8 @@ func scanJournal(data []byte, file, kind string) journalScan {
 // finish drops a torn tail from the damage (the entry at tail, when nothing good
 // followed it) and, for a store journal, gives the first damage entry the Megrams the
 // damage takes: those the journal's records hold, read trusting chunk headers but not
-// checksums, less those LevelDB reads back.
+// checksums, less those LevelDB reads back, or from the gaps in the batches'
+// sequence numbers when that tells more.
 func (sc journalScan) finish(tail int) journalScan {
 	end := len(sc.data)
 	if tail >= 0 && tail == len(sc.damage)-1 {
@@ -176,7 +193,8 @@ func (sc journalScan) finish(tail int) journalScan {
 		sc.tornTail = true
 	}
 	if sc.store && len(sc.damage) > 0 {
-		sc.damage[0].Megrams = max(0, countInChunks(sc.data[:end])-sc.megrams)
+		// Each Megram is three keys (megram:, idx:, lvl:).
+		sc.damage[0].Megrams = max(0, countInChunks(sc.data[:end])-sc.megrams, int(sc.gap/3))
 	}
 	sc.data = nil
 	return sc
