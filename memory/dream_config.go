@@ -141,5 +141,5 @@ type DreamReport struct {
 	Forgotten    int       `json:"forgotten"`
 	// LostWrites is the number of Megram writes that failed or were rejected since the
 	// store was opened (Service.LostWrites): a pass over a store that lost writes says so.
-	LostWrites int64 `json:"lost_writes"`
+	LostWrites int64 `json:"lost_writes,omitempty"`
 }

@@ -41,6 +41,7 @@ func init() {
 			watch:      fs.Bool("watch", false, "with --rules: reload the rule file when it changes, at the next cycle boundary"),
 			caution:    fs.String("caution", taskrun.CautionRefuse, "with no terminal to ask, what to do with a call memory advises caution for: `refuse|allow|log` (log: allow and warn)"),
 			noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (printed in red, recorded in the trace)"),
+			memCorrupt: fs.String("memory-corrupt", taskrun.MemoryCorruptRefuse, "when the --memory store is corrupt: `refuse|skip` (skip: run without memory, with a warning)"),
 			otlp:       fs.String("otlp", "", "when the run ends, send its trace to this OTLP/HTTP `URL` (e.g. http://localhost:4318; headers from $OTEL_EXPORTER_OTLP_HEADERS)"),
 		}
 		fs.Var(&f.allowNet, "allow-net", "let tools connect to `HOST[:PORT]` (repeatable; a host alone means ports 80 and 443; default: no network)")
@@ -54,7 +55,7 @@ func init() {
 // runFlags are spine run's flags.
 type runFlags struct {
 	workdir, rulesPath, memDir, tracePath, baseURL, model, configPath, caution *string
-	otlp                                                                       *string
+	otlp, memCorrupt                                                           *string
 	asJSON, watch, noSandbox                                                   *bool
 	allowNet                                                                   netRules
 }
@@ -81,6 +82,12 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	case taskrun.CautionRefuse, taskrun.CautionAllow, taskrun.CautionLog:
 	default:
 		fmt.Fprintf(io.err, "spine run: --caution %q: expected refuse, allow or log\n", *caution)
+		return exitUsage
+	}
+	switch *f.memCorrupt {
+	case taskrun.MemoryCorruptRefuse, taskrun.MemoryCorruptSkip:
+	default:
+		fmt.Fprintf(io.err, "spine run: --memory-corrupt %q: expected refuse or skip\n", *f.memCorrupt)
 		return exitUsage
 	}
 	if *f.otlp != "" {
@@ -133,7 +140,7 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	tc := taskrun.Config{Task: raw, Workdir: *workdir, LLM: cfg, ConfigPath: *configPath,
 		Rules: rs, RulesPath: *rulesPath, Watch: *watch, MemoryDir: *memDir, TracePath: *tracePath,
 		AllowNet: allowNet, NoSandbox: *noSandbox, OnMessage: show.message, CautionPolicy: *caution,
-		Warn: func(msg string) { warn(io.err, msg) }}
+		MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io.err, msg) }}
 	if isTerminal(io.in) && isTerminal(io.out) {
 		prompt := &terminalPrompt{in: bufio.NewReader(io.in), out: out, spin: spin}
 		tc.Confirmer, tc.Clarify, tc.Caution = prompt, prompt, prompt
@@ -157,6 +164,7 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 		showDream(show, res.Dream)
 	}
 	code := show.finish(io, res.TaskResult, runErr, res.TracePath, res.TraceHead, res.Pipeline)
+	code = memoryLost(io, res.MemoryWrites, *memDir, code)
 	return sendRunTrace(ctx, io, *f.otlp, res.TracePath, *asJSON, code)
 }
 
