@@ -89,4 +89,7 @@ type VerifyReport struct {
 	Levels   int      `json:"level_entries"`
 	Recalls  int      `json:"recall_entries"`
 	Problems []string `json:"problems"`
+	// Damage is what VerifyLevelDB found corrupt in the store's files; the counts above
+	// are then of what is still readable.
+	Damage []Damage `json:"damage,omitempty"`
 }

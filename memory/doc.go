@@ -14,6 +14,11 @@
 //   - the role gate: GGS (R7) is the only role that obtains a Writer (Service.WriterFor);
 //     refusals are kept for the Auditor.
 //
+// It also owns the LevelDB store's integrity: the files are checked before LevelDB
+// reads them (a damaged store is refused unchanged: CorruptError), VerifyLevelDB reads a
+// store read-only, RepairLevelDB backs one up before rebuilding it, and a write that
+// does not reach the store is counted, followed (WriteTally) and returned by Flush.
+//
 // Two backends sit behind the same Service: LevelDB (OpenLevelDB) and an in-memory twin
 // (NewInMemory) that holds the same keys and values and passes the same contract suite.
 //

@@ -34,6 +34,7 @@ func (s *Service) Dream(ctx context.Context, o DreamOptions) (DreamReport, error
 		rep, err = s.dreamPass(ctx, o)
 		return err
 	})
+	rep.LostWrites = s.LostWrites()
 	return rep, err
 }
 

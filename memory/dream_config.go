@@ -139,4 +139,7 @@ type DreamReport struct {
 	Failed       int       `json:"failed"`
 	Bankrupt     int       `json:"bankrupt"`
 	Forgotten    int       `json:"forgotten"`
+	// LostWrites is the number of Megram writes that failed or were rejected since the
+	// store was opened (Service.LostWrites): a pass over a store that lost writes says so.
+	LostWrites int64 `json:"lost_writes,omitempty"`
 }

@@ -47,7 +47,7 @@ func (s *Service) dreamLoop() {
 		}
 		// The pass must see every write accepted before it: GGS's last Megrams of the
 		// task may still be queued.
-		if err := s.Flush(s.base); err != nil {
+		if err := s.q.wait(s.base); err != nil {
 			return // closing
 		}
 		rep, err := s.DreamOnce(s.base)

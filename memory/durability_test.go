@@ -139,6 +139,26 @@ func killOnce(t *testing.T, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, seed>>1))
 	delay := time.Duration(20+rng.IntN(300)) * time.Millisecond
 	dir := t.TempDir()
+	ids := runKilledWriter(t, dir, delay)
+
+	s, stored := reopenAndVerify(t, dir)
+	defer s.Close()
+	lost := 0
+	for _, id := range ids {
+		if !stored[id] {
+			lost++
+		}
+	}
+	t.Logf("killed after %v: %d acknowledged, %d stored", delay, len(ids), len(stored))
+	if lost > 0 {
+		t.Fatalf("%d of %d acknowledged writes lost; replay with %s=%d", lost, len(ids), killSeedEnv, seed)
+	}
+}
+
+// runKilledWriter runs TestKillHelperProcess on dir, kills it with SIGKILL delay after
+// its first acknowledgement, and returns the IDs it acknowledged.
+func runKilledWriter(t *testing.T, dir string, delay time.Duration) []string {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKillHelperProcess$")
 	cmd.Env = append(os.Environ(), killDirEnv+"="+dir)
 	stdout, err := cmd.StdoutPipe()
@@ -157,27 +177,14 @@ func killOnce(t *testing.T, seed uint64) {
 	case <-first:
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
-		t.Fatalf("seed %d: the child acknowledged nothing in 30s; stderr: %s", seed, stderr.String())
+		t.Fatalf("the child acknowledged nothing in 30s; stderr: %s", stderr.String())
 	}
-	time.Sleep(delay)
+	time.Sleep(delay)                          // the seeded moment of the kill, not a synchronisation
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL on Unix
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	ids := <-acked
-
-	s, stored := reopenAndVerify(t, dir)
-	defer s.Close()
-	lost := 0
-	for _, id := range ids {
-		if !stored[id] {
-			lost++
-		}
-	}
-	t.Logf("killed after %v: %d acknowledged, %d stored", delay, len(ids), len(stored))
-	if lost > 0 {
-		t.Fatalf("%d of %d acknowledged writes lost; replay with %s=%d", lost, len(ids), killSeedEnv, seed)
-	}
+	return <-acked
 }
 
 // readAcks collects complete "ack <id>" lines; a line cut by the kill is ignored.

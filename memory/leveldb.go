@@ -9,9 +9,9 @@ import (
 	"slices"
 
 	"github.com/syndtr/goleveldb/leveldb"
-	lverrors "github.com/syndtr/goleveldb/leveldb/errors"
 	"github.com/syndtr/goleveldb/leveldb/filter"
 	"github.com/syndtr/goleveldb/leveldb/opt"
+	"github.com/syndtr/goleveldb/leveldb/storage"
 	"github.com/syndtr/goleveldb/leveldb/util"
 )
 
@@ -24,29 +24,38 @@ type StorageOptions struct {
 	NoSync bool
 	// WriteBufferBytes is LevelDB's memtable size; 0 means 8 MiB.
 	WriteBufferBytes int
+	// CheckTables reads the whole store once at open, so that a table that fails its
+	// checksums refuses the open (a *CorruptError) instead of failing a later read.
+	CheckTables bool
 }
 
 // levelBackend stores records in a goleveldb database.
 type levelBackend struct {
 	db   *leveldb.DB
+	stor storage.Storage
+	dir  string // "" when no holder file was written
 	sync bool
 }
 
 var _ backend = (*levelBackend)(nil)
 
-func openLevelBackend(dir string, o StorageOptions) (*levelBackend, error) {
+// strictness is how every store is read: journal and table checksums are checked, and a
+// table that fails them stops a read or a compaction instead of being skipped. Journal
+// damage is found by checkFiles before LevelDB reads a journal (LevelDB would drop the
+// damaged block and then delete the journal); a journal's torn tail, a write a killed
+// process never finished, is LevelDB's to drop, as it was never acknowledged.
+const strictness = opt.StrictJournalChecksum | opt.StrictBlockChecksum | opt.StrictCompaction | opt.StrictReader
+
+// levelOptions are the goleveldb options of a store.
+func levelOptions(o StorageOptions, readOnly bool) *opt.Options {
 	wb := o.WriteBufferBytes
 	if wb <= 0 {
 		wb = 8 << 20
 	}
-	if o.MustExist {
-		// LevelDB would create the directory before noticing the store is missing.
-		if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err != nil {
-			return nil, fmt.Errorf("memory: no store in %s: %w", dir, err)
-		}
-	}
-	db, err := leveldb.OpenFile(dir, &opt.Options{
-		ErrorIfMissing: o.MustExist,
+	return &opt.Options{
+		ErrorIfMissing: o.MustExist || readOnly,
+		ReadOnly:       readOnly,
+		Strict:         strictness,
 		WriteBuffer:    wb,
 		// Bloom filters make the duplicate-ID check of supplied IDs cheap.
 		Filter: filter.NewBloomFilter(10),
@@ -55,14 +64,81 @@ func openLevelBackend(dir string, o StorageOptions) (*levelBackend, error) {
 		WriteL0SlowdownTrigger: 16,
 		WriteL0PauseTrigger:    32,
 		CompactionTotalSize:    40 << 20,
-	})
+	}
+}
+
+// openStorage takes the store's lock (shared when readOnly) and checks its files; a
+// damaged store is refused with a *CorruptError and left as it was.
+func openStorage(dir string, o StorageOptions, readOnly bool) (storage.Storage, error) {
+	if o.MustExist || readOnly {
+		// LevelDB would create the directory before noticing the store is missing.
+		if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err != nil {
+			if d, derr := checkFiles(dir); derr == nil && len(d) > 0 {
+				return nil, &CorruptError{Dir: dir, Damage: d} // files without CURRENT
+			}
+			return nil, fmt.Errorf("memory: no store in %s: %w", dir, err)
+		}
+	}
+	stor, err := storage.OpenFile(dir, readOnly)
 	if err != nil {
-		if lverrors.IsCorrupted(err) {
-			return nil, fmt.Errorf("memory: open %s: store is corrupted: %w", dir, err)
+		if lockBusy(err) {
+			return nil, lockedError(dir, err)
 		}
 		return nil, fmt.Errorf("memory: open %s: %w", dir, err)
 	}
-	return &levelBackend{db: db, sync: !o.NoSync}, nil
+	damage, err := checkFiles(dir)
+	if err == nil && len(damage) > 0 {
+		err = &CorruptError{Dir: dir, Damage: damage}
+	}
+	if err != nil {
+		stor.Close()
+		return nil, err
+	}
+	return stor, nil
+}
+
+func openLevelBackend(dir string, o StorageOptions) (*levelBackend, error) {
+	stor, err := openStorage(dir, o, false)
+	if err != nil {
+		return nil, err
+	}
+	if o.CheckTables {
+		// Read-only first: a writable open replays the journal into a table and removes
+		// it, which a store refused for damage must not have had done to it.
+		if err := checkTables(stor, o); err != nil {
+			stor.Close()
+			return nil, openError(dir, err)
+		}
+	}
+	db, err := leveldb.Open(stor, levelOptions(o, false))
+	if err != nil {
+		stor.Close()
+		return nil, openError(dir, err)
+	}
+	writeHolder(dir)
+	return &levelBackend{db: db, stor: stor, dir: dir, sync: !o.NoSync}, nil
+}
+
+// checkTables reads every key and value of the store read-only, which checks the
+// checksum of every table block.
+func checkTables(stor storage.Storage, o StorageOptions) error {
+	db, err := leveldb.Open(stor, levelOptions(o, true))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // a new store: nothing to read
+	}
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return (&levelBackend{db: db}).readAll()
+}
+
+// openError names the damage of a store LevelDB refused as corrupt.
+func openError(dir string, err error) error {
+	if d, ok := damageOf(err); ok {
+		return &CorruptError{Dir: dir, Damage: []Damage{d}}
+	}
+	return fmt.Errorf("memory: open %s: %w", dir, err)
 }
 
 func (l *levelBackend) apply(c *change) error {
@@ -247,4 +323,13 @@ func (l *levelBackend) verify() (VerifyReport, error) {
 
 func (l *levelBackend) compact() error { return l.db.CompactRange(util.Range{}) }
 
-func (l *levelBackend) close() error { return l.db.Close() }
+func (l *levelBackend) close() error {
+	err := l.db.Close()
+	if l.dir != "" {
+		removeHolder(l.dir) // while the lock is still held: no holder's file is removed
+	}
+	if cerr := l.stor.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

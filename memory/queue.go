@@ -142,10 +142,6 @@ func (q *queue) wait(ctx context.Context) error {
 	return nil
 }
 
-// Flush waits until every operation queued before the call has been committed or
-// reported as failed. Writers never need it; tests and the CLI do.
-func (s *Service) Flush(ctx context.Context) error { return s.q.wait(ctx) }
-
 // writeLoop is the single goroutine that commits queued operations in batches.
 func (s *Service) writeLoop() {
 	defer s.writerWG.Done()
@@ -189,13 +185,16 @@ func (s *Service) commit(chunks [][]op) {
 	}
 	if err := s.be.apply(&c); err != nil {
 		s.failed.Add(int64(len(c.puts) + len(c.recalls)))
-		s.report(errorf("commit of %d megrams failed, none is stored: %v", len(c.puts), err))
+		ferr := errorf("commit of %d megrams failed, none is stored: %v", len(c.puts), err)
+		s.report(ferr)
+		s.lose(ids, len(c.puts), ferr)
 		return
 	}
 	s.written.Add(int64(len(ids)))
 	if len(ids) > 0 && s.onDurable != nil {
 		s.onDurable(ids)
 	}
+	s.tallyOutcome(ids, nil)
 }
 
 // commitOp adds one operation to the batch being built.
@@ -210,7 +209,7 @@ func (s *Service) commitOp(o *op, c *change, ids *[]string, inBatch map[string]b
 	case opFeedback:
 		r, err := s.resolveFeedback(*o)
 		if err != nil {
-			s.reject(err)
+			s.rejectMegram(o.rec.ID, err)
 			return
 		}
 		if s.admit(r, true, inBatch) {
@@ -237,7 +236,7 @@ func (s *Service) commitOp(o *op, c *change, ids *[]string, inBatch map[string]b
 // is the most expensive step of a write.
 func (s *Service) admit(r Record, minted bool, inBatch map[string]bool) bool {
 	if inBatch[r.ID] {
-		s.reject(errorf("megram %s: duplicate ID in the same batch; the store never overwrites", r.ID))
+		s.rejectMegram(r.ID, errorf("megram %s: duplicate ID in the same batch; the store never overwrites", r.ID))
 		return false
 	}
 	if minted {
@@ -247,11 +246,13 @@ func (s *Service) admit(r Record, minted bool, inBatch map[string]bool) bool {
 	ok, err := s.be.has(r.ID)
 	if err != nil {
 		s.failed.Add(1)
-		s.report(errorf("megram %s: %v", r.ID, err))
+		ferr := errorf("megram %s: %v", r.ID, err)
+		s.report(ferr)
+		s.lose([]string{r.ID}, 1, ferr)
 		return false
 	}
 	if ok {
-		s.reject(errorf("megram %s: ID already stored; the store never overwrites", r.ID))
+		s.rejectMegram(r.ID, errorf("megram %s: ID already stored; the store never overwrites", r.ID))
 		return false
 	}
 	inBatch[r.ID] = true

@@ -59,7 +59,7 @@ func (s *Service) Refusals() []Refusal {
 // ggsWriter is GGS's handle; its writes are recorded with origin R7.
 type ggsWriter struct{ s *Service }
 
-func (w ggsWriter) Write(m contract.Megram) { w.s.enqueuePut(m, OriginGGS) }
+func (w ggsWriter) Write(m contract.Megram) { _ = w.s.enqueuePut(m, OriginGGS) }
 
 func (w ggsWriter) RecordNegativeFeedback(ctx context.Context, ruleID, content string) {
 	w.s.RecordNegativeFeedback(ctx, ruleID, content)
@@ -84,5 +84,5 @@ func (s *Service) UserFeedback() FeedbackRecorder { return userFeedback{s} }
 type userFeedback struct{ s *Service }
 
 func (u userFeedback) RecordNegativeFeedback(_ context.Context, ruleID, content string) {
-	u.s.recordFeedback(ruleID, content, OriginUserFeedback)
+	_, _ = u.s.recordFeedback(ruleID, content, OriginUserFeedback, nil)
 }

@@ -137,6 +137,14 @@ type Service struct {
 
 	errMu    sync.Mutex
 	firstErr error
+	// lost counts Megrams that did not reach the store; lostFlushed is lost as the last
+	// Flush saw it, lostErr the first error since.
+	lost, lostFlushed int64
+	lostErr           error
+
+	tallyMu sync.Mutex
+	tallies map[*WriteTally]struct{}
+	tallyN  atomic.Int32
 
 	refusalMu sync.Mutex
 	refusals  []Refusal
@@ -293,6 +301,16 @@ func (s *Service) report(err error) {
 func (s *Service) reject(err error) {
 	s.rejected.Add(1)
 	s.report(err)
+}
+
+// rejectMegram rejects the write of Megram id (id may be ""): it is lost to the writer.
+func (s *Service) rejectMegram(id string, err error) {
+	s.reject(err)
+	var ids []string
+	if id != "" {
+		ids = []string{id}
+	}
+	s.lose(ids, 1, err)
 }
 
 // use runs fn while the backend is open.

@@ -23,22 +23,25 @@ func errorf(format string, a ...any) error {
 // StorageOptions.NoSync is set, fsynced. From then on it survives the process being
 // killed (and, with sync, the host crashing). Close returns only after every accepted
 // Write has been committed or reported as failed.
-func (s *Service) Write(m contract.Megram) { s.enqueuePut(m, OriginGGS) }
+func (s *Service) Write(m contract.Megram) { _ = s.enqueuePut(m, OriginGGS) }
 
-func (s *Service) enqueuePut(m contract.Megram, origin string) {
+// enqueuePut queues m; a rejected Megram is reported and its error returned.
+func (s *Service) enqueuePut(m contract.Megram, origin string) error {
 	minted := m.ID == ""
 	r, err := s.prepare(m, origin)
 	if err != nil {
-		s.reject(err)
-		return
+		s.rejectMegram("", err) // the caller follows m.ID itself, if it has one
+		return err
 	}
 	// Encoding on the caller's goroutine costs it about a microsecond and takes the
 	// largest CPU share off the single storage goroutine.
 	if !s.q.push(op{kind: opPut, rec: r, minted: minted, enc: encodeRecord(r)}) {
-		s.reject(errorf("megram %s: %w", r.ID, ErrClosed))
-		return
+		err := errorf("megram %s: %w", r.ID, ErrClosed)
+		s.rejectMegram("", err)
+		return err
 	}
 	s.enqueued.Add(1)
+	return nil
 }
 
 // prepare fills the defaults of a writer's Megram and checks it.
@@ -72,14 +75,17 @@ func (s *Service) prepare(m contract.Megram, origin string) (Record, error) {
 // Options.OnError. The rule itself is never changed: if the feedback drives the pair's
 // live decision against the rule, the Dreamer's trust bankruptcy demotes it.
 func (s *Service) RecordNegativeFeedback(ctx context.Context, ruleID, content string) {
-	s.recordFeedback(ruleID, content, OriginGGS)
+	_, _ = s.recordFeedback(ruleID, content, OriginGGS, nil)
 }
 
-// recordFeedback queues a negative feedback appended with the given origin.
-func (s *Service) recordFeedback(ruleID, content, origin string) {
+// recordFeedback queues a negative feedback appended with the given origin and returns
+// its ID (minted once the rule ID is valid) and, when it was rejected, the error.
+// minted, when set, sees the ID before the record is queued.
+func (s *Service) recordFeedback(ruleID, content, origin string, minted func(id string)) (string, error) {
 	if err := validID(ruleID); err != nil {
-		s.reject(errorf("negative feedback: rule %v", err))
-		return
+		err = errorf("negative feedback: rule %v", err)
+		s.rejectMegram("", err)
+		return "", err
 	}
 	now := s.now()
 	r := Record{
@@ -95,11 +101,16 @@ func (s *Service) recordFeedback(ruleID, content, origin string) {
 		},
 		Origin: origin,
 	}
+	if minted != nil {
+		minted(r.ID)
+	}
 	if !s.q.push(op{kind: opFeedback, rec: r, ruleID: ruleID, content: content}) {
-		s.reject(errorf("negative feedback on rule %s: %w", ruleID, ErrClosed))
-		return
+		err := errorf("negative feedback on rule %s: %w", ruleID, ErrClosed)
+		s.rejectMegram("", err)
+		return r.ID, err
 	}
 	s.enqueued.Add(1)
+	return r.ID, nil
 }
 
 func abs(x float64) float64 {

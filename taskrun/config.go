@@ -43,6 +43,9 @@ type Config struct {
 	// background Dreamer (memory.Service.NotifyFinalResult) after the FinalResult.
 	Memory    *memory.Service
 	SkipDream bool // no Dreamer pass after the task, even with memory (nor a notice to Memory's)
+	// MemoryCorrupt is what to do when MemoryDir holds a corrupt store:
+	// MemoryCorruptRefuse ("" too) or MemoryCorruptSkip.
+	MemoryCorrupt string
 
 	// TracePath is the trace to create; "" puts spine-<run id>.trace.jsonl in TraceDir,
 	// else in the default state directory (EnvTraceDir, XDG_STATE_HOME, ~/.local/state).
@@ -108,7 +111,10 @@ type Result struct {
 	Findings    []contract.AuditReport
 	AuditErrors []string
 	Dream       *DreamOutcome // the Dreamer's pass after the task; nil when none ran
-	Pipeline    *roles.Pipeline
+	// MemoryWrites is what became of the Megrams GGS sent to memory; nil without memory
+	// or when the run did not reach its halt. Lost() > 0 is a fault of the run.
+	MemoryWrites *memory.TallyReport
+	Pipeline     *roles.Pipeline
 }
 
 // LoadRules loads a GGS rule file, or the shipped rules/ggs.yaml when path is "", and

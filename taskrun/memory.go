@@ -245,7 +245,7 @@ type DreamOutcome struct {
 // the pass sees GGS's last Megrams of the task.
 func dreamAfterTask(ctx context.Context, mem *memory.Service, journal *journalFile) *DreamOutcome {
 	var rep memory.DreamReport
-	err := mem.Flush(ctx)
+	err := flushForDream(ctx, mem)
 	if err == nil {
 		rep, err = mem.DreamOnce(ctx)
 	}

@@ -113,17 +113,21 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 		if err != nil {
 			return res, err
 		}
-		mem, err = memory.OpenLevelDB(cfg.MemoryDir, memory.Options{Clock: memory.SystemClock{}, Distiller: d})
-		if err != nil {
-			return res, fmt.Errorf("memory: %w", err)
+		if mem, err = openMemory(&cfg, d); err != nil {
+			return res, err
 		}
-		defer mem.Close()
+		if mem != nil {
+			defer mem.Close()
+		}
 	}
+	var writes *memoryWrites
 	if mem != nil {
-		w, err := mem.WriterFor(memory.RoleGGS)
+		w, err := mem.TallyWriterFor(memory.RoleGGS)
 		if err != nil {
-			return res, fmt.Errorf("memory: %w", err)
+			return res, err
 		}
+		defer w.Stop()
+		writes = &memoryWrites{ctx: ctx, dir: cfg.MemoryDir, tally: w}
 		rc.Memory = memoryCalibrator{mem.Reader()}
 		ggsOpts = append(ggsOpts, ggs.WithMemory(w, cfg.Clock, cfg.IDs))
 	}
@@ -175,9 +179,13 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.Watch {
 		engineOpts = append(engineOpts, engine.WithRuleSource(engine.NewFileRuleSource(cfg.RulesPath, rs)))
 	}
+	engineOpts = append(engineOpts, auditor.options()...)
+	if writes != nil {
+		engineOpts = append(engineOpts, engine.WithEpilogue(bothEpilogues(auditor.epilogue, writes.epilogue)))
+	}
 	tr, runErr := p.Run(ctx, roles.TaskOptions{
 		Rules:     rs,
-		Engine:    append(engineOpts, auditor.options()...),
+		Engine:    engineOpts,
 		Meta:      withMeta(signMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), signer), cfg.Meta),
 		GGS:       ggsOpts,
 		OnMessage: cfg.OnMessage,
@@ -196,6 +204,9 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	}
 	res.TraceHead = file.Head()
 	res.Findings, res.AuditErrors = auditor.all, auditor.errs
+	if writes != nil {
+		res.MemoryWrites = writes.outcome()
+	}
 	if mem != nil && tr.Final != nil && cfg.Memory != nil {
 		if !cfg.SkipDream {
 			mem.NotifyFinalResult(*tr.Final) // the long-lived store's Dreamer runs the pass

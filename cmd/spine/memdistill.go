@@ -75,6 +75,9 @@ func showDream(d *runDisplay, o *taskrun.DreamOutcome) {
 	rep := o.Report
 	line := fmt.Sprintf("memory: Dreamer pass: %d consolidated, %d deferred, %d failed, %d bankrupt, %d forgotten",
 		rep.Consolidated, rep.Deferred, rep.Failed, rep.Bankrupt, rep.Forgotten)
+	if rep.LostWrites > 0 {
+		line += fmt.Sprintf("; %d megram write(s) lost since the store was opened", rep.LostWrites)
+	}
 	if o.Journal != "" {
 		line += "; distiller journal " + o.Journal
 	}

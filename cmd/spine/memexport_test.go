@@ -229,8 +229,8 @@ func TestMemoryImportRerun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"verify"}, {"ls"}, {"import", one}, {"import", "--skip-existing", whole}} {
-		_, e, code := runCLI(t, append([]string{"memory", args[0], "--db", dst}, args[1:]...)...)
-		if code != exitFail || !strings.Contains(e, "checksum mismatch") {
+		o, e, code := runCLI(t, append([]string{"memory", args[0], "--db", dst}, args[1:]...)...)
+		if code != exitFail || !strings.Contains(o+e, "checksum mismatch") {
 			t.Errorf("memory %v on a damaged store: exit %d: %s", args, code, e)
 		}
 	}

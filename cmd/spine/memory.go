@@ -57,7 +57,8 @@ var memVerbs = []memVerb{
 	{"gc", "", "forget M/K entries whose attention decayed, then compact the store", memGC},
 	{"export", "", "write every record as JSONL that import restores to an identical store", memExport},
 	{"import", "FILE|-", "append GGS Megrams (objects or envelopes) or restore an export from a JSONL file", memImport},
-	{"verify", "", "check every record and index entry of the store", memVerify},
+	{"verify", "", "check the store's files and every record and index entry, read-only; exit 1 on damage", memVerify},
+	{"repair", "", "copy the store to DIR.backup-<time>, then rebuild it, dropping what is damaged", memRepair},
 }
 
 // memFlags are the flags every verb accepts; each verb uses the ones it needs.
@@ -190,6 +191,9 @@ func (m *memFlags) open(io stdio, verb string) (*memory.Service, bool) {
 	}
 	if err != nil {
 		fmt.Fprintf(io.err, "spine memory %s: %v\n", verb, err)
+		if memory.IsCorrupt(err) {
+			fmt.Fprintf(io.err, "see all of it: spine memory verify --db %s; repair it: spine memory repair --db %s\n", m.db, m.db)
+		}
 		return nil, false
 	}
 	return s, true
@@ -579,12 +583,12 @@ func memParseMegramLine(line []byte) (contract.Megram, error) {
 }
 
 func memVerify(ctx context.Context, io stdio, m *memFlags) int {
-	s, ok := m.open(io, "verify")
-	if !ok {
+	// Read-only: a damaged store is shown as it was found, never replayed or repaired.
+	rep, err := memory.VerifyLevelDB(ctx, m.db)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(io.err, "spine memory verify: no memory store in %s\n", m.db)
 		return exitFail
 	}
-	defer s.Close()
-	rep, err := s.Verify(ctx)
 	if err != nil {
 		return m.fail(io, "verify", err)
 	}
@@ -596,6 +600,45 @@ func memVerify(ctx context.Context, io stdio, m *memFlags) int {
 	} else {
 		fmt.Fprintf(io.out, "%d records, %d index entries, %d level entries, %d recall entries\n",
 			rep.Records, rep.Index, rep.Levels, rep.Recalls)
+		for _, d := range rep.Damage {
+			fmt.Fprintf(io.out, "damage: %s\n", d)
+		}
+		for _, p := range rep.Problems {
+			fmt.Fprintf(io.out, "problem: %s\n", p)
+		}
+		if len(rep.Damage) > 0 {
+			fmt.Fprintf(io.out, "the counts above are of what is still readable; spine memory repair --db %s keeps a copy of the store and drops the damage\n", m.db)
+		}
+	}
+	if len(rep.Problems) > 0 || len(rep.Damage) > 0 {
+		return exitFail
+	}
+	return exitOK
+}
+
+// memRepair backs the store up whole, under a name from the clock (--now), then rebuilds
+// it.
+func memRepair(ctx context.Context, io stdio, m *memFlags) int {
+	backup := memory.BackupName(m.db, m.clock.Now().UTC().Format("20060102T150405Z"))
+	rep, err := memory.RepairLevelDB(ctx, m.db, backup)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(io.err, "spine memory repair: no memory store in %s\n", m.db)
+		return exitFail
+	}
+	if err != nil {
+		return m.fail(io, "repair", err)
+	}
+	if rep.Problems == nil {
+		rep.Problems = []string{}
+	}
+	if m.jsonOut {
+		memJSON(io.out, rep)
+	} else {
+		for _, d := range rep.Damage {
+			fmt.Fprintf(io.out, "damage: %s\n", d)
+		}
+		fmt.Fprintf(io.out, "backup of the store as it was: %s\n", rep.Backup)
+		fmt.Fprintf(io.out, "megrams: %d before, %d after\n", rep.Before, rep.After)
 		for _, p := range rep.Problems {
 			fmt.Fprintf(io.out, "problem: %s\n", p)
 		}

@@ -42,6 +42,7 @@ func init() {
 			caution:    fs.String("caution", taskrun.CautionRefuse, "with no terminal to ask, what to do with a call memory advises caution for: `refuse|allow|log` (log: allow and warn)"),
 			noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (printed in red, recorded in the trace)"),
 			maxIter:    fs.Int("max-iterations", 20, "bound the run to `N` rounds; a run that reaches it is abandoned by a rule (reason iteration_bound)"),
+			memCorrupt: fs.String("memory-corrupt", taskrun.MemoryCorruptRefuse, "when the --memory store is corrupt: `refuse|skip` (skip: run without memory, with a warning)"),
 			otlp:       fs.String("otlp", "", "when the run ends, send its trace to this OTLP/HTTP `URL` (e.g. http://localhost:4318; headers from $OTEL_EXPORTER_OTLP_HEADERS)"),
 		}
 		f.signKey = fs.String("sign-key", "", "sign the trace with this ed25519 private key `FILE` (spine keygen; outside the work dir, hidden from the tools)")
@@ -56,7 +57,7 @@ func init() {
 // runFlags are spine run's flags.
 type runFlags struct {
 	workdir, rulesPath, memDir, tracePath, baseURL, model, configPath, caution *string
-	otlp, signKey                                                              *string
+	otlp, signKey, memCorrupt                                                  *string
 	maxIter                                                                    *int
 	asJSON, watch, noSandbox                                                   *bool
 	allowNet                                                                   netRules
@@ -84,6 +85,12 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	case taskrun.CautionRefuse, taskrun.CautionAllow, taskrun.CautionLog:
 	default:
 		fmt.Fprintf(io.err, "spine run: --caution %q: expected refuse, allow or log\n", *caution)
+		return exitUsage
+	}
+	switch *f.memCorrupt {
+	case taskrun.MemoryCorruptRefuse, taskrun.MemoryCorruptSkip:
+	default:
+		fmt.Fprintf(io.err, "spine run: --memory-corrupt %q: expected refuse or skip\n", *f.memCorrupt)
 		return exitUsage
 	}
 	if *f.otlp != "" {
@@ -140,7 +147,7 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	tc := taskrun.Config{Task: raw, Workdir: *workdir, LLM: cfg, ConfigPath: *configPath,
 		Rules: rs, RulesPath: *rulesPath, Watch: *watch, MaxIterations: *f.maxIter, MemoryDir: *memDir, TracePath: *tracePath,
 		AllowNet: allowNet, NoSandbox: *noSandbox, OnMessage: show.message, CautionPolicy: *caution, SignKey: *f.signKey,
-		Warn: func(msg string) { warn(io.err, msg) }}
+		MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io.err, msg) }}
 	if isTerminal(io.in) && isTerminal(io.out) {
 		prompt := &terminalPrompt{in: bufio.NewReader(io.in), out: out, spin: spin}
 		tc.Confirmer, tc.Clarify, tc.Caution = prompt, prompt, prompt
@@ -167,6 +174,7 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	if res.SignedBy != "" && !*asJSON {
 		fmt.Fprintf(io.out, "trace signed by %s\n", res.SignedBy)
 	}
+	code = memoryLost(io, res.MemoryWrites, *memDir, code)
 	return sendRunTrace(ctx, io, *f.otlp, res.TracePath, *asJSON, code)
 }
 

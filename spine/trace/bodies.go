@@ -283,3 +283,19 @@ type Message struct {
 type Audit struct {
 	Finding contract.AuditReport `json:"finding"`
 }
+
+// MemoryLost is written after the halt (KindMemoryLost) when Megrams the run sent to
+// memory did not reach the store: a fault of the run, whatever its FinalResult says.
+type MemoryLost struct {
+	Store  string           `json:"store,omitempty"` // the store's directory
+	Sent   int              `json:"sent"`
+	Stored int              `json:"stored"`
+	Lost   []MemoryLostItem `json:"lost"`
+}
+
+// MemoryLostItem is one Megram that did not reach the store ("" id: its write was
+// refused before it had one), with the store's error.
+type MemoryLostItem struct {
+	ID    string `json:"id"`
+	Error string `json:"error"`
+}

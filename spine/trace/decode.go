@@ -26,7 +26,7 @@ var DecodeBodyKinds = map[string]func(content []byte) (any, error){
 	KindRuleError: decodeAs[RuleError], KindTransition: decodeAs[Transition], KindEffectorCall: decodeAs[EffectorCall],
 	KindEffectorResult: decodeAs[EffectorResult], KindHalt: decodeAs[Halt], KindRulesReloaded: decodeAs[Reload],
 	KindRulesReloadFailed: decodeAs[Reload], KindEmitError: decodeAs[EmitError], KindExchange: decodeAs[Exchange],
-	KindMessage: decodeAs[Message], KindAudit: decodeAs[Audit],
+	KindMessage: decodeAs[Message], KindAudit: decodeAs[Audit], KindMemoryLost: decodeAs[MemoryLost],
 	KindSignature: decodeAs[Signature],
 }
 

@@ -32,7 +32,8 @@ const (
 	KindMessage  = "message"  // Message: an inter-role bus message
 
 	// Events hosts write after the halt.
-	KindAudit = "audit" // Audit: one Auditor finding
+	KindAudit      = "audit"       // Audit: one Auditor finding
+	KindMemoryLost = "memory_lost" // MemoryLost: Megrams sent to memory that it did not store
 )
 
 // Exchange name prefixes: an exchange's Name is "<prefix><what>", e.g. "llm:R3".
