@@ -85,7 +85,7 @@ func init() {
 					cfg.Prepare = workerPrepare(io, rs, rulesPath, configPath, baseURL, base, noSandbox)
 				}
 				if !quiet {
-					cfg.Log = func(line string) { fmt.Fprintf(io.err, "spine worker: %s\n", line) }
+					cfg.Log = func(line string) { printLine(io.err, "spine worker: %s", line) }
 				}
 				ctx := c.Context()
 				cl, err := nf.connect(ctx, "spine worker")
@@ -196,7 +196,7 @@ func workerPrepare(io stdio, rs *engine.RuleSet, rulesPath, configPath, baseURL 
 		}
 		return taskrun.Config{LLM: cfg, ConfigPath: configPath, Rules: rs, RulesPath: rulesPath,
 			AllowNet: allow, NoSandbox: noSandbox, CautionPolicy: t.Options.Caution,
-			Warn: func(msg string) { warn(io.err, msg) }}, nil
+			Warn: func(msg string) { warn(io, msg) }}, nil
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/internal/termtext"
 )
 
 // GracefulFailure is R2's word to the user when GGS abandons a task: what was done, what
@@ -153,25 +154,26 @@ func clipAll(xs []string, n int) []string {
 	return xs
 }
 
-// Text renders the message for a terminal.
+// Text renders the message for a terminal. Each item is one line whatever the models
+// wrote into it, and holds no control code (package termtext).
 func (g *GracefulFailure) Text() string {
 	var b strings.Builder
-	b.WriteString(g.Summary + "\n")
+	b.WriteString(termtext.Line(g.Summary) + "\n")
 	if len(g.Completed) > 0 {
 		b.WriteString("Done so far:\n")
 		for _, c := range g.Completed {
-			fmt.Fprintf(&b, "  - %s: %s\n", clip(c.Intent, 70), clip(fmt.Sprint(c.Output), 200))
+			fmt.Fprintf(&b, "  - %s: %s\n", termtext.Line(clip(c.Intent, 70)), termtext.Line(clip(fmt.Sprint(c.Output), 200)))
 		}
 	}
 	if len(g.Failed) > 0 {
 		b.WriteString("What failed:\n")
 		for _, f := range g.Failed {
-			b.WriteString("  - " + f + "\n")
+			b.WriteString("  - " + termtext.Line(f) + "\n")
 		}
 	}
 	b.WriteString("Next moves:\n")
 	for i, m := range g.NextMoves {
-		fmt.Fprintf(&b, "  %d. %s\n", i+1, m)
+		fmt.Fprintf(&b, "  %d. %s\n", i+1, termtext.Line(m))
 	}
 	return b.String()
 }
