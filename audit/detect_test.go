@@ -267,6 +267,9 @@ func TestBoundaryViolations(t *testing.T) {
 		{name: "every route of the contract", build: func(s *stream) {
 			for _, typ := range sortedKeys(routes) {
 				r := routes[typ]
+				if typ == contract.TypeMemoryAnswer {
+					s.send("R2", "R5", contract.TypeMemoryQuery, "", contract.MemoryQuery{}) // R5 answers only what was asked
+				}
 				for _, from := range r.from {
 					for _, to := range r.to {
 						s.send(from, to, typ, "", map[string]any{})
@@ -303,6 +306,22 @@ func TestBoundaryViolations(t *testing.T) {
 		{name: "a type no contract defines", build: func(s *stream) {
 			s.send("R3", "R2", "Shortcut", "t", map[string]any{})
 		}, want: []want{{KindBoundaryViolation, []int64{1}, `R3 sent a message of type "Shortcut" to R2; no role contract defines that type`}}},
+		{name: "memory reads: R2 asks R5, R5 answers R2 and nobody else", build: func(s *stream) {
+			s.send("R2", "R5", contract.TypeMemoryQuery, "t", contract.MemoryQuery{Intent: "deploy", Tools: []string{"shell"}})
+			s.send("R5", "R2", contract.TypeMemoryAnswer, "t", contract.MemoryAnswer{Avoid: []string{"shell on prod"}})
+			s.send("R3", "R5", contract.TypeMemoryQuery, "t", contract.MemoryQuery{Tools: []string{"shell"}})
+			s.send("R5", "R3", contract.TypeMemoryAnswer, "t", contract.MemoryAnswer{})
+			s.send("R5", "R2", contract.TypeMemoryAnswer, "t", contract.MemoryAnswer{Exploit: []string{"use blue-green"}})
+			s.send("R2", "R5", contract.TypeMemoryAnswer, "t", contract.MemoryAnswer{})
+			s.send("R5", "R2", contract.TypeMemoryQuery, "t", "not an object")
+		}, want: []want{
+			{KindBoundaryViolation, []int64{3}, "R3 sent a MemoryQuery; only R2 may send it"},
+			{KindBoundaryViolation, []int64{4}, "R5 sent a MemoryAnswer to R3; it goes to R2"},
+			{KindBoundaryViolation, []int64{5}, "R5 sent a MemoryAnswer to R2 that no MemoryQuery asked for"},
+			{KindBoundaryViolation, []int64{6}, "R2 sent a MemoryAnswer; only R5 may send it"},
+			{KindBoundaryViolation, []int64{7}, "R5 sent a MemoryQuery; only R2 may send it"},
+			{KindMalformedMessage, []int64{7}, "MemoryQuery from R5: the payload is not a JSON object"},
+		}},
 		{name: "GGS has no model", build: func(s *stream) {
 			s.modelCall("R7", "t")
 		}, want: []want{{KindBoundaryViolation, []int64{1}, "R7 sent a model call; only R1, R2, R3, R4a, R4b, R5 may send it"}}},

@@ -29,6 +29,8 @@ type task struct {
 
 	corrections map[string][]int64 // CorrectionSignal seqs per subtask
 
+	memoryQueries []int64 // R2's MemoryQueries R5 has not answered yet
+
 	// Evidence and the task's end.
 	plans map[string]plannedSubTask // subtask_id → the SubTask that dispatched it
 	life  taskLife
@@ -156,6 +158,18 @@ func (a *Auditor) decode(m *bus.Message) (string, bool) {
 		a.onFinal(a.task(id), m.Seq, p)
 		a.task(id).life.final = true
 		return id, true
+	case contract.TypeMemoryQuery, contract.TypeMemoryAnswer:
+		var err error
+		if m.Type == contract.TypeMemoryQuery {
+			err = decodeObject(m.Payload, &memoryQueryMsg{})
+		} else {
+			err = decodeObject(m.Payload, &memoryAnswerMsg{})
+		}
+		if err != nil {
+			return bad(err)
+		}
+		a.onMemoryRead(a.task(m.TaskID), m)
+		return m.TaskID, true
 	case bus.TypeModelCall:
 		id := m.TaskID
 		if id == "" {

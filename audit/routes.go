@@ -15,13 +15,6 @@ const (
 	roleOperator = "Operator"
 )
 
-// Memory answers to the planner's calibration queries. The contract package names them
-// as data types only; on the bus they travel under these type names.
-const (
-	typeSOPRecord  = "SOPRecord"
-	typePotentials = "Potentials"
-)
-
 // route is who may send a message type, and to whom.
 type route struct {
 	from []string
@@ -30,7 +23,9 @@ type route struct {
 
 // routes is the bus contract: for each message type, its senders and receivers
 // (role definitions v0.8: R4b reports to R7, never to R2; R7 is the sole emitter of
-// FinalResult and the sole writer to memory; only roles with a model call one).
+// FinalResult and the sole writer to memory; R5 serves reads to R2 alone, its Potentials
+// and SOPRecords carried in one MemoryAnswer per MemoryQuery; only roles with a model call
+// one).
 var routes = map[string]route{
 	contract.TypeTaskSpec:         {from: []string{"R1"}, to: []string{"R2"}},
 	contract.TypeSubTask:          {from: []string{"R2"}, to: []string{"R3"}},
@@ -43,8 +38,8 @@ var routes = map[string]route{
 	contract.TypePlanDirective:    {from: []string{"R7"}, to: []string{"R2"}},
 	contract.TypeFinalResult:      {from: []string{"R7"}, to: []string{"User"}},
 	contract.TypeMegram:           {from: []string{"R7"}, to: []string{"R5"}},
-	typeSOPRecord:                 {from: []string{"R5"}, to: []string{"R2"}},
-	typePotentials:                {from: []string{"R5"}, to: []string{"R2"}},
+	contract.TypeMemoryQuery:      {from: []string{"R2"}, to: []string{"R5"}},
+	contract.TypeMemoryAnswer:     {from: []string{"R5"}, to: []string{"R2"}},
 	contract.TypeAuditReport:      {from: []string{roleAuditor}, to: []string{roleOperator}},
 	bus.TypeModelCall:             {from: []string{"R1", "R2", "R3", "R4a", "R4b", "R5"}, to: []string{bus.ToModel}},
 }

@@ -1,7 +1,8 @@
 // Package contract holds the messages that the roles exchange on the bus, with the JSON
 // field names of the role definitions: TaskSpec, SubTask, DispatchManifest,
 // ExecutionResult, CorrectionSignal, SubTaskOutcome, ReplanRequest, OutcomeSummary,
-// PlanDirective, FinalResult, Megram, SOPRecord, Potentials and AuditReport.
+// PlanDirective, FinalResult, Megram, SOPRecord, Potentials, MemoryQuery, MemoryAnswer
+// and AuditReport.
 // It also owns the one-line tool_calls entry those messages carry (FormatToolCall,
 // ParseToolCall), which R3 writes and R4a and GGS read.
 //

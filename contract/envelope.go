@@ -15,6 +15,8 @@ const (
 	TypePlanDirective    = "PlanDirective"
 	TypeFinalResult      = "FinalResult"
 	TypeMegram           = "Megram"
+	TypeMemoryQuery      = "MemoryQuery"
+	TypeMemoryAnswer     = "MemoryAnswer"
 	TypeAuditReport      = "AuditReport"
 )
 

@@ -10,16 +10,38 @@ const (
 	FaultContractBroken = "contract_broken"
 	// FaultPlannerCornered: every plan R2 could make in a round broke the MUST NOT set.
 	FaultPlannerCornered = "planner_cornered"
+	// FaultResponseTooLarge: a role's model answered with more than MaxModelResponse
+	// bytes; the answer was refused unread and journalled as its size.
+	FaultResponseTooLarge = "response_too_large"
+
+	// The run itself was stopped from outside the rules (Role FaultRoleSpine): the
+	// engine's Interrupt reasons. None is a verdict on the task, and none can be tried
+	// again.
+	FaultCancelled      = "cancelled"       // the run was cancelled (Ctrl-C, a caller's context)
+	FaultIterationBound = "iteration_bound" // the run reached its iteration bound
+	FaultEffectorError  = "effector_error"  // an effector call failed outright
 )
+
+// FaultRoleSpine is the Role of a fault that stopped the run rather than one role.
+const FaultRoleSpine = "spine"
+
+// IsInterruption tells whether kind is one of the kinds that stop the run itself.
+func IsInterruption(kind string) bool {
+	switch kind {
+	case FaultCancelled, FaultIterationBound, FaultEffectorError:
+		return true
+	}
+	return false
+}
 
 // Fault is a failure of the machinery rather than of the task. It is never a criterion
 // verdict: it does not enter D or P, and a plan that met a fault has not failed. The GGS
 // rules decide what follows (retry the round, or abandon with the fault as the reason).
 type Fault struct {
-	Role   string `json:"role"`   // the role that could not do its job: R1 … R4b
+	Role   string `json:"role"`   // the role that could not do its job: R1 … R4b, or spine
 	Kind   string `json:"kind"`   // one of the Fault… kinds
 	Detail string `json:"detail"` // what happened, for people
 }
 
 // Fatal tells whether trying the round again cannot help.
-func (f Fault) Fatal() bool { return f.Kind == FaultPlannerCornered }
+func (f Fault) Fatal() bool { return f.Kind == FaultPlannerCornered || IsInterruption(f.Kind) }

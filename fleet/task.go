@@ -67,7 +67,8 @@ type Attempt struct {
 	EndedAt   time.Time `json:"ended_at,omitzero"`
 	Trace     string    `json:"trace,omitempty"` // its object in TraceBucket
 	TraceHead string    `json:"trace_head,omitempty"`
-	Error     string    `json:"error,omitempty"` // why a failed attempt's run did not start
+	SignedBy  string    `json:"signed_by,omitempty"` // fingerprint of the worker's key that signed the trace
+	Error     string    `json:"error,omitempty"`     // why a failed attempt's run did not start
 }
 
 // Status is what the fleet knows of a task.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
@@ -35,6 +36,16 @@ type WorkerConfig struct {
 	// consumer's (DefaultAckWait when new). It is the consumer's, shared by all workers.
 	AckWait time.Duration
 	Prepare PrepareFunc
+	// AllowNet is the most a task's --allow-net may open (see NetPolicy): a task entry
+	// outside it, or leading to loopback, link-local or the fleet's own NATS server
+	// without this list naming that literally, fails the attempt. Empty: tasks get no
+	// network. Prepare's own AllowNet (the worker's) is kept.
+	AllowNet []sandbox.NetRule
+	// Signer, when set, signs every trace the worker writes (its own key, read once);
+	// SignKey names its file, which must lie outside every task's work dir and is hidden
+	// from the sandbox. The attempt records the key's fingerprint.
+	Signer  *trace.Signer
+	SignKey string
 	// Memory, when set, is the worker's store as an index of the fleet's Megram log
 	// (Client.ShareMemory): each run calibrates with it once it has caught up with the
 	// log, and its new records go to the log before the task is acknowledged. The Dreamer
@@ -255,6 +266,7 @@ type attemptRun struct {
 	final     *taskrun.Result
 	trace     string // object name, "" when none was stored
 	traceHead string
+	signedBy  string
 }
 
 // run runs the task with taskrun in a fresh work dir and stores its trace.
@@ -268,9 +280,19 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		return out, fmt.Errorf("work dir: %w", err)
 	}
+	// The worker decides the task's network before anything of the task runs.
+	policy := NetPolicy{Allow: w.cfg.AllowNet, Fleet: w.c.serverAddrs()}
+	taskNet, err := policy.TaskRules(ctx, t.Options.AllowNet)
+	if err != nil {
+		return out, err
+	}
 	cfg, err := w.cfg.Prepare(ctx, t, work)
 	if err != nil {
 		return out, err
+	}
+	cfg.AllowNet = append(cfg.AllowNet, taskNet...)
+	if w.cfg.Signer != nil {
+		cfg.Signer, cfg.SignKey = w.cfg.Signer, w.cfg.SignKey
 	}
 	cfg.Task, cfg.Workdir, cfg.RunID = t.Text, work, runID
 	cfg.TracePath = filepath.Join(dir, "trace.jsonl")
@@ -329,7 +351,7 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 	if _, err := w.c.traces.PutBytes(ctx, name, b); err != nil {
 		return out, fmt.Errorf("storing the trace: %w", err)
 	}
-	out.trace, out.traceHead = name, res.TraceHead
+	out.trace, out.traceHead, out.signedBy = name, res.TraceHead, res.SignedBy
 	return out, runErr
 }
 
@@ -379,7 +401,7 @@ func (w *Worker) finish(ctx context.Context, msg jetstream.Msg, t Task, a attemp
 			return false
 		}
 		at := &s.Attempts[i]
-		at.EndedAt, at.Trace, at.TraceHead = w.cfg.Clock.Now().UTC(), a.trace, a.traceHead
+		at.EndedAt, at.Trace, at.TraceHead, at.SignedBy = w.cfg.Clock.Now().UTC(), a.trace, a.traceHead, a.signedBy
 		if s.State == Finished || at.State != Running {
 			at.State = Refused
 			return true

@@ -60,8 +60,9 @@ type Loop struct {
 	sess *engine.Session
 	rs   *engine.RuleSet
 
-	post    *bus.Post // the post of the effector call in progress
-	mailErr error     // what the memory desk could not deliver during the call
+	post      *bus.Post // the post of the effector call in progress
+	mailErr   error     // what the memory desk could not deliver during the call
+	elapsedMS int64     // the task's time as the latest report gave it, for an interruption's Ω
 
 	// OnMessage, when set, sees every message as it passes, with the seq of the trace
 	// event that journalled it (for a live display, or a bus).
@@ -157,6 +158,12 @@ func (l *Loop) Mint(ctx context.Context, req engine.MintRequest) (engine.Constru
 	if err != nil {
 		return engine.Construct{}, fmt.Errorf("round %d: %w", l.round, err)
 	}
+	switch {
+	case rep.Replan != nil:
+		l.elapsedMS = rep.Replan.ElapsedMS
+	case rep.Outcome != nil:
+		l.elapsedMS = rep.Outcome.ElapsedMS
+	}
 	body, err := json.Marshal(rep)
 	if err != nil {
 		return engine.Construct{}, err
@@ -183,6 +190,11 @@ func (l *Loop) Gate(ctx context.Context, req engine.GateRequest) (engine.Signals
 	if rep.Outcome != nil && rep.Outcome.Intent == "" {
 		rep.Outcome.Intent = l.task.Intent
 	}
+	if tb, ok := l.plant.(TimeBudgeter); ok {
+		if ms, ok := tb.TimeBudgetMS(); ok {
+			l.solver.BoundTimeBudget(l.task.TaskID, ms)
+		}
+	}
 	var sig Signals
 	var err error
 	if rep.Replan != nil {
@@ -196,7 +208,8 @@ func (l *Loop) Gate(ctx context.Context, req engine.GateRequest) (engine.Signals
 	return engine.Signals{Changes: []engine.Change{{Op: engine.ChangePut, Kind: SignalsKind, Fields: sig.fields()}}}, nil
 }
 
-// Finish concludes the last round into the FinalResult and posts it to the user.
+// Finish concludes the last round into the FinalResult, with the plant's graceful
+// failure when the task is abandoned (FailureReporter), and posts it to the user.
 func (l *Loop) Finish(ctx context.Context, req engine.FinishRequest) (engine.Construct, error) {
 	if err := l.syncParams(); err != nil {
 		return engine.Construct{}, err
@@ -212,6 +225,9 @@ func (l *Loop) Finish(ctx context.Context, req engine.FinishRequest) (engine.Con
 	}
 	if out.Final == nil {
 		return engine.Construct{}, fmt.Errorf("ggs: objective %s is not terminal", req.Objective)
+	}
+	if fr, ok := l.plant.(FailureReporter); ok && out.Final.Directive == contract.DirectiveAbandon {
+		out.Final.Failure = fr.GracefulFailure(out.Final)
 	}
 	if _, err := post.Send("R7", "User", contract.TypeFinalResult, l.task.TaskID, out.Final); err != nil {
 		return engine.Construct{}, err

@@ -58,7 +58,7 @@ func runLoop(t *testing.T, task contract.TaskSpec, plant ggs.Plant, opts ...ggs.
 
 // TestRoundMailContract: GGS takes a round's report only from R7's mailbox, only from
 // R4b, and refuses a round that leaves mail unread; what was posted is in the trace
-// either way.
+// either way, and the refusal ends the task in a FinalResult (reason effector_error).
 func TestRoundMailContract(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -92,6 +92,12 @@ func TestRoundMailContract(t *testing.T) {
 			if ferr != nil {
 				t.Fatal(ferr)
 			}
+			// The refused round is an effector error, and a rule still ends the task.
+			var final contract.FinalResult
+			if last := msgs[len(msgs)-1]; last.Type != contract.TypeFinalResult || bus.Decode(last, &final) != nil ||
+				final.Directive != contract.DirectiveAbandon || final.Reason != contract.FaultEffectorError {
+				t.Errorf("the last message is %s %+v, want a FinalResult abandoning for effector_error", last.Type, final)
+			}
 			if tc.name == "a memory write from R2" {
 				// Refused by the round, and on record for the Auditor.
 				res, aerr := audit.AuditTrace(audit.DefaultConfig(), "run", tf)
@@ -104,7 +110,7 @@ func TestRoundMailContract(t *testing.T) {
 						found = true
 					}
 				}
-				if !found || len(msgs) != 2 {
+				if !found || len(msgs) != 3 {
 					t.Errorf("findings %+v on %d messages; want the R2 memory write flagged", res.Findings, len(msgs))
 				}
 			}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/agentspine/spine/contract"
 )
@@ -165,13 +164,9 @@ func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 // prose builds a rationale without fmt: a directive is shaped on every round.
 type prose []byte
 
-// String hands the text over without copying it; w must not be written afterwards.
-func (w prose) String() string {
-	if len(w) == 0 {
-		return ""
-	}
-	return unsafe.String(&w[0], len(w))
-}
+// String copies the text out: the project keeps no unsafe, and one copy per rationale is
+// small beside the round that shaped it.
+func (w prose) String() string { return string(w) }
 
 func (w *prose) say(parts ...string) {
 	for _, p := range parts {
@@ -302,6 +297,8 @@ func summary(directive string, s Signals, p Params, gap string) string {
 		fmt.Fprintf(&b, "Close enough: D = %s ≤ δ = %s after %s.", num(s.D), num(p.Delta), replans(s.Replans))
 	case contract.DirectiveAbandon:
 		switch {
+		case s.Interrupted != "":
+			b.WriteString(interruptedSummary(s.Interrupted, s.InterruptDetail))
 		case s.Fault == FaultEnds && s.FaultFatal:
 			b.WriteString("Abandoned: every plan the planner could make broke the MUST NOT set (a fault of the machinery, not a verdict on the task).")
 		case s.Fault == FaultEnds:

@@ -28,6 +28,10 @@ type Signals struct {
 	FaultRounds int  `json:"-"` // consecutive rounds a fault cut short, this one included
 	FaultOnly   bool `json:"-"` // the fault is all that failed: nothing was judged on its merits
 	FaultFatal  bool `json:"-"` // trying again cannot help (the planner is cornered)
+	// Interrupted is the kind of the interruption that ends the round (cancelled,
+	// iteration_bound, effector_error), "" for none.
+	Interrupted     string `json:"-"`
+	InterruptDetail string `json:"-"` // what the interruption's fault says happened
 }
 
 // Values of Signals.Fault.

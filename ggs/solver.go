@@ -233,7 +233,10 @@ func (s *Solver) Conclude(taskID string, dec Decision) (Output, error) {
 			out.Final.Reason = in.fault.Kind
 		}
 		delete(s.tasks.tasks, in.taskID)
-		s.write(dec.Directive, st.intent, out.Final.Summary, nil, "")
+		if sig.Interrupted == "" {
+			// An interruption says nothing about the task: memory learns nothing from it.
+			s.write(dec.Directive, st.intent, out.Final.Summary, nil, "")
+		}
 		return out, nil
 	}
 	if dec.Directive == contract.DirectiveRetry {

@@ -22,6 +22,7 @@ type taskState struct {
 	faults    int      // consecutive rounds cut short by a fault of the machinery
 	judged    int      // rounds judged on their merits (not only faulted)
 	intent    string   // the task's intent, as last given
+	budgetMS  float64  // the task's own time budget from its deadline, 0 for none
 	pending   *pendingRound
 }
 
@@ -58,6 +59,7 @@ func (t *tracker) open() []string {
 // and P are the last judged round's (1 and 0 before any), ∇L is 0 and the worsening
 // count stands; Ω still grows with the time spent.
 func (st *taskState) signals(p Params, in message) Signals {
+	p = st.paramsFor(p)
 	d, pp := in.d, in.p
 	if in.faultOnly {
 		d, pp = st.d, st.p

@@ -145,10 +145,10 @@ func faults(req *contract.ReplanRequest) []*contract.Fault {
 // validateFault checks a fault's role and kind, which GGS's summary and FinalResult name.
 func validateFault(f *contract.Fault) error {
 	switch f.Kind {
-	case contract.FaultModelUnavailable, contract.FaultContractBroken, contract.FaultPlannerCornered:
+	case contract.FaultModelUnavailable, contract.FaultContractBroken, contract.FaultPlannerCornered, contract.FaultResponseTooLarge:
 	default:
-		return fmt.Errorf("fault.kind: got %q, want %s, %s or %s", f.Kind,
-			contract.FaultModelUnavailable, contract.FaultContractBroken, contract.FaultPlannerCornered)
+		return fmt.Errorf("fault.kind: got %q, want %s, %s, %s or %s", f.Kind,
+			contract.FaultModelUnavailable, contract.FaultContractBroken, contract.FaultPlannerCornered, contract.FaultResponseTooLarge)
 	}
 	if f.Role == "" {
 		return fmt.Errorf("fault.role: missing")

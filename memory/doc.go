@@ -23,9 +23,9 @@
 //   - A C entry is bankrupt when the pair's live decision turns against it: below 0 for a
 //     best practice, above 0 for a constraint. Its K successor keeps the C entry's last
 //     recall as decay reference, so a rule nobody recalled fades fast once demoted.
-//   - Forgetting tests each M/K entry's own attention, not the pair's sum, and only once
-//     the entry is DreamConfig.ForgetGrace old: the seed's threshold equals the refine
-//     row's f, so without a grace a refine Megram went in the pass after its own task.
+//   - Forgetting reads the pair, as the seed says: all M/K entries of a pair whose live
+//     M_attention is below 0.1 go together, whatever each entry's own weight.
+//     DreamConfig.ForgetGrace (default 0, the seed's rule) can spare young pairs.
 //   - Every Megram id the system mints is 32 lowercase hex digits (RandomIDs here,
 //     spine.RandomIDs for GGS's); stored ids of any valid form are read as they are.
 //   - A consolidated C entry has f = 1, σ = ±1 and k = 0; a pair gets no second C entry

@@ -45,7 +45,13 @@ type cEntry struct {
 type forgetCand struct {
 	ref        recordRef
 	supersedes string
-	att, dec   float64
+}
+
+// pairForget is one pair whose M/K entries physical forgetting deletes, with the pair's
+// live potentials that decided it.
+type pairForget struct {
+	entries []forgetCand
+	pot     contract.Potentials
 }
 
 // pairScan accumulates one tag pair during the scan.
@@ -54,7 +60,11 @@ type pairScan struct {
 	acc           accumulator
 	cs            []cEntry
 	superseded    []string
-	forget        []forgetCand
+	// mk is every M/K entry of the pair: forgetting reads the pair's sum, known only at
+	// its last entry. newest is the latest decay reference among them.
+	mk     []forgetCand
+	newest time.Time
+	now    time.Time
 }
 
 type bankruptcy struct {
@@ -72,7 +82,7 @@ type consolidation struct {
 type passPlan struct {
 	bankrupt    []bankruptcy
 	consolidate []consolidation
-	forget      []forgetCand
+	forget      []pairForget
 }
 
 func polarity(sigma float64) float64 {
@@ -115,7 +125,7 @@ func (s *Service) planPass(ctx context.Context, now time.Time, o DreamOptions, r
 			if started {
 				s.decidePair(&cur, o, &plan)
 			}
-			cur = pairScan{space: e.Space, entity: e.Entity, cs: cur.cs[:0], superseded: cur.superseded[:0], forget: cur.forget[:0]}
+			cur = pairScan{space: e.Space, entity: e.Entity, cs: cur.cs[:0], superseded: cur.superseded[:0], mk: cur.mk[:0], now: now}
 			started = true
 			rep.Pairs++
 		}
@@ -129,13 +139,12 @@ func (s *Service) planPass(ctx context.Context, now time.Time, o DreamOptions, r
 			cur.acc.attention += att
 			cur.acc.decision += dec
 			cur.acc.entries++
-			// A Megram younger than the grace is kept whatever its attention: see
-			// DreamConfig.ForgetGrace (a fresh refine Megram starts at the threshold).
-			if att < s.dream.ForgetAttention && now.Sub(e.Ref) >= s.dream.ForgetGrace {
-				cur.forget = append(cur.forget, forgetCand{
-					ref:        recordRef{ID: e.id(), Space: e.Space, Entity: e.Entity, Level: e.Level},
-					supersedes: e.Supersedes, att: att, dec: dec,
-				})
+			cur.mk = append(cur.mk, forgetCand{
+				ref:        recordRef{ID: e.id(), Space: e.Space, Entity: e.Entity, Level: e.Level},
+				supersedes: e.Supersedes,
+			})
+			if e.Ref.After(cur.newest) {
+				cur.newest = e.Ref
 			}
 		case e.Level == contract.LevelC:
 			cur.cs = append(cur.cs, cEntry{id: e.id(), sigma: e.Sigma})
@@ -185,8 +194,9 @@ func (s *Service) decidePair(p *pairScan, o DreamOptions, plan *passPlan) {
 			})
 		}
 	}
-	if !o.SkipForgetting {
-		plan.forget = append(plan.forget, p.forget...)
+	if !o.SkipForgetting && len(p.mk) > 0 && att < cfg.ForgetAttention && p.now.Sub(p.newest) >= cfg.ForgetGrace {
+		// The mk slice is reused by the next pair: the plan keeps a copy.
+		plan.forget = append(plan.forget, pairForget{entries: append([]forgetCand(nil), p.mk...), pot: pot})
 	}
 }
 
@@ -412,9 +422,21 @@ func (s *Service) evidence(now time.Time, space, entity string) ([]DistilEvidenc
 // forgetBatch bounds one deletion batch.
 const forgetBatch = 4096
 
-// applyForgetting deletes the decided M/K entries; deleting an entry that superseded a C
-// entry deletes that C entry too, so the stale rule cannot come back.
-func (s *Service) applyForgetting(ctx context.Context, now time.Time, fs []forgetCand, o DreamOptions, rep *DreamReport) error {
+// forgotten is one entry of a forgotten pair, in the order the deletions are batched.
+type forgotten struct {
+	forgetCand
+	pot contract.Potentials
+}
+
+// applyForgetting deletes every M/K entry of the decided pairs; deleting an entry that
+// superseded a C entry deletes that C entry too, so the stale rule cannot come back.
+func (s *Service) applyForgetting(ctx context.Context, now time.Time, ps []pairForget, o DreamOptions, rep *DreamReport) error {
+	var fs []forgotten
+	for _, p := range ps {
+		for _, e := range p.entries {
+			fs = append(fs, forgotten{e, p.pot})
+		}
+	}
 	for start := 0; start < len(fs); start += forgetBatch {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -431,6 +453,9 @@ func (s *Service) applyForgetting(ctx context.Context, now time.Time, fs []forge
 			// Every Dreamer batch is a function of the stored state, so it is written
 			// without waiting for fsync: after a host crash the next pass derives what
 			// was lost again. (A killed process loses nothing: the journal is written.)
+			// A pair split over two batches is decided already: a crash between them
+			// leaves the rest of the pair below the threshold, and the next pass
+			// deletes it.
 			c.noSync = true
 			s.applyMu.Lock()
 			err := s.be.apply(&c)
@@ -445,8 +470,8 @@ func (s *Service) applyForgetting(ctx context.Context, now time.Time, fs []forge
 		}
 		for _, f := range chunk {
 			s.emit(DreamEvent{At: now, Kind: EventForgotten, Space: f.ref.Space, Entity: f.ref.Entity, ID: f.ref.ID,
-				Level: f.ref.Level, Attention: f.att, Decision: f.dec, Applied: !o.DryRun,
-				Rule: fmt.Sprintf("own M_attention %.6g < %g", f.att, s.dream.ForgetAttention)})
+				Level: f.ref.Level, Attention: f.pot.Attention, Decision: f.pot.Decision, Applied: !o.DryRun,
+				Rule: fmt.Sprintf("pair M_attention %.6g < %g", f.pot.Attention, s.dream.ForgetAttention)})
 			if f.supersedes != "" {
 				s.emit(DreamEvent{At: now, Kind: EventForgotten, Space: f.ref.Space, Entity: f.ref.Entity, ID: f.supersedes,
 					Level: contract.LevelC, Applied: !o.DryRun,

@@ -15,26 +15,31 @@ type DreamConfig struct {
 	ConsolidateAttention float64 `json:"consolidate_attention"`
 	BestPracticeDecision float64 `json:"best_practice_decision"`
 	ConstraintDecision   float64 `json:"constraint_decision"`
-	// Trust bankruptcy: a live C entry whose polarity (+1 for σ ≥ 0, −1 otherwise)
-	// times its pair's live M_decision is below BankruptcyDecision loses its immunity:
-	// it is superseded by a K entry with k = DemotedK. For a best practice that is
-	// "M_decision < 0"; for a constraint, whose pair is negative by construction, it is
-	// "M_decision > 0", i.e. the evidence turned against it.
+	// Trust bankruptcy (seed 000 §6e, Λ_demote): the seed demotes a C entry once the
+	// live M_decision of its pair has gone negative; the entry then loses its
+	// timelessness (k back to 0.05) and drops to level K. Read literally that fits a
+	// best practice only: a constraint's pair is negative by construction and would be
+	// demoted the pass it was made. So the test is signed by the entry: a live C entry
+	// whose polarity (+1 for σ ≥ 0, −1 otherwise) times its pair's live M_decision is
+	// below BankruptcyDecision is superseded by a K entry with k = DemotedK. For a best
+	// practice that is the seed's "M_decision < 0"; for a constraint it is "M_decision >
+	// 0", i.e. the evidence turned against it.
 	BankruptcyDecision float64 `json:"bankruptcy_decision"`
 	DemotedK           float64 `json:"demoted_k"`
-	// Physical forgetting: an M or K entry whose own live attention |f|·e^(−kΔt) is
-	// below ForgetAttention, and whose decay reference (last_recalled_at) is at least
-	// ForgetGrace old, is deleted.
+	// Physical forgetting (seed 000 §6e, Λ_gc): the seed hard-deletes the M and K
+	// entries of a tag pair whose live M_attention, Σ|f_i|·e^(−k_i·Δt) over the pair's
+	// M/K entries, has fallen under 0.1. The test reads the pair, never an entry alone:
+	// five entries at 0.04 each make a pair at 0.2, which is kept whole; a pair under
+	// ForgetAttention loses all its M/K entries at once (C entries are never forgotten,
+	// except one superseded by a forgotten K entry).
 	//
-	// The grace resolves the threshold against the quantization matrix: the seed's
-	// threshold, 0.1, is exactly the refine row's f, so a refine Megram is below it from
-	// its first instant (0.1·e^(−0.5·Δt) < 0.1 for any Δt > 0) and the attention test
-	// alone deleted it in the pass that follows the task that wrote it. With the grace
-	// every Megram lives at least ForgetGrace, long enough for the next tasks to read it;
-	// a refine Megram is then forgotten at its first pass after the grace (at 36 h its
-	// attention is 0.047). The other rows stay above 0.1 for days (change_path: 5.5 days,
-	// the k = 0.05 rows: 40 days and more), so the grace never delays their forgetting
-	// and the seed's threshold stays as it is. 0 turns the grace off.
+	// ForgetGrace, when positive, spares a pair while its newest M/K entry's decay
+	// reference (last_recalled_at) is younger than the grace. The seed has no grace, and
+	// the default is 0, which is the seed's rule exactly. It exists because the seed's
+	// threshold equals the refine row's f (0.1): a pair holding a single refine Megram is
+	// under the threshold an instant after the Megram is written, so the pass that
+	// follows its task deletes it; a grace of, say, 36 h (about one half-life of the
+	// refine row, k = 0.5 per day) keeps such a pair readable by the next tasks.
 	ForgetAttention float64       `json:"forget_attention"`
 	ForgetGrace     time.Duration `json:"forget_grace"`
 	// EvidenceLimit caps the entries sent to the Distiller, heaviest first.
@@ -45,9 +50,9 @@ type DreamConfig struct {
 	Interval time.Duration `json:"interval"`
 }
 
-// DefaultDreamConfig returns the MKCT defaults: consolidate at attention 5 and decision
-// ±3, bankrupt below 0, demote to k = 0.05, forget below attention 0.1 once 36 h old
-// (about one half-life of the refine row, k = 0.5 per day: ln 2 / 0.5 ≈ 33 h).
+// DefaultDreamConfig returns the MKCT defaults of seed 000: consolidate at attention 5
+// and decision ±3, bankrupt below 0, demote to k = 0.05, forget a pair below attention
+// 0.1, with no grace.
 func DefaultDreamConfig() DreamConfig {
 	return DreamConfig{
 		ConsolidateAttention: 5,
@@ -56,7 +61,6 @@ func DefaultDreamConfig() DreamConfig {
 		BankruptcyDecision:   0,
 		DemotedK:             0.05,
 		ForgetAttention:      0.1,
-		ForgetGrace:          36 * time.Hour,
 		EvidenceLimit:        16,
 		SettleDelay:          2 * time.Second,
 	}
@@ -115,8 +119,7 @@ type DreamEvent struct {
 	// bankruptcy.
 	NewID string `json:"new_id,omitempty"`
 	Level string `json:"level,omitempty"`
-	// Attention and Decision are the pair's live potentials, or for a forgotten entry its
-	// own live contribution.
+	// Attention and Decision are the pair's live potentials when the pass decided.
 	Attention float64 `json:"attention"`
 	Decision  float64 `json:"decision"`
 	// Rule is the threshold test that fired, with its numbers.

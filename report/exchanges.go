@@ -203,6 +203,7 @@ func messageSummary(m trace.Message) string {
 		add(str("what_to_do"))
 	case contract.TypePlanDirective, contract.TypeFinalResult:
 		add(str("directive"))
+		add(str("reason"))
 		add(str("summary"))
 	case contract.TypeReplanRequest:
 		add(str("gap_summary"))

@@ -32,6 +32,9 @@ type Config struct {
 	Rules     *engine.RuleSet // nil: LoadRules(RulesPath)
 	RulesPath string          // the rule file, "" for the shipped rules/ggs.yaml
 	Watch     bool            // reload RulesPath at cycle boundaries when it changes
+	// MaxIterations bounds the engine's loop (rounds); 0 keeps the engine's default.
+	// A run that reaches it still ends in a FinalResult (reason iteration_bound).
+	MaxIterations int
 
 	MemoryDir string // the shared memory (LevelDB); "" for none
 	// Memory is a store a long-lived process keeps open across tasks, used instead of
@@ -45,6 +48,13 @@ type Config struct {
 	// else in the default state directory (EnvTraceDir, XDG_STATE_HOME, ~/.local/state).
 	TracePath string
 	TraceDir  string
+
+	// SignKey is a private key file (trace.LoadSigner) that signs the trace: it must lie
+	// outside the work dir, is hidden from the sandbox and read once, before the run.
+	// Signer, when set, is the key already read (a worker reads its own once); SignKey
+	// then still names its file for the placement check and the sandbox.
+	SignKey string
+	Signer  *trace.Signer
 
 	// The tools' isolation: a bubblewrap sandbox reaching AllowNet only; NoSandbox runs
 	// them unconfined; Jail, when set, is used as it is.
@@ -91,6 +101,7 @@ type Result struct {
 	// TraceHead is the hash of the trace's last line: a copy outside the file, so that
 	// a rewrite of the whole file can be told.
 	TraceHead string
+	SignedBy  string // the fingerprint of the key that signed the trace, "" when unsigned
 	Isolation sandbox.Isolation
 	// The live Auditor's findings (also in the trace, after the halt) and the messages
 	// its bus could not take.

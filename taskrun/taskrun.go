@@ -60,11 +60,15 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if err := checkWorkdir(cfg.Workdir); err != nil {
 		return res, err
 	}
+	signer, err := runSigner(cfg)
+	if err != nil {
+		return res, err
+	}
 	scrub := runScrubber(cfg.LLM, cfg.ConfigPath, cfg.Environ)
 
 	jail := cfg.Jail
 	if jail == nil {
-		if jail, err = toolJail(cfg.Warn, cfg.AllowNet, cfg.NoSandbox, []string{cfg.ConfigPath, cfg.TracePath, cfg.MemoryDir, traceDir}); err != nil {
+		if jail, err = toolJail(cfg.Warn, cfg.AllowNet, cfg.NoSandbox, []string{cfg.ConfigPath, cfg.TracePath, cfg.MemoryDir, traceDir, cfg.SignKey}); err != nil {
 			return res, err
 		}
 	}
@@ -165,17 +169,28 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	}
 	sink = &scrubSink{next: sink, sc: scrub}
 	engineOpts := []engine.Option{engine.WithTrace(sink), engine.WithClock(cfg.Clock), engine.WithIDs(cfg.IDs), engine.WithRunID(res.RunID)}
+	if cfg.MaxIterations > 0 {
+		engineOpts = append(engineOpts, engine.WithMaxIterations(cfg.MaxIterations))
+	}
 	if cfg.Watch {
 		engineOpts = append(engineOpts, engine.WithRuleSource(engine.NewFileRuleSource(cfg.RulesPath, rs)))
 	}
 	tr, runErr := p.Run(ctx, roles.TaskOptions{
 		Rules:     rs,
 		Engine:    append(engineOpts, auditor.options()...),
-		Meta:      withMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), cfg.Meta),
+		Meta:      withMeta(signMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), signer), cfg.Meta),
 		GGS:       ggsOpts,
 		OnMessage: cfg.OnMessage,
 	})
 	res.TaskResult = tr
+	if signer != nil {
+		// The signature ends the trace: nothing is written after it.
+		if err := file.Sign(signer); err != nil && runErr == nil {
+			runErr = fmt.Errorf("signing the trace: %w", err)
+		} else if err == nil {
+			res.SignedBy = signer.Fingerprint()
+		}
+	}
 	if err := file.Close(); err != nil && runErr == nil {
 		runErr = err
 	}

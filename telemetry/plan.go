@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	oteltrace "go.opentelemetry.io/otel/trace"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -161,6 +162,9 @@ func (b *builder) add(ev *trace.Event) {
 			attribute.String("spine.message.to", body.To),
 			attribute.String("spine.message.type", body.Type),
 			attribute.String("spine.task_id", body.TaskID))
+		if body.Type == contract.TypeFinalResult {
+			b.run.attrs = append(b.run.attrs, finalAttrs(body.Payload)...)
+		}
 	case trace.Halt:
 		b.closeRound()
 		b.run.touch(ev.Time)
@@ -326,4 +330,27 @@ func thenObjective(t *trace.Then) string {
 		return ""
 	}
 	return t.Objective
+}
+
+// finalAttrs are the run span's attributes from its FinalResult: how the task ended and
+// why, and the graceful failure's next moves when it was abandoned.
+func finalAttrs(payload json.RawMessage) []attribute.KeyValue {
+	var fr contract.FinalResult
+	if json.Unmarshal(payload, &fr) != nil {
+		return nil
+	}
+	attrs := []attribute.KeyValue{attribute.String("spine.final.directive", fr.Directive),
+		attribute.String("spine.final.summary", excerpt(fr.Summary, maxText))}
+	if fr.Reason != "" {
+		attrs = append(attrs, attribute.String("spine.final.reason", fr.Reason))
+	}
+	if g := fr.Failure; g != nil {
+		moves := make([]string, len(g.NextMoves))
+		for i, m := range g.NextMoves {
+			moves[i] = excerpt(m, maxText)
+		}
+		attrs = append(attrs, attribute.String("spine.final.graceful_failure", excerpt(g.Summary, maxText)),
+			attribute.StringSlice("spine.final.next_moves", moves))
+	}
+	return attrs
 }

@@ -33,8 +33,9 @@ func init() {
 		fs.IntVar(&cfg.MaxReplans, "max-replans", def.MaxReplans, "`N` PlanDirectives a task may receive; more is budget_overrun")
 		fs.Int64Var(&cfg.TimeBudgetMS, "time-budget-ms", def.TimeBudgetMS, "a task's time budget in `MS` milliseconds; more elapsed is budget_overrun")
 		opts := &auditFlags{
-			asJSON: asJSON,
-			cfg:    &cfg,
+			asJSON:    asJSON,
+			cfg:       &cfg,
+			verifyKey: addVerifyKey(fs),
 		}
 		follow := addAuditFollowFlags(fs)
 		c.RunE = func(c *cobra.Command, args []string) error {
@@ -49,8 +50,9 @@ func init() {
 
 // auditFlags are spine audit's flags.
 type auditFlags struct {
-	asJSON *bool
-	cfg    *audit.Config
+	asJSON    *bool
+	cfg       *audit.Config
+	verifyKey *string
 }
 
 // auditLine is one finding in --json output: an AuditReport with the trace it is in.
@@ -77,11 +79,19 @@ func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags
 		fmt.Fprintf(io.err, "spine audit: %v\n", err)
 		return exitUsage
 	}
+	ring, err := loadVerifyKey(*opts.verifyKey)
+	if err != nil {
+		fmt.Fprintf(io.err, "spine audit: %v\n", err)
+		return exitUsage
+	}
 	var tally auditTally
 	for _, p := range paths {
 		if ctx.Err() != nil {
 			fmt.Fprintf(io.err, "spine audit: %v\n", ctx.Err())
 			return exitFail
+		}
+		if ring != nil && !auditSignature(io, p, ring, &tally) {
+			continue
 		}
 		auditOne(io, cfg, p, *asJSON, &tally)
 	}
@@ -92,6 +102,25 @@ func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags
 		return exitFail
 	}
 	return exitOK
+}
+
+// auditSignature verifies a trace's signature before it is audited; a trace the
+// trusted keys do not vouch for is refused (and not audited).
+func auditSignature(io stdio, path string, ring trace.KeyRing, tally *auditTally) bool {
+	tf, err := trace.ReadFile(path)
+	if tf == nil {
+		tally.traces++
+		tally.failed = true
+		fmt.Fprintf(io.err, "spine audit: %v\n", err)
+		return false
+	}
+	if _, err := tf.VerifySignature(ring); err != nil {
+		tally.traces++
+		tally.failed = true
+		fmt.Fprintf(io.err, "spine audit: %s: %v\n", path, err)
+		return false
+	}
+	return true
 }
 
 // auditOne audits one trace file and prints its findings. A trace that cannot be read

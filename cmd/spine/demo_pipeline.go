@@ -28,6 +28,7 @@ const pipelineDemoTrace = "spine-demo-pipeline.trace.jsonl"
 // demoPipelineRun is one play of the pipeline demo: where its trace goes and what shows it.
 type demoPipelineRun struct {
 	tracePath string
+	signKey   string // a private key file that signs the trace, "" for none
 	onMessage func(trace.Message)
 	wrapSink  func(trace.Sink) trace.Sink
 	warn      func(string)
@@ -78,7 +79,7 @@ func playPipelineDemo(ctx context.Context, d scripted.PipelineDemo, r demoPipeli
 	}
 	chat := scripted.NewChat(d.Script)
 	tc := taskrun.Config{Task: d.Task, Workdir: work, LLM: scripted.LLMConfig(), Chat: chat, Rules: rs,
-		MemoryDir: memDir, TracePath: r.tracePath, OnMessage: r.onMessage, WrapSink: r.wrapSink, Warn: warn}
+		MemoryDir: memDir, TracePath: r.tracePath, SignKey: r.signKey, OnMessage: r.onMessage, WrapSink: r.wrapSink, Warn: warn}
 	res, runErr := taskrun.RunTask(ctx, tc)
 	var unavailable *sandbox.UnavailableError
 	if res.TracePath == "" && errors.As(runErr, &unavailable) {
@@ -121,7 +122,7 @@ func demoMegrams(ctx context.Context, dir string) ([]memory.Record, error) {
 }
 
 // runDemoPipeline is `spine demo --pipeline`.
-func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all bool) int {
+func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all bool, signKey string) int {
 	d := scripted.NewPipelineDemo()
 	if tracePath == "" {
 		tracePath = taskrun.FreshPath(pipelineDemoTrace)
@@ -142,7 +143,7 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	fmt.Fprintln(out, "The tools, the memory store (in the temporary dir), GGS and the Auditor (R6) are the real ones.")
 	fmt.Fprintln(out)
 	warned := map[string]bool{} // a fallback runs the task twice; say each warning once
-	r := demoPipelineRun{tracePath: tracePath,
+	r := demoPipelineRun{tracePath: tracePath, signKey: signKey,
 		warn: func(msg string) {
 			if !warned[msg] {
 				warned[msg] = true
@@ -179,6 +180,9 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 		fmt.Fprintf(out, "work dir: %s was not written\n", d.Report)
 	}
 	code := show.finish(io, res.TaskResult, o.runErr, res.TracePath, res.TraceHead, res.Pipeline)
+	if res.SignedBy != "" {
+		fmt.Fprintf(io.out, "Signed by:           %s\n", res.SignedBy)
+	}
 	fmt.Fprintf(io.out, "Audit it:            spine audit %s\n", res.TracePath)
 	fmt.Fprintf(io.out, "Read it:             spine trace show %s\n", res.TracePath)
 	if errors.Is(o.runErr, context.Canceled) {

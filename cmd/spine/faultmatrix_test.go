@@ -20,9 +20,10 @@ import (
 
 // The fault matrix drives `spine run` end to end, through the CLI, against one
 // OpenAI-compatible endpoint that plays every role from a script and injects one fault
-// of the machinery per case. Whatever fails, the run must end in a FinalResult decided
-// by a rule, leave a trace that begins with its header and ends with halt, and replay
-// byte for byte.
+// of the machinery per case, or cancels the run as a given model call begins, or
+// bounds its iterations. Whatever fails, the run must end in a FinalResult decided by a
+// rule (with R2's graceful failure when it abandons), leave a trace that begins with its
+// header and ends with halt, and replay byte for byte.
 
 const fmKey = "sk-fault-matrix-7c2e91"
 
@@ -58,7 +59,12 @@ var (
 	fmProse     = llmtest.Text("Sure! The app's port is in its config file; I would read config/app.yaml first.")
 	fmNoChoices = llmtest.Reply{Body: `{"id":"chatcmpl-empty","object":"chat.completion","created":1700000000,"model":"m","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":0,"total_tokens":12}}`}
 	fmStalled   = llmtest.Reply{Stall: 5 * time.Second, Content: "never sent: the client gave up first"}
+	// fmCancel cancels the run as the call it answers begins (runFaultCase gives it the
+	// cancel function); the answer is never sent.
+	fmCancel = llmtest.Reply{Stall: time.Minute, Content: fmCancelMark}
 )
+
+const fmCancelMark = "never sent: the run is cancelled as this call begins"
 
 // The evidence case: R3 can only be refused, and R4a passes the subtask anyway.
 const (
@@ -91,6 +97,8 @@ type faultCase struct {
 	// shipped rules with that max_replans.
 	timeout    string
 	maxReplans int
+	// maxIter, when set, is spine run's --max-iterations.
+	maxIter int
 
 	exit       int
 	directive  string   // the FinalResult's
@@ -186,6 +194,34 @@ var faultMatrix = []faultCase{
 			"R4a": {llmtest.Fail(503, "overloaded"), llmtest.Dropped(), fmPassed}},
 		exit: exitOK, directive: contract.DirectiveAccept, directives: []string{contract.DirectiveRetry},
 		trace: []string{`"fault":{"role":"R4a","kind":"model_unavailable"`}},
+	// Cancelled (Ctrl-C, a caller's context) at five moments of a round: each still ends
+	// in a FinalResult that abandon_on_fault decides, with reason cancelled.
+	{name: "cancelled while R1 reads the task",
+		script: map[string][]llmtest.Reply{"R1": {fmCancel}, "R2": {}, "R3": {}, "R4a": {}, "R4b": {}},
+		exit:   exitFail, directive: contract.DirectiveAbandon, reason: contract.FaultCancelled,
+		trace: []string{`"op":"interrupt"`, `"reason":"cancelled"`}},
+	{name: "cancelled while R2 plans",
+		script: map[string][]llmtest.Reply{"R2": {fmCancel}, "R3": {}, "R4a": {}, "R4b": {}},
+		exit:   exitFail, directive: contract.DirectiveAbandon, reason: contract.FaultCancelled,
+		trace: []string{`"reason":"cancelled"`}},
+	{name: "cancelled while R3 works",
+		script: map[string][]llmtest.Reply{"R3": {fmCancel}, "R4a": {}, "R4b": {}},
+		exit:   exitFail, directive: contract.DirectiveAbandon, reason: contract.FaultCancelled,
+		trace: []string{`"reason":"cancelled"`}},
+	{name: "cancelled while R4a judges",
+		script: map[string][]llmtest.Reply{"R4a": {fmCancel}, "R4b": {}},
+		exit:   exitFail, directive: contract.DirectiveAbandon, reason: contract.FaultCancelled,
+		trace: []string{`"reason":"cancelled"`}},
+	{name: "cancelled while R4b merges",
+		script: map[string][]llmtest.Reply{"R4b": {fmCancel}},
+		exit:   exitFail, directive: contract.DirectiveAbandon, reason: contract.FaultCancelled,
+		trace: []string{`"reason":"cancelled"`}},
+	{name: "the iteration bound",
+		maxIter: 1,
+		script: map[string][]llmtest.Reply{"R4b": {fmJSON(map[string]any{"summary": "No port was found", "merged": "",
+			"verdicts": []map[string]any{{"criterion": fmTaskCrit, "verdict": "fail", "failure_class": "environmental", "evidence": "no port named"}}})}},
+		exit: exitFail, directive: contract.DirectiveAbandon, reason: contract.FaultIterationBound,
+		trace: []string{`"reason":"iteration_bound","detail":"reached the bound of 1 iterations"`}},
 	{name: "a validator that passes without evidence",
 		task:       fmOutTask,
 		maxReplans: 1,
@@ -216,7 +252,8 @@ func TestFaultMatrix(t *testing.T) {
 	}
 }
 
-func runFaultCase(t *testing.T, c faultCase) {
+// runFaultCase runs one case and returns the path of its trace.
+func runFaultCase(t *testing.T, c faultCase) string {
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
 	if err := os.MkdirAll(filepath.Join(work, "config"), 0o755); err != nil {
@@ -233,6 +270,15 @@ func runFaultCase(t *testing.T, c faultCase) {
 		}
 		scripts["m-"+role] = replies
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, replies := range scripts {
+		for i := range replies {
+			if replies[i].Content == fmCancelMark {
+				replies[i].Begin = cancel
+			}
+		}
+	}
 	router := llmtest.NewRouter(t, scripts)
 	timeout := c.timeout
 	if timeout == "" {
@@ -247,13 +293,16 @@ func runFaultCase(t *testing.T, c faultCase) {
 	if c.maxReplans > 0 {
 		args = append(args, "--rules", fmRules(t, dir, c.maxReplans))
 	}
+	if c.maxIter > 0 {
+		args = append(args, "--max-iterations", fmt.Sprint(c.maxIter))
+	}
 	task := c.task
 	if task == "" {
 		task = fmTask
 	}
 
 	var out, errOut bytes.Buffer
-	code := Run(context.Background(), append(args, task), strings.NewReader(""), &out, &errOut)
+	code := Run(ctx, append(args, task), strings.NewReader(""), &out, &errOut)
 	show := func() string { return fmt.Sprintf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String()) }
 	if code != c.exit {
 		t.Errorf("exit %d, want %d\n%s", code, c.exit, show())
@@ -314,6 +363,11 @@ func runFaultCase(t *testing.T, c faultCase) {
 	if fr := finals[0]; fr.Directive != c.directive || fr.Reason != c.reason {
 		t.Errorf("FinalResult: directive %q reason %q, want %q %q (summary %q)", fr.Directive, fr.Reason, c.directive, c.reason, fr.Summary)
 	}
+	// An abandoned task carries R2's graceful failure, whatever ended it.
+	if fr := finals[0]; (fr.Directive == contract.DirectiveAbandon) != (fr.Failure != nil) ||
+		fr.Failure != nil && (fr.Failure.Summary == "" || len(fr.Failure.NextMoves) < 2) {
+		t.Errorf("FinalResult %s: graceful failure %+v", fr.Directive, fr.Failure)
+	}
 	if got, want := strings.Join(directives, ","), strings.Join(c.directives, ","); got != want {
 		t.Errorf("PlanDirectives %q, want %q", got, want)
 	}
@@ -328,6 +382,7 @@ func runFaultCase(t *testing.T, c faultCase) {
 		!strings.Contains(rout.String(), "identical") {
 		t.Errorf("replay --check: exit %d\n%s%s", code, rout.String(), rerr.String())
 	}
+	return trace
 }
 
 // fmLine is what the matrix reads of a trace event: a message's type and payload.

@@ -94,6 +94,9 @@ func showTaskStatus(w io.Writer, st fleet.Status) {
 		if a.Trace != "" {
 			line += ", trace stored"
 		}
+		if a.SignedBy != "" {
+			line += ", signed by " + a.SignedBy
+		}
 		printLine(w, "%s)", line)
 		if a.Error != "" {
 			printLine(w, "     did not start: %s", oneLine(a.Error, 100))

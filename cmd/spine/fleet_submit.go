@@ -49,6 +49,11 @@ the worker's.`,
 				default:
 					return usageErrorf("--caution %q: expected refuse, allow or log", o.Caution)
 				}
+				// A name that leads where no worker may ever open is refused now; the rest
+				// is the worker's to decide.
+				if err := fleet.CheckSubmitNet(c.Context(), allowNet, nil); err != nil {
+					return usageErrorf("%v", err)
+				}
 				for _, r := range allowNet {
 					o.AllowNet = append(o.AllowNet, r.String())
 				}
@@ -79,7 +84,7 @@ the worker's.`,
 		nf.add(fs)
 		fs.StringVar(&o.Model, "model", "", "model for every role without one of its own (default: the worker's)")
 		fs.StringVar(&o.Caution, "caution", "", "what to do with a call memory advises caution for: refuse, allow or log (default: refuse)")
-		fs.Var(&allowNet, "allow-net", "let the task's tools connect to `HOST[:PORT]` (repeatable)")
+		fs.Var(&allowNet, "allow-net", "ask that the task's tools may connect to `HOST[:PORT]` (repeatable; a worker opens it only within its own --allow-net)")
 		fs.BoolVar(&asJSON, "json", false, "print each task's status as JSON")
 		fs.StringVar(&file, "file", "", "submit every line of `FILE` as a task (blank lines and lines starting with # skipped)")
 		return c

@@ -35,6 +35,19 @@ its NATS connection takes no more tasks, lets the runs in hand end by their rule
 exits with status 1. An interrupt or SIGTERM stops it the same way (exit 0); a second
 interrupt aborts the runs in hand, whose tasks then run again elsewhere.
 
+The worker decides a task's network, not the task: a task's --allow-net is opened only
+when the worker's own --allow-net holds the same host (names compare as written, never
+by what they resolve to) and port. Whatever the lists say, a name is resolved when the
+task starts and refused if it leads to loopback or this machine's own addresses (unless
+the worker's entry is the loopback address itself), to the fleet's NATS server (unless
+the worker's entry names that server's host and port), or to a link-local or
+unspecified address (never). A refused entry fails the attempt, naming the entry and why.
+
+Every trace the worker writes is signed with its own ed25519 key: --sign-key FILE, or
+worker-sign.key in $XDG_STATE_HOME/spine or ~/.local/state/spine,
+made (with worker-sign.key.pub) on the first start. spine status TASK shows which key
+signed each attempt's trace; spine replay --check --verify-key checks it.
+
 --memory DIR gives the worker a memory store that is an index of the fleet's Megram
 log: every worker's Megrams are appended to the log and restored into every store, so
 a run calibrates with the whole fleet's experience. One worker at a time, the holder of
@@ -50,6 +63,8 @@ func init() {
 			demo, noSandbox, quiet bool
 			memDir                 string
 			leaseTTL               time.Duration
+			allowNet               netRules
+			signKey                string
 		)
 		c := &cobra.Command{
 			Use:   "worker --workdir-root DIR [--concurrency N] [--ack-wait D] [--demo] [flags]",
@@ -85,7 +100,7 @@ func init() {
 					cfg.Prepare = workerPrepare(io, rs, rulesPath, configPath, baseURL, base, noSandbox)
 				}
 				if !quiet {
-					cfg.Log = func(line string) { printLine(io.err, "spine worker: %s", line) }
+					cfg.Log = func(line string) { fmt.Fprintf(io.err, "spine worker: %s\n", line) }
 				}
 				ctx := c.Context()
 				cl, err := nf.connect(ctx, "spine worker")
@@ -126,6 +141,10 @@ func init() {
 					defer sm.Close()
 					cfg.Memory = sm
 				}
+				cfg.AllowNet = allowNet
+				if cfg.Signer, cfg.SignKey, err = workerSigner(io, signKey); err != nil {
+					return err
+				}
 				w, err := cl.NewWorker(ctx, cfg)
 				if err != nil {
 					return err
@@ -155,6 +174,8 @@ func init() {
 		fs.DurationVar(&leaseTTL, "lease-ttl", fleet.DefaultLeaseTTL, "with --memory: how long the Dreamer's lease outlives its holder's last renewal")
 		fs.BoolVar(&demo, "demo", false, "run every task as spine demo --pipeline (scripted replies: no model, no key)")
 		fs.BoolVar(&noSandbox, "no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (recorded in every trace)")
+		fs.Var(&allowNet, "allow-net", "the most a task's --allow-net may open: `HOST[:PORT]` (repeatable; default none). Loopback and the fleet's NATS server open only when named here literally; link-local never")
+		fs.StringVar(&signKey, "sign-key", "", "sign every trace with this ed25519 private key `FILE` (default: worker-sign.key in the state directory, made on first start)")
 		fs.BoolVar(&cfg.Drain, "drain", false, "exit once the queue is empty and no task is in any worker's hands")
 		fs.BoolVar(&quiet, "quiet", false, "do not log each task's start and end")
 		return c
@@ -177,7 +198,7 @@ func loadWorkerLLM(configPath, baseURL, model string) (llm.Config, error) {
 }
 
 // workerPrepare is a task's run configuration: the worker's model configuration, with
-// the task's model when it names one, its caution policy and its network allowance.
+// the task's model when it names one and its caution policy.
 func workerPrepare(io stdio, rs *engine.RuleSet, rulesPath, configPath, baseURL string, base llm.Config, noSandbox bool) fleet.PrepareFunc {
 	return func(_ context.Context, t fleet.Task, _ string) (taskrun.Config, error) {
 		cfg := base
@@ -188,14 +209,9 @@ func workerPrepare(io stdio, rs *engine.RuleSet, rulesPath, configPath, baseURL 
 				return taskrun.Config{}, fmt.Errorf("the task's --model %s: %w", t.Options.Model, err)
 			}
 		}
-		var allow netRules
-		for _, r := range t.Options.AllowNet {
-			if err := allow.Set(r); err != nil {
-				return taskrun.Config{}, fmt.Errorf("the task's --allow-net %s: %w", r, err)
-			}
-		}
+		// The task's --allow-net is the worker's to decide (fleet.NetPolicy), not Prepare's.
 		return taskrun.Config{LLM: cfg, ConfigPath: configPath, Rules: rs, RulesPath: rulesPath,
-			AllowNet: allow, NoSandbox: noSandbox, CautionPolicy: t.Options.Caution,
+			NoSandbox: noSandbox, CautionPolicy: t.Options.Caution,
 			Warn: func(msg string) { warn(io, msg) }}, nil
 	}
 }

@@ -69,7 +69,8 @@ type memFlags struct {
 	space, entity, level string
 	intent               string
 	dryRun               bool
-	skipExisting         bool // import: skip identical stored records, refuse differing ones
+	skipExisting         bool          // import: skip identical stored records, refuse differing ones
+	forgetGrace          time.Duration // dream, gc: spare pairs whose newest M/K entry is younger
 	positional           []string
 	clock                memClock
 	events               []memory.DreamEvent // collected from the store during a pass
@@ -120,6 +121,7 @@ func defineMemFlags(fs *pflag.FlagSet, verb string, m *memFlags) {
 		str(&m.intent, "intent", "a task intent `TEXT`: the pair (intent:<slug>, env:local)")
 	case "dream", "gc":
 		boolean(&m.dryRun, "dry-run", "decide and report, change nothing")
+		fs.DurationVar(&m.forgetGrace, "forget-grace", 0, "spare a pair whose newest M/K entry is younger than `DURATION` (default 0: the seed's rule, no grace)")
 	case "import":
 		boolean(&m.skipExisting, "skip-existing", "skip records already stored identically and refuse ones that differ, so an interrupted import can be run again")
 	}
@@ -171,8 +173,14 @@ func (c memClock) Now() time.Time {
 
 // open opens the store; only import may create one.
 func (m *memFlags) open(io stdio, verb string) (*memory.Service, bool) {
+	var dream memory.DreamConfig // zero: the defaults
+	if m.forgetGrace != 0 {
+		dream = memory.DefaultDreamConfig()
+		dream.ForgetGrace = m.forgetGrace
+	}
 	s, err := memory.OpenLevelDB(m.db, memory.Options{
 		Clock:        m.clock,
+		Dream:        dream,
 		Distiller:    m.distiller,
 		Storage:      memory.StorageOptions{MustExist: verb != "import"},
 		OnDreamEvent: func(ev memory.DreamEvent) { m.events = append(m.events, ev) },

@@ -34,6 +34,10 @@ func typedPayload(m trace.Message) any {
 		v = new(contract.FinalResult)
 	case contract.TypeMegram:
 		v = new(contract.Megram)
+	case contract.TypeMemoryQuery:
+		v = new(contract.MemoryQuery)
+	case contract.TypeMemoryAnswer:
+		v = new(contract.MemoryAnswer)
 	default:
 		return m.Payload
 	}

@@ -50,8 +50,21 @@ func (d *pipelineDisplay) message(m trace.Message) {
 		}
 		printLine(d.w, "%s %s · %s · %s → %s %s · %d replan(s)", head, p.TaskID, lossLine(p.Loss, p.GradL, d.epsilon), p.PrevDirective, p.Directive, mark, p.Replans)
 		printLine(d.w, "%28s %s", "", p.Summary)
+		if p.Reason != "" {
+			printLine(d.w, "%28s reason: %s", "", p.Reason)
+		}
+		if g := p.Failure; g != nil {
+			printLine(d.w, "%28s graceful failure: %d part(s) done, %d failure(s); next moves:", "", len(g.Completed), len(g.Failed))
+			for i, m := range g.NextMoves {
+				printLine(d.w, "%28s   %d. %s", "", i+1, oneLine(m, 160))
+			}
+		}
 	case *contract.Megram:
 		printLine(d.w, "%s %s %s · %s · f %.2f σ %+.2f k %.2f", head, p.Space, p.Entity, p.State, p.F, p.Sigma, p.K)
+	case *contract.MemoryQuery:
+		printLine(d.w, "%s %s", head, memoryQueryLine(p))
+	case *contract.MemoryAnswer:
+		printLine(d.w, "%s %s", head, memoryAnswerLine(p))
 	default:
 		printLine(d.w, "%s %s", head, compactJSON(m.Payload))
 	}

@@ -210,7 +210,9 @@ func init() {
 		quiet := flags.Bool("quiet", false, "print only the result")
 		all := flags.Bool("all", false, "show the rule timeline instead of the pipeline")
 		pipeline := flags.Bool("pipeline", false, "run R1–R4b on a tiny project in a temporary work dir, with scripted replies for the roles and the real tools, memory and Auditor (default trace: "+pipelineDemoTrace+")")
+		signKey := flags.String("sign-key", "", "with --pipeline: sign the trace with this ed25519 private key `FILE` (spine keygen)")
 		opts := &demoFlags{
+			signKey:   signKey,
 			tracePath: tracePath,
 			quiet:     quiet,
 			all:       all,
@@ -225,6 +227,7 @@ func init() {
 
 // demoFlags are spine demo's flags.
 type demoFlags struct {
+	signKey   *string
 	tracePath *string
 	quiet     *bool
 	all       *bool
@@ -237,7 +240,11 @@ const demoScenario = "ggs/change_path_then_success.yaml"
 func runDemo(ctx context.Context, io stdio, flags *pflag.FlagSet, opts *demoFlags) int {
 	tracePath, quiet, all, pipeline := opts.tracePath, opts.quiet, opts.all, opts.pipeline
 	if *pipeline {
-		return runDemoPipeline(ctx, io, *tracePath, *quiet, *all)
+		return runDemoPipeline(ctx, io, *tracePath, *quiet, *all, *opts.signKey)
+	}
+	if *opts.signKey != "" {
+		fmt.Fprintln(io.err, "spine demo: --sign-key needs --pipeline (the scenario demo writes its trace without the run library)")
+		return exitUsage
 	}
 	src, err := fs.ReadFile(fixtures.FS, demoScenario)
 	if err != nil {

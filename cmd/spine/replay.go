@@ -33,6 +33,7 @@ func init() {
 			check:     fs.Bool("check", false, "compare the new trace with the recording; exit 1 at the first differing line"),
 			out:       fs.String("out", "", "write the new trace to this `FILE` (one trace only)"),
 			jobs:      fs.Int("jobs", runtime.GOMAXPROCS(0), "`N` traces replayed at once"),
+			verifyKey: addVerifyKey(fs),
 			whatIf:    fs.Bool("what-if", false, "with --rules: re-decide every recorded cycle with the edited rules and show the changed decisions; calls no effector"),
 		}
 		c.RunE = func(c *cobra.Command, args []string) error {
@@ -45,6 +46,7 @@ func init() {
 // replayFlags are spine replay's flags.
 type replayFlags struct {
 	rulesPath, out *string
+	verifyKey      *string
 	check, whatIf  *bool
 	jobs           *int
 }
@@ -70,12 +72,15 @@ type replayOutcome struct {
 	chain      trace.ChainReport
 	chainErr   error  // the recording's hash chain is broken (or the trace unreadable)
 	otherRules string // --rules has another hash than the recorded rules: names both
+	signature  trace.SignatureReport
+	sigErr     error // --verify-key: the trusted keys do not vouch for the recording
+	verified   bool  // --verify-key: they do
 }
 
 // ok is the verdict on one replay, the exit code's and the summary's.
 func (r replayOutcome) ok(check bool) bool {
 	switch {
-	case r.failed != nil || r.replayErr != nil:
+	case r.failed != nil || r.replayErr != nil || r.sigErr != nil:
 		return false
 	case check:
 		return r.identical && r.chainErr == nil
@@ -134,6 +139,11 @@ func runReplay(ctx context.Context, io stdio, f *replayFlags, args []string) int
 	if *jobs < 1 {
 		*jobs = 1
 	}
+	ring, err := loadVerifyKey(*f.verifyKey)
+	if err != nil {
+		fmt.Fprintf(io.err, "spine replay: %v\n", err)
+		return exitUsage
+	}
 	var override *engine.RuleSet
 	if *rulesPath != "" {
 		override, err = engine.LoadRulesFile(*rulesPath)
@@ -150,7 +160,7 @@ func runReplay(ctx context.Context, io stdio, f *replayFlags, args []string) int
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i] = replayOne(ctx, paths[i], override, *check)
+				results[i] = replayOne(ctx, paths[i], override, *check, ring)
 			}
 		}()
 	}
@@ -192,6 +202,14 @@ func report(io stdio, r replayOutcome, check bool) {
 	}
 	if r.otherRules != "" {
 		fmt.Fprintf(io.out, "%s: %s\n", r.path, r.otherRules)
+	}
+	switch {
+	case r.sigErr != nil:
+		fmt.Fprintf(io.out, "%s: %v\n", r.path, r.sigErr)
+	case r.verified:
+		fmt.Fprintf(io.out, "%s: %s (verified)\n", r.path, r.signature)
+	case r.signature.Signed:
+		fmt.Fprintf(io.out, "%s: %s (not verified: pass --verify-key)\n", r.path, r.signature)
 	}
 	var unusable *replay.RecordingError
 	switch {
@@ -245,7 +263,7 @@ func (r replayOutcome) replayedEnding() string {
 	return s
 }
 
-func replayOne(ctx context.Context, path string, override *engine.RuleSet, check bool) replayOutcome {
+func replayOne(ctx context.Context, path string, override *engine.RuleSet, check bool, ring trace.KeyRing) replayOutcome {
 	o := replayOutcome{path: path}
 	recorded, err := trace.ReadBytes(path)
 	if err != nil {
@@ -259,6 +277,12 @@ func replayOne(ctx context.Context, path string, override *engine.RuleSet, check
 		return o
 	}
 	o.incomplete, o.lines = tf.Incomplete(), len(tf.Events)
+	tf.Chain, tf.ChainErr = o.chain, o.chainErr
+	o.signature = tf.Signature()
+	if ring != nil {
+		o.signature, o.sigErr = tf.VerifySignature(ring)
+		o.verified = o.sigErr == nil
+	}
 	rec, err := replay.NewRecording(path, tf)
 	if err != nil {
 		o.failed = err

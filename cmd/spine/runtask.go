@@ -41,8 +41,10 @@ func init() {
 			watch:      fs.Bool("watch", false, "with --rules: reload the rule file when it changes, at the next cycle boundary"),
 			caution:    fs.String("caution", taskrun.CautionRefuse, "with no terminal to ask, what to do with a call memory advises caution for: `refuse|allow|log` (log: allow and warn)"),
 			noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (printed in red, recorded in the trace)"),
+			maxIter:    fs.Int("max-iterations", 20, "bound the run to `N` rounds; a run that reaches it is abandoned by a rule (reason iteration_bound)"),
 			otlp:       fs.String("otlp", "", "when the run ends, send its trace to this OTLP/HTTP `URL` (e.g. http://localhost:4318; headers from $OTEL_EXPORTER_OTLP_HEADERS)"),
 		}
+		f.signKey = fs.String("sign-key", "", "sign the trace with this ed25519 private key `FILE` (spine keygen; outside the work dir, hidden from the tools)")
 		fs.Var(&f.allowNet, "allow-net", "let tools connect to `HOST[:PORT]` (repeatable; a host alone means ports 80 and 443; default: no network)")
 		c.RunE = func(c *cobra.Command, args []string) error {
 			return exitStatus(runTask(c.Context(), io, f, args))
@@ -54,7 +56,8 @@ func init() {
 // runFlags are spine run's flags.
 type runFlags struct {
 	workdir, rulesPath, memDir, tracePath, baseURL, model, configPath, caution *string
-	otlp                                                                       *string
+	otlp, signKey                                                              *string
+	maxIter                                                                    *int
 	asJSON, watch, noSandbox                                                   *bool
 	allowNet                                                                   netRules
 }
@@ -88,6 +91,10 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 			fmt.Fprintf(io.err, "spine run: --otlp: %v\n", err)
 			return exitUsage
 		}
+	}
+	if *f.maxIter < 1 {
+		fmt.Fprintf(io.err, "spine run: --max-iterations %d: expected at least 1\n", *f.maxIter)
+		return exitUsage
 	}
 	if *watch && *rulesPath == "" {
 		fmt.Fprintln(io.err, "spine run: --watch needs --rules FILE (the shipped rules are built in; copy rules/ggs.yaml and edit the copy)")
@@ -136,8 +143,8 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	ctx = llm.WithRetryHook(ctx, retries.retry)
 
 	tc := taskrun.Config{Task: raw, Workdir: *workdir, LLM: cfg, ConfigPath: *configPath,
-		Rules: rs, RulesPath: *rulesPath, Watch: *watch, MemoryDir: *memDir, TracePath: *tracePath,
-		AllowNet: allowNet, NoSandbox: *noSandbox, OnMessage: show.message, CautionPolicy: *caution,
+		Rules: rs, RulesPath: *rulesPath, Watch: *watch, MaxIterations: *f.maxIter, MemoryDir: *memDir, TracePath: *tracePath,
+		AllowNet: allowNet, NoSandbox: *noSandbox, OnMessage: show.message, CautionPolicy: *caution, SignKey: *f.signKey,
 		Warn: func(msg string) { warn(io, msg) }}
 	if isTerminal(io.in) && isTerminal(io.rawOut) {
 		prompt := &terminalPrompt{in: bufio.NewReader(io.in), out: out, spin: spin}
@@ -162,6 +169,9 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 		showDream(show, res.Dream)
 	}
 	code := show.finish(io, res.TaskResult, runErr, res.TracePath, res.TraceHead, res.Pipeline)
+	if res.SignedBy != "" && !*asJSON {
+		fmt.Fprintf(io.out, "trace signed by %s\n", res.SignedBy)
+	}
 	return sendRunTrace(ctx, io, *f.otlp, res.TracePath, *asJSON, code)
 }
 
@@ -293,7 +303,7 @@ func (d *runDisplay) finish(io stdio, res roles.TaskResult, runErr error, path, 
 	} else {
 		fmt.Fprintln(io.out)
 		if res.Failure != nil {
-			fmt.Fprint(io.out, res.Failure.Text())
+			fmt.Fprint(io.out, termFailure(res.Failure).Text())
 			fmt.Fprintln(io.out)
 		}
 		fmt.Fprintf(io.out, "%s: %s (objective %s) after %d iteration(s) · %d model call(s), %d tokens\n",

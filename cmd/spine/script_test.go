@@ -38,6 +38,8 @@ func TestScripts(t *testing.T) {
 			// Scripts copy the shipped rule files to edit them, as users do.
 			rulesDir, err := filepath.Abs("../../rules")
 			env.Setenv("RULES", rulesDir)
+			// A worker makes its signing key in the state directory: the script's own.
+			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, "state"))
 			return err
 		},
 	})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/termtext"
 )
 
@@ -13,4 +14,26 @@ import (
 // The format itself must be one line.
 func printLine(w io.Writer, format string, a ...any) {
 	fmt.Fprintln(w, termtext.Line(fmt.Sprintf(format, a...)))
+}
+
+// termFailure is a copy of g whose every item is one escaped line, for its Text: the
+// items quote the models (a criterion, an output, a failure reason), and package
+// contract, which renders them, stays below termtext.
+func termFailure(g *contract.GracefulFailure) *contract.GracefulFailure {
+	c := *g
+	c.Summary = termtext.Line(g.Summary)
+	c.Completed = make([]contract.CompletedPart, len(g.Completed))
+	for i, d := range g.Completed {
+		d.Intent, d.Output = termtext.Line(d.Intent), termtext.Line(fmt.Sprint(d.Output))
+		c.Completed[i] = d
+	}
+	line := func(xs []string) []string {
+		out := make([]string, len(xs))
+		for i, x := range xs {
+			out[i] = termtext.Line(x)
+		}
+		return out
+	}
+	c.Failed, c.NextMoves = line(g.Failed), line(g.NextMoves)
+	return &c
 }

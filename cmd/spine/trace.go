@@ -15,21 +15,28 @@ func init() {
 	})
 	addCommand("trace", func(io stdio) *cobra.Command {
 		var all bool
+		var verifyKey *string
 		c := &cobra.Command{
 			Use:   "show [flags] FILE",
 			Short: "show a trace as a readable timeline: every exchange, tool call, plan check and message; the hash chain checked",
 			RunE: func(c *cobra.Command, args []string) error {
-				return exitStatus(runTraceShow(io, all, args))
+				return exitStatus(runTraceShow(io, all, *verifyKey, args))
 			},
 		}
+		verifyKey = addVerifyKey(c.Flags())
 		c.Flags().BoolVar(&all, "all", false, "also show state changes, effector requests and every rule evaluation, and full requests and responses")
 		return c
 	})
 }
 
-func runTraceShow(io stdio, all bool, args []string) int {
+func runTraceShow(io stdio, all bool, verifyKey string, args []string) int {
 	if len(args) != 1 {
 		fmt.Fprintln(io.err, "spine trace show: expected one trace file")
+		return exitUsage
+	}
+	ring, err := loadVerifyKey(verifyKey)
+	if err != nil {
+		fmt.Fprintf(io.err, "spine trace show: %v\n", err)
 		return exitUsage
 	}
 	path := args[0]
@@ -38,6 +45,17 @@ func runTraceShow(io stdio, all bool, args []string) int {
 	if tf == nil || errors.As(err, &nt) {
 		fmt.Fprintf(io.err, "spine trace show: %v\n", err)
 		return exitFail
+	}
+	if ring != nil {
+		// A trace that is not vouched for by a trusted key is not shown at all.
+		rep, serr := tf.VerifySignature(ring)
+		if serr != nil {
+			fmt.Fprintf(io.err, "spine trace show: %s: %v\n", path, serr)
+			return exitFail
+		}
+		fmt.Fprintf(io.err, "spine trace show: %s: %s (verified)\n", path, rep)
+	} else if note := signatureNote(tf); note != "" {
+		fmt.Fprintf(io.err, "spine trace show: %s: %s\n", path, note)
 	}
 	// The chain is checked first and a break announced before the timeline, and marked
 	// where it is: what the trace says from there on is shown but not vouched for.

@@ -63,11 +63,15 @@ type ChatResponse struct {
 	Content   string     `json:"content"`
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// Refusal is the model's stated refusal, which OpenAI sends instead of content.
-	Refusal      string    `json:"refusal,omitempty"`
-	FinishReason string    `json:"finish_reason,omitempty"`
-	Usage        Usage     `json:"usage"`
-	Attempts     int       `json:"attempts"`
-	AttemptLog   []Attempt `json:"attempt_log,omitempty"`
+	Refusal string `json:"refusal,omitempty"`
+	// ReasoningContent is the reasoning a model returned beside its answer (DeepSeek,
+	// vLLM and Qwen endpoints send it as the message's reasoning_content). It is kept so
+	// the exchange's record is complete; no role puts it into a later request.
+	ReasoningContent string    `json:"reasoning_content,omitempty"`
+	FinishReason     string    `json:"finish_reason,omitempty"`
+	Usage            Usage     `json:"usage"`
+	Attempts         int       `json:"attempts"`
+	AttemptLog       []Attempt `json:"attempt_log,omitempty"`
 }
 
 // Usage is the token count the endpoint reported for one call.

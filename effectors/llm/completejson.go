@@ -50,7 +50,7 @@ func CompleteJSON[T any](ctx context.Context, m ChatModel, req ChatRequest, vali
 	retry.Messages = make([]Message, 0, len(req.Messages)+2)
 	retry.Messages = append(retry.Messages, req.Messages...)
 	if resp.Content != "" {
-		retry.Messages = append(retry.Messages, Message{Role: RoleAssistant, Content: resp.Content})
+		retry.Messages = append(retry.Messages, AssistantTurn(resp.Content, nil))
 	}
 	retry.Messages = append(retry.Messages, Message{Role: RoleUser, Content: fmt.Sprintf(correctionPrompt, first)})
 

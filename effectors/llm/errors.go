@@ -85,3 +85,21 @@ func cut(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// ResponseTooLargeError is a model's answer over the size limit (contract.MaxModelResponse
+// by default): an HTTP body longer than the limit, counted but not kept, or a decoded
+// answer whose text is. The answer is refused, not retried (the same request would bring
+// the same answer), and nothing of it is kept but its size.
+type ResponseTooLargeError struct {
+	Size    int64 // bytes
+	AtLeast bool  // the body was longer still: counting stopped at Size
+	Max     int64
+}
+
+func (e *ResponseTooLargeError) Error() string {
+	at := ""
+	if e.AtLeast {
+		at = "at least "
+	}
+	return fmt.Sprintf("the response is %s%d bytes, over the %d-byte limit of a model's answer; it was refused unread", at, e.Size, e.Max)
+}

@@ -221,3 +221,10 @@ func excerpt(s string, at int) string {
 	}
 	return fmt.Sprintf("%q", s)
 }
+
+// AssistantTurn is the assistant message that carries a completion back into the
+// conversation: the model's reasoning (a reasoning field, and <think> blocks in the
+// content) is recorded in the exchange but never sent to the next turn.
+func AssistantTurn(content string, calls []ToolCall) Message {
+	return Message{Role: RoleAssistant, Content: StripThinkBlocks(content), ToolCalls: calls}
+}

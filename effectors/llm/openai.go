@@ -14,6 +14,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // Defaults of OpenAIOptions.
@@ -38,6 +40,9 @@ type OpenAIOptions struct {
 	BaseDelay     time.Duration // backoff before the second attempt
 	MaxDelay      time.Duration // backoff cap
 	MaxRetryAfter time.Duration // a longer Retry-After ends the call instead of waiting
+	// MaxResponse bounds a response body and the text of an answer, in bytes; 0 means
+	// contract.MaxModelResponse, the most a trace line can hold of one.
+	MaxResponse int64
 
 	Sleep      SleepFunc
 	Jitter     Jitter
@@ -67,8 +72,12 @@ func NewOpenAIModel(opts OpenAIOptions) (*OpenAIModel, error) {
 		return nil, fmt.Errorf("llm: base URL %q: want an absolute http(s) URL such as %s",
 			opts.APIKey.Scrub(opts.BaseURL), DefaultBaseURL)
 	}
-	if opts.Timeout < 0 || opts.MaxAttempts < 0 || opts.BaseDelay < 0 || opts.MaxDelay < 0 || opts.MaxRetryAfter < 0 {
-		return nil, errors.New("llm: timeout, attempts and delays must not be negative")
+	if opts.Timeout < 0 || opts.MaxAttempts < 0 || opts.BaseDelay < 0 || opts.MaxDelay < 0 || opts.MaxRetryAfter < 0 || opts.MaxResponse < 0 {
+		return nil, errors.New("llm: timeout, attempts, delays and the response limit must not be negative")
+	}
+	if opts.MaxResponse == 0 || opts.MaxResponse > contract.MaxModelResponse {
+		// More would be refused by the trace anyway: the limit is the trace's.
+		opts.MaxResponse = contract.MaxModelResponse
 	}
 	setDefault(&opts.Timeout, DefaultTimeout)
 	setDefault(&opts.BaseDelay, DefaultBaseDelay)
@@ -91,7 +100,7 @@ func NewOpenAIModel(opts OpenAIOptions) (*OpenAIModel, error) {
 	}
 	cfg := openai.DefaultConfig(opts.APIKey.Reveal())
 	cfg.BaseURL = strings.TrimRight(opts.BaseURL, "/")
-	cfg.HTTPClient = capturingDoer{client: opts.HTTPClient}
+	cfg.HTTPClient = capturingDoer{client: opts.HTTPClient, maxBody: opts.MaxResponse}
 	return &OpenAIModel{client: openai.NewClientWithConfig(cfg), key: opts.APIKey, opts: opts}, nil
 }
 
@@ -195,7 +204,18 @@ func (m *OpenAIModel) attempt(ctx context.Context, wire openai.ChatCompletionReq
 	callCtx, capt := withCapture(callCtx)
 	resp, err := m.client.CreateChatCompletion(callCtx, wire)
 	status, after := capt.get()
+	if tl := capt.overLimit(); tl != nil {
+		// Whatever go-openai made of a body cut off at the limit, the answer is refused:
+		// retrying would fetch the same answer again.
+		return openai.ChatCompletionResponse{}, status, "", &attemptFailure{err: tl, kind: KindTooLarge}
+	}
 	if err == nil {
+		// A body within the limit can still decode to more text (an invalid UTF-8 byte
+		// becomes a three-byte replacement character).
+		if out, _ := fromWire(resp); out.TextSize() > m.opts.MaxResponse {
+			tl := &ResponseTooLargeError{Size: out.TextSize(), Max: m.opts.MaxResponse}
+			return openai.ChatCompletionResponse{}, status, "", &attemptFailure{err: tl, kind: KindTooLarge}
+		}
 		note := ""
 		if len(resp.Choices) == 0 {
 			if msg := errorInBody(capt.bodyStart()); msg != "" {
@@ -387,6 +407,7 @@ func fromWire(resp openai.ChatCompletionResponse) (ChatResponse, error) {
 		out.Content = text.String()
 	}
 	out.Refusal = choice.Message.Refusal
+	out.ReasoningContent = choice.Message.ReasoningContent
 	out.FinishReason = string(choice.FinishReason)
 	for _, tc := range choice.Message.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})

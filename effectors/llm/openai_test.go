@@ -492,3 +492,31 @@ func TestChatTypesRoundTripThroughJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestCompleteKeepsReasoningContent: an endpoint's reasoning_content (DeepSeek, vLLM,
+// Qwen) is read into the response and encoded with it, so a journalled exchange keeps
+// it; a response without one encodes as before.
+func TestCompleteKeepsReasoningContent(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Content: `{"ok":true}`, ReasoningContent: "The user wants a flag; true fits."},
+		llmtest.Reply{Content: `{"ok":true}`})
+	m, _ := newTestModel(t, srv, nil)
+	req := ChatRequest{Messages: []Message{{Role: RoleUser, Content: "answer"}}}
+	resp, err := m.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.ReasoningContent != "The user wants a flag; true fits." {
+		t.Errorf("reasoning %q", resp.ReasoningContent)
+	}
+	if got, _ := json.Marshal(resp); !strings.Contains(string(got), `"reasoning_content":"The user wants a flag; true fits."`) {
+		t.Errorf("encoded response %s lacks the reasoning", got)
+	}
+	plain, err := m.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(plain); strings.Contains(string(got), "reasoning") {
+		t.Errorf("a response without reasoning encodes %s", got)
+	}
+}

@@ -8,11 +8,12 @@ import (
 
 // Kinds of an attempt that failed below HTTP, or whose body could not be read.
 const (
-	KindTimeout    = "timeout"       // no complete answer within the per-call timeout
-	KindConnection = "connection"    // refused, reset or dropped before a complete answer
-	KindNonJSON    = "non_json_body" // the body is not the OpenAI JSON (an HTML error page, a proxy's text)
-	KindCanceled   = "canceled"      // the caller's context ended during the attempt
-	KindTransport  = "transport"     // any other failure of the HTTP client
+	KindTimeout    = "timeout"            // no complete answer within the per-call timeout
+	KindConnection = "connection"         // refused, reset or dropped before a complete answer
+	KindNonJSON    = "non_json_body"      // the body is not the OpenAI JSON (an HTML error page, a proxy's text)
+	KindCanceled   = "canceled"           // the caller's context ended during the attempt
+	KindTransport  = "transport"          // any other failure of the HTTP client
+	KindTooLarge   = "response_too_large" // the answer is over the size limit (ResponseTooLargeError)
 )
 
 // Attempt is one HTTP call made by a Complete, as the journal keeps it: what came back

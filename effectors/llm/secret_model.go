@@ -29,6 +29,7 @@ func (s scrubModel) Complete(ctx context.Context, req ChatRequest) (ChatResponse
 	req.Messages = s.messages(req.Messages)
 	resp, err := s.m.Complete(ctx, req)
 	resp.Content = s.sc.String(resp.Content)
+	resp.ReasoningContent = s.sc.String(resp.ReasoningContent)
 	resp.ToolCalls = s.toolCalls(resp.ToolCalls)
 	resp.AttemptLog = scrubAttempts(resp.AttemptLog, s.sc.String)
 	return resp, s.sc.Error(err)

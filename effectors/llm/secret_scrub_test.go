@@ -39,7 +39,7 @@ type echoModel struct {
 func (e *echoModel) Complete(_ context.Context, req ChatRequest) (ChatResponse, error) {
 	e.got = req
 	last := req.Messages[len(req.Messages)-1].Content
-	return ChatResponse{Content: "you said: " + last,
+	return ChatResponse{Content: "you said: " + last, ReasoningContent: "they sent " + last,
 		ToolCalls: []ToolCall{{ID: "c1", Name: "shell", Arguments: `{"command":"echo ` + last + `"}`}}}, e.err
 }
 
@@ -61,6 +61,9 @@ func TestScrubModel(t *testing.T) {
 	}
 	if resp.Content != "you said: key=[REDACTED]" || resp.ToolCalls[0].Arguments != `{"command":"echo key=[REDACTED]"}` {
 		t.Errorf("reply %q, tool call %q", resp.Content, resp.ToolCalls[0].Arguments)
+	}
+	if resp.ReasoningContent != "they sent key=[REDACTED]" {
+		t.Errorf("reasoning %q does not hide the key", resp.ReasoningContent)
 	}
 	if err.Error() != "status 401: bad key [REDACTED]: context deadline exceeded" || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error %q does not hide the key or does not unwrap", err)

@@ -27,14 +27,34 @@ type judgeRequest struct {
 // fails and the retry budget lasts it sends R3 a CorrectionSignal. The verdict is
 // aggregated in code: one failed criterion fails the subtask. It returns the outcome's
 // status for the dispatcher; only a cancelled context or a broken contract is an error.
-func (p *Pipeline) effectorAgent(ctx context.Context, rec recorder, post *bus.Post, g guard) (string, error) {
+//
+// A subtask with a deadline is stopped once the pipeline's clock reaches it, before
+// another attempt (or, on the wall clock, mid-call): R4a reports it failed with the
+// deadline as an environmental failure.
+func (p *Pipeline) effectorAgent(ctx context.Context, rec recorder, post *bus.Post, g guard, a *Assignment) (string, error) {
 	x := &executor{p: p, rec: rec, post: post, guard: g}
 	v := &validator{p: p, rec: rec, post: post}
+	dl := p.deadlineOf(a)
+	sctx, cancel := dl.bound(ctx)
+	defer cancel()
+	// late tells whether the step's error is the deadline's (the wall clock's timer).
+	late := func() bool {
+		return ctx.Err() == nil && errors.Is(context.Cause(sctx), errDeadline) && sctx.Err() != nil
+	}
 	for {
-		if err := x.step(ctx); err != nil {
+		if now, past := dl.passed(); past {
+			return v.stop(a, dl, now)
+		}
+		if err := x.step(sctx); err != nil {
+			if late() {
+				return v.stop(a, dl, dl.at)
+			}
 			return "", err
 		}
-		status, done, err := v.step(ctx)
+		status, done, err := v.step(sctx)
+		if err != nil && late() {
+			return v.stop(a, dl, dl.at)
+		}
 		if err != nil || done {
 			return status, err
 		}
@@ -73,7 +93,7 @@ func (x *executor) step(ctx context.Context) error {
 	default:
 		return fmt.Errorf("bus: R3 expected a SubTask or a CorrectionSignal, and its next message is %s from %s", bus.Article(m.Type), m.From)
 	}
-	ex, err := x.p.execute(ctx, x.rec, x.a, x.attempt, corr, x.guard)
+	ex, err := x.p.execute(ctx, x.rec, x.post, x.a, x.attempt, corr, x.guard)
 	if err != nil {
 		return err
 	}

@@ -17,18 +17,12 @@ type Calibrator interface {
 }
 
 // CalibrationQuery names what memory is asked about: the intent ("" when only tools and
-// targets are asked), tools as a whole, and tools on targets.
-type CalibrationQuery struct {
-	Intent  string       `json:"intent,omitempty"`
-	Tools   []string     `json:"tools"`
-	Targets []ToolTarget `json:"targets"`
-}
+// targets are asked), tools as a whole, and tools on targets. It is the payload of R2's
+// MemoryQuery to R5.
+type CalibrationQuery = contract.MemoryQuery
 
 // ToolTarget is one tool pointed at one target.
-type ToolTarget struct {
-	Tool   string `json:"tool"`
-	Target string `json:"target"`
-}
+type ToolTarget = contract.ToolTarget
 
 // Calibration is memory's answer, sorted into what the planner acts on. Avoid, Exploit
 // and Caution are text for the prompt (an intent-level verdict, a consolidated SOP or
@@ -54,6 +48,24 @@ type Verdict struct {
 	Pair     string  `json:"pair"`     // the Megram pair, e.g. "tool:read_file × path:config/service.yaml"
 	Decision float64 `json:"decision"` // the pair's M_decision
 	Text     string  `json:"text"`     // how it fared, for the prompt
+}
+
+// answer is c as R5 posts it to R2.
+func (c Calibration) answer() contract.MemoryAnswer {
+	a := contract.MemoryAnswer{Avoid: c.Avoid, Exploit: c.Exploit, Caution: c.Caution}
+	for _, v := range c.Verdicts {
+		a.Verdicts = append(a.Verdicts, contract.MemoryVerdict(v))
+	}
+	return a
+}
+
+// calibrationOf is the Calibration R2 reads from R5's answer.
+func calibrationOf(a contract.MemoryAnswer) Calibration {
+	c := Calibration{Avoid: a.Avoid, Exploit: a.Exploit, Caution: a.Caution}
+	for _, v := range a.Verdicts {
+		c.Verdicts = append(c.Verdicts, Verdict(v))
+	}
+	return c
 }
 
 // cite is the verdict's evidence as messages give it: "(pair, M_dec −2.55)".

@@ -66,7 +66,7 @@ func (p *Pipeline) dispatch(ctx context.Context, rec recorder, post *bus.Post, g
 					defer wg.Done()
 					sem <- struct{}{}
 					defer func() { <-sem }()
-					statuses[k], errs[k] = p.effectorAgent(ctx, &bufs[k], branch, g)
+					statuses[k], errs[k] = p.effectorAgent(ctx, &bufs[k], branch, g, &as[i])
 				}()
 			}
 			wg.Wait()

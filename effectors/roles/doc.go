@@ -17,8 +17,9 @@
 // the journal of every model call, tool call and inter-role message in the run's trace.
 //
 // The roles talk only by post (bus.Post). R1 posts the TaskSpec to R2. R2 reads it, or
-// GGS's PlanDirective on later rounds, and posts the SubTasks to R3 and the
-// DispatchManifest to R4b. The dispatcher gives each subtask an executor and a validator
+// GGS's PlanDirective on later rounds, asks memory by posting a MemoryQuery to R5 (the
+// Calibrator, which answers with a MemoryAnswer; so does a target R3 chooses beyond the
+// plan), and posts the SubTasks to R3 and the DispatchManifest to R4b. The dispatcher gives each subtask an executor and a validator
 // with private mailboxes. They trade ExecutionResults and CorrectionSignals until R4a
 // posts the SubTaskOutcome to R4b. R4b reads the manifest and the outcomes and posts its
 // report to R7. A role knows only its own state and its mail. R2, for instance, knows why

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
@@ -39,7 +40,7 @@ type execution struct {
 // execute runs R3 on one attempt of a subtask: a function-calling conversation over the
 // tools the plan gave the subtask, ending in R3's JSON answer. tool_calls entries are
 // built by the runtime from what the tools did, never taken from the model.
-func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, attempt int, corr *contract.CorrectionSignal, g guard) (execution, error) {
+func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a Assignment, attempt int, corr *contract.CorrectionSignal, g guard) (execution, error) {
 	res := contract.ExecutionResult{SubTaskID: a.SubTaskID, ToolCalls: []string{}}
 	allowed := map[string]bool{}
 	var tools []llm.Tool
@@ -68,6 +69,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, atte
 	corrected := false
 	for turn := 1; turn <= p.cfg.ToolTurns; turn++ {
 		p.status(llm.R3, a.SubTaskID, fmt.Sprintf("attempt %d: %s", attempt, clip(a.Intent, 60)))
+		fitConversation(&req)
 		resp, err := m.Complete(ctx, req)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -80,14 +82,21 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, atte
 			// A call the endpoint sent without an id gets one before the assistant turn is
 			// sent back, so that each tool message names a call of that turn.
 			calls := slices.Clone(resp.ToolCalls)
+			oversized := map[int]int{} // call index → its arguments' size, when over the limit
 			for i := range calls {
 				if calls[i].ID == "" {
 					calls[i].ID = fmt.Sprintf("call-%d-%d", turn, i+1)
 				}
+				// Arguments over the limit are not run, journalled or sent back: the
+				// conversation keeps a placeholder naming their size.
+				if n := len(calls[i].Arguments); n > contract.MaxToolArguments {
+					oversized[i] = n
+					calls[i].Arguments = omittedArguments(n)
+				}
 			}
-			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls})
-			for _, tc := range calls {
-				reply, entry, err := p.callTool(ctx, rec, a, tc, allowed, g, late)
+			req.Messages = append(req.Messages, llm.AssistantTurn(resp.Content, calls))
+			for i, tc := range calls {
+				reply, entry, err := p.callTool(ctx, rec, post, a, tc, oversized[i], allowed, g, late)
 				if err != nil {
 					return execution{}, err
 				}
@@ -110,7 +119,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, atte
 		}
 		corrected = true
 		req.Messages = append(req.Messages,
-			llm.Message{Role: llm.RoleAssistant, Content: resp.Content},
+			llm.AssistantTurn(resp.Content, nil),
 			llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("Your reply could not be used: %v. Call a tool, or answer with only the JSON object {\"status\": ..., \"output\": ...}.", perr)})
 	}
 	res.Status, res.Output = contract.ExecFailed, fmt.Sprintf("no final answer within %d model turns", p.cfg.ToolTurns)
@@ -121,7 +130,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, a Assignment, atte
 // subtask's plan and not blocked, the target is not blocked, caution is confirmed), and
 // journals it. It returns the text the model sees and the tool_calls entry. Only a
 // cancelled context is an error: a refusal or a failing command is a result.
-func (p *Pipeline) callTool(ctx context.Context, rec recorder, a Assignment, tc llm.ToolCall, allowed map[string]bool, g guard, late *lateCheck) (string, string, error) {
+func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a Assignment, tc llm.ToolCall, oversized int, allowed map[string]bool, g guard, late *lateCheck) (string, string, error) {
 	tgt := targetOf(tc.Name, tc.Arguments)
 	x := engine.Exchange{Name: "tool:" + tc.Name, Request: toolRequest{ID: tc.ID, Arguments: tc.Arguments}}
 	refuse := func(why string) (string, string, error) {
@@ -132,6 +141,10 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, a Assignment, tc 
 		rec.exchange(x)
 		return out, r.Evidence, nil
 	}
+	if oversized > 0 {
+		return refuse(fmt.Sprintf("the arguments are %d bytes, over the %d-byte limit of a tool call; send large content in smaller parts",
+			oversized, contract.MaxToolArguments))
+	}
 	switch why := g.must.toolBlocked(tc.Name); {
 	case !allowed[tc.Name] && why.verdict != nil:
 		return refuse(fmt.Sprintf("the tool %s, %s", tc.Name, why.which()))
@@ -140,7 +153,7 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, a Assignment, tc 
 	case !allowed[tc.Name]:
 		return refuse(fmt.Sprintf("the tool %s is not in this subtask's plan (its tools: %s)", tc.Name, strings.Join(a.Tools, ", ")))
 	}
-	if err := p.askLate(ctx, rec, &g, late, tc.Name, tgt); err != nil {
+	if err := p.askLate(ctx, rec, post, &g, late, tc.Name, tgt); err != nil {
 		return "", "", err
 	}
 	switch why := g.must.targetBlocked(tc.Name, tgt); {
@@ -186,14 +199,14 @@ type lateCheck struct {
 
 // askLate asks memory about a tool call's target when the round's calibration did not
 // cover it (R3 chose a target the plan did not name), and adds the answer to g.
-func (p *Pipeline) askLate(ctx context.Context, rec recorder, g *guard, late *lateCheck, tool, tgt string) error {
-	tt := ToolTarget{tool, tgt}
+func (p *Pipeline) askLate(ctx context.Context, rec recorder, post *bus.Post, g *guard, late *lateCheck, tool, tgt string) error {
+	tt := ToolTarget{Tool: tool, Target: tgt}
 	if p.cfg.Memory == nil || strings.TrimSpace(tgt) == "" || g.cal.asked[tt] || g.cal.hasVerdict(tool, tgt) {
 		return nil
 	}
 	if !late.asked[tt] {
 		late.asked[tt] = true
-		more, err := p.calibrate(ctx, rec, CalibrationQuery{Tools: []string{}, Targets: []ToolTarget{tt}})
+		more, err := p.calibrate(ctx, rec, post, CalibrationQuery{Tools: []string{}, Targets: []ToolTarget{tt}})
 		if err != nil {
 			return err
 		}

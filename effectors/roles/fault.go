@@ -21,7 +21,7 @@ func (e *corneredError) Error() string {
 }
 
 // faultOfError tells whether err is a fault of the machinery — a model that did not
-// answer through its retries, an answer that broke its contract after the corrective
+// answer through its retries, an answer over the size limit, an answer that broke its contract after the corrective
 // turn, a cornered planner — and which. Anything else (a message outside its contract
 // on the bus, a bug) is not: it stops the run as an error.
 func faultOfError(role llm.RoleName, err error) (*contract.Fault, bool) {
@@ -32,9 +32,12 @@ func faultOfError(role llm.RoleName, err error) (*contract.Fault, bool) {
 		status    *llm.StatusError
 		timeout   *llm.TimeoutError
 		transport *llm.TransportError
+		tooLarge  *llm.ResponseTooLargeError
 	)
 	kind := ""
 	switch {
+	case errors.As(err, &tooLarge):
+		kind = contract.FaultResponseTooLarge
 	case errors.As(err, &cornered):
 		kind = contract.FaultPlannerCornered
 	case errors.As(err, &output):

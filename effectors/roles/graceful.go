@@ -8,36 +8,22 @@ import (
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
-	"github.com/agentspine/spine/internal/termtext"
 )
 
-// GracefulFailure is R2's word to the user when GGS abandons a task: what was done, what
-// failed and why, and two or three concrete next moves, instead of a bare failure. It is
-// built in code, after the run, from the record of the messages the roles posted and the
-// FinalResult, so that it follows from the trace alone and needs no model call.
-type GracefulFailure struct {
-	TaskID    string      `json:"task_id"`
-	Summary   string      `json:"summary"`
-	Completed []Completed `json:"completed"`
-	Failed    []string    `json:"failed"`
-	NextMoves []string    `json:"next_moves"`
-}
-
-// Completed is a subtask that matched in some round: part of the partial result.
-type Completed struct {
-	Round     int    `json:"round"`
-	SubTaskID string `json:"subtask_id"`
-	Intent    string `json:"intent"`
-	Output    any    `json:"output"`
-}
+// GracefulFailure is R2's word to the user when GGS abandons a task (contract's
+// type): it is built in code from the record of the messages the roles posted and the
+// FinalResult, so that it follows from the trace alone and needs no model call, and GGS
+// carries it in the FinalResult.
+type GracefulFailure = contract.GracefulFailure
 
 // GracefulFailure returns the message for an abandoned task, or nil when final did not
-// abandon it.
+// abandon it. The pipeline is GGS's plant, and GGS asks it here for the FinalResult it
+// delivers (ggs.FailureReporter).
 func (p *Pipeline) GracefulFailure(final *contract.FinalResult) *GracefulFailure {
 	if final == nil || final.Directive != contract.DirectiveAbandon {
 		return nil
 	}
-	g := &GracefulFailure{TaskID: final.TaskID, Completed: []Completed{}, Failed: []string{}}
+	g := &GracefulFailure{TaskID: final.TaskID, Completed: []contract.CompletedPart{}, Failed: []string{}}
 	rounds := p.recordedRounds()
 	seen := map[string]bool{} // intents already delivered by an earlier round
 	var environmental, logical []string
@@ -50,7 +36,7 @@ func (p *Pipeline) GracefulFailure(final *contract.FinalResult) *GracefulFailure
 			}
 			if key := strings.ToLower(strings.Join(strings.Fields(a.Intent), " ")); !seen[key] {
 				seen[key] = true
-				g.Completed = append(g.Completed, Completed{Round: r.round, SubTaskID: o.SubTaskID, Intent: a.Intent, Output: o.Output})
+				g.Completed = append(g.Completed, contract.CompletedPart{Round: r.round, SubTaskID: o.SubTaskID, Intent: a.Intent, Output: o.Output})
 			}
 		}
 	}
@@ -113,6 +99,14 @@ func nextMoves(environmental, logical, tools, targets []string, final *contract.
 		}
 		moves = append(moves, m+".")
 	}
+	switch final.Reason {
+	case contract.FaultCancelled:
+		moves = append(moves, "Run the task again when you are ready: it was cancelled, not judged; the trace has every step up to that point.")
+	case contract.FaultIterationBound:
+		moves = append(moves, "Run the task again with a higher iteration bound, or split it so that each part needs fewer rounds.")
+	case contract.FaultEffectorError:
+		moves = append(moves, "Fix what the failed call names (the trace's effector_result error), then run the task again.")
+	}
 	moves = append(moves, fmt.Sprintf("Narrow the scope or give the task more budget (Ω reached %.2f after %d replan(s)); the trace has every tool call and verdict.", final.Loss.Omega, final.Replans))
 	if len(moves) < 2 {
 		moves = append([]string{"Check the failed criteria above against the working directory, correct what they point at, and run the task again."}, moves...)
@@ -152,30 +146,6 @@ func clipAll(xs []string, n int) []string {
 		xs = append(append([]string(nil), xs[:n]...), fmt.Sprintf("and %d more", len(xs)-n))
 	}
 	return xs
-}
-
-// Text renders the message for a terminal. Each item is one line whatever the models
-// wrote into it, and holds no control code (package termtext).
-func (g *GracefulFailure) Text() string {
-	var b strings.Builder
-	b.WriteString(termtext.Line(g.Summary) + "\n")
-	if len(g.Completed) > 0 {
-		b.WriteString("Done so far:\n")
-		for _, c := range g.Completed {
-			fmt.Fprintf(&b, "  - %s: %s\n", termtext.Line(clip(c.Intent, 70)), termtext.Line(clip(fmt.Sprint(c.Output), 200)))
-		}
-	}
-	if len(g.Failed) > 0 {
-		b.WriteString("What failed:\n")
-		for _, f := range g.Failed {
-			b.WriteString("  - " + termtext.Line(f) + "\n")
-		}
-	}
-	b.WriteString("Next moves:\n")
-	for i, m := range g.NextMoves {
-		fmt.Fprintf(&b, "  %d. %s\n", i+1, termtext.Line(m))
-	}
-	return b.String()
 }
 
 // roundRecord is what a round did, as its messages recorded it: R2's SubTasks, R4a's

@@ -215,6 +215,7 @@ type sub struct {
 	Sequence int      `json:"sequence"`
 	Tools    []string `json:"tools"`
 	Targets  []string `json:"targets"`
+	Deadline *string  `json:"deadline,omitempty"`
 }
 
 func planned(criteria []string, subs ...sub) llmtest.Reply {

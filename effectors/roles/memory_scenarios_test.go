@@ -1,15 +1,20 @@
 package roles
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/agentspine/spine/audit"
+	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
+	spinetrace "github.com/agentspine/spine/spine/trace"
 )
 
 // fakeMemory is a Calibrator over fixed verdicts: the intent's text entries when the
@@ -193,5 +198,117 @@ func TestCautionOnATargetAsksFirst(t *testing.T) {
 	// Asked about at validation, the caution reaches the executor's prompt.
 	if !strings.Contains(string(r.requests(llm.R3)[0].Body), "went nowhere in 2 earlier tasks") {
 		t.Error("the caution did not reach the executor")
+	}
+}
+
+// TestMemoryAnswersTravelOnTheBus: every read of memory is R2's MemoryQuery to R5 and
+// R5's MemoryAnswer to R2, in the trace and on the bus the Auditor taps, so the Auditor
+// sees what memory told the planner: the round's answer carries the intent's Avoid and
+// the verdict on the plan's tool. The same messages with an answer sent to R3 instead are a
+// boundary violation.
+func TestMemoryAnswersTravelOnTheBus(t *testing.T) {
+	r := newRig(t)
+	r.file("config/app.yaml", "port: 8080\n")
+	preferRead := Verdict{Action: contract.ActionExploit, Tool: "read_file", Pair: "tool:read_file × env:local", Decision: 1.6,
+		Text: "the tool read_file: worked in 2 earlier tasks (success), M_dec +1.60 → prefer"}
+	mem := &fakeMemory{intent: Calibration{Avoid: []string{"rewriting configuration files broke deployments"}},
+		verdicts: []Verdict{preferRead}}
+	r.cfg.Memory = mem
+	scriptAccept(r)
+	got := r.run(context.Background(), portTask) // the rig audits the live trace: no finding
+	if got.err != nil || finalDirective(got) != contract.DirectiveAccept {
+		t.Fatalf("err %v, final %s", got.err, finalDirective(got))
+	}
+
+	tf, err := spinetrace.Read("live", bytes.NewReader(got.trace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := bus.FromTrace("live", tf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reads []bus.Message
+	for _, m := range msgs {
+		if m.Type == contract.TypeMemoryQuery || m.Type == contract.TypeMemoryAnswer {
+			reads = append(reads, m)
+		}
+	}
+	if len(mem.queries) == 0 || len(reads) != 2*len(mem.queries) {
+		t.Fatalf("%d memory messages for %d reads of memory, want a query and an answer each", len(reads), len(mem.queries))
+	}
+	for i, m := range reads {
+		from, to, typ := "R2", "R5", contract.TypeMemoryQuery
+		if i%2 == 1 {
+			from, to, typ = "R5", "R2", contract.TypeMemoryAnswer
+		}
+		if m.From != from || m.To != to || m.Type != typ || m.TaskID != r.taskID {
+			t.Errorf("memory message %d: %s %s → %s (task %q); want %s %s → %s", i, m.Type, m.From, m.To, m.TaskID, typ, from, to)
+		}
+		if i%2 == 0 {
+			q := decode[contract.MemoryQuery](t, m.Payload)
+			if b, _ := json.Marshal(q); string(b) != string(mustJSON(mem.queries[i/2])) {
+				t.Errorf("query %d on the bus %s, memory was asked %s", i/2, b, mustJSON(mem.queries[i/2]))
+			}
+		}
+	}
+	first := decode[contract.MemoryAnswer](t, reads[1].Payload)
+	if len(first.Avoid) != 1 || len(first.Verdicts) != 1 || first.Verdicts[0] != contract.MemoryVerdict(preferRead) {
+		t.Errorf("the round's answer %+v, want the intent's Avoid and the verdict on read_file", first)
+	}
+
+	// The same stream with the first answer misrouted to R3.
+	a, err := audit.New(audit.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var findings []contract.AuditReport
+	for _, m := range msgs {
+		if m.Seq == reads[1].Seq {
+			m.To = "R3"
+		}
+		findings = append(findings, a.Observe(m)...)
+	}
+	findings = append(findings, a.End()...)
+	var flagged bool
+	for _, f := range findings {
+		if f.Kind == audit.KindBoundaryViolation && strings.Contains(f.Message, "R5 sent a MemoryAnswer to R3; it goes to R2") {
+			flagged = true
+		}
+	}
+	if !flagged {
+		t.Errorf("a misrouted memory answer was not flagged: %+v", findings)
+	}
+}
+
+// brokenMemory fails every read.
+type brokenMemory struct{}
+
+func (brokenMemory) Calibrate(context.Context, CalibrationQuery) (Calibration, error) {
+	return Calibration{}, errors.New("leveldb: closed")
+}
+
+// TestMemoryFailureIsAnsweredOnTheBus: a store that cannot be read still answers R2,
+// with the error, and the round goes on without memory.
+func TestMemoryFailureIsAnsweredOnTheBus(t *testing.T) {
+	r := newRig(t)
+	r.file("config/app.yaml", "port: 8080\n")
+	r.cfg.Memory = brokenMemory{}
+	scriptAccept(r)
+	got := r.run(context.Background(), portTask)
+	if got.err != nil || finalDirective(got) != contract.DirectiveAccept {
+		t.Fatalf("err %v, final %s", got.err, finalDirective(got))
+	}
+	answers := messages(t, got.trace, contract.TypeMemoryAnswer)
+	if len(answers) == 0 {
+		t.Fatal("no MemoryAnswer in the trace")
+	}
+	for _, raw := range answers {
+		if a := decode[contract.MemoryAnswer](t, raw); a.Error != "leveldb: closed" || len(a.Avoid)+len(a.Verdicts) != 0 {
+			t.Errorf("answer %+v, want the store's error and nothing else", a)
+		}
+	}
+	if xs := exchanges(t, got.trace, "memory:calibrate"); len(xs) != len(answers) || xs[0].Error != "leveldb: closed" {
+		t.Errorf("%d memory:calibrate exchanges for %d answers (first %+v)", len(xs), len(answers), xs)
 	}
 }

@@ -82,6 +82,8 @@ func (jm journalledModel) Complete(ctx context.Context, req llm.ChatRequest) (ll
 	}
 	start := jm.clock.Now()
 	resp, err := jm.m.Chat.Complete(withRetryRole(ctx, jm.role), req)
+	// An answer over the size limit is journalled, and read, as its size only.
+	resp, err = llm.LimitResponse(resp, err, 0)
 	x := engine.Exchange{
 		Name:       trace.ExchangeModel + string(jm.role),
 		Request:    req,

@@ -63,7 +63,7 @@ func (p *Pipeline) perceive(ctx context.Context, rec recorder) (contract.TaskSpe
 			break
 		}
 		req.Messages = append(req.Messages,
-			llm.Message{Role: llm.RoleAssistant, Content: resps[len(resps)-1].Content},
+			llm.AssistantTurn(resps[len(resps)-1].Content, nil),
 			llm.Message{Role: llm.RoleUser, Content: "The user answered: " + answer +
 				"\nAnswer again with the JSON object. Ask questions only if no reading is possible even now."})
 	}

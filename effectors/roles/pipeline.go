@@ -177,7 +177,7 @@ func (p *Pipeline) Round(ctx context.Context, loopPost *bus.Post, in ggs.RoundIn
 		return err
 	}
 	q := p.r2.query(p.tools)
-	cal, err := p.calibrate(ctx, rec, q)
+	cal, err := p.calibrate(ctx, rec, post, q)
 	if err != nil {
 		return p.interrupted(ctx, post, "calibrating", err)
 	}
@@ -224,26 +224,56 @@ func (p *Pipeline) interrupted(ctx context.Context, post *bus.Post, stage string
 	return serr
 }
 
-// calibrate asks memory about what q names. A memory failure is on record in the trace and
-// the round goes on without memory: calibration advises the plan, it is not the plan.
-func (p *Pipeline) calibrate(ctx context.Context, rec recorder, q CalibrationQuery) (Calibration, error) {
+// calibrate asks memory about what q names, on the bus: R2 posts a MemoryQuery to R5,
+// R5 reads it, reads the store and posts its MemoryAnswer to R2, which R2 reads; so the
+// trace and the Auditor see what memory told the planner. The exchange with the store
+// is journalled between the two messages. A memory failure is on record (the answer's
+// error and the exchange's) and the round goes on without memory: calibration advises
+// the plan, it is not the plan.
+func (p *Pipeline) calibrate(ctx context.Context, rec recorder, post *bus.Post, q CalibrationQuery) (Calibration, error) {
 	if p.cfg.Memory == nil {
 		return Calibration{}, nil
 	}
 	p.status(llm.R2, "", "calibrating against memory")
+	// R2's and R5's mailboxes of this read alone: a read by a parallel subtask, or R2's
+	// other mail, never meets it.
+	mail := post.Branch(rec, "R2", "R5")
+	if _, err := mail.Send("R2", "R5", contract.TypeMemoryQuery, p.task.TaskID, q); err != nil {
+		return Calibration{}, err
+	}
+	if err := p.serveMemory(ctx, rec, mail); err != nil {
+		return Calibration{}, err
+	}
+	a, _, err := bus.Receive[contract.MemoryAnswer](mail, "R2", contract.TypeMemoryAnswer)
+	if err != nil || a.Error != "" {
+		return Calibration{}, err
+	}
+	return calibrationOf(a), nil
+}
+
+// serveMemory is R5 serving a read: it takes the MemoryQuery from its mailbox, asks the
+// store and posts the answer to R2. Only a cancelled ctx leaves the query unanswered.
+func (p *Pipeline) serveMemory(ctx context.Context, rec recorder, mail *bus.Post) error {
+	q, _, err := bus.Receive[contract.MemoryQuery](mail, "R5", contract.TypeMemoryQuery)
+	if err != nil {
+		return err
+	}
 	start := p.cfg.Clock.Now()
 	cal, err := p.cfg.Memory.Calibrate(ctx, q)
 	x := engine.Exchange{Name: trace.ExchangeMemory + "calibrate", Request: q,
 		DurationMS: p.cfg.Clock.Now().Sub(start).Milliseconds()}
+	var a contract.MemoryAnswer
 	if err != nil {
 		if ctx.Err() != nil {
-			return Calibration{}, ctx.Err()
+			return ctx.Err()
 		}
 		x.Error = err.Error()
-		rec.exchange(x)
-		return Calibration{}, nil
+		a.Error = err.Error()
+	} else {
+		x.Response = cal
+		a = cal.answer()
 	}
-	x.Response = cal
 	rec.exchange(x)
-	return cal, nil
+	_, err = mail.Send("R5", "R2", contract.TypeMemoryAnswer, p.task.TaskID, a)
+	return err
 }

@@ -119,14 +119,14 @@ func (r *planner) query(tools []string) CalibrationQuery {
 	if d := r.directive; d != nil {
 		for _, key := range d.BlockedTargets {
 			tool, tgt, _ := strings.Cut(key, ":")
-			add(ToolTarget{tool, tgt})
+			add(ToolTarget{Tool: tool, Target: tgt})
 		}
 	}
 	if n := len(r.plans); n > 0 {
 		for _, a := range r.plans[n-1].plan {
 			for _, tool := range a.Tools {
 				for _, tgt := range a.Targets {
-					add(ToolTarget{tool, tgt})
+					add(ToolTarget{Tool: tool, Target: tgt})
 				}
 			}
 		}
@@ -141,7 +141,7 @@ func unasked(o planOutput, asked map[ToolTarget]bool) []ToolTarget {
 	for _, st := range o.SubTasks {
 		for _, tool := range st.Tools {
 			for _, tgt := range st.Targets {
-				tt := ToolTarget{tool, tgt}
+				tt := ToolTarget{Tool: tool, Target: tgt}
 				if strings.TrimSpace(tgt) == "" || asked[tt] {
 					continue
 				}
@@ -234,7 +234,7 @@ func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round
 			return fmt.Errorf("R2 Planner: %w", err)
 		}
 		if more := unasked(o, seen); len(more) > 0 && p.cfg.Memory != nil {
-			extra, err := p.calibrate(ctx, rec, CalibrationQuery{Tools: []string{}, Targets: more})
+			extra, err := p.calibrate(ctx, rec, post, CalibrationQuery{Tools: []string{}, Targets: more})
 			if err != nil {
 				return err
 			}
@@ -253,7 +253,7 @@ func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round
 		}
 		p.status(llm.R2, "", "plan rejected by the validator; asking again")
 		req.Messages = append(req.Messages,
-			llm.Message{Role: llm.RoleAssistant, Content: resps[len(resps)-1].Content},
+			llm.AssistantTurn(resps[len(resps)-1].Content, nil),
 			llm.Message{Role: llm.RoleUser, Content: "The plan validator rejected this plan:\n- " + strings.Join(violations, "\n- ") +
 				"\nAnswer with a new plan, as the same JSON object, that respects every MUST NOT entry and differs from every plan that failed."})
 	}

@@ -30,10 +30,13 @@ type TaskOptions struct {
 type TaskResult struct {
 	Task   contract.TaskSpec
 	Result engine.Result
-	// Final is GGS's FinalResult; nil when the run ended without one (an error, a
-	// cancelled context, the iteration bound).
+	// Final is GGS's FinalResult. A run cancelled, at its iteration bound or stopped by
+	// an effector's error has one too, decided by a rule with the interruption as its
+	// reason; it is nil only when the run could not even reach a rule (an error of the
+	// trace, a replay departing from its recording) or the rules chose no ending.
 	Final *contract.FinalResult
-	// Failure is R2's graceful failure when GGS abandoned the task.
+	// Failure is R2's graceful failure when GGS abandoned the task, as the FinalResult
+	// carries it.
 	Failure *GracefulFailure
 }
 
@@ -63,6 +66,9 @@ func (p *Pipeline) Run(ctx context.Context, o TaskOptions) (TaskResult, error) {
 		return TaskResult{Task: p.task}, err
 	}
 	res, err := eng.Run(ctx)
-	out := TaskResult{Task: p.task, Result: res, Final: loop.Final, Failure: p.GracefulFailure(loop.Final)}
+	out := TaskResult{Task: p.task, Result: res, Final: loop.Final}
+	if loop.Final != nil {
+		out.Failure = loop.Final.Failure
+	}
 	return out, err
 }

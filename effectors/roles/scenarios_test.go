@@ -407,7 +407,9 @@ func TestAPIKeyNeverInTrace(t *testing.T) {
 }
 
 // TestCancelStopsCleanly: cancelling the context while R3's model is working stops the
-// run at once with the trace intact: it ends with a halt and replays byte for byte.
+// run at once with the trace intact: a rule abandons the task with reason cancelled, the
+// FinalResult carries the graceful failure, the trace ends with a halt and replays byte
+// for byte.
 func TestCancelStopsCleanly(t *testing.T) {
 	r := newRig(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -429,8 +431,19 @@ func TestCancelStopsCleanly(t *testing.T) {
 	if time.Since(start) > 10*time.Second {
 		t.Errorf("the run took %s to stop", time.Since(start))
 	}
-	if got.res.Result.Outcome != engine.OutcomeCanceled || got.res.Final != nil {
-		t.Errorf("result = %+v, final %+v", got.res.Result, got.res.Final)
+	// Cancelled is still an ending a rule decides: GGS abandons with the cancellation as
+	// the reason, and the FinalResult carries R2's graceful failure.
+	fr := got.res.Final
+	if got.res.Result.Outcome != engine.OutcomeCanceled || fr == nil || fr.Directive != contract.DirectiveAbandon ||
+		fr.Reason != contract.FaultCancelled || fr.Failure == nil || got.res.Failure != fr.Failure {
+		t.Fatalf("result = %+v, final %+v", got.res.Result, fr)
+	}
+	if !strings.Contains(fr.Summary, "the run was cancelled") || !strings.Contains(fr.Failure.Summary, "the run was cancelled") {
+		t.Errorf("summary %q, graceful failure %q", fr.Summary, fr.Failure.Summary)
+	}
+	finals := messages(t, got.trace, contract.TypeFinalResult)
+	if len(finals) != 1 || !bytes.Contains(finals[0], []byte(`"graceful_failure":{`)) {
+		t.Errorf("FinalResults on the bus: %s", finals)
 	}
 	lines := bytes.Split(bytes.TrimSpace(got.trace), []byte("\n"))
 	if !bytes.Contains(lines[len(lines)-1], []byte(`"kind":"halt"`)) {

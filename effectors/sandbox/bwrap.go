@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -33,13 +34,26 @@ type Bubblewrap struct {
 	path    string
 	version string
 	opts    BubblewrapOptions
-	cg      *cgroupHost // nil: no cgroup; then RLIMIT_NPROC bounds processes (non-root only)
-	prlimit string
+	cg      *cgroupHost // nil: no cgroup; then RLIMIT_NPROC bounds processes
 	relays  relayPlan
 	base    []string // bwrap arguments shared by every call
 
 	noUserns bool // bwrap can forbid new user namespaces inside (--disable-userns)
 	tmpSize  bool // bwrap can bound a tmpfs (--size)
+
+	host    hostIdentity
+	exe     *os.File // the launcher: this executable, run inside from its descriptor
+	seccomp []byte   // the compiled filter; nil on an architecture without a table
+	walls   walls    // what the probe found inside
+}
+
+// hostIdentity is the host uid and gid commands run as. When the spine runs as root it
+// is a dedicated unprivileged pair (65534 unless configured), so that the sandbox's user
+// namespace maps to no host privilege at all; otherwise it is the caller's own, which is
+// all an unprivileged user namespace can map.
+type hostIdentity struct {
+	drop     bool // run bwrap as uid/gid rather than as this process
+	uid, gid int
 }
 
 var _ Jail = (*Bubblewrap)(nil)
@@ -58,12 +72,17 @@ var etcAllowed = []string{
 // symlinks when they are links (a merged /usr).
 var systemDirs = []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
 
-// sandboxUID is the unprivileged uid and gid commands run as inside the sandbox.
-const sandboxUID = "65534"
+// sandboxUID is the unprivileged uid and gid commands run as inside the sandbox, and
+// defaultHostID the host uid and gid they run as when the spine is root.
+const (
+	sandboxUID    = "65534"
+	defaultHostID = 65534
+)
 
 // NewBubblewrap checks that this machine can run the sandbox — bwrap installed, user
-// namespaces allowed, a way to bound processes — by running one empty command in it. The
-// error is an *UnavailableError saying what is missing.
+// namespaces allowed — and then runs a self-check inside it: the host uid, no_new_privs,
+// capabilities, the seccomp filter, /proc/sys, the work dir's mount flags and Landlock.
+// The error is an *UnavailableError saying which wall is missing.
 func NewBubblewrap(opts BubblewrapOptions) (*Bubblewrap, error) {
 	lim, err := opts.Limits.withDefaults()
 	if err != nil {
@@ -76,15 +95,15 @@ func NewBubblewrap(opts BubblewrapOptions) (*Bubblewrap, error) {
 		}
 	}
 	b := &Bubblewrap{opts: opts, relays: planRelays(opts.AllowNet)}
+	if b.host, err = chooseHost(opts.HostUID, opts.HostGID, os.Geteuid(), os.Getegid()); err != nil {
+		return nil, err
+	}
 	b.path = opts.Path
 	if b.path == "" {
 		if b.path, err = exec.LookPath("bwrap"); err != nil {
 			return nil, &UnavailableError{Missing: []string{"bubblewrap (bwrap) is not installed"},
 				Fix: "install it: apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap"}
 		}
-	}
-	if b.prlimit, err = exec.LookPath("prlimit"); err != nil {
-		return nil, &UnavailableError{Missing: []string{"prlimit (util-linux) is not installed"}, Fix: "install util-linux"}
 	}
 	out, err := exec.Command(b.path, "--version").Output()
 	if err != nil {
@@ -97,34 +116,90 @@ func NewBubblewrap(opts BubblewrapOptions) (*Bubblewrap, error) {
 	b.noUserns = bytes.Contains(help, []byte("--disable-userns"))
 	b.tmpSize = bytes.Contains(help, []byte("--size"))
 	var missing []string
-	cg, cgErr := findCgroups()
-	if cgErr == nil {
-		b.cg = cg
-	} else if os.Geteuid() == 0 {
-		// The kernel exempts uid 0 from RLIMIT_NPROC, and a root caller's sandbox uid is
-		// uid 0 outside: without a cgroup nothing bounds a fork bomb.
-		missing = append(missing, "a process limit: running as root, and no cgroup can be created ("+cgErr.Error()+")")
-	}
 	if len(opts.AllowNet) > 0 && os.Geteuid() != 0 {
 		missing = append(missing, "--allow-net needs root: the relay opens its listeners inside the sandbox's network namespace")
 	}
 	if len(missing) > 0 {
 		return nil, &UnavailableError{Missing: missing,
-			Fix: "run as a non-root user, or give the spine a writable cgroup; or pass --no-sandbox to run tools unconfined"}
+			Fix: "run as root for --allow-net; or pass --no-sandbox to run tools unconfined"}
+	}
+	if nativeSeccompArch != nil {
+		prog, err := buildSeccomp(*nativeSeccompArch)
+		if err != nil {
+			return nil, err
+		}
+		b.seccomp = seccompBytes(prog)
+	}
+	if cg, err := findCgroups(); err == nil {
+		b.cg = cg
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		b.exe, err = os.Open(exe)
+	}
+	if err != nil {
+		return nil, &UnavailableError{Missing: []string{"the launcher: this program's executable cannot be opened: " + err.Error()}}
 	}
 	b.base = b.baseArgs()
-	var probe bytes.Buffer
-	dir, err := os.MkdirTemp("", "spine-sandbox-probe-")
-	if err != nil {
+	if err := b.probe(); err != nil {
+		b.exe.Close()
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	if _, err := b.Run(context.Background(), Process{Script: "exit 0", Dir: dir, Env: []string{"PATH=/usr/bin:/bin"}, Out: &probe}); err != nil {
-		return nil, &UnavailableError{Missing: []string{fmt.Sprintf("the kernel refused the sandbox (%v): %s",
-			err, strings.TrimSpace(probe.String()))},
-			Fix: "user namespaces must be enabled (sysctl kernel.unprivileged_userns_clone=1, or run with CAP_SYS_ADMIN); or pass --no-sandbox"}
-	}
 	return b, nil
+}
+
+// chooseHost picks the host identity for a caller with effective ids euid and egid.
+func chooseHost(uid, gid, euid, egid int) (hostIdentity, error) {
+	if uid < 0 || gid < 0 {
+		return hostIdentity{}, errors.New("sandbox: the host uid and gid must not be negative")
+	}
+	if euid != 0 {
+		if uid != 0 && uid != euid || gid != 0 && gid != egid {
+			return hostIdentity{}, fmt.Errorf("sandbox: a host uid/gid (%d/%d) can be chosen only when running as root", uid, gid)
+		}
+		return hostIdentity{uid: euid, gid: egid}, nil
+	}
+	if uid == 0 {
+		uid = defaultHostID
+	}
+	if gid == 0 {
+		gid = defaultHostID
+	}
+	return hostIdentity{drop: true, uid: uid, gid: gid}, nil
+}
+
+// probe runs the self-check and records what it found; a missing required wall is an
+// *UnavailableError naming it.
+func (b *Bubblewrap) probe() error {
+	dir, err := os.MkdirTemp("", "spine-sandbox-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if b.host.drop {
+		if err := os.Chown(dir, b.host.uid, b.host.gid); err != nil {
+			return err
+		}
+	}
+	var out bytes.Buffer
+	if _, err := b.run(context.Background(), Process{Script: probeScript, Dir: dir, Env: []string{"PATH=/usr/bin:/bin"}, Out: &out}, true); err != nil {
+		return &UnavailableError{Missing: []string{fmt.Sprintf("the kernel refused the sandbox (%v): %s",
+			err, strings.TrimSpace(out.String()))},
+			Fix: "user namespaces must be open to unprivileged users (sysctl user.max_user_namespaces > 0, kernel.unprivileged_userns_clone=1, no AppArmor restriction on bwrap); or pass --no-sandbox"}
+	}
+	b.walls = readWalls(out.String(), dir)
+	// The host uid is read on the host, from the owner of a file the probe made: the
+	// sandbox's own uid_map is relative to bwrap's intermediate namespace.
+	b.walls.outsideUID = -1
+	if fi, err := os.Lstat(filepath.Join(dir, probeOwnerFile)); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			b.walls.outsideUID = int(st.Uid)
+		}
+	}
+	if missing := b.walls.missingRequired(b.host, b.seccomp != nil); len(missing) > 0 {
+		return &UnavailableError{Missing: missing, Fix: "the sandbox would hold more than it must; pass --no-sandbox to run tools unconfined, knowingly"}
+	}
+	return nil
 }
 
 // baseArgs are the namespace, identity and file-system arguments every call shares.
@@ -153,24 +228,170 @@ func (b *Bubblewrap) baseArgs() []string {
 	for _, e := range etcAllowed {
 		a = append(a, "--ro-bind-try", "/etc/"+e, "/etc/"+e)
 	}
-	for _, p := range b.opts.ReadOnly {
-		a = append(a, "--ro-bind-try", p, p)
-	}
-	a = append(a, "--proc", "/proc", "--dev", "/dev")
+	a = append(a, "--proc", "/proc")
+	a = append(a, procMasks()...)
+	a = append(a, "--dev", "/dev")
 	if b.tmpSize {
 		a = append(a, "--size", strconv.FormatInt(b.opts.Limits.TmpBytes, 10))
 	}
 	return append(a, "--tmpfs", "/tmp", "--dir", "/var", "--symlink", "../tmp", "/var/tmp")
 }
 
-// callArgs completes the arguments for one call in dir. hostsFD is the descriptor the
-// sandbox's /etc/hosts is read from.
-func (b *Bubblewrap) callArgs(dir string, hostsFD int, infoFD, blockFD int) []string {
+// Parts of /proc a command has no business writing or reading: the kernel's settings,
+// its keyrings, memory and debugging views (the lists of Docker's masked and read-only
+// paths). Kernel settings stay readable, as programs read them (overcommit, ngroups).
+var (
+	procReadOnly   = []string{"/proc/sys", "/proc/bus", "/proc/fs", "/proc/irq"}
+	procHiddenFile = []string{"/proc/sysrq-trigger", "/proc/keys", "/proc/key-users", "/proc/kcore", "/proc/kmsg",
+		"/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/latency_stats", "/proc/kallsyms",
+		"/proc/config.gz", "/proc/kpagecount", "/proc/kpageflags", "/proc/kpagecgroup", "/proc/pagetypeinfo"}
+	procHiddenDir = []string{"/proc/acpi", "/proc/asound", "/proc/scsi", "/proc/firmware", "/proc/driver"}
+)
+
+// procMasks are the bwrap arguments that apply them, for the entries this kernel has.
+func procMasks() []string {
+	var a []string
+	for _, p := range procReadOnly {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			a = append(a, "--ro-bind", p, p)
+		}
+	}
+	for _, p := range procHiddenFile {
+		if _, err := os.Lstat(p); err == nil {
+			a = append(a, "--ro-bind", "/dev/null", p)
+		}
+	}
+	for _, p := range procHiddenDir {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			a = append(a, "--perms", "0555", "--tmpfs", p)
+		}
+	}
+	return a
+}
+
+// callFiles are the descriptors one call hands bwrap, numbered from 3 as ExtraFiles.
+type callFiles struct {
+	files []*os.File
+	own   []*os.File // closed by the parent once the child has them
+}
+
+func (c *callFiles) add(f *os.File, own bool) int {
+	c.files = append(c.files, f)
+	if own {
+		c.own = append(c.own, f)
+	}
+	return 2 + len(c.files)
+}
+
+func (c *callFiles) closeOwn() {
+	for _, f := range c.own {
+		f.Close()
+	}
+	c.own = nil
+}
+
+// dataPipe is a pipe holding data, its write end closed: bwrap reads it to the end. The
+// data is far below a pipe's buffer, so the write does not block.
+func dataPipe(data []byte) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	_, err = w.Write(data)
+	w.Close()
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// hostOwner implements hostOwned: the host uid and gid commands run as, and whether
+// they differ from the spine's.
+func (b *Bubblewrap) hostOwner() (uid, gid int, drop bool) {
+	return b.host.uid, b.host.gid, b.host.drop
+}
+
+// Run implements Jail.
+func (b *Bubblewrap) Run(ctx context.Context, p Process) (RunReport, error) {
+	return b.run(ctx, p, false)
+}
+
+// run runs one call; probe makes the launcher report what it applied.
+func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport, error) {
+	var cg *callCgroup
+	if b.cg != nil {
+		var err error
+		if cg, err = b.cg.create(b.opts.Limits); err != nil {
+			return RunReport{}, err
+		}
+		defer cg.killAndRemove()
+	}
+	var cf callFiles
+	defer cf.closeOwn()
+	hosts, err := dataPipe([]byte(b.relays.etcHosts()))
+	if err != nil {
+		return RunReport{}, err
+	}
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		hosts.Close()
+		return RunReport{}, err
+	}
+	defer infoR.Close()
+	blockR, blockW, err := os.Pipe()
+	if err != nil {
+		hosts.Close()
+		infoW.Close()
+		return RunReport{}, err
+	}
+	defer blockW.Close()
 	a := slices.Clone(b.base)
-	a = append(a, "--ro-bind-data", strconv.Itoa(hostsFD), "/etc/hosts", "--bind", dir, dir)
+	a = append(a, "--ro-bind-data", strconv.Itoa(cf.add(hosts, true)), "/etc/hosts")
+	infoFD, blockFD := cf.add(infoW, true), cf.add(blockR, true)
+	exeFD := cf.add(b.exe, false)
+	if b.seccomp != nil {
+		sf, err := dataPipe(b.seccomp)
+		if err != nil {
+			return RunReport{}, err
+		}
+		a = append(a, "--seccomp", strconv.Itoa(cf.add(sf, true)))
+	}
+	var stages []*staged
+	defer func() {
+		for _, st := range stages {
+			st.release()
+		}
+	}()
+	source := func(p string, ro bool) (string, error) {
+		if !b.host.drop {
+			return p, nil
+		}
+		st, err := stage(p, ro)
+		if err != nil {
+			return "", err
+		}
+		stages = append(stages, st)
+		return st.path, nil
+	}
+	for _, ro := range b.opts.ReadOnly {
+		if _, err := os.Stat(ro); err != nil {
+			continue // as --ro-bind-try: an absent path is not shown
+		}
+		src, err := source(ro, true)
+		if err != nil {
+			return RunReport{}, err
+		}
+		a = append(a, "--ro-bind", src, ro)
+	}
+	work, err := source(p.Dir, false)
+	if err != nil {
+		return RunReport{}, err
+	}
+	a = append(a, "--bind", work, p.Dir)
 	// Hidden paths are masked last, so they win over any mount that would show them.
 	for _, h := range b.opts.Hidden {
-		if !b.visible(h, dir) {
+		if !b.visible(h, p.Dir) {
 			continue
 		}
 		if fi, err := os.Stat(h); err == nil && fi.IsDir() {
@@ -179,12 +400,81 @@ func (b *Bubblewrap) callArgs(dir string, hostsFD int, infoFD, blockFD int) []st
 			a = append(a, "--ro-bind", "/dev/null", h)
 		}
 	}
-	if infoFD >= 0 {
-		a = append(a, "--info-fd", strconv.Itoa(infoFD), "--block-fd", strconv.Itoa(blockFD))
+	a = append(a, "--info-fd", strconv.Itoa(infoFD), "--block-fd", strconv.Itoa(blockFD), "--chdir", p.Dir, "--")
+	withAS := b.cg == nil || !b.cg.limitsMemory()
+	a = append(a, launcherArgv("/proc/self/fd/"+strconv.Itoa(exeFD), b.opts.Limits.launchLimits(withAS), probe,
+		"/bin/sh", "-c", p.Script)...)
+
+	cmd := exec.CommandContext(ctx, b.path, a...)
+	// bwrap's --chdir sets the command's directory; the host uid may not be able to
+	// reach p.Dir's parents, so bwrap itself starts in /.
+	cmd.Dir, cmd.Env = "/", p.Env
+	cmd.Stdout, cmd.Stderr = p.Out, p.Out
+	cmd.ExtraFiles = cf.files
+	cmd.WaitDelay = waitDelay
+	inOwnProcessGroup(cmd)
+	if b.host.drop {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(b.host.uid), Gid: uint32(b.host.gid), Groups: []uint32{}}
 	}
-	a = append(a, "--chdir", dir, "--")
-	a = append(a, b.opts.Limits.prlimitArgs(b.prlimit, b.cg == nil || !b.cg.limitsMemory())...)
-	return append(a, "/bin/sh", "-c")
+	if err := cmd.Start(); err != nil {
+		return RunReport{}, err
+	}
+	cf.closeOwn()
+	// bwrap reports its child and waits on the block descriptor before anything of the
+	// command runs: the call's cgroup and the relay's listeners are set up meanwhile.
+	fail := func(err error) (RunReport, error) {
+		_ = cmd.Cancel()
+		if werr := cmd.Wait(); werr != nil {
+			return RunReport{}, fmt.Errorf("%w (%v)", werr, err)
+		}
+		return RunReport{}, err
+	}
+	child, err := readChildPID(infoR)
+	if err != nil {
+		if werr := cmd.Wait(); werr != nil {
+			return RunReport{}, werr // bwrap failed before it started anything; its message is in p.Out
+		}
+		return RunReport{}, err
+	}
+	if cg != nil {
+		if err := cg.join(cmd.Process.Pid, child); err != nil {
+			return fail(err)
+		}
+	}
+	if len(b.relays.routes) > 0 {
+		rl, err := startRelay(child, b.relays)
+		if err != nil {
+			return fail(fmt.Errorf("sandbox network relay: %w", err))
+		}
+		defer rl.stop()
+	}
+	if _, err := blockW.Write([]byte{'1'}); err != nil {
+		return fail(err)
+	}
+	runErr := cmd.Wait()
+	killGroup(cmd)
+	var rep RunReport
+	if cg != nil {
+		rep.Limits = cg.limitsHit(b.opts.Limits)
+	}
+	return rep, runErr
+}
+
+// readChildPID reads bwrap's report of the sandbox's init pid.
+func readChildPID(info *os.File) (int, error) {
+	var doc struct {
+		ChildPID int `json:"child-pid"`
+	}
+	if err := info.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		return 0, err
+	}
+	if err := json.NewDecoder(info).Decode(&doc); err != nil {
+		return 0, fmt.Errorf("reading bwrap's info: %w", err)
+	}
+	if doc.ChildPID <= 0 {
+		return 0, errors.New("bwrap reported no child pid")
+	}
+	return doc.ChildPID, nil
 }
 
 // visible tells whether host path p lies under something the sandbox shows.
@@ -206,115 +496,6 @@ func (b *Bubblewrap) visible(p, dir string) bool {
 	return false
 }
 
-// Run implements Jail.
-func (b *Bubblewrap) Run(ctx context.Context, p Process) (RunReport, error) {
-	var cg *callCgroup
-	if b.cg != nil {
-		var err error
-		if cg, err = b.cg.create(b.opts.Limits); err != nil {
-			return RunReport{}, err
-		}
-		defer cg.killAndRemove()
-	}
-	hostsR, hostsW, err := os.Pipe()
-	if err != nil {
-		return RunReport{}, err
-	}
-	defer hostsR.Close()
-	// The file is small, far below a pipe's buffer, so this write does not block.
-	_, err = hostsW.WriteString(b.relays.etcHosts())
-	hostsW.Close()
-	if err != nil {
-		return RunReport{}, err
-	}
-	extra := []*os.File{hostsR}
-	infoFD, blockFD := -1, -1
-	var infoR, infoW, blockR, blockW *os.File
-	if len(b.relays.routes) > 0 {
-		if infoR, infoW, err = os.Pipe(); err != nil {
-			return RunReport{}, err
-		}
-		defer infoR.Close()
-		if blockR, blockW, err = os.Pipe(); err != nil {
-			infoW.Close()
-			return RunReport{}, err
-		}
-		defer blockW.Close()
-		extra = append(extra, infoW, blockR)
-		infoFD, blockFD = 4, 5
-	}
-	argv := append(b.callArgs(p.Dir, 3, infoFD, blockFD), p.Script)
-	if cg != nil {
-		// A launcher joins the call's cgroup and then becomes bwrap, so that every
-		// process of the call is in the cgroup from its first instruction.
-		launch := `n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"`
-		files := cg.procFiles()
-		head := append([]string{"/bin/sh", "-c", launch, "spine-launch", strconv.Itoa(len(files))}, files...)
-		argv = append(append(head, b.path), argv...)
-	} else {
-		argv = append([]string{b.path}, argv...)
-	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = p.Dir, p.Env
-	cmd.Stdout, cmd.Stderr = p.Out, p.Out
-	cmd.ExtraFiles = extra
-	cmd.WaitDelay = waitDelay
-	inOwnProcessGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		if infoW != nil {
-			infoW.Close()
-			blockR.Close()
-		}
-		return RunReport{}, err
-	}
-	if infoW != nil {
-		infoW.Close()
-		blockR.Close()
-		rl, err := b.openRelays(infoR)
-		if err != nil {
-			_ = cmd.Cancel()
-			_ = cmd.Wait()
-			return RunReport{}, fmt.Errorf("sandbox network relay: %w", err)
-		}
-		defer rl.stop()
-		if _, err := blockW.Write([]byte{'1'}); err != nil {
-			_ = cmd.Cancel()
-			_ = cmd.Wait()
-			return RunReport{}, err
-		}
-	}
-	runErr := cmd.Wait()
-	killGroup(cmd)
-	var rep RunReport
-	if cg != nil {
-		rep.Limits = cg.limitsHit(b.opts.Limits)
-	}
-	return rep, runErr
-}
-
-// openRelays reads bwrap's report of the sandbox's init pid and opens the relay's
-// listeners in its network namespace, while bwrap waits on the block descriptor.
-func (b *Bubblewrap) openRelays(info *os.File) (*relay, error) {
-	type infoDoc struct {
-		ChildPID int `json:"child-pid"`
-	}
-	done := make(chan error, 1)
-	var doc infoDoc
-	go func() { done <- json.NewDecoder(info).Decode(&doc) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return nil, fmt.Errorf("reading bwrap's info: %w", err)
-		}
-	case <-time.After(10 * time.Second):
-		return nil, errors.New("bwrap did not report its child in 10s")
-	}
-	if doc.ChildPID <= 0 {
-		return nil, errors.New("bwrap reported no child pid")
-	}
-	return startRelay(doc.ChildPID, b.relays)
-}
-
 // Describe implements Jail.
 func (b *Bubblewrap) Describe() Isolation {
 	procsBy, memBy := "RLIMIT_NPROC", "RLIMIT_AS per process"
@@ -324,14 +505,28 @@ func (b *Bubblewrap) Describe() Isolation {
 			memBy = "cgroup, the whole call"
 		}
 	}
+	host := "the caller's own uid " + strconv.Itoa(b.host.uid)
+	if b.host.drop {
+		host = fmt.Sprintf("uid/gid %d/%d, not root", b.host.uid, b.host.gid)
+	}
 	iso := Isolation{Mechanism: b.version, Isolated: []string{
 		"namespaces: user, pid, mount, ipc, uts, cgroup, network",
-		"identity: uid/gid " + sandboxUID + ", no capabilities",
-		"writable: the work dir and a private /tmp only",
+		"identity: uid/gid " + sandboxUID + " inside; on the host " + host,
+		"privileges: no_new_privs, no capabilities (effective, permitted, bounding, ambient), setuid files do not elevate (nosuid)",
+		"writable: the work dir (nosuid, nodev) and a private /tmp only",
 		"readable: /usr, /bin, /lib*, a short list of /etc entries" + readOnlyNote(b.opts.ReadOnly),
 		"invisible: home directories, the host's /proc, /sys, devices, the spine's configuration, traces and memory",
+		"kernel settings: /proc/sys and friends read-only; /proc/keys, /proc/sysrq-trigger, /proc/kcore and friends hidden",
+		"descriptors: only stdin, stdout and stderr reach the command",
 		"process tree: killed when the call ends",
 	}}
+	if b.seccomp != nil {
+		iso.Isolated = append(iso.Isolated, fmt.Sprintf("seccomp: %d system calls denied, clone with namespace flags, personality, TIOCSTI/TIOCLINUX and exotic socket families refused (%s)",
+			len(deniedSyscalls), nativeSeccompArch.name))
+	}
+	if b.walls.landlockABI > 0 {
+		iso.Isolated = append(iso.Isolated, fmt.Sprintf("landlock (ABI %d): writes only beneath the work dir and /tmp, for the shell and the file tools", b.walls.landlockABI))
+	}
 	iso.Isolated = append(iso.Isolated, b.opts.Limits.describe(procsBy, memBy)...)
 	if len(b.opts.AllowNet) == 0 {
 		iso.Isolated = append(iso.Isolated, "network: off (loopback of its own only)")
@@ -347,6 +542,12 @@ func (b *Bubblewrap) Describe() Isolation {
 	}
 	if !b.tmpSize {
 		iso.Missing = append(iso.Missing, "a size bound on /tmp (this bubblewrap has no --size)")
+	}
+	if b.seccomp == nil {
+		iso.Missing = append(iso.Missing, "a seccomp filter (no system call table for this architecture)")
+	}
+	if b.walls.landlockABI == 0 {
+		iso.Missing = append(iso.Missing, "Landlock, the second wall ("+b.walls.landlock+")")
 	}
 	return iso
 }

@@ -12,4 +12,8 @@ type BubblewrapOptions struct {
 	// Hidden are host paths that must stay invisible even when they lie under a visible
 	// directory: the spine's configuration, traces and memory store.
 	Hidden []string
+	// HostUID and HostGID are the host identity commands run as when the spine runs as
+	// root; 0 takes 65534 (nobody). A non-root spine's commands run as its own uid, the
+	// only one an unprivileged user namespace can map.
+	HostUID, HostGID int
 }

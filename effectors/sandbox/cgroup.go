@@ -312,3 +312,16 @@ func (c *callCgroup) remove() {
 		}
 	}
 }
+
+// join moves processes into the call's cgroups. The spine does it, not the processes:
+// they run as the sandbox's unprivileged host uid, which may not move itself.
+func (c *callCgroup) join(pids ...int) error {
+	for _, f := range c.procFiles() {
+		for _, pid := range pids {
+			if err := os.WriteFile(f, []byte(strconv.Itoa(pid)), 0); err != nil {
+				return fmt.Errorf("cgroup: joining %d: %w", pid, err)
+			}
+		}
+	}
+	return nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -161,6 +162,11 @@ func (s *Sandbox) WriteFile(ctx context.Context, p, content string) (ToolResult,
 	if err != nil {
 		return s.openFailure(ToolWriteFile, p, err)
 	}
+	if err := s.giveAway(tmp, f); err != nil {
+		f.Close()
+		_ = s.osRoot.Remove(tmp)
+		return s.openFailure(ToolWriteFile, p, err)
+	}
 	err = writeChunks(ctx, f, []byte(content))
 	if err == nil && !create {
 		err = f.Chmod(perm) // the umask applied at creation; a replaced file keeps its bits
@@ -208,7 +214,7 @@ func (s *Sandbox) ListFiles(ctx context.Context, dir, pattern string, recursive 
 	if err != nil {
 		return refusal(ToolListFiles, target, err)
 	}
-	var entries []string
+	entries := firstEntries{max: s.opts.MaxList}
 	if err := s.walk(ctx, rel, pattern, recursive, &entries); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return ToolResult{}, ctxErr
@@ -218,23 +224,26 @@ func (s *Sandbox) ListFiles(ctx context.Context, dir, pattern string, recursive 
 		}
 		return s.openFailure(ToolListFiles, target, err)
 	}
-	slices.Sort(entries)
-	total := len(entries)
+	list, total := entries.sorted(), entries.total
+	// The listing is cut at the list limit and at the limit of a tool's output, whichever
+	// comes first: a thousand long paths can be more than a tool may return.
 	var b strings.Builder
-	for i, e := range entries {
-		if i == s.opts.MaxList {
+	shown := 0
+	for _, e := range list {
+		if b.Len()+len(e)+1 > contract.MaxToolOutput {
 			break
 		}
 		b.WriteString(e)
 		b.WriteByte('\n')
+		shown++
 	}
 	text := b.String()
 	if total == 0 {
 		text = "(no matching entries)"
 	}
 	r := result(ToolListFiles, target, strings.TrimSuffix(text, "\n"))
-	if total > s.opts.MaxList {
-		r.Output = appendLine(r.Output, fmt.Sprintf("[%d more entries not shown]", total-s.opts.MaxList))
+	if total > shown {
+		r.Output = appendLine(r.Output, fmt.Sprintf("[%d more entries not shown]", total-shown))
 		r.Evidence = contract.FormatToolCall(ToolListFiles, target, r.Output)
 		r.Truncated = true
 	}
@@ -244,7 +253,10 @@ func (s *Sandbox) ListFiles(ctx context.Context, dir, pattern string, recursive 
 // walk appends the entries of directory rel that match pattern to out, descending into
 // subdirectories when recursive. An error opening rel itself is returned; an unreadable
 // subdirectory is skipped.
-func (s *Sandbox) walk(ctx context.Context, rel, pattern string, recursive bool, out *[]string) error {
+// The directory is read a batch at a time and only the first entries kept (out), so a
+// directory of a million entries costs no more memory than one of a thousand; its
+// subdirectories are walked after it is closed, so the walk holds one descriptor.
+func (s *Sandbox) walk(ctx context.Context, rel, pattern string, recursive bool, out *firstEntries) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -252,24 +264,95 @@ func (s *Sandbox) walk(ctx context.Context, rel, pattern string, recursive bool,
 	if err != nil {
 		return err
 	}
-	list, err := d.ReadDir(-1)
-	d.Close()
-	if err != nil {
-		return err
-	}
-	for _, e := range list {
-		p := path.Join(rel, e.Name())
-		if ok, _ := path.Match(pattern, e.Name()); ok {
-			*out = append(*out, displayEntry(p, e))
-		}
-		if recursive && e.IsDir() {
-			// An unreadable subdirectory is skipped, not fatal; a cancelled call is.
-			if err := s.walk(ctx, p, pattern, recursive, out); err != nil && ctx.Err() != nil {
-				return ctx.Err()
+	var subdirs []string
+	for {
+		batch, err := d.ReadDir(readDirBatch)
+		for _, e := range batch {
+			p := path.Join(rel, e.Name())
+			if ok, _ := path.Match(pattern, e.Name()); ok {
+				out.add(displayEntry(p, e))
 			}
+			if recursive && e.IsDir() {
+				subdirs = append(subdirs, p)
+			}
+		}
+		if errors.Is(err, io.EOF) || (err == nil && len(batch) == 0) {
+			break
+		}
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			d.Close()
+			return err
+		}
+	}
+	d.Close()
+	slices.Sort(subdirs)
+	for _, p := range subdirs {
+		// An unreadable subdirectory is skipped, not fatal; a cancelled call is.
+		if err := s.walk(ctx, p, pattern, recursive, out); err != nil && ctx.Err() != nil {
+			return ctx.Err()
 		}
 	}
 	return nil
+}
+
+// readDirBatch is how many entries a listing reads from a directory at a time.
+const readDirBatch = 512
+
+// firstEntries keeps the max smallest entries added (a max-heap: the largest kept is on
+// top, and is what a smaller newcomer replaces) and counts them all.
+type firstEntries struct {
+	max   int
+	heap  []string
+	total int
+}
+
+func (f *firstEntries) add(e string) {
+	f.total++
+	switch {
+	case len(f.heap) < f.max:
+		f.heap = append(f.heap, e)
+		f.up(len(f.heap) - 1)
+	case f.max > 0 && e < f.heap[0]:
+		f.heap[0] = e
+		f.down(0)
+	}
+}
+
+func (f *firstEntries) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if f.heap[parent] >= f.heap[i] {
+			return
+		}
+		f.heap[parent], f.heap[i] = f.heap[i], f.heap[parent]
+		i = parent
+	}
+}
+
+func (f *firstEntries) down(i int) {
+	for {
+		largest := i
+		for _, c := range []int{2*i + 1, 2*i + 2} {
+			if c < len(f.heap) && f.heap[c] > f.heap[largest] {
+				largest = c
+			}
+		}
+		if largest == i {
+			return
+		}
+		f.heap[i], f.heap[largest] = f.heap[largest], f.heap[i]
+		i = largest
+	}
+}
+
+// sorted is the kept entries in order.
+func (f *firstEntries) sorted() []string {
+	out := slices.Clone(f.heap)
+	slices.Sort(out)
+	return out
 }
 
 // listTarget is the evidence target of a listing: a glob-like path.

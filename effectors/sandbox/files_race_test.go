@@ -135,7 +135,7 @@ func (c *countdown) Err() error {
 }
 
 func TestFileToolsStopBetweenChunks(t *testing.T) {
-	f := newFixture(t, Options{MaxRead: 8 << 20})
+	f := newFixture(t, Options{MaxRead: 1 << 20, MaxWrite: 8 << 20})
 	big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB: sixteen chunks
 	if err := os.WriteFile(filepath.Join(f.root, "big.txt"), []byte(big), 0o644); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"strconv"
 )
 
 // Limits bound what one shell call may consume. Zero values take the defaults.
@@ -51,23 +50,6 @@ func (l Limits) withDefaults() (Limits, error) {
 		l.TmpBytes = d.TmpBytes
 	}
 	return l, nil
-}
-
-// prlimitArgs is the prlimit(1) command line that applies the per-process limits before
-// the shell starts. RLIMIT_NPROC holds only for a non-root user (the kernel exempts uid 0,
-// which is what a root caller's sandbox uid maps to); the cgroup covers that case.
-func (l Limits) prlimitArgs(prlimit string, withAS bool) []string {
-	args := []string{prlimit,
-		"--nproc=" + strconv.Itoa(l.Processes),
-		"--fsize=" + strconv.FormatInt(l.FileBytes, 10),
-		"--cpu=" + strconv.Itoa(l.CPUSeconds),
-		"--nofile=" + strconv.Itoa(l.OpenFiles),
-		"--core=0",
-	}
-	if withAS {
-		args = append(args, "--as="+strconv.FormatInt(l.MemoryBytes, 10))
-	}
-	return append(args, "--")
 }
 
 // describe lists the limits for Isolation.Isolated.

@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // Defaults of Options.
@@ -14,8 +17,10 @@ const (
 	DefaultTimeout   = 30 * time.Second
 	DefaultMaxOutput = 32 << 10 // bytes of shell output kept
 	DefaultMaxRead   = 1 << 20  // bytes read_file returns
-	DefaultMaxWrite  = 4 << 20  // bytes write_file accepts
-	DefaultMaxList   = 1000     // entries list_files returns
+	// DefaultMaxWrite is what write_file accepts: no more can arrive, since a tool call's
+	// arguments, which carry the content, are at most contract.MaxToolArguments.
+	DefaultMaxWrite = contract.MaxToolArguments
+	DefaultMaxList  = 1000 // entries list_files returns
 )
 
 // Options configure a Sandbox; zero values take the defaults.
@@ -56,6 +61,7 @@ type Sandbox struct {
 
 	jailOnce sync.Once
 	jailErr  error
+	handed   atomic.Pointer[handover] // the work dir's files belong to the jail's host uid
 }
 
 // New opens a sandbox rooted at dir, which must exist and be a directory.
@@ -73,6 +79,12 @@ func New(dir string, opts Options) (*Sandbox, error) {
 	}
 	if opts.Timeout < 0 || opts.MaxOutput < 0 || opts.MaxRead < 0 || opts.MaxWrite < 0 || opts.MaxList < 0 {
 		return nil, errors.New("sandbox: limits must not be negative")
+	}
+	// What a tool returns is journalled whole and sent to the model: it must fit the
+	// trace's budget for a tool's output.
+	if opts.MaxOutput > contract.MaxToolOutput || opts.MaxRead > contract.MaxToolOutput {
+		return nil, fmt.Errorf("sandbox: the output limits (%d, %d) must be at most %d bytes, the limit of a tool's output",
+			opts.MaxOutput, opts.MaxRead, contract.MaxToolOutput)
 	}
 	for _, p := range opts.OutsidePaths {
 		if !filepath.IsAbs(p) {
@@ -121,6 +133,9 @@ func (s *Sandbox) jail() (Jail, error) {
 				s.opts.Jail = b
 			}
 		}
+		if s.jailErr == nil {
+			s.jailErr = s.handOverTo(s.opts.Jail)
+		}
 	})
 	return s.opts.Jail, s.jailErr
 }
@@ -137,5 +152,33 @@ func (s *Sandbox) Isolation() (Isolation, error) {
 // Root is the sandbox's directory, absolute with symlinks resolved.
 func (s *Sandbox) Root() string { return s.root }
 
-// Close releases the root directory handle.
-func (s *Sandbox) Close() error { return s.osRoot.Close() }
+// handOverTo starts the ownership hand-over when jail runs commands as another host uid.
+func (s *Sandbox) handOverTo(jail Jail) error {
+	ho, ok := jail.(hostOwned)
+	if !ok {
+		return nil
+	}
+	uid, gid, drop := ho.hostOwner()
+	if !drop {
+		return nil
+	}
+	h := &handover{uid: uid, gid: gid, callerUID: os.Geteuid(), callerGID: os.Getegid()}
+	if err := handOver(s.root, h); err != nil {
+		return fmt.Errorf("sandbox: handing the work dir to uid %d: %w", uid, err)
+	}
+	s.handed.Store(h)
+	return nil
+}
+
+// Close gives the work dir back to the spine's uid, if it was handed over, and releases
+// the root directory handle.
+func (s *Sandbox) Close() error {
+	var err error
+	if h := s.handed.Swap(nil); h != nil {
+		err = handBack(s.root, h)
+	}
+	if cerr := s.osRoot.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -14,11 +14,14 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentspine/spine/contract"
 )
 
-// MaxLine is the longest line a reader accepts by default, newline excluded. The
-// largest recorded exchange (a full model request and response) is well under it.
-const MaxLine = 16 << 20
+// MaxLine is the longest line a reader accepts by default, newline excluded: the trace
+// line cap the writers keep to (contract.MaxTraceLine), so a run can read back every
+// line it writes.
+const MaxLine = contract.MaxTraceLine
 
 // MaxExcerpt is how many bytes of bad input an error message quotes.
 const MaxExcerpt = 120

@@ -61,6 +61,13 @@
 //  5. Read the Result; the trace ends with a halt event. Cancelling the context stops
 //     the loop at the next state boundary with the trace flushed.
 //
+// A run stopped from outside its rules — cancelled, at the iteration bound, or by an
+// effector call that failed — is still ended by a rule when the effector is an
+// Interrupter: its Interrupt call turns the reason into facts, the FSM moves to
+// terminate_or_iterate (event interrupted) and one cycle over the terminal rules
+// decides; a terminal objective gets its Finish call. The recorded interrupt call of a
+// cancelled run is where its replay is cancelled.
+//
 // FSM events are fired only from this loop, never from inside an FSM callback.
 //
 // # Recording and replay

@@ -31,6 +31,9 @@ const (
 	evActed     = "acted"     // act → evaluate
 	evEvaluated = "evaluated" // evaluate → terminate_or_iterate
 	evIterate   = "iterate"   // terminate_or_iterate → observe
+	// interrupted: any other state → terminate_or_iterate, when an Interrupter's rules
+	// decide how a run stopped from outside them ends.
+	evInterrupted = "interrupted"
 )
 
 // Outcomes of a run.
@@ -56,6 +59,7 @@ type Engine struct {
 	iteration int
 	construct Construct
 	calls     int
+	finishing bool  // Finish was called: no interruption follows
 	reloadErr error // the last failed reload, cleared by a good one
 }
 
@@ -74,6 +78,7 @@ func NewEngine(rs *RuleSet, eff Effector, opt ...Option) *Engine {
 		{Name: evActed, Src: []string{StateAct}, Dst: StateEvaluate},
 		{Name: evEvaluated, Src: []string{StateEvaluate}, Dst: StateTerminate},
 		{Name: evIterate, Src: []string{StateTerminate}, Dst: StateObserve},
+		{Name: evInterrupted, Src: []string{StateObserve, StateSelect, StateAct, StateEvaluate}, Dst: StateTerminate},
 	}, nil)
 	return e
 }
@@ -83,10 +88,13 @@ func NewEngine(rs *RuleSet, eff Effector, opt ...Option) *Engine {
 func (e *Engine) Session() *Session { return e.sess }
 
 // Run drives the loop until a terminal objective, the iteration bound, a cancelled
-// context or an error. The trace is flushed at every cycle boundary and when Run returns.
+// context or an error; an effector that is an Interrupter then has its rules decide how
+// an interrupted run ends (see Interrupter). The trace is flushed at every cycle
+// boundary and when Run returns.
 func (e *Engine) Run(ctx context.Context) (Result, error) {
 	s := e.sess
 	res, err := e.loop(ctx)
+	res, err = e.interrupt(ctx, res, err)
 	res.Run = s.RunID()
 	res.Iterations = e.iteration
 	res.Firings = s.nFirings
@@ -287,7 +295,7 @@ func exchange[Req, Resp any](ctx context.Context, e *Engine, op string, req Req,
 		return res, stop
 	}
 	if err != nil {
-		return res, fmt.Errorf("effector %s (%s): %w", op, where, err)
+		return res, &EffectorError{Op: op, Where: where, Err: err}
 	}
 	return res, nil
 }
@@ -298,6 +306,7 @@ func (e *Engine) finish(ctx context.Context, r Result) (Result, error) {
 	if !e.sess.x.Makes(e.calls+1, "finish", ok) {
 		return r, nil
 	}
+	e.finishing = true
 	req := FinishRequest{Iteration: e.iteration, Objective: e.sess.Objective(), Rule: e.sess.objectiveRule(), Outcome: r.Outcome}
 	var call func(context.Context, FinishRequest) (Construct, error)
 	if ok {

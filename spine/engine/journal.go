@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -32,7 +34,42 @@ func (x Exchange) record() (trace.Exchange, error) {
 			return trace.Exchange{}, err
 		}
 	}
-	return trace.Exchange{Name: x.Name, Request: req, Response: resp, Error: x.Error, Usage: x.Usage, DurationMS: x.DurationMS}, nil
+	rec := trace.Exchange{Name: x.Name, Request: req, Response: resp, Error: x.Error, Usage: x.Usage, DurationMS: x.DurationMS}
+	fitLine(&rec)
+	return rec, nil
+}
+
+// lineOverhead is what a trace line holds beside its exchange body: the envelope (seq,
+// t, kind) and the hash chain's h, with room to spare.
+const lineOverhead = 256
+
+// fitLine keeps an exchange within one trace line. The budgets of contract bound each
+// part on its own; here the parts are measured together, as they will be written. While
+// the exchange is over the line, its error is cut, then the larger of its request and
+// response, then the other, is replaced by a note naming its size: what is written is
+// all that fits, and the trace stays readable by its own readers.
+func fitLine(x *trace.Exchange) {
+	const maxError = 4 << 10
+	over := func() bool {
+		b, err := json.Marshal(x)
+		return err == nil && len(b)+lineOverhead > contract.MaxTraceLine
+	}
+	if !over() {
+		return
+	}
+	if len(x.Error) > maxError {
+		x.Error = strings.ToValidUTF8(x.Error[:maxError], "") + fmt.Sprintf("…(%d bytes)", len(x.Error))
+	}
+	parts := []*json.RawMessage{&x.Request, &x.Response}
+	if len(x.Response) > len(x.Request) {
+		parts[0], parts[1] = parts[1], parts[0]
+	}
+	for _, p := range parts {
+		if !over() {
+			return
+		}
+		*p = json.RawMessage(fmt.Sprintf(`{"omitted_bytes":%d,"why":"over the %d-byte limit of a trace line"}`, len(*p), contract.MaxTraceLine))
+	}
 }
 
 // Journal records an effector's nested exchanges in the run's trace, between the

@@ -101,7 +101,9 @@ rules:
 
 	var missing []string
 	for kind := range tr.DecodeBodyKinds {
-		if !seen[kind] {
+		// A signature line is written by the file sink after the engine's last line
+		// (trace.FileSink.Sign), never by the engine; package trace tests it.
+		if !seen[kind] && kind != tr.KindSignature {
 			missing = append(missing, kind)
 		}
 	}

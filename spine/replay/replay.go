@@ -28,7 +28,7 @@ type Recording struct {
 	Torn   *trace.TornLine
 
 	calls      map[int]*recordedCall
-	canceledAt int64                  // seq of a halt with outcome canceled, 0 if none
+	canceledAt int64                  // seq before which the run was cancelled, 0 if it was not
 	reloads    map[int64]*trace.Event // rules_reloaded / rules_reload_failed events by seq
 	seed       []*trace.Event         // fact changes made before the loop started
 	epilogue   []*trace.Event         // events the host wrote after the halt
@@ -73,6 +73,9 @@ func NewRecording(name string, f *trace.File) (*Recording, error) {
 			loopStarted = true
 			open = &recordedCall{call: e, body: b}
 			r.calls[b.Call] = open
+			if cancelledHere(b) {
+				r.canceledAt = e.Seq
+			}
 		case trace.EffectorResult:
 			if open == nil {
 				return nil, fmt.Errorf("%s:%d: effector_result without its effector_call", name, e.Line)
@@ -85,7 +88,8 @@ func NewRecording(name string, f *trace.File) (*Recording, error) {
 			r.reloads[e.Seq] = e
 		case trace.Halt:
 			halted = true
-			if b.Outcome == engine.OutcomeCanceled {
+			// A run cancelled without an interrupt call stopped right before its halt.
+			if b.Outcome == engine.OutcomeCanceled && r.canceledAt == 0 {
 				r.canceledAt = e.Seq
 			}
 		case trace.FactChange:
@@ -102,6 +106,17 @@ func NewRecording(name string, f *trace.File) (*Recording, error) {
 		}
 	}
 	return r, nil
+}
+
+// cancelledHere tells whether a recorded effector call is the interrupt that followed a
+// cancellation: the engine made it as the first thing after it saw the context
+// cancelled, so a replay is cancelled where the call begins.
+func cancelledHere(c trace.EffectorCall) bool {
+	if c.Op != "interrupt" {
+		return false
+	}
+	var req engine.InterruptRequest
+	return json.Unmarshal(c.Request, &req) == nil && req.Reason == engine.InterruptCancelled
 }
 
 // ErrRecordingEnded is returned when a replay needs more of the recording than there is,

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/agentspine/spine/internal/linecap"
 )
@@ -28,7 +29,8 @@ import (
 // digest. The chain has no key: whoever can rewrite the whole file can also compute every
 // h again from the edit on. That rewrite shows only against a copy of the last h kept
 // elsewhere (ChainReport.Head, FileSink.Head), which is why the trace also lives outside
-// the agent's reach and is locked while a run writes it.
+// the agent's reach and is locked while a run writes it, or against a signature over the
+// head by a key the attacker does not hold (sign.go).
 
 // ChainGenesis is the "previous h" of a trace's first line. It is fixed and public: the
 // chain proves the lines' order and content, not who wrote them.
@@ -47,6 +49,11 @@ type chainEncoder struct {
 	prev    [chainHexLen]byte
 	started bool
 	buf     []byte
+	// Lines encoded, and the last one's seq and time: a signature line follows them
+	// (sign.go).
+	lines    int
+	lastSeq  int64
+	lastTime time.Time
 }
 
 // encode returns the event's chained line, newline included. The slice is valid until
@@ -62,7 +69,11 @@ func (c *chainEncoder) encode(e *Event) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.started = true
+	if err := checkLineSize(e, len(buf)-chainHexLen-len("}\n")+chainSuffixLen); err != nil {
+		return nil, err
+	}
+	c.started, c.lastSeq, c.lastTime = true, e.Seq, e.Time
+	c.lines++
 	buf = sealContent(buf[:len(buf)-1], &c.prev)
 	c.buf = buf
 	return buf[chainHexLen:], nil

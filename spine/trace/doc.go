@@ -3,7 +3,10 @@
 // declares the envelope of a line (seq, t, kind, h), one exported body type per event
 // kind, the one writer (sinks and the hash chain that links every line) and the one
 // decoder (capped line length, a torn last line, the header check, chain
-// verification), which returns each event with its body decoded by kind.
+// verification), which returns each event with its body decoded by kind. A trace may be
+// signed (sign.go): the header names an ed25519 key's fingerprint, a last chained
+// "signature" line signs the chain's head, and File.VerifySignature checks it against
+// trusted keys.
 //
 // No other package declares the shape of an event. The package must not import package
 // spine: the engine writes through it, and readers that need no engine read through it

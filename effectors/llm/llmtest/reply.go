@@ -9,20 +9,27 @@ import (
 // built from Content, ToolCalls, FinishReason and the token counts, and an error status
 // gets an OpenAI error object whose message is ErrorMessage.
 type Reply struct {
-	Status       int               // HTTP status; 0 means 200
-	Header       map[string]string // extra response headers, e.g. "Retry-After"
-	Body         string            // raw body, sent as is when set
-	Content      string
-	ToolCalls    []ToolCall
-	FinishReason string // default "stop", or "tool_calls" when ToolCalls is set
-	ErrorMessage string
-	Model        string // model named in the response; default: the requested one
+	Status    int               // HTTP status; 0 means 200
+	Header    map[string]string // extra response headers, e.g. "Retry-After"
+	Body      string            // raw body, sent as is when set
+	Content   string
+	ToolCalls []ToolCall
+	// ReasoningContent is sent as the message's reasoning_content, as reasoning
+	// endpoints (DeepSeek, vLLM, Qwen) return it.
+	ReasoningContent string
+	FinishReason     string // default "stop", or "tool_calls" when ToolCalls is set
+	ErrorMessage     string
+	Model            string // model named in the response; default: the requested one
 
 	PromptTokens     int
 	CompletionTokens int
 
 	// Stall delays the answer; if the client gives up first, nothing is sent.
 	Stall time.Duration
+	// Begin, when set, is called as the request this reply answers arrives, before
+	// anything is sent: a test acts at that exact point of a run (cancels it, say)
+	// instead of after a sleep.
+	Begin func()
 	// EchoAuth appends the request's Authorization header to the error message (or to
 	// Body), to prove that a client keeps its key out of its errors.
 	EchoAuth bool
@@ -63,9 +70,10 @@ type wireChoice struct {
 }
 
 type wireMessage struct {
-	Role      string         `json:"role"`
-	Content   string         `json:"content"`
-	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
+	Role             string         `json:"role"`
+	Content          string         `json:"content"`
+	ReasoningContent string         `json:"reasoning_content,omitempty"`
+	ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
 }
 
 type wireToolCall struct {
@@ -116,7 +124,7 @@ func (r Reply) body(seq int, model, auth string) []byte {
 	if r.Model != "" {
 		model = r.Model
 	}
-	msg := wireMessage{Role: "assistant", Content: r.Content}
+	msg := wireMessage{Role: "assistant", Content: r.Content, ReasoningContent: r.ReasoningContent}
 	finish := r.FinishReason
 	for _, tc := range r.ToolCalls {
 		msg.ToolCalls = append(msg.ToolCalls, wireToolCall{ID: tc.ID, Type: "function",

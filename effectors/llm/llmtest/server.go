@@ -108,6 +108,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		reply = Fail(http.StatusInternalServerError, "llmtest: no scripted reply left")
 	}
 
+	if reply.Begin != nil {
+		reply.Begin()
+	}
 	if reply.Stall > 0 {
 		timer := time.NewTimer(reply.Stall)
 		defer timer.Stop()
