@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/agentspine/spine/internal/termtext"
 )
 
 // WriteText writes the analysis as a readable report: the space, gaps, overlaps, regions
@@ -14,65 +16,65 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.DomainsFile != "" {
 		src = "domains from " + r.DomainsFile
 	}
-	p.f("%s: %d regions over %d variables (%s)\n", r.File, len(r.Regions), len(r.Variables), src)
+	p.line("%s: %d regions over %d variables (%s)", r.File, len(r.Regions), len(r.Variables), src)
 	width := 0
 	for _, v := range r.Variables {
 		width = max(width, len(v.Name))
 	}
 	for _, v := range r.Variables {
-		p.f("  %-*s  %s\n", width, v.Name, v.Domain)
+		p.line("  %-*s  %s", width, v.Name, v.Domain)
 	}
-	p.f("every region was checked on a witness input by the engine\n")
+	p.line("every region was checked on a witness input by the engine")
 
 	gaps, overlaps, undecided := r.Gaps(), r.Overlaps(), r.Undecided()
 	if len(gaps) == 0 {
-		p.f("no gap: some rule fires on every input\n")
+		p.line("no gap: some rule fires on every input")
 	} else {
-		p.f("%s where no rule fires:\n", count(len(gaps), "gap"))
+		p.line("%s where no rule fires:", count(len(gaps), "gap"))
 		for _, g := range gaps {
 			p.region(g, "")
 		}
 	}
 	if len(overlaps) == 0 {
-		p.f("no overlap: rules of equal salience and specificity never fire together\n")
+		p.line("no overlap: rules of equal salience and specificity never fire together")
 	} else {
-		p.f("%s where rules of equal salience and specificity fire together:\n", count(len(overlaps), "overlap"))
+		p.line("%s where rules of equal salience and specificity fire together:", count(len(overlaps), "overlap"))
 		for _, g := range overlaps {
 			p.region(g, fmt.Sprintf("%s tie; the engine picks %s by recency, then by name", strings.Join(g.Rules, " and "), g.Fired))
 		}
 	}
 	if len(undecided) > 0 {
-		p.f("%s not decided: conditions the analysis cannot model may fire first:\n", count(len(undecided), "region"))
+		p.line("%s not decided: conditions the analysis cannot model may fire first:", count(len(undecided), "region"))
 		for _, g := range undecided {
 			p.region(g, "unless "+strings.Join(g.MayFire, " or ")+" fires first; the engine fired "+orNone(g.Fired)+" on the witness")
 		}
 	}
 
-	p.f("regions won, by rule:\n")
+	p.line("regions won, by rule:")
 	for _, rr := range r.Rules {
 		obj := rr.Objective
 		if obj == "" {
 			obj = "(no objective)"
 		}
-		p.f("  %s → %s (line %d, salience %d): %s\n", rr.Name, obj, rr.Line, rr.Salience, ruleSummary(rr))
+		p.line("  %s → %s (line %d, salience %d): %s", rr.Name, obj, rr.Line, rr.Salience, ruleSummary(rr))
 		for _, i := range rr.Wins {
 			g := r.Regions[i]
 			suffix := ""
 			if !g.Decided() {
 				suffix = "   [unless " + strings.Join(g.MayFire, " or ") + "]"
 			}
-			p.f("    #%d %s%s\n", g.Index, g.Condition(), suffix)
+			p.line("    #%d %s%s", g.Index, g.Condition(), suffix)
 		}
 	}
 
 	if len(r.Cells) > 0 {
 		hold, checked, off := CellTally(r.Cells)
-		p.f("expected cells: %d of %d hold%s\n", hold, checked, offNote(off))
+		p.line("expected cells: %d of %d hold%s", hold, checked, offNote(off))
 		table := ""
 		for _, c := range r.Cells {
 			if c.Table != table {
 				table = c.Table
-				p.f("  %s:\n", table)
+				p.line("  %s:", table)
 			}
 			mark := "holds"
 			switch {
@@ -83,13 +85,13 @@ func (r *Report) WriteText(w io.Writer) error {
 			case len(c.Failures) > 0:
 				mark = "FAILS"
 			}
-			p.f("    %s → %s: %s\n", c.Cell, strings.TrimPrefix(c.Expected, "objective "), mark)
+			p.line("    %s → %s: %s", c.Cell, strings.TrimPrefix(c.Expected, "objective "), mark)
 			for _, f := range c.Failures {
-				p.f("      where %s: %s\n", f.Condition, f.Got)
+				p.line("      where %s: %s", f.Condition, f.Got)
 				if len(f.Undecided) > 0 {
-					p.f("        not decided: %s may fire first\n", strings.Join(f.Undecided, " or "))
+					p.line("        not decided: %s may fire first", strings.Join(f.Undecided, " or "))
 				}
-				p.f("        witness %s\n", f.Witness)
+				p.line("        witness %s", f.Witness)
 			}
 		}
 	}
@@ -125,12 +127,18 @@ func (p *printer) f(format string, args ...any) {
 	}
 }
 
+// line prints one line: what it quotes from a rule file or a trace (a rule's name, a
+// fact's value) cannot start another line or reach a terminal raw.
+func (p *printer) line(format string, args ...any) {
+	p.f("%s\n", termtext.Line(fmt.Sprintf(format, args...)))
+}
+
 func (p *printer) region(g *Region, note string) {
-	p.f("  #%d %s\n", g.Index, g.Condition())
+	p.line("  #%d %s", g.Index, g.Condition())
 	if note != "" {
-		p.f("     %s\n", note)
+		p.line("     %s", note)
 	}
-	p.f("     witness %s\n", g.Witness)
+	p.line("     witness %s", g.Witness)
 }
 
 func count(n int, what string) string {

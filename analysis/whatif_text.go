@@ -15,7 +15,7 @@ func (r *WhatIfResult) WriteText(w io.Writer, all bool) error {
 	p := &printer{w: w}
 	changes := r.Changes()
 	ended := false
-	p.f("%s: %s re-decided with %s, %d changed\n", r.Trace, count(len(r.Decisions), "decision"), r.Edited, len(changes))
+	p.line("%s: %s re-decided with %s, %d changed", r.Trace, count(len(r.Decisions), "decision"), r.Edited, len(changes))
 	for _, d := range r.Decisions {
 		if !all && !d.Changed() {
 			continue
@@ -24,25 +24,25 @@ func (r *WhatIfResult) WriteText(w io.Writer, all bool) error {
 		if d.Changed() {
 			mark = "* "
 		}
-		p.f("%siteration %d, %s (cycle %d): %s\n", mark, d.Iteration, d.Stage, d.Cycle, d.transition())
+		p.line("%siteration %d, %s (cycle %d): %s", mark, d.Iteration, d.Stage, d.Cycle, d.transition())
 		if !d.Changed() {
 			continue
 		}
 		for _, f := range d.Facts {
 			if containsString(d.Reads, f.Kind) {
-				p.f("    %s\n", factText(f))
+				p.line("    %s", factText(f))
 			}
 		}
 		switch {
 		case d.Last && d.Edited == "":
-			p.f("    the recorded run ended here; the edited rules would have gone on\n")
+			p.line("    the recorded run ended here; the edited rules would have gone on")
 		case d.EndsRun && !ended:
-			p.f("    the edited rules end the run here (%s is terminal); below, what they would pick on the recorded facts\n", d.EditedObjective)
+			p.line("    the edited rules end the run here (%s is terminal); below, what they would pick on the recorded facts", d.EditedObjective)
 			ended = true
 		}
 	}
 	for _, n := range r.Notes {
-		p.f("  note: %s\n", n)
+		p.line("  note: %s", n)
 	}
 	return p.err
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/linecap"
+	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -171,11 +172,11 @@ func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *audit
 				tally.failed = true
 				return
 			}
-			fmt.Fprintf(io.out, "%s\n", line)
+			fmt.Fprintf(io.rawOut, "%s\n", line)
 		}
 		return
 	}
-	fmt.Fprintf(io.out, "%s: %s, %s\n", path, plural(res.Messages, "message"), plural(len(res.Findings), "finding"))
+	printLine(io.out, "%s: %s, %s", path, plural(res.Messages, "message"), plural(len(res.Findings), "finding"))
 	for _, f := range res.Findings {
 		fmt.Fprintf(io.out, "  %s\n", findingLine(f))
 	}
@@ -188,7 +189,8 @@ func sameLine(err error, n int) bool {
 	return errors.As(err, &te) && te.Line == n
 }
 
-// findingLine renders a finding: "[error] boundary_violation · task t6 · seq 4,5 · ...".
+// findingLine renders a finding on one line: "[error] boundary_violation · task t6 · seq
+// 4,5 · ...". Its message quotes the trace, so it is escaped.
 func findingLine(f contract.AuditReport) string {
 	parts := []string{"[" + f.Severity + "] " + f.Kind}
 	if f.TaskID != "" {
@@ -199,7 +201,7 @@ func findingLine(f contract.AuditReport) string {
 		seqs[i] = strconv.FormatInt(s, 10)
 	}
 	parts = append(parts, "seq "+strings.Join(seqs, ","), f.Message)
-	return strings.Join(parts, " · ")
+	return termtext.Line(strings.Join(parts, " · "))
 }
 
 func (t auditTally) summary() string {

@@ -12,7 +12,7 @@ import (
 
 // commandPaths lists every command of the tree, as the words after spine.
 func commandPaths() [][]string {
-	root := newRoot(stdio{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}})
+	root := newRoot(testStdio())
 	var paths [][]string
 	var walk func(c *cobra.Command, path []string)
 	walk = func(c *cobra.Command, path []string) {
@@ -155,4 +155,10 @@ func TestVersionLine(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
+}
+
+// testStdio is a Run's streams over buffers, for tests that build the command tree.
+func testStdio() stdio {
+	s, _ := newStdio(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+	return s
 }

@@ -147,7 +147,7 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 		warn: func(msg string) {
 			if !warned[msg] {
 				warned[msg] = true
-				warn(io.err, msg)
+				warn(io, msg)
 			}
 		},
 		onFallback: func(why string) {
@@ -227,5 +227,5 @@ func showDemoMemory(w io.Writer, recs []memory.Record) {
 		}
 		parts[i] = fmt.Sprintf("%d from %s", by[o], who)
 	}
-	fmt.Fprintf(w, "memory: the store holds %d Megram(s): %s\n", len(recs), strings.Join(parts, ", "))
+	printLine(w, "memory: the store holds %d Megram(s): %s", len(recs), strings.Join(parts, ", "))
 }

@@ -284,14 +284,14 @@ func recordFeedback(ctx context.Context, io stdio, path, dir string, clock memCl
 	if len(ids) != len(rules) {
 		return fmt.Errorf("%d of %d feedback records were stored", len(ids), len(rules))
 	}
-	fmt.Fprintf(io.out, "task %s (%s, %s:%d): %q\n", t.id, t.final.Directive, path, t.finalLine, t.intent)
-	fmt.Fprintf(io.out, "recorded %d negative feedback record(s) in %s:\n", len(ids), dir)
+	printLine(io.out, "task %s (%s, %s:%d): %q", t.id, t.final.Directive, path, t.finalLine, t.intent)
+	printLine(io.out, "recorded %d negative feedback record(s) in %s:", len(ids), dir)
 	for i, id := range ids {
 		r, err := s.Get(ctx, id)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(io.out, "  %s %s (%s, %s) f=%g σ=%g k=%g origin=%s against %s\n",
+		printLine(io.out, "  %s %s (%s, %s) f=%g σ=%g k=%g origin=%s against %s",
 			r.ID, r.State, r.Space, r.Entity, r.F, r.Sigma, r.K, r.Origin, rules[i].ID)
 	}
 	for _, r := range rules {
@@ -299,7 +299,7 @@ func recordFeedback(ctx context.Context, io stdio, path, dir string, clock memCl
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(io.out, "  (%s, %s) now: attention %.3f, decision %+.3f → %s\n", r.Space, r.Entity, p.Attention, noNegZero(p.Decision), p.Action)
+		printLine(io.out, "  (%s, %s) now: attention %.3f, decision %+.3f → %s", r.Space, r.Entity, p.Attention, noNegZero(p.Decision), p.Action)
 	}
 	return nil
 }

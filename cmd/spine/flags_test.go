@@ -133,7 +133,7 @@ func TestFlagErrorWording(t *testing.T) {
 // TestNormalizeArgs: one-dash long flags become two-dash ones, a flag before the
 // subcommand that has it moves after it, and values and everything after "--" stay.
 func TestNormalizeArgs(t *testing.T) {
-	root := newRoot(stdio{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}})
+	root := newRoot(testStdio())
 	for _, tc := range []struct{ in, want []string }{
 		{[]string{"trace", "-all", "show", "f"}, []string{"trace", "show", "--all", "f"}},
 		{[]string{"trace", "--all", "show", "f"}, []string{"trace", "show", "--all", "f"}},
@@ -160,7 +160,7 @@ func FuzzNormalizeArgs(f *testing.F) {
 	f.Add("trace\x00-all\x00show\x00f")
 	f.Add("memory\x00--db\x00-\x00ls\x00--\x00-x")
 	f.Add("run\x00-h\x00--trace\x00-\x00---\x00-=\x00--=")
-	root := newRoot(stdio{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}})
+	root := newRoot(testStdio())
 	f.Fuzz(func(t *testing.T, joined string) {
 		args := strings.Split(joined, "\x00")
 		got := normalizeArgs(root, args)

@@ -52,7 +52,7 @@ func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audi
 		return err
 	}
 	defer cl.Close()
-	enc := json.NewEncoder(io.out)
+	enc := json.NewEncoder(io.rawOut)
 	enc.SetEscapeHTML(false)
 	fmt.Fprintf(io.err, "spine audit: following the runs on %s; interrupt to stop\n", cl.URL())
 	var mu sync.Mutex // the report goroutine and the follower share the output
@@ -74,9 +74,9 @@ func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audi
 					if err != nil {
 						fmt.Fprintf(io.err, "spine audit: the report: %v\n", err)
 					} else if asJSON {
-						_ = json.NewEncoder(io.out).Encode(rep)
+						_ = json.NewEncoder(io.rawOut).Encode(rep)
 					} else {
-						fmt.Fprintln(io.out, rep.Line())
+						printLine(io.out, "%s", rep.Line())
 					}
 					mu.Unlock()
 					last = now
@@ -91,9 +91,9 @@ func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audi
 		case asJSON:
 			_ = enc.Encode(e)
 		case e.Finding != nil:
-			fmt.Fprintf(io.out, "%s: %s\n", e.Run, findingLine(*e.Finding))
+			printLine(io.out, "%s: %s", e.Run, findingLine(*e.Finding))
 		case e.Ended:
-			fmt.Fprintf(io.out, "%s: ended (FinalResult), %s\n", e.Run, plural(e.Messages, "message"))
+			printLine(io.out, "%s: ended (FinalResult), %s", e.Run, plural(e.Messages, "message"))
 		}
 		if e.Ended {
 			if ended++; ended == f.untilRuns {

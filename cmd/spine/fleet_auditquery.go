@@ -57,7 +57,7 @@ func init() {
 					return err
 				}
 				if asJSON {
-					enc := json.NewEncoder(io.out)
+					enc := json.NewEncoder(io.rawOut)
 					enc.SetEscapeHTML(false)
 					if err := enc.Encode(ans); err != nil {
 						return err
@@ -109,9 +109,9 @@ func parseWhen(flag, v string, now time.Time) (time.Time, error) {
 
 func showAuditAnswer(io stdio, ans fleet.AuditAnswer) {
 	for _, r := range ans.Runs {
-		fmt.Fprintf(io.out, "%s  %s  ended %s  %s\n", r.Run, r.Outcome, r.Ended.UTC().Format(time.RFC3339), plural(len(r.Findings), "finding"))
+		printLine(io.out, "%s  %s  ended %s  %s", r.Run, r.Outcome, r.Ended.UTC().Format(time.RFC3339), plural(len(r.Findings), "finding"))
 		for _, f := range r.Roles {
-			fmt.Fprintf(io.out, "  %-4s %3d call(s) %7d tokens %7d ms  %d correction(s)  %d/%d result(s) failed\n",
+			printLine(io.out, "  %-4s %3d call(s) %7d tokens %7d ms  %d correction(s)  %d/%d result(s) failed",
 				f.Role, f.Calls, f.Tokens, f.LatencyMS, f.Corrections, f.Failed, f.Results)
 		}
 		for _, f := range r.Findings {
@@ -125,6 +125,6 @@ func showAuditAnswer(io stdio, ans fleet.AuditAnswer) {
 	}
 	fmt.Fprintln(io.out, "; drift:")
 	for _, d := range ans.Drift {
-		fmt.Fprintf(io.out, "  %s (runs %s)\n", d, strings.Join(d.Runs, ", "))
+		printLine(io.out, "  %s (runs %s)", d, strings.Join(d.Runs, ", "))
 	}
 }

@@ -39,7 +39,7 @@ func init() {
 					return err
 				}
 				if asJSON {
-					enc := json.NewEncoder(io.out)
+					enc := json.NewEncoder(io.rawOut)
 					enc.SetEscapeHTML(false)
 					for _, st := range sts {
 						if err := enc.Encode(st); err != nil {
@@ -56,7 +56,7 @@ func init() {
 				if rep, ok, err := cl.LatestReport(c.Context()); err != nil {
 					return err
 				} else if ok {
-					fmt.Fprintln(io.out, rep.Line())
+					printLine(io.out, "%s", rep.Line())
 				}
 				return nil
 			},
@@ -76,14 +76,15 @@ func showFleetStatus(w io.Writer, sts []fleet.Status) {
 		if out == "" {
 			out = "-"
 		}
-		fmt.Fprintf(w, "%-22s %-8s %-16s %d attempt(s)  %s\n", st.ID, st.State, out, len(st.Attempts), oneLine(st.Text, 60))
+		printLine(w, "%-22s %-8s %-16s %d attempt(s)  %s", st.ID, st.State, out, len(st.Attempts), oneLine(st.Text, 60))
 	}
-	fmt.Fprintf(w, "%d task(s): %d queued, %d running, %d finished\n", len(sts), counts[fleet.Queued], counts[fleet.Running], counts[fleet.Finished])
+	printLine(w, "%d task(s): %d queued, %d running, %d finished", len(sts), counts[fleet.Queued], counts[fleet.Running], counts[fleet.Finished])
 }
 
 // showTaskStatus is a task with its attempts.
 func showTaskStatus(w io.Writer, st fleet.Status) {
-	fmt.Fprintf(w, "%s  %s  submitted %s\n  %s\n", st.ID, st.State, st.SubmittedAt.Format(time.RFC3339), oneLine(st.Text, 100))
+	printLine(w, "%s  %s  submitted %s", st.ID, st.State, st.SubmittedAt.Format(time.RFC3339))
+	printLine(w, "  %s", oneLine(st.Text, 100))
 	for _, a := range st.Attempts {
 		mark := " "
 		if a.N == st.Accepted {
@@ -96,18 +97,18 @@ func showTaskStatus(w io.Writer, st fleet.Status) {
 		if a.SignedBy != "" {
 			line += ", signed by " + a.SignedBy
 		}
-		fmt.Fprintln(w, line+")")
+		printLine(w, "%s)", line)
 		if a.Error != "" {
-			fmt.Fprintf(w, "     did not start: %s\n", oneLine(a.Error, 100))
+			printLine(w, "     did not start: %s", oneLine(a.Error, 100))
 		}
 	}
 	if o := st.Outcome(); o != "" {
-		fmt.Fprintf(w, "  outcome: %s\n", o)
+		printLine(w, "  outcome: %s", o)
 	}
 	if st.Final != nil && strings.TrimSpace(st.Final.Summary) != "" {
-		fmt.Fprintf(w, "  summary: %s\n", oneLine(st.Final.Summary, 100))
+		printLine(w, "  summary: %s", oneLine(st.Final.Summary, 100))
 	}
 	if st.Error != "" {
-		fmt.Fprintf(w, "  error: %s\n", oneLine(st.Error, 100))
+		printLine(w, "  error: %s", oneLine(st.Error, 100))
 	}
 }

@@ -62,7 +62,7 @@ the worker's.`,
 					return err
 				}
 				defer cl.Close()
-				enc := json.NewEncoder(io.out)
+				enc := json.NewEncoder(io.rawOut)
 				enc.SetEscapeHTML(false)
 				for _, text := range texts {
 					st, err := cl.Submit(c.Context(), text, o)

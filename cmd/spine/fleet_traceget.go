@@ -47,13 +47,13 @@ spine trace show read it as any other. -o writes it to a new file (never overwri
 					return err
 				}
 				if out == "" {
-					_, err = io.out.Write(b)
+					_, err = io.rawOut.Write(b)
 					return err
 				}
 				if err := writeNewFile(out, b); err != nil {
 					return err
 				}
-				fmt.Fprintf(io.err, "%s: attempt %d (%s, run %s) → %s\n", args[0], a.N, a.State, a.RunID, out)
+				printLine(io.err, "%s: attempt %d (%s, run %s) → %s", args[0], a.N, a.State, a.RunID, out)
 				return nil
 			},
 		}

@@ -212,7 +212,7 @@ func workerPrepare(io stdio, rs *engine.RuleSet, rulesPath, configPath, baseURL 
 		// The task's --allow-net is the worker's to decide (fleet.NetPolicy), not Prepare's.
 		return taskrun.Config{LLM: cfg, ConfigPath: configPath, Rules: rs, RulesPath: rulesPath,
 			NoSandbox: noSandbox, CautionPolicy: t.Options.Caution,
-			Warn: func(msg string) { warn(io.err, msg) }}, nil
+			Warn: func(msg string) { warn(io, msg) }}, nil
 	}
 }
 

@@ -109,7 +109,7 @@ func filterGGS(ctx context.Context, io stdio, filter *ggs.Filter, bound ggs.Boun
 				Line  int    `json:"line"`
 				Error string `json:"error"`
 			}{line, linecap.BoundQuotes(err.Error())})
-			fmt.Fprintf(io.err, "%s\n", b)
+			fmt.Fprintf(io.rawErr, "%s\n", b)
 			return
 		}
 		// A decoder's error may quote the line's values whole; a line may be megabytes.
@@ -137,7 +137,7 @@ func filterGGS(ctx context.Context, io stdio, filter *ggs.Filter, bound ggs.Boun
 				Evicted string `json:"evicted"`
 				Reason  string `json:"reason"`
 			}{e.Line, e.TaskID, why})
-			fmt.Fprintf(io.err, "%s\n", b)
+			fmt.Fprintf(io.rawErr, "%s\n", b)
 			return
 		}
 		fmt.Fprintf(io.err, "line %d: evicted task %s: %s\n", e.Line, linecap.ExcerptString(e.TaskID), why)
@@ -161,7 +161,7 @@ func filterGGS(ctx context.Context, io stdio, filter *ggs.Filter, bound ggs.Boun
 				report(n, err)
 			} else if out, err = ggs.AppendOutput(out[:0], o); err != nil {
 				report(n, err)
-			} else if _, err := io.out.Write(out); err != nil {
+			} else if _, err := io.rawOut.Write(out); err != nil {
 				fmt.Fprintf(io.err, "spine ggs: writing stdout: %v\n", err)
 				return exitFail
 			}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/internal/termtext"
 )
 
 // netRules is the repeatable --allow-net flag.
@@ -34,11 +34,12 @@ func (n *netRules) Set(v string) error {
 	return nil
 }
 
-// warn prints a warning, in red on a terminal.
-func warn(w io.Writer, msg string) {
-	if isTerminal(w) {
-		fmt.Fprintf(w, "\x1b[1;31mwarning: %s\x1b[0m\n", msg)
+// warn prints a warning on stderr, in red on a terminal. The colour is the spine's own;
+// the message, which may quote a path or a rule, is escaped as all text is.
+func warn(io stdio, msg string) {
+	if isTerminal(io.rawErr) {
+		fmt.Fprintf(io.rawErr, "\x1b[1;31mwarning: %s\x1b[0m\n", termtext.Block(msg))
 		return
 	}
-	fmt.Fprintf(w, "warning: %s\n", msg)
+	fmt.Fprintf(io.err, "warning: %s\n", msg)
 }

@@ -81,5 +81,5 @@ func showDream(d *runDisplay, o *taskrun.DreamOutcome) {
 	if o.Journal != "" {
 		line += "; distiller journal " + o.Journal
 	}
-	fmt.Fprintln(d.w, line)
+	printLine(d.w, "%s", line)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/linecap"
+	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
@@ -246,7 +247,7 @@ func memLs(ctx context.Context, io stdio, m *memFlags) int {
 	}
 	if m.jsonOut {
 		for _, e := range entries {
-			memJSON(io.out, e)
+			memJSON(io.rawOut, e)
 		}
 		return exitOK
 	}
@@ -261,10 +262,13 @@ func memLs(ctx context.Context, io stdio, m *memFlags) int {
 			note = "supersedes " + e.Supersedes
 		}
 		if note != "" {
-			note = "\t" + note // no trailing blanks on rows without a note
+			note = "\t" + termtext.Line(note) // no trailing blanks on rows without a note
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%+g\t%g\t%.4f\t%s\t%s\t%s%s\n", e.ID, e.Level, orDash(e.State), e.F, e.Sigma, e.K,
-			e.Attention, e.CreatedAt.Format(time.RFC3339), e.Space, e.Entity, note)
+		// A cell is one line with no tab of its own: a record's fields come from a run or
+		// an import, and may hold anything.
+		line := termtext.Line
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%+g\t%g\t%.4f\t%s\t%s\t%s%s\n", line(e.ID), line(e.Level), line(orDash(e.State)), e.F, e.Sigma, e.K,
+			e.Attention, e.CreatedAt.Format(time.RFC3339), line(e.Space), line(e.Entity), note)
 	}
 	tw.Flush()
 	fmt.Fprintf(io.out, "%d megrams\n", len(entries))
@@ -293,7 +297,7 @@ func memShow(ctx context.Context, io stdio, m *memFlags) int {
 		return m.fail(io, "show", err)
 	}
 	if m.jsonOut {
-		memJSON(io.out, e)
+		memJSON(io.rawOut, e)
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(io.out, 0, 4, 1, ' ', 0)
@@ -308,12 +312,12 @@ func memShow(ctx context.Context, io stdio, m *memFlags) int {
 		{"superseded_by", orDash(e.SupersededBy)},
 		{"live", fmt.Sprintf("attention %.4f, decision %+.4f at %s", e.Attention, e.Decision, m.clock.Now().Format(time.RFC3339))},
 	} {
-		fmt.Fprintf(tw, "%s:\t%s\n", kv[0], kv[1])
+		fmt.Fprintf(tw, "%s:\t%s\n", kv[0], termtext.Line(kv[1]))
 	}
 	tw.Flush()
 	fmt.Fprintf(io.out, "content:\n")
 	for _, line := range strings.Split(e.Content, "\n") {
-		fmt.Fprintf(io.out, "  %s\n", line)
+		fmt.Fprintf(io.out, "  %s\n", termtext.Block(line))
 	}
 	return exitOK
 }
@@ -339,7 +343,7 @@ func memPotentials(ctx context.Context, io stdio, m *memFlags) int {
 		return m.fail(io, "potentials", err)
 	}
 	if m.jsonOut {
-		memJSON(io.out, rep)
+		memJSON(io.rawOut, rep)
 		return exitOK
 	}
 	levels := make([]string, 0, len(rep.Counts))
@@ -351,14 +355,14 @@ func memPotentials(ctx context.Context, io stdio, m *memFlags) int {
 	for i, l := range levels {
 		counts[i] = fmt.Sprintf("%s=%d", l, rep.Counts[l])
 	}
-	fmt.Fprintf(io.out, "pair:      (%s, %s)\n", rep.Space, rep.Entity)
+	printLine(io.out, "pair:      (%s, %s)", rep.Space, rep.Entity)
 	fmt.Fprintf(io.out, "attention: %.4f\n", rep.Potentials.Attention)
 	fmt.Fprintf(io.out, "decision:  %+.4f\n", rep.Potentials.Decision)
-	fmt.Fprintf(io.out, "action:    %s\n", rep.Potentials.Action)
-	fmt.Fprintf(io.out, "entries:   %s\n", orDash(strings.Join(counts, " ")))
+	printLine(io.out, "action:    %s", rep.Potentials.Action)
+	printLine(io.out, "entries:   %s", orDash(strings.Join(counts, " ")))
 	fmt.Fprintf(io.out, "C entries: %d\n", len(rep.SOPs))
 	for _, sop := range rep.SOPs {
-		fmt.Fprintf(io.out, "  %s %s sigma=%+g %q\n", sop.ID, sop.State, sop.Sigma, sop.Content)
+		printLine(io.out, "  %s %s sigma=%+g %q", sop.ID, sop.State, sop.Sigma, sop.Content)
 	}
 	return exitOK
 }
@@ -400,7 +404,7 @@ func (m *memFlags) runDream(ctx context.Context, io stdio, verb string, o memory
 		if events == nil {
 			events = []memory.DreamEvent{}
 		}
-		memJSON(io.out, struct {
+		memJSON(io.rawOut, struct {
 			Report memory.DreamReport  `json:"report"`
 			Events []memory.DreamEvent `json:"events"`
 		}{rep, events})
@@ -422,7 +426,7 @@ func (m *memFlags) runDream(ctx context.Context, io stdio, verb string, o memory
 		case !ev.Applied:
 			b.WriteString(" (not applied)")
 		}
-		fmt.Fprintf(io.out, "%s: %s\n", b.String(), ev.Rule)
+		printLine(io.out, "%s: %s", b.String(), ev.Rule)
 	}
 	dry := ""
 	if rep.DryRun {
@@ -513,7 +517,7 @@ func memImport(ctx context.Context, sio stdio, m *memFlags) int {
 		return m.fail(sio, "import", err)
 	}
 	if m.jsonOut {
-		memJSON(sio.out, struct {
+		memJSON(sio.rawOut, struct {
 			Imported int      `json:"imported"`
 			Skipped  int      `json:"skipped"`
 			IDs      []string `json:"ids"`
@@ -544,7 +548,7 @@ func memExport(ctx context.Context, sio stdio, m *memFlags) int {
 		return exitFail
 	}
 	defer s.Close()
-	n, err := s.Export(ctx, sio.out)
+	n, err := s.Export(ctx, sio.rawOut)
 	if err != nil {
 		return m.fail(sio, "export", err)
 	}
@@ -596,7 +600,7 @@ func memVerify(ctx context.Context, io stdio, m *memFlags) int {
 		rep.Problems = []string{}
 	}
 	if m.jsonOut {
-		memJSON(io.out, rep)
+		memJSON(io.rawOut, rep)
 	} else {
 		fmt.Fprintf(io.out, "%d records, %d index entries, %d level entries, %d recall entries\n",
 			rep.Records, rep.Index, rep.Levels, rep.Recalls)
@@ -640,7 +644,7 @@ func memRepair(ctx context.Context, io stdio, m *memFlags) int {
 		fmt.Fprintf(io.out, "backup of the store as it was: %s\n", rep.Backup)
 		fmt.Fprintf(io.out, "megrams: %d before, %d after\n", rep.Before, rep.After)
 		for _, p := range rep.Problems {
-			fmt.Fprintf(io.out, "problem: %s\n", p)
+			printLine(io.out, "problem: %s", p)
 		}
 	}
 	if len(rep.Problems) > 0 {

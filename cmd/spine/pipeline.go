@@ -20,7 +20,7 @@ type pipelineDisplay struct {
 func (d *pipelineDisplay) message(m trace.Message) {
 	if m.From == "R4b" {
 		d.round++
-		fmt.Fprintf(d.w, "── round %d\n", d.round)
+		printLine(d.w, "── round %d", d.round)
 	}
 	head := fmt.Sprintf("%-4s → %-4s %-15s", m.From, m.To, m.Type)
 	switch p := typedPayload(m).(type) {
@@ -31,42 +31,42 @@ func (d *pipelineDisplay) message(m trace.Message) {
 				failed++
 			}
 		}
-		fmt.Fprintf(d.w, "%s %s · %d/%d subtask(s) failed · %s\n", head, p.TaskID, failed, len(p.Outcomes), p.GapSummary)
+		printLine(d.w, "%s %s · %d/%d subtask(s) failed · %s", head, p.TaskID, failed, len(p.Outcomes), p.GapSummary)
 	case *contract.OutcomeSummary:
-		fmt.Fprintf(d.w, "%s %s · all subtasks matched · %s\n", head, p.TaskID, p.Summary)
+		printLine(d.w, "%s %s · all subtasks matched · %s", head, p.TaskID, p.Summary)
 	case *contract.PlanDirective:
-		fmt.Fprintf(d.w, "%s %s · %s · %s → %s\n", head, p.TaskID, lossLine(p.Loss, p.GradL, d.epsilon), p.PrevDirective, p.Directive)
+		printLine(d.w, "%s %s · %s · %s → %s", head, p.TaskID, lossLine(p.Loss, p.GradL, d.epsilon), p.PrevDirective, p.Directive)
 		if len(p.BlockedTools) > 0 {
-			fmt.Fprintf(d.w, "%28s blocked tools: %s\n", "", strings.Join(p.BlockedTools, ", "))
+			printLine(d.w, "%28s blocked tools: %s", "", strings.Join(p.BlockedTools, ", "))
 		}
 		if len(p.BlockedTargets) > 0 {
-			fmt.Fprintf(d.w, "%28s blocked targets: %s\n", "", strings.Join(p.BlockedTargets, "; "))
+			printLine(d.w, "%28s blocked targets: %s", "", strings.Join(p.BlockedTargets, "; "))
 		}
-		fmt.Fprintf(d.w, "%28s %s\n", "", p.Rationale)
+		printLine(d.w, "%28s %s", "", p.Rationale)
 	case *contract.FinalResult:
 		mark := "✅"
 		if p.Loss.D > 0 && p.Directive == contract.DirectiveAbandon {
 			mark = "❌"
 		}
-		fmt.Fprintf(d.w, "%s %s · %s · %s → %s %s · %d replan(s)\n", head, p.TaskID, lossLine(p.Loss, p.GradL, d.epsilon), p.PrevDirective, p.Directive, mark, p.Replans)
-		fmt.Fprintf(d.w, "%28s %s\n", "", p.Summary)
+		printLine(d.w, "%s %s · %s · %s → %s %s · %d replan(s)", head, p.TaskID, lossLine(p.Loss, p.GradL, d.epsilon), p.PrevDirective, p.Directive, mark, p.Replans)
+		printLine(d.w, "%28s %s", "", p.Summary)
 		if p.Reason != "" {
-			fmt.Fprintf(d.w, "%28s reason: %s\n", "", p.Reason)
+			printLine(d.w, "%28s reason: %s", "", p.Reason)
 		}
 		if g := p.Failure; g != nil {
-			fmt.Fprintf(d.w, "%28s graceful failure: %d part(s) done, %d failure(s); next moves:\n", "", len(g.Completed), len(g.Failed))
+			printLine(d.w, "%28s graceful failure: %d part(s) done, %d failure(s); next moves:", "", len(g.Completed), len(g.Failed))
 			for i, m := range g.NextMoves {
-				fmt.Fprintf(d.w, "%28s   %d. %s\n", "", i+1, oneLine(m, 160))
+				printLine(d.w, "%28s   %d. %s", "", i+1, oneLine(m, 160))
 			}
 		}
 	case *contract.Megram:
-		fmt.Fprintf(d.w, "%s %s %s · %s · f %.2f σ %+.2f k %.2f\n", head, p.Space, p.Entity, p.State, p.F, p.Sigma, p.K)
+		printLine(d.w, "%s %s %s · %s · f %.2f σ %+.2f k %.2f", head, p.Space, p.Entity, p.State, p.F, p.Sigma, p.K)
 	case *contract.MemoryQuery:
-		fmt.Fprintf(d.w, "%s %s\n", head, memoryQueryLine(p))
+		printLine(d.w, "%s %s", head, memoryQueryLine(p))
 	case *contract.MemoryAnswer:
-		fmt.Fprintf(d.w, "%s %s\n", head, memoryAnswerLine(p))
+		printLine(d.w, "%s %s", head, memoryAnswerLine(p))
 	default:
-		fmt.Fprintf(d.w, "%s %s\n", head, compactJSON(m.Payload))
+		printLine(d.w, "%s %s", head, compactJSON(m.Payload))
 	}
 }
 

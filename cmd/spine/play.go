@@ -184,7 +184,8 @@ func playDesigned(ctx context.Context, io stdio, d *designed, rs *engine.RuleSet
 	if err := file.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
-	fmt.Fprintf(io.out, "\n%s: %s (objective %s) after %d iteration(s), %d rule firing(s)\n", d.name, res.Outcome, res.Objective, res.Iterations, res.Firings)
+	fmt.Fprintln(io.out)
+	printLine(io.out, "%s: %s (objective %s) after %d iteration(s), %d rule firing(s)", d.name, res.Outcome, res.Objective, res.Iterations, res.Firings)
 	fmt.Fprintf(io.out, "trace written to %s\n", tracePath)
 	if rep != nil {
 		if err := writeSidecars(io, tracePath, rep); err != nil && runErr == nil {

@@ -198,7 +198,7 @@ func report(io stdio, r replayOutcome, check bool) {
 	}
 	var ce *trace.ChainError
 	if r.chainErr != nil && (r.failed == nil || errors.As(r.chainErr, &ce)) { // else the reader's error, in failed
-		fmt.Fprintf(io.out, "%s: hash chain broken at %v\n", r.path, r.chainErr)
+		printLine(io.out, "%s: hash chain broken at %v", r.path, r.chainErr)
 	}
 	if r.otherRules != "" {
 		fmt.Fprintf(io.out, "%s: %s\n", r.path, r.otherRules)
@@ -218,7 +218,7 @@ func report(io stdio, r replayOutcome, check bool) {
 		// excerpts: a line may be megabytes.
 		fmt.Fprintf(io.err, "%s: %s\n", r.path, linecap.BoundQuotes(r.failed.Error()))
 	case r.diff != nil:
-		fmt.Fprintf(io.out, "%s: differs from the recording at %s\n", r.path, r.diff)
+		printLine(io.out, "%s: differs from the recording at %s", r.path, r.diff)
 		if r.replayErr != nil {
 			fmt.Fprintf(io.out, "%s: %s\n", r.path, linecap.BoundQuotes(r.replayErr.Error()))
 		}
@@ -237,15 +237,15 @@ func report(io stdio, r replayOutcome, check bool) {
 		if r.chainErr != nil {
 			note = "but the recording's chain is broken"
 		}
-		fmt.Fprintf(io.out, "%s: incomplete: the recording ends before the run did; %d complete lines reproduced (%s)\n", r.path, r.lines, note)
+		printLine(io.out, "%s: incomplete: the recording ends before the run did; %d complete lines reproduced (%s)", r.path, r.lines, note)
 	case check && r.chainErr != nil:
-		fmt.Fprintf(io.out, "%s: the replay is identical to the recording (%d lines), but the recording's chain is broken · %s\n", r.path, r.lines, r.ending())
+		printLine(io.out, "%s: the replay is identical to the recording (%d lines), but the recording's chain is broken · %s", r.path, r.lines, r.ending())
 	case check:
-		fmt.Fprintf(io.out, "%s: identical to the recording (%d lines, %s) · %s\n", r.path, r.lines, r.chainNote(), r.ending())
+		printLine(io.out, "%s: identical to the recording (%d lines, %s) · %s", r.path, r.lines, r.chainNote(), r.ending())
 	case !r.chain.Chained && r.chainErr == nil:
-		fmt.Fprintf(io.out, "%s: replayed · %s · %s\n", r.path, r.replayedEnding(), r.chain)
+		printLine(io.out, "%s: replayed · %s · %s", r.path, r.replayedEnding(), r.chain)
 	default:
-		fmt.Fprintf(io.out, "%s: replayed · %s\n", r.path, r.replayedEnding())
+		printLine(io.out, "%s: replayed · %s", r.path, r.replayedEnding())
 	}
 }
 

@@ -48,7 +48,8 @@ func (d *retryDisplay) retry(r llm.Retry) {
 		who = "llm" // a call no role made, e.g. the Dreamer's after the task
 	}
 	if d.spin == nil {
-		fmt.Fprintf(d.w, "%-4s retry %d/%d %s: %s\n", who, r.Next(), r.Max, waitWords(r.Wait()), r.Cause())
+		// The cause quotes the endpoint's own words.
+		printLine(d.w, "%-4s retry %d/%d %s: %s", who, r.Next(), r.Max, waitWords(r.Wait()), r.Cause())
 		return
 	}
 	d.mu.Lock()

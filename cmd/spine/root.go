@@ -75,7 +75,8 @@ func (r *runError) Unwrap() error { return r.err }
 // Run is the whole CLI: main only wires the process's streams and signals to it, and the
 // testscript tests call it in-process.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	io := stdio{in: stdin, out: stdout, err: stderr}
+	io, flush := newStdio(stdin, stdout, stderr)
+	defer flush()
 	root := newRoot(io)
 	if len(args) == 0 {
 		writeHelp(io.err, root)

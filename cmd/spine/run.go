@@ -1,6 +1,10 @@
 package main
 
-import "io"
+import (
+	"io"
+
+	"github.com/agentspine/spine/internal/termtext"
+)
 
 // Exit statuses shared by every subcommand.
 const (
@@ -13,7 +17,26 @@ const (
 )
 
 // io bundles the standard streams a subcommand may use; subcommands never touch os.Std*.
+//
+// out and err are for a person: all that is written to them passes termtext's Block on
+// the way, so no control code in a model's reply, a tool's output, a trace or a quoted
+// file reaches the terminal, whatever a printer forgets. A field that must stay on one
+// line (a file name, a summary in a table) still needs termtext.Line where it is printed.
+// rawOut and rawErr are the same streams byte for byte: rawOut for output meant for
+// programs (--json, a trace, an HTML page, an export), both for the display's own
+// control codes (the spinner, a red warning). Nothing from outside is written raw.
 type stdio struct {
-	in       io.Reader
-	out, err io.Writer
+	in             io.Reader
+	out, err       io.Writer
+	rawOut, rawErr io.Writer
+}
+
+// newStdio wraps the process's streams (or a test's) for one Run; flush writes what the
+// text streams still hold (the start of a character no later write completed).
+func newStdio(in io.Reader, stdout, stderr io.Writer) (s stdio, flush func()) {
+	out, err := termtext.NewWriter(stdout), termtext.NewWriter(stderr)
+	return stdio{in: in, out: out, err: err, rawOut: stdout, rawErr: stderr}, func() {
+		_ = out.Flush()
+		_ = err.Flush()
+	}
 }

@@ -12,7 +12,7 @@ import (
 // showAudit prints the live Auditor's findings in the pipeline display.
 func showAudit(d *runDisplay, errs []string, findings []contract.AuditReport) {
 	for _, e := range errs {
-		fmt.Fprintf(d.w, "R6   auditor could not take a message: %s\n", e)
+		printLine(d.w, "R6   auditor could not take a message: %s", e)
 	}
 	for _, f := range findings {
 		if d.json != nil {
@@ -26,7 +26,7 @@ func showAudit(d *runDisplay, errs []string, findings []contract.AuditReport) {
 		for i, s := range f.Evidence {
 			seqs[i] = fmt.Sprint(s)
 		}
-		fmt.Fprintf(d.w, "R6   → Op   AuditReport     [%s] %s · task %s · seq %s · %s\n", f.Severity, f.Kind, f.TaskID, strings.Join(seqs, ","), f.Message)
+		printLine(d.w, "R6   → Op   AuditReport     [%s] %s · task %s · seq %s · %s", f.Severity, f.Kind, f.TaskID, strings.Join(seqs, ","), f.Message)
 	}
 }
 
@@ -50,9 +50,11 @@ func (r *reloadNotices) Write(e *trace.Event) error {
 		body, derr := trace.DecodeBody(e.Kind, b)
 		if ev, ok := body.(trace.Reload); ok && derr == nil {
 			if ev.Error != "" {
-				fmt.Fprintf(r.w, "rules     %s did not load; the running rules stay:\n%s\n", ev.Path, ev.Error)
+				// The error is a block (it quotes the rule file); the out writer escapes it.
+				printLine(r.w, "rules     %s did not load; the running rules stay:", ev.Path)
+				fmt.Fprintf(r.w, "%s\n", ev.Error)
 			} else {
-				fmt.Fprintf(r.w, "rules     reloaded %s (%s)\n", ev.Path, ev.Hash)
+				printLine(r.w, "rules     reloaded %s (%s)", ev.Path, ev.Hash)
 			}
 		}
 	}

@@ -131,14 +131,19 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	}
 
 	// The display: JSON lines, or the pipeline with a spinner when stdout is a terminal.
+	// JSON lines are for programs and keep their bytes; the spinner draws with its own
+	// control codes and escapes what it is given to print.
 	out := io.out
 	var spin *spinner
-	if !*asJSON && isTerminal(io.out) {
-		spin = startSpinner(io.out, 120*time.Millisecond)
+	switch {
+	case *asJSON:
+		out = &lockedWriter{w: io.rawOut}
+	case isTerminal(io.rawOut):
+		spin = startSpinner(io.rawOut, 120*time.Millisecond)
 		defer spin.Stop()
 		out = spin
-	} else {
-		out = &lockedWriter{w: out}
+	default:
+		out = &lockedWriter{w: io.out}
 	}
 	show := newRunDisplay(out, rs, *asJSON)
 	retries := newRetryDisplay(out, io.err, spin, *asJSON)
@@ -147,8 +152,8 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	tc := taskrun.Config{Task: raw, Workdir: *workdir, LLM: cfg, ConfigPath: *configPath,
 		Rules: rs, RulesPath: *rulesPath, Watch: *watch, MaxIterations: *f.maxIter, MemoryDir: *memDir, TracePath: *tracePath,
 		AllowNet: allowNet, NoSandbox: *noSandbox, OnMessage: show.message, CautionPolicy: *caution, SignKey: *f.signKey,
-		MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io.err, msg) }}
-	if isTerminal(io.in) && isTerminal(io.out) {
+		MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io, msg) }}
+	if isTerminal(io.in) && isTerminal(io.rawOut) {
 		prompt := &terminalPrompt{in: bufio.NewReader(io.in), out: out, spin: spin}
 		tc.Confirmer, tc.Clarify, tc.Caution = prompt, prompt, prompt
 	}
@@ -233,21 +238,21 @@ func (d *runDisplay) message(m trace.Message) {
 		if dl := p.Constraints.Deadline; dl != nil && *dl != "" {
 			line += " · by " + *dl
 		}
-		fmt.Fprintln(d.w, line)
+		printLine(d.w, "%s", line)
 	case *roles.Assignment:
-		fmt.Fprintf(d.w, "%s %s · step %d · %s · tools %s\n", head, shortID(p.SubTaskID), p.Sequence, oneLine(p.Intent, 70), strings.Join(p.Tools, ", "))
+		printLine(d.w, "%s %s · step %d · %s · tools %s", head, shortID(p.SubTaskID), p.Sequence, oneLine(p.Intent, 70), strings.Join(p.Tools, ", "))
 	case *contract.DispatchManifest:
-		fmt.Fprintf(d.w, "%s %d subtask(s) · task criteria:\n", head, len(p.SubTaskIDs))
+		printLine(d.w, "%s %d subtask(s) · task criteria:", head, len(p.SubTaskIDs))
 		for _, c := range p.TaskCriteria {
-			fmt.Fprintf(d.w, "%s - %s\n", pad, oneLine(c, 90))
+			printLine(d.w, "%s - %s", pad, oneLine(c, 90))
 		}
 	case *contract.ExecutionResult:
-		fmt.Fprintf(d.w, "%s %s · %s · %d tool call(s)\n", head, shortID(p.SubTaskID), p.Status, len(p.ToolCalls))
+		printLine(d.w, "%s %s · %s · %d tool call(s)", head, shortID(p.SubTaskID), p.Status, len(p.ToolCalls))
 	case *contract.CorrectionSignal:
-		fmt.Fprintf(d.w, "%s %s · attempt %d failed %q (%s)\n", head, shortID(p.SubTaskID), p.AttemptNumber, oneLine(p.FailedCriterion, 60), p.FailureClass)
-		fmt.Fprintf(d.w, "%s %s\n", pad, oneLine(p.WhatToDo, 90))
+		printLine(d.w, "%s %s · attempt %d failed %q (%s)", head, shortID(p.SubTaskID), p.AttemptNumber, oneLine(p.FailedCriterion, 60), p.FailureClass)
+		printLine(d.w, "%s %s", pad, oneLine(p.WhatToDo, 90))
 	case *contract.SubTaskOutcome:
-		fmt.Fprintf(d.w, "%s %s · %s\n", head, shortID(p.SubTaskID), outcomeLine(p))
+		printLine(d.w, "%s %s · %s", head, shortID(p.SubTaskID), outcomeLine(p))
 	default:
 		d.pipeline.message(m)
 	}
@@ -306,7 +311,7 @@ func (d *runDisplay) finish(io stdio, res roles.TaskResult, runErr error, path, 
 	} else {
 		fmt.Fprintln(io.out)
 		if res.Failure != nil {
-			fmt.Fprint(io.out, res.Failure.Text())
+			fmt.Fprint(io.out, termFailure(res.Failure).Text())
 			fmt.Fprintln(io.out)
 		}
 		fmt.Fprintf(io.out, "%s: %s (objective %s) after %d iteration(s) · %d model call(s), %d tokens\n",

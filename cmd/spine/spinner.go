@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/internal/termtext"
 )
 
 // isTerminal reports whether w is a character device (a terminal), not a file or a pipe.
@@ -29,7 +30,8 @@ func isTerminal(w any) bool {
 // tear each other. It is safe for concurrent use.
 type spinner struct {
 	mu     sync.Mutex
-	w      io.Writer
+	w      io.Writer        // the terminal, for the spinner's own control codes
+	text   *termtext.Writer // the terminal, for what the spinner is given to print
 	status string
 	frame  int
 	shown  bool
@@ -46,7 +48,7 @@ var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 
 // startSpinner draws on w every interval until Stop.
 func startSpinner(w io.Writer, interval time.Duration) *spinner {
-	s := &spinner{w: w, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &spinner{w: w, text: termtext.NewWriter(w), stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		t := time.NewTicker(interval)
@@ -91,7 +93,7 @@ func (s *spinner) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clear()
-	n, err := s.w.Write(p)
+	n, err := s.text.Write(p)
 	if len(p) > 0 && p[len(p)-1] == '\n' {
 		s.draw()
 	}
@@ -122,6 +124,7 @@ func (s *spinner) Stop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clear()
+	_ = s.text.Flush()
 	s.paused = true
 }
 
@@ -140,9 +143,10 @@ func (s *spinner) clear() {
 	}
 }
 
-// oneLine collapses text to one line of at most n characters.
+// oneLine collapses text to one line of at most n characters: runs of white space
+// become one space, and what is left that a terminal would obey is escaped.
 func oneLine(text string, n int) string {
-	r := []rune(strings.Join(strings.Fields(text), " "))
+	r := []rune(termtext.Line(strings.Join(strings.Fields(text), " ")))
 	if len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
@@ -187,15 +191,18 @@ func (t *terminalPrompt) Clarify(ctx context.Context, questions []string) (strin
 	var b strings.Builder
 	b.WriteString("The task needs a word more before it can start:\n")
 	for _, q := range questions {
-		b.WriteString("  - " + q + "\n")
+		b.WriteString("  - " + termtext.Line(q) + "\n")
 	}
 	b.WriteString("Your answer (empty to proceed as is): ")
 	return t.ask(ctx, b.String())
 }
 
 // Confirm asks before a destructive or cautioned command runs; only "y" or "yes" allows it.
+// The command is shown whole, on one line with its newlines as \n: the person who
+// allows it sees all of what will run, and where one command ends and the next begins.
 func (t *terminalPrompt) Confirm(ctx context.Context, c sandbox.Confirmation) (bool, error) {
-	q := fmt.Sprintf("R3 wants to run %s: %s\n  because: %s\nAllow? [y/N] ", c.Tool, oneLine(c.Command, 200), strings.Join(c.Reasons, "; "))
+	q := fmt.Sprintf("R3 wants to run %s: %s\n  because: %s\nAllow? [y/N] ", termtext.Line(c.Tool), termtext.Line(c.Command),
+		termtext.Line(strings.Join(c.Reasons, "; ")))
 	a, err := t.ask(ctx, q)
 	if err != nil {
 		return false, err

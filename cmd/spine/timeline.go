@@ -44,8 +44,10 @@ func (tl *timeline) event(e *trace.Event) {
 		tl.start = e.Time
 	}
 	at := fmt.Sprintf("%5d %9s", e.Seq, "+"+e.Time.Sub(tl.start).Round(time.Microsecond).String())
+	// Every value shown is the trace's, so from a model, a tool or a file: one step is
+	// one line, and nothing in it reaches the terminal raw.
 	p := func(format string, args ...any) {
-		fmt.Fprintf(tl.w, "%s  %s\n", at, fmt.Sprintf(format, args...))
+		printLine(tl.w, "%s  %s", at, fmt.Sprintf(format, args...))
 	}
 	switch b := e.Body.(type) {
 	case trace.Header:

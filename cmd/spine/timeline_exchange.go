@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
+	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -35,7 +36,7 @@ func (tl *timeline) exchange(x trace.Exchange, p func(string, ...any)) {
 
 // detail prints a line under the current event, past its seq and time columns.
 func (tl *timeline) detail(s string) {
-	fmt.Fprintf(tl.w, "%s%s\n", tlIndent, s)
+	printLine(tl.w, "%s%s", tlIndent, s)
 }
 
 // block prints a JSON value indented under the current event, or nothing when absent.
@@ -49,7 +50,9 @@ func (tl *timeline) block(label string, raw json.RawMessage) {
 		return
 	}
 	tl.detail(label + ":")
-	fmt.Fprintf(tl.w, "%s  %s\n", tlIndent, b.String())
+	// Indented JSON is a block: its strings hold no raw newline, and what else it holds
+	// that a terminal obeys (C1 controls, bidi overrides) is escaped.
+	fmt.Fprintf(tl.w, "%s  %s\n", tlIndent, termtext.Block(b.String()))
 }
 
 // exchangeSummary is an exchange's head line and detail lines by the kind of its name.

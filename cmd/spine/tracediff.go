@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentspine/spine/internal/linecap"
+	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/spine/replay"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
@@ -60,8 +61,8 @@ func runTraceDiff(io stdio, args []string) int {
 		sides[i] = s
 	}
 	a, b := sides[0], sides[1]
-	fmt.Fprintf(io.out, "A %s: %d events\n", a.path, len(a.events))
-	fmt.Fprintf(io.out, "B %s: %d events\n", b.path, len(b.events))
+	printLine(io.out, "A %s: %d events", a.path, len(a.events))
+	printLine(io.out, "B %s: %d events", b.path, len(b.events))
 
 	differ := false
 	if d := diffLines(lineList(a.header), lineList(b.header), true); d != nil {
@@ -191,9 +192,9 @@ func describeDiff(d *replay.TraceDiff, la, lb *trace.Event) string {
 		return b.String()
 	}
 	if d.Field != "" {
-		fmt.Fprintf(&b, "\n  field %s", d.Field)
+		fmt.Fprintf(&b, "\n  field %s", termtext.Line(d.Field))
 	}
-	fmt.Fprintf(&b, "\n  A: %s\n  B: %s", excerpt(d.Recorded), excerpt(d.Replayed))
+	fmt.Fprintf(&b, "\n  A: %s\n  B: %s", termtext.Line(excerpt(d.Recorded)), termtext.Line(excerpt(d.Replayed)))
 	return b.String()
 }
 
@@ -234,7 +235,7 @@ func summarize(w io.Writer, kind string, a, b []string) {
 		slices.Sort(keys)
 		for _, k := range keys {
 			if ca[k] != cb[k] {
-				fmt.Fprintf(w, "  %-28s A %d, B %d\n", k, ca[k], cb[k])
+				printLine(w, "  %-28s A %d, B %d", k, ca[k], cb[k])
 			}
 		}
 	}
@@ -244,7 +245,7 @@ func summarize(w io.Writer, kind string, a, b []string) {
 		}
 		return "(none)"
 	}
-	fmt.Fprintf(w, "  first difference at #%d:\n    A: %s\n    B: %s\n", i+1, item(a), item(b))
+	fmt.Fprintf(w, "  first difference at #%d:\n    A: %s\n    B: %s\n", i+1, termtext.Line(item(a)), termtext.Line(item(b)))
 }
 
 // countKeys counts messages by type and exchanges by name.

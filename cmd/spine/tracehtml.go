@@ -68,7 +68,7 @@ func runTraceHTML(io stdio, path, out string) int {
 		return fail("%s: %v", path, err)
 	}
 	if out == "-" {
-		if _, err := io.out.Write(page.Bytes()); err != nil {
+		if _, err := io.rawOut.Write(page.Bytes()); err != nil {
 			return fail("%v", err)
 		}
 		return exitOK

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/agentspine/spine/internal/linecap"
+	"github.com/agentspine/spine/internal/termtext"
 	tracereport "github.com/agentspine/spine/report"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
@@ -49,7 +50,7 @@ func runTraceLoss(io stdio, asJSON bool, args []string) int {
 		traces = append(traces, *lt)
 	}
 	if asJSON {
-		enc := json.NewEncoder(io.out)
+		enc := json.NewEncoder(io.rawOut)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(traces); err != nil {
 			fmt.Fprintf(io.err, "spine trace loss: %v\n", err)
@@ -95,18 +96,19 @@ func readTraceFile(sub, path string, warn io.Writer) (*trace.File, error) {
 // writeLossTable prints one trace's rounds, headed by its path, numbers as the pipeline
 // display prints them.
 func writeLossTable(w io.Writer, lt tracereport.Loss) {
-	fmt.Fprintln(w, lt.Trace)
+	fmt.Fprintln(w, termtext.Line(lt.Trace))
 	if len(lt.Rounds) == 0 {
 		fmt.Fprintln(w, "  no GGS rounds (no signals fact with a round)")
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  round\tD\tP\tΩ\tL\t∇L\tdirective\trule\tblocked tools\tblocked targets")
+	// A cell is one line with no tab of its own, so the columns hold.
 	dash := func(s string) string {
 		if s == "" {
 			return "-"
 		}
-		return s
+		return termtext.Line(s)
 	}
 	for _, r := range lt.Rounds {
 		fmt.Fprintf(tw, "  %d\t%.3f\t%.3f\t%.3f\t%.3f\t%+.3f %s\t%s\t%s\t%s\t%s\n",

@@ -113,7 +113,7 @@ func sendTrace(ctx context.Context, io stdio, ep telemetry.Endpoint, opts teleme
 		return err
 	}
 	for _, w := range telemetry.Warnings(f) {
-		warn(io.err, w)
+		warn(io, w)
 	}
 	spans, err := telemetry.Convert(f, opts)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/termtext"
 )
 
 // ReadFile returns up to the read limit of a regular file inside the root.
@@ -368,7 +369,11 @@ func listTarget(dir, pattern string, recursive bool) string {
 	return path.Join(dir, pattern)
 }
 
+// displayEntry is one line of a listing. A name may hold any byte but "/" and NUL: one
+// holding a newline would read as two entries, one holding an escape sequence would be
+// obeyed where the listing is shown, so the name is escaped as a terminal shows text.
 func displayEntry(name string, d fs.DirEntry) string {
+	name = termtext.Line(name)
 	switch {
 	case d.Type()&fs.ModeSymlink != 0:
 		return name + "@"
