@@ -221,7 +221,11 @@ func (d *runDisplay) message(m trace.Message) {
 	case *contract.DispatchManifest:
 		fmt.Fprintf(d.w, "%s %d subtask(s) · task criteria:\n", head, len(p.SubTaskIDs))
 		for _, c := range p.TaskCriteria {
-			fmt.Fprintf(d.w, "%s - %s\n", pad, oneLine(c, 90))
+			mode := ""
+			if c.Plausible() {
+				mode = " (plausible)"
+			}
+			fmt.Fprintf(d.w, "%s - %s%s\n", pad, oneLine(c.Criterion, 90), mode)
 		}
 	case *contract.ExecutionResult:
 		fmt.Fprintf(d.w, "%s %s · %s · %d tool call(s)\n", head, shortID(p.SubTaskID), p.Status, len(p.ToolCalls))
