@@ -57,16 +57,16 @@ func TestSendRecordsThenDelivers(t *testing.T) {
 // sender changing its value afterwards cannot reach the receiver.
 func TestReceiverGetsASnapshot(t *testing.T) {
 	post := NewPost(&Log{})
-	st := &contract.SubTask{SubTaskID: "s1", SuccessCriteria: []string{"a"}}
+	st := &contract.SubTask{SubTaskID: "s1", SuccessCriteria: contract.Verifiable("a")}
 	if _, err := post.Send("R2", "R3", contract.TypeSubTask, "t1", st); err != nil {
 		t.Fatal(err)
 	}
-	st.SubTaskID, st.SuccessCriteria[0] = "changed", "changed"
+	st.SubTaskID, st.SuccessCriteria[0].Criterion = "changed", "changed"
 	got, _, err := Receive[contract.SubTask](post, "R3", contract.TypeSubTask)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.SubTaskID != "s1" || got.SuccessCriteria[0] != "a" {
+	if got.SubTaskID != "s1" || got.SuccessCriteria[0].Criterion != "a" {
 		t.Errorf("R3 read %+v; the sender's later change reached it", got)
 	}
 }

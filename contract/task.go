@@ -20,7 +20,7 @@ type SubTask struct {
 	SubTaskID       string   `json:"subtask_id"`
 	ParentTaskID    string   `json:"parent_task_id"`
 	Intent          string   `json:"intent"`
-	SuccessCriteria []string `json:"success_criteria"`
+	SuccessCriteria Criteria `json:"success_criteria"` // each with the mode R2 stated
 	Context         string   `json:"context"`
 	Deadline        *string  `json:"deadline"`
 	Sequence        int      `json:"sequence"`
@@ -33,7 +33,7 @@ type DispatchManifest struct {
 	SubTaskIDs   []string  `json:"subtask_ids"`
 	TaskSpec     *TaskSpec `json:"task_spec"`
 	DispatchedAt string    `json:"dispatched_at"`
-	TaskCriteria []string  `json:"task_criteria"`
+	TaskCriteria Criteria  `json:"task_criteria"`
 }
 
 // ExecutionResult is R3's report for one subtask attempt. Each ToolCalls entry has the

@@ -244,7 +244,11 @@ func (d *runDisplay) message(m trace.Message) {
 	case *contract.DispatchManifest:
 		printLine(d.w, "%s %d subtask(s) · task criteria:", head, len(p.SubTaskIDs))
 		for _, c := range p.TaskCriteria {
-			printLine(d.w, "%s - %s", pad, oneLine(c, 90))
+			mode := ""
+			if c.Plausible() {
+				mode = " (plausible)"
+			}
+			printLine(d.w, "%s - %s%s", pad, oneLine(c.Criterion, 90), mode)
 		}
 	case *contract.ExecutionResult:
 		printLine(d.w, "%s %s · %s · %d tool call(s)", head, shortID(p.SubTaskID), p.Status, len(p.ToolCalls))

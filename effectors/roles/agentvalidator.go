@@ -11,14 +11,17 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 )
 
-// judgeRequest is R4a's user turn.
+// judgeRequest is R4a's user turn. Criteria with a stated mode appear as {criterion,
+// mode}; when any is plausible, the subtask's earlier attempts come along, since a
+// plausible criterion is judged on the trajectory as well as this attempt's evidence.
 type judgeRequest struct {
 	SubTask struct {
-		Intent          string   `json:"intent"`
-		SuccessCriteria []string `json:"success_criteria"`
-		Context         string   `json:"context"`
+		Intent          string            `json:"intent"`
+		SuccessCriteria contract.Criteria `json:"success_criteria"`
+		Context         string            `json:"context"`
 	} `json:"subtask"`
-	Result contract.ExecutionResult `json:"execution_result"`
+	Result        contract.ExecutionResult `json:"execution_result"`
+	GapTrajectory []contract.GapAttempt    `json:"gap_trajectory,omitempty"`
 }
 
 // effectorAgent runs one subtask's effector agent on its own branch of the post: R3 and
@@ -182,7 +185,7 @@ func (v *validator) step(ctx context.Context) (status string, done bool, err err
 	fault, faulted := faultOf(res)
 	var j judgement
 	if !faulted {
-		j, err = v.p.judge(ctx, v.rec, *a, res)
+		j, err = v.p.judge(ctx, v.rec, *a, res, out.GapTrajectory)
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", false, ctx.Err()
@@ -199,6 +202,7 @@ func (v *validator) step(ctx context.Context) (status string, done bool, err err
 		out.GapTrajectory = append(out.GapTrajectory, contract.GapAttempt{Attempt: attempt, FailedCriteria: []contract.FailedCriterion{}})
 		return v.settle()
 	}
+	stampModes(j.Verdicts, a.SuccessCriteria)
 	out.CriteriaVerdicts = j.Verdicts
 	gap := contract.GapAttempt{Attempt: attempt, FailedCriteria: []contract.FailedCriterion{}}
 	var first *contract.CriterionVerdict
@@ -235,11 +239,28 @@ func (v *validator) settle() (string, bool, error) {
 	return v.out.Status, true, err
 }
 
-// judge runs R4a on one execution result.
-func (p *Pipeline) judge(ctx context.Context, rec recorder, a Assignment, res contract.ExecutionResult) (judgement, error) {
+// stampModes gives each verdict the mode R2 stated for its criterion (verdicts are in the
+// criteria's order, checkVerdicts holds them to it): the mode is set at planning time,
+// whatever the judging model wrote.
+func stampModes(vs []contract.CriterionVerdict, cs contract.Criteria) {
+	for i := range vs {
+		if i < len(cs) {
+			vs[i].Mode = cs[i].Mode
+		}
+	}
+}
+
+// judge runs R4a on one execution result; earlier is the subtask's gap trajectory so far.
+func (p *Pipeline) judge(ctx context.Context, rec recorder, a Assignment, res contract.ExecutionResult, earlier []contract.GapAttempt) (judgement, error) {
 	var body judgeRequest
 	body.SubTask.Intent, body.SubTask.SuccessCriteria, body.SubTask.Context = a.Intent, a.SuccessCriteria, a.Context
 	body.Result = res
+	for _, c := range a.SuccessCriteria {
+		if c.Plausible() {
+			body.GapTrajectory = earlier
+			break
+		}
+	}
 	user, err := json.Marshal(body)
 	if err != nil {
 		return judgement{}, fmt.Errorf("encoding the request: %w", err)
@@ -250,7 +271,7 @@ func (p *Pipeline) judge(ctx context.Context, rec recorder, a Assignment, res co
 		{Role: llm.RoleUser, Content: string(user)},
 	}, Temperature: zero()}
 	j, _, err := llm.CompleteJSON(ctx, p.model(llm.R4a, rec), req, func(j judgement) error {
-		return validateJudgement(j, a.SuccessCriteria)
+		return validateJudgement(j, a.SuccessCriteria.Texts())
 	})
 	return j, err
 }

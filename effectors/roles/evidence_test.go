@@ -209,7 +209,7 @@ func TestCheckEvidence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &Pipeline{cfg: Config{Tools: fakeBox{fakeDir: dir}}}
 			a := Assignment{Tools: tc.tools, Targets: tc.targets}
-			a.SuccessCriteria = tc.criteria
+			a.SuccessCriteria = contract.Verifiable(tc.criteria...)
 			out := contract.SubTaskOutcome{Status: contract.OutcomeMatched, ToolCalls: tc.calls,
 				GapTrajectory: []contract.GapAttempt{{Attempt: 1, FailedCriteria: []contract.FailedCriterion{}}}}
 			for i, c := range tc.criteria {

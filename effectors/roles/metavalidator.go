@@ -14,10 +14,10 @@ import (
 
 // mergeRequest is R4b's user turn.
 type mergeRequest struct {
-	RawInput     string          `json:"raw_input"`
-	Intent       string          `json:"intent"`
-	TaskCriteria []string        `json:"task_criteria"`
-	Outcomes     []mergeEvidence `json:"subtask_outcomes"`
+	RawInput     string            `json:"raw_input"`
+	Intent       string            `json:"intent"`
+	TaskCriteria contract.Criteria `json:"task_criteria"`
+	Outcomes     []mergeEvidence   `json:"subtask_outcomes"`
 }
 
 type mergeEvidence struct {
@@ -123,7 +123,7 @@ func (p *Pipeline) metaValidate(ctx context.Context, rec recorder, post *bus.Pos
 		{Role: llm.RoleSystem, Content: metaValidatorPrompt},
 		{Role: llm.RoleUser, Content: string(user)},
 	}, Temperature: zero()}
-	ans, _, err := llm.CompleteJSON(ctx, p.model(llm.R4b, rec), req, func(m mergeAnswer) error { return validateMerge(m, criteria) })
+	ans, _, err := llm.CompleteJSON(ctx, p.model(llm.R4b, rec), req, func(m mergeAnswer) error { return validateMerge(m, criteria.Texts()) })
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -138,6 +138,7 @@ func (p *Pipeline) metaValidate(ctx context.Context, rec recorder, post *bus.Pos
 			GapSummary: "the merged result could not be verified: " + clip(err.Error(), 200), FailedSubTasks: []string{},
 			CorrectionCount: corrections, ElapsedMS: p.elapsedMS(), Outcomes: outcomes, Recommendation: "retry", Fault: f})
 	}
+	stampModes(ans.Verdicts, criteria)
 	var rejected []string
 	for _, v := range ans.Verdicts {
 		if v.Failed() {

@@ -66,8 +66,8 @@ func isISO8601(s string) bool {
 // planOutput is R2's answer: the task criteria (its interpretation of the intent) and the
 // subtasks that satisfy them.
 type planOutput struct {
-	TaskCriteria []string         `json:"task_criteria"`
-	SubTasks     []plannedSubTask `json:"subtasks"`
+	TaskCriteria contract.Criteria `json:"task_criteria"`
+	SubTasks     []plannedSubTask  `json:"subtasks"`
 }
 
 // plannedSubTask is one subtask as the model plans it. Tools and Targets declare what the
@@ -75,20 +75,20 @@ type planOutput struct {
 // the executor can hold R3 to the plan. A subtask_id or parent_task_id the model writes
 // is read and thrown away: IDs come from the runtime.
 type plannedSubTask struct {
-	SubTaskID       *string  `json:"subtask_id,omitempty"`
-	ParentTaskID    *string  `json:"parent_task_id,omitempty"`
-	Intent          string   `json:"intent"`
-	SuccessCriteria []string `json:"success_criteria"`
-	Context         string   `json:"context"`
-	Deadline        *string  `json:"deadline"`
-	Sequence        int      `json:"sequence"`
-	Tools           []string `json:"tools"`
-	Targets         []string `json:"targets"`
+	SubTaskID       *string           `json:"subtask_id,omitempty"`
+	ParentTaskID    *string           `json:"parent_task_id,omitempty"`
+	Intent          string            `json:"intent"`
+	SuccessCriteria contract.Criteria `json:"success_criteria"`
+	Context         string            `json:"context"`
+	Deadline        *string           `json:"deadline"`
+	Sequence        int               `json:"sequence"`
+	Tools           []string          `json:"tools"`
+	Targets         []string          `json:"targets"`
 }
 
 // validatePlan checks the shape of a plan; tools names the tools R3 has.
 func validatePlan(p planOutput, tools []string, maxSubTasks int) error {
-	if err := checkList("task_criteria", p.TaskCriteria, maxCriteria); err != nil {
+	if err := checkCriteria("task_criteria", p.TaskCriteria); err != nil {
 		return err
 	}
 	if len(p.SubTasks) == 0 {
@@ -108,7 +108,7 @@ func validatePlan(p planOutput, tools []string, maxSubTasks int) error {
 		if err := checkText(at+".context", st.Context); err != nil {
 			return err
 		}
-		if err := checkList(at+".success_criteria", st.SuccessCriteria, maxCriteria); err != nil {
+		if err := checkCriteria(at+".success_criteria", st.SuccessCriteria); err != nil {
 			return err
 		}
 		if st.Sequence < 1 {
@@ -232,6 +232,22 @@ func checkVerdicts(vs []contract.CriterionVerdict, criteria []string) error {
 		}
 		if strings.TrimSpace(v.Evidence) == "" {
 			return fmt.Errorf("%s.evidence: missing; cite the tool output or result that decides the verdict", at)
+		}
+	}
+	return nil
+}
+
+// checkCriteria holds a criteria list to the plan's contract: the statements as checkList
+// wants them, each mode verifiable, plausible or not stated (then verifiable).
+func checkCriteria(at string, cs contract.Criteria) error {
+	if err := checkList(at, cs.Texts(), maxCriteria); err != nil {
+		return err
+	}
+	for i, c := range cs {
+		switch c.Mode {
+		case "", contract.ModeVerifiable, contract.ModePlausible:
+		default:
+			return fmt.Errorf("%s[%d].mode: got %q, want \"verifiable\" or \"plausible\"", at, i, c.Mode)
 		}
 	}
 	return nil

@@ -34,6 +34,12 @@ func TestParseRoleOutputs(t *testing.T) {
 		{"plan no tools", `{"task_criteria":["c"],"subtasks":[{"intent":"i","success_criteria":["s"],"context":"","sequence":1,"tools":[],"targets":[]}]}`, parsePlan, "name the tools"},
 		{"plan sequence 0", `{"task_criteria":["c"],"subtasks":[{"intent":"i","success_criteria":["s"],"context":"","sequence":0,"tools":["shell"],"targets":[]}]}`, parsePlan, "sequence"},
 		{"plan duplicate criterion", `{"task_criteria":["c","c"],"subtasks":[{"intent":"i","success_criteria":["s"],"context":"","sequence":1,"tools":["shell"],"targets":[]}]}`, parsePlan, "listed twice"},
+		{"plan with modes", `{"task_criteria":[{"criterion":"c","mode":"plausible"}],"subtasks":[{"intent":"i","success_criteria":[{"criterion":"s","mode":"verifiable"},{"criterion":"t","mode":"plausible"},"u"],"context":"","sequence":1,"tools":["shell"],"targets":[]}]}`, parsePlan, ""},
+		{"plan unknown mode", `{"task_criteria":["c"],"subtasks":[{"intent":"i","success_criteria":[{"criterion":"s","mode":"likely"}],"context":"","sequence":1,"tools":["shell"],"targets":[]}]}`, parsePlan, `mode "likely", want "verifiable" or "plausible"`},
+		{"plan criterion object without text", `{"task_criteria":[{"mode":"plausible"}],"subtasks":[{"intent":"i","success_criteria":["s"],"context":"","sequence":1,"tools":["shell"],"targets":[]}]}`, parsePlan, "task_criteria[0]: empty"},
+		{"plan criterion object invents a field", `{"task_criteria":[{"criterion":"c","mode":"plausible","weight":2}],"subtasks":[{"intent":"i","success_criteria":["s"],"context":"","sequence":1,"tools":["shell"],"targets":[]}]}`, parsePlan, "unknown field"},
+		{"plan criterion a number", `{"task_criteria":[3],"subtasks":[{"intent":"i","success_criteria":["s"],"context":"","sequence":1,"tools":["shell"],"targets":[]}]}`, parsePlan, "a criterion is a string or"},
+		{"plan duplicate criterion across forms", `{"task_criteria":["c",{"criterion":"c","mode":"plausible"}],"subtasks":[{"intent":"i","success_criteria":["s"],"context":"","sequence":1,"tools":["shell"],"targets":[]}]}`, parsePlan, "listed twice"},
 		{"plan string sequence", `{"task_criteria":["c"],"subtasks":[{"intent":"i","success_criteria":["s"],"context":"","sequence":"1","tools":["shell"],"targets":[]}]}`, parsePlan, `"subtasks.sequence"`},
 
 		{"judgement", `{"verdicts":[{"criterion":"a","verdict":"pass","failure_class":null,"evidence":"e"},{"criterion":"b","verdict":"fail","failure_class":"logical","evidence":"e"}],"what_to_do":"w"}`, parseJudgement, ""},
@@ -146,7 +152,7 @@ func TestMustNot(t *testing.T) {
 }
 
 func TestCheckPlanRejectsARepeatedPlan(t *testing.T) {
-	plan := planOutput{TaskCriteria: []string{"c"}, SubTasks: []plannedSubTask{{Intent: "Read  A", SuccessCriteria: []string{"s"},
+	plan := planOutput{TaskCriteria: contract.Verifiable("c"), SubTasks: []plannedSubTask{{Intent: "Read  A", SuccessCriteria: contract.Verifiable("s"),
 		Sequence: 1, Tools: []string{"read_file", "list_files"}, Targets: []string{"a"}}}}
 	p := &Pipeline{tools: toolNames}
 	if v := p.checkPlan(plan, mustNot{}); len(v) != 0 {
@@ -154,7 +160,7 @@ func TestCheckPlanRejectsARepeatedPlan(t *testing.T) {
 	}
 	p.r2.plans = append(p.r2.plans, planRecord{round: 1, signature: signature(plan)})
 	same := plan
-	same.SubTasks = []plannedSubTask{{Intent: "read a", SuccessCriteria: []string{"s"}, Sequence: 1,
+	same.SubTasks = []plannedSubTask{{Intent: "read a", SuccessCriteria: contract.Verifiable("s"), Sequence: 1,
 		Tools: []string{"list_files", "read_file"}, Targets: []string{" a "}, SubTaskID: ptr("other-id")}}
 	v := p.checkPlan(same, mustNot{})
 	if len(v) != 1 || !strings.Contains(v[0], "same as the plan of round 1") {

@@ -367,7 +367,7 @@ func signature(o planOutput) string {
 			targets[j] = strings.Join(strings.Fields(t), " ")
 		}
 		sort.Strings(targets)
-		sts[i] = st{Intent: strings.ToLower(strings.Join(strings.Fields(s.Intent), " ")), Criteria: s.SuccessCriteria,
+		sts[i] = st{Intent: strings.ToLower(strings.Join(strings.Fields(s.Intent), " ")), Criteria: s.SuccessCriteria.Texts(),
 			Tools: tools, Targets: targets, Seq: s.Sequence}
 	}
 	b, _ := json.Marshal(sts) // strings and ints always encode
