@@ -54,12 +54,15 @@ const (
 )
 
 // MaxStartFailures is how many attempts of a task may fail to start a run before the
-// task ends with the last one's error instead of going back to the queue once more.
+// task ends with the last one's error instead of going back to the queue once more. It
+// counts attempts recorded failed in the task's status, not deliveries: a delivery whose
+// attempt was never recorded (its worker could not reach the status) ran nothing, and
+// JetStream's delivery count starts again at 1 when a killed server loses its state.
 const MaxStartFailures = 3
 
-// Attempt is one delivery of a task to a worker.
+// Attempt is one delivery of a task to a worker that took it.
 type Attempt struct {
-	N         int       `json:"n"`
+	N         int       `json:"n"` // 1, 2, …: never repeated within a task (Status.nextAttempt)
 	Worker    string    `json:"worker"`
 	RunID     string    `json:"run_id"`
 	State     string    `json:"state"`
@@ -81,6 +84,18 @@ type Status struct {
 	Accepted int                   `json:"accepted,omitempty"`
 	Final    *contract.FinalResult `json:"final,omitempty"`
 	Error    string                `json:"error,omitempty"`
+}
+
+// nextAttempt is the number of the task's next attempt: one more than the highest
+// recorded. The status is only ever rewritten by a compare-and-set on its revision
+// (Client.update), and attempts are never removed from it, so two deliveries never get
+// the same number, whatever the server forgot between them.
+func (s Status) nextAttempt() int {
+	n := 0
+	for _, a := range s.Attempts {
+		n = max(n, a.N)
+	}
+	return n + 1
 }
 
 // Outcome is the task's outcome in a word: the FinalResult's directive (with its reason

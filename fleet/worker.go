@@ -185,19 +185,23 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Term()
 		return
 	}
-	md, err := msg.Metadata()
-	if err != nil {
-		w.cfg.Log(fmt.Sprintf("task %s: %v", t.ID, err))
-		return
-	}
-	n := int(md.NumDelivered)
-	runID := fmt.Sprintf("%s-%d", t.ID, n)
-	var superseded []Attempt
+	// The attempt's number is the task's own counter, kept in its status and taken by
+	// the same compare-and-set that records the attempt: one more than the highest
+	// attempt recorded. JetStream's delivery count is not used: it starts again at 1 when
+	// a killed server loses the consumer's state, and attempt numbers, run ids, work dirs
+	// and trace objects must never repeat.
+	var (
+		n          int
+		runID      string
+		superseded []Attempt
+	)
 	st, err := w.c.update(ctx, t.ID, func(s *Status) bool {
 		superseded = superseded[:0]
 		if s.State == Finished {
 			return false
 		}
+		n = s.nextAttempt()
+		runID = fmt.Sprintf("%s-%d", t.ID, n)
 		for i := range s.Attempts {
 			if s.Attempts[i].State == Running {
 				s.Attempts[i].State = Superseded
