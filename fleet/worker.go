@@ -195,7 +195,10 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		runID      string
 		superseded []Attempt
 	)
-	st, err := w.c.update(ctx, t.ID, func(s *Status) bool {
+	// A task queued without a status (its submit could not write it after the publish)
+	// gets one now, from the message.
+	seed := &Status{Task: t, State: Queued}
+	st, err := w.c.updateOrCreate(ctx, t.ID, seed, func(s *Status) bool {
 		superseded = superseded[:0]
 		if s.State == Finished {
 			return false
@@ -212,11 +215,6 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		s.Attempts = append(s.Attempts, Attempt{N: n, Worker: w.cfg.Name, RunID: runID, State: Running, StartedAt: w.cfg.Clock.Now().UTC()})
 		return true
 	})
-	if errors.Is(err, ErrNoTask) {
-		w.cfg.Log(fmt.Sprintf("task %s has no status: dropped", t.ID))
-		_ = msg.Term()
-		return
-	}
 	if err != nil {
 		w.cfg.Log(fmt.Sprintf("task %s: %v", t.ID, err))
 		return // redelivered after the ack wait
