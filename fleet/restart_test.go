@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/agentspine/spine/taskrun"
 )
@@ -21,6 +22,12 @@ import (
 // task is delivered again as if for the first time (JetStream's delivery count 1).
 func restartServer(t *testing.T, srv *Server, dir string, forgetConsumer bool) *Server {
 	t.Helper()
+	return stopServer(t, srv, dir)(forgetConsumer)
+}
+
+// stopServer shuts srv down and returns what starts it again (see restartServer).
+func stopServer(t *testing.T, srv *Server, dir string) (again func(forgetConsumer bool) *Server) {
+	t.Helper()
 	u, err := url.Parse(srv.URL())
 	if err != nil {
 		t.Fatal(err)
@@ -30,6 +37,13 @@ func restartServer(t *testing.T, srv *Server, dir string, forgetConsumer bool) *
 		t.Fatal(err)
 	}
 	srv.Shutdown()
+	return func(forgetConsumer bool) *Server {
+		return startAgain(t, dir, port, forgetConsumer)
+	}
+}
+
+func startAgain(t *testing.T, dir string, port int, forgetConsumer bool) *Server {
+	t.Helper()
 	if forgetConsumer {
 		state := filepath.Join(dir, "jetstream", "$G", "streams", TaskStream, "obs", WorkConsumer, "o.dat")
 		if err := os.Remove(state); err != nil {
@@ -110,5 +124,28 @@ func TestAttemptsStayDistinctOverServerRestart(t *testing.T) {
 	}
 	if want := `"fleet_attempt":"2"`; !bytes.Contains(trace, []byte(want)) {
 		t.Errorf("the trace header does not say %s", want)
+	}
+}
+
+func TestReconnectDelay(t *testing.T) {
+	for _, c := range []struct {
+		spread   float64
+		attempts int
+		want     time.Duration
+	}{
+		{0, 1, 250 * time.Millisecond},
+		{0, 2, 500 * time.Millisecond},
+		{0, 4, 2 * time.Second},
+		{0, 5, 4 * time.Second},
+		{0, 50, 4 * time.Second},
+		{0.5, 1, 250*time.Millisecond + 250*time.Millisecond/8},
+		{0.999, 50, 4*time.Second + time.Duration(0.999*float64(time.Second))},
+	} {
+		if got := ReconnectDelay(c.spread)(c.attempts); got != c.want {
+			t.Errorf("ReconnectDelay(%v)(%d) = %s, want %s", c.spread, c.attempts, got, c.want)
+		}
+	}
+	if s := reconnectSpread("spine worker"); s < 0 || s >= 1 {
+		t.Errorf("reconnectSpread = %v, want [0, 1)", s)
 	}
 }
