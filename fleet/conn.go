@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -27,8 +29,11 @@ type ConnectOptions struct {
 	CAFile, CertFile, KeyFile string
 	Name                      string // the connection's name the server shows
 
-	// OnDisconnect hears that the connection dropped (err may be nil).
+	// OnDisconnect hears that the connection dropped (err may be nil); OnReconnect that
+	// it is back. Between them the client tries to reconnect, forever, with backoff
+	// (ReconnectDelay); what it publishes meanwhile is buffered and sent once it is back.
 	OnDisconnect func(err error)
+	OnReconnect  func()
 	// Clock stamps statuses; IDs names tasks. nil: the wall clock and random ids.
 	Clock engine.Clock
 	IDs   engine.IDSource
@@ -63,7 +68,8 @@ func (o ConnectOptions) natsOptions() ([]nats.Option, error) {
 	if name == "" {
 		name = "spine"
 	}
-	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1),
+		nats.CustomReconnectDelay(ReconnectDelay(reconnectSpread(name)))}
 	switch {
 	case o.User != "":
 		opts = append(opts, nats.UserInfo(o.User, o.Password))
@@ -86,6 +92,9 @@ func (o ConnectOptions) natsOptions() ([]nats.Option, error) {
 	}
 	if o.OnDisconnect != nil {
 		opts = append(opts, nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { o.OnDisconnect(err) }))
+	}
+	if o.OnReconnect != nil {
+		opts = append(opts, nats.ReconnectHandler(func(*nats.Conn) { o.OnReconnect() }))
 	}
 	return opts, nil
 }
@@ -131,6 +140,10 @@ func (c *Client) URL() string { return c.url }
 // Connected reports whether the connection is up now.
 func (c *Client) Connected() bool { return c.nc.IsConnected() }
 
+// Closed reports whether the connection is closed for good: closed by Close, or given up
+// by the client (a server that refuses its credentials on reconnecting).
+func (c *Client) Closed() bool { return c.nc.IsClosed() }
+
 // Close drains what the client published and closes the connection.
 func (c *Client) Close() {
 	_ = c.nc.Drain()
@@ -163,4 +176,36 @@ func RedactURL(raw string) string {
 		}
 	}
 	return strings.Join(parts, ",")
+}
+
+// Reconnection backoff: the first retry after MinReconnectWait, doubling up to
+// MaxReconnectWait.
+const (
+	MinReconnectWait = 250 * time.Millisecond
+	MaxReconnectWait = 4 * time.Second
+)
+
+// ReconnectDelay is the pause before the attempts-th round of reconnecting (1, 2, …):
+// MinReconnectWait doubled each round up to MaxReconnectWait, lengthened by spread (in
+// [0, 1)) of a quarter of it, so that the clients of a restarted server do not all come
+// back at once.
+func ReconnectDelay(spread float64) func(attempts int) time.Duration {
+	return func(attempts int) time.Duration {
+		d := MinReconnectWait
+		for i := 1; i < attempts && d < MaxReconnectWait; i++ {
+			d *= 2
+		}
+		d = min(d, MaxReconnectWait)
+		return d + time.Duration(spread*float64(d/4))
+	}
+}
+
+// reconnectSpread is this client's share of the reconnection jitter: a hash of what
+// tells it from the others (the host, the process, the connection's name), not a random
+// draw, which the fleet does not make.
+func reconnectSpread(name string) float64 {
+	host, _ := os.Hostname()
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%d/%s", host, os.Getpid(), name)
+	return float64(h.Sum64()%1024) / 1024
 }

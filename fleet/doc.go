@@ -6,7 +6,8 @@
 //     its one durable pull consumer that every worker shares, the key-value bucket of
 //     task statuses, the stream of accepted results, the object store of traces, and
 //     the stream of bus messages (spine.run.<run>.<from>.<to>);
-//   - submitting a task (Client.Submit, an id from an injected IDSource) and reading
+//   - submitting a task (Client.Submit, an id from an injected IDSource: published
+//     before its status is written, so no status stands for a task not queued) and reading
 //     statuses (Client.Status, Client.List) and traces (Client.Trace);
 //   - the worker (Worker.Run): it pulls a task, runs it with taskrun.RunTask in a work
 //     dir of its own, stores the whole trace in the object store, then records the
@@ -14,11 +15,13 @@
 //     server it is in progress, so only a worker that died loses its task, which is
 //     redelivered once the ack deadline passes. An attempt's result is accepted by a
 //     compare-and-set on the task's status, so a task never has two accepted results,
-//     and a redelivered attempt's trace header names the attempt it supersedes; a
-//     worker that loses its connection takes no more tasks. An attempt whose run could
-//     not start (its set-up failed and left no trace) is recorded as failed with its
-//     error, and the task goes back to the queue after a pause, until MaxStartFailures
-//     such attempts end it with that error;
+//     and a redelivered attempt's trace header names the attempt it supersedes.
+//     Attempts are numbered by the task's status, never by the delivery count, so they
+//     never repeat. A worker whose connection drops reconnects with backoff and keeps
+//     its runs and their leases; only a connection closed for good ends it. An attempt
+//     whose run could not start (its set-up failed and left no trace) is recorded as
+//     failed with its error, and the task goes back to the queue after a pause, until
+//     MaxStartFailures such attempts end it with that error;
 //   - the Megram log (SharedMemory): every worker's store is an index of one stream of
 //     exported records, restored once by id; the Dreamer runs on the holder of a lease
 //     in a key-value bucket;

@@ -54,12 +54,15 @@ const (
 )
 
 // MaxStartFailures is how many attempts of a task may fail to start a run before the
-// task ends with the last one's error instead of going back to the queue once more.
+// task ends with the last one's error instead of going back to the queue once more. It
+// counts attempts recorded failed in the task's status, not deliveries: a delivery whose
+// attempt was never recorded (its worker could not reach the status) ran nothing, and
+// JetStream's delivery count starts again at 1 when a killed server loses its state.
 const MaxStartFailures = 3
 
-// Attempt is one delivery of a task to a worker.
+// Attempt is one delivery of a task to a worker that took it.
 type Attempt struct {
-	N         int       `json:"n"`
+	N         int       `json:"n"` // 1, 2, …: never repeated within a task (Status.nextAttempt)
 	Worker    string    `json:"worker"`
 	RunID     string    `json:"run_id"`
 	State     string    `json:"state"`
@@ -81,6 +84,18 @@ type Status struct {
 	Accepted int                   `json:"accepted,omitempty"`
 	Final    *contract.FinalResult `json:"final,omitempty"`
 	Error    string                `json:"error,omitempty"`
+}
+
+// nextAttempt is the number of the task's next attempt: one more than the highest
+// recorded. The status is only ever rewritten by a compare-and-set on its revision
+// (Client.update), and attempts are never removed from it, so two deliveries never get
+// the same number, whatever the server forgot between them.
+func (s Status) nextAttempt() int {
+	n := 0
+	for _, a := range s.Attempts {
+		n = max(n, a.N)
+	}
+	return n + 1
 }
 
 // Outcome is the task's outcome in a word: the FinalResult's directive (with its reason
@@ -109,29 +124,67 @@ func (s Status) AcceptedAttempt() (Attempt, bool) {
 
 // Submit puts a task on the queue and returns its status, queued. Its id comes from the
 // client's IDSource.
+//
+// The task is published first and its status recorded after, so a submit either queues
+// the task or leaves nothing behind: a status written first could outlive a publish
+// that failed (its clean-up fails too when the server is gone), a task no worker would
+// ever take. The publish carries the task id as its JetStream message id, so trying it
+// again after an unanswered publish never queues the task twice. Once the task is
+// queued it is the submitter's: when its status cannot be written (the server went away
+// after storing it) Submit still succeeds, and the worker that takes the task records
+// the status from the message (Worker.handle).
 func (c *Client) Submit(ctx context.Context, text string, o RunOptions) (Status, error) {
 	if strings.TrimSpace(text) == "" {
 		return Status{}, errors.New("fleet: the task text is empty")
 	}
 	id := newTaskID(c.ids.NewID())
 	st := Status{Task: Task{ID: id, Text: text, Options: o, SubmittedAt: c.clock.Now().UTC()}, State: Queued}
-	val, err := json.Marshal(st)
-	if err != nil {
-		return Status{}, err
-	}
-	if _, err := c.status.Create(ctx, id, val); err != nil {
-		return Status{}, fmt.Errorf("fleet: recording task %s: %w", id, err)
-	}
 	msg, err := json.Marshal(st.Task)
 	if err != nil {
 		return Status{}, err
 	}
-	if _, err := c.js.PublishMsg(ctx, &nats.Msg{Subject: TaskSubject, Data: msg,
-		Header: nats.Header{jetstream.MsgIDHeader: []string{id}}}); err != nil {
-		_ = c.status.Purge(ctx, id)
-		return Status{}, fmt.Errorf("fleet: queueing task %s: %w", id, err)
+	if err := c.publishTask(ctx, id, msg); err != nil {
+		return Status{}, err
 	}
+	val, err := json.Marshal(st)
+	if err != nil {
+		return Status{}, err
+	}
+	// Queued whatever this says: a failed write leaves the status to the worker that
+	// takes the task, and ErrKeyExists means one already has.
+	_, _ = c.status.Create(ctx, id, val)
 	return st, nil
+}
+
+// publishAttempts bounds how often Submit tries a publish whose outcome it does not know.
+const publishAttempts = 3
+
+// publishTask puts the task's message on the queue, trying again (with the same message
+// id, which the stream deduplicates) while the server does not answer.
+func (c *Client) publishTask(ctx context.Context, id string, msg []byte) error {
+	var err error
+	for try := 1; try <= publishAttempts; try++ {
+		_, err = c.js.PublishMsg(ctx, &nats.Msg{Subject: TaskSubject, Data: msg,
+			Header: nats.Header{jetstream.MsgIDHeader: []string{id}}})
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil || !unanswered(err) {
+			break
+		}
+	}
+	if unanswered(err) && !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, jetstream.ErrNoStreamResponse) {
+		return fmt.Errorf("fleet: queueing task %s: %w (the server may have stored it before it stopped answering: `spine status %s` shows it once a worker takes it)", id, err, id)
+	}
+	return fmt.Errorf("fleet: queueing task %s: %w", id, err)
+}
+
+// unanswered reports whether err says a request went without an answer (a timeout, no
+// responder, a connection down), rather than that the server refused it.
+func unanswered(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
+		errors.Is(err, nats.ErrConnectionReconnecting) || errors.Is(err, nats.ErrDisconnected)
 }
 
 // newTaskID makes a task id from an id source's id: "task-" and at most 16 of its
@@ -206,8 +259,17 @@ func (c *Client) List(ctx context.Context) ([]Status, error) {
 // retrying when another writer came first. change sees the current status and returns
 // false to leave it as it is.
 func (c *Client) update(ctx context.Context, id string, change func(*Status) bool) (Status, error) {
+	return c.updateOrCreate(ctx, id, nil, change)
+}
+
+// updateOrCreate is update, except that a task with no status yet starts from seed (when
+// not nil), written only if no status appeared meanwhile.
+func (c *Client) updateOrCreate(ctx context.Context, id string, seed *Status, change func(*Status) bool) (Status, error) {
 	for {
 		st, rev, err := c.readStatus(ctx, id)
+		if errors.Is(err, ErrNoTask) && seed != nil {
+			st, rev, err = *seed, 0, nil
+		}
 		if err != nil {
 			return st, err
 		}
@@ -218,12 +280,17 @@ func (c *Client) update(ctx context.Context, id string, change func(*Status) boo
 		if err != nil {
 			return st, err
 		}
-		_, err = c.status.Update(ctx, id, val, rev)
+		if rev == 0 {
+			_, err = c.status.Create(ctx, id, val)
+		} else {
+			_, err = c.status.Update(ctx, id, val, rev)
+		}
 		if err == nil {
 			return st, nil
 		}
 		var apiErr *jetstream.APIError
-		if !errors.As(err, &apiErr) || apiErr.ErrorCode != jetstream.JSErrCodeStreamWrongLastSequence {
+		if !errors.Is(err, jetstream.ErrKeyExists) &&
+			(!errors.As(err, &apiErr) || apiErr.ErrorCode != jetstream.JSErrCodeStreamWrongLastSequence) {
 			return st, fmt.Errorf("fleet: task %s: %w", id, err)
 		}
 		if err := ctx.Err(); err != nil {

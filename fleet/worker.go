@@ -59,9 +59,11 @@ type WorkerConfig struct {
 	Log func(string)
 }
 
-// ErrConnectionLost ends Worker.Run when the NATS connection dropped: the worker took no
-// task after it, and the tasks it held were run to their end by their rules.
-var ErrConnectionLost = errors.New("fleet: the NATS connection was lost; this worker takes no more tasks")
+// ErrConnectionLost ends Worker.Run when the NATS connection is closed for good (the
+// client gave up reconnecting, e.g. refused credentials): the worker took no task after
+// it, and the tasks it held were run to their end by their rules. A connection that
+// drops is not lost: the worker waits for it to come back (see Worker.Run).
+var ErrConnectionLost = errors.New("fleet: the NATS connection is closed; this worker takes no more tasks")
 
 // Worker pulls tasks from the fleet's queue and runs them.
 type Worker struct {
@@ -70,6 +72,7 @@ type Worker struct {
 	cons     jetstream.Consumer
 	ackWait  time.Duration
 	lost     atomic.Bool
+	offline  atomic.Bool // the connection is down and the worker has said so
 	stopping atomic.Bool
 	done     atomic.Int64
 }
@@ -125,9 +128,15 @@ func (w *Worker) Name() string { return w.cfg.Name }
 // Done is how many tasks this worker has handled to the end (acknowledged).
 func (w *Worker) Done() int64 { return w.done.Load() }
 
-// Run takes tasks until ctx is cancelled (it returns nil) or the connection is lost (it
-// returns ErrConnectionLost). Tasks in hand when ctx is cancelled are left
+// Run takes tasks until ctx is cancelled (it returns nil) or the connection is closed
+// for good (it returns ErrConnectionLost). Tasks in hand when ctx is cancelled are left
 // unacknowledged, to be redelivered.
+//
+// When the connection drops the client reconnects with backoff; meanwhile the worker
+// takes no task, the runs in hand go on, their "in progress" words wait in the client's
+// buffer, and their results are recorded once the server answers again. The work
+// consumer is durable, so a task's delivery, and the lease its worker keeps renewing,
+// outlive a server restart on the same store.
 func (w *Worker) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for i := 0; i < w.cfg.Concurrency; i++ {
@@ -147,14 +156,24 @@ func (w *Worker) Run(ctx context.Context) error {
 // slot is one task at a time: pull, run, store, acknowledge.
 func (w *Worker) slot(ctx context.Context) {
 	for ctx.Err() == nil && !w.stopping.Load() {
-		if !w.c.Connected() {
+		if w.c.Closed() {
 			if w.lost.CompareAndSwap(false, true) {
-				w.cfg.Log("the NATS connection is lost: taking no more tasks")
+				w.cfg.Log("the NATS connection is closed: taking no more tasks")
 			}
 			return
 		}
 		if w.lost.Load() {
 			return
+		}
+		if !w.c.Connected() {
+			if w.offline.CompareAndSwap(false, true) {
+				w.cfg.Log("the NATS connection is down: reconnecting; the tasks in hand keep running")
+			}
+			w.pause(ctx, MinReconnectWait)
+			continue
+		}
+		if w.offline.CompareAndSwap(true, false) {
+			w.cfg.Log("the NATS connection is back: taking tasks again")
 		}
 		fctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		batch, err := w.cons.Fetch(1, jetstream.FetchContext(fctx))
@@ -185,19 +204,26 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Term()
 		return
 	}
-	md, err := msg.Metadata()
-	if err != nil {
-		w.cfg.Log(fmt.Sprintf("task %s: %v", t.ID, err))
-		return
-	}
-	n := int(md.NumDelivered)
-	runID := fmt.Sprintf("%s-%d", t.ID, n)
-	var superseded []Attempt
-	st, err := w.c.update(ctx, t.ID, func(s *Status) bool {
+	// The attempt's number is the task's own counter, kept in its status and taken by
+	// the same compare-and-set that records the attempt: one more than the highest
+	// attempt recorded. JetStream's delivery count is not used: it starts again at 1 when
+	// a killed server loses the consumer's state, and attempt numbers, run ids, work dirs
+	// and trace objects must never repeat.
+	var (
+		n          int
+		runID      string
+		superseded []Attempt
+	)
+	// A task queued without a status (its submit could not write it after the publish)
+	// gets one now, from the message.
+	seed := &Status{Task: t, State: Queued}
+	st, err := w.c.updateOrCreate(ctx, t.ID, seed, func(s *Status) bool {
 		superseded = superseded[:0]
 		if s.State == Finished {
 			return false
 		}
+		n = s.nextAttempt()
+		runID = fmt.Sprintf("%s-%d", t.ID, n)
 		for i := range s.Attempts {
 			if s.Attempts[i].State == Running {
 				s.Attempts[i].State = Superseded
@@ -208,11 +234,6 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		s.Attempts = append(s.Attempts, Attempt{N: n, Worker: w.cfg.Name, RunID: runID, State: Running, StartedAt: w.cfg.Clock.Now().UTC()})
 		return true
 	})
-	if errors.Is(err, ErrNoTask) {
-		w.cfg.Log(fmt.Sprintf("task %s has no status: dropped", t.ID))
-		_ = msg.Term()
-		return
-	}
 	if err != nil {
 		w.cfg.Log(fmt.Sprintf("task %s: %v", t.ID, err))
 		return // redelivered after the ack wait
@@ -224,15 +245,48 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	w.cfg.Log(fmt.Sprintf("task %s: attempt %d started (run %s)", t.ID, n, runID))
 
+	// The lease is renewed until the result is recorded and acknowledged, which may
+	// wait for the server to come back.
 	stop := w.heartbeat(msg)
+	defer stop()
 	a, runErr := w.run(ctx, t, n, runID, superseded)
-	stop()
 	if ctx.Err() != nil {
 		// Stopping: the task goes back to the queue for another worker.
 		_ = msg.Nak()
 		return
 	}
 	w.finish(ctx, msg, t, a, runErr)
+}
+
+// pause waits d, or less when ctx ends.
+func (w *Worker) pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// persist does one write of a task's to JetStream, doing it again while the server does
+// not answer (the connection is down, or back but the server not ready), with backoff:
+// a result is not given up because the server restarted while the run went on. It
+// gives up when ctx ends, when the connection is closed for good, or when the worker is
+// stopping and the connection is down; the task is then redelivered.
+func (w *Worker) persist(ctx context.Context, what string, f func(context.Context) error) error {
+	wait := MinReconnectWait
+	for said := false; ; said = true {
+		err := f(ctx)
+		if err == nil || ctx.Err() != nil || w.c.Closed() || !unanswered(err) && w.c.Connected() ||
+			w.stopping.Load() && !w.c.Connected() {
+			return err
+		}
+		if !said {
+			w.cfg.Log(fmt.Sprintf("%s: %v; trying again until the server answers", what, err))
+		}
+		w.pause(ctx, wait)
+		wait = min(2*wait, MaxReconnectWait)
+	}
 }
 
 // heartbeat tells the server the task is in progress every third of the ack wait.
@@ -348,7 +402,10 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 		return out, fmt.Errorf("reading the trace: %w", err)
 	}
 	name := fmt.Sprintf("%s/%d", t.ID, n)
-	if _, err := w.c.traces.PutBytes(ctx, name, b); err != nil {
+	if err := w.persist(ctx, fmt.Sprintf("task %s: storing the trace", t.ID), func(ctx context.Context) error {
+		_, err := w.c.traces.PutBytes(ctx, name, b)
+		return err
+	}); err != nil {
 		return out, fmt.Errorf("storing the trace: %w", err)
 	}
 	out.trace, out.traceHead, out.signedBy = name, res.TraceHead, res.SignedBy
@@ -389,34 +446,10 @@ func (w *Worker) finish(ctx context.Context, msg jetstream.Msg, t Task, a attemp
 		return
 	}
 	accepted := false
-	st, err := w.c.update(ctx, t.ID, func(s *Status) bool {
-		accepted = false
-		i := -1
-		for j := range s.Attempts {
-			if s.Attempts[j].N == a.n {
-				i = j
-			}
-		}
-		if i < 0 {
-			return false
-		}
-		at := &s.Attempts[i]
-		at.EndedAt, at.Trace, at.TraceHead, at.SignedBy = w.cfg.Clock.Now().UTC(), a.trace, a.traceHead, a.signedBy
-		if s.State == Finished || at.State != Running {
-			at.State = Refused
-			return true
-		}
-		at.State, s.State, s.Accepted, accepted = Finished, Finished, a.n, true
-		s.Final, s.Error = nil, ""
-		if a.final != nil {
-			s.Final = a.final.Final
-		}
-		if runErr != nil {
-			s.Error = runErr.Error()
-		} else if s.Final == nil {
-			s.Error = "the run ended without a FinalResult"
-		}
-		return true
+	var st Status
+	err := w.persist(ctx, fmt.Sprintf("task %s: recording attempt %d", t.ID, a.n), func(ctx context.Context) (err error) {
+		st, err = w.c.update(ctx, t.ID, w.recordResult(a, runErr, &accepted))
+		return err
 	})
 	if err != nil {
 		w.cfg.Log(fmt.Sprintf("task %s: attempt %d: recording the result: %v; left for redelivery", t.ID, a.n, err))
@@ -431,6 +464,45 @@ func (w *Worker) finish(ctx context.Context, msg jetstream.Msg, t Task, a attemp
 	}
 	w.cfg.Log(fmt.Sprintf("task %s: attempt %d finished: %s", t.ID, a.n, st.Outcome()))
 	w.ack(ctx, msg, t.ID)
+}
+
+// recordResult is the change to a status that records attempt a's result: accepted
+// (*accepted set) if the task has none and the attempt was not superseded meanwhile,
+// else refused.
+func (w *Worker) recordResult(a attemptRun, runErr error, accepted *bool) func(*Status) bool {
+	return func(s *Status) bool {
+		*accepted = false
+		i := -1
+		for j := range s.Attempts {
+			if s.Attempts[j].N == a.n {
+				i = j
+			}
+		}
+		if i < 0 {
+			return false
+		}
+		at := &s.Attempts[i]
+		if s.Accepted == a.n && at.State == Finished {
+			*accepted = true // recorded by an earlier try whose answer was lost
+			return false
+		}
+		at.EndedAt, at.Trace, at.TraceHead, at.SignedBy = w.cfg.Clock.Now().UTC(), a.trace, a.traceHead, a.signedBy
+		if s.State == Finished || at.State != Running {
+			at.State = Refused
+			return true
+		}
+		at.State, s.State, s.Accepted, *accepted = Finished, Finished, a.n, true
+		s.Final, s.Error = nil, ""
+		if a.final != nil {
+			s.Final = a.final.Final
+		}
+		if runErr != nil {
+			s.Error = runErr.Error()
+		} else if s.Final == nil {
+			s.Error = "the run ended without a FinalResult"
+		}
+		return true
+	}
 }
 
 // failedStart records an attempt whose run did not start (no trace) and puts the task
@@ -485,12 +557,25 @@ func (w *Worker) failedStart(ctx context.Context, msg jetstream.Msg, t Task, n i
 	}
 }
 
+// ackAttempts bounds the tries of an acknowledgement the server did not answer. One that
+// never arrives costs a redelivery, which finds the result recorded and acknowledges.
+const ackAttempts = 5
+
 func (w *Worker) ack(ctx context.Context, msg jetstream.Msg, id string) {
-	if err := msg.DoubleAck(ctx); err != nil {
-		w.cfg.Log(fmt.Sprintf("task %s: acknowledging: %v", id, err))
-		return
+	wait := MinReconnectWait
+	for try := 1; ; try++ {
+		err := msg.DoubleAck(ctx)
+		if err == nil {
+			w.done.Add(1)
+			return
+		}
+		if try == ackAttempts || ctx.Err() != nil || w.c.Closed() || !unanswered(err) {
+			w.cfg.Log(fmt.Sprintf("task %s: acknowledging: %v", id, err))
+			return
+		}
+		w.pause(ctx, wait)
+		wait = min(2*wait, MaxReconnectWait)
 	}
-	w.done.Add(1)
 }
 
 // drained reports whether no task is waiting and none is in any worker's hands.

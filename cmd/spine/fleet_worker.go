@@ -30,10 +30,14 @@ that dies loses nothing: its tasks come back after the ack wait and run again on
 another worker, and the new attempt's trace names the one it supersedes.
 
 --demo runs every task as spine demo --pipeline does (the demo's project, scripted
-replies, no model and no key): a fleet to try without an endpoint. A worker that loses
-its NATS connection takes no more tasks, lets the runs in hand end by their rules, and
-exits with status 1. An interrupt or SIGTERM stops it the same way (exit 0); a second
-interrupt aborts the runs in hand, whose tasks then run again elsewhere.
+replies, no model and no key): a fleet to try without an endpoint. A worker whose NATS
+server goes away reconnects with backoff (250 ms doubling to 4 s, forever): the runs in
+hand go on and keep their tasks' leases, their results are recorded once the server is
+back, and then it takes tasks again. Only a connection closed for good (a server that
+refuses its credentials) ends it, with status 1, after the runs in hand. An interrupt or
+SIGTERM stops it taking tasks (exit 0) once the runs in hand are recorded, or given up
+while the server is down; a second interrupt aborts them, and their tasks then run
+again elsewhere.
 
 The worker decides a task's network, not the task: a task's --allow-net is opened only
 when the worker's own --allow-net holds the same host (names compare as written, never
