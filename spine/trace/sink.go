@@ -14,8 +14,9 @@ import (
 // to after it returns: the engine reuses event bodies between cycles.
 type Sink interface {
 	Write(e *Event) error
-	// Flush makes every event written so far durable to the sink's medium. The engine
-	// calls it at each cycle boundary.
+	// Flush hands every event written so far to the sink's medium (for a file, the
+	// kernel: see FileSink). The engine calls it at each cycle boundary and, in a live
+	// run, after each exchange, so it must be cheap when there is little to write.
 	Flush() error
 }
 
