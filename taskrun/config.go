@@ -101,9 +101,14 @@ type Result struct {
 	roles.TaskResult
 	RunID     string
 	TracePath string // "" only when RunTask refused before creating it
-	// TraceHead is the hash of the trace's last line: a copy outside the file, so that
-	// a rewrite of the whole file can be told.
-	TraceHead string
+	// TraceHead is the hash of the last line on the trace file: a copy outside the file,
+	// so that a rewrite of the whole file can be told. TraceLines is that line's number.
+	TraceHead  string
+	TraceLines int
+	// TraceCut is the write error that cut the trace short (a full disk), nil when every
+	// line reached the file: the file then ends at line TraceLines, perhaps followed by
+	// part of the next, and the run's error says so too.
+	TraceCut  error
 	SignedBy  string // the fingerprint of the key that signed the trace, "" when unsigned
 	Isolation sandbox.Isolation
 	// The live Auditor's findings (also in the trace, after the halt) and the messages

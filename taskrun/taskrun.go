@@ -202,7 +202,9 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if err := file.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
-	res.TraceHead = file.Head()
+	// What reached the file, not what was encoded: after a failed write the two differ.
+	mark, cut := file.Written()
+	res.TraceHead, res.TraceLines, res.TraceCut = mark.Head, mark.Line, cut
 	res.Findings, res.AuditErrors = auditor.all, auditor.errs
 	if writes != nil {
 		res.MemoryWrites = writes.outcome()

@@ -179,7 +179,9 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	} else {
 		fmt.Fprintf(out, "work dir: %s was not written\n", d.Report)
 	}
-	code := show.finish(io, res.TaskResult, o.runErr, res.TracePath, res.TraceHead, res.Pipeline)
+	end := traceEnd{head: res.TraceHead, lines: res.TraceLines, cut: res.TraceCut}
+	code := show.finish(io, res.TaskResult, o.runErr, res.TracePath, end, res.Pipeline)
+	defer func() { traceIncomplete(io, res.TracePath, end, res.Final, exitFail) }()
 	if res.SignedBy != "" {
 		fmt.Fprintf(io.out, "Signed by:           %s\n", res.SignedBy)
 	}

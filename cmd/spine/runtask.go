@@ -175,12 +175,14 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	if res.Dream != nil {
 		showDream(show, res.Dream)
 	}
-	code := show.finish(io, res.TaskResult, runErr, res.TracePath, res.TraceHead, res.Pipeline)
+	end := traceEnd{head: res.TraceHead, lines: res.TraceLines, cut: res.TraceCut}
+	code := show.finish(io, res.TaskResult, runErr, res.TracePath, end, res.Pipeline)
 	if res.SignedBy != "" && !*asJSON {
 		fmt.Fprintf(io.out, "trace signed by %s\n", res.SignedBy)
 	}
 	code = memoryLost(io, res.MemoryWrites, *memDir, code)
-	return sendRunTrace(ctx, io, *f.otlp, res.TracePath, *asJSON, code)
+	code = sendRunTrace(ctx, io, *f.otlp, res.TracePath, *asJSON, code)
+	return traceIncomplete(io, res.TracePath, end, res.Final, code)
 }
 
 // statusLine is the spinner's text for a role's status.
@@ -292,7 +294,7 @@ func outcomeLine(o *contract.SubTaskOutcome) string {
 
 // finish prints how the run ended and returns the exit status: 0 when the task was
 // accepted or succeeded, 1 otherwise.
-func (d *runDisplay) finish(io stdio, res roles.TaskResult, runErr error, path, head string, p *roles.Pipeline) int {
+func (d *runDisplay) finish(io stdio, res roles.TaskResult, runErr error, path string, end traceEnd, p *roles.Pipeline) int {
 	usage, calls := p.Usage()
 	if d.json != nil {
 		type summary struct {
@@ -305,9 +307,10 @@ func (d *runDisplay) finish(io stdio, res roles.TaskResult, runErr error, path, 
 			Calls    int                    `json:"model_calls"`
 			Usage    llm.Usage              `json:"usage"`
 			Canceled bool                   `json:"canceled,omitempty"`
+			Cut      *traceCut              `json:"trace_incomplete,omitempty"`
 		}
 		s := summary{Type: "RunSummary", Run: res.Result, Trace: path, Final: res.Final, Failure: res.Failure, Calls: calls, Usage: usage,
-			Canceled: errors.Is(runErr, context.Canceled)}
+			Canceled: errors.Is(runErr, context.Canceled), Cut: end.json()}
 		if runErr != nil {
 			s.Error = runErr.Error()
 		}
@@ -321,16 +324,19 @@ func (d *runDisplay) finish(io stdio, res roles.TaskResult, runErr error, path, 
 		fmt.Fprintf(io.out, "%s: %s (objective %s) after %d iteration(s) · %d model call(s), %d tokens\n",
 			res.Result.Run, res.Result.Outcome, res.Result.Objective, res.Result.Iterations, calls, usage.TotalTokens)
 		switch {
+		case end.cut != nil:
+			fmt.Fprintf(io.out, "the trace in %s is incomplete: it ends at line %d\n", path, end.lines)
 		case errors.Is(runErr, context.Canceled):
 			fmt.Fprintf(io.out, "stopped on request; the trace up to that point is in %s\n", path)
 		default:
 			fmt.Fprintf(io.out, "trace written to %s\n", path)
 		}
 		fmt.Fprintf(io.out, "Replay and check it: spine replay --check %s\n", path)
-		if head != "" {
+		if end.head != "" {
 			// The chain shows an edit inside the file; this copy outside it shows a file
-			// rewritten whole or cut short.
-			fmt.Fprintf(io.out, "Its last line's hash is %s: keep it to tell whether the file is ever rewritten\n", head)
+			// rewritten whole or cut short. It is the last line on the file, not the last
+			// one encoded.
+			fmt.Fprintf(io.out, "Its last line's hash is %s: keep it to tell whether the file is ever rewritten\n", end.head)
 		}
 	}
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {

@@ -19,8 +19,9 @@ import (
 // goes to a buffer of its own.
 //
 // Subtasks run by ascending sequence number. Those of one number run in parallel, at most
-// Parallel at once. When a group has finished, its buffers are written in plan order, so
-// the trace does not depend on which subtask finished first. When a group has a failed
+// Parallel at once. The group's buffers are written in plan order, so the trace does not
+// depend on which subtask finished first: the first unfinished subtask's record is
+// written as it is made, the others' once every subtask before theirs has finished. When a group has a failed
 // subtask, the later groups depend on it and are not run: their validators say so to R4b.
 // When ctx is cancelled, dispatch returns the error once the running group has stopped.
 func (p *Pipeline) dispatch(ctx context.Context, rec recorder, post *bus.Post, g guard) error {
@@ -42,7 +43,8 @@ func (p *Pipeline) dispatch(ctx context.Context, rec recorder, post *bus.Post, g
 	}
 	failedSeq := 0
 	for _, group := range groups(as) {
-		bufs := make([]buffer, len(group))
+		journal := newGroup(rec, len(group))
+		bufs := journal.bufs
 		errs := make([]error, len(group))
 		statuses := make([]string, len(group))
 		branches := make([]*bus.Post, len(group))
@@ -52,6 +54,7 @@ func (p *Pipeline) dispatch(ctx context.Context, rec recorder, post *bus.Post, g
 				branches[k] = branch
 				branch.Deliver("R4a", mail[i])
 				errs[k] = p.skipped(branch, failedSeq)
+				journal.finished(k)
 			}
 		} else {
 			sem := make(chan struct{}, p.cfg.Parallel)
@@ -66,13 +69,11 @@ func (p *Pipeline) dispatch(ctx context.Context, rec recorder, post *bus.Post, g
 					defer wg.Done()
 					sem <- struct{}{}
 					defer func() { <-sem }()
+					defer journal.finished(k)
 					statuses[k], errs[k] = p.effectorAgent(ctx, &bufs[k], branch, g, &as[i])
 				}()
 			}
 			wg.Wait()
-		}
-		for k := range group {
-			bufs[k].flush(rec)
 		}
 		for _, err := range errs {
 			if err != nil {

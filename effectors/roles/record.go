@@ -46,11 +46,15 @@ type event struct {
 	m *trace.Message
 }
 
-// buffer holds a subtask's journal entries until its group has finished, so that
-// parallel work is journalled in plan order whatever order it completed in.
+// buffer holds a subtask's journal entries until every subtask before it in its group
+// has finished, so that parallel work is journalled in plan order whatever order it
+// completed in. The first unfinished subtask's buffer writes through (see through): its
+// model and tool calls reach the trace as they happen, and a run killed in the middle
+// of a group keeps them.
 type buffer struct {
 	mu     sync.Mutex
 	events []event
+	to     recorder // set once the buffer writes through
 }
 
 var _ recorder = (*buffer)(nil)
@@ -58,29 +62,69 @@ var _ recorder = (*buffer)(nil)
 func (b *buffer) exchange(x engine.Exchange) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.to != nil {
+		b.to.exchange(x)
+		return
+	}
 	b.events = append(b.events, event{x: &x})
 }
 
-// Message keeps m for the flush; its seq is not known until then.
+// Message keeps m for the flush; its seq is not known until then. A buffer that writes
+// through does not know it either, as far as its subtask is told: what a subtask sees
+// must not depend on when its buffer started writing through.
 func (b *buffer) Message(m trace.Message) int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.to != nil {
+		b.to.Message(m)
+		return 0
+	}
 	b.events = append(b.events, event{m: &m})
 	return 0
 }
 
-// flush replays the buffered entries into to, in the order they were made, and empties
-// the buffer.
-func (b *buffer) flush(to recorder) {
+// through replays the buffered entries into to, in the order they were made, and
+// writes every later entry straight to it.
+func (b *buffer) through(to recorder) {
 	b.mu.Lock()
-	events := b.events
-	b.events = nil
-	b.mu.Unlock()
-	for _, e := range events {
+	defer b.mu.Unlock()
+	for _, e := range b.events {
 		if e.x != nil {
 			to.exchange(*e.x)
 		} else {
 			to.Message(*e.m)
+		}
+	}
+	b.events, b.to = nil, to
+}
+
+// group is the journal of one group of subtasks, written in plan order: subtask k's
+// buffer writes through once every subtask before it has finished.
+type group struct {
+	mu   sync.Mutex
+	rec  recorder
+	bufs []buffer
+	done []bool
+	head int // the first unfinished subtask, whose buffer writes through
+}
+
+func newGroup(rec recorder, n int) *group {
+	g := &group{rec: rec, bufs: make([]buffer, n), done: make([]bool, n)}
+	if n > 0 {
+		g.bufs[0].through(rec)
+	}
+	return g
+}
+
+// finished marks subtask k done and lets the next unfinished one write through.
+func (g *group) finished(k int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.done[k] = true
+	for g.head < len(g.done) && g.done[g.head] {
+		g.head++
+		if g.head < len(g.bufs) {
+			g.bufs[g.head].through(g.rec)
 		}
 	}
 }

@@ -70,29 +70,42 @@ func BenchmarkAgendaCycle(b *testing.B) {
 	}
 }
 
-// BenchmarkTraceAppend measures one event appended to a buffered file sink.
+// BenchmarkTraceAppend measures one event appended to a file sink through the tracer:
+// batched (the sink writes when its 64 KiB buffer fills and at cycle boundaries, as a
+// replay writes), and flushed after it as a live run flushes after each exchange — every
+// event (the worst case) or one in ten (a round's exchanges among its other events).
 func BenchmarkTraceAppend(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "trace.jsonl")
-	sink, err := trace.CreateFileSink(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sink.Close()
-	tr := tracer{sink: sink, clock: NewStepClock(defaultOptions().clock.Now(), 1)}
-	body := trace.Transition{From: StateSelect, To: StateAct, Event: evSelected, Iteration: 3}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		tr.emit(trace.KindTransition, body)
-	}
-	b.StopTimer()
-	if tr.err != nil {
-		b.Fatal(tr.err)
-	}
-	if err := sink.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
-		b.Fatal("nothing written", err)
+	for _, c := range []struct {
+		name  string
+		every int // flush after one event in every; 0: batched
+	}{{"batched", 0}, {"exchange-every-10", 10}, {"exchange-every-event", 1}} {
+		b.Run(c.name, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "trace.jsonl")
+			sink, err := trace.CreateFileSink(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sink.Close()
+			tr := tracer{sink: sink, clock: NewStepClock(defaultOptions().clock.Now(), 1)}
+			body := trace.Transition{From: StateSelect, To: StateAct, Event: evSelected, Iteration: 3}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				tr.emit(trace.KindTransition, body)
+				if c.every > 0 && i%c.every == 0 {
+					tr.flush()
+				}
+			}
+			b.StopTimer()
+			if tr.err != nil {
+				b.Fatal(tr.err)
+			}
+			if err := sink.Flush(); err != nil {
+				b.Fatal(err)
+			}
+			if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+				b.Fatal("nothing written", err)
+			}
+		})
 	}
 }

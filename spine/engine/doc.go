@@ -75,7 +75,9 @@
 // Every clock reading is the time of one event, the run id is in the header, and every
 // effector call is journalled with its request (and the request's hash), its result or
 // error and its duration. Effectors journal their own nested work (model calls, tool
-// calls, bus messages) through JournalFrom(ctx). All of it passes through one
+// calls, bus messages) through JournalFrom(ctx); a live run flushes the trace after
+// each of them and after each effector call, so a run killed mid-cycle keeps what it
+// did before the kill, while a replay's writes stay batched. All of it passes through one
 // Exchanger, the engine's only door to the world: the live one reads the injected clock
 // and ids and calls the effector; package replay's, the recorded one, serves a
 // recording's clock readings and effector results, calls no effector and writes the

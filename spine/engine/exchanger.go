@@ -86,6 +86,7 @@ func (l *live) Exchange(ctx context.Context, _ Tape, body trace.EffectorCall, in
 	}
 	t := &l.s.tracer
 	start, _ := t.emit(trace.KindEffectorCall, body)
+	t.flush() // the call is on the file before the effector acts
 	res, cerr := invoke(withJournal(ctx, l.s))
 	now := t.clock.Now()
 	rb := trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: now.Sub(start).Milliseconds()}

@@ -93,8 +93,8 @@ func JournalFrom(ctx context.Context) *Journal {
 	return j
 }
 
-// Record writes one nested exchange and returns the seq of its event (0 on a nil
-// Journal). It is safe to call from several goroutines; to keep traces reproducible,
+// Record writes one nested exchange, flushes the trace so that it is on the file before
+// the effector goes on, and returns the seq of its event (0 on a nil Journal). It is safe to call from several goroutines; to keep traces reproducible,
 // record concurrent work in a fixed order.
 func (j *Journal) Record(x Exchange) int64 {
 	if j == nil {
@@ -109,23 +109,43 @@ func (j *Journal) Record(x Exchange) int64 {
 	} else {
 		_, seq = t.emit(trace.KindExchange, body)
 	}
+	t.flush()
 	if tap := j.s.opts.journalTap; tap != nil {
 		tap(seq, trace.KindExchange, x)
 	}
 	return seq
 }
 
-// Message journals a bus message and returns the seq of its event (0 on a nil Journal).
+// Message journals a bus message, flushed as Record's exchanges are, and returns the
+// seq of its event (0 on a nil Journal).
 func (j *Journal) Message(m trace.Message) int64 {
 	if j == nil {
 		return 0
 	}
 	_, seq := j.s.tracer.emit(trace.KindMessage, m)
+	j.s.tracer.flush()
 	if tap := j.s.opts.journalTap; tap != nil {
 		m.Seq = seq
 		tap(seq, trace.KindMessage, m)
 	}
 	return seq
+}
+
+// flush writes the trace's buffered lines to its medium (for a file, write(2)) and
+// keeps the first error. Besides the cycle boundaries, a live run flushes after every
+// exchange, so that the next one starts with it on the file: a run killed in the middle
+// of a round keeps every exchange it made before the kill. The journal is only live (a
+// replay serves recorded calls and writes their exchanges through its Tape), so
+// replays and checks keep writing in batches.
+func (t *tracer) flush() {
+	if t.discard {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.sink.Flush(); err != nil && t.err == nil {
+		t.err = err
+	}
 }
 
 // failSeq counts an event whose body could not be encoded, as a sink that failed to

@@ -204,9 +204,7 @@ func (s *Session) Flush() error {
 	if s.tracer.discard { // nothing was written
 		return s.tracer.err
 	}
-	if err := s.tracer.sink.Flush(); err != nil && s.tracer.err == nil {
-		s.tracer.err = err
-	}
+	s.tracer.flush()
 	return s.tracer.err
 }
 

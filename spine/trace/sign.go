@@ -117,12 +117,15 @@ func (s *FileSink) Sign(sg *Signer) error {
 	msg := signedMessage(SignatureAlg, sg.fp, lines, head)
 	body := Signature{Alg: SignatureAlg, Key: sg.fp, Lines: lines, Head: head,
 		Sig: base64.StdEncoding.EncodeToString(ed25519.Sign(sg.priv, msg))}
+	if s.err != nil {
+		return s.err
+	}
 	line, err := c.encode(&Event{Seq: c.lastSeq + 1, Time: c.lastTime, Kind: KindSignature, Body: body})
 	if err != nil {
 		return err
 	}
-	_, err = s.w.Write(line)
-	return err
+	s.queue(line)
+	return nil
 }
 
 // Key files: PEM, as OpenSSL writes them. A private key is a "PRIVATE KEY" block

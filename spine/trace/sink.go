@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"errors"
@@ -15,8 +14,9 @@ import (
 // to after it returns: the engine reuses event bodies between cycles.
 type Sink interface {
 	Write(e *Event) error
-	// Flush makes every event written so far durable to the sink's medium. The engine
-	// calls it at each cycle boundary.
+	// Flush hands every event written so far to the sink's medium (for a file, the
+	// kernel: see FileSink). The engine calls it at each cycle boundary and, in a live
+	// run, after each exchange, so it must be cheap when there is little to write.
 	Flush() error
 }
 
@@ -52,32 +52,132 @@ func (c *chained) write(e *Event, w io.Writer) error {
 // file that already exists, so a recorded trace is never appended to by a second run,
 // truncated or rewritten, and holds an exclusive lock (flock) on it until Close, so a
 // second writer that asks for the lock is refused while the run writes.
+//
+// Lines reach the file (write(2)) on Flush, and when the buffer holds bufferSize bytes:
+// what was flushed survives the process being killed, as the kernel holds it; only
+// Close syncs it (fsync), so a machine crash may still lose what came after the last
+// sync. The sink keeps track of what reached the file, not only what it encoded: after
+// a failed write (a full disk) Written says which complete line the file ends with.
 type FileSink struct {
 	chained
-	w *bufio.Writer
-	f *os.File
+	w      io.Writer // the file, or a writer that stands in for it in tests
+	f      *os.File
+	buf    []byte       // lines encoded and not yet written
+	queued []queuedLine // the lines in buf, in order
+	onFile lineMark     // the last complete line on the file
+	err    error        // the first write error: nothing is written after it
+}
+
+// bufferSize is how much a FileSink holds before it writes without being asked.
+const bufferSize = 64 << 10
+
+// queuedLine is a line in a FileSink's buffer: where its content ends there, and what
+// Written reports once that is on the file.
+type queuedLine struct {
+	end  int
+	mark lineMark
+}
+
+// lineMark is a Mark as the sink keeps it, without allocating per line.
+type lineMark struct {
+	line int
+	h    [chainHexLen]byte
+}
+
+func (m lineMark) Mark() Mark {
+	if m.line == 0 {
+		return Mark{}
+	}
+	return Mark{Line: m.line, Head: string(m.h[:])}
+}
+
+// Mark names a line of a trace: its number (1 for the first) and its h. The zero Mark
+// is "no line".
+type Mark struct {
+	Line int
+	Head string
 }
 
 var _ Sink = (*FileSink)(nil)
 
-// Write encodes the event and buffers its line.
-func (s *FileSink) Write(e *Event) error { return s.write(e, s.w) }
+// Write encodes the event and buffers its line. After a failed write it returns that
+// error and encodes nothing more.
+func (s *FileSink) Write(e *Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	line, err := s.chain.encode(e)
+	if err != nil {
+		return err
+	}
+	s.queue(line)
+	if len(s.buf) >= bufferSize {
+		return s.flush()
+	}
+	return nil
+}
 
-// Head is the h of the last line written, or "" before the first: the chain's head,
-// which a host may print or store elsewhere so that a later rewrite of the whole file
-// shows.
+// queue appends an encoded line to the buffer.
+func (s *FileSink) queue(line []byte) {
+	s.buf = append(s.buf, line...)
+	// A line whose newline did not reach the file is still whole to its readers, h
+	// included, so it counts as written.
+	s.queued = append(s.queued, queuedLine{end: len(s.buf) - 1, mark: lineMark{s.chain.lines, s.chain.prev}})
+}
+
+// flush writes the buffer to the file and moves onFile to the last line that reached
+// it whole. A failed write is kept: the file may end in a torn line, and nothing is
+// written after it.
+func (s *FileSink) flush() error {
+	if s.err != nil {
+		return s.err
+	}
+	if len(s.buf) == 0 {
+		return nil
+	}
+	n, err := s.w.Write(s.buf)
+	if err == nil && n < len(s.buf) {
+		err = io.ErrShortWrite
+	}
+	for _, q := range s.queued {
+		if q.end > n {
+			break
+		}
+		s.onFile = q.mark
+	}
+	s.buf, s.queued = s.buf[:0], s.queued[:0]
+	if err != nil {
+		s.err = fmt.Errorf("trace: writing line %d: %w", s.onFile.line+1, err)
+	}
+	return s.err
+}
+
+// Head is the h of the last complete line written to the file, or "" before the first:
+// the chain's head, which a host may print or store elsewhere so that a later rewrite
+// of the whole file shows. Lines still in the buffer do not count; Close writes them.
 func (s *FileSink) Head() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.chain.head()
+	return s.onFile.Mark().Head
 }
 
-// Flush writes the buffered lines to the file. It does not fsync: a trace survives a
-// process crash up to the last flush, and Close syncs.
+// Written is the last complete line on the file, and the write error that stopped the
+// sink, if any: after an error the file ends at that line, perhaps followed by part of
+// the next.
+func (s *FileSink) Written() (Mark, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.onFile.Mark(), s.err
+}
+
+// Flush writes the buffered lines to the file (write(2)). It does not fsync: a trace
+// survives the process being killed up to the last flush, and Close syncs.
 func (s *FileSink) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.w.Flush()
+	return s.flush()
 }
 
 // ErrExists is returned by CreateFileSink when the trace file is already there.
@@ -99,7 +199,7 @@ func CreateFileSink(path string) (*FileSink, error) {
 		f.Close()
 		return nil, err
 	}
-	return &FileSink{w: bufio.NewWriterSize(f, 64<<10), f: f}, nil
+	return &FileSink{w: f, f: f, buf: make([]byte, 0, bufferSize)}, nil
 }
 
 // Close flushes, syncs and closes the file, which releases its lock.
