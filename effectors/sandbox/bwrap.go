@@ -36,7 +36,8 @@ type Bubblewrap struct {
 	opts    BubblewrapOptions
 	cg      *cgroupHost // nil: no cgroup; then RLIMIT_NPROC bounds processes
 	relays  relayPlan
-	base    []string // bwrap arguments shared by every call
+	where   netResolver // where a relayed name leads, checked at each connection
+	base    []string    // bwrap arguments shared by every call
 
 	noUserns bool // bwrap can forbid new user namespaces inside (--disable-userns)
 	tmpSize  bool // bwrap can bound a tmpfs (--size)
@@ -94,7 +95,7 @@ func NewBubblewrap(opts BubblewrapOptions) (*Bubblewrap, error) {
 			return nil, fmt.Errorf("sandbox: path %q must be absolute", p)
 		}
 	}
-	b := &Bubblewrap{opts: opts, relays: planRelays(opts.AllowNet)}
+	b := &Bubblewrap{opts: opts, relays: planRelays(opts.AllowNet), where: netResolver{check: opts.CheckAddr}}
 	if b.host, err = chooseHost(opts.HostUID, opts.HostGID, os.Geteuid(), os.Getegid()); err != nil {
 		return nil, err
 	}
@@ -441,9 +442,9 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 			return fail(err)
 		}
 	}
+	var rl *relay
 	if len(b.relays.routes) > 0 {
-		rl, err := startRelay(child, b.relays)
-		if err != nil {
+		if rl, err = startRelay(child, b.relays, b.where); err != nil {
 			return fail(fmt.Errorf("sandbox network relay: %w", err))
 		}
 		defer rl.stop()
@@ -453,6 +454,12 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 	}
 	runErr := cmd.Wait()
 	killGroup(cmd)
+	if rl != nil && p.Out != nil {
+		// The command's output is complete once Wait returns: the relay's word goes last.
+		for _, why := range rl.refusals() {
+			fmt.Fprintf(p.Out, "[sandbox: a connection was refused: %s]\n", why)
+		}
+	}
 	var rep RunReport
 	if cg != nil {
 		rep.Limits = cg.limitsHit(b.opts.Limits)
