@@ -17,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Bubblewrap runs each shell call in its own bubblewrap sandbox: new user, PID, mount,
@@ -437,6 +439,14 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 		}
 		return RunReport{}, err
 	}
+	// bwrap returns the command's status as soon as the command ends, while the
+	// sandbox's init may still be killing what the command left behind; without a cgroup
+	// nothing else waits for that. A pidfd of the init, taken while it waits on the block
+	// descriptor (so the pid is still its own), lets the call end only once it is gone.
+	initFD, initErr := unix.PidfdOpen(child, 0)
+	if initErr == nil {
+		defer unix.Close(initFD)
+	}
 	if cg != nil {
 		if err := cg.join(cmd.Process.Pid, child); err != nil {
 			return fail(err)
@@ -454,6 +464,9 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 	}
 	runErr := cmd.Wait()
 	killGroup(cmd)
+	if initErr == nil {
+		endNamespace(initFD)
+	}
 	if rl != nil && p.Out != nil {
 		// The command's output is complete once Wait returns: the relay's word goes last.
 		for _, why := range rl.refusals() {
@@ -465,6 +478,28 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 		rep.Limits = cg.limitsHit(b.opts.Limits)
 	}
 	return rep, runErr
+}
+
+// namespaceGrace bounds the wait for a sandbox's init to finish killing its namespace.
+const namespaceGrace = 5 * time.Second
+
+// endNamespace kills the sandbox's init, whose death kills every process of its PID
+// namespace, and waits until it has died: the kernel signals the pidfd only after the
+// namespace's other processes are gone.
+func endNamespace(pidfd int) {
+	_ = unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0)
+	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	deadline := time.Now().Add(namespaceGrace)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		n, err := unix.Poll(fds, int(left.Milliseconds())+1)
+		if n > 0 || err != nil && err != unix.EINTR {
+			return
+		}
+	}
 }
 
 // readChildPID reads bwrap's report of the sandbox's init pid.
