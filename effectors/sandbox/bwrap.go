@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentspine/spine/effectors/sandbox/launch"
 )
 
 // Bubblewrap runs each shell call in its own bubblewrap sandbox: new user, PID, mount,
@@ -405,7 +407,7 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 	}
 	a = append(a, "--info-fd", strconv.Itoa(infoFD), "--block-fd", strconv.Itoa(blockFD), "--chdir", p.Dir, "--")
 	withAS := b.cg == nil || !b.cg.limitsMemory()
-	a = append(a, launcherArgv("/proc/self/fd/"+strconv.Itoa(exeFD), b.opts.Limits.launchLimits(withAS), probe,
+	a = append(a, launch.Argv("/proc/self/fd/"+strconv.Itoa(exeFD), b.opts.Limits.launchLimits(withAS), probe,
 		"/bin/sh", "-c", p.Script)...)
 
 	cmd := exec.CommandContext(ctx, b.path, a...)

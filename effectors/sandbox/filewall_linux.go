@@ -28,5 +28,5 @@ func newFileWall(root string) (*fileWall, string) {
 // fileToolRules are the file tools' rules: every right beneath the work dir, nothing
 // elsewhere.
 func fileToolRules(root string) []llRule {
-	return []llRule{{root, llWritable}}
+	return []llRule{{Path: root, Access: llWritable}}
 }
