@@ -571,7 +571,7 @@ func (b *Bubblewrap) Describe() Isolation {
 			len(deniedSyscalls), nativeSeccompArch.name))
 	}
 	if b.walls.landlockABI > 0 {
-		iso.Isolated = append(iso.Isolated, fmt.Sprintf("landlock (ABI %d): writes only beneath the work dir and /tmp, for the shell", b.walls.landlockABI))
+		iso.Isolated = append(iso.Isolated, fmt.Sprintf("landlock (ABI %d): writes only beneath the work dir and /tmp, for the shell and the file tools", b.walls.landlockABI))
 	}
 	iso.Isolated = append(iso.Isolated, b.opts.Limits.describe(procsBy, memBy)...)
 	if len(b.opts.AllowNet) == 0 {

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -135,7 +137,10 @@ func (s *Sandbox) closeWall() {
 func (s *Sandbox) describeWall(iso Isolation) Isolation {
 	s.wallOnce.Do(func() { s.wall, s.wallNote = newFileWall(s.root) })
 	if s.wall != nil {
-		iso.Isolated = append(iso.Isolated, s.wallNote)
+		// A bubblewrap jail already names Landlock for the shell and the file tools.
+		if !slices.ContainsFunc(iso.Isolated, func(l string) bool { return strings.HasPrefix(l, "landlock") }) {
+			iso.Isolated = append(iso.Isolated, s.wallNote)
+		}
 	} else {
 		iso.Missing = append(iso.Missing, "Landlock for the file tools ("+s.wallNote+")")
 	}
