@@ -197,16 +197,9 @@ func (p *NetPolicy) forbidden(r, cover sandbox.NetRule, a netip.Addr, local []ne
 	return ""
 }
 
-// neverClass says why no task may reach a, whatever the worker allows, or "".
-func neverClass(a netip.Addr) string {
-	switch {
-	case a.IsUnspecified() || a.Is4() && a.As4()[0] == 0:
-		return fmt.Sprintf("it leads to the unspecified address %s, which reaches the worker's own machine", a)
-	case a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast():
-		return fmt.Sprintf("it leads to the link-local address %s (169.254/16, fe80::/10: where cloud metadata services answer), which no task may reach", a)
-	}
-	return ""
-}
+// neverClass says why no task may reach a, whatever the worker allows, or "": the
+// sandbox's relay applies the same rule again at every connection.
+func neverClass(a netip.Addr) string { return sandbox.NeverReached(a) }
 
 func rulePorts(r sandbox.NetRule) []int {
 	if r.Port == 0 {
@@ -254,19 +247,7 @@ func lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
 
-func interfaceAddrs() ([]netip.Addr, error) {
-	as, err := net.InterfaceAddrs()
-	if err != nil {
-		return nil, err
-	}
-	var out []netip.Addr
-	for _, a := range as {
-		if pfx, err := netip.ParsePrefix(a.String()); err == nil {
-			out = append(out, pfx.Addr().Unmap())
-		}
-	}
-	return out, nil
-}
+func interfaceAddrs() ([]netip.Addr, error) { return sandbox.InterfaceAddrs() }
 
 // serverAddrs are the fleet's NATS servers as host:port: those the client was given,
 // those the cluster announced, and the one it is connected to.

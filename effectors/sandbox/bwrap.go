@@ -17,6 +17,10 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agentspine/spine/effectors/sandbox/launch"
 )
 
 // Bubblewrap runs each shell call in its own bubblewrap sandbox: new user, PID, mount,
@@ -36,7 +40,8 @@ type Bubblewrap struct {
 	opts    BubblewrapOptions
 	cg      *cgroupHost // nil: no cgroup; then RLIMIT_NPROC bounds processes
 	relays  relayPlan
-	base    []string // bwrap arguments shared by every call
+	where   netResolver // where a relayed name leads, checked at each connection
+	base    []string    // bwrap arguments shared by every call
 
 	noUserns bool // bwrap can forbid new user namespaces inside (--disable-userns)
 	tmpSize  bool // bwrap can bound a tmpfs (--size)
@@ -94,7 +99,7 @@ func NewBubblewrap(opts BubblewrapOptions) (*Bubblewrap, error) {
 			return nil, fmt.Errorf("sandbox: path %q must be absolute", p)
 		}
 	}
-	b := &Bubblewrap{opts: opts, relays: planRelays(opts.AllowNet)}
+	b := &Bubblewrap{opts: opts, relays: planRelays(opts.AllowNet), where: netResolver{check: opts.CheckAddr}}
 	if b.host, err = chooseHost(opts.HostUID, opts.HostGID, os.Geteuid(), os.Getegid()); err != nil {
 		return nil, err
 	}
@@ -214,8 +219,12 @@ func (b *Bubblewrap) baseArgs() []string {
 		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
 		"--die-with-parent", "--new-session",
 		"--uid", sandboxUID, "--gid", sandboxUID, "--hostname", "sandbox", "--cap-drop", "ALL",
-		"--ro-bind", "/usr", "/usr",
+		// /proc and its masks first: bwrap reads the mount table again for every bind,
+		// so a bind made while the table is short costs less.
+		"--proc", "/proc",
 	}
+	a = append(a, procMasks()...)
+	a = append(a, "--ro-bind", "/usr", "/usr")
 	if b.noUserns {
 		a = append(a, "--disable-userns")
 	}
@@ -234,8 +243,6 @@ func (b *Bubblewrap) baseArgs() []string {
 	for _, e := range etcAllowed {
 		a = append(a, "--ro-bind-try", "/etc/"+e, "/etc/"+e)
 	}
-	a = append(a, "--proc", "/proc")
-	a = append(a, procMasks()...)
 	a = append(a, "--dev", "/dev")
 	if b.tmpSize {
 		a = append(a, "--size", strconv.FormatInt(b.opts.Limits.TmpBytes, 10))
@@ -393,7 +400,7 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 	}
 	a = append(a, "--info-fd", strconv.Itoa(infoFD), "--block-fd", strconv.Itoa(blockFD), "--chdir", p.Dir, "--")
 	withAS := b.cg == nil || !b.cg.limitsMemory()
-	a = append(a, launcherArgv("/proc/self/fd/"+strconv.Itoa(exeFD), b.opts.Limits.launchLimits(withAS), probe,
+	a = append(a, launch.Argv("/proc/self/fd/"+strconv.Itoa(exeFD), b.opts.Limits.launchLimits(withAS), probe,
 		"/bin/sh", "-c", p.Script)...)
 
 	cmd := exec.CommandContext(ctx, b.path, a...)
@@ -434,14 +441,22 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 		}
 		return RunReport{}, err
 	}
+	// bwrap returns the command's status as soon as the command ends, while the
+	// sandbox's init may still be killing what the command left behind; without a cgroup
+	// nothing else waits for that. A pidfd of the init, taken while it waits on the block
+	// descriptor (so the pid is still its own), lets the call end only once it is gone.
+	initFD, initErr := unix.PidfdOpen(child, 0)
+	if initErr == nil {
+		defer unix.Close(initFD)
+	}
 	if cg != nil {
 		if err := cg.join(cmd.Process.Pid, child); err != nil {
 			return fail(err)
 		}
 	}
+	var rl *relay
 	if len(b.relays.routes) > 0 {
-		rl, err := startRelay(child, b.relays)
-		if err != nil {
+		if rl, err = startRelay(child, b.relays, b.where); err != nil {
 			return fail(fmt.Errorf("sandbox network relay: %w", err))
 		}
 		defer rl.stop()
@@ -451,11 +466,42 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 	}
 	runErr := cmd.Wait()
 	killGroup(cmd)
+	if initErr == nil {
+		endNamespace(initFD)
+	}
+	if rl != nil && p.Out != nil {
+		// The command's output is complete once Wait returns: the relay's word goes last.
+		for _, why := range rl.refusals() {
+			fmt.Fprintf(p.Out, "[sandbox: a connection was refused: %s]\n", why)
+		}
+	}
 	var rep RunReport
 	if cg != nil {
 		rep.Limits = cg.limitsHit(b.opts.Limits)
 	}
 	return rep, runErr
+}
+
+// namespaceGrace bounds the wait for a sandbox's init to finish killing its namespace.
+const namespaceGrace = 5 * time.Second
+
+// endNamespace kills the sandbox's init, whose death kills every process of its PID
+// namespace, and waits until it has died: the kernel signals the pidfd only after the
+// namespace's other processes are gone.
+func endNamespace(pidfd int) {
+	_ = unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0)
+	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	deadline := time.Now().Add(namespaceGrace)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		n, err := unix.Poll(fds, int(left.Milliseconds())+1)
+		if n > 0 || err != nil && err != unix.EINTR {
+			return
+		}
+	}
 }
 
 // readChildPID reads bwrap's report of the sandbox's init pid.

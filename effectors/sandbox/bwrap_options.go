@@ -6,6 +6,10 @@ type BubblewrapOptions struct {
 	Limits Limits
 	// AllowNet lists the destinations commands may connect to; empty: no network at all.
 	AllowNet []NetRule
+	// CheckAddr, when set, is asked about every address an AllowNet name resolves to when
+	// a command connects, besides the sandbox's own rules (see NeverReached): a fleet
+	// worker forbids its NATS servers with it.
+	CheckAddr AddrCheck
 	// ReadOnly are host paths (absolute) made visible read-only besides the system
 	// directories, e.g. a toolchain under /opt.
 	ReadOnly []string

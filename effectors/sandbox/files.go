@@ -38,6 +38,11 @@ import (
 // link. The look after the read sees the name's new file, or the old one named again
 // (a link made since, which changed it), and the content is not returned.
 func (s *Sandbox) ReadFile(ctx context.Context, p string) (ToolResult, error) {
+	return s.onWall(func() (ToolResult, error) { return s.readFile(ctx, p) })
+}
+
+// readFile is ReadFile on the calling thread: the file tools' wall runs it.
+func (s *Sandbox) readFile(ctx context.Context, p string) (ToolResult, error) {
 	if err := ctx.Err(); err != nil {
 		return ToolResult{}, err
 	}
@@ -115,6 +120,11 @@ func (s *Sandbox) ReadFile(ctx context.Context, p string) (ToolResult, error) {
 // replaced file keeps its permission bits (one with no write bit is not replaced); a new
 // one is created 0644 (less the umask).
 func (s *Sandbox) WriteFile(ctx context.Context, p, content string) (ToolResult, error) {
+	return s.onWall(func() (ToolResult, error) { return s.writeFile(ctx, p, content) })
+}
+
+// writeFile is WriteFile on the calling thread: the file tools' wall runs it.
+func (s *Sandbox) writeFile(ctx context.Context, p, content string) (ToolResult, error) {
 	if err := ctx.Err(); err != nil {
 		return ToolResult{}, err
 	}
@@ -197,6 +207,11 @@ func (s *Sandbox) WriteFile(ctx context.Context, p, content string) (ToolResult,
 // directories end in "/", symlinks in "@"; symlinks are not followed, and only
 // directories are ever opened (O_DIRECTORY), so a FIFO in the tree cannot block it.
 func (s *Sandbox) ListFiles(ctx context.Context, dir, pattern string, recursive bool) (ToolResult, error) {
+	return s.onWall(func() (ToolResult, error) { return s.listFiles(ctx, dir, pattern, recursive) })
+}
+
+// listFiles is ListFiles on the calling thread: the file tools' wall runs it.
+func (s *Sandbox) listFiles(ctx context.Context, dir, pattern string, recursive bool) (ToolResult, error) {
 	target := listTarget(dir, pattern, recursive)
 	if err := ctx.Err(); err != nil {
 		return ToolResult{}, err

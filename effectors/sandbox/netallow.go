@@ -93,8 +93,14 @@ type relayPlan struct {
 }
 
 type relayRoute struct {
-	inside  netip.AddrPort // listened on in the sandbox's network namespace
-	outside string         // dialled from the spine's own namespace
+	inside netip.AddrPort // listened on in the sandbox's network namespace
+	rule   NetRule        // what is dialled from the spine's own namespace: its host,
+	port   uint16         // resolved and checked at each connection, and this port
+}
+
+// outside is the destination as the rule names it.
+func (r relayRoute) outside() string {
+	return net.JoinHostPort(r.rule.Host, strconv.Itoa(int(r.port)))
 }
 
 func planRelays(rules []NetRule) relayPlan {
@@ -118,8 +124,9 @@ func planRelays(rules []NetRule) relayPlan {
 		}
 		for _, port := range ports {
 			p.routes = append(p.routes, relayRoute{
-				inside:  netip.AddrPortFrom(addr, uint16(port)),
-				outside: net.JoinHostPort(r.Host, strconv.Itoa(port)),
+				inside: netip.AddrPortFrom(addr, uint16(port)),
+				rule:   r,
+				port:   uint16(port),
 			})
 		}
 	}

@@ -48,7 +48,7 @@ func TestPlanRelays(t *testing.T) {
 	p := planRelays([]NetRule{{Host: "api.example.com"}, {Host: "127.0.0.1", Port: 5432}, {Host: "api.example.com", Port: 8443}, {Host: "pypi.org", Port: 443}})
 	var got []string
 	for _, r := range p.routes {
-		got = append(got, r.inside.String()+"->"+r.outside)
+		got = append(got, r.inside.String()+"->"+r.outside())
 	}
 	want := "127.0.100.1:80->api.example.com:80 127.0.100.1:443->api.example.com:443 127.0.0.1:5432->127.0.0.1:5432 " +
 		"127.0.100.1:8443->api.example.com:8443 127.0.100.2:443->pypi.org:443"

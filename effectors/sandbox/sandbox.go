@@ -62,6 +62,10 @@ type Sandbox struct {
 	jailOnce sync.Once
 	jailErr  error
 	handed   atomic.Pointer[handover] // the work dir's files belong to the jail's host uid
+
+	wallOnce sync.Once
+	wall     *fileWall // the file tools' Landlock threads; nil: none (wallNote says why)
+	wallNote string
 }
 
 // New opens a sandbox rooted at dir, which must exist and be a directory.
@@ -146,7 +150,7 @@ func (s *Sandbox) Isolation() (Isolation, error) {
 	if err != nil {
 		return Isolation{}, err
 	}
-	return j.Describe(), nil
+	return s.describeWall(j.Describe()), nil
 }
 
 // Root is the sandbox's directory, absolute with symlinks resolved.
@@ -173,6 +177,7 @@ func (s *Sandbox) handOverTo(jail Jail) error {
 // Close gives the work dir back to the spine's uid, if it was handed over, and releases
 // the root directory handle.
 func (s *Sandbox) Close() error {
+	s.closeWall()
 	var err error
 	if h := s.handed.Swap(nil); h != nil {
 		err = handBack(s.root, h)
