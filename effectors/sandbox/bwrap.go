@@ -372,13 +372,13 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 	}
 	// A host uid that is not root may be unable to reach a bind source's parents: the
 	// sources are then staged (stage_linux.go) and bwrap is shown the staged paths.
-	var plan stagePlan
+	var staged []stageSource
 	source := func(p string, ro bool) string {
 		if !b.host.drop {
 			return p
 		}
-		plan.sources = append(plan.sources, stageSource{path: p, ro: ro})
-		return stagedPath(len(plan.sources) - 1)
+		staged = append(staged, stageSource{path: p, ro: ro})
+		return stagedPath(len(staged) - 1)
 	}
 	for _, ro := range b.opts.ReadOnly {
 		if _, err := os.Stat(ro); err != nil {
@@ -404,11 +404,6 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 		"/bin/sh", "-c", p.Script)...)
 
 	cmd := exec.CommandContext(ctx, b.path, a...)
-	if b.host.drop {
-		plan.uid, plan.gid, plan.argv = b.host.uid, b.host.gid, append([]string{b.path}, a...)
-		argv := plan.stagerArgv("/proc/self/fd/" + strconv.Itoa(exeFD)) // the descriptor the child holds
-		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
-	}
 	// bwrap's --chdir sets the command's directory; the host uid may not be able to
 	// reach p.Dir's parents, so bwrap itself starts in /.
 	cmd.Dir, cmd.Env = "/", p.Env
@@ -417,11 +412,13 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 	cmd.WaitDelay = waitDelay
 	inOwnProcessGroup(cmd)
 	if b.host.drop {
-		// The stager starts as root in a mount namespace of its own, stages, drops to
-		// the host uid and executes bwrap (same pid).
-		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
-	}
-	if err := cmd.Start(); err != nil {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(b.host.uid), Gid: uint32(b.host.gid), Groups: []uint32{}}
+		end, err := startStaged(cmd, staged)
+		if err != nil {
+			return RunReport{}, err
+		}
+		defer end() // after every Wait below: the staging thread is bwrap's parent
+	} else if err := cmd.Start(); err != nil {
 		return RunReport{}, err
 	}
 	cf.closeOwn()

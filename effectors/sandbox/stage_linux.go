@@ -5,9 +5,10 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,16 +18,19 @@ import (
 // a work dir under a parent that only root may search (/root, a test's 0700 temporary
 // directory) would be out of its reach.
 //
-// The stager is this executable again, started as root in a mount namespace of its own
-// (so nothing it mounts is seen by the host or by another call, and nothing needs
-// cleaning up after a crash). It mounts a small tmpfs at stageBase, binds each source
-// there at a numbered path anyone may traverse, drops to the host uid and executes
-// bwrap, which copies those binds into the sandbox. The process keeps its pid through
-// the exec, so the spine sees bwrap as the process it started.
-const stageArg = "spine-sandbox-stage"
+// The spine starts bwrap from a thread of its own that has left the process's mount
+// namespace (unshare of CLONE_NEWNS with CLONE_FS, which a thread may do alone). On that
+// thread it mounts a small tmpfs at stageBase, binds each source there at a numbered
+// path anyone may traverse, and starts bwrap, which is forked from that thread and so
+// inherits its mounts; bwrap drops to the host uid on the way (exec.Cmd's Credential).
+// The thread is never handed back to the Go scheduler: it lives as long as the call (bwrap
+// dies with the thread that forked it) and then ends with its goroutine, and the namespace
+// with the last process in it. Nothing is ever mounted in the host's
+// namespace, so concurrent calls, other spines and a crash leave nothing behind, and no
+// extra program runs per call.
 
-// stageBase is where the stager's tmpfs goes. The directory exists on the host (empty,
-// made once); the tmpfs over it exists only in the stager's namespace.
+// stageBase is where the staging tmpfs goes. The directory exists on the host (empty,
+// made once); the tmpfs over it exists only in the staging thread's namespace.
 var stageBase = func() string {
 	if fi, err := os.Stat("/run"); err == nil && fi.IsDir() {
 		return "/run/spine-sandbox"
@@ -34,97 +38,53 @@ var stageBase = func() string {
 	return filepath.Join(os.TempDir(), "spine-sandbox")
 }()
 
-func init() {
-	if len(os.Args) > 1 && os.Args[1] == stageArg {
-		err := runStager(os.Args[2:])
-		fmt.Fprintf(os.Stderr, "spine-sandbox-stage: %v\n", err)
-		os.Exit(126)
-	}
-}
-
-// stageSource is one directory or file to bind at stageBase/<index>.
+// stageSource is one directory or file to bind at stagedPath(index).
 type stageSource struct {
 	path string
 	ro   bool
 }
 
-// stagePlan is what one call stages and how it then runs bwrap.
-type stagePlan struct {
-	uid, gid int
-	sources  []stageSource
-	argv     []string // bwrap and its arguments
-}
-
-// stagedPath is where the plan's i-th source appears for bwrap.
+// stagedPath is where the i-th source of a call appears for bwrap.
 func stagedPath(i int) string { return filepath.Join(stageBase, strconv.Itoa(i)) }
 
-// stagerArgv encodes a plan as the stager's command line: uid, gid, then "rw" or "ro"
-// and a path per source, "--", bwrap's argv.
-func (p stagePlan) stagerArgv(exe string) []string {
-	a := []string{exe, stageArg, strconv.Itoa(p.uid), strconv.Itoa(p.gid)}
-	for _, s := range p.sources {
-		mode := "rw"
-		if s.ro {
-			mode = "ro"
+// startStaged binds sources on a staging thread and starts cmd from it. The thread lives
+// until end is called, after cmd has been waited for: bwrap's --die-with-parent watches
+// the thread that forked it, not the process.
+func startStaged(cmd *exec.Cmd, sources []stageSource) (end func(), err error) {
+	errc, done := make(chan error, 1), make(chan struct{})
+	go func() {
+		// Never unlocked: the thread's mount namespace is not the process's, so the
+		// thread must die with this goroutine rather than run other goroutines.
+		runtime.LockOSThread()
+		err := stageAndStart(cmd, sources)
+		errc <- err
+		if err == nil {
+			<-done
 		}
-		a = append(a, mode, s.path)
+	}()
+	if err := <-errc; err != nil {
+		return nil, err
 	}
-	a = append(a, "--")
-	return append(a, p.argv...)
+	return func() { close(done) }, nil
 }
 
-func parseStagePlan(args []string) (stagePlan, error) {
-	var p stagePlan
-	if len(args) < 2 {
-		return p, fmt.Errorf("expected UID GID")
+func stageAndStart(cmd *exec.Cmd, sources []stageSource) error {
+	if err := unix.Unshare(unix.CLONE_NEWNS | unix.CLONE_FS); err != nil {
+		return fmt.Errorf("staging: a mount namespace for the call: %w", err)
 	}
-	var err error
-	if p.uid, err = strconv.Atoi(args[0]); err != nil || p.uid <= 0 {
-		return p, fmt.Errorf("uid %q: expected a positive number", args[0])
-	}
-	if p.gid, err = strconv.Atoi(args[1]); err != nil || p.gid <= 0 {
-		return p, fmt.Errorf("gid %q: expected a positive number", args[1])
-	}
-	rest := args[2:]
-	for len(rest) > 0 && rest[0] != "--" {
-		if len(rest) < 2 || (rest[0] != "ro" && rest[0] != "rw") {
-			return p, fmt.Errorf("source %q: expected ro|rw PATH", rest[0])
-		}
-		p.sources = append(p.sources, stageSource{path: rest[1], ro: rest[0] == "ro"})
-		rest = rest[2:]
-	}
-	if len(rest) < 2 {
-		return p, fmt.Errorf("expected -- and bwrap's command line")
-	}
-	p.argv = rest[1:]
-	return p, nil
-}
-
-// runStager does the stager's work and executes bwrap; it returns only on failure. It
-// runs in the mount namespace its parent unshared for it, whose mounts are private.
-func runStager(args []string) error {
-	p, err := parseStagePlan(args)
-	if err != nil {
-		return err
+	// Nothing done here may propagate back to the host's mounts.
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("staging: private mounts: %w", err)
 	}
 	if err := unix.Mount("spine-stage", stageBase, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0711,size=64k"); err != nil {
-		return fmt.Errorf("tmpfs at %s: %w", stageBase, err)
+		return fmt.Errorf("staging: tmpfs at %s: %w", stageBase, err)
 	}
-	for i, s := range p.sources {
+	for i, s := range sources {
 		if err := stageOne(s, stagedPath(i)); err != nil {
 			return err
 		}
 	}
-	if err := syscall.Setgroups([]int{}); err != nil {
-		return fmt.Errorf("setgroups: %w", err)
-	}
-	if err := syscall.Setresgid(p.gid, p.gid, p.gid); err != nil {
-		return fmt.Errorf("setresgid %d: %w", p.gid, err)
-	}
-	if err := syscall.Setresuid(p.uid, p.uid, p.uid); err != nil {
-		return fmt.Errorf("setresuid %d: %w", p.uid, err)
-	}
-	return syscall.Exec(p.argv[0], p.argv, os.Environ())
+	return cmd.Start()
 }
 
 // stageOne binds src at dst, read-only (and nosuid, nodev) when asked.
@@ -152,7 +112,7 @@ func stageOne(s stageSource, dst string) error {
 	return nil
 }
 
-// ensureStageBase makes the (empty) host directory the stager mounts over.
+// ensureStageBase makes the (empty) host directory the staging tmpfs goes over.
 func ensureStageBase() error {
 	if err := os.MkdirAll(stageBase, 0o711); err != nil {
 		return err

@@ -11,39 +11,6 @@ import (
 	"time"
 )
 
-func TestStagePlanArgs(t *testing.T) {
-	p := stagePlan{uid: 65534, gid: 65533, sources: []stageSource{{"/a b", true}, {"/w", false}},
-		argv: []string{"/usr/bin/bwrap", "--ro-bind", stagedPath(0), "/a b", "--", "sh"}}
-	argv := p.stagerArgv("/proc/self/fd/9")
-	if argv[0] != "/proc/self/fd/9" || argv[1] != stageArg {
-		t.Fatalf("argv starts %q", argv[:2])
-	}
-	got, err := parseStagePlan(argv[2:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.uid != p.uid || got.gid != p.gid || len(got.sources) != 2 || got.sources[0] != p.sources[0] ||
-		got.sources[1] != p.sources[1] || strings.Join(got.argv, "|") != strings.Join(p.argv, "|") {
-		t.Errorf("round trip: got %+v, want %+v", got, p)
-	}
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{nil, "expected UID GID"},
-		{[]string{"0", "1", "--", "bwrap"}, `uid "0": expected a positive number`},
-		{[]string{"1", "x", "--", "bwrap"}, `gid "x": expected a positive number`},
-		{[]string{"1", "1", "rx", "/p", "--", "bwrap"}, `source "rx": expected ro|rw PATH`},
-		{[]string{"1", "1", "ro"}, `source "ro": expected ro|rw PATH`},
-		{[]string{"1", "1", "ro", "/p"}, "expected -- and bwrap's command line"},
-		{[]string{"1", "1", "--"}, "expected -- and bwrap's command line"},
-	} {
-		if _, err := parseStagePlan(c.args); err == nil || err.Error() != c.want {
-			t.Errorf("parseStagePlan(%q) = %v, want %q", c.args, err, c.want)
-		}
-	}
-}
-
 // TestStagingStaysOutOfTheHost runs a call that blocks on a FIFO in the work dir and,
 // while it runs, checks that no mount of the host shows the work dir: the staged binds
 // live in the stager's own mount namespace, so a concurrent call, another spine on the
