@@ -60,18 +60,9 @@ func (p *NetPolicy) TaskRules(ctx context.Context, entries []string) ([]sandbox.
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	fleet, err := p.fleetAddrs(ctx)
+	fleet, local, err := p.known(ctx)
 	if err != nil {
 		return nil, err
-	}
-	var local []netip.Addr
-	if p.LocalAddrs != nil {
-		local, err = p.LocalAddrs()
-	} else {
-		local, err = interfaceAddrs()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("fleet: this machine's addresses: %w", err)
 	}
 	var out []sandbox.NetRule
 	for _, entry := range entries {
@@ -95,6 +86,41 @@ func (p *NetPolicy) TaskRules(ctx context.Context, entries []string) ([]sandbox.
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// known reads the fleet's NATS addresses and this machine's own.
+func (p *NetPolicy) known(ctx context.Context) ([]fleetAddr, []netip.Addr, error) {
+	fleet, err := p.fleetAddrs(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var local []netip.Addr
+	if p.LocalAddrs != nil {
+		local, err = p.LocalAddrs()
+	} else {
+		local, err = interfaceAddrs()
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("fleet: this machine's addresses: %w", err)
+	}
+	return fleet, local, nil
+}
+
+// AddrCheck is the policy as the sandbox's relay asks it at every connection: the same
+// judgement TaskRules made at the start, on the addresses a name resolves to now. The
+// fleet's and this machine's addresses are read once, here.
+func (p *NetPolicy) AddrCheck(ctx context.Context) (sandbox.AddrCheck, error) {
+	fleet, local, err := p.known(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return func(r sandbox.NetRule, a netip.Addr) string {
+		cover, ok := p.covering(r)
+		if !ok {
+			return "this worker's --allow-net does not hold " + r.String()
+		}
+		return p.forbidden(r, cover, a, local, fleet)
+	}, nil
 }
 
 // CheckSubmitNet refuses, before a task is queued, the entries no worker may ever open:

@@ -170,3 +170,34 @@ func TestTaskCannotOpenTheFleet(t *testing.T) {
 		})
 	}
 }
+
+// TestNetPolicyAtEveryConnection: the check the relay makes at each connection is the
+// start-time policy, so a task name that was a public address when the task started and
+// resolves to the fleet's NATS server, a loopback or this machine later is refused then.
+func TestNetPolicyAtEveryConnection(t *testing.T) {
+	p := NetPolicy{Allow: rules(t, "api.example.com:4222", "api.example.com"), Fleet: []string{"nats.internal:4222"}, Resolve: fakeResolve,
+		LocalAddrs: func() ([]netip.Addr, error) {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("10.0.0.5")}, nil
+		}}
+	check, err := p.AddrCheck(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nats := fakeDNS["nats.internal"][0]
+	for _, c := range []struct {
+		rule, addr, refuse string
+	}{
+		{"api.example.com:443", "203.0.113.7", ""},
+		{"api.example.com:4222", "203.0.113.7", ""},
+		{"api.example.com:4222", nats, "the fleet's own NATS server (nats.internal:4222)"},
+		{"api.example.com:443", "127.0.0.1", "leads to the loopback address 127.0.0.1"},
+		{"api.example.com:443", "10.0.0.5", "an address of the worker's own machine"},
+		{"api.example.com:443", "169.254.169.254", "link-local"},
+		{"other.example.com:443", "203.0.113.7", "this worker's --allow-net does not hold other.example.com:443"},
+	} {
+		got := check(rules(t, c.rule)[0], netip.MustParseAddr(c.addr))
+		if c.refuse == "" && got != "" || c.refuse != "" && !strings.Contains(got, c.refuse) {
+			t.Errorf("%s → %s: %q, want %q", c.rule, c.addr, got, c.refuse)
+		}
+	}
+}

@@ -345,6 +345,12 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 		return out, err
 	}
 	cfg.AllowNet = append(cfg.AllowNet, taskNet...)
+	if len(taskNet) > 0 {
+		// The same policy again at every connection: a name may resolve elsewhere later.
+		if cfg.NetCheck, err = policy.AddrCheck(ctx); err != nil {
+			return out, err
+		}
+	}
 	if w.cfg.Signer != nil {
 		cfg.Signer, cfg.SignKey = w.cfg.Signer, w.cfg.SignKey
 	}

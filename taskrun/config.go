@@ -64,6 +64,10 @@ type Config struct {
 	AllowNet  []sandbox.NetRule
 	NoSandbox bool
 	Jail      sandbox.Jail
+	// NetCheck, when set, is asked again at every connection about each address an
+	// AllowNet name resolves to (a fleet worker's policy: its NATS servers, its own
+	// machine), so a name whose answer changes after the run started is still held.
+	NetCheck sandbox.AddrCheck
 
 	// A person at a terminal: destructive commands, R1's questions, caution calls. nil:
 	// refused, unanswered, refused.

@@ -13,7 +13,7 @@ import (
 // at all, which warn says. It refuses, with what is missing, when the machine cannot
 // isolate and the user did not opt out. hidden are the spine's own files, kept out of the
 // sandbox's view even when they lie under a directory it shows.
-func toolJail(warn func(string), allowNet []sandbox.NetRule, noSandbox bool, hidden []string) (sandbox.Jail, error) {
+func toolJail(warn func(string), allowNet []sandbox.NetRule, check sandbox.AddrCheck, noSandbox bool, hidden []string) (sandbox.Jail, error) {
 	if os.Geteuid() == 0 {
 		warn("running as root: the sandbox maps tools to an unprivileged uid, but anything run with --no-sandbox runs as root")
 	}
@@ -33,7 +33,7 @@ func toolJail(warn func(string), allowNet []sandbox.NetRule, noSandbox bool, hid
 			abs = append(abs, a)
 		}
 	}
-	b, err := sandbox.NewBubblewrap(sandbox.BubblewrapOptions{AllowNet: allowNet, Hidden: abs})
+	b, err := sandbox.NewBubblewrap(sandbox.BubblewrapOptions{AllowNet: allowNet, CheckAddr: check, Hidden: abs})
 	if err != nil {
 		return nil, err
 	}

@@ -32,11 +32,11 @@ func TestCheckWorkdir(t *testing.T) {
 
 func TestNoSandboxRefusesAllowNet(t *testing.T) {
 	var warned []string
-	_, err := toolJail(func(m string) { warned = append(warned, m) }, []sandbox.NetRule{{Host: "127.0.0.1", Port: 8080}}, true, nil)
+	_, err := toolJail(func(m string) { warned = append(warned, m) }, []sandbox.NetRule{{Host: "127.0.0.1", Port: 8080}}, nil, true, nil)
 	if err == nil || err.Error() != "--allow-net needs the sandbox: without it tools reach every network anyway" {
 		t.Errorf("--allow-net with --no-sandbox: %v", err)
 	}
-	j, err := toolJail(func(m string) { warned = append(warned, m) }, nil, true, nil)
+	j, err := toolJail(func(m string) { warned = append(warned, m) }, nil, nil, true, nil)
 	if err != nil || j.Describe().Confined() {
 		t.Fatalf("--no-sandbox: %v, %+v", err, j)
 	}

@@ -68,7 +68,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 
 	jail := cfg.Jail
 	if jail == nil {
-		if jail, err = toolJail(cfg.Warn, cfg.AllowNet, cfg.NoSandbox, []string{cfg.ConfigPath, cfg.TracePath, cfg.MemoryDir, traceDir, cfg.SignKey}); err != nil {
+		if jail, err = toolJail(cfg.Warn, cfg.AllowNet, cfg.NetCheck, cfg.NoSandbox, []string{cfg.ConfigPath, cfg.TracePath, cfg.MemoryDir, traceDir, cfg.SignKey}); err != nil {
 			return res, err
 		}
 	}
