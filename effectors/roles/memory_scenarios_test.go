@@ -86,7 +86,7 @@ func TestMemoryAvoidIsRejected(t *testing.T) {
 	}
 	msgs := reqs[1].Chat.Messages
 	want := `The plan validator rejected this plan:
-- subtask 1 ("Write the port into port.txt") uses the tool write_file, which memory says to avoid (tool:write_file × env:local, M_dec −1.70)
+- subtask 1 ("Write the port into port.txt") uses the tool write_file, which memory says to avoid (tool:write_file × env:local, M_dec −1.70), refused by rule memory_avoid_refused
 Answer`
 	if !strings.HasPrefix(msgs[len(msgs)-1].Content, want) {
 		t.Errorf("re-ask = %s\nwant the prefix\n%s", msgs[len(msgs)-1].Content, want)
@@ -96,10 +96,10 @@ Answer`
 		string(mustJSON(checks[1].Response)) != `{"violations":[]}` {
 		t.Errorf("plan checks = %+v", checks)
 	}
-	// Asked once before the plan (intent, every tool); the first plan's port.txt and the
-	// second's config/app.yaml each once before their check.
-	if n := len(exchanges(t, got.trace, "memory:calibrate")); n != 3 {
-		t.Errorf("%d memory:calibrate exchanges, want 3", n)
+	// Asked in OBSERVE (every tool), once before the plan (intent, every tool); the first
+	// plan's port.txt and the second's config/app.yaml each once before their check.
+	if n := len(exchanges(t, got.trace, "memory:calibrate")); n != 4 {
+		t.Errorf("%d memory:calibrate exchanges, want 4", n)
 	}
 }
 
@@ -130,6 +130,7 @@ func TestMemoryAvoidOnAPlannedTarget(t *testing.T) {
 		asked = append(asked, string(b))
 	}
 	wantAsked := []string{
+		`{"tools":["shell","read_file","write_file","list_files"],"targets":[]}`, // OBSERVE
 		`{"intent":"Find the port that config/app.yaml sets","tools":["shell","read_file","write_file","list_files"],"targets":[]}`,
 		`{"tools":[],"targets":[{"tool":"read_file","target":"./config/service.yaml"}]}`,
 		`{"tools":[],"targets":[{"tool":"read_file","target":"config/app.yaml"}]}`,
