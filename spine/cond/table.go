@@ -41,8 +41,23 @@ const (
 // lookup returns every rule's outcome on in and the leaf that holds them: the cell is the
 // table's base plus the weight of every test that holds, and what a key of other adds.
 func (t *table) lookup(in *Input, out []uint8) ([]uint8, int) {
-	if t.parts != nil {
-		return t.parts.decideParts(in, out)
+	if m := t.parts; m != nil {
+		if m.combined == nil {
+			return m.decideParts(in, out)
+		}
+		// A lookup per part whose gate is present, here rather than in a call of its
+		// own: a cycle of a gated rule set costs one call more than one of a single
+		// table, not two.
+		leaf := 0
+		for _, p := range m.parts {
+			d := 0
+			if p.gate < 0 || in.Present[p.gate] {
+				_, d = p.t.lookup(in, nil)
+				d += b2i(p.gate >= 0)
+			}
+			leaf = leaf*p.radix + d
+		}
+		return m.combined[leaf], leaf
 	}
 	ix, present, flags, ints, num := t.base, in.Present, in.Bool, in.Int, in.Num
 	for _, x := range t.present {

@@ -56,6 +56,9 @@ func direct(m *Matcher, in *Input, c *Node) uint8 {
 	if c == nil {
 		return VM
 	}
+	if g := gateOf(c); g >= 0 && !in.Present[g] {
+		return False // expr stops at the first conjunct
+	}
 	vm := false // an opaque part, or an atom on an absent kind
 	c.Walk(func(n *Node) {
 		vm = vm || n.Op == OpOpaque || n.Op == OpAtom && n.Atom.ReadsField() && !in.Present[n.Atom.Kind]
