@@ -253,7 +253,16 @@ func TestMemoryAnswersTravelOnTheBus(t *testing.T) {
 			}
 		}
 	}
-	first := decode[contract.MemoryAnswer](t, reads[1].Payload)
+	// OBSERVE reads first, without the intent (its pairs become facts); then R2's read
+	// for the round, with it.
+	if len(reads) < 4 {
+		t.Fatalf("%d memory messages, want OBSERVE's read and the round's", len(reads))
+	}
+	observed := decode[contract.MemoryAnswer](t, reads[1].Payload)
+	if len(observed.Avoid) != 0 || len(observed.Verdicts) != 1 || observed.Verdicts[0] != contract.MemoryVerdict(preferRead) {
+		t.Errorf("OBSERVE's answer %+v, want the verdict on read_file alone", observed)
+	}
+	first := decode[contract.MemoryAnswer](t, reads[3].Payload)
 	if len(first.Avoid) != 1 || len(first.Verdicts) != 1 || first.Verdicts[0] != contract.MemoryVerdict(preferRead) {
 		t.Errorf("the round's answer %+v, want the intent's Avoid and the verdict on read_file", first)
 	}
@@ -265,7 +274,7 @@ func TestMemoryAnswersTravelOnTheBus(t *testing.T) {
 	}
 	var findings []contract.AuditReport
 	for _, m := range msgs {
-		if m.Seq == reads[1].Seq {
+		if m.Seq == reads[3].Seq {
 			m.To = "R3"
 		}
 		findings = append(findings, a.Observe(m)...)
