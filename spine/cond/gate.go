@@ -12,7 +12,10 @@ package cond
 // The leaves of the parts are numbered together, digit by digit (a gated part's digit is
 // 0 while its gate is absent), and each combination's outcomes are built when the rule
 // set loads, as long as they are few: a cycle then reaches a leaf like a cycle of one
-// table does, and the engine keeps its evaluation per leaf.
+// table does, and the engine keeps its evaluation per leaf. The top table is a copy of
+// the first part's, looked up as a single table is; the other parts follow in one call
+// (decideRest), which reads only a presence bit for a part whose gate is absent. A
+// matcher of one part has nothing to skip and is that part's table, gate or not.
 
 // maxCombinedLeaves bounds the combinations of the parts' leaves a matcher numbers, and
 // maxCombinedBytes the outcomes it keeps for them; beyond either, Decide reports no leaf.

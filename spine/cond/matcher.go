@@ -110,10 +110,16 @@ func Compile(conds []*Node) *Matcher {
 		}
 	}
 	m.top = &table{parts: m}
-	if len(m.parts) == 1 && len(m.parts[0].index) == len(conds) && m.parts[0].gate < 0 {
+	if len(m.parts) == 1 && len(m.parts[0].index) == len(conds) {
+		// One table decides every rule: nothing to skip, and its own outcomes stand
+		// when the gate is absent.
+		m.parts[0].gate, m.parts[0].shut = -1, nil
 		m.top = m.parts[0].t
 	} else if len(m.vmOnly) < len(conds) {
-		m.combine(len(conds))
+		if m.combine(len(conds)); m.combined != nil {
+			top := *m.parts[0].t
+			top.rest, m.top = m, &top
+		}
 	}
 	return m
 }
@@ -153,8 +159,7 @@ func (m *Matcher) Decide(in *Input, out []uint8) (outcomes []uint8, leaf int) {
 	return m.top.lookup(in, out) // one call, so that Decide is inlined
 }
 
-// decideParts is Decide for several parts, or for a gated one: the combined leaf when
-// the matcher numbers them, the parts' outcomes copied into out otherwise.
+// decideParts is Decide for several parts whose leaves are not combined.
 func (m *Matcher) decideParts(in *Input, out []uint8) ([]uint8, int) {
 	for _, i := range m.vmOnly {
 		out[i] = VM
@@ -168,6 +173,19 @@ func (m *Matcher) decideParts(in *Input, out []uint8) ([]uint8, int) {
 		copy(out[p.index[0]:], o)
 	}
 	return out, -1
+}
+
+// decideRest is the combined leaf and its outcomes, given the first part's digit.
+func (m *Matcher) decideRest(in *Input, combined int) ([]uint8, int) {
+	for _, p := range m.parts[1:] {
+		d := 0
+		if p.gate < 0 || in.Present[p.gate] {
+			_, d = p.t.lookup(in, nil)
+			d += b2i(p.gate >= 0)
+		}
+		combined = combined*p.radix + d
+	}
+	return m.combined[combined], combined
 }
 
 // Outcome is rule i's outcome on in, from its part's table only.

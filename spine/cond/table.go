@@ -26,6 +26,9 @@ type table struct {
 	nans                 []test[float64] // keys whose NaN is not their lowest region's class
 	other                []key
 	parts                *Matcher // for a matcher of several parts, its top table: lookup decides each
+	// rest is set on the top table of a matcher whose parts' leaves are combined: a copy
+	// of its first part's table, after which lookup decides the other parts.
+	rest *Matcher
 }
 
 // Limits of a part's table beyond which the part is halved, and of the work of building
@@ -41,67 +44,52 @@ const (
 // lookup returns every rule's outcome on in and the leaf that holds them: the cell is the
 // table's base plus the weight of every test that holds, and what a key of other adds.
 func (t *table) lookup(in *Input, out []uint8) ([]uint8, int) {
-	// A matcher of gated parts (gate.go) looks up each part whose gate is present in
-	// this one loop, not in a call per part: its cycle costs what a single table's does
-	// but for the tables it reads.
-	m, next, combined := t.parts, 0, 0
-	var p *part
-	if m != nil {
-		if m.combined == nil {
-			return m.decideParts(in, out)
+	if t.parts != nil {
+		return t.parts.decideParts(in, out)
+	}
+	// The top table of gated parts (gate.go) is the first part's: it is read as a
+	// single table is, and the other parts only for the gates that are present.
+	if r := t.rest; r != nil && r.parts[0].gate >= 0 && !in.Present[r.parts[0].gate] {
+		return r.decideRest(in, 0)
+	}
+	ix, present, flags, ints, num := t.base, in.Present, in.Bool, in.Int, in.Num
+	for _, x := range t.present {
+		if present[x.at] {
+			ix += x.w
 		}
 	}
-	for {
-		if m != nil {
-			if next == len(m.parts) {
-				return m.combined[combined], combined
-			}
-			p, next = m.parts[next], next+1
-			if p.gate >= 0 && !in.Present[p.gate] {
-				combined *= p.radix // its digit is 0
-				continue
-			}
-			t = p.t
+	for _, x := range t.bools {
+		if flags[x.at] {
+			ix += x.w
 		}
-		ix, present, flags, ints, num := t.base, in.Present, in.Bool, in.Int, in.Num
-		for _, x := range t.present {
-			if present[x.at] {
-				ix += x.w
-			}
-		}
-		for _, x := range t.bools {
-			if flags[x.at] {
-				ix += x.w
-			}
-		}
-		for _, x := range t.ints {
-			if ints[x.at] >= x.c {
-				ix += x.w
-			}
-		}
-		sum := 0.0 // NaN when a value is: NaN holds no test
-		for _, x := range t.floats {
-			v := math.Float64frombits(math.Float64bits(num[x.at]) & x.and)
-			if sum += v; v >= x.c {
-				ix += x.w
-			}
-		}
-		if sum != sum {
-			for _, x := range t.nans {
-				if v := num[x.at]; v != v {
-					ix += x.w
-				}
-			}
-		}
-		for i := range t.other {
-			ix += t.other[i].off[t.other[i].region(in)]
-		}
-		leaf := t.cells[ix]
-		if m == nil {
-			return t.leaves[leaf], int(leaf)
-		}
-		combined = combined*p.radix + int(leaf) + b2i(p.gate >= 0)
 	}
+	for _, x := range t.ints {
+		if ints[x.at] >= x.c {
+			ix += x.w
+		}
+	}
+	sum := 0.0 // NaN when a value is: NaN holds no test
+	for _, x := range t.floats {
+		v := math.Float64frombits(math.Float64bits(num[x.at]) & x.and)
+		if sum += v; v >= x.c {
+			ix += x.w
+		}
+	}
+	if sum != sum {
+		for _, x := range t.nans {
+			if v := num[x.at]; v != v {
+				ix += x.w
+			}
+		}
+	}
+	for i := range t.other {
+		ix += t.other[i].off[t.other[i].region(in)]
+	}
+	leaf := t.cells[ix]
+	if t.rest != nil {
+		return t.rest.decideRest(in, int(leaf)+b2i(t.rest.parts[0].gate >= 0))
+	}
+	return t.leaves[leaf], int(leaf)
 }
 
 // A test adds w to the cell when a value is true, or at least c. A key read through
