@@ -41,8 +41,8 @@ func checkSeedTable(t *testing.T, rep *Report, off string) {
 	if len(rep.Warnings) != 0 {
 		t.Errorf("warnings: %v", rep.Warnings)
 	}
-	if len(rep.Cells) != 37 {
-		t.Fatalf("%d cells, want 6 macro-states + 24 cells + 4 overrides + 3 faults", len(rep.Cells))
+	if len(rep.Cells) != 43 {
+		t.Fatalf("%d cells, want 6 macro-states + 24 cells + 4 overrides + 3 faults + 6 memory rulings", len(rep.Cells))
 	}
 	offs := 0
 	for _, c := range rep.Cells {
@@ -63,12 +63,19 @@ func checkSeedTable(t *testing.T, rep *Report, off string) {
 	if want := map[bool]int{true: 0, false: 1}[off == ""]; offs != want {
 		t.Errorf("%d cells off, want %d", offs, want)
 	}
-	// Each rule that is on wins exactly its macro-state: one region each.
+	// Each rule that is on wins exactly its macro-state: one region each; memory_allowed
+	// wins one for Exploit, one for Ignore and one for Caution under the run's policy
+	// allow, and memory_caution_refused one for the run's policy refuse and one for no
+	// policy of the run's under the shipped param.
 	for _, rr := range rep.Rules {
 		if rr.Status == RuleOff && off != "" {
 			continue
 		}
-		if rr.Status != RuleFires || len(rr.Wins) != 1 {
+		want := map[string]int{"memory_allowed": 3, "memory_caution_refused": 2}[rr.Name]
+		if want == 0 {
+			want = 1
+		}
+		if rr.Status != RuleFires || len(rr.Wins) != want {
 			t.Errorf("rule %s: status %s, wins %v", rr.Name, rr.Status, rr.Wins)
 		}
 	}
@@ -90,10 +97,17 @@ func TestGGSWithoutDomainsHasAbsentSignalsGap(t *testing.T) {
 	for _, g := range rep.Gaps() {
 		conds = append(conds, g.Condition()+" | "+g.Witness.String())
 	}
+	sig := "signals{round: -1, D: 0, P: 0, omega: 0, beta_eff: 0, L: 0, grad: 0, worsening: 0, replans: 0, all_matched: false, fault: 0}"
 	want := []string{
+		// A memory pair whose action or policy no memory_* rule names falls through to
+		// the GGS rules, which have the same gaps.
+		`memory_pair != nil && memory_pair.action == "Caution" && memory_pair.policy not in ["", "allow", "log", "refuse"] && signals != nil && signals.round < 0 | ` + sig + `; memory_pair{space: "", entity: "", m_att: 0, m_dec: 0, action: "Caution", policy: "other"}`,
+		`memory_pair != nil && memory_pair.action == "Caution" && memory_pair.policy not in ["", "allow", "log", "refuse"] && signals == nil | memory_pair{space: "", entity: "", m_att: 0, m_dec: 0, action: "Caution", policy: "other"}; signals absent`,
+		`memory_pair != nil && memory_pair.action not in ["Avoid", "Caution", "Exploit", "Ignore"] && signals != nil && signals.round < 0 | ` + sig + `; memory_pair{space: "", entity: "", m_att: 0, m_dec: 0, action: "other", policy: ""}`,
+		`memory_pair != nil && memory_pair.action not in ["Avoid", "Caution", "Exploit", "Ignore"] && signals == nil | memory_pair{space: "", entity: "", m_att: 0, m_dec: 0, action: "other", policy: ""}; signals absent`,
 		// round is an int without bounds: a negative round is a gap too.
-		"signals != nil && signals.round < 0 | signals{round: -1, D: 0, P: 0, omega: 0, beta_eff: 0, L: 0, grad: 0, worsening: 0, replans: 0, all_matched: false, fault: 0}",
-		"signals == nil | signals absent",
+		"memory_pair == nil && signals != nil && signals.round < 0 | " + sig + "; memory_pair absent",
+		"memory_pair == nil && signals == nil | signals absent; memory_pair absent",
 	}
 	if strings.Join(conds, "\n") != strings.Join(want, "\n") {
 		t.Errorf("gaps:\n%s\nwant:\n%s", strings.Join(conds, "\n"), strings.Join(want, "\n"))

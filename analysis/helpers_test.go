@@ -49,7 +49,7 @@ func ggsOptions(t testing.TB) Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Options{Domains: d, Expect: x, HostParams: []string{"alpha", "beta", "lambda", "w1", "w2", "time_budget_ms", "max_replans", "replan_cap", "max_fault_retries"}}
+	return Options{Domains: d, Expect: x, HostParams: []string{"alpha", "beta", "lambda", "w1", "w2", "time_budget_ms", "max_replans", "replan_cap", "max_fault_retries", "caution"}}
 }
 
 func analyze(t testing.TB, rs *engine.RuleSet, opt Options) *Report {

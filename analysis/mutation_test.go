@@ -20,13 +20,30 @@ import (
 // (a gap, an overlap or a changed cell of the seed's table) unless the engine itself
 // decides exactly as the shipped rules on every elementary cell. Deleting a rule must
 // always be caught. testdata/mutants.golden lists each mutant and what caught it.
+//
+// The mutants are of the macro-state rules: the memory_* rules rule on a fact of their
+// own, which multiplies the partition without adding to what is learnt here, so they
+// are left out with their table of cells (TestGGSReproducesTheSeedTable checks them).
 func TestGGSMutants(t *testing.T) {
 	src, err := rules.FS.ReadFile("ggs.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
+	src = withoutMemoryRules(t, src)
 	opt := ggsOptions(t)
-	orig, _, err := analyzeWith(shipped(t, "ggs.yaml"), opt)
+	x := *opt.Expect
+	x.Tables = nil
+	for _, tb := range opt.Expect.Tables {
+		if !strings.HasPrefix(tb.Given, "memory_pair != nil") {
+			x.Tables = append(x.Tables, tb)
+		}
+	}
+	opt.Expect = &x
+	base, err := engine.LoadRules("ggs.yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _, err := analyzeWith(base, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,6 +131,36 @@ func TestGGSMutants(t *testing.T) {
 	}
 	fmt.Fprintf(&out, "%d mutants: %d caught, %d equivalent\n", caught+equivalent, caught, equivalent)
 	checkGolden(t, "mutants.golden", out.Bytes())
+}
+
+// withoutMemoryRules is the rule file without its memory_* rules.
+func withoutMemoryRules(t *testing.T, src []byte) []byte {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "rules" {
+			continue
+		}
+		var kept []*yaml.Node
+		for _, rule := range root.Content[i+1].Content {
+			memory := false
+			for j := 0; j+1 < len(rule.Content); j += 2 {
+				memory = memory || rule.Content[j].Value == "name" && strings.HasPrefix(rule.Content[j+1].Value, "memory_")
+			}
+			if !memory {
+				kept = append(kept, rule)
+			}
+		}
+		root.Content[i+1].Content = kept
+	}
+	b, err := yaml.Marshal(&doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 type mutant struct {

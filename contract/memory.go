@@ -88,5 +88,8 @@ type MemoryVerdict struct {
 	Target   string  `json:"target,omitempty"`
 	Pair     string  `json:"pair"`     // the Megram pair, e.g. "tool:read_file × path:config/service.yaml"
 	Decision float64 `json:"decision"` // the pair's M_decision
-	Text     string  `json:"text"`     // how the pair fared, for the prompt
+	// Attention is the pair's M_attention, which OBSERVE hands to the rules with the
+	// decision; 0 when the calibrator does not say.
+	Attention float64 `json:"attention,omitempty"`
+	Text      string  `json:"text"` // how the pair fared, for the prompt
 }

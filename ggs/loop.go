@@ -29,6 +29,9 @@ type RoundInput struct {
 	TaskID string `json:"task_id"`
 	Intent string `json:"intent"`
 	Round  int    `json:"round"`
+	// Rulings are the rules' rulings on the memory pairs OBSERVE read before the round
+	// (see PairSource); the plant holds the round's plan and tool calls to them.
+	Rulings []Ruling `json:"rulings,omitempty"`
 }
 
 // Report is R4b's message at the end of a round: exactly one of the two is set.
@@ -63,6 +66,7 @@ type Loop struct {
 	post      *bus.Post // the post of the effector call in progress
 	mailErr   error     // what the memory desk could not deliver during the call
 	elapsedMS int64     // the task's time as the latest report gave it, for an interruption's Ω
+	obs       observation
 
 	// OnMessage, when set, sees every message as it passes, with the seq of the trace
 	// event that journalled it (for a live display, or a bus).
@@ -151,7 +155,8 @@ func (l *Loop) Mint(ctx context.Context, req engine.MintRequest) (engine.Constru
 		}
 	}
 	l.round++
-	if err := l.plant.Round(ctx, post, RoundInput{TaskID: l.task.TaskID, Intent: l.task.Intent, Round: l.round}); err != nil {
+	in := RoundInput{TaskID: l.task.TaskID, Intent: l.task.Intent, Round: l.round, Rulings: l.takeRulings()}
+	if err := l.plant.Round(ctx, post, in); err != nil {
 		return engine.Construct{}, fmt.Errorf("round %d: %w", l.round, err)
 	}
 	rep, err := receiveReport(post)

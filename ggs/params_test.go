@@ -19,8 +19,11 @@ func TestRuleFileCarriesSeedDefaults(t *testing.T) {
 		t.Fatalf("params of %s:\n got %+v\nwant %+v", rulesPath, got, seedDefaults)
 	}
 	rs := loadRules(t)
-	if len(rs.Params()) != len(ParamNames) {
-		t.Errorf("%s has %d params, want exactly the %d of the table", rulesPath, len(rs.Params()), len(ParamNames))
+	if len(rs.Params()) != len(HostParams) {
+		t.Errorf("%s has %d params, want exactly the %d of the table and the caution policy", rulesPath, len(rs.Params()), len(HostParams))
+	}
+	if v, _ := rs.Param(ParamCaution); v != CautionRefuse {
+		t.Errorf("%s: caution %v, want %s", rulesPath, v, CautionRefuse)
 	}
 }
 

@@ -46,6 +46,7 @@ type Solver struct {
 	clock   engine.Clock
 	ids     engine.IDSource
 	sessOpt []engine.Option
+	caution string // a Loop's caution policy (WithCautionPolicy); "" is the rule set's
 }
 
 // Option configures a Solver.

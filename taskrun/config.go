@@ -74,8 +74,9 @@ type Config struct {
 	Confirmer sandbox.Confirmer
 	Clarify   roles.Clarifier
 	Caution   sandbox.Confirmer
-	// CautionPolicy answers memory's Caution verdicts when Caution is nil: CautionRefuse
-	// ("" too), CautionAllow or CautionLog.
+	// CautionPolicy answers memory's Caution verdicts when Caution is nil: CautionRefuse,
+	// CautionAllow or CautionLog; "" is the rule set's caution param (refuse as shipped).
+	// The memory_* rules read it for the pairs OBSERVE hands them.
 	CautionPolicy string
 
 	// A display: every message as it is journalled, what each role is doing, a tap on

@@ -58,7 +58,8 @@ func (m memoryCalibrator) Calibrate(ctx context.Context, q roles.CalibrationQuer
 				*set.text = append(*set.text, sopLine(e))
 			case onTool:
 				out.Verdicts = append(out.Verdicts, roles.Verdict{Action: e.Action, Tool: tool, Target: target,
-					Pair: memory.Pair{Space: e.Space, Entity: e.Entity}.String(), Decision: e.Decision, Text: faredLine(e)})
+					Pair: memory.Pair{Space: e.Space, Entity: e.Entity}.String(), Decision: e.Decision, Attention: e.Attention,
+					Text: faredLine(e)})
 			default:
 				*set.text = append(*set.text, faredLine(e))
 			}

@@ -77,9 +77,21 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if confirmer == nil {
 		confirmer = sandbox.RefuseAll{}
 	}
+	// The caution policy is the rules' caution param unless the run sets one: the
+	// memory_* rules read it for the pairs OBSERVE hands them, the confirmer below for
+	// the pairs memory is asked about only once a plan or a call names them.
+	policy := cfg.CautionPolicy
+	if policy == "" {
+		if v, ok := rs.Param(ggs.ParamCaution); ok {
+			policy, _ = v.(string)
+		}
+	}
+	if err := ggs.CheckCautionPolicy(policy); err != nil {
+		return res, err
+	}
 	caution := cfg.Caution
 	if caution == nil {
-		if caution, err = cautionConfirmer(cfg.CautionPolicy, cfg.Warn); err != nil {
+		if caution, err = cautionConfirmer(policy, cfg.Warn); err != nil {
 			return res, err
 		}
 	}
@@ -101,7 +113,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	}
 	rc := roles.Config{Models: models, Tools: scrubTools{box, scrub}, Clock: cfg.Clock, IDs: cfg.IDs,
 		OnMessage: cfg.OnMessage, OnStatus: cfg.OnStatus, Clarify: cfg.Clarify, Caution: caution}
-	var ggsOpts []ggs.Option
+	ggsOpts := []ggs.Option{ggs.WithCautionPolicy(cfg.CautionPolicy)}
 	var mem *memory.Service
 	distillJournal := &journalFile{}
 	if cfg.Memory != nil {

@@ -48,7 +48,7 @@ type checkOpts struct {
 
 // hostParams are the params a built-in host reads from the rule set it is given, by rule
 // set name: they need no rule to read them.
-var hostParams = map[string][]string{"ggs": ggs.ParamNames}
+var hostParams = map[string][]string{"ggs": ggs.HostParams}
 
 type checkFlags struct {
 	analyze, strict bool

@@ -83,7 +83,7 @@ the worker's.`,
 		fs := c.Flags()
 		nf.add(fs)
 		fs.StringVar(&o.Model, "model", "", "model for every role without one of its own (default: the worker's)")
-		fs.StringVar(&o.Caution, "caution", "", "what to do with a call memory advises caution for: refuse, allow or log (default: refuse)")
+		fs.StringVar(&o.Caution, "caution", "", "what to do with a call memory advises caution for: refuse, allow or log (default: the rules' caution param, refuse as shipped)")
 		fs.Var(&allowNet, "allow-net", "ask that the task's tools may connect to `HOST[:PORT]` (repeatable; a worker opens it only within its own --allow-net)")
 		fs.BoolVar(&asJSON, "json", false, "print each task's status as JSON")
 		fs.StringVar(&file, "file", "", "submit every line of `FILE` as a task (blank lines and lines starting with # skipped)")

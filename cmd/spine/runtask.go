@@ -39,7 +39,7 @@ func init() {
 			model:      fs.String("model", "", "`NAME` of the model for every role without one of its own (default: $SPINE_MODEL)"),
 			configPath: fs.String("config", "", "YAML model configuration `FILE` (base_url, api_key, model, tiers, roles)"),
 			watch:      fs.Bool("watch", false, "with --rules: reload the rule file when it changes, at the next cycle boundary"),
-			caution:    fs.String("caution", taskrun.CautionRefuse, "with no terminal to ask, what to do with a call memory advises caution for: `refuse|allow|log` (log: allow and warn)"),
+			caution:    fs.String("caution", "", "with no terminal to ask, what to do with a call memory advises caution for: `refuse|allow|log` (log: allow and warn; default: the rules' caution param, refuse as shipped)"),
 			noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (printed in red, recorded in the trace)"),
 			maxIter:    fs.Int("max-iterations", 20, "bound the run to `N` rounds; a run that reaches it is abandoned by a rule (reason iteration_bound)"),
 			memCorrupt: fs.String("memory-corrupt", taskrun.MemoryCorruptRefuse, "when the --memory store is corrupt: `refuse|skip` (skip: run without memory, with a warning)"),
@@ -82,7 +82,7 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 		return exitUsage
 	}
 	switch *caution {
-	case taskrun.CautionRefuse, taskrun.CautionAllow, taskrun.CautionLog:
+	case "", taskrun.CautionRefuse, taskrun.CautionAllow, taskrun.CautionLog:
 	default:
 		fmt.Fprintf(io.err, "spine run: --caution %q: expected refuse, allow or log\n", *caution)
 		return exitUsage

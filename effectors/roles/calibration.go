@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/ggs"
 )
 
 // Calibrator is the planner's view of shared memory: before every plan and replan it asks
@@ -47,7 +48,10 @@ type Verdict struct {
 	Target   string  `json:"target,omitempty"`
 	Pair     string  `json:"pair"`     // the Megram pair, e.g. "tool:read_file × path:config/service.yaml"
 	Decision float64 `json:"decision"` // the pair's M_decision
-	Text     string  `json:"text"`     // how it fared, for the prompt
+	// Attention is the pair's M_attention, which OBSERVE hands to the rules with the
+	// decision; 0 when the calibrator does not say.
+	Attention float64 `json:"attention,omitempty"`
+	Text      string  `json:"text"` // how it fared, for the prompt
 }
 
 // answer is c as R5 posts it to R2.
@@ -125,6 +129,7 @@ func appendNew(xs, more []string) []string {
 type reason struct {
 	why     string
 	verdict *Verdict
+	rule    string // the memory_* rule that refused the pair, when the rules ruled on it
 }
 
 // blocked reports whether there is a reason at all.
@@ -133,6 +138,9 @@ func (r reason) blocked() bool { return r.why != "" }
 // which is the reason as a clause after the thing refused: "which is blocked by the GGS
 // directive", "which memory says to avoid (tool:x × path:y, M_dec −2.55)".
 func (r reason) which() string {
+	if r.verdict != nil && r.rule != "" {
+		return "which " + r.why + ", refused by rule " + r.rule
+	}
 	if r.verdict != nil {
 		return "which " + r.why
 	}
@@ -193,6 +201,59 @@ func buildMustNot(cal Calibration, blockedTools, blockedTargets []string, known 
 	}
 	mn.text = append(mn.text, cal.Avoid...)
 	return mn
+}
+
+// applyRulings holds memory's Avoid verdicts to the rules' rulings on their pairs (see
+// ggs.PairSource): a pair the rules refused stays blocked and names the rule; one they
+// allowed is no longer blocked. A verdict on a pair the rules did not see (memory was
+// asked about it only once the plan named it) stays as memory's action table says.
+func (mn *mustNot) applyRulings(rulings map[string]ggs.Ruling) {
+	if len(rulings) == 0 {
+		return
+	}
+	rule := func(r reason) (reason, bool) {
+		if r.verdict == nil {
+			return r, true
+		}
+		ru, ok := rulings[r.verdict.Pair]
+		if !ok {
+			return r, true
+		}
+		if ru.Ruling != ggs.RulingRefuse {
+			return reason{}, false
+		}
+		r.rule = ru.Rule
+		return r, true
+	}
+	for tool, r := range mn.tools {
+		if r, keep := rule(r); keep {
+			mn.tools[tool] = r
+		} else {
+			delete(mn.tools, tool)
+		}
+	}
+	for tool, ts := range mn.targets {
+		kept := make([]target, 0, len(ts))
+		for _, t := range ts {
+			if r, keep := rule(t.reason); keep {
+				t.reason = r
+				kept = append(kept, t)
+			}
+		}
+		mn.targets[tool] = kept
+	}
+}
+
+// rulingMap indexes rulings by their pair as Verdict.Pair names it.
+func rulingMap(rs []ggs.Ruling) map[string]ggs.Ruling {
+	if len(rs) == 0 {
+		return nil
+	}
+	m := make(map[string]ggs.Ruling, len(rs))
+	for _, r := range rs {
+		m[r.Pair()] = r
+	}
+	return m
 }
 
 // toolBlocked says why a tool may not be used; the zero reason when it may.

@@ -12,7 +12,9 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // execRequest is R3's user turn.
@@ -162,7 +164,28 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a
 	case why.blocked():
 		return refuse(fmt.Sprintf("%s on %q is %s", tc.Name, tgt, why.why))
 	}
-	if reasons := cautionReasons(g.cal, tc.Name, tgt); len(reasons) > 0 && p.cfg.Caution != nil {
+	if ru, v := cautionRuling(g, tc.Name, tgt); ru != nil {
+		// The rules ruled on the pair in OBSERVE: their ruling, with the rule's name, is
+		// on record beside the call.
+		rec.exchange(engine.Exchange{Name: trace.ExchangeCheck + "caution",
+			Request:  map[string]string{"tool": tc.Name, "target": tgt, "pair": v.Pair},
+			Response: map[string]string{"ruling": ru.Ruling, "rule": ru.Rule, "policy": ru.Policy}})
+		if ru.Ruling == ggs.RulingRefuse {
+			reason := fmt.Sprintf("memory advises caution for %s on %s %s, refused by rule %s", tc.Name, tgt, v.cite(), ru.Rule)
+			ok := false
+			if p.cfg.Caution != nil {
+				var err error
+				ok, err = p.cfg.Caution.Confirm(ctx, sandbox.Confirmation{Tool: tc.Name, Command: tgt, Reasons: []string{reason, v.Text}})
+				if ctx.Err() != nil {
+					return "", "", ctx.Err()
+				}
+				ok = ok && err == nil
+			}
+			if !ok {
+				return refuse("not confirmed: " + reason)
+			}
+		}
+	} else if reasons := cautionReasons(g.cal, tc.Name, tgt); len(reasons) > 0 && p.cfg.Caution != nil {
 		ok, err := p.cfg.Caution.Confirm(ctx, sandbox.Confirmation{Tool: tc.Name, Command: tgt, Reasons: reasons})
 		if ctx.Err() != nil {
 			return "", "", ctx.Err()
@@ -228,6 +251,20 @@ func (p *Pipeline) askLate(ctx context.Context, rec recorder, post *bus.Post, g 
 	}
 	g.must.targets = targets
 	return nil
+}
+
+// cautionRuling is the rules' ruling on memory's Caution verdict for a tool call, with
+// the verdict; nil when memory advises no caution for it or the rules did not see its pair.
+func cautionRuling(g guard, tool, tgt string) (*ggs.Ruling, *Verdict) {
+	v := g.cal.cautionFor(tool, tgt)
+	if v == nil {
+		return nil, nil
+	}
+	ru, ok := g.rulings[v.Pair]
+	if !ok {
+		return nil, nil
+	}
+	return &ru, v
 }
 
 // cautionReasons says why a tool call needs confirmation, first reason first: memory's

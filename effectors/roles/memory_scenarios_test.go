@@ -86,7 +86,7 @@ func TestMemoryAvoidIsRejected(t *testing.T) {
 	}
 	msgs := reqs[1].Chat.Messages
 	want := `The plan validator rejected this plan:
-- subtask 1 ("Write the port into port.txt") uses the tool write_file, which memory says to avoid (tool:write_file × env:local, M_dec −1.70)
+- subtask 1 ("Write the port into port.txt") uses the tool write_file, which memory says to avoid (tool:write_file × env:local, M_dec −1.70), refused by rule memory_avoid_refused
 Answer`
 	if !strings.HasPrefix(msgs[len(msgs)-1].Content, want) {
 		t.Errorf("re-ask = %s\nwant the prefix\n%s", msgs[len(msgs)-1].Content, want)
@@ -96,10 +96,10 @@ Answer`
 		string(mustJSON(checks[1].Response)) != `{"violations":[]}` {
 		t.Errorf("plan checks = %+v", checks)
 	}
-	// Asked once before the plan (intent, every tool); the first plan's port.txt and the
-	// second's config/app.yaml each once before their check.
-	if n := len(exchanges(t, got.trace, "memory:calibrate")); n != 3 {
-		t.Errorf("%d memory:calibrate exchanges, want 3", n)
+	// Asked in OBSERVE (every tool), once before the plan (intent, every tool); the first
+	// plan's port.txt and the second's config/app.yaml each once before their check.
+	if n := len(exchanges(t, got.trace, "memory:calibrate")); n != 4 {
+		t.Errorf("%d memory:calibrate exchanges, want 4", n)
 	}
 }
 
@@ -130,6 +130,7 @@ func TestMemoryAvoidOnAPlannedTarget(t *testing.T) {
 		asked = append(asked, string(b))
 	}
 	wantAsked := []string{
+		`{"tools":["shell","read_file","write_file","list_files"],"targets":[]}`, // OBSERVE
 		`{"intent":"Find the port that config/app.yaml sets","tools":["shell","read_file","write_file","list_files"],"targets":[]}`,
 		`{"tools":[],"targets":[{"tool":"read_file","target":"./config/service.yaml"}]}`,
 		`{"tools":[],"targets":[{"tool":"read_file","target":"config/app.yaml"}]}`,
@@ -252,7 +253,16 @@ func TestMemoryAnswersTravelOnTheBus(t *testing.T) {
 			}
 		}
 	}
-	first := decode[contract.MemoryAnswer](t, reads[1].Payload)
+	// OBSERVE reads first, without the intent (its pairs become facts); then R2's read
+	// for the round, with it.
+	if len(reads) < 4 {
+		t.Fatalf("%d memory messages, want OBSERVE's read and the round's", len(reads))
+	}
+	observed := decode[contract.MemoryAnswer](t, reads[1].Payload)
+	if len(observed.Avoid) != 0 || len(observed.Verdicts) != 1 || observed.Verdicts[0] != contract.MemoryVerdict(preferRead) {
+		t.Errorf("OBSERVE's answer %+v, want the verdict on read_file alone", observed)
+	}
+	first := decode[contract.MemoryAnswer](t, reads[3].Payload)
 	if len(first.Avoid) != 1 || len(first.Verdicts) != 1 || first.Verdicts[0] != contract.MemoryVerdict(preferRead) {
 		t.Errorf("the round's answer %+v, want the intent's Avoid and the verdict on read_file", first)
 	}
@@ -264,7 +274,7 @@ func TestMemoryAnswersTravelOnTheBus(t *testing.T) {
 	}
 	var findings []contract.AuditReport
 	for _, m := range msgs {
-		if m.Seq == reads[1].Seq {
+		if m.Seq == reads[3].Seq {
 			m.To = "R3"
 		}
 		findings = append(findings, a.Observe(m)...)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentspine/spine/spine/trace"
+	"strings"
 	"time"
 
 	"github.com/agentspine/spine/bus"
@@ -176,6 +177,7 @@ func (p *Pipeline) Round(ctx context.Context, loopPost *bus.Post, in ggs.RoundIn
 	if err := p.r2.receive(post, in.Round); err != nil {
 		return err
 	}
+	p.r2.rulings = rulingMap(in.Rulings)
 	q := p.r2.query(p.tools)
 	cal, err := p.calibrate(ctx, rec, post, q)
 	if err != nil {
@@ -191,6 +193,38 @@ func (p *Pipeline) Round(ctx context.Context, loopPost *bus.Post, in ggs.RoundIn
 		return p.interrupted(ctx, post, "validating", err)
 	}
 	return nil
+}
+
+var _ ggs.PairSource = (*Pipeline)(nil)
+
+// ReadsMemory reports whether the pipeline has a memory to calibrate against.
+func (p *Pipeline) ReadsMemory() bool { return p.cfg.Memory != nil }
+
+// MemoryPairs is what memory holds, before a round, on the pairs its plan can touch: every
+// tool R3 has, and the tools on the targets the last plan used and the last directive
+// blocked (R2's query without the intent, whose verdict is prompt text, not a pair a plan
+// can be held to). Only pairs memory has a verdict on are returned; the read is
+// journalled in the observe call. No memory, no pairs.
+func (p *Pipeline) MemoryPairs(ctx context.Context, in ggs.RoundInput) ([]ggs.PairPotentials, error) {
+	if p.cfg.Memory == nil || in.TaskID != p.task.TaskID {
+		return nil, nil
+	}
+	q := p.r2.query(p.tools)
+	q.Intent = ""
+	rec := journalRecorder{j: engine.JournalFrom(ctx), onMessage: p.cfg.OnMessage}
+	cal, err := p.calibrate(ctx, rec, bus.NewPost(rec), q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ggs.PairPotentials, 0, len(cal.Verdicts))
+	for _, v := range cal.Verdicts {
+		space, entity, ok := strings.Cut(v.Pair, " × ")
+		if !ok {
+			continue
+		}
+		out = append(out, ggs.PairPotentials{Space: space, Entity: entity, MAtt: v.Attention, MDec: v.Decision, Action: v.Action})
+	}
+	return out, nil
 }
 
 // interrupted ends a round that the cancelling of ctx cut short. The round still ends in a

@@ -11,6 +11,7 @@ import (
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -29,6 +30,7 @@ type planner struct {
 	task      contract.TaskSpec
 	directive *contract.PlanDirective // this round's; nil on the first
 	plans     []planRecord
+	rulings   map[string]ggs.Ruling // the rules' rulings on this round's memory pairs, by pair
 }
 
 // planRecord is one round's plan as R2 made it.
@@ -87,8 +89,9 @@ func (r *planner) retryPlan(round int) *planOutput {
 // guard is the round's MUST NOT set and memory's calibration, which the runtime enforces
 // on R3's tool calls in code (the executor's prompt also states them).
 type guard struct {
-	must mustNot
-	cal  Calibration
+	must    mustNot
+	cal     Calibration
+	rulings map[string]ggs.Ruling
 }
 
 func (r *planner) guard(cal Calibration, known []string) guard {
@@ -96,7 +99,9 @@ func (r *planner) guard(cal Calibration, known []string) guard {
 	if d := r.directive; d != nil {
 		blockedTools, blockedTargets = d.BlockedTools, d.BlockedTargets
 	}
-	return guard{must: buildMustNot(cal, blockedTools, blockedTargets, known), cal: cal}
+	must := buildMustNot(cal, blockedTools, blockedTargets, known)
+	must.applyRulings(r.rulings)
+	return guard{must: must, cal: cal, rulings: r.rulings}
 }
 
 // cautionLines are the caution entries of the prompts: memory's text, then its Caution

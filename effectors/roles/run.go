@@ -61,7 +61,7 @@ func (p *Pipeline) Run(ctx context.Context, o TaskOptions) (TaskResult, error) {
 	// TaskSpec message, not here.
 	meta["task_id"], meta["raw_input"] = p.task.TaskID, p.task.RawInput
 	opts := append(append([]engine.Option(nil), o.Engine...), engine.WithMeta(meta))
-	eng := engine.NewEngine(o.Rules, loop, opts...)
+	eng := engine.NewEngine(o.Rules, loop.Effector(), opts...)
 	if err := loop.Seed(eng.Session()); err != nil {
 		return TaskResult{Task: p.task}, err
 	}

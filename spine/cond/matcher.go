@@ -7,6 +7,8 @@ import "slices"
 // outcome of each rule of its part. Rules are cut into parts of at most partRules, in
 // order, so that a table's leaves stay small and its keys' regions are those of its own
 // rules' constants; a rule set of a few dozen rules is one part, decided by one lookup.
+// A part never mixes rules of two gates (gate.go): a cycle looks up only the parts whose
+// gate is present, and the parts' leaves are numbered together.
 //
 // The outcome is exact only when no atom can fail: a rule that reads a field of a kind
 // whose fact is absent, and an opaque rule, is left to expr's VM (its outcome is VM),
@@ -19,6 +21,9 @@ type Matcher struct {
 	analysable []bool // by rule: a part decides it whenever its facts are present
 	partOf     []int  // by rule: its part, -1 for none
 	top        *table // the table Decide looks up: its single part's, or one that decides each part
+	// combined holds, by combination of the parts' leaves (see combine), every rule's
+	// outcome; nil for a matcher of one part or of too many combinations.
+	combined [][]uint8
 }
 
 // part is some rules' conditions compiled, and their table.
@@ -29,6 +34,9 @@ type part struct {
 	atoms    []atomDef
 	presence map[int]int // kind → its presence key
 	t        *table
+	gate     int     // the kind whose presence opens every rule of the part, or -1 (see gateOf)
+	shut     []uint8 // for a gated part, its outcomes while the gate is absent
+	radix    int     // the part's digit in a combined leaf: its leaves, and one for its gate absent
 }
 
 // partRules is the most rules a part holds.
@@ -63,17 +71,26 @@ func Compile(conds []*Node) *Matcher {
 	m := &Matcher{}
 	slotIx := map[[2]int]int{}
 	budget := maxMatcherSteps
+	gates := make([]int, len(conds))
+	for i, c := range conds {
+		gates[i] = gateOf(c)
+	}
 	// A part too large is tried again in halves, and the work of the failed attempt is
 	// lost. Neighbouring rules tend to be alike, so after halving the next part starts
 	// at the size that worked, and grows back after a run of parts that fit at once.
 	size, fits := partRules, 0
 	for lo := 0; lo < len(conds); {
-		index := make([]int, min(size, len(conds)-lo))
+		index := make([]int, gateRun(gates, lo, size))
 		for j := range index {
 			index[j] = lo + j
 		}
 		lo += len(index)
 		parts := m.split(conds, index, slotIx, &budget)
+		for _, p := range parts {
+			if p.gate = gates[p.index[0]]; p.gate >= 0 {
+				p.shut = p.shutOutcomes()
+			}
+		}
 		m.parts = append(m.parts, parts...)
 		if fits++; len(parts) > 1 {
 			size, fits = len(parts[0].index), 0
@@ -94,7 +111,15 @@ func Compile(conds []*Node) *Matcher {
 	}
 	m.top = &table{parts: m}
 	if len(m.parts) == 1 && len(m.parts[0].index) == len(conds) {
+		// One table decides every rule: nothing to skip, and its own outcomes stand
+		// when the gate is absent.
+		m.parts[0].gate, m.parts[0].shut = -1, nil
 		m.top = m.parts[0].t
+	} else if len(m.vmOnly) < len(conds) {
+		if m.combine(len(conds)); m.combined != nil {
+			top := *m.parts[0].t
+			top.rest, m.top = m, &top
+		}
 	}
 	return m
 }
@@ -134,16 +159,33 @@ func (m *Matcher) Decide(in *Input, out []uint8) (outcomes []uint8, leaf int) {
 	return m.top.lookup(in, out) // one call, so that Decide is inlined
 }
 
-// decideParts is Decide for several parts.
+// decideParts is Decide for several parts whose leaves are not combined.
 func (m *Matcher) decideParts(in *Input, out []uint8) ([]uint8, int) {
 	for _, i := range m.vmOnly {
 		out[i] = VM
 	}
 	for _, p := range m.parts { // a part's rules are consecutive
+		if p.gate >= 0 && !in.Present[p.gate] {
+			copy(out[p.index[0]:], p.shut)
+			continue
+		}
 		o, _ := p.t.lookup(in, nil)
 		copy(out[p.index[0]:], o)
 	}
 	return out, -1
+}
+
+// decideRest is the combined leaf and its outcomes, given the first part's digit.
+func (m *Matcher) decideRest(in *Input, combined int) ([]uint8, int) {
+	for _, p := range m.parts[1:] {
+		d := 0
+		if p.gate < 0 || in.Present[p.gate] {
+			_, d = p.t.lookup(in, nil)
+			d += b2i(p.gate >= 0)
+		}
+		combined = combined*p.radix + d
+	}
+	return m.combined[combined], combined
 }
 
 // Outcome is rule i's outcome on in, from its part's table only.
@@ -152,12 +194,27 @@ func (m *Matcher) Outcome(i int, in *Input) uint8 {
 		return VM
 	}
 	p := m.parts[m.partOf[i]]
+	if p.gate >= 0 && !in.Present[p.gate] {
+		return p.shut[i-p.index[0]]
+	}
 	o, _ := p.t.lookup(in, nil)
 	return o[i-p.index[0]]
 }
 
 // Leaves is the number of leaves Decide may report.
-func (m *Matcher) Leaves() int { return len(m.top.leaves) }
+func (m *Matcher) Leaves() int {
+	if m.combined != nil {
+		return len(m.combined)
+	}
+	return len(m.top.leaves)
+}
+
+// Parts is the number of tables the matcher looks up, at most, to decide every rule.
+func (m *Matcher) Parts() int { return len(m.parts) }
+
+// PartOf is the part that decides rule i, -1 for none; rules of one part are decided by
+// one lookup in one table.
+func (m *Matcher) PartOf(i int) int { return m.partOf[i] }
 
 // Analysable reports whether rule i is decided by the matcher whenever the facts it reads
 // are present.

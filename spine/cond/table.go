@@ -26,6 +26,9 @@ type table struct {
 	nans                 []test[float64] // keys whose NaN is not their lowest region's class
 	other                []key
 	parts                *Matcher // for a matcher of several parts, its top table: lookup decides each
+	// rest is set on the top table of a matcher whose parts' leaves are combined: a copy
+	// of its first part's table, after which lookup decides the other parts.
+	rest *Matcher
 }
 
 // Limits of a part's table beyond which the part is halved, and of the work of building
@@ -43,6 +46,11 @@ const (
 func (t *table) lookup(in *Input, out []uint8) ([]uint8, int) {
 	if t.parts != nil {
 		return t.parts.decideParts(in, out)
+	}
+	// The top table of gated parts (gate.go) is the first part's: it is read as a
+	// single table is, and the other parts only for the gates that are present.
+	if r := t.rest; r != nil && r.parts[0].gate >= 0 && !in.Present[r.parts[0].gate] {
+		return r.decideRest(in, 0)
 	}
 	ix, present, flags, ints, num := t.base, in.Present, in.Bool, in.Int, in.Num
 	for _, x := range t.present {
@@ -78,6 +86,9 @@ func (t *table) lookup(in *Input, out []uint8) ([]uint8, int) {
 		ix += t.other[i].off[t.other[i].region(in)]
 	}
 	leaf := t.cells[ix]
+	if t.rest != nil {
+		return t.rest.decideRest(in, int(leaf)+b2i(t.rest.parts[0].gate >= 0))
+	}
 	return t.leaves[leaf], int(leaf)
 }
 

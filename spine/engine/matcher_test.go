@@ -182,19 +182,31 @@ func randomValue(rng *rand.Rand, t FieldType) any {
 }
 
 // TestGGSRulesOneTable: the shipped GGS rules are decided by one lookup in one table,
-// whose leaves the engine keeps (Leaves is 0 for a matcher of several parts), and the
-// matcher decides every one of them.
+// whose leaves the engine keeps (Leaves is 0 for a matcher that numbers none), and the
+// matcher decides every one of them. OBSERVE's memory_* rules open with memory_pair,
+// the macro-state rules with signals: each gate is one table, and a cycle with no
+// memory pair looks up the macro-states' table only.
 func TestGGSRulesOneTable(t *testing.T) {
 	rs, err := LoadRulesFile("../../rules/ggs.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rs.Matcher().Leaves() == 0 {
-		t.Fatal("ggs.yaml is decided by several tables")
+	m := rs.Matcher()
+	if m.Leaves() == 0 {
+		t.Fatal("ggs.yaml is decided by several tables whose leaves are not numbered")
 	}
+	if m.Parts() != 2 {
+		t.Errorf("ggs.yaml is decided by %d tables, want 2: the macro-states and the memory rulings", m.Parts())
+	}
+	parts := map[bool]map[int]bool{false: {}, true: {}} // by memory rule: the parts
 	for _, r := range rs.Rules() {
-		if !rs.Matcher().Analysable(r.Index()) {
+		if !m.Analysable(r.Index()) {
 			t.Errorf("rule %s is left to the VM", r.Name)
 		}
+		memory := strings.HasPrefix(r.Name, "memory_")
+		parts[memory][m.PartOf(r.Index())] = true
+	}
+	if len(parts[false]) != 1 || len(parts[true]) != 1 {
+		t.Errorf("parts of the macro-state rules %v, of the memory rules %v: want one each", parts[false], parts[true])
 	}
 }
