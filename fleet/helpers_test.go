@@ -59,6 +59,13 @@ func workerProcess(url, root, holdAtEnv string) int {
 		}
 		// One task at a time: the process holds the first, and takes no other.
 		prep, conc = holdAt(prep, n), 1
+		// Its stdin is the test's pipe: closed, the test process is gone, and so is this
+		// one. (Pdeathsig would not do: it follows the thread that started the process,
+		// and the sandbox ends threads that left the mount namespace.)
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			os.Exit(3)
+		}()
 	}
 	w, err := c.NewWorker(ctx, WorkerConfig{Name: fmt.Sprintf("proc-%d", os.Getpid()), Concurrency: conc,
 		WorkdirRoot: root, Prepare: prep, Log: func(s string) { fmt.Fprintln(os.Stderr, s) }})
@@ -80,7 +87,7 @@ const holdMarker = "holding task "
 // holdAt makes a worker process stop its run right after the run's n-th trace event is
 // written and flushed, say so on stderr, and wait there to be killed: the kill test's
 // seeded point of a task's progress. The process ends by itself only when its stdin
-// closes (the test process is gone), so it never outlives the test.
+// closes (see workerProcess), so it never outlives the test.
 func holdAt(prep PrepareFunc, n int) PrepareFunc {
 	return func(ctx context.Context, t Task, workdir string) (taskrun.Config, error) {
 		cfg, err := prep(ctx, t, workdir)
@@ -102,8 +109,7 @@ func (s *holdSink) Write(e *trace.Event) error {
 	if s.got++; s.got == s.at {
 		_ = s.next.Flush()
 		fmt.Fprintf(os.Stderr, "%s%s after %d trace events\n", holdMarker, s.task, s.got)
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		os.Exit(3)
+		select {} // until the kill
 	}
 	return nil
 }

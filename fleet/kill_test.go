@@ -143,8 +143,7 @@ func killHeld(t *testing.T, c *Client, url, root string, at, k int) (task, worke
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), envWorkerURL+"="+url, envWorkerRoot+"="+root, envWorkerHoldAt+"="+strconv.Itoa(at))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	stdin, err := cmd.StdinPipe() // the held process waits on it
+	stdin, err := cmd.StdinPipe() // the process ends when it closes
 	if err != nil {
 		t.Fatal(err)
 	}
