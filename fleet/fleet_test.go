@@ -61,10 +61,14 @@ func TestFleetRunsTasksLikeOneByOne(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg.Task, cfg.Workdir, cfg.TracePath = texts[i], work, filepath.Join(dir, "trace.jsonl")
-		alone, _ := taskrun.RunTask(ctx, cfg)
+		alone, aloneErr := taskrun.RunTask(ctx, cfg)
 		want := Status{Final: alone.Final, Accepted: 1}
 		if st.Outcome() != want.Outcome() || st.Outcome() == "" {
-			t.Errorf("task %s (%q): %q on the fleet, %q alone", st.ID, texts[i], st.Outcome(), want.Outcome())
+			// Both runs' records, to tell which of them went wrong and why.
+			aloneTrace, _ := os.ReadFile(cfg.TracePath)
+			fleetTrace, _, _ := c.Trace(ctx, st.ID, 0)
+			t.Errorf("task %s (%q): %q on the fleet (error %q), %q alone (error %v)\nthe fleet's trace ends:\n%s\nthe trace alone ends:\n%s",
+				st.ID, texts[i], st.Outcome(), st.Error, want.Outcome(), aloneErr, traceTail(fleetTrace), traceTail(aloneTrace))
 		}
 		if len(st.Attempts) != 1 || st.Accepted != 1 {
 			t.Errorf("task %s: attempts %+v, accepted %d", st.ID, st.Attempts, st.Accepted)
@@ -203,4 +207,16 @@ func TestRedactURL(t *testing.T) {
 			t.Errorf("%q keeps its password", c.in)
 		}
 	}
+}
+
+// traceTail is a trace's last lines, shortened, for a failure's message.
+func traceTail(trace []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(trace)), "\n")
+	lines = lines[max(0, len(lines)-12):]
+	for i, l := range lines {
+		if len(l) > 600 {
+			lines[i] = l[:600] + "…"
+		}
+	}
+	return strings.Join(lines, "\n")
 }

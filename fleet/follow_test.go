@@ -28,6 +28,7 @@ func TestFollowAudit(t *testing.T) {
 	}
 	var mu sync.Mutex
 	findings, ended := map[string][]contract.AuditReport{}, map[string]int{}
+	endedRuns := make(chan string, 1000) // every run's end, as the Auditor sees it
 	followed := make(chan error, 1)
 	go func() {
 		followed <- c.FollowAudit(ctx, cfg, true, func(e FollowEvent) {
@@ -38,6 +39,7 @@ func TestFollowAudit(t *testing.T) {
 			}
 			if e.Ended {
 				ended[e.Run] = e.Messages
+				endedRuns <- e.Run
 			}
 		})
 	}()
@@ -52,15 +54,20 @@ func TestFollowAudit(t *testing.T) {
 	stop := workers(t, c, 2, WorkerConfig{WorkdirRoot: t.TempDir(), Prepare: testPrepare(rs, noSandbox())})
 	sts := waitFinished(t, c, ids, 30*time.Second)
 	stop()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		mu.Lock()
-		n := len(ended)
-		mu.Unlock()
-		if n == len(ids) || time.Now().After(deadline) {
-			break
+	// Wait until the Auditor has seen every accepted run end.
+	waiting := map[string]bool{}
+	for _, st := range sts {
+		a, _ := st.AcceptedAttempt()
+		waiting[a.RunID] = true
+	}
+	bound := time.After(time.Minute) // a bound on a failure, not a synchronisation
+	for len(waiting) > 0 {
+		select {
+		case run := <-endedRuns:
+			delete(waiting, run)
+		case <-bound:
+			t.Fatalf("the fleet's Auditor did not see %d run(s) end in a minute: %v", len(waiting), waiting)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	cancel()
 	if err := <-followed; err != nil {

@@ -2,36 +2,43 @@ package fleet
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/effectors/scripted"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
 
 // A test binary started with envWorkerURL set is a worker process (the kill test's):
 // it runs the demo's tasks against that server until it is killed.
 const (
-	envWorkerURL  = "SPINE_FLEET_TEST_WORKER_URL"
-	envWorkerRoot = "SPINE_FLEET_TEST_WORKER_ROOT"
+	envWorkerURL    = "SPINE_FLEET_TEST_WORKER_URL"
+	envWorkerRoot   = "SPINE_FLEET_TEST_WORKER_ROOT"
+	envWorkerHoldAt = "SPINE_FLEET_TEST_WORKER_HOLD_AT" // see holdAt
 )
 
 func TestMain(m *testing.M) {
 	if url := os.Getenv(envWorkerURL); url != "" {
-		os.Exit(workerProcess(url, os.Getenv(envWorkerRoot)))
+		os.Exit(workerProcess(url, os.Getenv(envWorkerRoot), os.Getenv(envWorkerHoldAt)))
 	}
 	os.Exit(m.Run())
 }
 
-func workerProcess(url, root string) int {
+func workerProcess(url, root, holdAtEnv string) int {
 	ctx := context.Background()
 	c, err := Connect(ctx, ConnectOptions{URL: url, Name: "test-worker"})
 	if err != nil {
@@ -43,8 +50,25 @@ func workerProcess(url, root string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	w, err := c.NewWorker(ctx, WorkerConfig{Name: fmt.Sprintf("proc-%d", os.Getpid()), Concurrency: 2,
-		WorkdirRoot: root, Prepare: testPrepare(rs, noSandbox()), Log: func(s string) { fmt.Fprintln(os.Stderr, s) }})
+	prep, conc := testPrepare(rs, noSandbox()), 2
+	if holdAtEnv != "" {
+		n, err := strconv.Atoi(holdAtEnv)
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "%s=%q: expected a positive number\n", envWorkerHoldAt, holdAtEnv)
+			return 1
+		}
+		// One task at a time: the process holds the first, and takes no other.
+		prep, conc = holdAt(prep, n), 1
+		// Its stdin is the test's pipe: closed, the test process is gone, and so is this
+		// one. (Pdeathsig would not do: it follows the thread that started the process,
+		// and the sandbox ends threads that left the mount namespace.)
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			os.Exit(3)
+		}()
+	}
+	w, err := c.NewWorker(ctx, WorkerConfig{Name: fmt.Sprintf("proc-%d", os.Getpid()), Concurrency: conc,
+		WorkdirRoot: root, Prepare: prep, Log: func(s string) { fmt.Fprintln(os.Stderr, s) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -55,6 +79,50 @@ func workerProcess(url, root string) int {
 	}
 	return 0
 }
+
+// holdMarker begins the line a held worker process writes to stderr:
+// "<holdMarker><task id> after <n> trace events".
+const holdMarker = "holding task "
+
+// holdAt makes a worker process stop its run right after the run's n-th trace event is
+// written and flushed, say so on stderr, and wait there to be killed: the kill test's
+// seeded point of a task's progress. The process ends by itself only when its stdin
+// closes (see workerProcess), so it never outlives the test.
+func holdAt(prep PrepareFunc, n int) PrepareFunc {
+	return func(ctx context.Context, t Task, workdir string) (taskrun.Config, error) {
+		cfg, err := prep(ctx, t, workdir)
+		cfg.WrapSink = func(next trace.Sink) trace.Sink { return &holdSink{next: next, task: t.ID, at: n} }
+		return cfg, err
+	}
+}
+
+type holdSink struct {
+	next    trace.Sink
+	task    string
+	at, got int
+}
+
+func (s *holdSink) Write(e *trace.Event) error {
+	if err := s.next.Write(e); err != nil {
+		return err
+	}
+	if s.got++; s.got == s.at {
+		_ = s.next.Flush()
+		fmt.Fprintf(os.Stderr, "%s%s after %d trace events\n", holdMarker, s.task, s.got)
+		select {} // until the kill
+	}
+	return nil
+}
+
+func (s *holdSink) Flush() error { return s.next.Flush() }
+
+// countingSink counts the events written through it.
+type countingSink struct {
+	trace.Sink
+	n *int
+}
+
+func (s countingSink) Write(e *trace.Event) error { *s.n++; return s.Sink.Write(e) }
 
 // noSandbox is true where bubblewrap cannot run (the scripted calls then run
 // unconfined, as `spine demo --pipeline` does there); CI must have it.
@@ -148,29 +216,42 @@ func workers(t testing.TB, c *Client, n int, cfg WorkerConfig) (stop func()) {
 	return func() { cancel(); wg.Wait() }
 }
 
-// waitFinished polls until every task is finished, or fails after d.
+// waitFinished waits until every task is finished, or fails after d: it watches the
+// status bucket, so it wakes at each status change rather than at a poll's tick.
 func waitFinished(t testing.TB, c *Client, ids []string, d time.Duration) []Status {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		var out []Status
-		left := 0
-		for _, id := range ids {
-			st, err := c.Status(context.Background(), id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.State != Finished {
-				left++
-			}
-			out = append(out, st)
-		}
-		if left == 0 {
-			return out
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d tasks not finished after %s", left, len(ids), d)
-		}
-		time.Sleep(50 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	w, err := c.status.WatchAll(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer func() { _ = w.Stop() }()
+	left := map[string]bool{}
+	for _, id := range ids {
+		left[id] = true
+	}
+	for len(left) > 0 {
+		select {
+		case e := <-w.Updates():
+			if e == nil {
+				continue // the bucket's current values have all been seen
+			}
+			var st Status
+			if e.Operation() == jetstream.KeyValuePut && json.Unmarshal(e.Value(), &st) == nil && st.State == Finished {
+				delete(left, e.Key())
+			}
+		case <-ctx.Done():
+			t.Fatalf("%d of %d tasks not finished after %s", len(left), len(ids), d)
+		}
+	}
+	var out []Status
+	for _, id := range ids {
+		st, err := c.Status(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, st)
+	}
+	return out
 }

@@ -7,18 +7,27 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentspine/spine/internal/tracetest"
+	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
+	"github.com/agentspine/spine/taskrun"
 )
 
-// TestKilledWorkers: worker processes are SIGKILLed at seeded random moments, 20 times.
-// Every task still finishes exactly once: one accepted attempt, whose trace replays;
-// an attempt that follows a killed one says in its trace header which it supersedes.
-// SPINE_FLEET_KILL_SEED replays a seed the log printed.
+// TestKilledWorkers: 20 worker processes are SIGKILLed, each while it runs a task, at a
+// seeded point of that task's progress (after its n-th trace event, n drawn from the
+// seed): the process says on stderr that it holds the task there, and the test kills it
+// then, never at a wall-clock moment. Every task still finishes exactly once: one
+// accepted attempt, whose trace replays; every killed attempt is superseded, and the
+// attempt that follows it says so in its trace header. SPINE_FLEET_KILL_SEED replays a
+// seed the log printed.
 func TestKilledWorkers(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -33,9 +42,15 @@ func TestKilledWorkers(t *testing.T) {
 		}
 	}
 	t.Logf("seed %d (SPINE_FLEET_KILL_SEED=%d replays it)", seed, seed)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("failed with seed %d: SPINE_FLEET_KILL_SEED=%d go test -run TestKilledWorkers ./fleet/", seed, seed)
+		}
+	})
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 
 	rs := testRules(t)
+	events := demoEvents(t, rs)
 	srv, c := testFleet(t)
 	ctx := context.Background()
 	// A short ack wait, so a killed worker's tasks come back within the test.
@@ -51,45 +66,26 @@ func TestKilledWorkers(t *testing.T) {
 		ids = append(ids, st.ID)
 	}
 	root := t.TempDir()
-	killedMidTask := 0
-	logs := make([]*bytes.Buffer, kills) // each killed worker's, shown when the test fails
-	defer func() {
-		if t.Failed() {
-			for k, l := range logs {
-				if l != nil {
-					t.Logf("worker process %d said:\n%s", k+1, l)
-				}
-			}
-		}
-	}()
+	type kill struct {
+		task, worker string
+		at           int
+	}
+	var killed []kill
 	for k := 0; k < kills; k++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), envWorkerURL+"="+srv.URL(), envWorkerRoot+"="+root)
-		stderr := &bytes.Buffer{}
-		logs[k], cmd.Stderr = stderr, stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(50+rng.IntN(450)) * time.Millisecond)
-		running := countRunning(t, c, ids)
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		err := cmd.Wait()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
-			t.Fatalf("kill %d: the worker process ended on its own (%v): %s", k+1, err, stderr.String())
-		}
-		if running > 0 {
-			killedMidTask++
-		}
+		// Held after the at-th event: never the last, so the run has not ended.
+		at := 1 + rng.IntN(events-1)
+		task, worker := killHeld(t, c, srv.URL(), root, at, k+1)
+		killed = append(killed, kill{task, worker, at})
 	}
 	// The survivors: two workers as goroutines take what the killed ones left.
 	stop := workers(t, c, 2, WorkerConfig{Concurrency: 2, WorkdirRoot: root, Prepare: testPrepare(rs, noSandbox())})
-	sts := waitFinished(t, c, ids, 90*time.Second)
+	sts := waitFinished(t, c, ids, 3*time.Minute)
 	stop()
 
+	byID := map[string]Status{}
 	attempts, superseded, redelivered := 0, 0, 0
 	for _, st := range sts {
+		byID[st.ID] = st
 		accepted := 0
 		for _, a := range st.Attempts {
 			if a.State == Finished {
@@ -119,23 +115,127 @@ func TestKilledWorkers(t *testing.T) {
 			t.Errorf("task %s: attempt %d's trace does not name superseded attempt %d: %.400s", st.ID, a.N, st.Attempts[i-1].N, trace)
 		}
 	}
-	t.Logf("%d kills (%d while a task ran); %d tasks finished exactly once after %d attempts; %d redelivered, %d attempts superseded",
-		kills, killedMidTask, len(sts), attempts, redelivered, superseded)
-	if killedMidTask == 0 {
-		t.Error("no kill hit a running task: the test proves nothing")
+	// Every killed attempt was running when it was killed: the next delivery of its task
+	// superseded it.
+	for _, k := range killed {
+		found := false
+		for _, a := range byID[k.task].Attempts {
+			if a.Worker == k.worker {
+				found = true
+				if a.State != Superseded {
+					t.Errorf("task %s: the attempt killed after %d events on %s is %s, want %s", k.task, k.at, k.worker, a.State, Superseded)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("task %s: no attempt on %s, killed while it held the task", k.task, k.worker)
+		}
 	}
+	t.Logf("%d kills, each while a task ran (a run writes %d trace events); %d tasks finished exactly once after %d attempts; %d redelivered, %d attempts superseded",
+		kills, events, len(sts), attempts, redelivered, superseded)
 }
 
-func countRunning(t *testing.T, c *Client, ids []string) int {
+// killHeld starts a worker process that holds the first task it takes after the task's
+// at-th trace event, waits until the process says it holds it, checks the status says
+// the process's attempt is running, and SIGKILLs the process. It returns the task and
+// the worker's name.
+func killHeld(t *testing.T, c *Client, url, root string, at, k int) (task, worker string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envWorkerURL+"="+url, envWorkerRoot+"="+root, envWorkerHoldAt+"="+strconv.Itoa(at))
+	stdin, err := cmd.StdinPipe() // the process ends when it closes
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	out := &heldWatch{held: make(chan string, 1)}
+	cmd.Stderr = out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	worker = fmt.Sprintf("proc-%d", cmd.Process.Pid)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case task = <-out.held:
+	case err := <-exited:
+		t.Fatalf("kill %d: worker process %s ended before it held a task (%v):\n%s", k, worker, err, out)
+	case <-time.After(2 * time.Minute): // a bound on a failure, not a synchronisation
+		_ = cmd.Process.Kill()
+		<-exited
+		t.Fatalf("kill %d: worker process %s held no task after 2 minutes:\n%s", k, worker, out)
+	}
+	st, err := c.Status(context.Background(), task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := false
+	for _, a := range st.Attempts {
+		running = running || a.Worker == worker && a.State == Running
+	}
+	if !running {
+		t.Errorf("kill %d: %s holds task %s but its status says %+v", k, worker, task, st.Attempts)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err = <-exited
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+		t.Fatalf("kill %d: the worker process ended on its own (%v):\n%s", k, err, out)
+	}
+	return task, worker
+}
+
+// heldWatch keeps a worker process's stderr and sends the task it holds once it says so.
+type heldWatch struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	held chan string
+	sent bool
+}
+
+func (h *heldWatch) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.buf.Write(p)
+	if !h.sent {
+		for _, line := range strings.Split(h.buf.String(), "\n") {
+			if rest, ok := strings.CutPrefix(line, holdMarker); ok && strings.Contains(rest, " after ") {
+				h.held <- rest[:strings.Index(rest, " ")]
+				h.sent = true
+				break
+			}
+		}
+	}
+	return len(p), nil
+}
+
+func (h *heldWatch) String() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.buf.String()
+}
+
+// demoEvents is how many trace events a run of the demo task writes through its
+// WrapSink, run alone: the range the kill points are drawn from.
+func demoEvents(t *testing.T, rs *engine.RuleSet) int {
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := testPrepare(rs, noSandbox())(context.Background(), Task{Text: demoTask}, work)
+	if err != nil {
+		t.Fatal(err)
+	}
 	n := 0
-	for _, id := range ids {
-		st, err := c.Status(context.Background(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.State == Running {
-			n++
-		}
+	cfg.Task, cfg.Workdir, cfg.TracePath = demoTask, work, filepath.Join(dir, "trace.jsonl")
+	cfg.WrapSink = func(next trace.Sink) trace.Sink { return countingSink{Sink: next, n: &n} }
+	if _, err := taskrun.RunTask(context.Background(), cfg); err != nil {
+		t.Fatalf("the demo task, run alone: %v", err)
+	}
+	if n < 2 {
+		t.Fatalf("the demo task wrote %d trace events: too few to kill it in the middle", n)
 	}
 	return n
 }

@@ -63,7 +63,10 @@ func TestWorkerSurvivesServerRestart(t *testing.T) {
 	gate := &gatedChat{started: make(chan struct{}), open: make(chan struct{})}
 	demo := DemoPrepare(rs, noSandbox())
 	var log logLines
-	w, err := c.NewWorker(ctx, WorkerConfig{Name: "w1", WorkdirRoot: t.TempDir(), Concurrency: 2, AckWait: 3 * time.Second, Log: log.add,
+	// The lease must outlast the server's downtime, which holds the end of the run and,
+	// on a busy machine, takes several seconds: a delivery the restarted server finds
+	// older than its ack wait, with no word from the worker yet, is redelivered.
+	w, err := c.NewWorker(ctx, WorkerConfig{Name: "w1", WorkdirRoot: t.TempDir(), Concurrency: 2, AckWait: DefaultAckWait, Log: log.add,
 		Prepare: func(ctx context.Context, tk Task, work string) (taskrun.Config, error) {
 			cfg, err := demo(ctx, tk, work)
 			if !gate.first {

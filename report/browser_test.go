@@ -74,21 +74,36 @@ func browser(t *testing.T) context.Context {
 // uncaught exceptions, and browser log entries of those levels (a resource that failed
 // to load, a refused script).
 type console struct {
+	ctx      context.Context
 	mu       sync.Mutex
 	messages []chromedp.ConsoleMessage
+	marker   string        // the settle mark problems waits for
+	marked   chan struct{} // closed when it arrives
 	stop     context.CancelFunc
 	done     chan struct{}
 }
 
+// settleMark is the console message problems has the page write last; the browser
+// sends a target's console events in order, so once it arrives, so have all before it.
+const settleMark = "spine-test: the page has settled"
+
 func listen(ctx context.Context) *console {
 	cctx, stop := context.WithCancel(ctx)
-	c := &console{stop: stop, done: make(chan struct{})}
+	c := &console{ctx: ctx, stop: stop, done: make(chan struct{}), marked: make(chan struct{})}
 	messages := chromedp.Console(cctx)
 	go func() {
 		defer close(c.done)
+		closed := false
 		for m, err := range messages {
 			if err != nil {
 				return
+			}
+			if m.Text == settleMark {
+				if !closed {
+					close(c.marked)
+					closed = true
+				}
+				continue
 			}
 			c.mu.Lock()
 			c.messages = append(c.messages, m)
@@ -98,14 +113,40 @@ func listen(ctx context.Context) *console {
 	return c
 }
 
-// problems ends the listening and returns the messages of level warning and above.
+// settle waits until the page has loaded and every task it had queued before (a
+// setTimeout(…, 0), an event handler) has run.
+func settle(ctx context.Context, writeMark bool) error {
+	mark := ""
+	if writeMark {
+		mark = fmt.Sprintf("console.debug(%q);", settleMark)
+	}
+	js := `new Promise(function (r) {
+  function go() { setTimeout(function () { ` + mark + ` r(true); }, 0); }
+  if (document.readyState === "complete") { go(); } else { addEventListener("load", go); }
+})`
+	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js, chromedp.EvalAwaitPromise))
+	return err
+}
+
+// problems waits until the page has settled and its console messages up to then have
+// arrived, ends the listening, and returns the messages of level warning and above.
 func (c *console) problems() []string {
-	time.Sleep(200 * time.Millisecond) // let events already sent arrive
+	err := settle(c.ctx, true)
+	if err == nil {
+		select {
+		case <-c.marked:
+		case <-c.ctx.Done():
+			err = c.ctx.Err()
+		}
+	}
 	c.stop()
 	<-c.done
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []string
+	if err != nil {
+		out = append(out, fmt.Sprintf("waiting for the page to settle: %v", err))
+	}
 	for _, m := range c.messages {
 		if m.IsException() || m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleWarning {
 			out = append(out, fmt.Sprintf("%s (%s:%d)", m, m.URL, m.Line+1))
@@ -227,7 +268,15 @@ func TestBrowserReport(t *testing.T) {
 	}
 	// A lane's entry opens the exchange it names; expand all opens every one.
 	last := "#" + r.Items[len(r.Items)-1].Anchor
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`.lane a[href=%q]`, last))), chromedp.Sleep(100*time.Millisecond)); err != nil {
+	// The page's own hashchange listener opens it; one added now runs after it.
+	hashed := `window.__hashed = new Promise(function (r) { addEventListener("hashchange", function () { r(true); }, {once: true}); }); true`
+	if !eval[bool](t, ctx, hashed) {
+		t.Fatal("could not listen for the hash change")
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`.lane a[href=%q]`, last)))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__hashed`, chromedp.EvalAwaitPromise)); err != nil {
 		t.Fatal(err)
 	}
 	if !isOpen(last) {
@@ -274,7 +323,7 @@ func TestBrowserConsoleProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := listen(ctx)
-	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path), chromedp.WaitReady(chromedp.CSS("footer")), chromedp.Sleep(200*time.Millisecond)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path), chromedp.WaitReady(chromedp.CSS("footer"))); err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(c.problems(), "\n")
@@ -288,7 +337,11 @@ func TestBrowserConsoleProbe(t *testing.T) {
 func TestBrowserHostileTrace(t *testing.T) {
 	ctx := browser(t)
 	_, c, _ := load(t, ctx, hostile)
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#expand-all")), chromedp.Sleep(100*time.Millisecond)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#expand-all"))); err != nil {
+		t.Fatal(err)
+	}
+	// Whatever the expanded text might have started (an image's onerror) has run.
+	if err := settle(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	if got := eval[string](t, ctx, `typeof window.__pwned`); got != "undefined" {
