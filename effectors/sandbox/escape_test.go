@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -264,7 +265,7 @@ func runEscapeEntry(t *testing.T, mode string, e escapeEntry, port int, abstract
 		t.Errorf("the directory outside the work dir changed:\nbefore %s\nafter  %s", before, after)
 	}
 	if after := hostMounts(t); after != mounts {
-		t.Errorf("the host's mount table changed")
+		t.Errorf("the host's mount table changed:\n%s", mountDiff(mounts, after))
 	}
 	if n := accepted.Load() - acceptedBefore; n > 0 {
 		t.Errorf("the host listener accepted %d connection(s)", n)
@@ -336,18 +337,29 @@ func hostMounts(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Other spines on this machine (other test processes) stage and unstage their work
-	// dirs meanwhile; their stages are theirs, not a change this process made.
-	own := fmt.Sprintf("/spine-sandbox/%d-", os.Getpid())
-	var keep []string
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) > 4 && strings.Contains(f[4], "/spine-sandbox/") && !strings.Contains(f[4], own) {
-			continue
-		}
-		keep = append(keep, line)
+	return string(b)
+}
+
+// mountDiff lists the mountinfo lines only one of two readings holds.
+func mountDiff(before, after string) string {
+	count := map[string]int{}
+	for _, l := range strings.Split(before, "\n") {
+		count[l]--
 	}
-	return strings.Join(keep, "\n")
+	for _, l := range strings.Split(after, "\n") {
+		count[l]++
+	}
+	var out []string
+	for l, n := range count {
+		switch {
+		case n < 0:
+			out = append(out, "- "+l)
+		case n > 0:
+			out = append(out, "+ "+l)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
 }
 
 // ownProcesses keeps the pids whose working directory lies in dir, or cannot be read:
