@@ -45,8 +45,8 @@ func TestKilledRunKeepsItsExchanges(t *testing.T) {
 			kill := func() {
 				mu.Lock()
 				defer mu.Unlock()
+				close(killed) // first: Wait may return as soon as the signal lands
 				_ = cmd.Process.Kill()
-				close(killed)
 			}
 			scripts := map[string][]llmtest.Reply{}
 			for i, role := range order {
