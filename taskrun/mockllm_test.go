@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"syscall"
 	"testing"
@@ -31,9 +32,11 @@ var (
 
 // mockLLM is a running mock-llm process.
 type mockLLM struct {
-	url string // http://127.0.0.1:port, no path
-	cmd *exec.Cmd
-	out *lockedBuffer
+	url     string // http://127.0.0.1:port, no path
+	cmd     *exec.Cmd
+	out     *lockedBuffer
+	release chan struct{} // ends the thread that started the mock
+	stopped sync.Once
 }
 
 // startMockLLM starts mock-llm with the rules of testdata/thirdparty/mock-llm/mock-llm.yaml
@@ -86,9 +89,19 @@ func launchMockLLM(node string) (*mockLLM, error) {
 	m.cmd.Dir = mockLLMDir
 	m.cmd.Env = append(os.Environ(), "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port))
 	m.cmd.Stdout, m.cmd.Stderr = m.out, m.out
-	// The mock dies with the test binary, even one killed by go test's timeout.
+	// The mock dies with the test binary, even one killed by go test's timeout. Pdeathsig
+	// follows the thread that started the process, not the process, and threads do end
+	// (the sandbox ends its own): the mock is started from a thread kept until stop.
 	m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := m.cmd.Start(); err != nil {
+	m.release = make(chan struct{})
+	startErr := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		startErr <- m.cmd.Start()
+		<-m.release
+	}()
+	if err := <-startErr; err != nil {
+		close(m.release)
 		return nil, err
 	}
 	exited := make(chan error, 1)
@@ -97,6 +110,7 @@ func launchMockLLM(node string) (*mockLLM, error) {
 	for {
 		select {
 		case err := <-exited:
+			m.stop()
 			return nil, fmt.Errorf("it exited (%v); its output:\n%s", err, m.out.String())
 		case <-deadline:
 			m.stop()
@@ -115,9 +129,12 @@ func launchMockLLM(node string) (*mockLLM, error) {
 
 // stop ends the mock (a single node process).
 func (m *mockLLM) stop() {
-	if m.cmd.Process != nil {
-		_ = m.cmd.Process.Kill()
-	}
+	m.stopped.Do(func() {
+		if m.cmd.Process != nil {
+			_ = m.cmd.Process.Kill()
+		}
+		close(m.release)
+	})
 }
 
 // wireRequest is one HTTP request as it reached the mock, after go-openai encoded it.

@@ -413,14 +413,12 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 	inOwnProcessGroup(cmd)
 	if b.host.drop {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(b.host.uid), Gid: uint32(b.host.gid), Groups: []uint32{}}
-		end, err := startStaged(cmd, staged)
-		if err != nil {
-			return RunReport{}, err
-		}
-		defer end() // after every Wait below: the staging thread is bwrap's parent
-	} else if err := cmd.Start(); err != nil {
+	}
+	end, err := startStaged(cmd, staged)
+	if err != nil {
 		return RunReport{}, err
 	}
+	defer end() // after every Wait below: the starting thread is bwrap's parent
 	cf.closeOwn()
 	// bwrap reports its child and waits on the block descriptor before anything of the
 	// command runs: the call's cgroup and the relay's listeners are set up meanwhile.

@@ -49,7 +49,9 @@ func stagedPath(i int) string { return filepath.Join(stageBase, strconv.Itoa(i))
 
 // startStaged binds sources on a staging thread and starts cmd from it. The thread lives
 // until end is called, after cmd has been waited for: bwrap's --die-with-parent watches
-// the thread that forked it, not the process.
+// the thread that forked it, not the process, and Go ends threads (a locked goroutine's,
+// such as the file tools' Landlock threads, ends with it). So every bwrap is started from
+// a thread of its own, with nil sources when nothing needs staging.
 func startStaged(cmd *exec.Cmd, sources []stageSource) (end func(), err error) {
 	errc, done := make(chan error, 1), make(chan struct{})
 	go func() {
@@ -69,6 +71,9 @@ func startStaged(cmd *exec.Cmd, sources []stageSource) (end func(), err error) {
 }
 
 func stageAndStart(cmd *exec.Cmd, sources []stageSource) error {
+	if sources == nil {
+		return cmd.Start() // nothing to stage: the thread only outlives bwrap
+	}
 	if err := unix.Unshare(unix.CLONE_NEWNS | unix.CLONE_FS); err != nil {
 		return fmt.Errorf("staging: a mount namespace for the call: %w", err)
 	}
