@@ -112,8 +112,7 @@ func (s *FileSink) Sign(sg *Signer) error {
 	if !c.started {
 		return errors.New("trace: nothing to sign: no line was written")
 	}
-	head := string(c.prev[:])
-	lines := c.lines
+	head, lines := c.head(), c.lines
 	msg := signedMessage(SignatureAlg, sg.fp, lines, head)
 	body := Signature{Alg: SignatureAlg, Key: sg.fp, Lines: lines, Head: head,
 		Sig: base64.StdEncoding.EncodeToString(ed25519.Sign(sg.priv, msg))}
