@@ -4,11 +4,13 @@ package sandbox
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestStagingStaysOutOfTheHost runs a call that blocks on a FIFO in the work dir and,
@@ -30,31 +32,45 @@ func TestStagingStaysOutOfTheHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sb.Close()
-	fifo := filepath.Join(work, "go")
+	// Two FIFOs anyone may open: the call says it runs through ready, and waits on go.
+	ready, fifo := filepath.Join(work, "ready"), filepath.Join(work, "go")
+	for _, p := range []string{ready, fifo} {
+		if err := unix.Mkfifo(p, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, 0o666); err != nil { // past the umask
+			t.Fatal(err)
+		}
+	}
 	done := make(chan string, 1)
 	go func() {
-		res, err := sb.Shell(context.Background(), "mkfifo go && cat go && echo released", 0)
+		res, err := sb.Shell(context.Background(), "echo running > ready && cat go && echo released", 0)
 		if err != nil {
 			done <- "error: " + err.Error()
 			return
 		}
 		done <- res.Output
 	}()
-	// Wait for the event (the FIFO made inside), not for a time.
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if fi, err := os.Lstat(fifo); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
-			break
+	// Wait for the event: opening ready for reading returns once the call opens it.
+	opened := make(chan error, 1)
+	go func() {
+		f, err := os.Open(ready)
+		if err == nil {
+			_, err = io.ReadAll(f)
+			f.Close()
 		}
-		select {
-		case out := <-done:
-			t.Fatalf("the call ended before its FIFO appeared: %s", out)
-		default:
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		if err != nil {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the call never made its FIFO")
+	case out := <-done:
+		if w, err := os.OpenFile(ready, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
+			w.Close() // lets the reader above return
 		}
-		time.Sleep(5 * time.Millisecond)
+		t.Fatalf("the call ended before it signalled: %s", out)
 	}
 	info, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
