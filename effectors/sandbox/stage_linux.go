@@ -54,20 +54,36 @@ func stagedPath(i int) string { return filepath.Join(stageBase, strconv.Itoa(i))
 // a thread of its own, with nil sources when nothing needs staging.
 func startStaged(cmd *exec.Cmd, sources []stageSource) (end func(), err error) {
 	errc, done := make(chan error, 1), make(chan struct{})
-	go func() {
-		// Never unlocked: the thread's mount namespace is not the process's, so the
-		// thread must die with this goroutine rather than run other goroutines.
-		runtime.LockOSThread()
-		err := stageAndStart(cmd, sources)
-		errc <- err
-		if err == nil {
-			<-done
-		}
-	}()
+	go stagingThread(cmd, sources, errc, done)
 	if err := <-errc; err != nil {
 		return nil, err
 	}
 	return func() { close(done) }, nil
+}
+
+// stagingThread does startStaged's work locked to a thread that is not the main one.
+func stagingThread(cmd *exec.Cmd, sources []stageSource, errc chan<- error, done <-chan struct{}) {
+	// Never unlocked: the thread's mount namespace is not the process's, so the thread
+	// must die with this goroutine rather than run other goroutines.
+	runtime.LockOSThread()
+	if unix.Gettid() == unix.Getpid() {
+		// The main thread is what /proc/self shows of the process, and Go never ends it:
+		// it must stay in the process's namespace. While this goroutine holds it, the one
+		// started here runs on another thread.
+		finished := make(chan struct{})
+		go func() {
+			stagingThread(cmd, sources, errc, done)
+			close(finished)
+		}()
+		<-finished
+		runtime.UnlockOSThread()
+		return
+	}
+	err := stageAndStart(cmd, sources)
+	errc <- err
+	if err == nil {
+		<-done
+	}
 }
 
 func stageAndStart(cmd *exec.Cmd, sources []stageSource) error {
