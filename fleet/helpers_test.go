@@ -17,9 +17,9 @@ import (
 
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
-	"github.com/agentspine/spine/effectors/scripted"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
+	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -139,6 +139,13 @@ type downChat struct{}
 
 func (downChat) Complete(context.Context, llm.ChatRequest) (llm.ChatResponse, error) {
 	return llm.ChatResponse{}, &llm.StatusError{StatusCode: 503, Message: "overloaded"}
+}
+
+// DemoPrepare runs every task as `spine worker --demo` does.
+func DemoPrepare(rs *engine.RuleSet, noSandbox bool) PrepareFunc {
+	return func(_ context.Context, _ Task, workdir string) (taskrun.Config, error) {
+		return scripted.DemoTaskConfig(workdir, rs, noSandbox)
+	}
 }
 
 // testPrepare runs the demo, or, for a task naming downTask, a run whose model answers

@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentspine/spine/effectors/scripted"
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/standin/scripted"
 )
 
 // TestScenarioMegrams plays every GGS fixture with a real memory store attached and

@@ -9,12 +9,12 @@ import (
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/effectors/scripted"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
+	"github.com/agentspine/spine/standin/scripted"
 )
 
 // plantFunc is a plant written inline.

@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/effectors/sandbox"
-	"github.com/agentspine/spine/effectors/scripted"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine/trace"
+	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
 )
 

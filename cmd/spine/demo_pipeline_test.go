@@ -12,8 +12,8 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/sandbox"
-	"github.com/agentspine/spine/effectors/scripted"
 	"github.com/agentspine/spine/memory"
+	"github.com/agentspine/spine/standin/scripted"
 )
 
 // checkPipelineDemo holds a play of the pipeline demo to what it promises: GGS changes

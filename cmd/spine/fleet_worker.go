@@ -18,6 +18,7 @@ import (
 	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -88,7 +89,10 @@ func init() {
 				}
 				var base llm.Config // the worker's model configuration; none with --demo
 				if demo {
-					cfg.Prepare = fleet.DemoPrepare(rs, noSandbox)
+					// The demo's stand-in replies, explicitly asked for by --demo.
+					cfg.Prepare = func(_ context.Context, _ fleet.Task, workdir string) (taskrun.Config, error) {
+						return scripted.DemoTaskConfig(workdir, rs, noSandbox)
+					}
 				} else {
 					// A worker that cannot isolate tools must not take tasks it can only fail:
 					// it refuses to start, as spine run refuses before any model call.

@@ -12,12 +12,12 @@ import (
 
 	"github.com/syndtr/goleveldb/leveldb"
 
-	"github.com/agentspine/spine/effectors/scripted"
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/standin/scripted"
 )
 
 // ggsStore builds a LevelDB store the way runs do: every GGS fixture is played, three

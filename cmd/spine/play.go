@@ -9,14 +9,14 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/agentspine/spine/effectors/scenario"
-	"github.com/agentspine/spine/effectors/scripted"
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
+	"github.com/agentspine/spine/standin/scenario"
+	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

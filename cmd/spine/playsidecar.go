@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/agentspine/spine/effectors/scenario"
+	"github.com/agentspine/spine/standin/scenario"
 )
 
 // sidecarsFree refuses a play whose scorecard or candidates file already exists: like
