@@ -65,6 +65,24 @@ func usageErrorf(format string, a ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, a...)}
 }
 
+// codedError is a command's error that ends the run with an exit status other than 1
+// (exitFail): Run prints it like any other error and returns its code.
+type codedError struct {
+	code int
+	err  error
+}
+
+func (c *codedError) Error() string { return c.err.Error() }
+func (c *codedError) Unwrap() error { return c.err }
+
+// failWith ends a command with err, printed once by Run, and exit status code.
+func failWith(code int, err error) error {
+	if err == nil {
+		return exitStatus(code)
+	}
+	return &codedError{code: code, err: err}
+}
+
 // runError marks an error a command returned, as opposed to one cobra found in the
 // command line before running it.
 type runError struct{ err error }
@@ -89,6 +107,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	var (
 		st  statusError
+		ce  *codedError
 		ue  *usageError
 		re  *runError
 		msg string
@@ -98,6 +117,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	case errors.As(err, &st):
 		return int(st)
+	case errors.As(err, &ce):
+		fmt.Fprintf(io.err, "%s: %v\n", cmd.CommandPath(), ce.err)
+		return ce.code
 	case errors.As(err, &re):
 		fmt.Fprintf(io.err, "%s: %v\n", cmd.CommandPath(), re.err)
 		return exitFail
