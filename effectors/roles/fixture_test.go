@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/internal/tracetest"
@@ -80,7 +81,7 @@ func recordFixture(t *testing.T) []byte {
 	res, err := p.Run(ctx, TaskOptions{Rules: r.rs,
 		Meta: map[string]string{"fixture": "pipeline/change_path_then_accept",
 			"recorded_against": "scripted OpenAI-compatible server (llmtest); no real model"},
-		Engine: []engine.Option{engine.WithTrace(sink), engine.WithClock(engine.NewStepClock(epoch, time.Millisecond)),
+		Engine: []engine.Option{engine.WithTrace(sink), engine.WithClock(clock.NewStep(epoch, time.Millisecond)),
 			engine.WithRunID("pipeline_change_path_then_accept")}})
 	if err != nil {
 		t.Fatal(err)
