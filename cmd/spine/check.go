@@ -136,7 +136,7 @@ func checkFile(io stdio, path string, f checkFlags) int {
 	}
 	rep, err := analyze(rs, opt)
 	if err != nil {
-		var fe analysis.FileErrors
+		var fe engine.LoadErrors
 		if errors.As(err, &fe) { // a domains or expectations file: it names itself
 			fmt.Fprintln(io.out, err)
 		} else {
