@@ -35,8 +35,8 @@ var (
 
 // RandomIDs makes the store's own IDs (for Megrams written or imported without one, and
 // for the Dreamer's C and K entries) in the one ID scheme of every Megram: 128 bits as 32
-// lowercase hex digits, the form the control plane's spine.RandomIDs gives the Megrams
-// GGS writes in a live run (GGS takes its IDs from the injected spine.IDSource, so tests
+// lowercase hex digits, the form the control plane's engine.RandomIDs gives the Megrams
+// GGS writes in a live run (GGS takes its IDs from the injected engine.IDSource, so tests
 // and replays get theirs from a deterministic source). Here the first 48 bits are the
 // milliseconds from Clock and the other 80 come from Rand, so IDs made later sort later
 // and an index scan lists the store's own Megrams roughly in creation order.
