@@ -109,3 +109,25 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 		}
 	}
 }
+
+// TestBottomImportsNothingOfTheProject keeps the packages everything else may import at
+// the bottom of the graph: the one clock and the one strict JSON decoder (package
+// contract, which may import the latter, checks itself).
+func TestBottomImportsNothingOfTheProject(t *testing.T) {
+	const module = "github.com/agentspine/spine"
+	for _, p := range []string{"clock", "internal/strictjson"} {
+		for _, goos := range []string{"linux", "darwin", "windows"} {
+			ctx := build.Default
+			ctx.GOOS = goos
+			pkg, err := ctx.ImportDir(filepath.Join(root, filepath.FromSlash(p)), 0)
+			if err != nil {
+				t.Fatalf("GOOS=%s: %s: %v", goos, p, err)
+			}
+			for _, imp := range pkg.Imports {
+				if imp == module || strings.HasPrefix(imp, module+"/") {
+					t.Errorf("GOOS=%s: %s imports %s; it must import nothing of the project", goos, p, imp)
+				}
+			}
+		}
+	}
+}
