@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentspine/spine/spine/trace"
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
@@ -51,7 +50,8 @@ func (r Report) validate() error {
 // each round's macro-state, and Loop is the engine's effector. Mint concludes the
 // previous round into a PlanDirective and runs the plant's next round; Gate turns R4b's
 // report into the signals fact; Finish delivers the FinalResult. Every message goes by
-// post: it is journalled in the trace, passed to OnMessage, and only then delivered.
+// post: it is journalled in the trace (whose tap shows it to the run's observers), and
+// only then delivered.
 type Loop struct {
 	solver *Solver
 	plant  Plant
@@ -68,9 +68,6 @@ type Loop struct {
 	elapsedMS int64     // the task's time as the latest report gave it, for an interruption's Ω
 	obs       observation
 
-	// OnMessage, when set, sees every message as it passes, with the seq of the trace
-	// event that journalled it (for a live display, or a bus).
-	OnMessage func(trace.Message)
 	// Final is the task's FinalResult once the run has ended on a terminal objective.
 	Final *contract.FinalResult
 }

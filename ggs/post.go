@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentspine/spine/spine/trace"
 	"strings"
 
 	"github.com/agentspine/spine/bus"
@@ -12,24 +11,10 @@ import (
 	"github.com/agentspine/spine/spine/engine"
 )
 
-// journalRecorder journals a posted message in the effector call's trace and shows it
-// to OnMessage with its seq.
-type journalRecorder struct {
-	j         *engine.Journal
-	onMessage func(trace.Message)
-}
-
-func (r journalRecorder) Message(m trace.Message) int64 {
-	m.Seq = r.j.Message(m)
-	if r.onMessage != nil {
-		r.onMessage(m)
-	}
-	return m.Seq
-}
-
-// open starts the post of one effector call.
+// open starts the post of one effector call. It records into the call's journal, whose
+// tap is how the run is watched live (see ggsrun.Observer).
 func (l *Loop) open(ctx context.Context) *bus.Post {
-	l.post = bus.NewPost(journalRecorder{j: engine.JournalFrom(ctx), onMessage: l.OnMessage})
+	l.post = bus.NewPost(engine.JournalFrom(ctx))
 	l.mailErr = nil
 	return l.post
 }

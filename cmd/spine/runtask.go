@@ -15,6 +15,7 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
@@ -294,7 +295,7 @@ func outcomeLine(o *contract.SubTaskOutcome) string {
 
 // finish prints how the run ended and returns the exit status: 0 when the task was
 // accepted or succeeded, 1 otherwise.
-func (d *runDisplay) finish(io stdio, res roles.TaskResult, runErr error, path string, end traceEnd, p *roles.Pipeline) int {
+func (d *runDisplay) finish(io stdio, res ggsrun.TaskResult, runErr error, path string, end traceEnd, p *roles.Pipeline) int {
 	usage, calls := p.Usage()
 	if d.json != nil {
 		type summary struct {
