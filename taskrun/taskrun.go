@@ -65,7 +65,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	scrub := runScrubber(cfg.LLM, cfg.ConfigPath, cfg.Environ)
+	scrub := runScrubber(cfg.LLM, cfg.Environ)
 
 	jail := cfg.Jail
 	if jail == nil {
