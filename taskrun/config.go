@@ -10,6 +10,7 @@ import (
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
@@ -103,7 +104,7 @@ type Config struct {
 
 // Result is how a task ended and where its record is.
 type Result struct {
-	roles.TaskResult
+	ggsrun.TaskResult
 	RunID     string
 	TracePath string // "" only when RunTask refused before creating it
 	// TraceHead is the hash of the last line on the trace file: a copy outside the file,

@@ -61,6 +61,7 @@ func LoadConfig(src Sources) (Config, error) {
 		if err := applyYAML(&cfg, src.File, data); err != nil {
 			return cfg, err
 		}
+		cfg.fileSecrets = cfg.SecretValues()
 	}
 	if src.Getenv != nil {
 		if err := applyEnv(&cfg, src.Getenv); err != nil {
