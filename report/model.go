@@ -76,7 +76,7 @@ type Totals struct {
 type PipelineRound struct {
 	Iteration  int
 	Objectives []Objective
-	Lanes      []Lane // the roles in pipeline order; a lane may be empty
+	Lanes      []Lane        // the roles in pipeline order; a lane may be empty
 	Loss       *runlog.Round // nil when no loss was measured in this iteration
 }
 
