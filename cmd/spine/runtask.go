@@ -16,6 +16,7 @@ import (
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/ggs/ggsrun"
+	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
@@ -217,7 +218,7 @@ func (d *runDisplay) message(m trace.Message) {
 	}
 	head := fmt.Sprintf("%-4s → %-4s %-15s", m.From, m.To, m.Type)
 	pad := strings.Repeat(" ", 28)
-	switch p := typedPayload(m).(type) {
+	switch p := runlog.Payload(m).(type) {
 	case *contract.TaskSpec:
 		line := fmt.Sprintf("%s %s · %q", head, p.TaskID, p.Intent)
 		if s := p.Constraints.Scope; s != nil && *s != "" {

@@ -26,12 +26,6 @@ type execRequest struct {
 	Caution        []string                   `json:"caution,omitempty"`
 }
 
-// toolRequest is a tool call as journalled: the model's call id and its arguments text.
-type toolRequest struct {
-	ID        string `json:"id"`
-	Arguments string `json:"arguments"`
-}
-
 // execution is one R3 attempt: the result for R4a, and whether it failed for want of a
 // working model (then R4a has nothing to judge).
 type execution struct {
@@ -134,7 +128,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a 
 // cancelled context is an error: a refusal or a failing command is a result.
 func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a Assignment, tc llm.ToolCall, oversized int, allowed map[string]bool, g guard, late *lateCheck) (string, string, error) {
 	tgt := targetOf(tc.Name, tc.Arguments)
-	x := engine.Exchange{Name: "tool:" + tc.Name, Request: toolRequest{ID: tc.ID, Arguments: tc.Arguments}}
+	x := engine.Exchange{Name: "tool:" + tc.Name, Request: contract.ToolRequest{ID: tc.ID, Arguments: tc.Arguments}}
 	refuse := func(why string) (string, string, error) {
 		out := "refused: " + why
 		r := sandbox.ToolResult{Tool: tc.Name, Target: tgt, Output: out, ExitCode: -1, Refused: true,
