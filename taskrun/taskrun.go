@@ -100,6 +100,16 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 		return res, fmt.Errorf("work dir: %w", err)
 	}
 	defer box.Close()
+	var tools sandbox.Toolbox = box
+	mcpMeta := map[string]string{}
+	if len(cfg.MCPServers) > 0 {
+		tb, err := openMCP(ctx, cfg.MCPServers, box, jail, scrub, cfg.Warn, mcpMeta)
+		if err != nil {
+			return res, err
+		}
+		defer tb.Close()
+		tools = tb
+	}
 
 	chat := cfg.Chat
 	if chat == nil {
@@ -111,7 +121,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	rc := roles.Config{Models: models, Tools: scrubTools{box, scrub}, Clock: cfg.Clock, IDs: cfg.IDs,
+	rc := roles.Config{Models: models, Tools: scrubTools{tools, scrub}, Clock: cfg.Clock, IDs: cfg.IDs,
 		OnMessage: cfg.OnMessage, OnStatus: cfg.OnStatus, Clarify: cfg.Clarify, Caution: caution}
 	ggsOpts := []ggs.Option{ggs.WithCautionPolicy(cfg.CautionPolicy)}
 	var mem *memory.Service
@@ -198,7 +208,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	tr, runErr := p.Run(ctx, roles.TaskOptions{
 		Rules:     rs,
 		Engine:    engineOpts,
-		Meta:      withMeta(signMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), signer), cfg.Meta),
+		Meta:      withMeta(withMeta(signMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), signer), cfg.Meta), mcpMeta),
 		GGS:       ggsOpts,
 		OnMessage: cfg.OnMessage,
 	})
