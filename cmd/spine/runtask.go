@@ -46,6 +46,7 @@ func init() {
 			otlp:       fs.String("otlp", "", "when the run ends, send its trace to this OTLP/HTTP `URL` (e.g. http://localhost:4318; headers from $OTEL_EXPORTER_OTLP_HEADERS)"),
 		}
 		f.signKey = fs.String("sign-key", "", "sign the trace with this ed25519 private key `FILE` (spine keygen; outside the work dir, hidden from the tools)")
+		fs.Var(&f.mcp, "mcp", mcpFlagHelp)
 		fs.Var(&f.allowNet, "allow-net", "let tools connect to `HOST[:PORT]` (repeatable; a host alone means ports 80 and 443; default: no network)")
 		c.RunE = func(c *cobra.Command, args []string) error {
 			return exitStatus(runTask(c.Context(), io, f, args))
@@ -61,6 +62,7 @@ type runFlags struct {
 	maxIter                                                                    *int
 	asJSON, watch, noSandbox                                                   *bool
 	allowNet                                                                   netRules
+	mcp                                                                        mcpFlags
 }
 
 // notConfigured is the message of a run with no endpoint to talk to.
@@ -129,6 +131,11 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	servers, err := mcpServers(*configPath, f.mcp)
+	if err != nil {
+		fmt.Fprintf(io.err, "spine run: %v\n", err)
+		return exitUsage
+	}
 
 	// The display: JSON lines, or the pipeline with a spinner when stdout is a terminal.
 	// JSON lines are for programs and keep their bytes; the spinner draws with its own
@@ -152,7 +159,7 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	tc := taskrun.Config{Task: raw, Workdir: *workdir, LLM: cfg, ConfigPath: *configPath,
 		Rules: rs, RulesPath: *rulesPath, Watch: *watch, MaxIterations: *f.maxIter, MemoryDir: *memDir, TracePath: *tracePath,
 		AllowNet: allowNet, NoSandbox: *noSandbox, OnMessage: show.message, CautionPolicy: *caution, SignKey: *f.signKey,
-		MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io, msg) }}
+		MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io, msg) }, MCPServers: servers}
 	if isTerminal(io.in) && isTerminal(io.rawOut) {
 		prompt := &terminalPrompt{in: bufio.NewReader(io.in), out: out, spin: spin}
 		tc.Confirmer, tc.Clarify, tc.Caution = prompt, prompt, prompt

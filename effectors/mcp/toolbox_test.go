@@ -197,3 +197,32 @@ func TestServerThatCannotStart(t *testing.T) {
 		t.Errorf("an unavailable server offers tools: %v", tb.Specs())
 	}
 }
+
+// The npm reference server "everything" lists its tools with schemas nobody here wrote;
+// its echo tool answers, and a wrong argument is refused before the call.
+func TestEverythingServer(t *testing.T) {
+	wd, _ := os.Getwd()
+	third, err := ThirdPartyDir(wd)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	tb, _ := openBox(t, NpmServer(third, "ev", "server-everything", "stdio"))
+	if st := tb.Status(); st[0].Unavailable != "" {
+		t.Fatalf("server-everything did not start: %s", st[0].Unavailable)
+	}
+	if _, ok := offered(tb)["mcp__ev__echo"]; !ok {
+		t.Fatalf("no echo tool: %s", tb.Describe())
+	}
+	r, err := tb.Call(context.Background(), "mcp__ev__echo", []byte(`{"message":"hello from the spine"}`))
+	if err != nil || !strings.Contains(r.Output, "hello from the spine") {
+		t.Errorf("echo: %+v, %v", r, err)
+	}
+	_, err = tb.Call(context.Background(), "mcp__ev__echo", []byte(`{"message":5}`))
+	var ae *ArgsError
+	if !errors.As(err, &ae) || ae.Field != "message" {
+		t.Errorf("a number for message: %v, want a refusal naming message", err)
+	}
+}
