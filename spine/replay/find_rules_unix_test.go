@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 // recordedRuleFile is any rule file's bytes, which a regular file gives back whole.
