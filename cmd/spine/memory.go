@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -16,6 +17,7 @@ import (
 	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine/trace"
+	"github.com/agentspine/spine/taskrun"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -306,7 +308,8 @@ func memPotentials(ctx context.Context, io stdio, m *memFlags) error {
 }
 
 func memDream(ctx context.Context, io stdio, m *memFlags) error {
-	d, closeJournal, err := m.dreamDistiller()
+	d, closeJournal, err := taskrun.DreamDistiller(taskrun.DistillerSource{Replay: m.replay, Record: m.record,
+		BaseURL: m.baseURL, Model: m.model, Config: m.config, Getenv: os.LookupEnv})
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
