@@ -8,8 +8,9 @@
 //
 // It does not own the decision: which macro-state a round lands in is chosen by the rules
 // of rules/ggs.yaml, evaluated through a spine session, and every threshold and weight is a
-// param of that file. The plain-switch reading of the decision table in handcoded.go exists
-// only as a test oracle and a benchmark floor.
+// param of that file. The plain-switch reading of the decision table (DecideHandCoded, in
+// handcoded_test.go) is compiled into the tests only, as their oracle and the benchmark's
+// floor.
 //
 // Inside the FSM, Loop talks to the roles only by post (bus.Post): it posts the
 // PlanDirective to R2, takes R4b's report from R7's mailbox (a round that leaves mail

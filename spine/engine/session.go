@@ -11,6 +11,7 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -226,7 +227,7 @@ type tracer struct {
 	discard bool // the sink is trace.Discard
 	mu      sync.Mutex
 	sink    trace.Sink
-	clock   Clock
+	clock   clock.Clock
 	seq     atomic.Int64
 	ev      trace.Event
 	err     error

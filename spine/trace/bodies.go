@@ -150,14 +150,16 @@ func appendRuleEval(buf []byte, e RuleEval) []byte {
 	return append(buf, '}')
 }
 
-// FactAction is one fact a rule's then asserts, updates or retracts.
+// FactAction is one fact a rule's then asserts, updates or retracts. Fields is the
+// encoding of the values the rule file gives; package ruleset keeps them typed as well.
 type FactAction struct {
 	Kind   string          `json:"kind"`
 	ID     string          `json:"id,omitempty"`
 	Fields json.RawMessage `json:"fields,omitempty"`
 }
 
-// Then is what a fired rule does.
+// Then is what a rule does when it fires, declared once: a compiled rule carries it
+// (ruleset.Rule.Then) and its rule_fired event records it.
 type Then struct {
 	Objective  string       `json:"objective,omitempty"`
 	Assert     []FactAction `json:"assert,omitempty"`
