@@ -26,6 +26,12 @@ type ContinueOptions struct {
 	// replays. Empty: the fork keeps the running rules.
 	RulesName string
 	Rules     []byte
+	// Rerun makes every effector call before the switch live as well, serving it the
+	// recording's nested exchanges through its context (ExchangesFrom) and holding its
+	// result to the recorded one: an effector with state of its own (GGS's loop, the
+	// role pipeline) rebuilds it, and a call in flight when the recording stopped goes
+	// live at its first exchange the recording does not hold, not from its start.
+	Rerun bool
 }
 
 // Switch is where a continued run handed over to the live run.
@@ -108,6 +114,12 @@ func (c *Continue) Switched() (Switch, bool) {
 	return c.sw, c.switched
 }
 
+func (c *Continue) isDeparted() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.departed
+}
+
 func (c *Continue) isLive() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -160,6 +172,9 @@ func (c *Continue) Makes(n int, op string, implemented bool) bool {
 func (c *Continue) Exchange(ctx context.Context, t engine.Tape, body trace.EffectorCall, invoke engine.Invoke, into any) (error, error) {
 	if !c.isLive() {
 		rc := c.held(body.Call)
+		if rc != nil && c.opts.Rerun && rc.body.Op == body.Op && rc.body.RequestHash == body.RequestHash {
+			return c.rerun(ctx, t, rc, body, invoke, into)
+		}
 		if rc != nil && rc.result != nil {
 			callErr, stop := c.rec.Exchange(ctx, t, body, invoke, into)
 			c.depart(stop)

@@ -255,6 +255,9 @@ func (r *Exchanger) Exchange(_ context.Context, t engine.Tape, body trace.Effect
 	}
 	res := rc.result
 	t.Write(trace.KindEffectorResult, trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: res.DurationMS, Result: res.Result, Error: res.Error})
+	if err := r.writeMarks(t); err != nil {
+		return nil, err
+	}
 	if res.Error != "" {
 		return recordedError(res.Error), nil
 	}
@@ -520,7 +523,8 @@ func (r *Exchanger) Epilogue(t engine.Tape) error {
 
 // writeMarks writes again a resumed line the recording has where the run now is: a
 // continued run writes it at the hook where it handed over to the live run (before an
-// effector call or a rule poll), so its replay does too.
+// effector call or a rule poll, or after the result of a call that was in flight), so
+// its replay does too.
 func (r *Exchanger) writeMarks(t engine.Tape) error {
 	e, ok := r.rec.marks[t.Next()]
 	if !ok {
