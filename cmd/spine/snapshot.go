@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/snapshot"
 )
 
@@ -120,7 +122,7 @@ A work dir over 256 MiB of files or 20,000 entries is refused.`
 func openSnapshots(c *cobra.Command) (*snapshot.Store, error) {
 	dir, _ := c.Flags().GetString("store")
 	if strings.TrimSpace(dir) == "" {
-		state, err := stateDir()
+		state, err := fleet.StateDir(os.Getenv)
 		if err != nil {
 			return nil, fmt.Errorf("no snapshot store: %w", err)
 		}
