@@ -14,7 +14,7 @@ import (
 
 // ContinueOptions say how a recording is continued.
 type ContinueOptions struct {
-	Mode    string // trace.Resumed's mode: "resume" (the default) or "fork"
+	Mode    string // trace.Resumed's mode: "resume", or "fork" (the default with Fork)
 	From    string // the recording as named to the user; default the Recording's name
 	Host    string // where the run continues, for the resumed line
 	Stopped string // why the recording stopped (trace.Continuation.Stopped)
@@ -78,6 +78,9 @@ type recorded struct {
 func NewContinue(rec *Recording, opts ContinueOptions) (*Continue, error) {
 	if opts.Mode == "" {
 		opts.Mode = "resume"
+		if opts.Fork != nil {
+			opts.Mode = "fork"
+		}
 	}
 	if opts.From == "" {
 		opts.From = rec.Name
