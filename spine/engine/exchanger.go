@@ -57,6 +57,14 @@ type Tape interface {
 // from x instead of the injected clock.Clock, IDSource and effector; see package replay.
 func WithExchanger(x Exchanger) Option { return func(o *options) { o.exchanger = x } }
 
+// WithExchangerOverLive makes the session use the exchanger wrap returns, given the
+// live one (the injected clock and ids, the effector, the rule source, the epilogue):
+// an exchanger that serves a recording first and hands over to the live run where the
+// recording ends (package replay's Continue) stands between the two.
+func WithExchangerOverLive(wrap func(live Exchanger) Exchanger) Option {
+	return func(o *options) { o.overLive = wrap }
+}
+
 // tape is a session's Tape.
 type tape struct{ s *Session }
 

@@ -18,6 +18,7 @@ type options struct {
 	maxFirings    int
 	maxIterations int
 	exchanger     Exchanger
+	overLive      func(live Exchanger) Exchanger // see WithExchangerOverLive
 	ruleSource    RuleSource
 	journalTap    func(seq int64, kind string, body any)
 	epilogue      func(emit func(kind string, body any))

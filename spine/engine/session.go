@@ -66,6 +66,9 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 	s.x = o.exchanger
 	if s.x == nil {
 		s.x = &live{s: s, clock: o.clock, ids: o.ids}
+		if o.overLive != nil {
+			s.x = o.overLive(s.x)
+		}
 	}
 	s.stopAt = s.x.StopAt()
 	s.tracer = tracer{sink: o.sink, clock: s.x, discard: o.sink == trace.Discard}

@@ -296,3 +296,17 @@ type MemoryLostItem struct {
 	ID    string `json:"id"`
 	Error string `json:"error"`
 }
+
+// Resumed marks where a run continued a recording (KindResumed): the lines before it are
+// the recording's, byte for byte and chained as they were, and what follows is the
+// continued run. Its t is when the run continued.
+type Resumed struct {
+	Mode    string `json:"mode"`              // "resume", or "fork" for a run branched at a past cycle
+	From    string `json:"from"`              // the recording continued, as named to the host
+	Line    int    `json:"line"`              // the recording's last line kept (the line before this one)
+	FromSeq int64  `json:"from_seq"`          // that line's seq
+	Head    string `json:"head,omitempty"`    // that line's h: the prefix this trace shares with the recording
+	Host    string `json:"host,omitempty"`    // where the run continued (a host or worker name)
+	Stopped string `json:"stopped,omitempty"` // why the recording stopped, when known
+	Reason  string `json:"reason,omitempty"`  // why the run continued here (the first exchange not recorded, a fork's cycle)
+}
