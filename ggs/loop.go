@@ -34,19 +34,6 @@ type RoundInput struct {
 	Rulings []Ruling `json:"rulings,omitempty"`
 }
 
-// Report is R4b's message at the end of a round: exactly one of the two is set.
-type Report struct {
-	Replan  *contract.ReplanRequest  `json:"replan,omitempty"`
-	Outcome *contract.OutcomeSummary `json:"outcome,omitempty"`
-}
-
-func (r Report) validate() error {
-	if (r.Replan == nil) == (r.Outcome == nil) {
-		return errors.New("a round report must hold exactly one of a ReplanRequest and an OutcomeSummary")
-	}
-	return nil
-}
-
 // Loop runs GGS inside the spine's FSM: the engine's agenda over rules/ggs.yaml decides
 // each round's macro-state, and Loop is the engine's effector. Mint concludes the
 // previous round into a PlanDirective and runs the plant's next round; Gate turns R4b's
@@ -178,7 +165,7 @@ func (l *Loop) Mint(ctx context.Context, req engine.MintRequest) (engine.Constru
 
 // Gate measures R4b's report: D, P, Ω, L, ∇L and the Law 2 counter become the signals fact.
 func (l *Loop) Gate(ctx context.Context, req engine.GateRequest) (engine.Signals, error) {
-	var rep Report
+	var rep Message
 	if err := json.Unmarshal(req.Construct.Body, &rep); err != nil {
 		return engine.Signals{}, fmt.Errorf("ggs: construct %s is not a round report: %w", req.Construct.ID, err)
 	}
