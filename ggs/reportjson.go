@@ -327,11 +327,12 @@ func array[T any](s *reportScan, out *[]T, elem func() bool) bool {
 		return false
 	}
 	s.i++
-	*out = []T{}
 	if s.peek(']') {
+		*out = []T{}
 		s.i++
 		return true
 	}
+	*out = make([]T, 0, 4) // most lists of a report are short: one allocation
 	for {
 		if s.peek('n') || !elem() {
 			return false
@@ -429,7 +430,36 @@ func (s *reportScan) stringValue() (string, bool) {
 		return "", false
 	}
 	s.i = j + 1
-	return string(s.b[start:j]), true
+	return intern(s.b[start:j]), true
+}
+
+// intern returns the enumerated values of a report without allocating.
+func intern(b []byte) string {
+	switch string(b) {
+	case "":
+		return ""
+	case contract.OutcomeMatched:
+		return contract.OutcomeMatched
+	case contract.OutcomeFailed:
+		return contract.OutcomeFailed
+	case contract.VerdictPass:
+		return contract.VerdictPass
+	case contract.VerdictFail:
+		return contract.VerdictFail
+	case contract.ModeVerifiable:
+		return contract.ModeVerifiable
+	case contract.ModePlausible:
+		return contract.ModePlausible
+	case contract.FailureLogical:
+		return contract.FailureLogical
+	case contract.FailureEnvironmental:
+		return contract.FailureEnvironmental
+	case "replan":
+		return "replan"
+	case "retry":
+		return "retry"
+	}
+	return string(b)
 }
 
 // escaped reads the rest of a string that has escapes, from start.
