@@ -72,6 +72,18 @@ func (p *Post) boxes(role string) *mailboxes {
 // Send encodes payload, records the message from → to and delivers it to to's mailbox.
 // It returns the message as recorded, with its seq when the recorder knows it.
 func (p *Post) Send(from, to, typ, taskID string, payload any) (Message, error) {
+	m, err := p.Record(from, to, typ, taskID, payload)
+	if err != nil {
+		return m, err
+	}
+	p.boxes(to).put(to, m)
+	return m, nil
+}
+
+// Record encodes payload and records the message from → to as Send does, without
+// delivering it: a message to an addressee outside the post (the user, a store) that the
+// record must hold but no role of the post reads.
+func (p *Post) Record(from, to, typ, taskID string, payload any) (Message, error) {
 	if from == "" || to == "" || typ == "" {
 		return Message{}, fmt.Errorf("bus: a %q message from %q to %q cannot be posted; every message names from, to and type", typ, from, to)
 	}
@@ -81,7 +93,6 @@ func (p *Post) Send(from, to, typ, taskID string, payload any) (Message, error) 
 	}
 	m := Message{From: from, To: to, Type: typ, TaskID: taskID, Payload: json.RawMessage(raw)}
 	m.Seq = p.rec.Message(m)
-	p.boxes(to).put(to, m)
 	return m, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentspine/spine/spine/trace"
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
@@ -38,7 +37,8 @@ type RoundInput struct {
 // each round's macro-state, and Loop is the engine's effector. Mint concludes the
 // previous round into a PlanDirective and runs the plant's next round; Gate turns R4b's
 // report into the signals fact; Finish delivers the FinalResult. Every message goes by
-// post: it is journalled in the trace, passed to OnMessage, and only then delivered.
+// post: it is journalled in the trace (whose tap shows it to the run's observers), and
+// only then delivered.
 type Loop struct {
 	solver *Solver
 	plant  Plant
@@ -54,10 +54,11 @@ type Loop struct {
 	mailErr   error     // what the memory desk could not deliver during the call
 	elapsedMS int64     // the task's time as the latest report gave it, for an interruption's Ω
 	obs       observation
+	// minted is the report of the round Mint ran last, under the construct's id: Gate
+	// measures it as it is instead of decoding the construct's body again.
+	minted   Message
+	mintedID string
 
-	// OnMessage, when set, sees every message as it passes, with the seq of the trace
-	// event that journalled it (for a live display, or a bus).
-	OnMessage func(trace.Message)
 	// Final is the task's FinalResult once the run has ended on a terminal objective.
 	Final *contract.FinalResult
 }
@@ -156,18 +157,22 @@ func (l *Loop) Mint(ctx context.Context, req engine.MintRequest) (engine.Constru
 	case rep.Outcome != nil:
 		l.elapsedMS = rep.Outcome.ElapsedMS
 	}
+	// The report is encoded as the construct's body because the trace records it (the
+	// mint's result and the gate's request); Gate reads the value kept here, not the body.
 	body, err := json.Marshal(rep)
 	if err != nil {
 		return engine.Construct{}, err
 	}
-	return engine.Construct{ID: fmt.Sprintf("%s/round-%d", l.task.TaskID, l.round), Body: body}, nil
+	id := fmt.Sprintf("%s/round-%d", l.task.TaskID, l.round)
+	l.minted, l.mintedID = rep, id
+	return engine.Construct{ID: id, Body: body}, nil
 }
 
 // Gate measures R4b's report: D, P, Ω, L, ∇L and the Law 2 counter become the signals fact.
 func (l *Loop) Gate(ctx context.Context, req engine.GateRequest) (engine.Signals, error) {
-	var rep Message
-	if err := json.Unmarshal(req.Construct.Body, &rep); err != nil {
-		return engine.Signals{}, fmt.Errorf("ggs: construct %s is not a round report: %w", req.Construct.ID, err)
+	rep, err := l.report(req.Construct)
+	if err != nil {
+		return engine.Signals{}, err
 	}
 	if err := rep.validate(); err != nil {
 		return engine.Signals{}, err
@@ -188,7 +193,6 @@ func (l *Loop) Gate(ctx context.Context, req engine.GateRequest) (engine.Signals
 		}
 	}
 	var sig Signals
-	var err error
 	if rep.Replan != nil {
 		sig, err = l.solver.ObserveReplan(rep.Replan)
 	} else {
@@ -200,13 +204,28 @@ func (l *Loop) Gate(ctx context.Context, req engine.GateRequest) (engine.Signals
 	return engine.Signals{Changes: []engine.Change{{Op: engine.ChangePut, Kind: SignalsKind, Fields: sig.fields()}}}, nil
 }
 
+// report is the round report c carries: the one Mint kept when c is the construct it
+// minted (a live run gates what it minted), else c's body decoded.
+func (l *Loop) report(c engine.Construct) (Message, error) {
+	if c.ID != "" && c.ID == l.mintedID {
+		rep := l.minted
+		l.minted, l.mintedID = Message{}, ""
+		return rep, nil
+	}
+	var rep Message
+	if err := json.Unmarshal(c.Body, &rep); err != nil {
+		return Message{}, fmt.Errorf("ggs: construct %s is not a round report: %w", c.ID, err)
+	}
+	return rep, nil
+}
+
 // Finish concludes the last round into the FinalResult, with the plant's graceful
 // failure when the task is abandoned (FailureReporter), and posts it to the user.
 func (l *Loop) Finish(ctx context.Context, req engine.FinishRequest) (engine.Construct, error) {
 	if err := l.syncParams(); err != nil {
 		return engine.Construct{}, err
 	}
-	post := l.open(ctx)
+	l.open(ctx)
 	defer l.close()
 	out, err := l.solver.Conclude(l.task.TaskID, Decision{Directive: req.Objective, Rule: req.Rule})
 	if err != nil {
@@ -221,14 +240,12 @@ func (l *Loop) Finish(ctx context.Context, req engine.FinishRequest) (engine.Con
 	if fr, ok := l.plant.(FailureReporter); ok && out.Final.Directive == contract.DirectiveAbandon {
 		out.Final.Failure = fr.GracefulFailure(out.Final)
 	}
-	if _, err := post.Send("R7", "User", contract.TypeFinalResult, l.task.TaskID, out.Final); err != nil {
+	// The FinalResult is recorded as R7's message to the user because the trace holds that
+	// line; nobody in this process reads a user's mailbox, so it is recorded, not delivered.
+	if err := l.record("User", contract.TypeFinalResult, out.Final); err != nil {
 		return engine.Construct{}, err
 	}
-	final, _, err := bus.Receive[contract.FinalResult](post, "User", contract.TypeFinalResult)
-	if err != nil {
-		return engine.Construct{}, err
-	}
-	l.Final = &final
+	l.Final = out.Final
 	body, err := json.Marshal(l.Final)
 	if err != nil {
 		return engine.Construct{}, err

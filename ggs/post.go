@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentspine/spine/spine/trace"
 	"strings"
 
 	"github.com/agentspine/spine/bus"
@@ -12,24 +11,10 @@ import (
 	"github.com/agentspine/spine/spine/engine"
 )
 
-// journalRecorder journals a posted message in the effector call's trace and shows it
-// to OnMessage with its seq.
-type journalRecorder struct {
-	j         *engine.Journal
-	onMessage func(trace.Message)
-}
-
-func (r journalRecorder) Message(m trace.Message) int64 {
-	m.Seq = r.j.Message(m)
-	if r.onMessage != nil {
-		r.onMessage(m)
-	}
-	return m.Seq
-}
-
-// open starts the post of one effector call.
+// open starts the post of one effector call. It records into the call's journal, whose
+// tap is how the run is watched live (see ggsrun.Observer).
 func (l *Loop) open(ctx context.Context) *bus.Post {
-	l.post = bus.NewPost(journalRecorder{j: engine.JournalFrom(ctx), onMessage: l.OnMessage})
+	l.post = bus.NewPost(engine.JournalFrom(ctx))
 	l.mailErr = nil
 	return l.post
 }
@@ -75,14 +60,18 @@ func (w *postedMemory) Write(mg contract.Megram) {
 		l.mailErr = errors.Join(l.mailErr, fmt.Errorf("ggs: Megram %s written outside an effector call", mg.ID))
 		return
 	}
-	if _, err := l.post.Send("R7", "R5", contract.TypeMegram, l.task.TaskID, mg); err != nil {
+	// The Megram is recorded as R7's message to R5 because the trace holds that line (and
+	// the Auditor reads it); the store then takes it from here, not back from a mailbox.
+	if err := l.record("R5", contract.TypeMegram, mg); err != nil {
 		l.mailErr = errors.Join(l.mailErr, err)
 		return
 	}
-	got, _, err := bus.Receive[contract.Megram](l.post, "R5", contract.TypeMegram)
-	if err != nil {
-		l.mailErr = errors.Join(l.mailErr, err)
-		return
-	}
-	w.store.Write(got)
+	w.store.Write(mg)
+}
+
+// record journals a message from R7 to a desk outside the round's post (the user,
+// memory) exactly as post.Send would, without putting it in a mailbox nobody reads.
+func (l *Loop) record(to, typ string, payload any) error {
+	_, err := l.post.Record("R7", to, typ, l.task.TaskID, payload)
+	return err
 }

@@ -37,13 +37,9 @@ func newLiveAudit(cfg audit.Config) (*liveAudit, error) {
 	return la, nil
 }
 
-// options are the engine options that wire the audit into a run.
-func (la *liveAudit) options() []engine.Option {
-	return []engine.Option{engine.WithJournalTap(la.tap), engine.WithEpilogue(la.epilogue)}
-}
-
-// tap publishes what the run journals, under the seq of its trace event.
-func (la *liveAudit) tap(seq int64, kind string, body any) {
+// observe publishes what the run journals, under the seq of its trace event: it is one
+// of the run's observers (ggsrun.Observer), and epilogue ends the run's trace.
+func (la *liveAudit) observe(seq int64, kind string, body any) {
 	var m bus.Message
 	var err error
 	switch kind {

@@ -29,7 +29,7 @@ func TestLiveAuditWritesFindingsAfterTheHalt(t *testing.T) {
 	}
 	sink := &trace.MemorySink{}
 	eff := misroutingEffector{}
-	if _, err := engine.NewEngine(rs, eff, append(la.options(), engine.WithTrace(sink))...).Run(context.Background()); err != nil {
+	if _, err := engine.NewEngine(rs, eff, engine.WithJournalTap(la.observe), engine.WithEpilogue(la.epilogue), engine.WithTrace(sink)).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	trace := sink.Bytes()

@@ -7,9 +7,11 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/effectors/mcp"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
@@ -93,6 +95,9 @@ type Config struct {
 	// Meta is added to the trace header's setup fields (a fleet worker's task id and
 	// attempt); it must hold no secret, and cannot replace the run's own fields.
 	Meta map[string]string
+	// MCPServers are MCP servers whose tools R3 is offered beside its own (stdio ones
+	// started in the tools' sandbox).
+	MCPServers []mcp.Server
 
 	// The process's environment, for the trace directory's default and the secrets to
 	// scrub; nil: the real one.
@@ -103,7 +108,7 @@ type Config struct {
 
 // Result is how a task ended and where its record is.
 type Result struct {
-	roles.TaskResult
+	ggsrun.TaskResult
 	RunID     string
 	TracePath string // "" only when RunTask refused before creating it
 	// TraceHead is the hash of the last line on the trace file: a copy outside the file,

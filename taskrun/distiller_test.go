@@ -36,7 +36,7 @@ func TestNewDistiller(t *testing.T) {
 	}
 	chat := &askedChat{}
 	var journal bytes.Buffer
-	d, err := NewDistiller(cfg, "", chat, &journal)
+	d, err := NewDistiller(cfg, chat, &journal)
 	if err != nil {
 		t.Fatal(err)
 	}

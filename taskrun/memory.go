@@ -183,8 +183,8 @@ func cautionConfirmer(policy string, warn func(string)) (sandbox.Confirmer, erro
 // model behind the configuration's secret scrubber, every exchange journalled to journal
 // so that `spine memory dream --replay` can redo the pass without the model. chat is the
 // endpoint to call; nil builds it from cfg.
-func NewDistiller(cfg llm.Config, configPath string, chat llm.ChatModel, journal io.Writer) (memory.Distiller, error) {
-	return newDistiller(cfg, runScrubber(cfg, configPath, os.Environ()), chat, journal)
+func NewDistiller(cfg llm.Config, chat llm.ChatModel, journal io.Writer) (memory.Distiller, error) {
+	return newDistiller(cfg, runScrubber(cfg, os.Environ()), chat, journal)
 }
 
 func newDistiller(cfg llm.Config, scrub *secrets.Scrubber, chat llm.ChatModel, journal io.Writer) (memory.Distiller, error) {

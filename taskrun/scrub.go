@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"sync"
 
@@ -25,18 +24,11 @@ import (
 // which feeds recorded data, stays byte for byte. scrubSink scrubs the trace once more
 // as it is written, in case something reached it another way.
 
-// runScrubber hides the configuration's secrets (the one in effect, and the api_key of
-// the file as written, which the environment may override but which is a secret still)
-// and the values of the environment variables whose names look secret.
-func runScrubber(cfg llm.Config, configPath string, environ []string) *secrets.Scrubber {
-	vals := cfg.SecretValues()
-	if configPath != "" {
-		if data, err := os.ReadFile(configPath); err == nil {
-			if fc, err := llm.ParseConfigYAML(configPath, data); err == nil {
-				vals = append(vals, fc.SecretValues()...)
-			}
-		}
-	}
+// runScrubber hides the configuration's secrets (the ones in effect, and those of the
+// file as written, which the environment may override but which are secrets still) and
+// the values of the environment variables whose names look secret.
+func runScrubber(cfg llm.Config, environ []string) *secrets.Scrubber {
+	vals := append(cfg.SecretValues(), cfg.FileSecretValues()...)
 	return secrets.New(append(vals, secrets.FromEnviron(environ)...)...)
 }
 

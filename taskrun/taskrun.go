@@ -12,6 +12,7 @@ import (
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
@@ -64,7 +65,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	scrub := runScrubber(cfg.LLM, cfg.ConfigPath, cfg.Environ)
+	scrub := runScrubber(cfg.LLM, cfg.Environ)
 
 	jail := cfg.Jail
 	if jail == nil {
@@ -100,6 +101,16 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 		return res, fmt.Errorf("work dir: %w", err)
 	}
 	defer box.Close()
+	var tools sandbox.Toolbox = box
+	mcpMeta := map[string]string{}
+	if len(cfg.MCPServers) > 0 {
+		tb, err := openMCP(ctx, cfg.MCPServers, box, jail, scrub, cfg.Warn, mcpMeta)
+		if err != nil {
+			return res, err
+		}
+		defer tb.Close()
+		tools = tb
+	}
 
 	chat := cfg.Chat
 	if chat == nil {
@@ -111,8 +122,8 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	rc := roles.Config{Models: models, Tools: scrubTools{box, scrub}, Clock: cfg.Clock, IDs: cfg.IDs,
-		OnMessage: cfg.OnMessage, OnStatus: cfg.OnStatus, Clarify: cfg.Clarify, Caution: caution}
+	rc := roles.Config{Models: models, Tools: scrubTools{tools, scrub}, Clock: cfg.Clock, IDs: cfg.IDs,
+		OnStatus: cfg.OnStatus, Clarify: cfg.Clarify, Caution: caution}
 	ggsOpts := []ggs.Option{ggs.WithCautionPolicy(cfg.CautionPolicy)}
 	var mem *memory.Service
 	distillJournal := &journalFile{}
@@ -191,17 +202,26 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.Watch {
 		engineOpts = append(engineOpts, engine.WithRuleSource(engine.NewFileRuleSource(cfg.RulesPath, rs)))
 	}
-	engineOpts = append(engineOpts, auditor.options()...)
 	if writes != nil {
 		engineOpts = append(engineOpts, engine.WithEpilogue(bothEpilogues(auditor.epilogue, writes.epilogue)))
+	} else {
+		engineOpts = append(engineOpts, engine.WithEpilogue(auditor.epilogue))
 	}
-	tr, runErr := p.Run(ctx, roles.TaskOptions{
-		Rules:     rs,
-		Engine:    engineOpts,
-		Meta:      withMeta(signMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), signer), cfg.Meta),
-		GGS:       ggsOpts,
-		OnMessage: cfg.OnMessage,
-	})
+	// R1 reads the task in the first round, after the header: the intent is in its
+	// TaskSpec message, not here. The task's own fields win a clash with the caller's.
+	meta := withMeta(withMeta(signMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), signer), cfg.Meta), mcpMeta)
+	meta["task_id"], meta["raw_input"] = p.Task().TaskID, p.Task().RawInput
+	observers := []ggsrun.Observer{auditor.observe}
+	if cfg.OnMessage != nil {
+		observers = append(observers, ggsrun.Messages(cfg.OnMessage))
+	}
+	run, err := ggsrun.New(ggsrun.Config{Rules: rs, Plant: p, Task: p.Task(), GGS: ggsOpts,
+		Engine: engineOpts, Meta: meta, Observers: observers})
+	if err != nil {
+		_ = file.Close()
+		return res, err
+	}
+	tr, runErr := run.Run(ctx)
 	res.TaskResult = tr
 	if signer != nil {
 		// The signature ends the trace: nothing is written after it.

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -105,7 +104,7 @@ func init() {
 					if base, err = loadWorkerLLM(configPath, baseURL, model); err != nil {
 						return err
 					}
-					cfg.Prepare = workerPrepare(io, rs, rulesPath, configPath, baseURL, base, noSandbox)
+					cfg.Prepare = workerPrepare(io, rs, rulesPath, configPath, base, noSandbox)
 				}
 				if !quiet {
 					cfg.Log = func(line string) { fmt.Fprintf(io.err, "spine worker: %s\n", line) }
@@ -127,7 +126,7 @@ func init() {
 						journal := taskrun.NewJournalFile(filepath.Join(memDir,
 							fmt.Sprintf("distill-%s-%d.jsonl", time.Now().UTC().Format("20060102T150405Z"), os.Getpid())))
 						defer journal.Close()
-						if opts.Distiller, err = taskrun.NewDistiller(base, configPath, nil, journal); err != nil {
+						if opts.Distiller, err = taskrun.NewDistiller(base, nil, journal); err != nil {
 							return err
 						}
 					}
@@ -193,13 +192,12 @@ func init() {
 // loadWorkerLLM loads the model configuration as spine run does, refusing a worker with
 // no endpoint at all.
 func loadWorkerLLM(configPath, baseURL, model string) (llm.Config, error) {
-	cfg, err := llm.LoadConfig(llm.Sources{File: configPath, Getenv: os.LookupEnv,
+	cfg, err := llm.LoadEndpointConfig(llm.Sources{File: configPath, Getenv: os.LookupEnv,
 		Flags: llm.Overrides{BaseURL: baseURL, Model: model}})
-	var incomplete *llm.ValidationError
-	if (err == nil || configPath == "" && errors.As(err, &incomplete)) && cfg.APIKey == "" && strings.TrimRight(cfg.BaseURL, "/") == llm.DefaultBaseURL {
-		return cfg, usageErrorf("no model endpoint is configured (as for spine run: $OPENAI_API_KEY, --base-url, --config); --demo needs none")
-	}
-	if err != nil {
+	switch {
+	case errors.Is(err, llm.ErrNoEndpoint):
+		return cfg, usageErrorf("%v (as for spine run: $OPENAI_API_KEY, --base-url, --config); --demo needs none", err)
+	case err != nil:
 		return cfg, usageErrorf("%v", err)
 	}
 	return cfg, nil
@@ -207,13 +205,12 @@ func loadWorkerLLM(configPath, baseURL, model string) (llm.Config, error) {
 
 // workerPrepare is a task's run configuration: the worker's model configuration, with
 // the task's model when it names one and its caution policy.
-func workerPrepare(io stdio, rs *engine.RuleSet, rulesPath, configPath, baseURL string, base llm.Config, noSandbox bool) fleet.PrepareFunc {
+func workerPrepare(io stdio, rs *engine.RuleSet, rulesPath, configPath string, base llm.Config, noSandbox bool) fleet.PrepareFunc {
 	return func(_ context.Context, t fleet.Task, _ string) (taskrun.Config, error) {
 		cfg := base
 		if t.Options.Model != "" {
 			var err error
-			if cfg, err = llm.LoadConfig(llm.Sources{File: configPath, Getenv: os.LookupEnv,
-				Flags: llm.Overrides{BaseURL: baseURL, Model: t.Options.Model}}); err != nil {
+			if cfg, err = base.With(llm.Overrides{Model: t.Options.Model}); err != nil {
 				return taskrun.Config{}, fmt.Errorf("the task's --model %s: %w", t.Options.Model, err)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/runlog"
 )
 
 // pipelineDisplay prints one line (and a few indented details) per bus message as it
@@ -23,7 +24,7 @@ func (d *pipelineDisplay) message(m trace.Message) {
 		printLine(d.w, "── round %d", d.round)
 	}
 	head := fmt.Sprintf("%-4s → %-4s %-15s", m.From, m.To, m.Type)
-	switch p := typedPayload(m).(type) {
+	switch p := runlog.Payload(m).(type) {
 	case *contract.ReplanRequest:
 		failed := 0
 		for _, o := range p.Outcomes {

@@ -15,6 +15,8 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/ggs/ggsrun"
+	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
@@ -46,9 +48,10 @@ func init() {
 			otlp:       fs.String("otlp", "", "when the run ends, send its trace to this OTLP/HTTP `URL` (e.g. http://localhost:4318; headers from $OTEL_EXPORTER_OTLP_HEADERS)"),
 		}
 		f.signKey = fs.String("sign-key", "", "sign the trace with this ed25519 private key `FILE` (spine keygen; outside the work dir, hidden from the tools)")
+		fs.Var(&f.mcp, "mcp", mcpFlagHelp)
 		fs.Var(&f.allowNet, "allow-net", "let tools connect to `HOST[:PORT]` (repeatable; a host alone means ports 80 and 443; default: no network)")
 		c.RunE = func(c *cobra.Command, args []string) error {
-			return exitStatus(runTask(c.Context(), io, f, args))
+			return runTask(c.Context(), io, f, args)
 		}
 		return c
 	})
@@ -61,10 +64,11 @@ type runFlags struct {
 	maxIter                                                                    *int
 	asJSON, watch, noSandbox                                                   *bool
 	allowNet                                                                   netRules
+	mcp                                                                        mcpFlags
 }
 
-// notConfigured is the message of a run with no endpoint to talk to.
-const notConfigured = `spine run: no model endpoint is configured.
+// notConfigured is how to configure an endpoint, after llm.ErrNoEndpoint.
+const notConfigured = `.
   OpenAI:         export OPENAI_API_KEY=... SPINE_MODEL=gpt-4o-mini
   Ollama:         spine run --base-url http://localhost:11434/v1 --model qwen2.5:7b "task"
   vLLM:           spine run --base-url http://localhost:8000/v1 --model <served model name> "task"
@@ -72,62 +76,51 @@ const notConfigured = `spine run: no model endpoint is configured.
   or a config file (--config FILE) with base_url, api_key, model and per-role models.
 To see the loop without a model or a key, run: spine demo (or spine demo --pipeline for every role)`
 
-func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
-	workdir, rulesPath, memDir, tracePath, asJSON := f.workdir, f.rulesPath, f.memDir, f.tracePath, f.asJSON
-	baseURL, model, configPath, watch, allowNet := f.baseURL, f.model, f.configPath, f.watch, f.allowNet
-	caution, noSandbox := f.caution, f.noSandbox
+// runTask is spine run: it checks the flags, loads the model configuration and the
+// rules, runs the task through taskrun and shows it. A refusal before the run is its
+// error; once the run has a trace, the display says how it went and the exit status
+// reports that result.
+func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 	raw := strings.Join(args, " ")
 	if strings.TrimSpace(raw) == "" {
-		fmt.Fprintln(io.err, `spine run: expected the task text, e.g. spine run "summarise the TODOs in this repository"`)
-		return exitUsage
+		return usageErrorf(`expected the task text, e.g. spine run "summarise the TODOs in this repository"`)
 	}
-	switch *caution {
+	switch *f.caution {
 	case "", taskrun.CautionRefuse, taskrun.CautionAllow, taskrun.CautionLog:
 	default:
-		fmt.Fprintf(io.err, "spine run: --caution %q: expected refuse, allow or log\n", *caution)
-		return exitUsage
+		return usageErrorf("--caution %q: expected refuse, allow or log", *f.caution)
 	}
 	switch *f.memCorrupt {
 	case taskrun.MemoryCorruptRefuse, taskrun.MemoryCorruptSkip:
 	default:
-		fmt.Fprintf(io.err, "spine run: --memory-corrupt %q: expected refuse or skip\n", *f.memCorrupt)
-		return exitUsage
+		return usageErrorf("--memory-corrupt %q: expected refuse or skip", *f.memCorrupt)
 	}
 	if *f.otlp != "" {
 		if _, err := telemetry.ParseURL(*f.otlp, false); err != nil {
-			fmt.Fprintf(io.err, "spine run: --otlp: %v\n", err)
-			return exitUsage
+			return usageErrorf("--otlp: %v", err)
 		}
 	}
 	if *f.maxIter < 1 {
-		fmt.Fprintf(io.err, "spine run: --max-iterations %d: expected at least 1\n", *f.maxIter)
-		return exitUsage
+		return usageErrorf("--max-iterations %d: expected at least 1", *f.maxIter)
 	}
-	if *watch && *rulesPath == "" {
-		fmt.Fprintln(io.err, "spine run: --watch needs --rules FILE (the shipped rules are built in; copy rules/ggs.yaml and edit the copy)")
-		return exitUsage
+	if *f.watch && *f.rulesPath == "" {
+		return usageErrorf("--watch needs --rules FILE (the shipped rules are built in; copy rules/ggs.yaml and edit the copy)")
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(io.err, "spine run: "+format+"\n", a...)
-		return exitFail
+	cfg, err := llm.LoadEndpointConfig(llm.Sources{File: *f.configPath, Getenv: os.LookupEnv,
+		Flags: llm.Overrides{BaseURL: *f.baseURL, Model: *f.model}})
+	switch {
+	case errors.Is(err, llm.ErrNoEndpoint):
+		return failWith(exitUsage, fmt.Errorf("%w%s", err, notConfigured))
+	case err != nil:
+		return failWith(exitUsage, fmt.Errorf("%w\n(spine run --help lists the flags; spine demo needs no model)", err))
 	}
-
-	cfg, err := llm.LoadConfig(llm.Sources{File: *configPath, Getenv: os.LookupEnv,
-		Flags: llm.Overrides{BaseURL: *baseURL, Model: *model}})
-	// A value that does not load (file, variable or flag) is reported as it is; only a
-	// configuration read whole with no key and no endpoint means nothing was configured.
-	var incomplete *llm.ValidationError
-	if (err == nil || *configPath == "" && errors.As(err, &incomplete)) && cfg.APIKey == "" && strings.TrimRight(cfg.BaseURL, "/") == llm.DefaultBaseURL {
-		fmt.Fprintln(io.err, notConfigured)
-		return exitUsage
-	}
+	rs, err := taskrun.LoadRules(*f.rulesPath)
 	if err != nil {
-		fmt.Fprintf(io.err, "spine run: %v\n(spine run --help lists the flags; spine demo needs no model)\n", err)
-		return exitUsage
+		return err
 	}
-	rs, err := taskrun.LoadRules(*rulesPath)
+	servers, err := mcpServers(*f.configPath, f.mcp)
 	if err != nil {
-		return fail("%v", err)
+		return failWith(exitUsage, err)
 	}
 
 	// The display: JSON lines, or the pipeline with a spinner when stdout is a terminal.
@@ -136,7 +129,7 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	out := io.out
 	var spin *spinner
 	switch {
-	case *asJSON:
+	case *f.asJSON:
 		out = &lockedWriter{w: io.rawOut}
 	case isTerminal(io.rawOut):
 		spin = startSpinner(io.rawOut, 120*time.Millisecond)
@@ -145,14 +138,14 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	default:
 		out = &lockedWriter{w: io.out}
 	}
-	show := newRunDisplay(out, rs, *asJSON)
-	retries := newRetryDisplay(out, io.err, spin, *asJSON)
+	show := newRunDisplay(out, rs, *f.asJSON)
+	retries := newRetryDisplay(out, io.err, spin, *f.asJSON)
 	ctx = llm.WithRetryHook(ctx, retries.retry)
 
-	tc := taskrun.Config{Task: raw, Workdir: *workdir, LLM: cfg, ConfigPath: *configPath,
-		Rules: rs, RulesPath: *rulesPath, Watch: *watch, MaxIterations: *f.maxIter, MemoryDir: *memDir, TracePath: *tracePath,
-		AllowNet: allowNet, NoSandbox: *noSandbox, OnMessage: show.message, CautionPolicy: *caution, SignKey: *f.signKey,
-		MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io, msg) }}
+	tc := taskrun.Config{Task: raw, Workdir: *f.workdir, LLM: cfg, ConfigPath: *f.configPath,
+		Rules: rs, RulesPath: *f.rulesPath, Watch: *f.watch, MaxIterations: *f.maxIter, MemoryDir: *f.memDir, TracePath: *f.tracePath,
+		AllowNet: f.allowNet, NoSandbox: *f.noSandbox, OnMessage: show.message, CautionPolicy: *f.caution, SignKey: *f.signKey,
+		MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io, msg) }, MCPServers: servers}
 	if isTerminal(io.in) && isTerminal(io.rawOut) {
 		prompt := &terminalPrompt{in: bufio.NewReader(io.in), out: out, spin: spin}
 		tc.Confirmer, tc.Clarify, tc.Caution = prompt, prompt, prompt
@@ -160,13 +153,13 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	if spin != nil {
 		tc.OnStatus = retries.status
 	}
-	if *watch {
+	if *f.watch {
 		tc.WrapSink = func(next trace.Sink) trace.Sink { return &reloadNotices{next: next, w: out} }
 	}
 	res, runErr := taskrun.RunTask(ctx, tc)
 	if res.TracePath == "" {
 		// Refused before anything was contacted: nothing ran, and no trace was made.
-		return fail("%v", runErr)
+		return runErr
 	}
 	if spin != nil {
 		spin.Stop()
@@ -177,12 +170,12 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) int {
 	}
 	end := traceEnd{head: res.TraceHead, lines: res.TraceLines, cut: res.TraceCut}
 	code := show.finish(io, res.TaskResult, runErr, res.TracePath, end, res.Pipeline)
-	if res.SignedBy != "" && !*asJSON {
+	if res.SignedBy != "" && !*f.asJSON {
 		fmt.Fprintf(io.out, "trace signed by %s\n", res.SignedBy)
 	}
-	code = memoryLost(io, res.MemoryWrites, *memDir, code)
-	code = sendRunTrace(ctx, io, *f.otlp, res.TracePath, *asJSON, code)
-	return traceIncomplete(io, res.TracePath, end, res.Final, code)
+	code = memoryLost(io, res.MemoryWrites, *f.memDir, code)
+	code = sendRunTrace(ctx, io, *f.otlp, res.TracePath, *f.asJSON, code)
+	return exitStatus(traceIncomplete(io, res.TracePath, end, res.Final, code))
 }
 
 // statusLine is the spinner's text for a role's status.
@@ -231,7 +224,7 @@ func (d *runDisplay) message(m trace.Message) {
 	}
 	head := fmt.Sprintf("%-4s → %-4s %-15s", m.From, m.To, m.Type)
 	pad := strings.Repeat(" ", 28)
-	switch p := typedPayload(m).(type) {
+	switch p := runlog.Payload(m).(type) {
 	case *contract.TaskSpec:
 		line := fmt.Sprintf("%s %s · %q", head, p.TaskID, p.Intent)
 		if s := p.Constraints.Scope; s != nil && *s != "" {
@@ -294,7 +287,7 @@ func outcomeLine(o *contract.SubTaskOutcome) string {
 
 // finish prints how the run ended and returns the exit status: 0 when the task was
 // accepted or succeeded, 1 otherwise.
-func (d *runDisplay) finish(io stdio, res roles.TaskResult, runErr error, path string, end traceEnd, p *roles.Pipeline) int {
+func (d *runDisplay) finish(io stdio, res ggsrun.TaskResult, runErr error, path string, end traceEnd, p *roles.Pipeline) int {
 	usage, calls := p.Usage()
 	if d.json != nil {
 		type summary struct {

@@ -60,6 +60,8 @@ type Config struct {
 	Roles       map[RoleName]RoleModel
 	Timeout     time.Duration // per call
 	MaxAttempts int
+
+	fileSecrets []string // the file layer's SecretValues (FileSecretValues)
 }
 
 // DefaultConfig is the lowest layer of LoadConfig: OpenAI's endpoint, no model.

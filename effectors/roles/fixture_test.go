@@ -77,11 +77,10 @@ func recordFixture(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	sink := &trace.MemorySink{}
-	res, err := p.Run(ctx, TaskOptions{Rules: r.rs,
-		Meta: map[string]string{"fixture": "pipeline/change_path_then_accept",
-			"recorded_against": "scripted OpenAI-compatible server (llmtest); no real model"},
-		Engine: []engine.Option{engine.WithTrace(sink), engine.WithClock(engine.NewStepClock(epoch, time.Millisecond)),
-			engine.WithRunID("pipeline_change_path_then_accept")}})
+	res, err := runTask(ctx, p, r.rs, map[string]string{"fixture": "pipeline/change_path_then_accept",
+		"recorded_against": "scripted OpenAI-compatible server (llmtest); no real model"},
+		engine.WithTrace(sink), engine.WithClock(engine.NewStepClock(epoch, time.Millisecond)),
+		engine.WithRunID("pipeline_change_path_then_accept"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
@@ -100,7 +101,7 @@ func (r *rig) requests(role llm.RoleName) []llmtest.Request { return r.srv[role]
 
 // outcome of a run: the task result, its trace and the messages journalled.
 type run struct {
-	res   TaskResult
+	res   ggsrun.TaskResult
 	err   error
 	trace []byte
 	p     *Pipeline
@@ -120,9 +121,8 @@ func (r *rig) run(ctx context.Context, raw string) run {
 		return out
 	}
 	sink := &spinetrace.MemorySink{}
-	out.res, out.err = p.Run(ctx, TaskOptions{Rules: r.rs, Meta: map[string]string{"test": r.t.Name()},
-		Engine: []engine.Option{engine.WithTrace(sink), engine.WithClock(engine.NewStepClock(epoch, time.Millisecond)),
-			engine.WithRunID("run-test")}})
+	out.res, out.err = runTask(ctx, p, r.rs, map[string]string{"test": r.t.Name()},
+		engine.WithTrace(sink), engine.WithClock(engine.NewStepClock(epoch, time.Millisecond)), engine.WithRunID("run-test"))
 	out.trace = sink.Bytes()
 	for role, s := range r.srv {
 		if n := s.Pending(); n > 0 && ctx.Err() == nil {
@@ -261,4 +261,15 @@ func decode[T any](t testing.TB, raw json.RawMessage) T {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// runTask runs the task p was given (Begin) as taskrun does: through ggsrun, GGS
+// steering the pipeline, with the task's fields in the trace header.
+func runTask(ctx context.Context, p *Pipeline, rs *engine.RuleSet, meta map[string]string, opts ...engine.Option) (ggsrun.TaskResult, error) {
+	meta["task_id"], meta["raw_input"] = p.Task().TaskID, p.Task().RawInput
+	run, err := ggsrun.New(ggsrun.Config{Rules: rs, Plant: p, Task: p.Task(), Engine: opts, Meta: meta})
+	if err != nil {
+		return ggsrun.TaskResult{Task: p.Task()}, err
+	}
+	return run.Run(ctx)
 }

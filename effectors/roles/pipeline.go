@@ -48,8 +48,6 @@ type Config struct {
 	MaxSubTasks  int // 0 means DefaultMaxSubTasks
 	Parallel     int // 0 means DefaultParallel
 
-	// OnMessage sees every message the roles journal, in journal order (a live display).
-	OnMessage func(trace.Message)
 	// OnStatus hears what a role is working on as it starts, from any goroutine (a
 	// spinner). It must not block.
 	OnStatus func(Status)
@@ -161,7 +159,7 @@ func (p *Pipeline) Round(ctx context.Context, loopPost *bus.Post, in ggs.RoundIn
 		return fmt.Errorf("roles: round for task %q, the pipeline's task is %q", in.TaskID, p.task.TaskID)
 	}
 	p.record = append(p.record, nil)
-	rec := journalRecorder{j: engine.JournalFrom(ctx), onMessage: p.cfg.OnMessage, log: &p.record[len(p.record)-1]}
+	rec := journalRecorder{j: engine.JournalFrom(ctx), log: &p.record[len(p.record)-1]}
 	post := loopPost.Branch(rec)
 	if !p.posted {
 		if !p.perceived {
@@ -211,7 +209,7 @@ func (p *Pipeline) MemoryPairs(ctx context.Context, in ggs.RoundInput) ([]ggs.Pa
 	}
 	q := p.r2.query(p.tools)
 	q.Intent = ""
-	rec := journalRecorder{j: engine.JournalFrom(ctx), onMessage: p.cfg.OnMessage}
+	rec := journalRecorder{j: engine.JournalFrom(ctx)}
 	cal, err := p.calibrate(ctx, rec, bus.NewPost(rec), q)
 	if err != nil {
 		return nil, err

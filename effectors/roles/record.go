@@ -17,12 +17,12 @@ type recorder interface {
 	bus.Recorder
 }
 
-// journalRecorder writes to the trace journal of the effector call in progress, shows
-// messages to the live display, and keeps the round's messages for the graceful failure.
+// journalRecorder writes to the trace journal of the effector call in progress and keeps
+// the round's messages for the graceful failure. Whoever watches the run live does so
+// through the engine's journal tap (ggsrun.Observer), not here.
 type journalRecorder struct {
-	j         *engine.Journal
-	onMessage func(trace.Message)
-	log       *[]trace.Message
+	j   *engine.Journal
+	log *[]trace.Message
 }
 
 var _ recorder = journalRecorder{}
@@ -33,9 +33,6 @@ func (r journalRecorder) Message(m trace.Message) int64 {
 	m.Seq = r.j.Message(m)
 	if r.log != nil {
 		*r.log = append(*r.log, m)
-	}
-	if r.onMessage != nil {
-		r.onMessage(m)
 	}
 	return m.Seq
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -20,32 +21,35 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // Solver (memory, for instance). It fails when the run
 // does not end with the scenario's expected final directive.
 func Play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink, onMessage func(trace.Message), opt ...ggs.Option) (engine.Result, *contract.FinalResult, error) {
-	loop, err := ggs.NewLoop(rs, NewPlant(sc), sc.Task, opt...)
+	var watch []ggsrun.Observer
+	if onMessage != nil {
+		watch = append(watch, ggsrun.Messages(onMessage))
+	}
+	run, err := ggsrun.New(ggsrun.Config{Rules: rs, Plant: NewPlant(sc), Task: sc.Task, GGS: opt,
+		Engine: []engine.Option{
+			engine.WithTrace(sink),
+			engine.WithClock(engine.NewStepClock(Epoch, time.Millisecond)),
+			engine.WithRunID(sc.Name),
+		},
+		Meta:      map[string]string{"scenario": sc.Name, "task_id": sc.Task.TaskID, "intent": sc.Task.Intent},
+		Observers: watch,
+	})
 	if err != nil {
 		return engine.Result{}, nil, err
 	}
-	loop.OnMessage = onMessage
-	eng := engine.NewEngine(rs, loop,
-		engine.WithTrace(sink),
-		engine.WithClock(engine.NewStepClock(Epoch, time.Millisecond)),
-		engine.WithRunID(sc.Name),
-		engine.WithMeta(map[string]string{"scenario": sc.Name, "task_id": sc.Task.TaskID, "intent": sc.Task.Intent}),
-	)
-	if err := loop.Seed(eng.Session()); err != nil {
-		return engine.Result{}, nil, err
-	}
-	res, err := eng.Run(ctx)
+	out, err := run.Run(ctx)
+	res, final := out.Result, out.Final
 	if err != nil {
-		return res, loop.Final, err
+		return res, final, err
 	}
 	if sc.Final != "" {
 		got := "(none)"
-		if loop.Final != nil {
-			got = loop.Final.Directive
+		if final != nil {
+			got = final.Directive
 		}
 		if got != sc.Final {
-			return res, loop.Final, fmt.Errorf("scenario %q should end with %s, it ended with %s", sc.Name, sc.Final, got)
+			return res, final, fmt.Errorf("scenario %q should end with %s, it ended with %s", sc.Name, sc.Final, got)
 		}
 	}
-	return res, loop.Final, nil
+	return res, final, nil
 }
