@@ -17,7 +17,13 @@
 // unread is an error), posts the FinalResult to the user, and posts each Megram to R5,
 // where memory's desk hands what arrived to the MemoryWriter.
 //
-// It must not perform I/O, read the wall clock or use a global random source: the clock
+// As a JSONL filter (spine ggs), Filter.Run reads reports from a reader and writes
+// decisions to a writer its caller gives. Message is R4b's report for the filter and the
+// Loop alike; DecodeMessage reads a line in one pass without reflection and
+// AppendOutput writes one the same way, each held to encoding/json's reading and
+// writing, byte for byte and error for error.
+//
+// It must not open files or connections, read the wall clock or use a global random source: the clock
 // and ID source are injected, memory writes go through the MemoryWriter interface, and
 // output never depends on map iteration order.
 package ggs
