@@ -35,12 +35,12 @@ type CheckOutput struct {
 	Errors   []string `json:"errors"`
 	Warnings []string `json:"warnings"`
 	// The analysis' counts (analyze_rules only).
-	Regions        int  `json:"regions,omitempty"`
-	Gaps           int  `json:"gaps,omitempty"`
-	Overlaps       int  `json:"overlaps,omitempty"`
-	Undecided      int  `json:"undecided,omitempty"`
-	ExpectedHold   bool `json:"expected_cells_hold,omitempty"`
-	ExpectedChecks int  `json:"expected_cells,omitempty"`
+	Regions        int    `json:"regions,omitempty"`
+	Gaps           int    `json:"gaps,omitempty"`
+	Overlaps       int    `json:"overlaps,omitempty"`
+	Undecided      int    `json:"undecided,omitempty"`
+	ExpectedHold   bool   `json:"expected_cells_hold,omitempty"`
+	ExpectedChecks int    `json:"expected_cells,omitempty"`
 	Summary        string `json:"summary"`
 }
 
