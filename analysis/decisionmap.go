@@ -316,3 +316,28 @@ func toFloat(v any) (float64, bool) {
 	}
 	return 0, false
 }
+
+// MapFile draws the decision map of the rule file at path, with the options checking it
+// uses: on axes "x,y" (two fields) when given, else seed 000's cascade for GGS's rule
+// set, else an error that asks for axes.
+func MapFile(path string, c FileCheck, axes string) (*DecisionMap, error) {
+	rs, err := engine.LoadRulesFile(path)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := fileOptions(path, rs, c)
+	if err != nil {
+		return nil, err
+	}
+	if axes == "" {
+		if rs.Name() == "ggs" {
+			return GGSMap(rs, opt)
+		}
+		return nil, fmt.Errorf("%s: --html needs --axes X,Y (two numeric fields, as signals.D,signals.P) for a rule set other than ggs", path)
+	}
+	x, y, ok := strings.Cut(axes, ",")
+	if !ok || strings.TrimSpace(x) == "" || strings.TrimSpace(y) == "" {
+		return nil, fmt.Errorf("--axes %q: want two fields, X,Y", axes)
+	}
+	return MapAxes(rs, opt, strings.TrimSpace(x), strings.TrimSpace(y), nil)
+}

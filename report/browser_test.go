@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/agentspine/spine/analysis"
 	"github.com/agentspine/spine/runlog"
 )
 
@@ -22,6 +24,9 @@ var update = flag.Bool("update", false, "write the README's screenshot of a repo
 
 // screenshot is where -update writes the picture the README shows.
 const screenshot = "../docs/trace-report.png"
+
+// mapScreenshot is the README's picture of `spine check --analyze --html rules/ggs.yaml`.
+const mapScreenshot = "../docs/decision-map.png"
 
 // chromium finds Debian's chromium. CI installs it (.ci/run), so there its absence fails
 // the test; elsewhere the test is skipped with a message.
@@ -483,5 +488,80 @@ func TestBrowserStory(t *testing.T) {
 	}
 	for _, p := range c.problems() {
 		t.Errorf("%s: %s", failedModel, p)
+	}
+}
+
+// TestBrowserDecisionMap: the decision map of rules/ggs.yaml has every region of seed
+// 000's cascade, each coloured as its rule in the legend, and a trace's report draws the
+// run's rounds on it.
+func TestBrowserDecisionMap(t *testing.T) {
+	ctx := browser(t)
+	path := filepath.Join(t.TempDir(), "map.html")
+	if err := WriteMapFile(path, "../rules/ggs.yaml", analysis.FileCheck{Analyze: true}, ""); err != nil {
+		t.Fatal(err)
+	}
+	c := listen(ctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path), chromedp.WaitReady(chromedp.CSS("footer"))); err != nil {
+		t.Fatal(err)
+	}
+	got := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("figure.mappanel")).map(function (f) {
+  return Array.from(f.querySelectorAll("g.region")).map(function (g) { return g.dataset.rule; }).join(" ");
+})`)
+	want := []string{
+		"change_path_stuck_environmental abandon_budget_spent",
+		"success_within_delta change_path_stuck_environmental",
+		"refine_moving_environmental change_path_stuck_environmental refine_moving_environmental change_approach_moving_logical break_symmetry_stuck_logical change_approach_moving_logical",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("regions by panel:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Each region is filled with its rule's colour in the legend, and different rules differ.
+	mismatch := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("g.region")).filter(function (g) {
+  var key = document.querySelector('.maplegend span[data-rule="' + g.dataset.rule + '"] i');
+  return !key || getComputedStyle(key).backgroundColor !== getComputedStyle(g.querySelector("rect")).fill;
+}).map(function (g) { return g.dataset.rule; })`)
+	if len(mismatch) > 0 {
+		t.Errorf("regions not in their rule's colour: %v", mismatch)
+	}
+	if n := eval[int](t, ctx, `new Set(Array.from(document.querySelectorAll("figure.mappanel:nth-of-type(3) g.region rect")).map(function (r) { return getComputedStyle(r).fill; })).size`); n != 4 {
+		t.Errorf("the action grid has %d colours, want 4 (one per action rule)", n)
+	}
+	for _, p := range c.problems() {
+		t.Errorf("%s: %s", path, p)
+	}
+	if *update {
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(mapScreenshot, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", mapScreenshot)
+	}
+
+	// The trace's report: one point per round in every panel, in round order.
+	const f = "../fixtures/ggs/refine_then_accept.trace.jsonl"
+	r, c, _ := load(t, ctx, f)
+	var rounds []string
+	for _, rd := range r.Loss.Rounds {
+		rounds = append(rounds, strconv.Itoa(rd.Round))
+	}
+	pts := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#decision-map figure.mappanel")).map(function (f) {
+  return Array.from(f.querySelectorAll("g.roundpt")).map(function (g) { return g.dataset.round; }).join(" ");
+})`)
+	if len(pts) != 3 {
+		t.Fatalf("%d panels in the trace's map, want 3", len(pts))
+	}
+	for i, p := range pts {
+		if p != strings.Join(rounds, " ") {
+			t.Errorf("panel %d: round points %q, want %q", i+1, p, strings.Join(rounds, " "))
+		}
+	}
+	if n := count(t, ctx, "#decision-map polyline.runpath"); n != 3 {
+		t.Errorf("%d run paths, want one per panel", n)
+	}
+	for _, p := range c.problems() {
+		t.Errorf("%s: %s", f, p)
 	}
 }

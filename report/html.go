@@ -43,9 +43,10 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 		}
 		return false
 	},
-	"lower":   strings.ToLower,
-	"shortid": func(s string) string { short, _ := shortIDs(s); return short },
-}).Parse(pageSource))
+	"lower":    strings.ToLower,
+	"mapStyle": func() template.CSS { return template.CSS(mapStyle) },
+	"shortid":  func(s string) string { short, _ := shortIDs(s); return short },
+}).Parse(mapFragment + pageSource))
 
 // pageData is what the template reads: the report and its plot.
 type pageData struct {

@@ -29,10 +29,12 @@ type Report struct {
 	Items      []Item // every exchange and message, in trace order
 	Findings   []Finding
 	Halt       *Halt
-	Ending     Ending // why the run ended, from its FinalResult or its last fault
-	Calls      []Call // every model and tool call, for the waterfall
-	Cycles     []Step // every rule cycle, for the step-through
-	Incomplete string // why the recording is incomplete, "" when it is whole
+	Ending     Ending    // why the run ended, from its FinalResult or its last fault
+	Calls      []Call    // every model and tool call, for the waterfall
+	Cycles     []Step    // every rule cycle, for the step-through
+	Incomplete string    // why the recording is incomplete, "" when it is whole
+	Map        *RulesMap // the rule set's decision map with the run's path, nil when not drawn
+	NoMap      string    // why there is no map
 	Chain      Chain
 	Totals     Totals
 }
@@ -197,6 +199,9 @@ func Build(name string, f *trace.File) (*Report, error) {
 	}
 	b.cycles.close(r)
 	r.Ending = b.end.ending(r)
+	if len(loss.Rounds) > 0 {
+		r.Map, r.NoMap = mapOfRun(b.rulesName, b.rulesSource, loss.Rounds)
+	}
 	res, err := findings(name, f)
 	if err != nil {
 		return nil, err
@@ -224,6 +229,8 @@ type builder struct {
 	measured int
 	end      endings
 	cycles   cycles
+
+	rulesName, rulesSource string
 }
 
 func (b *builder) event(name string, e *trace.Event) error {
@@ -312,6 +319,7 @@ func (b *builder) header(name string, e *trace.Event, h trace.Header) error {
 		return fmt.Errorf("%s:%d: header: params: %v", name, e.Line, err)
 	}
 	r.Thresholds = runlog.ThresholdsOf(h)
+	b.rulesName, b.rulesSource = h.Rules.Path, h.Rules.Source
 	return nil
 }
 
