@@ -47,6 +47,32 @@ func CheckFile(path string, c FileCheck) (*Checked, error) {
 	if err != nil {
 		return nil, err
 	}
+	opt, err := fileOptions(path, rs, c)
+	if err != nil {
+		return nil, &CompanionError{Err: err}
+	}
+	// Without Analyze only the never-fires analysis runs, bounded by Budget; the
+	// partition is bounded by its number of regions.
+	analyze := Lint
+	if c.Analyze {
+		analyze = Analyze
+	}
+	rep, err := analyze(rs, opt)
+	var fe ruleset.LoadErrors
+	if err != nil && !errors.As(err, &fe) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err != nil { // a domains or expectations file names itself
+		return nil, &CompanionError{Err: err}
+	}
+	return &Checked{Rules: rs, Report: rep}, nil
+}
+
+// fileOptions are the analysis options of checking the rule file at path: its host
+// params, budget, domains (the option, else the file's own domains: key, else a sidecar
+// file) and expectations.
+func fileOptions(path string, rs *engine.RuleSet, c FileCheck) (Options, error) {
+	var err error
 	opt := Options{HostParams: append([]string(nil), c.HostParams...), Budget: c.Budget}
 	if c.HostParamsOf != nil {
 		opt.HostParams = append(opt.HostParams, c.HostParamsOf(rs.Name())...)
@@ -70,23 +96,9 @@ func CheckFile(path string, c FileCheck) (*Checked, error) {
 		opt.Expect, err = LoadExpectationsFile(c.Expect)
 	}
 	if err != nil {
-		return nil, &CompanionError{Err: err}
+		return Options{}, err
 	}
-	// Without Analyze only the never-fires analysis runs, bounded by Budget; the
-	// partition is bounded by its number of regions.
-	analyze := Lint
-	if c.Analyze {
-		analyze = Analyze
-	}
-	rep, err := analyze(rs, opt)
-	var fe ruleset.LoadErrors
-	if err != nil && !errors.As(err, &fe) {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err != nil { // a domains or expectations file names itself
-		return nil, &CompanionError{Err: err}
-	}
-	return &Checked{Rules: rs, Report: rep}, nil
+	return opt, nil
 }
 
 // CompanionError is a problem in a file that goes with the rule file, its domains or
