@@ -358,13 +358,7 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 	cfg.TracePath = filepath.Join(dir, "trace.jsonl")
 	cfg.Meta = fleetMeta(cfg.Meta, t, n, w.cfg.Name, superseded)
 	tap := newBusTap(w.c, runID)
-	wrap := cfg.WrapSink
-	cfg.WrapSink = func(next trace.Sink) trace.Sink {
-		if wrap != nil {
-			next = wrap(next)
-		}
-		return tap.wrap(next)
-	}
+	cfg.Events = append(cfg.Events, tap.publish)
 	if m := w.cfg.Memory; m != nil {
 		// Every record the log holds now is in the store before the run calibrates.
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -184,8 +184,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.WrapSink != nil {
 		sink = cfg.WrapSink(sink)
 	}
-	sink = &scrubSink{next: sink, sc: scrub}
-	engineOpts := []engine.Option{engine.WithTrace(sink), engine.WithClock(cfg.Clock), engine.WithIDs(cfg.IDs), engine.WithRunID(res.RunID)}
+	engineOpts := []engine.Option{engine.WithClock(cfg.Clock), engine.WithIDs(cfg.IDs), engine.WithRunID(res.RunID)}
 	if cfg.MaxIterations > 0 {
 		engineOpts = append(engineOpts, engine.WithMaxIterations(cfg.MaxIterations))
 	}
@@ -205,8 +204,10 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.OnMessage != nil {
 		observers = append(observers, ggsrun.Messages(cfg.OnMessage))
 	}
+	// The scrubber is the last word on the trace's bytes: the Events see what it let through.
 	run, err := ggsrun.New(ggsrun.Config{Rules: rs, Plant: p, Task: p.Task(), GGS: ggsOpts,
-		Engine: engineOpts, Meta: meta, Observers: observers})
+		Engine: engineOpts, Meta: meta, Observers: observers, Trace: sink, Events: cfg.Events,
+		Filter: func(next trace.Sink) trace.Sink { return &scrubSink{next: next, sc: scrub} }})
 	if err != nil {
 		_ = file.Close()
 		return res, err

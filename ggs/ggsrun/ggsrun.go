@@ -35,6 +35,47 @@ func Messages(fn func(trace.Message)) Observer {
 	}
 }
 
+// EventObserver sees every event of the trace as it was written: engine events
+// (cycles, evaluations, reloads, the halt) as well as the effectors' messages and
+// exchanges, after Config.Filter rewrote it (taskrun's secret scrubber) and after the
+// engine fitted an over-long exchange into its line, so it sees the trace's bytes and
+// no more. It is called in trace order under the writer's lock, only for events the
+// sink took; it must not block, keep e, or change it.
+type EventObserver func(e *trace.Event)
+
+// Observe is a sink that writes to next and then shows each written event to obs: the
+// one way a run's trace is watched as it is written. New puts it under Config.Filter;
+// a play that does not go through New (a signal scenario) uses it alone.
+func Observe(next trace.Sink, obs ...EventObserver) trace.Sink {
+	var live []EventObserver
+	for _, o := range obs {
+		if o != nil {
+			live = append(live, o)
+		}
+	}
+	if len(live) == 0 {
+		return next
+	}
+	return &observed{next: next, obs: live}
+}
+
+type observed struct {
+	next trace.Sink
+	obs  []EventObserver
+}
+
+func (s *observed) Write(e *trace.Event) error {
+	if err := s.next.Write(e); err != nil {
+		return err
+	}
+	for _, o := range s.obs {
+		o(e)
+	}
+	return nil
+}
+
+func (s *observed) Flush() error { return s.next.Flush() }
+
 // Config is one run to assemble. Rules, Plant and Task are required.
 type Config struct {
 	// Rules is a GGS rule set (ggs.CheckRuleSet).
@@ -44,12 +85,21 @@ type Config struct {
 	Task  contract.TaskSpec
 	// GGS configures the Loop (memory, caution policy).
 	GGS []ggs.Option
-	// Engine configures the engine: the trace sink, clock, ids, run id, limits, an
-	// epilogue. Meta is given below instead.
+	// Engine configures the engine: clock, ids, run id, limits, an epilogue. The trace
+	// and Meta are given below instead.
 	Engine []engine.Option
+	// Trace is where the trace is written; nil: nowhere. Filter, when set, rewrites each
+	// event before it reaches Trace and the Events observers (taskrun's secret scrubber).
+	Trace  trace.Sink
+	Filter func(next trace.Sink) trace.Sink
+	// Events watch the trace as it is written (EventObserver); nil entries are skipped.
+	Events []EventObserver
 	// Meta is the trace header's setup fields.
 	Meta map[string]string
-	// Observers watch the run live; nil entries are skipped.
+	// Observers watch the effectors' messages and exchanges live, as the Go values they
+	// journalled (before the trace's encoding): for the Auditor and a display of the
+	// messages. What must match the trace's bytes watches Events instead. nil entries
+	// are skipped.
 	Observers []Observer
 }
 
@@ -85,6 +135,13 @@ func New(cfg Config) (*Run, error) {
 		return nil, err
 	}
 	opts := append(append([]engine.Option(nil), cfg.Engine...), engine.WithMeta(cfg.Meta))
+	if cfg.Trace != nil {
+		sink := Observe(cfg.Trace, cfg.Events...)
+		if cfg.Filter != nil {
+			sink = cfg.Filter(sink)
+		}
+		opts = append(opts, engine.WithTrace(sink))
+	}
 	if tap := fanOut(cfg.Observers); tap != nil {
 		opts = append(opts, engine.WithJournalTap(tap))
 	}
