@@ -77,6 +77,12 @@ type Worker struct {
 	done     atomic.Int64
 }
 
+// DefaultWorkerName is a worker's name when none is given: HOST-PID.
+func DefaultWorkerName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d", host, os.Getpid())
+}
+
 // NewWorker checks cfg and makes sure the work consumer exists with cfg.AckWait.
 func (c *Client) NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 	if cfg.Prepare == nil {
@@ -95,8 +101,7 @@ func (c *Client) NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, erro
 		return nil, fmt.Errorf("fleet: ack wait %s: expected a positive duration", cfg.AckWait)
 	}
 	if cfg.Name == "" {
-		host, _ := os.Hostname()
-		cfg.Name = fmt.Sprintf("%s-%d", host, os.Getpid())
+		cfg.Name = DefaultWorkerName()
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = engine.SystemClock{}

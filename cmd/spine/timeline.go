@@ -8,13 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
 
 // timeline renders trace events as a readable, one-line-per-step account. It works on
 // decoded events (package trace), so the same code shows a recorded trace and a run as
-// it happens (timelineSink decodes each line as it is written).
+// it happens (timelineEvents encodes each event as it is written).
 type timeline struct {
 	w     io.Writer
 	all   bool // also show state changes and every rule evaluation

@@ -22,7 +22,7 @@ type PipelineDemoRun struct {
 	SignKey   string // a private key file that signs the trace, "" for none
 	OnMessage func(trace.Message)
 	Events    []ggsrun.EventObserver
-	Warn      func(string)
+	Warn      func(string) // each warning once
 	// OnFallback hears why the tools run unconfined, when bubblewrap cannot isolate them.
 	OnFallback func(why string)
 }
@@ -58,9 +58,12 @@ func (d PipelineDemo) Run(ctx context.Context, r PipelineDemoRun) (PipelineDemoO
 	if err != nil {
 		return out, err
 	}
-	warn := r.Warn
-	if warn == nil {
-		warn = func(string) {}
+	warned := map[string]bool{} // a fallback runs the task twice; say each warning once
+	warn := func(msg string) {
+		if r.Warn != nil && !warned[msg] {
+			warned[msg] = true
+			r.Warn(msg)
+		}
 	}
 	chat := NewChat(d.Script)
 	tc := taskrun.Config{Task: d.Task, Workdir: work, LLM: LLMConfig(), Chat: chat, Rules: rs,
