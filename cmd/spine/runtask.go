@@ -209,39 +209,7 @@ func (d *runDisplay) message(m trace.Message) {
 		_ = d.json.Encode(m)
 		return
 	}
-	head := fmt.Sprintf("%-4s → %-4s %-15s", m.From, m.To, m.Type)
-	pad := strings.Repeat(" ", 28)
-	switch p := typedPayload(m).(type) {
-	case *contract.TaskSpec:
-		line := fmt.Sprintf("%s %s · %q", head, p.TaskID, p.Intent)
-		if s := p.Constraints.Scope; s != nil && *s != "" {
-			line += " · scope " + *s
-		}
-		if dl := p.Constraints.Deadline; dl != nil && *dl != "" {
-			line += " · by " + *dl
-		}
-		printLine(d.w, "%s", line)
-	case *roles.Assignment:
-		printLine(d.w, "%s %s · step %d · %s · tools %s", head, termui.ShortID(p.SubTaskID), p.Sequence, oneLine(p.Intent, 70), strings.Join(p.Tools, ", "))
-	case *contract.DispatchManifest:
-		printLine(d.w, "%s %d subtask(s) · task criteria:", head, len(p.SubTaskIDs))
-		for _, c := range p.TaskCriteria {
-			mode := ""
-			if c.Plausible() {
-				mode = " (plausible)"
-			}
-			printLine(d.w, "%s - %s%s", pad, oneLine(c.Criterion, 90), mode)
-		}
-	case *contract.ExecutionResult:
-		printLine(d.w, "%s %s · %s · %d tool call(s)", head, termui.ShortID(p.SubTaskID), p.Status, len(p.ToolCalls))
-	case *contract.CorrectionSignal:
-		printLine(d.w, "%s %s · attempt %d failed %q (%s)", head, termui.ShortID(p.SubTaskID), p.AttemptNumber, oneLine(p.FailedCriterion, 60), p.FailureClass)
-		printLine(d.w, "%s %s", pad, oneLine(p.WhatToDo, 90))
-	case *contract.SubTaskOutcome:
-		printLine(d.w, "%s %s · %s", head, termui.ShortID(p.SubTaskID), outcomeLine(p))
-	default:
-		d.pipeline.message(m)
-	}
+	d.pipeline.message(m)
 }
 
 // outcomeLine is R4a's final state of a subtask: the mark, how many criteria passed, the
