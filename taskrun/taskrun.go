@@ -200,13 +200,14 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	// TaskSpec message, not here. The task's own fields win a clash with the caller's.
 	meta := withMeta(signMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), signer), cfg.Meta)
 	meta["task_id"], meta["raw_input"] = p.Task().TaskID, p.Task().RawInput
-	observers := []ggsrun.Observer{auditor.observe}
+	events := append([]ggsrun.EventObserver{auditor.observe}, cfg.Events...)
 	if cfg.OnMessage != nil {
-		observers = append(observers, ggsrun.Messages(cfg.OnMessage))
+		events = append(events, ggsrun.Messages(cfg.OnMessage))
 	}
-	// The scrubber is the last word on the trace's bytes: the Events see what it let through.
+	// The scrubber is the last word on the trace's content: the Auditor, the display and
+	// the caller's Events see what it let through, as the trace holds it.
 	run, err := ggsrun.New(ggsrun.Config{Rules: rs, Plant: p, Task: p.Task(), GGS: ggsOpts,
-		Engine: engineOpts, Meta: meta, Observers: observers, Trace: sink, Events: cfg.Events,
+		Engine: engineOpts, Meta: meta, Trace: sink, Events: events,
 		Filter: func(next trace.Sink) trace.Sink { return &scrubSink{next: next, sc: scrub} }})
 	if err != nil {
 		_ = file.Close()

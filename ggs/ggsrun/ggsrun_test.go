@@ -28,10 +28,10 @@ func TestObserversSeeTheTraceMessagesInOrder(t *testing.T) {
 	var seqs []int64
 	var msgs []trace.Message
 	run, err := ggsrun.New(ggsrun.Config{Rules: rs, Plant: scripted.NewPlant(sc), Task: sc.Task,
-		Engine: []engine.Option{engine.WithTrace(sink)}, Meta: map[string]string{"task_id": sc.Task.TaskID},
-		Observers: []ggsrun.Observer{nil, func(seq int64, kind string, _ any) {
-			if kind == trace.KindMessage {
-				seqs = append(seqs, seq)
+		Trace: sink, Meta: map[string]string{"task_id": sc.Task.TaskID},
+		Events: []ggsrun.EventObserver{nil, func(e *trace.Event) {
+			if e.Kind == trace.KindMessage {
+				seqs = append(seqs, e.Seq)
 			}
 		}, ggsrun.Messages(func(m trace.Message) { msgs = append(msgs, m) })}})
 	if err != nil {
@@ -87,10 +87,11 @@ func TestEventsSeeTheTraceAsWritten(t *testing.T) {
 	}
 	sink := &trace.MemorySink{}
 	var seen []string
+	var msgs []trace.Message // as Messages reads them back from the filtered events
 	run, err := ggsrun.New(ggsrun.Config{Rules: rs, Plant: scripted.NewPlant(sc), Task: sc.Task,
 		Meta: map[string]string{"task_id": sc.Task.TaskID}, Trace: sink,
 		Filter: func(next trace.Sink) trace.Sink { return filterMessages{next} },
-		Events: []ggsrun.EventObserver{nil, func(e *trace.Event) {
+		Events: []ggsrun.EventObserver{ggsrun.Messages(func(m trace.Message) { msgs = append(msgs, m) }), func(e *trace.Event) {
 			b, err := e.AppendJSON(nil)
 			if err != nil {
 				t.Error(err)
@@ -123,6 +124,14 @@ func TestEventsSeeTheTraceAsWritten(t *testing.T) {
 			t.Fatalf("event %d: the observer saw %s, not the filtered message", i, seen[i])
 		}
 		kinds[e.Kind] = true
+	}
+	for _, m := range msgs {
+		if m.Type != "Filtered" || m.Seq == 0 {
+			t.Errorf("Messages passed %+v, not the filtered message with its seq", m)
+		}
+	}
+	if len(msgs) == 0 {
+		t.Error("Messages passed no message")
 	}
 	for _, k := range []string{trace.KindHeader, trace.KindMessage, trace.KindHalt} {
 		if !kinds[k] {

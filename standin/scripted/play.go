@@ -26,9 +26,8 @@ func Play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink
 
 // play is Play with observers of the trace as written (the rule timeline).
 func play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink, onMessage func(trace.Message), events []ggsrun.EventObserver, opt ...ggs.Option) (engine.Result, *contract.FinalResult, error) {
-	var watch []ggsrun.Observer
 	if onMessage != nil {
-		watch = append(watch, ggsrun.Messages(onMessage))
+		events = append(events, ggsrun.Messages(onMessage))
 	}
 	run, err := ggsrun.New(ggsrun.Config{Rules: rs, Plant: NewPlant(sc), Task: sc.Task, GGS: opt,
 		Trace: sink, Events: events,
@@ -36,8 +35,7 @@ func play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink
 			engine.WithClock(engine.NewStepClock(Epoch, time.Millisecond)),
 			engine.WithRunID(sc.Name),
 		},
-		Meta:      map[string]string{"scenario": sc.Name, "task_id": sc.Task.TaskID, "intent": sc.Task.Intent},
-		Observers: watch,
+		Meta: map[string]string{"scenario": sc.Name, "task_id": sc.Task.TaskID, "intent": sc.Task.Intent},
 	})
 	if err != nil {
 		return engine.Result{}, nil, err
