@@ -32,14 +32,7 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	}
 	out := &termui.LockedWriter{W: io.out}
 	show := newRunDisplay(out, rs, false)
-	var names []string
-	for _, f := range d.Files {
-		names = append(names, f.Path)
-	}
-	fmt.Fprintf(out, "Task %q, run live in a temporary work dir holding a tiny project (%s).\n", d.Task, strings.Join(names, ", "))
-	fmt.Fprintln(out, "The roles' replies come from a script (scripted.Chat, a test double keyed by role and turn): no model is called, no key, no network.")
-	fmt.Fprintln(out, "The tools, the memory store (in the temporary dir), GGS and the Auditor (R6) are the real ones.")
-	fmt.Fprintln(out)
+	fmt.Fprintf(out, "%s\n\n", d.Intro())
 	r := scripted.PipelineDemoRun{TracePath: tracePath, SignKey: signKey, Warn: func(msg string) { warn(io, msg) },
 		OnFallback: func(why string) {
 			fmt.Fprintf(out, "No sandbox: %s. The demo's tool calls are its own script, not a model's, so they run UNCONFINED in the temporary dir; the trace header records it.\n\n", why)

@@ -8,6 +8,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/internal/termui"
+	tracereport "github.com/agentspine/spine/report"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -100,14 +101,7 @@ func (d *pipelineDisplay) message(m trace.Message) {
 	}
 }
 
-// lossLine shows D, P, ∇L with the direction of the loss, and Ω.
+// lossLine shows D, P, ∇L with the direction of the loss (report.GradArrow), and Ω.
 func lossLine(l contract.Loss, grad, epsilon float64) string {
-	arrow := "→"
-	switch {
-	case grad < -epsilon:
-		arrow = "↓"
-	case grad > epsilon:
-		arrow = "↑"
-	}
-	return fmt.Sprintf("D %.3f  P %.3f  ∇L %+.3f %s  Ω %.3f", l.D, l.P, grad, arrow, l.Omega)
+	return fmt.Sprintf("D %.3f  P %.3f  ∇L %+.3f %s  Ω %.3f", l.D, l.P, grad, tracereport.GradArrow(grad, epsilon), l.Omega)
 }

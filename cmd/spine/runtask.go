@@ -181,7 +181,7 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 	return exitStatus(traceIncomplete(io, res.TracePath, end, res.Final, code))
 }
 
-// runDisplay prints the run as it goes: the role messages' own lines here, GGS's through
+// runDisplay prints the run as it goes: every message, the roles' and GGS's, through
 // the pipeline display of `spine play`; or every message as a JSON line.
 type runDisplay struct {
 	w        io.Writer
@@ -215,29 +215,17 @@ func (d *runDisplay) message(m trace.Message) {
 // outcomeLine is R4a's final state of a subtask: the mark, how many criteria passed, the
 // attempts, and the first failed criterion with its class.
 func outcomeLine(o *contract.SubTaskOutcome) string {
-	passed := 0
-	var failed *contract.CriterionVerdict
-	for i, v := range o.CriteriaVerdicts {
-		if v.Failed() {
-			if failed == nil {
-				failed = &o.CriteriaVerdicts[i]
-			}
-		} else {
-			passed++
-		}
+	passed, failed := o.Tally()
+	n, attempts := len(o.CriteriaVerdicts), len(o.GapTrajectory)
+	switch {
+	case o.Status == contract.OutcomeMatched:
+		return fmt.Sprintf("✓ matched · %d/%d criteria · %d attempt(s)", passed, n, attempts)
+	case failed != nil:
+		return fmt.Sprintf("✗ failed · %d/%d criteria · %d attempt(s) · %q (%s)", passed, n, attempts, oneLine(failed.Criterion, 60), failed.Class())
+	case o.FailureReason != nil:
+		return "✗ " + oneLine(*o.FailureReason, 90)
 	}
-	if o.Status == contract.OutcomeMatched {
-		return fmt.Sprintf("✓ matched · %d/%d criteria · %d attempt(s)", passed, len(o.CriteriaVerdicts), len(o.GapTrajectory))
-	}
-	if failed == nil {
-		reason := "failed"
-		if o.FailureReason != nil {
-			reason = *o.FailureReason
-		}
-		return "✗ " + oneLine(reason, 90)
-	}
-	return fmt.Sprintf("✗ failed · %d/%d criteria · %d attempt(s) · %q (%s)", passed, len(o.CriteriaVerdicts),
-		len(o.GapTrajectory), oneLine(failed.Criterion, 60), failed.Class())
+	return "✗ failed"
 }
 
 // finish prints how the run ended and returns the exit status: 0 when the task was

@@ -94,6 +94,18 @@ func (d PipelineDemo) Run(ctx context.Context, r PipelineDemoRun) (PipelineDemoO
 	return out, err
 }
 
+// Intro is what the demo says of itself before it runs: the task, the project, and
+// which parts are scripted and which are real.
+func (d PipelineDemo) Intro() string {
+	names := make([]string, len(d.Files))
+	for i, f := range d.Files {
+		names[i] = f.Path
+	}
+	return fmt.Sprintf("Task %q, run live in a temporary work dir holding a tiny project (%s).\n", d.Task, strings.Join(names, ", ")) +
+		"The roles' replies come from a script (scripted.Chat, a test double keyed by role and turn): no model is called, no key, no network.\n" +
+		"The tools, the memory store (in the temporary dir), GGS and the Auditor (R6) are the real ones."
+}
+
 // WriteFiles writes the demo's tiny project under dir.
 func (d PipelineDemo) WriteFiles(dir string) error {
 	for _, f := range d.Files {
