@@ -143,10 +143,7 @@ func init() {
 				})
 				signal.Stop(sig)
 				fmt.Fprintf(io.err, "spine worker: %d task(s) done\n", w.Done())
-				if errors.Is(err, fleet.ErrConnectionLost) {
-					return exitStatus(exitFail)
-				}
-				return err
+				return err // fleet.ErrConnectionLost when the server is gone for good: exit 1
 			},
 		}
 		fs := c.Flags()
