@@ -21,6 +21,6 @@
 //
 // The package must not send messages, answer any role, write to memory or touch
 // operational data; it imports the bus only to read it, the spine only to read traces
-// offline (AuditTrace, AuditFile), and the sandbox only to read tool_calls entries the
-// way the role pipeline does (sandbox.ReadEntry).
+// offline (AuditTrace, AuditFile), and no effector: it reads tool_calls entries as
+// contract.ReadToolCall reads them.
 package audit

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/effectors/sandbox"
 )
 
 // plannedSubTask is what the SubTask message that dispatched a subtask says of its plan.
@@ -23,7 +22,7 @@ func (t *task) plan(seq int64, p subTaskMsg) {
 
 // checkVerdictEvidence reports an outcome with a criterion judged pass while its
 // tool_calls show no successful action: calls were made and each was refused or failed
-// (read with sandbox.ReadEntry), or none was made although the SubTask's plan named
+// (read with contract.ReadToolCall), or none was made although the SubTask's plan named
 // tools. An outcome with no calls whose plan is unknown or named no tools is judged on
 // its text, and is not reported. Once per subtask: R4b's report repeats the outcome.
 func (a *Auditor) checkVerdictEvidence(t *task, seq int64, o outcomeMsg) {
@@ -52,10 +51,10 @@ func (a *Auditor) checkVerdictEvidence(t *task, seq int64, o outcomeMsg) {
 	} else {
 		var refused, failed int
 		for _, c := range o.ToolCalls {
-			switch sandbox.ReadEntry(c) {
-			case sandbox.EntrySucceeded:
+			switch contract.ReadToolCall(c) {
+			case contract.ToolCallSucceeded:
 				return
-			case sandbox.EntryRefused:
+			case contract.ToolCallRefused:
 				refused++
 			default:
 				failed++

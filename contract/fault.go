@@ -13,6 +13,9 @@ const (
 	// FaultResponseTooLarge: a role's model answered with more than MaxModelResponse
 	// bytes; the answer was refused unread and journalled as its size.
 	FaultResponseTooLarge = "response_too_large"
+	// FaultToolUnavailable: a tool's server (an MCP server) could not be started, died or
+	// broke its connection; R3's call did not reach a working tool.
+	FaultToolUnavailable = "tool_unavailable"
 
 	// The run itself was stopped from outside the rules (Role FaultRoleSpine): the
 	// engine's Interrupt reasons. None is a verdict on the task, and none can be tried

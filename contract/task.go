@@ -26,6 +26,15 @@ type SubTask struct {
 	Sequence        int      `json:"sequence"`
 }
 
+// Assignment is a SubTask as dispatched to R3, the payload of a SubTask message: the
+// contract's fields, with the ID the runtime assigned, and the tools and targets the
+// plan declared for it.
+type Assignment struct {
+	SubTask
+	Tools   []string `json:"tools"`
+	Targets []string `json:"targets"`
+}
+
 // DispatchManifest tells R4b which subtasks belong to a task and what the combined output
 // must satisfy.
 type DispatchManifest struct {

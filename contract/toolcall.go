@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -133,4 +134,44 @@ func (c ToolCall) Key() string {
 func SplitBlockedTarget(key string) (tool, target string) {
 	tool, target, _ = strings.Cut(key, ":")
 	return tool, target
+}
+
+// How a tool_calls entry's call went, as ReadToolCall tells it.
+const (
+	ToolCallSucceeded  = "succeeded"  // the call ran and nothing says it failed
+	ToolCallRefused    = "refused"    // the runtime or the sandbox did not run it
+	ToolCallFailed     = "failed"     // it ran and failed: an I/O error, an exit status, a timeout
+	ToolCallUnreadable = "unreadable" // not an entry in the "<tool>:<target> → <evidence>" form
+)
+
+// shellTool is the sandbox's shell tool, whose own output may begin "error:".
+const shellTool = "shell"
+
+// failedTail matches the markers the sandbox's shell appends to a command that ended badly; a limit
+// report may follow them.
+var failedTail = regexp.MustCompile(`\[(exit status -?\d+|timed out after [^\]]*)\]( \[limit reached: [^\]]*\])?$`)
+
+// ReadToolCall tells how the call a tool_calls entry records went, from its evidence alone:
+// refused when the evidence begins "refused:"; failed when it ends with "[exit status N]"
+// or "[timed out after …]" (a shell command, maybe followed by "[limit reached: …]"), or
+// begins "error:" and the tool is not the shell (a file tool's I/O error: a command's own
+// output may begin so, as grep's does, and the sandbox marks a failed command by its exit
+// status); succeeded otherwise. An entry that ParseToolCall cannot read is unreadable,
+// which is no record of success either.
+//
+// The evidence keeps only the last ToolCallEvidenceRunes characters of the output, so a refusal or
+// an I/O error whose text is longer than that has lost its prefix and reads as succeeded:
+// the answer errs toward success, never toward a failure that did not happen.
+func ReadToolCall(entry string) string {
+	c, ok := ParseToolCall(entry)
+	tool, ev := c.Tool, c.Evidence
+	switch {
+	case !ok:
+		return ToolCallUnreadable
+	case strings.HasPrefix(ev, "refused:"):
+		return ToolCallRefused
+	case failedTail.MatchString(ev), tool != shellTool && strings.HasPrefix(ev, "error:"):
+		return ToolCallFailed
+	}
+	return ToolCallSucceeded
 }

@@ -94,6 +94,28 @@ func ParamsFrom(src ParamSource) (Params, error) {
 
 const maxParam = 1e12
 
+// ParamMap is a ParamSource over params decoded from JSON: the values a trace's header
+// records that its run used, overrides included.
+type ParamMap map[string]any
+
+// Param is the named param, ok false when m has none.
+func (m ParamMap) Param(name string) (any, bool) {
+	v, ok := m[name]
+	return v, ok
+}
+
+// Lookup reads one named param of src as ParamsFrom reads it: ok is false when src has
+// none; a value that is there but not a number between -1e12 and 1e12 is an error
+// naming the param. A reader that needs one param (ε for ∇L's arrow, the thresholds a
+// plot draws) takes it here, so it is read as GGS reads it.
+func Lookup(src ParamSource, name string) (v float64, ok bool, err error) {
+	if _, ok := src.Param(name); !ok {
+		return 0, false, nil
+	}
+	v, err = number(src, name)
+	return v, err == nil, err
+}
+
 func number(src ParamSource, name string) (float64, error) {
 	v, ok := src.Param(name)
 	if !ok {

@@ -145,10 +145,12 @@ func faults(req *contract.ReplanRequest) []*contract.Fault {
 // validateFault checks a fault's role and kind, which GGS's summary and FinalResult name.
 func validateFault(f *contract.Fault) error {
 	switch f.Kind {
-	case contract.FaultModelUnavailable, contract.FaultContractBroken, contract.FaultPlannerCornered, contract.FaultResponseTooLarge:
+	case contract.FaultModelUnavailable, contract.FaultContractBroken, contract.FaultPlannerCornered, contract.FaultResponseTooLarge,
+		contract.FaultToolUnavailable:
 	default:
-		return fmt.Errorf("fault.kind: got %q, want %s, %s, %s or %s", f.Kind,
-			contract.FaultModelUnavailable, contract.FaultContractBroken, contract.FaultPlannerCornered, contract.FaultResponseTooLarge)
+		return fmt.Errorf("fault.kind: got %q, want %s, %s, %s, %s or %s", f.Kind,
+			contract.FaultModelUnavailable, contract.FaultContractBroken, contract.FaultPlannerCornered, contract.FaultResponseTooLarge,
+			contract.FaultToolUnavailable)
 	}
 	if f.Role == "" {
 		return fmt.Errorf("fault.role: missing")

@@ -166,9 +166,8 @@ func (r Record) decayRef() time.Time { return r.LastRecalledAt }
 // encodeRecord renders the megram: value; r must be valid.
 func encodeRecord(r Record) []byte { return appendRecordJSON(nil, r) }
 
-// decodeRecord parses a megram: value. Unknown fields are refused so that a value
-// written by something else is reported rather than half-read.
-func decodeRecord(data []byte) (Record, error) {
+// decodeRecordJSON reads a megram: value with encoding/json, for any form of the object.
+func decodeRecordJSON(data []byte) (Record, error) {
 	var r Record
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -177,6 +176,19 @@ func decodeRecord(data []byte) (Record, error) {
 	}
 	if dec.More() {
 		return Record{}, fmt.Errorf("megram record: trailing data after the JSON object")
+	}
+	return r, nil
+}
+
+// decodeRecord parses a megram: value. Unknown fields are refused so that a value
+// written by something else is reported rather than half-read.
+func decodeRecord(data []byte) (Record, error) {
+	r, ok := decodeRecordFast(data)
+	if !ok {
+		var err error
+		if r, err = decodeRecordJSON(data); err != nil {
+			return Record{}, err
+		}
 	}
 	if err := r.validate(); err != nil {
 		return Record{}, fmt.Errorf("megram record: %w", err)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/agentspine/spine/runlog"
 )
 
 var update = flag.Bool("update", false, "write the README's screenshot of a report (docs/trace-report.png)")
@@ -201,7 +203,7 @@ func TestBrowserReport(t *testing.T) {
 	trace := "../fixtures/pipeline/change_path_then_accept.trace.jsonl"
 	r, c, path := load(t, ctx, trace)
 
-	rounds, err := Rounds(trace, readFixture(t, trace))
+	rounds, err := runlog.Rounds(trace, readFixture(t, trace))
 	if err != nil {
 		t.Fatal(err)
 	}

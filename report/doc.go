@@ -1,7 +1,7 @@
-// Package report reads a recorded spine trace into the views a person looks at: GGS's
-// rounds (Rounds, shared with `spine trace loss`) and one self-contained HTML page
-// (Render) with the round-by-round pipeline, the loss plot, the rule timeline, every
-// exchange and the Auditor's findings.
+// Package report turns a recorded spine trace into one self-contained HTML page (Build,
+// Render): the round-by-round pipeline, the loss plot, the rule timeline, every
+// exchange and the Auditor's findings. What the trace holds it reads through runlog
+// (payloads, exchanges, GGS's rounds and thresholds); it imports no effector.
 //
 // It only reads: numbers are the recorded ones, never recomputed, and nothing is run
 // again. It does not read files or decide what a bad trace is; callers hand it a trace

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -63,35 +63,26 @@ func (b *builder) exchange(e *trace.Event, x trace.Exchange) {
 
 // model fills a model call's item and returns its tokens in and out.
 func (b *builder) model(it *Item, x trace.Exchange, dur string) (int, int) {
-	var req llm.ChatRequest
-	var resp llm.ChatResponse
-	_ = json.Unmarshal(x.Request, &req)
-	_ = json.Unmarshal(x.Response, &resp)
-	model := resp.Model
-	if model == "" {
-		model = req.Model
-	}
-	in, out := resp.Usage.PromptTokens, resp.Usage.CompletionTokens
-	if x.Usage != nil {
-		in, out = x.Usage.PromptTokens, x.Usage.CompletionTokens
-	}
-	for _, m := range req.Messages {
-		c := m.Content
-		for _, tc := range m.ToolCalls {
+	m, _ := runlog.Model(x)
+	in, out := m.Usage.PromptTokens, m.Usage.CompletionTokens
+	for _, msg := range m.Request.Messages {
+		c := msg.Content
+		for _, tc := range msg.ToolCalls {
 			c += "\n→ " + tc.Name + " " + tc.Arguments
 		}
-		role := m.Role
-		if m.ToolCallID != "" {
-			role += " (" + m.ToolCallID + ")"
+		role := msg.Role
+		if msg.ToolCallID != "" {
+			role += " (" + msg.ToolCallID + ")"
 		}
 		it.Chat = append(it.Chat, ChatTurn{Role: role, Content: readable(c)})
 	}
+	resp := m.Response
 	it.Reply = readable(resp.Content)
 	for _, tc := range resp.ToolCalls {
 		it.Calls = append(it.Calls, tc.Name)
 		it.CallArgs = append(it.CallArgs, tc.Name+" "+tc.Arguments)
 	}
-	it.Summary = fmt.Sprintf("%s · %d→%d tokens · %s · %d attempt(s)", model, in, out, dur, resp.Attempts)
+	it.Summary = fmt.Sprintf("%s · %d→%d tokens · %s · %d attempt(s)", m.ModelName(), in, out, dur, resp.Attempts)
 	switch {
 	case len(resp.ToolCalls) > 0:
 		it.Summary += " → call " + strings.Join(it.Calls, ", ")
@@ -100,7 +91,7 @@ func (b *builder) model(it *Item, x trace.Exchange, dur string) (int, int) {
 	}
 	for _, a := range resp.AttemptLog {
 		line := fmt.Sprintf("attempt %d: %s", a.N, a.Cause())
-		if a.Kind == "" && a.Error == "" && (a.Status == 0 || a.Status/100 == 2) {
+		if a.Answered() {
 			line = fmt.Sprintf("attempt %d: answered", a.N)
 		}
 		if a.WaitMS != nil {
@@ -115,18 +106,18 @@ func (b *builder) model(it *Item, x trace.Exchange, dur string) (int, int) {
 }
 
 func toolSummary(it *Item, x trace.Exchange, dur string) string {
-	var r trace.ToolResponse
-	_ = json.Unmarshal(x.Response, &r)
+	t, _ := runlog.Tool(x)
+	r := t.Response
 	head := x.Name
 	if r.Target != "" {
 		head += " " + r.Target
 	}
 	lane := head
-	if r.ExitCode != nil {
-		head += fmt.Sprintf(" · exit %d", *r.ExitCode)
-		if *r.ExitCode != 0 {
+	if t.ExitCode != nil {
+		head += fmt.Sprintf(" · exit %d", *t.ExitCode)
+		if *t.ExitCode != 0 {
 			it.Failed = true
-			lane += fmt.Sprintf(" · exit %d", *r.ExitCode)
+			lane += fmt.Sprintf(" · exit %d", *t.ExitCode)
 		}
 	}
 	head += " · " + dur
@@ -139,23 +130,18 @@ func toolSummary(it *Item, x trace.Exchange, dur string) string {
 }
 
 func planCheckSummary(it *Item, x trace.Exchange) string {
-	var req struct{ Round, Attempt int }
-	var resp struct {
-		Violations []string `json:"violations"`
-	}
-	_ = json.Unmarshal(x.Request, &req)
-	_ = json.Unmarshal(x.Response, &resp)
-	it.Summary = fmt.Sprintf("round %d attempt %d · ", req.Round, req.Attempt)
-	if len(resp.Violations) == 0 {
+	pc, _ := runlog.PlanCheckOf(x)
+	it.Summary = fmt.Sprintf("round %d attempt %d · ", pc.Round, pc.Attempt)
+	if len(pc.Violations) == 0 {
 		it.Summary += "no violations"
 		return "plan check · no violations"
 	}
 	it.Failed = true
-	it.Summary += fmt.Sprintf("%d violation(s)", len(resp.Violations))
-	for _, v := range resp.Violations {
+	it.Summary += fmt.Sprintf("%d violation(s)", len(pc.Violations))
+	for _, v := range pc.Violations {
 		it.Details = append(it.Details, "violation: "+oneLine(v, 200))
 	}
-	return fmt.Sprintf("plan check · %d violation(s)", len(resp.Violations))
+	return fmt.Sprintf("plan check · %d violation(s)", len(pc.Violations))
 }
 
 func (b *builder) message(e *trace.Event, m trace.Message) {
@@ -170,46 +156,50 @@ func (b *builder) message(e *trace.Event, m trace.Message) {
 }
 
 // messageSummary is the gist of a message's payload: the fields a reader looks for
-// first, by message type.
+// first, by message type. A payload that is not its type's (or of a type outside the
+// pipeline) shows its intent and summary, if it has them.
 func messageSummary(m trace.Message) string {
-	var p map[string]json.RawMessage
-	if json.Unmarshal(m.Payload, &p) != nil {
-		return ""
-	}
-	str := func(k string) string {
-		var s string
-		if json.Unmarshal(p[k], &s) != nil {
-			return ""
-		}
-		return s
-	}
 	var parts []string
-	add := func(s string) {
-		if s != "" {
-			parts = append(parts, s)
+	add := func(ss ...string) {
+		for _, s := range ss {
+			if s != "" {
+				parts = append(parts, s)
+			}
 		}
 	}
-	switch m.Type {
-	case contract.TypeSubTask:
-		add(str("subtask_id"))
-		add(str("intent"))
-	case contract.TypeExecutionResult, contract.TypeSubTaskOutcome:
-		add(str("subtask_id"))
-		add(str("status"))
-		add(str("failure_reason"))
-	case contract.TypeCorrectionSignal:
-		add(str("subtask_id"))
-		add(str("failure_class"))
-		add(str("what_to_do"))
-	case contract.TypePlanDirective, contract.TypeFinalResult:
-		add(str("directive"))
-		add(str("reason"))
-		add(str("summary"))
-	case contract.TypeReplanRequest:
-		add(str("gap_summary"))
-	default:
-		add(str("intent"))
-		add(str("summary"))
+	switch p := runlog.Payload(m).(type) {
+	case *contract.Assignment:
+		add(p.SubTaskID, p.Intent)
+	case *contract.ExecutionResult:
+		add(p.SubTaskID, p.Status)
+	case *contract.SubTaskOutcome:
+		add(p.SubTaskID, p.Status)
+		if p.FailureReason != nil {
+			add(*p.FailureReason)
+		}
+	case *contract.CorrectionSignal:
+		add(p.SubTaskID, p.FailureClass, p.WhatToDo)
+	case *contract.PlanDirective:
+		add(p.Directive)
+	case *contract.FinalResult:
+		add(p.Directive, p.Reason, p.Summary)
+	case *contract.ReplanRequest:
+		add(p.GapSummary)
+	case *contract.TaskSpec:
+		add(p.Intent)
+	case *contract.OutcomeSummary:
+		add(p.Intent, p.Summary)
+	case *contract.MemoryQuery:
+		add(p.Intent)
+	case json.RawMessage:
+		var g struct{ Intent, Summary any }
+		if json.Unmarshal(p, &g) == nil {
+			for _, v := range []any{g.Intent, g.Summary} {
+				if s, ok := v.(string); ok {
+					add(s)
+				}
+			}
+		}
 	}
 	return strings.Join(parts, " · ")
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -19,7 +20,7 @@ var pageSource string
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"f3":     func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) },
 	"signed": func(v float64) string { return fmt.Sprintf("%+.3f", v) },
-	"arrow":  GradArrow,
+	"arrow":  runlog.GradArrow,
 	"join":   strings.Join,
 	"short":  shortHash,
 	"fmtp": func(p *float64) string {

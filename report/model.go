@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -22,8 +22,8 @@ type Report struct {
 	Rules      RulesRef
 	Meta       []KV
 	Params     []KV
-	Thresholds Thresholds
-	Loss       *Loss
+	Thresholds runlog.Thresholds
+	Loss       *runlog.Loss
 	Rounds     []PipelineRound
 	Decisions  []Decision
 	Items      []Item // every exchange and message, in trace order
@@ -39,14 +39,6 @@ type RulesRef struct{ Name, Path, Hash string }
 
 // KV is one name and its value as JSON text.
 type KV struct{ Key, Value string }
-
-// Thresholds are GGS's params the loss plot draws: δ on D, ρ on P, θ on Ω, and ε, which
-// sets ∇L's arrow. Source says where they were read: the header's params, or the rule
-// file the header embeds; "" when neither has them.
-type Thresholds struct {
-	Delta, Rho, Theta, Epsilon *float64
-	Source                     string
-}
 
 // Chain is what the trace's hash chain says of it: Broken when a line does not link,
 // and the lines from there on are not what the run wrote.
@@ -84,8 +76,8 @@ type Totals struct {
 type PipelineRound struct {
 	Iteration  int
 	Objectives []Objective
-	Lanes      []Lane // the roles in pipeline order; a lane may be empty
-	Loss       *Round // nil when no loss was measured in this iteration
+	Lanes      []Lane        // the roles in pipeline order; a lane may be empty
+	Loss       *runlog.Round // nil when no loss was measured in this iteration
 }
 
 // Objective is an objective a rule set, in firing order.
@@ -179,12 +171,12 @@ var roles = []struct{ id, title string }{
 // page's title. A line of a kind the report shows that does not decode is an error
 // naming it. The Auditor runs over the trace's messages with its default config.
 func Build(name string, f *trace.File) (*Report, error) {
-	loss, err := Rounds(name, f)
+	loss, err := runlog.Rounds(name, f)
 	if err != nil {
 		return nil, err
 	}
 	r := &Report{Name: name, Loss: loss, Incomplete: f.Incomplete(), Chain: chainStatus(f)}
-	b := builder{r: r, roundBySeq: map[int64]*Round{}, anchors: map[int64]string{}}
+	b := builder{r: r, roundBySeq: map[int64]*runlog.Round{}, anchors: map[int64]string{}}
 	for i := range loss.Rounds {
 		b.roundBySeq[loss.Rounds[i].Seq] = &loss.Rounds[i]
 	}
@@ -212,7 +204,7 @@ type builder struct {
 	start      time.Time
 	iteration  int
 	round      *PipelineRound
-	roundBySeq map[int64]*Round
+	roundBySeq map[int64]*runlog.Round
 	anchors    map[int64]string // seq → anchor of the events the page shows
 }
 
@@ -300,56 +292,8 @@ func (b *builder) header(name string, e *trace.Event, h trace.Header) error {
 	if r.Params, err = sortedKV(h.Params); err != nil {
 		return fmt.Errorf("%s:%d: header: params: %v", name, e.Line, err)
 	}
-	r.Thresholds = thresholds(r.Params, h.Rules)
+	r.Thresholds = runlog.ThresholdsOf(h)
 	return nil
-}
-
-// thresholds reads δ, ρ, θ and ε from the header's params (the values the run used,
-// overrides included) or, for a header without params, from the rule file it embeds.
-func thresholds(params []KV, rules trace.RulesRef) Thresholds {
-	var t Thresholds
-	set := func(name string, v float64) {
-		switch name {
-		case "delta":
-			t.Delta = &v
-		case "rho":
-			t.Rho = &v
-		case "theta":
-			t.Theta = &v
-		case "epsilon":
-			t.Epsilon = &v
-		}
-	}
-	for _, p := range params {
-		if v, err := strconv.ParseFloat(p.Value, 64); err == nil {
-			set(p.Key, v)
-		}
-	}
-	if t.Delta != nil || t.Rho != nil || t.Theta != nil {
-		t.Source = "header params"
-		return t
-	}
-	if rules.Source == "" {
-		return t
-	}
-	rs, err := engine.LoadRules(rules.Path, []byte(rules.Source))
-	if err != nil {
-		return t
-	}
-	for _, p := range rs.Params() {
-		switch v := p.Value.(type) {
-		case float64:
-			set(p.Name, v)
-		case int:
-			set(p.Name, float64(v))
-		case int64:
-			set(p.Name, float64(v))
-		}
-	}
-	if t.Delta != nil || t.Rho != nil || t.Theta != nil {
-		t.Source = "the header's rule file"
-	}
-	return t
 }
 
 // lane is the lane of a role in the current round; a role outside the pipeline gets a

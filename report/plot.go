@@ -3,6 +3,8 @@ package report
 import (
 	"math"
 	"strconv"
+
+	"github.com/agentspine/spine/runlog"
 )
 
 // Plot is the loss plot's geometry, every number already formatted, so the template only
@@ -50,7 +52,7 @@ type DirectiveLabel struct {
 }
 
 // plot lays out the rounds: x evenly by round, y from 0 to 1 or to the largest value.
-func plot(rounds []Round, th Thresholds) *Plot {
+func plot(rounds []runlog.Round, th runlog.Thresholds) *Plot {
 	if len(rounds) == 0 {
 		return nil
 	}
@@ -116,12 +118,12 @@ func plot(rounds []Round, th Thresholds) *Plot {
 	}
 	for _, s := range []struct {
 		key, name string
-		val       func(Round) float64
+		val       func(runlog.Round) float64
 	}{
-		{"D", "D", func(r Round) float64 { return r.D }},
-		{"P", "P", func(r Round) float64 { return r.P }},
-		{"Omega", "Ω", func(r Round) float64 { return r.Omega }},
-		{"L", "L", func(r Round) float64 { return r.L }},
+		{"D", "D", func(r runlog.Round) float64 { return r.D }},
+		{"P", "P", func(r runlog.Round) float64 { return r.P }},
+		{"Omega", "Ω", func(r runlog.Round) float64 { return r.Omega }},
+		{"L", "L", func(r runlog.Round) float64 { return r.L }},
 	} {
 		ser := Series{Key: s.key, Name: s.name}
 		for i, r := range rounds {

@@ -3,6 +3,8 @@ package report
 import (
 	"strconv"
 	"testing"
+
+	"github.com/agentspine/spine/runlog"
 )
 
 // TestPlotLayout lays out runs of 1 to 40 rounds, some values out of [0, 1]: one dot per
@@ -18,11 +20,11 @@ func TestPlotLayout(t *testing.T) {
 	}
 	delta, rho, theta := 0.3, 0.5, 0.8
 	for _, n := range []int{1, 2, 6, 7, 14, 15, 40} {
-		var rounds []Round
+		var rounds []runlog.Round
 		for i := 1; i <= n; i++ {
-			rounds = append(rounds, Round{Round: i, D: float64(i%3) / 2, P: -0.5, Omega: float64(i%10) / 10, L: 1.2, Directive: "refine"})
+			rounds = append(rounds, runlog.Round{Round: i, D: float64(i%3) / 2, P: -0.5, Omega: float64(i%10) / 10, L: 1.2, Directive: "refine"})
 		}
-		p := plot(rounds, Thresholds{Delta: &delta, Rho: &rho, Theta: &theta})
+		p := plot(rounds, runlog.Thresholds{Delta: &delta, Rho: &rho, Theta: &theta})
 		left, right, top, bottom := f(p.Left), f(p.Right), f(p.Top), f(p.Bottom)
 		if len(p.Series) != 4 || len(p.Thresholds) != 3 || len(p.Directives) != n {
 			t.Fatalf("%d rounds: %d series, %d thresholds, %d directive labels", n, len(p.Series), len(p.Thresholds), len(p.Directives))
@@ -51,7 +53,7 @@ func TestPlotLayout(t *testing.T) {
 			t.Errorf("%d rounds: y up to %s, want 1.25 for an L of 1.2", n, p.YMax)
 		}
 	}
-	if plot(nil, Thresholds{}) != nil {
+	if plot(nil, runlog.Thresholds{}) != nil {
 		t.Error("a run without rounds has a plot")
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/effectors/mcp"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/ggs"
@@ -98,6 +99,9 @@ type Config struct {
 	// Meta is added to the trace header's setup fields (a fleet worker's task id and
 	// attempt); it must hold no secret, and cannot replace the run's own fields.
 	Meta map[string]string
+	// MCPServers are MCP servers whose tools R3 is offered beside its own (stdio ones
+	// started in the tools' sandbox).
+	MCPServers []mcp.Server
 
 	// The process's environment, for the trace directory's default and the secrets to
 	// scrub; nil: the real one.

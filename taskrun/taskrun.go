@@ -101,6 +101,16 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 		return res, fmt.Errorf("work dir: %w", err)
 	}
 	defer box.Close()
+	var tools sandbox.Toolbox = box
+	mcpMeta := map[string]string{}
+	if len(cfg.MCPServers) > 0 {
+		tb, err := openMCP(ctx, cfg.MCPServers, box, jail, scrub, cfg.Warn, mcpMeta)
+		if err != nil {
+			return res, err
+		}
+		defer tb.Close()
+		tools = tb
+	}
 
 	chat := cfg.Chat
 	if chat == nil {
@@ -112,7 +122,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	rc := roles.Config{Models: models, Tools: scrubTools{box, scrub}, Clock: cfg.Clock, IDs: cfg.IDs,
+	rc := roles.Config{Models: models, Tools: scrubTools{tools, scrub}, Clock: cfg.Clock, IDs: cfg.IDs,
 		OnStatus: cfg.OnStatus, Clarify: cfg.Clarify, Caution: caution}
 	ggsOpts := []ggs.Option{ggs.WithCautionPolicy(cfg.CautionPolicy)}
 	var mem *memory.Service
@@ -198,7 +208,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	}
 	// R1 reads the task in the first round, after the header: the intent is in its
 	// TaskSpec message, not here. The task's own fields win a clash with the caller's.
-	meta := withMeta(signMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), signer), cfg.Meta)
+	meta := withMeta(withMeta(signMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), signer), cfg.Meta), mcpMeta)
 	meta["task_id"], meta["raw_input"] = p.Task().TaskID, p.Task().RawInput
 	events := append([]ggsrun.EventObserver{auditor.observe}, cfg.Events...)
 	if cfg.OnMessage != nil {

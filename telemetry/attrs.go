@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"encoding/json"
 	"net/url"
 	"sort"
 	"strconv"
@@ -11,8 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	oteltrace "go.opentelemetry.io/otel/trace"
 
-	"github.com/agentspine/spine/effectors/llm"
-	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -58,19 +56,12 @@ func runAttrs(h trace.Header) []attribute.KeyValue {
 
 // modelSpan fills a model call's span: the GenAI conventions' inference span, named
 // "chat <model>", from the recorded request and response.
-func modelSpan(c *span, x trace.Exchange, opts Options, meta map[string]string) {
-	var req llm.ChatRequest
-	var resp llm.ChatResponse
-	_ = json.Unmarshal(x.Request, &req)
-	_ = json.Unmarshal(x.Response, &resp)
+func modelSpan(c *span, m runlog.ModelExchange, callErr string, opts Options, meta map[string]string) {
+	req, resp, usage := m.Request, m.Response, m.Usage
 	c.kind = oteltrace.SpanKindClient
 	c.name = "chat"
 	if req.Model != "" {
 		c.name += " " + req.Model
-	}
-	usage := resp.Usage
-	if x.Usage != nil {
-		usage = llm.Usage{PromptTokens: x.Usage.PromptTokens, CompletionTokens: x.Usage.CompletionTokens}
 	}
 	c.attrs = []attribute.KeyValue{
 		attribute.String(keyOperation, "chat"),
@@ -99,7 +90,7 @@ func modelSpan(c *span, x trace.Exchange, opts Options, meta map[string]string) 
 	// these are attributes rather than events.
 	var causes []string
 	for _, a := range resp.AttemptLog {
-		if a.Kind == "" && a.Error == "" && (a.Status == 0 || a.Status/100 == 2) {
+		if a.Answered() {
 			continue
 		}
 		causes = append(causes, a.Cause())
@@ -115,9 +106,9 @@ func modelSpan(c *span, x trace.Exchange, opts Options, meta map[string]string) 
 		c.attrs = append(c.attrs, attribute.StringSlice("spine.llm.tool_calls", names))
 	}
 	if opts.Content {
-		c.attrs = append(c.attrs, contentAttrs(req, resp, answered(x.Response))...)
+		c.attrs = append(c.attrs, contentAttrs(req, resp, m.Answered)...)
 	}
-	if x.Error != "" {
+	if callErr != "" {
 		kind := "error"
 		if n := len(resp.AttemptLog); n > 0 && resp.AttemptLog[n-1].Kind != "" {
 			kind = resp.AttemptLog[n-1].Kind
@@ -151,14 +142,8 @@ func serverAttrs(base string) []attribute.KeyValue {
 }
 
 // toolSpan fills a tool call's span: the GenAI conventions' execute_tool span.
-func toolSpan(c *span, tool string, x trace.Exchange, opts Options) {
-	var req struct {
-		ID        string `json:"id"`
-		Arguments string `json:"arguments"`
-	}
-	var res sandbox.ToolResult
-	_ = json.Unmarshal(x.Request, &req)
-	_ = json.Unmarshal(x.Response, &res)
+func toolSpan(c *span, t runlog.ToolExchange, opts Options) {
+	tool, req, res := t.Tool, t.Request, t.Response
 	c.name = "execute_tool " + tool
 	c.kind = oteltrace.SpanKindInternal
 	c.attrs = []attribute.KeyValue{
@@ -170,9 +155,9 @@ func toolSpan(c *span, tool string, x trace.Exchange, opts Options) {
 		c.attrs = append(c.attrs, attribute.String(keyToolCallID, req.ID))
 	}
 	if opts.Content {
-		c.attrs = append(c.attrs, toolContentAttrs(req.Arguments, res, answered(x.Response))...)
+		c.attrs = append(c.attrs, toolContentAttrs(req.Arguments, res, t.Answered)...)
 	}
-	if !answered(x.Response) {
+	if !t.Answered {
 		return
 	}
 	c.attrs = append(c.attrs,
@@ -191,11 +176,6 @@ func toolSpan(c *span, tool string, x trace.Exchange, opts Options) {
 		c.status, c.statusMsg = codes.Error, "exit code "+strconv.Itoa(res.ExitCode)
 		c.attrs = append(c.attrs, attribute.String(keyErrorType, "tool_failed"))
 	}
-}
-
-// answered says whether an exchange recorded a response.
-func answered(resp json.RawMessage) bool {
-	return len(resp) > 0 && string(resp) != "null"
 }
 
 // signalAttrs turns a signals fact's payload into spine.signal.<name> attributes, in

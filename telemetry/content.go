@@ -5,8 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/agentspine/spine/effectors/llm"
-	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/contract"
 )
 
 // Content attributes, opt-in in the GenAI conventions as they are here (Options.Content):
@@ -38,7 +37,7 @@ type part struct {
 
 // contentAttrs are a model call's input and output messages as the conventions shape
 // them, from the recorded request and response.
-func contentAttrs(req llm.ChatRequest, resp llm.ChatResponse, answered bool) []attribute.KeyValue {
+func contentAttrs(req contract.ModelRequest, resp contract.ModelResponse, answered bool) []attribute.KeyValue {
 	in := make([]chatMessage, 0, len(req.Messages))
 	for _, m := range req.Messages {
 		cm := chatMessage{Role: m.Role, Parts: []part{}}
@@ -63,7 +62,7 @@ func contentAttrs(req llm.ChatRequest, resp llm.ChatResponse, answered bool) []a
 	return attrs
 }
 
-func toolCallParts(calls []llm.ToolCall) []part {
+func toolCallParts(calls []contract.ModelToolCall) []part {
 	parts := make([]part, 0, len(calls))
 	for _, c := range calls {
 		var args any = c.Arguments
@@ -76,7 +75,7 @@ func toolCallParts(calls []llm.ToolCall) []part {
 }
 
 // toolContentAttrs are a tool call's arguments and its output.
-func toolContentAttrs(arguments string, res sandbox.ToolResult, answered bool) []attribute.KeyValue {
+func toolContentAttrs(arguments string, res contract.ToolResponse, answered bool) []attribute.KeyValue {
 	var attrs []attribute.KeyValue
 	if arguments != "" {
 		attrs = append(attrs, attribute.String(keyToolArguments, arguments))

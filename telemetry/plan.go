@@ -3,7 +3,6 @@ package telemetry
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -11,6 +10,7 @@ import (
 	oteltrace "go.opentelemetry.io/otel/trace"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -290,8 +290,9 @@ func (b *builder) roleFor(ev *trace.Event, name string) *span {
 const maxCall = 30 * 24 * time.Hour
 
 func (b *builder) exchange(ev *trace.Event, x trace.Exchange) {
-	role, isModel := strings.CutPrefix(x.Name, trace.ExchangeModel)
-	tool, isTool := strings.CutPrefix(x.Name, trace.ExchangeTool)
+	m, isModel := runlog.Model(x)
+	t, isTool := runlog.Tool(x)
+	role := m.Role
 	if !isModel {
 		// A tool call, a check or a memory query belongs to the role that acted last.
 		role = b.roleName
@@ -302,9 +303,9 @@ func (b *builder) exchange(ev *trace.Event, x trace.Exchange) {
 	c.end = ev.Time
 	switch {
 	case isModel:
-		modelSpan(c, x, b.opts, b.meta)
+		modelSpan(c, m, x.Error, b.opts, b.meta)
 	case isTool:
-		toolSpan(c, tool, x, b.opts)
+		toolSpan(c, t, b.opts)
 	default:
 		c.attrs = []attribute.KeyValue{attribute.String("spine.exchange", x.Name)}
 	}

@@ -43,7 +43,7 @@ func init() {
 			if follow.on {
 				return runAuditFollow(c.Context(), io, follow, cfg, *asJSON, fs.Args())
 			}
-			return exitStatus(runAudit(c.Context(), io, fs, opts))
+			return runAudit(c.Context(), io, fs, opts)
 		}
 		return c
 	})
@@ -69,27 +69,26 @@ type auditTally struct {
 	failed                             bool // a trace could not be read or audited
 }
 
-func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags) int {
+// runAudit audits each trace in turn: what is wrong with one trace is said on stderr
+// beside its findings and the others are still audited; the status is 1 when a trace
+// failed or a finding is an error.
+func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags) error {
 	asJSON, cfg := opts.asJSON, *opts.cfg
 	if err := cfg.Validate(); err != nil {
-		fmt.Fprintf(io.err, "spine audit: %v\n", err)
-		return exitUsage
+		return failWith(exitUsage, err)
 	}
 	paths, err := traceArgs(fs.Args())
 	if err != nil {
-		fmt.Fprintf(io.err, "spine audit: %v\n", err)
-		return exitUsage
+		return failWith(exitUsage, err)
 	}
 	ring, err := loadVerifyKey(*opts.verifyKey)
 	if err != nil {
-		fmt.Fprintf(io.err, "spine audit: %v\n", err)
-		return exitUsage
+		return failWith(exitUsage, err)
 	}
 	var tally auditTally
 	for _, p := range paths {
-		if ctx.Err() != nil {
-			fmt.Fprintf(io.err, "spine audit: %v\n", ctx.Err())
-			return exitFail
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		if ring != nil && !auditSignature(io, p, ring, &tally) {
 			continue
@@ -100,9 +99,9 @@ func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags
 		fmt.Fprintln(io.out, tally.summary())
 	}
 	if tally.failed || tally.errors > 0 {
-		return exitFail
+		return exitStatus(exitFail)
 	}
-	return exitOK
+	return nil
 }
 
 // auditSignature verifies a trace's signature before it is audited; a trace the

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,7 +22,6 @@ const (
 	envNATSURL      = "SPINE_NATS_URL"
 	envNATSPassword = "SPINE_NATS_PASSWORD"
 	envNATSToken    = "SPINE_NATS_TOKEN"
-	fleetStateName  = "fleet.json"
 )
 
 // natsFlags are the connection flags every fleet client command takes.
@@ -43,40 +41,10 @@ func (n *natsFlags) add(fs *pflag.FlagSet) {
 	fs.DurationVar(&n.wait, "nats-wait", 0, "keep trying to reach the server this long (workers started before it)")
 }
 
-// fleetStateFile is where `spine serve` writes its URL: $XDG_STATE_HOME/spine, else
-// ~/.local/state/spine.
+// fleetStateFile is where `spine serve` writes its URL.
 func fleetStateFile() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "spine", fleetStateName), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return "", errors.New("no state directory: $XDG_STATE_HOME and $HOME are unset")
-	}
-	return filepath.Join(home, ".local", "state", "spine", fleetStateName), nil
-}
-
-// fleetState is what serve writes: the URL only, never a credential.
-type fleetState struct {
-	URL string `json:"url"`
-	Dir string `json:"dir"`
-	PID int    `json:"pid"`
-}
-
-func readFleetState() (fleetState, string, error) {
-	path, err := fleetStateFile()
-	if err != nil {
-		return fleetState{}, "", err
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fleetState{}, path, err
-	}
-	var st fleetState
-	if err := json.Unmarshal(b, &st); err != nil || st.URL == "" {
-		return fleetState{}, path, fmt.Errorf("%s is not a fleet state file (want {\"url\": ...})", path)
-	}
-	return st, path, nil
+	dir, err := fleet.StateDir(os.Getenv)
+	return filepath.Join(dir, fleet.StateName), err
 }
 
 // options resolves the flags and the environment into connection options.
@@ -108,7 +76,11 @@ func (n *natsFlags) connect(ctx context.Context, name string) (*fleet.Client, er
 	for {
 		opts := o
 		if opts.URL == "" {
-			st, path, serr := readFleetState()
+			path, serr := fleetStateFile()
+			var st fleet.State
+			if serr == nil {
+				st, serr = fleet.ReadState(path)
+			}
 			if serr == nil {
 				opts.URL = st.URL
 			} else if errors.Is(serr, os.ErrNotExist) {

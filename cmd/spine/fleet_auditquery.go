@@ -38,11 +38,11 @@ func init() {
 			RunE: func(c *cobra.Command, args []string) error {
 				now := time.Now()
 				var err error
-				if q.Since, err = parseWhen("--since", since, now); err != nil {
-					return err
+				if q.Since, err = fleet.ParseWhen(since, now); err != nil {
+					return usageErrorf("--since %v", err)
 				}
-				if q.Until, err = parseWhen("--until", until, now); err != nil {
-					return err
+				if q.Until, err = fleet.ParseWhen(until, now); err != nil {
+					return usageErrorf("--until %v", err)
 				}
 				if err := dc.Check(); err != nil {
 					return usageErrorf("%v", err)
@@ -91,20 +91,6 @@ func init() {
 		fs.BoolVar(&asJSON, "json", false, "the answer as one JSON object")
 		return c
 	})
-}
-
-// parseWhen reads an RFC 3339 time or a duration back from now; "" is no bound.
-func parseWhen(flag, v string, now time.Time) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t, nil
-	}
-	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, usageErrorf("%s %q: expected an RFC 3339 time (2026-03-01T09:00:00Z) or a duration back from now (2h)", flag, v)
 }
 
 func showAuditAnswer(io stdio, ans fleet.AuditAnswer) {

@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -66,18 +63,10 @@ func init() {
 }
 
 func serveConfig(dir, listen, user string) (fleet.ServerConfig, error) {
-	host, port, err := net.SplitHostPort(listen)
-	if err != nil {
-		return fleet.ServerConfig{}, usageErrorf("--listen %q: expected HOST:PORT, e.g. 127.0.0.1:4222", listen)
+	cfg := fleet.ServerConfig{Dir: dir, User: user, Token: os.Getenv(envNATSToken)}
+	if err := cfg.ParseListen(listen); err != nil {
+		return cfg, usageErrorf("--listen %v", err)
 	}
-	p, err := strconv.Atoi(port)
-	if err != nil || p < 0 || p > 65535 {
-		return fleet.ServerConfig{}, usageErrorf("--listen %q: the port must be a number from 0 to 65535", listen)
-	}
-	if p == 0 {
-		p = -1 // nats-server's "any free port"
-	}
-	cfg := fleet.ServerConfig{Dir: dir, Host: host, Port: p, User: user, Token: os.Getenv(envNATSToken)}
 	if user != "" {
 		cfg.Password, cfg.Token = os.Getenv(envNATSPassword), ""
 		if cfg.Password == "" {
@@ -105,7 +94,7 @@ func runServe(ctx context.Context, io stdio, cfg fleet.ServerConfig) error {
 	defer srv.Shutdown()
 	path, err := fleetStateFile()
 	if err == nil {
-		err = writeFleetState(path, fleetState{URL: srv.URL(), Dir: cfg.Dir, PID: os.Getpid()})
+		err = fleet.WriteState(path, fleet.State{URL: srv.URL(), Dir: cfg.Dir, PID: os.Getpid()})
 	}
 	if err != nil {
 		return fmt.Errorf("the state file: %w", err)
@@ -115,20 +104,4 @@ func runServe(ctx context.Context, io stdio, cfg fleet.ServerConfig) error {
 	fmt.Fprintf(io.err, "spine serve: JetStream in %s; URL written to %s; interrupt to stop\n", cfg.Dir, path)
 	<-ctx.Done()
 	return nil
-}
-
-// writeFleetState replaces the state file whole (a reader never sees half of it).
-func writeFleetState(path string, st fleetState) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	b, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -37,7 +36,7 @@ the worker's.`,
 					return usageErrorf("give the task text or --file, not both")
 				case file != "":
 					var err error
-					if texts, err = readTaskFile(file); err != nil {
+					if texts, err = fleet.ReadTaskFile(file); err != nil {
 						return err
 					}
 				case strings.TrimSpace(text) == "":
@@ -90,23 +89,4 @@ the worker's.`,
 		fs.StringVar(&file, "file", "", "submit every line of `FILE` as a task (blank lines and lines starting with # skipped)")
 		return c
 	})
-}
-
-// readTaskFile reads one task a line; blank lines and # comments are skipped.
-func readTaskFile(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		if l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s holds no task (one a line; # starts a comment)", path)
-	}
-	return out, nil
 }

@@ -1,23 +1,23 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"sort"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine/trace"
+	"github.com/agentspine/spine/taskrun"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -47,7 +47,7 @@ journal (--replay); without either it reports them as deferred.`
 // memVerb is one subcommand of `spine memory`.
 type memVerb struct {
 	name, args, summary string
-	run                 func(ctx context.Context, io stdio, m *memFlags) int
+	run                 func(ctx context.Context, io stdio, m *memFlags) error
 }
 
 var memVerbs = []memVerb{
@@ -66,7 +66,6 @@ var memVerbs = []memVerb{
 type memFlags struct {
 	db                   string
 	jsonOut              bool
-	now                  string
 	space, entity, level string
 	intent               string
 	dryRun               bool
@@ -95,12 +94,22 @@ func memVerbCommand(io stdio, v memVerb) *cobra.Command {
 			fs := c.Flags()
 			m.db, _ = fs.GetString("db")
 			m.jsonOut, _ = fs.GetBool("json")
-			m.now, _ = fs.GetString("now")
+			now, _ := fs.GetString("now")
 			m.positional = args
-			if err := checkMemFlags(v, m); err != nil {
+			if m.db == "" {
+				return usageErrorf("--db DIR is required")
+			}
+			if want := len(strings.Fields(v.args)); len(args) != want {
+				if want == 0 {
+					return usageErrorf("unexpected argument %q", args[0])
+				}
+				return usageErrorf("want exactly one %s argument, got %d", v.args, len(args))
+			}
+			var err error
+			if m.clock, err = nowFlag(now); err != nil {
 				return err
 			}
-			return exitStatus(v.run(c.Context(), io, m))
+			return v.run(c.Context(), io, m)
 		},
 	}
 	defineMemFlags(c.Flags(), v.name, m)
@@ -135,33 +144,6 @@ func defineMemFlags(fs *pflag.FlagSet, verb string, m *memFlags) {
 	}
 }
 
-// checkMemFlags checks what flag parsing cannot: the store, the argument count, --now.
-func checkMemFlags(v memVerb, m *memFlags) error {
-	usageErr := usageErrorf
-	if m.db == "" {
-		return usageErr("--db DIR is required")
-	}
-	want := 0
-	if v.name == "show" || v.name == "import" {
-		want = 1
-	}
-	if len(m.positional) != want {
-		if want == 0 {
-			return usageErr("unexpected argument %q", m.positional[0])
-		}
-		return usageErr("want exactly one %s argument, got %d", v.args, len(m.positional))
-	}
-	m.clock = memClock{}
-	if m.now != "" {
-		t, err := time.Parse(time.RFC3339Nano, m.now)
-		if err != nil {
-			return usageErr("--now %q: want an RFC 3339 time such as 2025-03-01T12:00:00Z", m.now)
-		}
-		m.clock = memClock{fixed: t}
-	}
-	return nil
-}
-
 // memClock is the host clock, or a fixed time given with --now.
 type memClock struct{ fixed time.Time }
 
@@ -173,7 +155,7 @@ func (c memClock) Now() time.Time {
 }
 
 // open opens the store; only import may create one.
-func (m *memFlags) open(io stdio, verb string) (*memory.Service, bool) {
+func (m *memFlags) open(verb string) (*memory.Service, error) {
 	var dream memory.DreamConfig // zero: the defaults
 	if m.forgetGrace != 0 {
 		dream = memory.DefaultDreamConfig()
@@ -187,72 +169,46 @@ func (m *memFlags) open(io stdio, verb string) (*memory.Service, bool) {
 		OnDreamEvent: func(ev memory.DreamEvent) { m.events = append(m.events, ev) },
 	})
 	if errors.Is(err, fs.ErrNotExist) && verb != "import" {
-		fmt.Fprintf(io.err, "spine memory %s: no memory store in %s\n", verb, m.db)
-		return nil, false
+		return nil, fmt.Errorf("no memory store in %s", m.db)
 	}
+	if memory.IsCorrupt(err) {
+		return nil, fmt.Errorf("%w\nsee all of it: spine memory verify --db %s; repair it: spine memory repair --db %s", err, m.db, m.db)
+	}
+	return s, err
+}
+
+func memJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
-		fmt.Fprintf(io.err, "spine memory %s: %v\n", verb, err)
-		if memory.IsCorrupt(err) {
-			fmt.Fprintf(io.err, "see all of it: spine memory verify --db %s; repair it: spine memory repair --db %s\n", m.db, m.db)
-		}
-		return nil, false
+		return err
 	}
-	return s, true
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }
 
-func (m *memFlags) fail(io stdio, verb string, err error) int {
-	fmt.Fprintf(io.err, "spine memory %s: %v\n", verb, err)
-	return exitFail
-}
-
-func memJSON(w io.Writer, v any) {
-	b, _ := json.Marshal(v)
-	fmt.Fprintf(w, "%s\n", b)
-}
-
-// memEntry is a record as the CLI shows it: stored fields plus what holds now.
-type memEntry struct {
-	memory.Record
-	Attention    float64 `json:"attention"` // own live |f|·e^(−kΔt)
-	Decision     float64 `json:"decision"`  // own live σ·f·e^(−kΔt)
-	SupersededBy string  `json:"superseded_by,omitempty"`
-}
-
-func entryOf(r memory.Record, now time.Time) memEntry {
-	att, dec := memory.Contribution(r.F, r.Sigma, r.K, r.LastRecalledAt, now)
-	return memEntry{Record: r, Attention: att, Decision: dec}
-}
-
-func memLs(ctx context.Context, io stdio, m *memFlags) int {
-	s, ok := m.open(io, "ls")
-	if !ok {
-		return exitFail
+func memLs(ctx context.Context, io stdio, m *memFlags) error {
+	s, err := m.open("ls")
+	if err != nil {
+		return err
 	}
 	defer s.Close()
-	now := m.clock.Now()
-	var entries []memEntry
-	by := map[string]string{}
-	err := s.List(ctx, memory.ListFilter{Space: m.space, Entity: m.entity, Level: m.level}, func(r memory.Record) error {
-		entries = append(entries, entryOf(r, now))
-		if r.Supersedes != "" {
-			by[r.Supersedes] = r.ID
-		}
-		return nil
-	})
+	entries, err := s.Entries(ctx, memory.ListFilter{Space: m.space, Entity: m.entity, Level: m.level}, m.clock.Now())
 	if err != nil {
-		return m.fail(io, "ls", err)
-	}
-	for i := range entries {
-		entries[i].SupersededBy = by[entries[i].ID]
+		return err
 	}
 	if m.jsonOut {
 		for _, e := range entries {
-			memJSON(io.rawOut, e)
+			if err := memJSON(io.rawOut, e); err != nil {
+				return err
+			}
 		}
-		return exitOK
+		return nil
 	}
 	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tLEVEL\tSTATE\tF\tSIGMA\tK\tATTENTION\tCREATED\tSPACE\tENTITY\tNOTE")
+	// A cell is one line with no tab of its own: a record's fields come from a run or an
+	// import, and may hold anything.
+	line := termtext.Line
 	for _, e := range entries {
 		note := ""
 		switch {
@@ -262,17 +218,14 @@ func memLs(ctx context.Context, io stdio, m *memFlags) int {
 			note = "supersedes " + e.Supersedes
 		}
 		if note != "" {
-			note = "\t" + termtext.Line(note) // no trailing blanks on rows without a note
+			note = "\t" + line(note) // no trailing blanks on rows without a note
 		}
-		// A cell is one line with no tab of its own: a record's fields come from a run or
-		// an import, and may hold anything.
-		line := termtext.Line
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%+g\t%g\t%.4f\t%s\t%s\t%s%s\n", line(e.ID), line(e.Level), line(orDash(e.State)), e.F, e.Sigma, e.K,
 			e.Attention, e.CreatedAt.Format(time.RFC3339), line(e.Space), line(e.Entity), note)
 	}
 	tw.Flush()
 	fmt.Fprintf(io.out, "%d megrams\n", len(entries))
-	return exitOK
+	return nil
 }
 
 func orDash(s string) string {
@@ -282,23 +235,18 @@ func orDash(s string) string {
 	return s
 }
 
-func memShow(ctx context.Context, io stdio, m *memFlags) int {
-	s, ok := m.open(io, "show")
-	if !ok {
-		return exitFail
+func memShow(ctx context.Context, io stdio, m *memFlags) error {
+	s, err := m.open("show")
+	if err != nil {
+		return err
 	}
 	defer s.Close()
-	r, err := s.Get(ctx, m.positional[0])
-	if err != nil {
-		return m.fail(io, "show", err)
-	}
-	e := entryOf(r, m.clock.Now())
-	if e.SupersededBy, err = s.SupersededBy(ctx, r); err != nil {
-		return m.fail(io, "show", err)
-	}
-	if m.jsonOut {
-		memJSON(io.rawOut, e)
-		return exitOK
+	e, err := s.Entry(ctx, m.positional[0], m.clock.Now())
+	switch {
+	case err != nil:
+		return err
+	case m.jsonOut:
+		return memJSON(io.rawOut, e)
 	}
 	tw := tabwriter.NewWriter(io.out, 0, 4, 1, ' ', 0)
 	for _, kv := range [][2]string{
@@ -319,41 +267,33 @@ func memShow(ctx context.Context, io stdio, m *memFlags) int {
 	for _, line := range strings.Split(e.Content, "\n") {
 		fmt.Fprintf(io.out, "  %s\n", termtext.Block(line))
 	}
-	return exitOK
+	return nil
 }
 
-func memPotentials(ctx context.Context, io stdio, m *memFlags) int {
+func memPotentials(ctx context.Context, io stdio, m *memFlags) error {
 	switch {
 	case m.intent != "" && (m.space != "" || m.entity != ""):
-		fmt.Fprintln(io.err, "spine memory potentials: give --intent or --space and --entity, not both")
-		return exitUsage
+		return usageErrorf("give --intent or --space and --entity, not both")
 	case m.intent != "":
 		m.space, m.entity = memory.IntentSpace(m.intent), memory.EntityLocal
 	case m.space == "" || m.entity == "":
-		fmt.Fprintln(io.err, "spine memory potentials: --space and --entity (or --intent) are required")
-		return exitUsage
+		return usageErrorf("--space and --entity (or --intent) are required")
 	}
-	s, ok := m.open(io, "potentials")
-	if !ok {
-		return exitFail
+	s, err := m.open("potentials")
+	if err != nil {
+		return err
 	}
 	defer s.Close()
 	rep, err := s.Pair(ctx, m.space, m.entity)
-	if err != nil {
-		return m.fail(io, "potentials", err)
+	switch {
+	case err != nil:
+		return err
+	case m.jsonOut:
+		return memJSON(io.rawOut, rep)
 	}
-	if m.jsonOut {
-		memJSON(io.rawOut, rep)
-		return exitOK
-	}
-	levels := make([]string, 0, len(rep.Counts))
-	for l := range rep.Counts {
-		levels = append(levels, l)
-	}
-	sort.Strings(levels)
-	counts := make([]string, len(levels))
-	for i, l := range levels {
-		counts[i] = fmt.Sprintf("%s=%d", l, rep.Counts[l])
+	var counts []string
+	for _, l := range slices.Sorted(maps.Keys(rep.Counts)) {
+		counts = append(counts, fmt.Sprintf("%s=%d", l, rep.Counts[l]))
 	}
 	printLine(io.out, "pair:      (%s, %s)", rep.Space, rep.Entity)
 	fmt.Fprintf(io.out, "attention: %.4f\n", rep.Potentials.Attention)
@@ -364,32 +304,31 @@ func memPotentials(ctx context.Context, io stdio, m *memFlags) int {
 	for _, sop := range rep.SOPs {
 		printLine(io.out, "  %s %s sigma=%+g %q", sop.ID, sop.State, sop.Sigma, sop.Content)
 	}
-	return exitOK
+	return nil
 }
 
-func memDream(ctx context.Context, io stdio, m *memFlags) int {
-	d, closeJournal, err := m.dreamDistiller()
+func memDream(ctx context.Context, io stdio, m *memFlags) error {
+	d, closeJournal, err := taskrun.DreamDistiller(taskrun.DistillerSource{Replay: m.replay, Record: m.record,
+		BaseURL: m.baseURL, Model: m.model, Config: m.config, Getenv: os.LookupEnv})
 	if err != nil {
-		fmt.Fprintf(io.err, "spine memory dream: %v\n", err)
-		return exitUsage
+		return usageErrorf("%v", err)
 	}
 	m.distiller = d
-	code := m.runDream(ctx, io, "dream", memory.DreamOptions{DryRun: m.dryRun}, false)
-	if err := closeJournal(); err != nil {
-		fmt.Fprintf(io.err, "spine memory dream: journal: %v\n", err)
-		return exitFail
+	err = m.runDream(ctx, io, "dream", memory.DreamOptions{DryRun: m.dryRun}, false)
+	if cerr := closeJournal(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("journal: %w", cerr))
 	}
-	return code
+	return err
 }
 
-func memGC(ctx context.Context, io stdio, m *memFlags) int {
+func memGC(ctx context.Context, io stdio, m *memFlags) error {
 	return m.runDream(ctx, io, "gc", memory.DreamOptions{DryRun: m.dryRun, SkipConsolidation: true, SkipBankruptcy: true}, !m.dryRun)
 }
 
-func (m *memFlags) runDream(ctx context.Context, io stdio, verb string, o memory.DreamOptions, compact bool) int {
-	s, ok := m.open(io, verb)
-	if !ok {
-		return exitFail
+func (m *memFlags) runDream(ctx context.Context, io stdio, verb string, o memory.DreamOptions, compact bool) error {
+	s, err := m.open(verb)
+	if err != nil {
+		return err
 	}
 	defer s.Close()
 	rep, err := s.Dream(ctx, o)
@@ -397,36 +336,16 @@ func (m *memFlags) runDream(ctx context.Context, io stdio, verb string, o memory
 		err = s.Compact(ctx)
 	}
 	if err != nil {
-		return m.fail(io, verb, err)
+		return err
 	}
 	if m.jsonOut {
-		events := m.events
-		if events == nil {
-			events = []memory.DreamEvent{}
-		}
-		memJSON(io.rawOut, struct {
+		return memJSON(io.rawOut, struct {
 			Report memory.DreamReport  `json:"report"`
 			Events []memory.DreamEvent `json:"events"`
-		}{rep, events})
-		return exitOK
+		}{rep, append([]memory.DreamEvent{}, m.events...)})
 	}
 	for _, ev := range m.events {
-		// kind (space, entity) [id] [→ new id] [(not applied | error)]: rule
-		var b strings.Builder
-		fmt.Fprintf(&b, "%-22s (%s, %s)", ev.Kind, ev.Space, ev.Entity)
-		if ev.ID != "" {
-			b.WriteString(" " + ev.ID)
-		}
-		if ev.NewID != "" {
-			b.WriteString(" → " + ev.NewID)
-		}
-		switch {
-		case ev.Error != "":
-			b.WriteString(" (" + ev.Error + ")")
-		case !ev.Applied:
-			b.WriteString(" (not applied)")
-		}
-		printLine(io.out, "%s: %s", b.String(), ev.Rule)
+		printLine(io.out, "%s", ev.Line())
 	}
 	dry := ""
 	if rep.DryRun {
@@ -434,173 +353,90 @@ func (m *memFlags) runDream(ctx context.Context, io stdio, verb string, o memory
 	}
 	fmt.Fprintf(io.out, "pass at %s: %d pairs, %d entries; consolidated %d, deferred %d, failed %d, bankrupt %d, forgotten %d%s\n",
 		rep.At.Format(time.RFC3339), rep.Pairs, rep.Entries, rep.Consolidated, rep.Deferred, rep.Failed, rep.Bankrupt, rep.Forgotten, dry)
-	return exitOK
+	return nil
 }
 
-// memImport reads one JSONL file of either kind: Megrams, one per line (a Megram object
-// or a {"type":"Megram",...} envelope), appended as operator imports; or the lines of
-// memory export, restored under their own IDs. Every line is checked before anything
-// is written.
-func memImport(ctx context.Context, sio stdio, m *memFlags) int {
+// memImport reads one JSONL file (memory.ReadImportFile), checking every line before
+// anything is written, then imports or restores it.
+func memImport(ctx context.Context, sio stdio, m *memFlags) error {
 	var in io.Reader = sio.in
 	name := m.positional[0]
 	if name != "-" {
 		// A named file must be a regular one: a FIFO would hang, /dev/zero never end.
 		f, err := trace.OpenRegular(name)
 		if err != nil {
-			return m.fail(sio, "import", err)
+			return err
 		}
 		defer f.Close()
 		in = f
 	}
-	var ms []contract.Megram
-	var recs []memory.ExportedRecord
-	var lines []int
-	lr := linecap.New(name, in)
-	for n := 1; ; n++ {
-		line, _, err := lr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return m.fail(sio, "import", err)
-		}
-		if len(bytes.TrimSpace(line)) > 0 {
-			exported := memIsExportLine(line)
-			if len(lines) > 0 && exported != (recs != nil) {
-				fmt.Fprintf(sio.err, "spine memory import: line %d: %s among %s; a file holds one kind\n", n,
-					map[bool]string{true: "an exported record", false: "a Megram"}[exported],
-					map[bool]string{true: "exported records", false: "Megrams"}[!exported])
-				return exitFail
-			}
-			if exported {
-				r, perr := memory.ParseExportLine(line)
-				if perr != nil {
-					fmt.Fprintf(sio.err, "spine memory import: line %d: %s\n", n, linecap.BoundQuotes(perr.Error()))
-					return exitFail
-				}
-				recs = append(recs, r)
-			} else {
-				mg, perr := memParseMegramLine(line)
-				if perr != nil {
-					fmt.Fprintf(sio.err, "spine memory import: line %d: %s\n", n, linecap.BoundQuotes(perr.Error()))
-					return exitFail
-				}
-				ms = append(ms, mg)
-			}
-			lines = append(lines, n)
-		}
+	file, err := memory.ReadImportFile(name, in)
+	if err != nil {
+		return err
 	}
-	s, ok := m.open(sio, "import")
-	if !ok {
-		return exitFail
+	s, err := m.open("import")
+	if err != nil {
+		return err
 	}
 	defer s.Close()
-	o := memory.ImportOptions{SkipExisting: m.skipExisting}
-	var rep memory.ImportReport
-	var err error
-	if recs != nil {
-		rep, err = s.Restore(ctx, recs, o)
-	} else {
-		rep, err = s.ImportWith(ctx, ms, o)
-	}
+	rep, err := s.ImportFile(ctx, file, memory.ImportOptions{SkipExisting: m.skipExisting})
 	var ie *memory.ImportError
-	if errors.As(err, &ie) {
-		// The record's own values (its id) are quoted as excerpts: a line may be megabytes.
-		fmt.Fprintf(sio.err, "spine memory import: line %d: %s\n", lines[ie.Index], linecap.BoundQuotes(ie.Err.Error()))
-		return exitFail
+	if err != nil && len(rep.Imported) > 0 && !m.skipExisting && !errors.As(err, &ie) {
+		err = fmt.Errorf("%w; run it again with --skip-existing", err)
 	}
-	if err != nil {
-		if len(rep.Imported) > 0 && !m.skipExisting {
-			err = fmt.Errorf("%w; run it again with --skip-existing", err)
-		}
-		return m.fail(sio, "import", err)
-	}
-	if m.jsonOut {
-		memJSON(sio.rawOut, struct {
+	switch {
+	case err != nil:
+		return err
+	case m.jsonOut:
+		return memJSON(sio.rawOut, struct {
 			Imported int      `json:"imported"`
 			Skipped  int      `json:"skipped"`
 			IDs      []string `json:"ids"`
 		}{len(rep.Imported), rep.Skipped, rep.Imported})
-		return exitOK
-	}
-	if rep.Skipped > 0 {
+	case rep.Skipped > 0:
 		fmt.Fprintf(sio.out, "imported %d megrams, skipped %d already stored\n", len(rep.Imported), rep.Skipped)
-		return exitOK
+	default:
+		fmt.Fprintf(sio.out, "imported %d megrams\n", len(rep.Imported))
 	}
-	fmt.Fprintf(sio.out, "imported %d megrams\n", len(rep.Imported))
-	return exitOK
-}
-
-// memIsExportLine tells a line of memory export by its type; anything else is read as
-// a Megram, whose parser names what is wrong with it.
-func memIsExportLine(line []byte) bool {
-	var probe struct {
-		Type string `json:"type"`
-	}
-	return json.Unmarshal(line, &probe) == nil && probe.Type == memory.ExportType
+	return nil
 }
 
 // memExport writes every record, in ID order, as JSONL on standard output.
-func memExport(ctx context.Context, sio stdio, m *memFlags) int {
-	s, ok := m.open(sio, "export")
-	if !ok {
-		return exitFail
+func memExport(ctx context.Context, sio stdio, m *memFlags) error {
+	s, err := m.open("export")
+	if err != nil {
+		return err
 	}
 	defer s.Close()
 	n, err := s.Export(ctx, sio.rawOut)
 	if err != nil {
-		return m.fail(sio, "export", err)
+		return err
 	}
 	fmt.Fprintf(sio.err, "exported %d records\n", n)
-	return exitOK
+	return nil
 }
 
-func memParseMegramLine(line []byte) (contract.Megram, error) {
-	var probe struct {
-		Type    *string         `json:"type"`
-		Payload json.RawMessage `json:"payload"`
+// storeMissing words a store that is not there as open does.
+func storeMissing(db string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no memory store in %s", db)
 	}
-	if err := json.Unmarshal(line, &probe); err != nil {
-		return contract.Megram{}, fmt.Errorf("not a JSON object: %v", err)
-	}
-	body := line
-	if probe.Type != nil {
-		if *probe.Type != contract.TypeMegram {
-			return contract.Megram{}, fmt.Errorf("envelope of type %s, want %q", linecap.ExcerptString(*probe.Type), contract.TypeMegram)
-		}
-		body = probe.Payload
-	}
-	var mg contract.Megram
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&mg); err != nil {
-		for _, f := range []string{"origin", "supersedes", "attention", "decision", "superseded_by"} {
-			if err.Error() == `json: unknown field "`+f+`"` {
-				// A line of memory ls --json, which shows records and live potentials.
-				return contract.Megram{}, fmt.Errorf("megram: %v (memory ls --json lists a store; memory export writes what import restores)", err)
-			}
-		}
-		return contract.Megram{}, fmt.Errorf("megram: %v", err)
-	}
-	return mg, nil
+	return err
 }
 
-func memVerify(ctx context.Context, io stdio, m *memFlags) int {
+func memVerify(ctx context.Context, io stdio, m *memFlags) error {
 	// Read-only: a damaged store is shown as it was found, never replayed or repaired.
 	rep, err := memory.VerifyLevelDB(ctx, m.db)
-	if errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(io.err, "spine memory verify: no memory store in %s\n", m.db)
-		return exitFail
-	}
 	if err != nil {
-		return m.fail(io, "verify", err)
+		return storeMissing(m.db, err)
 	}
 	if rep.Problems == nil {
 		rep.Problems = []string{}
 	}
 	if m.jsonOut {
-		memJSON(io.rawOut, rep)
+		if err := memJSON(io.rawOut, rep); err != nil {
+			return err
+		}
 	} else {
 		fmt.Fprintf(io.out, "%d records, %d index entries, %d level entries, %d recall entries\n",
 			rep.Records, rep.Index, rep.Levels, rep.Recalls)
@@ -615,28 +451,26 @@ func memVerify(ctx context.Context, io stdio, m *memFlags) int {
 		}
 	}
 	if len(rep.Problems) > 0 || len(rep.Damage) > 0 {
-		return exitFail
+		return exitStatus(exitFail) // the findings above are the result
 	}
-	return exitOK
+	return nil
 }
 
 // memRepair backs the store up whole, under a name from the clock (--now), then rebuilds
 // it.
-func memRepair(ctx context.Context, io stdio, m *memFlags) int {
+func memRepair(ctx context.Context, io stdio, m *memFlags) error {
 	backup := memory.BackupName(m.db, m.clock.Now().UTC().Format("20060102T150405Z"))
 	rep, err := memory.RepairLevelDB(ctx, m.db, backup)
-	if errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(io.err, "spine memory repair: no memory store in %s\n", m.db)
-		return exitFail
-	}
 	if err != nil {
-		return m.fail(io, "repair", err)
+		return storeMissing(m.db, err)
 	}
 	if rep.Problems == nil {
 		rep.Problems = []string{}
 	}
 	if m.jsonOut {
-		memJSON(io.out, rep)
+		if err := memJSON(io.out, rep); err != nil {
+			return err
+		}
 	} else {
 		for _, d := range rep.Damage {
 			fmt.Fprintf(io.out, "damage: %s\n", d)
@@ -648,7 +482,7 @@ func memRepair(ctx context.Context, io stdio, m *memFlags) int {
 		}
 	}
 	if len(rep.Problems) > 0 {
-		return exitFail
+		return exitStatus(exitFail) // the problems above are the result
 	}
-	return exitOK
+	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/internal/termui"
-	tracereport "github.com/agentspine/spine/report"
+	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -27,7 +27,7 @@ func (d *pipelineDisplay) message(m trace.Message) {
 	}
 	head := fmt.Sprintf("%-4s → %-4s %-15s", m.From, m.To, m.Type)
 	pad := strings.Repeat(" ", 28)
-	switch p := typedPayload(m).(type) {
+	switch p := runlog.Payload(m).(type) {
 	case *contract.TaskSpec:
 		line := fmt.Sprintf("%s %s · %q", head, p.TaskID, p.Intent)
 		if s := p.Constraints.Scope; s != nil && *s != "" {
@@ -101,7 +101,7 @@ func (d *pipelineDisplay) message(m trace.Message) {
 	}
 }
 
-// lossLine shows D, P, ∇L with the direction of the loss (report.GradArrow), and Ω.
+// lossLine shows D, P, ∇L with the direction of the loss (runlog.GradArrow), and Ω.
 func lossLine(l contract.Loss, grad, epsilon float64) string {
-	return fmt.Sprintf("D %.3f  P %.3f  ∇L %+.3f %s  Ω %.3f", l.D, l.P, grad, tracereport.GradArrow(grad, epsilon), l.Omega)
+	return fmt.Sprintf("D %.3f  P %.3f  ∇L %+.3f %s  Ω %.3f", l.D, l.P, grad, runlog.GradArrow(grad, epsilon), l.Omega)
 }

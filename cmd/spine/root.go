@@ -24,6 +24,7 @@ import (
 //   - exitStatus(code): the command has already said what was wrong; exit code;
 //   - usageErrorf(...): the command line was wrong; said on stderr as "spine <cmd>: ...",
 //     with a pointer to --help; exit 2;
+//   - failWith(code, err): said on stderr as "spine <cmd>: ..."; exit code;
 //   - any other error: said on stderr as "spine <cmd>: ..."; exit 1.
 //
 // Flag errors and argument-count errors (cobra.ExactArgs and the like) are usage errors.
@@ -83,13 +84,6 @@ func failWith(code int, err error) error {
 	return &codedError{code: code, err: err}
 }
 
-// runError marks an error a command returned, as opposed to one cobra found in the
-// command line before running it.
-type runError struct{ err error }
-
-func (r *runError) Error() string { return r.err.Error() }
-func (r *runError) Unwrap() error { return r.err }
-
 // Run is the whole CLI: main only wires the process's streams and signals to it, and the
 // testscript tests call it in-process.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -106,11 +100,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		cmd = root
 	}
 	var (
-		st  statusError
-		ce  *codedError
-		ue  *usageError
-		re  *runError
-		msg string
+		st statusError
+		ce *codedError
+		ue *usageError
 	)
 	switch {
 	case err == nil:
@@ -120,15 +112,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case errors.As(err, &ce):
 		fmt.Fprintf(io.err, "%s: %v\n", cmd.CommandPath(), ce.err)
 		return ce.code
-	case errors.As(err, &re):
-		fmt.Fprintf(io.err, "%s: %v\n", cmd.CommandPath(), re.err)
+	case !errors.As(err, &ue): // a command's own error: cobra's are all usage errors
+		fmt.Fprintf(io.err, "%s: %v\n", cmd.CommandPath(), err)
 		return exitFail
-	case errors.As(err, &ue):
-		msg = ue.msg
-	default: // cobra's own: an unknown command, a wrong number of arguments
-		msg = err.Error()
 	}
-	fmt.Fprintf(io.err, "%s: %s\n", cmd.CommandPath(), strings.TrimRight(msg, "\n"))
+	fmt.Fprintf(io.err, "%s: %s\n", cmd.CommandPath(), strings.TrimRight(ue.msg, "\n"))
 	switch {
 	case cmd.Name() == "help" && cmd.Parent() == root:
 		fmt.Fprintln(io.err, "Run 'spine help' for the commands.")
@@ -171,32 +159,24 @@ func newRoot(io stdio) *cobra.Command {
 	root.SetFlagErrorFunc(flagError)
 	root.CompletionOptions.HiddenDefaultCmd = false
 
-	byPath := map[string]*cobra.Command{"": root}
 	// Parents before children: a builder's parent may be registered in a later file.
-	pending := slices.Clone(builders)
-	for len(pending) > 0 {
-		var next []commandBuilder
-		for _, b := range pending {
-			parent, ok := byPath[b.parent]
-			if !ok {
-				next = append(next, b)
-				continue
-			}
-			c := b.build(io)
-			if old := findChild(parent, c.Name()); old != nil {
-				panic(fmt.Sprintf("spine: duplicate command %q", strings.TrimSpace(b.parent+" "+c.Name())))
-			}
-			parent.AddCommand(c)
-			byPath[strings.TrimSpace(b.parent+" "+c.Name())] = c
+	byPath := map[string]*cobra.Command{"": root}
+	ordered := slices.Clone(builders)
+	slices.SortStableFunc(ordered, func(a, b commandBuilder) int {
+		return len(strings.Fields(a.parent)) - len(strings.Fields(b.parent))
+	})
+	for _, b := range ordered {
+		c := b.build(io)
+		path := strings.TrimSpace(b.parent + " " + c.Name())
+		if byPath[path] != nil || byPath[b.parent] == nil {
+			panic(fmt.Sprintf("spine: command %q registered twice, or under a parent no command makes", path))
 		}
-		if len(next) == len(pending) {
-			panic(fmt.Sprintf("spine: command registered under %q, which no command makes", next[0].parent))
-		}
-		pending = next
+		byPath[b.parent].AddCommand(c)
+		byPath[path] = c
 	}
 	root.InitDefaultHelpCmd()
 	completionCommand(root)
-	markRunErrors(root)
+	markUsageErrors(root)
 	return root
 }
 
@@ -209,24 +189,13 @@ func findChild(parent *cobra.Command, name string) *cobra.Command {
 	return nil
 }
 
-// markRunErrors wraps every command's RunE so that its errors are told apart from
-// cobra's own (which are usage errors), and every argument check so that a wrong count
-// is a usage error.
-func markRunErrors(c *cobra.Command) {
+// markUsageErrors makes every argument check's error a usage error (flag errors are,
+// through flagError), so that every error cobra finds in a command line is one, and
+// words every command's --help.
+func markUsageErrors(c *cobra.Command) {
 	c.InitDefaultHelpFlag()
 	if h := c.Flags().Lookup("help"); h != nil {
 		h.Usage = "show this help"
-	}
-	if run := c.RunE; run != nil {
-		c.RunE = func(c *cobra.Command, args []string) error {
-			err := run(c, args)
-			var st statusError
-			var ue *usageError
-			if err == nil || errors.As(err, &st) || errors.As(err, &ue) {
-				return err
-			}
-			return &runError{err: err}
-		}
 	}
 	if check := c.Args; check != nil {
 		c.Args = func(c *cobra.Command, args []string) error {
@@ -241,7 +210,7 @@ func markRunErrors(c *cobra.Command) {
 		}
 	}
 	for _, sub := range c.Commands() {
-		markRunErrors(sub)
+		markUsageErrors(sub)
 	}
 }
 

@@ -49,6 +49,7 @@ func init() {
 			otlp:       fs.String("otlp", "", "when the run ends, send its trace to this OTLP/HTTP `URL` (e.g. http://localhost:4318; headers from $OTEL_EXPORTER_OTLP_HEADERS)"),
 		}
 		f.signKey = fs.String("sign-key", "", "sign the trace with this ed25519 private key `FILE` (spine keygen; outside the work dir, hidden from the tools)")
+		fs.Var(&f.mcp, "mcp", mcpFlagHelp)
 		fs.Var(&f.allowNet, "allow-net", "let tools connect to `HOST[:PORT]` (repeatable; a host alone means ports 80 and 443; default: no network)")
 		c.RunE = func(c *cobra.Command, args []string) error {
 			return runTask(c.Context(), io, f, args)
@@ -64,6 +65,7 @@ type runFlags struct {
 	maxIter                                                                    *int
 	asJSON, watch, noSandbox                                                   *bool
 	allowNet                                                                   sandbox.NetRules
+	mcp                                                                        mcpFlags
 }
 
 // notConfigured is how to configure an endpoint, after llm.ErrNoEndpoint.
@@ -117,6 +119,10 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	servers, err := mcpServers(*f.configPath, f.mcp)
+	if err != nil {
+		return failWith(exitUsage, err)
+	}
 
 	// The display: JSON lines, or the pipeline with a spinner when stdout is a terminal.
 	// JSON lines are for programs and keep their bytes; the spinner draws with its own
@@ -140,7 +146,7 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 	tc := taskrun.Config{Task: raw, Workdir: *f.workdir, LLM: cfg, ConfigPath: *f.configPath,
 		Rules: rs, RulesPath: *f.rulesPath, Watch: *f.watch, MaxIterations: *f.maxIter, MemoryDir: *f.memDir, TracePath: *f.tracePath,
 		AllowNet: f.allowNet, NoSandbox: *f.noSandbox, OnMessage: show.message, CautionPolicy: *f.caution, SignKey: *f.signKey,
-		MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io, msg) }}
+		MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io, msg) }, MCPServers: servers}
 	if termui.IsTerminal(io.in) && termui.IsTerminal(io.rawOut) {
 		prompt := &termui.Prompt{In: bufio.NewReader(io.in), Out: out, Spin: spin}
 		tc.Confirmer, tc.Clarify, tc.Caution = prompt, prompt, prompt

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/ggs/ggsrun"
+	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -62,9 +63,7 @@ func (tl *timeline) event(e *trace.Event) {
 		if len(params) > 0 {
 			p("params %s", compactJSON(params))
 		}
-		if eps, ok := params["epsilon"].(float64); ok {
-			tl.epsilon = &eps
-		}
+		tl.epsilon = runlog.Epsilon(b)
 	case trace.FactChange:
 		f := b.Fact
 		verb := strings.TrimPrefix(e.Kind, "fact_")

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentspine/spine/effectors/llm"
-	"github.com/agentspine/spine/effectors/roles"
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -73,22 +73,10 @@ func exchangeSummary(x trace.Exchange) (string, []string) {
 }
 
 func llmSummary(x trace.Exchange, dur string) (string, []string) {
-	var req struct {
-		Model string `json:"model"`
-	}
-	var resp llm.ChatResponse
-	_ = json.Unmarshal(x.Request, &req)
-	_ = json.Unmarshal(x.Response, &resp)
-	model := resp.Model
-	if model == "" {
-		model = req.Model
-	}
-	usage := resp.Usage
-	if x.Usage != nil {
-		usage = llm.Usage{PromptTokens: x.Usage.PromptTokens, CompletionTokens: x.Usage.CompletionTokens}
-	}
-	head := fmt.Sprintf("%s · %s · %d→%d tokens · %s · %d attempt(s)", x.Name, model,
-		usage.PromptTokens, usage.CompletionTokens, dur, resp.Attempts)
+	m, _ := runlog.Model(x)
+	resp := m.Response
+	head := fmt.Sprintf("%s · %s · %d→%d tokens · %s · %d attempt(s)", x.Name, m.ModelName(),
+		m.Usage.PromptTokens, m.Usage.CompletionTokens, dur, resp.Attempts)
 	switch {
 	case len(resp.ToolCalls) > 0:
 		names := make([]string, len(resp.ToolCalls))
@@ -108,9 +96,9 @@ func llmSummary(x trace.Exchange, dur string) (string, []string) {
 
 // attemptLine says what one attempt got, in the words of the live retry line, and how
 // long the client waited after it.
-func attemptLine(a llm.Attempt) string {
+func attemptLine(a contract.ModelAttempt) string {
 	cause := a.Cause()
-	if a.Kind == "" && a.Error == "" && (a.Status == 0 || a.Status/100 == 2) {
+	if a.Answered() {
 		cause = "answered"
 		if a.Status != 0 {
 			cause += fmt.Sprintf(" (HTTP %d)", a.Status)
@@ -130,48 +118,39 @@ func attemptLine(a llm.Attempt) string {
 }
 
 func toolSummary(x trace.Exchange, dur string) string {
-	var r trace.ToolResponse
-	_ = json.Unmarshal(x.Response, &r)
+	t, _ := runlog.Tool(x)
 	head := x.Name
-	if r.Target != "" {
-		head += " " + r.Target
+	if t.Response.Target != "" {
+		head += " " + t.Response.Target
 	}
-	if r.ExitCode != nil {
-		head += fmt.Sprintf(" · exit %d", *r.ExitCode)
+	if t.ExitCode != nil {
+		head += fmt.Sprintf(" · exit %d", *t.ExitCode)
 	}
 	head += " · " + dur
-	result := r.Result()
-	if result != "" {
+	if result := t.Response.Result(); result != "" {
 		head += " → " + oneLine(result, 100)
 	}
 	return head
 }
 
 func planCheckSummary(x trace.Exchange) (string, []string) {
-	var req struct{ Round, Attempt int }
-	var resp struct {
-		Violations []string `json:"violations"`
-	}
-	_ = json.Unmarshal(x.Request, &req)
-	_ = json.Unmarshal(x.Response, &resp)
-	head := fmt.Sprintf("%s round %d attempt %d · ", x.Name, req.Round, req.Attempt)
-	if len(resp.Violations) == 0 {
+	pc, _ := runlog.PlanCheckOf(x)
+	head := fmt.Sprintf("%s round %d attempt %d · ", x.Name, pc.Round, pc.Attempt)
+	if len(pc.Violations) == 0 {
 		return head + "no violations", nil
 	}
-	details := make([]string, len(resp.Violations))
-	for i, v := range resp.Violations {
+	details := make([]string, len(pc.Violations))
+	for i, v := range pc.Violations {
 		details[i] = "violation: " + oneLine(v, 140)
 	}
-	return head + fmt.Sprintf("%d violation(s)", len(resp.Violations)), details
+	return head + fmt.Sprintf("%d violation(s)", len(pc.Violations)), details
 }
 
 func calibrateSummary(x trace.Exchange, dur string) (string, []string) {
-	var q roles.CalibrationQuery
-	var c roles.Calibration
-	_ = json.Unmarshal(x.Request, &q)
-	_ = json.Unmarshal(x.Response, &c)
+	c, _ := runlog.CalibrationOf(x)
+	q, a := c.Query, c.Answer
 	head := fmt.Sprintf("%s · %d tool(s), %d target(s) asked · %d verdict(s) · %s",
-		x.Name, len(q.Tools), len(q.Targets), len(c.Verdicts), dur)
+		x.Name, len(q.Tools), len(q.Targets), len(a.Verdicts), dur)
 	var details []string
 	if len(q.Tools) > 0 {
 		details = append(details, "asked tools: "+strings.Join(q.Tools, ", "))
@@ -179,7 +158,7 @@ func calibrateSummary(x trace.Exchange, dur string) (string, []string) {
 	for _, t := range q.Targets {
 		details = append(details, "asked "+t.Tool+" × "+t.Target)
 	}
-	for _, v := range c.Verdicts {
+	for _, v := range a.Verdicts {
 		details = append(details, fmt.Sprintf("verdict %s · %s · M_dec %+.2f · %s", v.Action, v.Pair, v.Decision, oneLine(v.Text, 80)))
 	}
 	return head, details

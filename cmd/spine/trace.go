@@ -20,7 +20,10 @@ func init() {
 			Use:   "show [flags] FILE",
 			Short: "show a trace as a readable timeline: every exchange, tool call, plan check and message; the hash chain checked",
 			RunE: func(c *cobra.Command, args []string) error {
-				return exitStatus(runTraceShow(io, all, *verifyKey, args))
+				if len(args) != 1 {
+					return usageErrorf("expected one trace file")
+				}
+				return runTraceShow(io, all, *verifyKey, args[0])
 			},
 		}
 		verifyKey = addVerifyKey(c.Flags())
@@ -29,29 +32,23 @@ func init() {
 	})
 }
 
-func runTraceShow(io stdio, all bool, verifyKey string, args []string) int {
-	if len(args) != 1 {
-		fmt.Fprintln(io.err, "spine trace show: expected one trace file")
-		return exitUsage
-	}
+// runTraceShow shows one trace; warnings (a broken chain, an incomplete recording) go
+// to stderr as it is shown, and an unreadable line ends it with an error.
+func runTraceShow(io stdio, all bool, verifyKey string, path string) error {
 	ring, err := loadVerifyKey(verifyKey)
 	if err != nil {
-		fmt.Fprintf(io.err, "spine trace show: %v\n", err)
-		return exitUsage
+		return failWith(exitUsage, err)
 	}
-	path := args[0]
 	tf, err := trace.ReadFile(path)
 	var nt *trace.NotATraceError
 	if tf == nil || errors.As(err, &nt) {
-		fmt.Fprintf(io.err, "spine trace show: %v\n", err)
-		return exitFail
+		return err
 	}
 	if ring != nil {
 		// A trace that is not vouched for by a trusted key is not shown at all.
 		rep, serr := tf.VerifySignature(ring)
 		if serr != nil {
-			fmt.Fprintf(io.err, "spine trace show: %s: %v\n", path, serr)
-			return exitFail
+			return fmt.Errorf("%s: %w", path, serr)
 		}
 		fmt.Fprintf(io.err, "spine trace show: %s: %s (verified)\n", path, rep)
 	} else if note := signatureNote(tf); note != "" {
@@ -89,11 +86,10 @@ func runTraceShow(io stdio, all bool, verifyKey string, args []string) int {
 	}
 	mark()
 	if err != nil {
-		fmt.Fprintf(io.err, "spine trace show: %s\n", linecap.BoundQuotes(err.Error()))
-		return exitFail
+		return errors.New(linecap.BoundQuotes(err.Error()))
 	}
 	if inc := tf.Incomplete(); inc != "" {
 		fmt.Fprintf(io.err, "spine trace show: %s: %s\n", path, inc)
 	}
-	return exitOK
+	return nil
 }

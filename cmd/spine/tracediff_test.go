@@ -68,8 +68,8 @@ func TestTraceDiffErrors(t *testing.T) {
 		code     int
 		out, err string
 	}{
-		{[]string{"trace", "diff", a}, exitUsage, "", "spine trace diff: expected two trace files, A and B\n"},
-		{[]string{"trace", "diff", a, b, c}, exitUsage, "", "spine trace diff: expected two trace files, A and B\n"},
+		{[]string{"trace", "diff", a}, exitUsage, "", "spine trace diff: expected two trace files, A and B\nRun 'spine trace diff --help' for its flags.\n"},
+		{[]string{"trace", "diff", a, b, c}, exitUsage, "", "spine trace diff: expected two trace files, A and B\nRun 'spine trace diff --help' for its flags.\n"},
 		{[]string{"trace", "diff", "--all", a, b}, exitUsage, "", "spine trace diff: unknown flag --all\nRun 'spine trace diff --help' for its flags.\n"},
 		{[]string{"trace", "diff", a, bad}, exitFail, "", "spine trace diff: " + bad + ":2: message event: json: cannot unmarshal number into Go struct field Message.from of type string\n"},
 		{[]string{"trace", "diff", a, a}, exitOK, "A " + a + ": 1 events\nB " + a + ": 1 events\nidentical\n", ""},

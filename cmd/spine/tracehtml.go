@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ another file; -o - writes it to stdout.`,
 				if len(args) != 1 {
 					return usageErrorf("expected one trace file, got %d arguments", len(args))
 				}
-				return exitStatus(runTraceHTML(io, args[0], out))
+				return runTraceHTML(io, args[0], out)
 			},
 		}
 		c.Flags().StringVarP(&out, "output", "o", "", "write the page to `FILE` (- for stdout; default: the trace's path with .html for .jsonl)")
@@ -41,10 +42,9 @@ another file; -o - writes it to stdout.`,
 	})
 }
 
-func runTraceHTML(io stdio, path, out string) int {
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(io.err, "spine trace html: %s\n", linecap.BoundQuotes(fmt.Sprintf(format, a...)))
-		return exitFail
+func runTraceHTML(io stdio, path, out string) error {
+	fail := func(format string, a ...any) error {
+		return errors.New(linecap.BoundQuotes(fmt.Sprintf(format, a...)))
 	}
 	if out == "" {
 		out = htmlPath(path)
@@ -71,14 +71,14 @@ func runTraceHTML(io stdio, path, out string) int {
 		if _, err := io.rawOut.Write(page.Bytes()); err != nil {
 			return fail("%v", err)
 		}
-		return exitOK
+		return nil
 	}
 	if err := writeFileAtomic(out, page.Bytes()); err != nil {
 		return fail("%v", err)
 	}
 	fmt.Fprintf(io.out, "wrote %s: %d round(s), %d exchange(s), %d message(s), %d finding(s)\n",
 		out, len(r.Loss.Rounds), r.Totals.Exchanges, r.Totals.Messages, len(r.Findings))
-	return exitOK
+	return nil
 }
 
 // htmlPath is where the page of a trace goes by default: beside it, .jsonl made .html.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/internal/termtext"
-	tracereport "github.com/agentspine/spine/report"
+	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 )
@@ -25,7 +25,10 @@ func init() {
 			Use:   "loss [flags] TRACE...",
 			Short: "one row per GGS round of each trace: D, P, Ω, L, ∇L, directive, rule, blocked tools and targets",
 			RunE: func(c *cobra.Command, args []string) error {
-				return exitStatus(runTraceLoss(io, asJSON, args))
+				if len(args) == 0 {
+					return usageErrorf("expected one or more trace files")
+				}
+				return runTraceLoss(io, asJSON, args)
 			},
 		}
 		c.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
@@ -33,15 +36,17 @@ func init() {
 	})
 }
 
-func runTraceLoss(io stdio, asJSON bool, args []string) int {
-	if len(args) == 0 {
-		fmt.Fprintln(io.err, "spine trace loss: expected one or more trace files")
-		return exitUsage
-	}
+// runTraceLoss lists each trace's rounds; a trace that cannot be read is said on stderr
+// and the others are still listed (exit 1).
+func runTraceLoss(io stdio, asJSON bool, paths []string) error {
 	code := exitOK
-	traces := []tracereport.Loss{}
-	for _, path := range args {
-		lt, err := readLoss(path, io.err)
+	traces := []runlog.Loss{}
+	for _, path := range paths {
+		f, err := readTraceFile("loss", path, io.err)
+		var lt *runlog.Loss
+		if err == nil {
+			lt, err = runlog.Rounds(path, f)
+		}
 		if err != nil {
 			fmt.Fprintf(io.err, "spine trace loss: %s\n", linecap.BoundQuotes(err.Error()))
 			code = exitFail
@@ -53,10 +58,9 @@ func runTraceLoss(io stdio, asJSON bool, args []string) int {
 		enc := json.NewEncoder(io.rawOut)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(traces); err != nil {
-			fmt.Fprintf(io.err, "spine trace loss: %v\n", err)
-			return exitFail
+			return err
 		}
-		return code
+		return exitStatus(code)
 	}
 	for i, lt := range traces {
 		if i > 0 {
@@ -64,17 +68,7 @@ func runTraceLoss(io stdio, asJSON bool, args []string) int {
 		}
 		writeLossTable(io.out, lt)
 	}
-	return code
-}
-
-// readLoss reads a trace's rounds. A torn last line is reported on warn and the rounds
-// before it kept; any other unreadable line is an error.
-func readLoss(path string, warn io.Writer) (*tracereport.Loss, error) {
-	f, err := readTraceFile("loss", path, warn)
-	if err != nil {
-		return nil, err
-	}
-	return tracereport.Rounds(path, f)
+	return exitStatus(code)
 }
 
 // readTraceFile reads a spine trace whole for a `spine trace` subcommand, with the
@@ -95,7 +89,7 @@ func readTraceFile(sub, path string, warn io.Writer) (*trace.File, error) {
 
 // writeLossTable prints one trace's rounds, headed by its path, numbers as the pipeline
 // display prints them.
-func writeLossTable(w io.Writer, lt tracereport.Loss) {
+func writeLossTable(w io.Writer, lt runlog.Loss) {
 	fmt.Fprintln(w, termtext.Line(lt.Trace))
 	if len(lt.Rounds) == 0 {
 		fmt.Fprintln(w, "  no GGS rounds (no signals fact with a round)")
@@ -112,7 +106,7 @@ func writeLossTable(w io.Writer, lt tracereport.Loss) {
 	}
 	for _, r := range lt.Rounds {
 		fmt.Fprintf(tw, "  %d\t%.3f\t%.3f\t%.3f\t%.3f\t%+.3f %s\t%s\t%s\t%s\t%s\n",
-			r.Round, r.D, r.P, r.Omega, r.L, r.GradL, tracereport.GradArrow(r.GradL, lt.Epsilon),
+			r.Round, r.D, r.P, r.Omega, r.L, r.GradL, runlog.GradArrow(r.GradL, lt.Epsilon),
 			dash(r.Directive), dash(r.Rule), dash(strings.Join(r.BlockedTools, ", ")), dash(strings.Join(r.BlockedTargets, "; ")))
 	}
 	tw.Flush()

@@ -81,7 +81,7 @@ func TestTraceLossErrors(t *testing.T) {
 		// wording, which its tests check.
 		prefix bool
 	}{
-		{[]string{"trace", "loss"}, exitUsage, "", "spine trace loss: expected one or more trace files\n", false},
+		{[]string{"trace", "loss"}, exitUsage, "", "spine trace loss: expected one or more trace files\nRun 'spine trace loss --help' for its flags.\n", false},
 		{[]string{"trace", "loss", "--jsn", bad}, exitUsage, "", "spine trace loss: unknown flag --jsn\nRun 'spine trace loss --help' for its flags.\n", false},
 		{[]string{"trace", "loss", bad}, exitFail, "", "spine trace loss: " + bad + ":2: ", true},
 		{[]string{"trace", "loss", badFact}, exitFail, "", "spine trace loss: " + badFact + ":2: fact_asserted event: signals payload: json: cannot unmarshal string into Go struct field .round of type int\n", false},

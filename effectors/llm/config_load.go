@@ -86,7 +86,7 @@ func ParseConfigYAML(name string, data []byte) (Config, error) {
 }
 
 // yamlKeys are the top-level keys of the configuration file, in documentation order.
-var yamlKeys = []string{"base_url", "api_key", "model", "tier", "tiers", "timeout", "max_attempts", "roles"}
+var yamlKeys = []string{"base_url", "api_key", "model", "tier", "tiers", "timeout", "max_attempts", "roles", "mcp_servers"}
 
 func applyYAML(cfg *Config, name string, data []byte) error {
 	var doc yaml.Node
@@ -138,6 +138,8 @@ func applyYAML(cfg *Config, name string, data []byte) error {
 			err = intInto(name, v, &cfg.MaxAttempts)
 		case "roles":
 			err = rolesInto(name, v, cfg.Tiers, cfg.Roles)
+		case "mcp_servers":
+			// R3's MCP servers: read by effectors/mcp (ServersFromYAML), not a model setting.
 		default:
 			err = posErr(name, k, "unknown key %q; known keys: %s", k.Value, strings.Join(yamlKeys, ", "))
 		}

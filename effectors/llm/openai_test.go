@@ -480,7 +480,7 @@ func TestChatTypesRoundTripThroughJSON(t *testing.T) {
 		Tools:       []Tool{{Name: "shell", Parameters: json.RawMessage(`{"type":"object"}`)}},
 		Temperature: &temp, MaxTokens: 10, Seed: &seed,
 	}
-	resp := ChatResponse{Model: "m", Content: "x", FinishReason: "stop", Usage: Usage{1, 2, 3}, Attempts: 2}
+	resp := ChatResponse{Model: "m", Content: "x", FinishReason: "stop", Usage: Usage{PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3}, Attempts: 2}
 	for _, v := range []any{req, resp} {
 		b := mustJSON(t, v)
 		back := reflect.New(reflect.TypeOf(v))

@@ -2,81 +2,24 @@ package llm
 
 import (
 	"context"
-	"fmt"
 	"time"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // Kinds of an attempt that failed below HTTP, or whose body could not be read.
 const (
-	KindTimeout    = "timeout"            // no complete answer within the per-call timeout
-	KindConnection = "connection"         // refused, reset or dropped before a complete answer
-	KindNonJSON    = "non_json_body"      // the body is not the OpenAI JSON (an HTML error page, a proxy's text)
-	KindCanceled   = "canceled"           // the caller's context ended during the attempt
-	KindTransport  = "transport"          // any other failure of the HTTP client
-	KindTooLarge   = "response_too_large" // the answer is over the size limit (ResponseTooLargeError)
+	KindTimeout    = contract.AttemptTimeout
+	KindConnection = contract.AttemptConnection
+	KindNonJSON    = contract.AttemptNonJSON
+	KindCanceled   = contract.AttemptCanceled
+	KindTransport  = contract.AttemptTransport
+	KindTooLarge   = contract.AttemptTooLarge // the answer is over the size limit (ResponseTooLargeError)
 )
 
-// Attempt is one HTTP call made by a Complete, as the journal keeps it: what came back
-// and, when another attempt followed, the wait chosen before it. It holds no wall-clock
-// reading, so a recorded exchange replays byte for byte. Error has the API key scrubbed
-// and is cut to a few hundred characters, like the call's error.
-type Attempt struct {
-	N            int    `json:"n"`
-	Status       int    `json:"status,omitempty"` // HTTP status; 0 when none arrived
-	Kind         string `json:"kind,omitempty"`   // one of the Kind constants, "" for a plain status
-	RetryAfterMS *int64 `json:"retry_after_ms,omitempty"`
-	WaitMS       *int64 `json:"wait_ms,omitempty"`
-	Error        string `json:"error,omitempty"`
-}
-
-// RetryAfter is the delay the endpoint asked for; ok is false when it named none.
-func (a Attempt) RetryAfter() (time.Duration, bool) {
-	if a.RetryAfterMS == nil {
-		return 0, false
-	}
-	return time.Duration(*a.RetryAfterMS) * time.Millisecond, true
-}
-
-// Wait is the delay chosen before the next attempt; ok is false when none followed.
-func (a Attempt) Wait() (time.Duration, bool) {
-	if a.WaitMS == nil {
-		return 0, false
-	}
-	return time.Duration(*a.WaitMS) * time.Millisecond, true
-}
-
-// Cause says briefly why the attempt failed: "HTTP 429", "timeout", "HTTP 502 with a
-// non-JSON body".
-func (a Attempt) Cause() string {
-	switch {
-	case a.Kind == KindConnection && a.Status != 0:
-		return fmt.Sprintf("HTTP %d answer cut short", a.Status)
-	case a.Kind == KindConnection:
-		return "connection refused or dropped"
-	case a.Kind == KindNonJSON && a.Status != 0:
-		return fmt.Sprintf("HTTP %d with a non-JSON body", a.Status)
-	case a.Kind != "":
-		return a.Kind
-	case a.Status != 0:
-		return fmt.Sprintf("HTTP %d", a.Status)
-	default:
-		return "failed"
-	}
-}
-
-// Short is the cause in a word or a number, for a status line: "429", "timeout".
-func (a Attempt) Short() string {
-	switch {
-	case a.Kind != "" && a.Kind != KindNonJSON:
-		return a.Kind
-	case a.Status != 0:
-		return fmt.Sprint(a.Status)
-	case a.Kind != "":
-		return a.Kind
-	default:
-		return "failed"
-	}
-}
+// Attempt is one HTTP call made by a Complete, as the journal keeps it (the model
+// exchange's attempt log, declared in contract).
+type Attempt = contract.ModelAttempt
 
 func millis(d time.Duration) *int64 {
 	ms := d.Milliseconds()

@@ -2,17 +2,6 @@ package llm
 
 import "github.com/agentspine/spine/contract"
 
-// TextSize is the size of what a response says: its content, refusal and tool calls
-// (ids, names and arguments), in bytes. It is what MaxModelResponse bounds once a
-// response is decoded, whatever the model behind it.
-func (r ChatResponse) TextSize() int64 {
-	n := len(r.Content) + len(r.Refusal)
-	for _, tc := range r.ToolCalls {
-		n += len(tc.ID) + len(tc.Name) + len(tc.Arguments)
-	}
-	return int64(n)
-}
-
 // LimitResponse holds a model's answer to the size limit: one whose text is over max
 // bytes (contract.MaxModelResponse when max is 0) comes back without its text (content,
 // refusal, tool calls) and with a *ResponseTooLargeError naming its size; its model,

@@ -125,7 +125,7 @@ func faultKind(role llm.RoleName, err error) string {
 
 // faultOf reports the executor fault an ExecutionResult carries, if any.
 func faultOf(res contract.ExecutionResult) (*contract.Fault, bool) {
-	if res.Status != contract.ExecFailed || len(res.ToolCalls) > 0 {
+	if res.Status != contract.ExecFailed {
 		return nil, false
 	}
 	m, ok := res.Output.(map[string]any)
@@ -134,7 +134,8 @@ func faultOf(res contract.ExecutionResult) (*contract.Fault, bool) {
 	}
 	e, ok := m["executor_error"].(string)
 	kind, ok2 := m["fault_kind"].(string)
-	if !ok || !ok2 {
+	// A fault of the model comes before any tool call; a tool's server can fail after some.
+	if !ok || !ok2 || len(res.ToolCalls) > 0 && kind != contract.FaultToolUnavailable {
 		return nil, false
 	}
 	return &contract.Fault{Role: string(llm.R3), Kind: kind, Detail: clip(e, 400)}, true

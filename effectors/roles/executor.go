@@ -26,12 +26,6 @@ type execRequest struct {
 	Caution        []string                   `json:"caution,omitempty"`
 }
 
-// toolRequest is a tool call as journalled: the model's call id and its arguments text.
-type toolRequest struct {
-	ID        string `json:"id"`
-	Arguments string `json:"arguments"`
-}
-
 // execution is one R3 attempt: the result for R4a, and whether it failed for want of a
 // working model (then R4a has nothing to judge).
 type execution struct {
@@ -99,6 +93,12 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a 
 			req.Messages = append(req.Messages, llm.AssistantTurn(resp.Content, calls))
 			for i, tc := range calls {
 				reply, entry, err := p.callTool(ctx, rec, post, a, tc, oversized[i], allowed, g, late)
+				if f := toolFault(err); f != nil {
+					// The tool's server is gone: a fault, decided by the rules.
+					res.ToolCalls = append(res.ToolCalls, entry)
+					res.Status, res.Output = contract.ExecFailed, f.Error()
+					return execution{result: res, infra: f}, nil
+				}
 				if err != nil {
 					return execution{}, err
 				}
@@ -133,8 +133,8 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a 
 // journals it. It returns the text the model sees and the tool_calls entry. Only a
 // cancelled context is an error: a refusal or a failing command is a result.
 func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a Assignment, tc llm.ToolCall, oversized int, allowed map[string]bool, g guard, late *lateCheck) (string, string, error) {
-	tgt := targetOf(tc.Name, tc.Arguments)
-	x := engine.Exchange{Name: "tool:" + tc.Name, Request: toolRequest{ID: tc.ID, Arguments: tc.Arguments}}
+	tgt := p.callTarget(tc.Name, tc.Arguments)
+	x := engine.Exchange{Name: "tool:" + tc.Name, Request: contract.ToolRequest{ID: tc.ID, Arguments: tc.Arguments}}
 	refuse := func(why string) (string, string, error) {
 		out := "refused: " + why
 		r := sandbox.ToolResult{Tool: tc.Name, Target: tgt, Output: out, ExitCode: -1, Refused: true,
@@ -209,6 +209,9 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a
 	entry := r.Evidence
 	if entry == "" {
 		entry = contract.FormatToolCall(tc.Name, tgt, r.Output)
+	}
+	if f := toolFault(err); f != nil {
+		return toolReply(r, err), entry, f
 	}
 	return toolReply(r, err), entry, nil
 }

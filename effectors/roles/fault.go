@@ -35,7 +35,10 @@ func faultOfError(role llm.RoleName, err error) (*contract.Fault, bool) {
 		tooLarge  *llm.ResponseTooLargeError
 	)
 	kind := ""
+	var tool faultKinded
 	switch {
+	case errors.As(err, &tool):
+		kind = tool.FaultKind()
 	case errors.As(err, &tooLarge):
 		kind = contract.FaultResponseTooLarge
 	case errors.As(err, &cornered):

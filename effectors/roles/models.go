@@ -84,13 +84,13 @@ func (jm journalledModel) Complete(ctx context.Context, req llm.ChatRequest) (ll
 	resp, err := jm.m.Chat.Complete(withRetryRole(ctx, jm.role), req)
 	// An answer over the size limit is journalled, and read, as its size only.
 	resp, err = llm.LimitResponse(resp, err, 0)
+	usage := resp.Usage
 	x := engine.Exchange{
 		Name:       trace.ExchangeModel + string(jm.role),
 		Request:    req,
 		Response:   resp,
 		DurationMS: jm.clock.Now().Sub(start).Milliseconds(),
-		Usage: &trace.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-			TotalTokens: resp.Usage.TotalTokens},
+		Usage:      &usage,
 	}
 	if err != nil {
 		x.Error = err.Error()

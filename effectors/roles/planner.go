@@ -16,13 +16,9 @@ import (
 	"github.com/agentspine/spine/spine/trace"
 )
 
-// Assignment is a SubTask as dispatched to R3: the contract's fields, with the ID the
-// runtime assigned, and the tools and targets the plan declared for it.
-type Assignment struct {
-	contract.SubTask
-	Tools   []string `json:"tools"`
-	Targets []string `json:"targets"`
-}
+// Assignment is a SubTask as dispatched to R3 (declared in contract, where a reader of
+// a recorded run finds it).
+type Assignment = contract.Assignment
 
 // planner is R2's own state: the task R1 sent it, the directive of the round at hand, and
 // the plans it made. It knows of other roles' work only what arrived in its mailbox.

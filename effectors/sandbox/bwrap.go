@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -332,33 +333,78 @@ func (b *Bubblewrap) Run(ctx context.Context, p Process) (RunReport, error) {
 
 // run runs one call; probe makes the launcher report what it applied.
 func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport, error) {
-	var cg *callCgroup
-	if b.cg != nil {
-		var err error
-		if cg, err = b.cg.create(b.opts.Limits); err != nil {
-			return RunReport{}, err
-		}
-		defer cg.killAndRemove()
-	}
-	var cf callFiles
-	defer cf.closeOwn()
-	hosts, err := dataPipe([]byte(b.relays.etcHosts()))
+	l, err := b.launch(ctx, launchSpec{argv: []string{"/bin/sh", "-c", p.Script}, dir: p.Dir, env: p.Env,
+		stdout: p.Out, stderr: p.Out, relays: b.relays, readOnly: b.opts.ReadOnly}, probe)
 	if err != nil {
 		return RunReport{}, err
+	}
+	return l.wait(p.Out)
+}
+
+// launchSpec is what one bwrap runs and what it is shown: a shell call's sh -c, or a
+// long-lived program (Start).
+type launchSpec struct {
+	argv           []string // argv[0] absolute
+	dir            string
+	env            []string
+	stdin          io.Reader // nil: /dev/null
+	stdout, stderr io.Writer
+	relays         relayPlan
+	readOnly       []string
+}
+
+// launched is a bwrap started and released to run its command; wait ends it.
+type launched struct {
+	b       *Bubblewrap
+	cmd     *exec.Cmd
+	cg      *callCgroup
+	rl      *relay
+	initFD  int
+	initErr error
+	undo    []func() // run in reverse order once the command has been waited for
+}
+
+func (l *launched) cleanup() {
+	for i := len(l.undo) - 1; i >= 0; i-- {
+		l.undo[i]()
+	}
+	l.undo = nil
+}
+
+// launch starts bwrap for s from a staging thread, waits for it to report its child,
+// joins the cgroup, opens the relay and releases the command.
+func (b *Bubblewrap) launch(ctx context.Context, s launchSpec, probe bool) (_ *launched, err error) {
+	l := &launched{b: b, initErr: errors.New("no init yet")}
+	defer func() {
+		if err != nil {
+			l.cleanup()
+		}
+	}()
+	if b.cg != nil {
+		if l.cg, err = b.cg.create(b.opts.Limits); err != nil {
+			return nil, err
+		}
+		l.undo = append(l.undo, l.cg.killAndRemove)
+	}
+	var cf callFiles
+	l.undo = append(l.undo, cf.closeOwn)
+	hosts, err := dataPipe([]byte(s.relays.etcHosts()))
+	if err != nil {
+		return nil, err
 	}
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
 		hosts.Close()
-		return RunReport{}, err
+		return nil, err
 	}
-	defer infoR.Close()
+	l.undo = append(l.undo, func() { infoR.Close() })
 	blockR, blockW, err := os.Pipe()
 	if err != nil {
 		hosts.Close()
 		infoW.Close()
-		return RunReport{}, err
+		return nil, err
 	}
-	defer blockW.Close()
+	l.undo = append(l.undo, func() { blockW.Close() })
 	a := slices.Clone(b.base)
 	a = append(a, "--ro-bind-data", strconv.Itoa(cf.add(hosts, true)), "/etc/hosts")
 	infoFD, blockFD := cf.add(infoW, true), cf.add(blockR, true)
@@ -366,7 +412,7 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 	if b.seccomp != nil {
 		sf, err := dataPipe(b.seccomp)
 		if err != nil {
-			return RunReport{}, err
+			return nil, err
 		}
 		a = append(a, "--seccomp", strconv.Itoa(cf.add(sf, true)))
 	}
@@ -380,16 +426,16 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 		staged = append(staged, stageSource{path: p, ro: ro})
 		return stagedPath(len(staged) - 1)
 	}
-	for _, ro := range b.opts.ReadOnly {
+	for _, ro := range s.readOnly {
 		if _, err := os.Stat(ro); err != nil {
 			continue // as --ro-bind-try: an absent path is not shown
 		}
 		a = append(a, "--ro-bind", source(ro, true), ro)
 	}
-	a = append(a, "--bind", source(p.Dir, false), p.Dir)
+	a = append(a, "--bind", source(s.dir, false), s.dir)
 	// Hidden paths are masked last, so they win over any mount that would show them.
 	for _, h := range b.opts.Hidden {
-		if !b.visible(h, p.Dir) {
+		if !b.visible(h, s.dir, s.readOnly) {
 			continue
 		}
 		if fi, err := os.Stat(h); err == nil && fi.IsDir() {
@@ -398,16 +444,15 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 			a = append(a, "--ro-bind", "/dev/null", h)
 		}
 	}
-	a = append(a, "--info-fd", strconv.Itoa(infoFD), "--block-fd", strconv.Itoa(blockFD), "--chdir", p.Dir, "--")
+	a = append(a, "--info-fd", strconv.Itoa(infoFD), "--block-fd", strconv.Itoa(blockFD), "--chdir", s.dir, "--")
 	withAS := b.cg == nil || !b.cg.limitsMemory()
-	a = append(a, launch.Argv("/proc/self/fd/"+strconv.Itoa(exeFD), b.opts.Limits.launchLimits(withAS), probe,
-		"/bin/sh", "-c", p.Script)...)
+	a = append(a, launch.Argv("/proc/self/fd/"+strconv.Itoa(exeFD), b.opts.Limits.launchLimits(withAS), probe, s.argv...)...)
 
 	cmd := exec.CommandContext(ctx, b.path, a...)
 	// bwrap's --chdir sets the command's directory; the host uid may not be able to
-	// reach p.Dir's parents, so bwrap itself starts in /.
-	cmd.Dir, cmd.Env = "/", p.Env
-	cmd.Stdout, cmd.Stderr = p.Out, p.Out
+	// reach the work dir's parents, so bwrap itself starts in /.
+	cmd.Dir, cmd.Env = "/", s.env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.stdin, s.stdout, s.stderr
 	cmd.ExtraFiles = cf.files
 	cmd.WaitDelay = waitDelay
 	inOwnProcessGroup(cmd)
@@ -416,63 +461,71 @@ func (b *Bubblewrap) run(ctx context.Context, p Process, probe bool) (RunReport,
 	}
 	end, err := startStaged(cmd, staged)
 	if err != nil {
-		return RunReport{}, err
+		return nil, err
 	}
-	defer end() // after every Wait below: the starting thread is bwrap's parent
+	l.cmd = cmd
+	l.undo = append(l.undo, end) // after every Wait: the starting thread is bwrap's parent
 	cf.closeOwn()
 	// bwrap reports its child and waits on the block descriptor before anything of the
 	// command runs: the call's cgroup and the relay's listeners are set up meanwhile.
-	fail := func(err error) (RunReport, error) {
+	fail := func(err error) error {
 		_ = cmd.Cancel()
 		if werr := cmd.Wait(); werr != nil {
-			return RunReport{}, fmt.Errorf("%w (%v)", werr, err)
+			return fmt.Errorf("%w (%v)", werr, err)
 		}
-		return RunReport{}, err
+		return err
 	}
 	child, err := readChildPID(infoR)
 	if err != nil {
 		if werr := cmd.Wait(); werr != nil {
-			return RunReport{}, werr // bwrap failed before it started anything; its message is in p.Out
+			return nil, werr // bwrap failed before it started anything; its message is in stderr
 		}
-		return RunReport{}, err
+		return nil, err
 	}
 	// bwrap returns the command's status as soon as the command ends, while the
 	// sandbox's init may still be killing what the command left behind; without a cgroup
 	// nothing else waits for that. A pidfd of the init, taken while it waits on the block
 	// descriptor (so the pid is still its own), lets the call end only once it is gone.
-	initFD, initErr := unix.PidfdOpen(child, 0)
-	if initErr == nil {
-		defer unix.Close(initFD)
+	l.initFD, l.initErr = unix.PidfdOpen(child, 0)
+	if l.initErr == nil {
+		fd := l.initFD
+		l.undo = append(l.undo, func() { unix.Close(fd) })
 	}
-	if cg != nil {
-		if err := cg.join(cmd.Process.Pid, child); err != nil {
-			return fail(err)
+	if l.cg != nil {
+		if err := l.cg.join(cmd.Process.Pid, child); err != nil {
+			return nil, fail(err)
 		}
 	}
-	var rl *relay
-	if len(b.relays.routes) > 0 {
-		if rl, err = startRelay(child, b.relays, b.where); err != nil {
-			return fail(fmt.Errorf("sandbox network relay: %w", err))
+	if len(s.relays.routes) > 0 {
+		if l.rl, err = startRelay(child, s.relays, b.where); err != nil {
+			return nil, fail(fmt.Errorf("sandbox network relay: %w", err))
 		}
-		defer rl.stop()
+		l.undo = append(l.undo, l.rl.stop)
 	}
 	if _, err := blockW.Write([]byte{'1'}); err != nil {
-		return fail(err)
+		return nil, fail(err)
 	}
-	runErr := cmd.Wait()
-	killGroup(cmd)
-	if initErr == nil {
-		endNamespace(initFD)
+	return l, nil
+}
+
+// wait waits for the command, kills what it left behind and releases the call's
+// resources; the relay's refusals are written to out.
+func (l *launched) wait(out io.Writer) (RunReport, error) {
+	defer l.cleanup()
+	runErr := l.cmd.Wait()
+	killGroup(l.cmd)
+	if l.initErr == nil {
+		endNamespace(l.initFD)
 	}
-	if rl != nil && p.Out != nil {
+	if l.rl != nil && out != nil {
 		// The command's output is complete once Wait returns: the relay's word goes last.
-		for _, why := range rl.refusals() {
-			fmt.Fprintf(p.Out, "[sandbox: a connection was refused: %s]\n", why)
+		for _, why := range l.rl.refusals() {
+			fmt.Fprintf(out, "[sandbox: a connection was refused: %s]\n", why)
 		}
 	}
 	var rep RunReport
-	if cg != nil {
-		rep.Limits = cg.limitsHit(b.opts.Limits)
+	if l.cg != nil {
+		rep.Limits = l.cg.limitsHit(l.b.opts.Limits)
 	}
 	return rep, runErr
 }
@@ -517,7 +570,7 @@ func readChildPID(info *os.File) (int, error) {
 }
 
 // visible tells whether host path p lies under something the sandbox shows.
-func (b *Bubblewrap) visible(p, dir string) bool {
+func (b *Bubblewrap) visible(p, dir string, readOnly []string) bool {
 	under := func(root string) bool { return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/") }
 	if under(dir) || under("/usr") {
 		return true
@@ -527,7 +580,7 @@ func (b *Bubblewrap) visible(p, dir string) bool {
 			return true
 		}
 	}
-	for _, r := range b.opts.ReadOnly {
+	for _, r := range readOnly {
 		if under(r) {
 			return true
 		}

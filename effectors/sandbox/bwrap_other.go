@@ -22,3 +22,6 @@ func (*Bubblewrap) Run(context.Context, Process) (RunReport, error) {
 
 // Describe implements Jail.
 func (*Bubblewrap) Describe() Isolation { return Isolation{Mechanism: MechanismNone} }
+
+// Start implements Starter; it is never reached, as NewBubblewrap fails.
+func (*Bubblewrap) Start(context.Context, Program) (*Running, error) { return nil, ErrNoIsolation }

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 
@@ -45,39 +44,14 @@ func hasDotDot(p string) bool {
 	return false
 }
 
-// How a tool_calls entry's call went, as ReadEntry tells it.
+// How a tool_calls entry's call went, as ReadEntry tells it (contract.ReadToolCall).
 const (
-	EntrySucceeded  = "succeeded"  // the call ran and nothing says it failed
-	EntryRefused    = "refused"    // the runtime or the sandbox did not run it
-	EntryFailed     = "failed"     // it ran and failed: an I/O error, an exit status, a timeout
-	EntryUnreadable = "unreadable" // not an entry in the "<tool>:<target> → <evidence>" form
+	EntrySucceeded  = contract.ToolCallSucceeded
+	EntryRefused    = contract.ToolCallRefused
+	EntryFailed     = contract.ToolCallFailed
+	EntryUnreadable = contract.ToolCallUnreadable
 )
 
-// failedTail matches the markers Shell appends to a command that ended badly; a limit
-// report may follow them.
-var failedTail = regexp.MustCompile(`\[(exit status -?\d+|timed out after [^\]]*)\]( \[limit reached: [^\]]*\])?$`)
-
-// ReadEntry tells how the call a tool_calls entry records went, from its evidence alone:
-// refused when the evidence begins "refused:"; failed when it ends with "[exit status N]"
-// or "[timed out after …]" (a shell command, maybe followed by "[limit reached: …]"), or
-// begins "error:" and the tool is not the shell (a file tool's I/O error: a command's own
-// output may begin so, as grep's does, and the sandbox marks a failed command by its exit
-// status); succeeded otherwise. An entry that contract.ParseToolCall cannot read is unreadable,
-// which is no record of success either.
-//
-// The evidence keeps only the last contract.ToolCallEvidenceRunes characters of the output, so a refusal or
-// an I/O error whose text is longer than that has lost its prefix and reads as succeeded:
-// the answer errs toward success, never toward a failure that did not happen.
-func ReadEntry(entry string) string {
-	c, ok := contract.ParseToolCall(entry)
-	tool, ev := c.Tool, c.Evidence
-	switch {
-	case !ok:
-		return EntryUnreadable
-	case strings.HasPrefix(ev, "refused:"):
-		return EntryRefused
-	case failedTail.MatchString(ev), tool != ToolShell && strings.HasPrefix(ev, "error:"):
-		return EntryFailed
-	}
-	return EntrySucceeded
-}
+// ReadEntry tells how the call a tool_calls entry records went, from its evidence alone
+// (contract.ReadToolCall, where the entry's format is).
+func ReadEntry(entry string) string { return contract.ReadToolCall(entry) }

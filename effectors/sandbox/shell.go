@@ -23,19 +23,11 @@ const (
 // waitDelay bounds how long a killed command's leftover output pipes are waited for.
 const waitDelay = 500 * time.Millisecond
 
-// ToolResult is the outcome of one tool call. Output is what the model sees; Evidence is
-// the tool_calls entry. A non-zero exit status or a timeout is a result, not an error:
-// the command ran. Refused is set when the call did not run; the error says why.
-type ToolResult struct {
-	Tool      string `json:"tool"`
-	Target    string `json:"target"`
-	Output    string `json:"output"`
-	ExitCode  int    `json:"exit_code"`
-	TimedOut  bool   `json:"timed_out,omitempty"`
-	Truncated bool   `json:"truncated,omitempty"`
-	Refused   bool   `json:"refused,omitempty"`
-	Evidence  string `json:"evidence"`
-}
+// ToolResult is the outcome of one tool call: the tool exchange's response, declared in
+// contract (ToolResponse) so that a reader of a recorded run needs no effector. A
+// non-zero exit status or a timeout is a result, not an error: the command ran. Refused
+// is set when the call did not run; the error says why.
+type ToolResult = contract.ToolResponse
 
 // result completes a ToolResult with its evidence entry.
 func result(tool, target, output string) ToolResult {

@@ -9,16 +9,14 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // ToolSpec declares a tool for function calling: a name, what it does, and a JSON-schema
-// object for its arguments. It has the field names and types of llm.Tool, so a plain
-// conversion llm.Tool(spec) turns one into the other.
-type ToolSpec struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
+// object for its arguments. It is the model request's tool declaration (contract.ModelTool,
+// which llm.Tool names too).
+type ToolSpec = contract.ModelTool
 
 // Toolbox is what an executor needs from a sandbox: the tools' declarations and a way
 // to call one by name with the model's JSON arguments.

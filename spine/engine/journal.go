@@ -18,7 +18,7 @@ type Exchange struct {
 	Request    any
 	Response   any // nil: none
 	Error      string
-	Usage      *trace.Usage
+	Usage      *contract.ModelUsage
 	DurationMS int64
 }
 

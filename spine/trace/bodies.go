@@ -242,23 +242,18 @@ type EmitError struct {
 	Error string `json:"error"`
 }
 
-// Usage is the token usage of a model call, journalled with its exchange.
-type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
-}
-
 // Exchange is one nested exchange an effector journalled while the engine waited on
 // it (KindExchange): a model call, a tool call, a check, a memory query. Name says what
-// was called ("llm:R2", "tool:shell", …; see the Exchange* prefixes).
+// was called ("llm:R2", "tool:shell", …; see the Exchange* prefixes). A model call's
+// Usage is its response's, recorded beside it; the request and response shapes of model
+// and tool calls are contract's (ModelRequest, ModelResponse, ToolRequest, ToolResponse).
 type Exchange struct {
-	Name       string          `json:"name"`
-	Request    json.RawMessage `json:"request"`
-	Response   json.RawMessage `json:"response,omitempty"`
-	Error      string          `json:"error,omitempty"`
-	Usage      *Usage          `json:"usage,omitempty"`
-	DurationMS int64           `json:"duration_ms"`
+	Name       string               `json:"name"`
+	Request    json.RawMessage      `json:"request"`
+	Response   json.RawMessage      `json:"response,omitempty"`
+	Error      string               `json:"error,omitempty"`
+	Usage      *contract.ModelUsage `json:"usage,omitempty"`
+	DurationMS int64                `json:"duration_ms"`
 }
 
 // Message is one inter-role message: the body of a message event, and what the bus

@@ -132,7 +132,7 @@ var everyKind = []struct {
 		EffectorCall{Call: 1, Op: "mint", RequestHash: "sha256:cd", Request: json.RawMessage(`{"iteration":1,"objective":"plan"}`)}},
 	{`{"seq":10,"t":"2026-01-01T00:00:00.009Z","kind":"exchange","name":"llm:R2","request":{"model":"m"},"response":{"content":"ok"},"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12},"duration_ms":40}`,
 		Exchange{Name: "llm:R2", Request: json.RawMessage(`{"model":"m"}`), Response: json.RawMessage(`{"content":"ok"}`),
-			Usage: &Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}, DurationMS: 40}},
+			Usage: &contract.ModelUsage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}, DurationMS: 40}},
 	{`{"seq":11,"t":"2026-01-01T00:00:00.01Z","kind":"exchange","name":"tool:shell","request":null,"error":"denied","duration_ms":0}`,
 		Exchange{Name: "tool:shell", Request: json.RawMessage(`null`), Error: "denied"}},
 	{`{"seq":12,"t":"2026-01-01T00:00:00.011Z","kind":"message","from":"R4b","to":"R7","type":"ReplanRequest","task_id":"t1","payload":{"task_id":"t1"}}`,

@@ -1,21 +1,21 @@
-package main
+package runlog
 
 import (
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/spine/trace"
 )
 
-// typedPayload decodes a posted message's payload by its type for display, or returns
-// the payload as it is when the type is not one the displays know or does not decode.
-func typedPayload(m trace.Message) any {
+// Payload decodes a message's payload by its type into the contract's struct (a pointer
+// to it), or returns the payload as it is (json.RawMessage) when the type is not one of
+// the pipeline's or the payload does not decode as it.
+func Payload(m trace.Message) any {
 	var v any
 	switch m.Type {
 	case contract.TypeTaskSpec:
 		v = new(contract.TaskSpec)
 	case contract.TypeSubTask:
-		v = new(roles.Assignment)
+		v = new(contract.Assignment)
 	case contract.TypeDispatchManifest:
 		v = new(contract.DispatchManifest)
 	case contract.TypeExecutionResult:

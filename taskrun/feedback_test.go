@@ -1,4 +1,4 @@
-package main
+package taskrun
 
 import (
 	"bytes"
@@ -53,7 +53,7 @@ func TestFindFinishedTask(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := findFinishedTask("t.jsonl", tf, "")
+		got, err := FindFinishedTask("t.jsonl", tf, "")
 		if tc.want != "" {
 			if err == nil || err.Error() != tc.want {
 				t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
@@ -65,11 +65,11 @@ func TestFindFinishedTask(t *testing.T) {
 			continue
 		}
 		var ids []string
-		for _, m := range got.megrams {
-			ids = append(ids, m.m.ID)
+		for _, m := range got.Megrams {
+			ids = append(ids, m.Megram.ID)
 		}
-		if got.id != tc.task || got.intent != tc.intent || strings.Join(ids, " ") != tc.megrams {
-			t.Errorf("%s: task %q intent %q megrams %q, want %q %q %q", tc.name, got.id, got.intent, ids, tc.task, tc.intent, tc.megrams)
+		if got.ID != tc.task || got.Intent != tc.intent || strings.Join(ids, " ") != tc.megrams {
+			t.Errorf("%s: task %q intent %q megrams %q, want %q %q %q", tc.name, got.ID, got.Intent, ids, tc.task, tc.intent, tc.megrams)
 		}
 	}
 }
@@ -77,7 +77,7 @@ func TestFindFinishedTask(t *testing.T) {
 // FuzzFeedbackTrace feeds arbitrary traces to the feedback reader: an error or a task,
 // never a panic.
 func FuzzFeedbackTrace(f *testing.F) {
-	if b, err := os.ReadFile("../../fixtures/ggs/accept.trace.jsonl"); err == nil {
+	if b, err := os.ReadFile("../fixtures/ggs/accept.trace.jsonl"); err == nil {
 		f.Add(b)
 	}
 	f.Add([]byte(traceOf([5]string{"R7", "User", "FinalResult", "a", `{"task_id":"a","directive":"accept"}`})))
@@ -87,8 +87,8 @@ func FuzzFeedbackTrace(f *testing.F) {
 		if err != nil {
 			return
 		}
-		ft, err := findFinishedTask("f.jsonl", tf, "")
-		if err == nil && (ft == nil || ft.finalLine == 0) {
+		ft, err := FindFinishedTask("f.jsonl", tf, "")
+		if err == nil && (ft == nil || ft.FinalLine == 0) {
 			t.Fatalf("no error and no finished task: %+v", ft)
 		}
 	})

@@ -1,4 +1,4 @@
-package report
+package runlog
 
 import (
 	"encoding/json"
@@ -33,7 +33,8 @@ type Loss struct {
 	Rounds  []Round `json:"rounds"`
 }
 
-// Rounds reads GGS's rounds out of a trace read whole; name is used in errors. Round 0,
+// Rounds reads GGS's rounds out of a trace read whole (what `spine trace loss` lists and
+// the report's loss plot draws); name is used in errors. Round 0,
 // the seed GGS asserts before any report, carries no loss and is left out, as is a fact
 // of another rule set that happens to be named signals but has no round. A body read
 // here that does not hold what GGS writes is an error naming its line.
@@ -44,16 +45,11 @@ func Rounds(name string, f *trace.File) (*Loss, error) {
 		e := &f.Events[i]
 		switch body := e.Body.(type) {
 		case trace.Header:
-			if len(body.Params) == 0 || string(body.Params) == "null" {
-				continue
-			}
-			var p struct {
-				Epsilon float64 `json:"epsilon"`
-			}
-			if err := json.Unmarshal(body.Params, &p); err != nil {
+			eps, err := epsilon(body)
+			if err != nil {
 				return nil, fmt.Errorf("%s:%d: header: params: %v", name, e.Line, err)
 			}
-			lt.Epsilon = p.Epsilon
+			lt.Epsilon = eps
 		case trace.FactChange:
 			if e.Kind == trace.KindFactRetracted || body.Fact.Kind != "signals" {
 				continue

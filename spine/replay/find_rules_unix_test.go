@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package replay
 
 import (
 	"os"
@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/agentspine/spine/spine/replay"
 )
 
 // recordedRuleFile is any rule file's bytes, which a regular file gives back whole.
@@ -28,7 +26,7 @@ func TestReadRecordedRuleFileRefuses(t *testing.T) {
 	if err := os.Symlink("/dev/zero", at("link.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(at("big.yaml"), make([]byte, replay.MaxRecordedRuleFile+1), 0o644); err != nil {
+	if err := os.WriteFile(at("big.yaml"), make([]byte, MaxRecordedRuleFile+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(at("ok.yaml"), []byte(recordedRuleFile), 0o644); err != nil {
@@ -43,7 +41,7 @@ func TestReadRecordedRuleFileRefuses(t *testing.T) {
 		{at("missing.yaml"), "no such file or directory"},
 	} {
 		start := time.Now()
-		_, err := readRecordedRuleFile(tc.path)
+		_, err := ReadRecordedRuleFile(tc.path)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want %q", tc.path, err, tc.want)
 		}
@@ -51,7 +49,7 @@ func TestReadRecordedRuleFileRefuses(t *testing.T) {
 			t.Errorf("%s: took %s", tc.path, d)
 		}
 	}
-	src, err := readRecordedRuleFile(at("ok.yaml"))
+	src, err := ReadRecordedRuleFile(at("ok.yaml"))
 	if err != nil || string(src) != recordedRuleFile {
 		t.Fatalf("a regular rule file: %v", err)
 	}

@@ -1,0 +1,148 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentspine/spine/spine/engine"
+)
+
+// FileCheck says how CheckFile checks one rule file.
+type FileCheck struct {
+	// Analyze runs the completeness and overlap analysis (Analyze), not only Lint.
+	Analyze bool
+	// Domains is the signal domains file; "" takes the rule file's own domains: key,
+	// else <rulefile>.domains<ext> beside it when there is one.
+	Domains string
+	// Expect is a decision table file the rules must reproduce.
+	Expect string
+	// HostParams are params a host reads; HostParamsOf adds those of a host that knows
+	// the rule set by name.
+	HostParams   []string
+	HostParamsOf func(ruleSet string) []string
+	// Budget bounds the never-fires analysis (Options.Budget); 0 is no bound.
+	Budget int
+}
+
+// Checked is what CheckFile found in a rule file that loads.
+type Checked struct {
+	Rules  *engine.RuleSet
+	Report *Report
+}
+
+// CheckFile loads the rule file at path and analyses it as c says. Every error names
+// its file: the rule file's load errors (engine.LoadErrors, each positioned), a domains
+// or expectations file's, or the rule file's when it cannot be read or analysed.
+func CheckFile(path string, c FileCheck) (*Checked, error) {
+	rs, err := engine.LoadRulesFile(path)
+	var les engine.LoadErrors
+	if err != nil && !errors.As(err, &les) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	opt := Options{HostParams: append([]string(nil), c.HostParams...), Budget: c.Budget}
+	if c.HostParamsOf != nil {
+		opt.HostParams = append(opt.HostParams, c.HostParamsOf(rs.Name())...)
+	}
+	if c.Budget == 0 {
+		opt.Budget = -1 // no bound
+	}
+	// Domains: the option, else the rule file's own domains: key, else a sidecar file.
+	domainsPath := c.Domains
+	src, inFile := rs.DomainsSource()
+	if domainsPath == "" && !inFile {
+		domainsPath = domainsSidecar(path)
+	}
+	switch {
+	case domainsPath != "":
+		opt.Domains, err = LoadDomainsFile(domainsPath)
+	case inFile:
+		opt.Domains, err = ParseDomains(path, src)
+	}
+	if err == nil && c.Expect != "" {
+		opt.Expect, err = LoadExpectationsFile(c.Expect)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Without Analyze only the never-fires analysis runs, bounded by Budget; the
+	// partition is bounded by its number of regions.
+	analyze := Lint
+	if c.Analyze {
+		analyze = Analyze
+	}
+	rep, err := analyze(rs, opt)
+	var fe FileErrors
+	if err != nil && !errors.As(err, &fe) { // a domains or expectations file names itself
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Checked{Rules: rs, Report: rep}, nil
+}
+
+// domainsSidecar is the domains file next to a rule file (ggs.yaml → ggs.domains.yaml),
+// or "".
+func domainsSidecar(path string) string {
+	ext := filepath.Ext(path)
+	p := strings.TrimSuffix(path, ext) + ".domains" + ext
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return ""
+}
+
+// Findings counts the warnings and, with the analysis, the gaps, overlaps and undecided
+// regions.
+func (c *Checked) Findings(analyzed bool) int {
+	n := len(c.Report.Warnings)
+	if analyzed {
+		n += len(c.Report.Gaps()) + len(c.Report.Overlaps()) + len(c.Report.Undecided())
+	}
+	return n
+}
+
+// CellsHold reports whether every expected cell holds (true when there are none).
+func (c *Checked) CellsHold() bool {
+	for _, cell := range c.Report.Cells {
+		if !cell.OK() {
+			return false
+		}
+	}
+	return true
+}
+
+// Summary sums the check up in one line: rules, params, warnings and, with the
+// analysis, gaps, overlaps, undecided regions and expected cells.
+func (c *Checked) Summary(analyzed bool) string {
+	rep := c.Report
+	s := fmt.Sprintf("%s, %s", plural(len(c.Rules.Rules()), "rule"), plural(len(c.Rules.Params()), "param"))
+	s += ", " + plural(len(rep.Warnings), "warning")
+	if analyzed {
+		s += fmt.Sprintf(", %s, %s", plural(len(rep.Gaps()), "gap"), plural(len(rep.Overlaps()), "overlap"))
+		if n := len(rep.Undecided()); n > 0 {
+			s += ", " + plural(n, "undecided region")
+		}
+		if len(rep.Cells) > 0 {
+			hold, checked, off := CellTally(rep.Cells)
+			s += fmt.Sprintf(", %d of %d expected cells hold", hold, checked)
+			if off > 0 {
+				s += fmt.Sprintf(", %d off", off)
+			}
+		}
+	}
+	return s
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
