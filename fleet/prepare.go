@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/memory"
@@ -67,7 +68,7 @@ func (c *Client) OpenWorkerMemory(ctx context.Context, dir, name string, ttl tim
 			closers[i]()
 		}
 	}
-	opts := memory.Options{Clock: memory.SystemClock{}}
+	opts := memory.Options{Clock: clock.System{}}
 	if distil != nil {
 		journal := taskrun.NewJournalFile(filepath.Join(dir,
 			fmt.Sprintf("distill-%s-%d.jsonl", time.Now().UTC().Format("20060102T150405Z"), os.Getpid())))

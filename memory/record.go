@@ -1,14 +1,14 @@
 package memory
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"time"
 	"unicode/utf8"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/strictjson"
 )
 
 // Origins of stored records: who appended them.
@@ -169,13 +169,10 @@ func encodeRecord(r Record) []byte { return appendRecordJSON(nil, r) }
 // decodeRecordJSON reads a megram: value with encoding/json, for any form of the object.
 func decodeRecordJSON(data []byte) (Record, error) {
 	var r Record
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := strictjson.Decode(data, &r); errors.Is(err, strictjson.ErrTrailing) {
+		return Record{}, errors.New("megram record: trailing data after the JSON object")
+	} else if err != nil {
 		return Record{}, fmt.Errorf("megram record: %w", err)
-	}
-	if dec.More() {
-		return Record{}, fmt.Errorf("megram record: trailing data after the JSON object")
 	}
 	return r, nil
 }

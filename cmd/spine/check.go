@@ -64,7 +64,7 @@ func checkFile(io stdio, path string, f analysis.FileCheck, strict bool) (bool, 
 	checked, err := analysis.CheckFile(path, f)
 	var les engine.LoadErrors
 	switch {
-	case errors.As(err, &les):
+	case errors.As(err, &les) && !errors.As(err, new(*analysis.CompanionError)): // the rule file's own
 		for _, e := range les {
 			fmt.Fprintln(io.out, e.Error())
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
+	"github.com/agentspine/spine/taskrun"
 )
 
 // timeline renders trace events as a readable, one-line-per-step account. It works on
@@ -62,6 +63,9 @@ func (tl *timeline) event(e *trace.Event) {
 		_ = json.Unmarshal(b.Params, &params)
 		if len(params) > 0 {
 			p("params %s", compactJSON(params))
+		}
+		for _, l := range mcpToolLines(b.Meta[taskrun.MetaMCPTools], tl.all) {
+			p("%s", l)
 		}
 		tl.epsilon = runlog.Epsilon(b)
 	case trace.FactChange:

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/memory"
@@ -122,7 +123,7 @@ func (d PipelineDemo) WriteFiles(dir string) error {
 
 // storedMegrams lists what the run left in memory, in the store's key order.
 func storedMegrams(ctx context.Context, dir string) ([]memory.Record, error) {
-	store, err := memory.OpenLevelDB(dir, memory.Options{Clock: memory.SystemClock{}})
+	store, err := memory.OpenLevelDB(dir, memory.Options{Clock: clock.System{}})
 	if err != nil {
 		return nil, fmt.Errorf("memory: %w", err)
 	}

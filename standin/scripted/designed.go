@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/ggs/ggsrun"
@@ -110,7 +111,7 @@ func PlayDesigned(ctx context.Context, d *Designed, rs *engine.RuleSet, pc PlayC
 		if d.Reports == nil {
 			return PlayOutcome{}, fmt.Errorf("memory applies to GGS scenarios only")
 		}
-		store, err := memory.OpenLevelDB(pc.MemoryDir, memory.Options{Clock: engine.SystemClock{}})
+		store, err := memory.OpenLevelDB(pc.MemoryDir, memory.Options{Clock: clock.System{}})
 		if err != nil {
 			return PlayOutcome{}, err
 		}
@@ -119,7 +120,7 @@ func PlayDesigned(ctx context.Context, d *Designed, rs *engine.RuleSet, pc PlayC
 		if err != nil {
 			return PlayOutcome{}, err
 		}
-		opts = append(opts, ggs.WithMemory(w, engine.SystemClock{}, engine.RandomIDs{}))
+		opts = append(opts, ggs.WithMemory(w, clock.System{}, engine.RandomIDs{}))
 	}
 	if d.Signals != nil {
 		if err := scenario.CheckSidecarsFree(out.TracePath); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/ggs/ggsrun"
@@ -32,7 +33,7 @@ func play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink
 	run, err := ggsrun.New(ggsrun.Config{Rules: rs, Plant: NewPlant(sc), Task: sc.Task, GGS: opt,
 		Trace: sink, Events: events,
 		Engine: []engine.Option{
-			engine.WithClock(engine.NewStepClock(Epoch, time.Millisecond)),
+			engine.WithClock(clock.NewStep(Epoch, time.Millisecond)),
 			engine.WithRunID(sc.Name),
 		},
 		Meta: map[string]string{"scenario": sc.Name, "task_id": sc.Task.TaskID, "intent": sc.Task.Intent},
