@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/mcp"
@@ -75,7 +76,7 @@ func TestLiveRunServerCrashes(t *testing.T) {
 	})
 	res, err := taskrun.RunTask(context.Background(), taskrun.Config{
 		Task: task, Workdir: work, LLM: scripted.LLMConfig(), Chat: chat, TracePath: tracePath, Jail: jail,
-		Clock: engine.NewStepClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), time.Millisecond), IDs: &engine.SeqIDs{Prefix: "id"},
+		Clock: clock.NewStep(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), time.Millisecond), IDs: &engine.SeqIDs{Prefix: "id"},
 		RunID: "run-mcp-crash",
 		MCPServers: []mcp.Server{{Name: "go", Command: exe, Env: []string{testserver.EnvVar}, Timeout: 10 * time.Second,
 			ReadOnly: []string{filepath.Dir(exe)}}},
