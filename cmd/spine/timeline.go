@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
@@ -16,7 +17,7 @@ import (
 
 // timeline renders trace events as a readable, one-line-per-step account. It works on
 // decoded events (package trace), so the same code shows a recorded trace and a run as
-// it happens (timelineSink decodes each line as it is written).
+// it happens (timelineEvents encodes each event as it is written).
 type timeline struct {
 	w     io.Writer
 	all   bool // also show state changes and every rule evaluation
@@ -174,27 +175,17 @@ func compactJSON(v any) string {
 	return string(b)
 }
 
-// timelineSink renders each event as it is written, alongside another sink.
-type timelineSink struct {
-	next trace.Sink
-	tl   *timeline
-	buf  []byte
-}
-
-func (s *timelineSink) Write(e *trace.Event) error {
-	if err := s.next.Write(e); err != nil {
-		return err
+// timelineEvents renders each event of a run as it is written (ggsrun.EventObserver).
+func timelineEvents(tl *timeline) ggsrun.EventObserver {
+	var buf []byte
+	return func(e *trace.Event) {
+		// The event as a reader of the trace will get it: encoded, then decoded by kind.
+		var err error
+		if buf, err = e.AppendJSON(buf[:0]); err == nil {
+			_ = tl.line(bytes.TrimSuffix(buf, []byte("\n"))) // a line it cannot render is not the run's error
+		}
 	}
-	// The event as a reader of the trace will get it: encoded, then decoded by kind.
-	var err error
-	s.buf, err = e.AppendJSON(s.buf[:0])
-	if err != nil {
-		return err
-	}
-	return s.tl.line(bytes.TrimSuffix(s.buf, []byte("\n")))
 }
-
-func (s *timelineSink) Flush() error { return s.next.Flush() }
 
 // summarizeResult names a construct by its id and counts a gate's changes.
 func summarizeResult(raw json.RawMessage) string {
