@@ -74,6 +74,9 @@ type lineTap struct {
 	subj string
 	msgs string // message id prefix: <task>/<attempt>/
 	path string
+	// partSize is the most a message carries of a line; 0: the connection's payload
+	// limit, less room for the headers.
+	partSize int
 
 	mu      sync.Mutex
 	f       *os.File
@@ -128,7 +131,10 @@ func (t *lineTap) sync(ctx context.Context) {
 	if err := t.read(); err != nil {
 		t.fail(err)
 	}
-	size := int(t.c.nc.MaxPayload()) - 1024 // room for the headers
+	size := t.partSize
+	if size <= 0 {
+		size = int(t.c.nc.MaxPayload()) - 1024
+	}
 	for i := range t.pending {
 		p := &t.pending[i]
 		if p.acks != nil {
@@ -256,31 +262,25 @@ func (c *Client) attemptLines(ctx context.Context, task string, attempt int) ([]
 	if err != nil {
 		return nil, fmt.Errorf("trace line stream: %w", err)
 	}
-	last, err := s.GetLastMsgForSubject(ctx, subj)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("trace lines of %s: %w", subj, err)
-	}
 	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
 	if err != nil {
 		return nil, fmt.Errorf("trace lines of %s: %w", subj, err)
 	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("trace lines of %s: %w", subj, err)
+	}
+	// The messages stored when the consumer began; a line stored after (by an attempt
+	// still running, superseded) is not waited for.
 	parts := map[int][][]byte{} // line → its parts, by index
-	for seq := uint64(0); seq < last.Sequence; {
-		batch, err := cons.Fetch(256, jetstream.FetchMaxWait(5*time.Second))
+	for left := info.NumPending; left > 0; {
+		batch, err := cons.Fetch(int(min(left, 256)), jetstream.FetchMaxWait(5*time.Second))
 		if err != nil {
 			return nil, fmt.Errorf("trace lines of %s: %w", subj, err)
 		}
 		got := 0
 		for m := range batch.Messages() {
 			got++
-			md, err := m.Metadata()
-			if err != nil {
-				return nil, fmt.Errorf("trace lines of %s: %w", subj, err)
-			}
-			seq = md.Sequence.Stream
 			if n, i, k, ok := lineOf(m.Headers()); ok {
 				if len(parts[n]) != k {
 					parts[n] = make([][]byte, k)
@@ -292,8 +292,9 @@ func (c *Client) attemptLines(ctx context.Context, task string, attempt int) ([]
 			return nil, fmt.Errorf("trace lines of %s: %w", subj, err)
 		}
 		if got == 0 {
-			return nil, fmt.Errorf("trace lines of %s: the stream stopped answering at message %d of %d", subj, seq, last.Sequence)
+			return nil, fmt.Errorf("trace lines of %s: the stream stopped answering with %d message(s) left", subj, left)
 		}
+		left -= uint64(got)
 	}
 	return wholeLines(parts), nil
 }

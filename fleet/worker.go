@@ -476,14 +476,14 @@ func (w *Worker) finish(ctx context.Context, msg jetstream.Msg, t Task, a attemp
 	if !accepted {
 		w.cfg.Log(fmt.Sprintf("task %s: attempt %d finished after it was superseded; its result is not the task's", t.ID, a.n))
 		if st.State == Finished {
-			w.ack(ctx, msg, t.ID)
 			w.forgetLines(ctx, t.ID)
+			w.ack(ctx, msg, t.ID)
 		}
 		return
 	}
+	w.forgetLines(ctx, t.ID) // the task is finished: no attempt of it resumes
 	w.cfg.Log(fmt.Sprintf("task %s: attempt %d finished: %s", t.ID, a.n, st.Outcome()))
 	w.ack(ctx, msg, t.ID)
-	w.forgetLines(ctx, t.ID)
 }
 
 // recordResult is the change to a status that records attempt a's result: accepted
