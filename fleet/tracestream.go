@@ -124,7 +124,9 @@ func (s *lineSink) Flush() error {
 }
 
 // sync reads what the file gained, sends every line not yet stored, and waits until ctx
-// ends for the server to store them.
+// ends for the server to store them. A line the server did not answer for while the
+// connection was up is sent again at the next sync; one sent while it is down waits in
+// the client's buffer for the reconnection, and is not sent twice meanwhile.
 func (t *lineTap) sync(ctx context.Context) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -149,6 +151,10 @@ func (t *lineTap) sync(ctx context.Context) {
 	}
 	kept := t.pending[:0]
 	for _, p := range t.pending {
+		if p.acks == nil { // its send failed: tried again at the next sync
+			kept = append(kept, p)
+			continue
+		}
 		switch ok, err := waitAcks(ctx, p.acks); {
 		case ok:
 			t.stored++
@@ -156,7 +162,7 @@ func (t *lineTap) sync(ctx context.Context) {
 		case err != nil:
 			t.fail(err)
 			p.acks = nil
-		case ctx.Err() != nil:
+		case t.c.Connected():
 			p.acks = nil // unanswered: sent again next time, stored once
 		}
 		kept = append(kept, p)
@@ -212,9 +218,17 @@ func (t *lineTap) send(n int, data []byte, size int) ([]jetstream.PubAckFuture, 
 	return acks, nil
 }
 
-// waitAcks waits for every ack: ok when all came, err when the server refused one.
+// waitAcks waits until ctx ends for every ack: ok when all came, err when the server
+// refused one. An ack already there counts even when ctx has ended.
 func waitAcks(ctx context.Context, acks []jetstream.PubAckFuture) (ok bool, err error) {
 	for _, a := range acks {
+		select {
+		case <-a.Ok():
+			continue
+		case err := <-a.Err():
+			return false, err
+		default:
+		}
 		select {
 		case <-a.Ok():
 		case err := <-a.Err():
