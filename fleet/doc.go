@@ -22,6 +22,10 @@
 //     whose run could not start (its set-up failed and left no trace) is recorded as
 //     failed with its error, and the task goes back to the queue after a pause, until
 //     MaxStartFailures such attempts end it with that error;
+//   - the trace-line stream (tracestream.go): each complete line of an attempt's trace,
+//     stored as the run flushes it, and the resume of a redelivered task from the
+//     longest run of lines its earlier attempts stored (WorkerConfig.Resume; without it
+//     the task runs from the start), the attempt's status naming that attempt and line;
 //   - the Megram log (SharedMemory): every worker's store is an index of one stream of
 //     exported records, restored once by id; the Dreamer runs on the holder of a lease
 //     in a key-value bucket;

@@ -58,8 +58,9 @@ func workerProcess(url, root, holdAtEnv string) int {
 			fmt.Fprintf(os.Stderr, "%s=%q: expected a positive number\n", envWorkerHoldAt, holdAtEnv)
 			return 1
 		}
-		// One task at a time: the process holds the first, and takes no other.
-		prep, conc = holdAt(prep, n), 1
+		// One task at a time: the process holds the first, and takes no other. Each
+		// model request it sends is said on stderr, so the test counts them after the kill.
+		prep, conc = holdAt(countCalls(prep, func() { fmt.Fprintln(os.Stderr, callMarker) }), n), 1
 		// Its stdin is the test's pipe: closed, the test process is gone, and so is this
 		// one. (Pdeathsig would not do: it follows the thread that started the process,
 		// and the sandbox ends threads that left the mount namespace.)
@@ -116,6 +117,31 @@ func (s *holdSink) Write(e *trace.Event) error {
 }
 
 func (s *holdSink) Flush() error { return s.next.Flush() }
+
+// callMarker is the line a held worker process writes to stderr as it sends a model
+// request.
+const callMarker = "model request sent"
+
+// countCalls has prep's model tell on each request before it is sent.
+func countCalls(prep PrepareFunc, on func()) PrepareFunc {
+	return func(ctx context.Context, t Task, workdir string) (taskrun.Config, error) {
+		cfg, err := prep(ctx, t, workdir)
+		if cfg.Chat != nil {
+			cfg.Chat = countingChat{cfg.Chat, on}
+		}
+		return cfg, err
+	}
+}
+
+type countingChat struct {
+	llm.ChatModel
+	on func()
+}
+
+func (c countingChat) Complete(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+	c.on()
+	return c.ChatModel.Complete(ctx, req)
+}
 
 // countingSink counts the events written through it.
 type countingSink struct {

@@ -3,6 +3,7 @@ package fleet
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -28,6 +30,11 @@ import (
 // accepted attempt, whose trace replays; every killed attempt is superseded, and the
 // attempt that follows it says so in its trace header. SPINE_FLEET_KILL_SEED replays a
 // seed the log printed.
+//
+// It counts the model requests of every attempt, the killed ones' included, against a
+// run with no kills: the survivors resume with killResume, and the requests made again
+// are at most those in flight at the kills (sent, their answers in no stored line);
+// with no resume (killResume nil) they are every request the killed attempts made.
 func TestKilledWorkers(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -50,7 +57,7 @@ func TestKilledWorkers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 
 	rs := testRules(t)
-	events := demoEvents(t, rs)
+	events, perRun := demoEvents(t, rs)
 	srv, c := testFleet(t)
 	ctx := context.Background()
 	// A short ack wait, so a killed worker's tasks come back within the test.
@@ -71,16 +78,30 @@ func TestKilledWorkers(t *testing.T) {
 		at           int
 	}
 	var killed []kill
+	killedCalls, inFlight := 0, 0
 	for k := 0; k < kills; k++ {
 		// Held after the at-th event: never the last, so the run has not ended.
 		at := 1 + rng.IntN(events-1)
-		task, worker := killHeld(t, c, srv.URL(), root, at, k+1)
+		task, worker, calls := killHeld(t, c, srv.URL(), root, at, k+1)
 		killed = append(killed, kill{task, worker, at})
+		answered := storedModelCalls(t, c, task, worker)
+		killedCalls += calls
+		inFlight += calls - answered
 	}
 	// The survivors: two workers as goroutines take what the killed ones left.
-	stop := workers(t, c, 2, WorkerConfig{Concurrency: 2, WorkdirRoot: root, Prepare: testPrepare(rs, noSandbox())})
+	var survivorCalls atomic.Int64
+	stop := workers(t, c, 2, WorkerConfig{Concurrency: 2, WorkdirRoot: root, Resume: killResume,
+		Prepare: countCalls(testPrepare(rs, noSandbox()), func() { survivorCalls.Add(1) })})
 	sts := waitFinished(t, c, ids, 3*time.Minute)
 	stop()
+	total, noKills := killedCalls+int(survivorCalls.Load()), tasks*perRun
+	again := total - noKills
+	switch {
+	case killResume == nil && again != killedCalls:
+		t.Errorf("rerunning: %d model requests across all attempts, %d with no kills: %d made again, want the killed attempts' %d", total, noKills, again, killedCalls)
+	case killResume != nil && again > inFlight:
+		t.Errorf("resuming: %d model requests across all attempts, %d with no kills: %d made again, more than the %d in flight at the kills", total, noKills, again, inFlight)
+	}
 
 	byID := map[string]Status{}
 	attempts, superseded, redelivered := 0, 0, 0
@@ -133,13 +154,54 @@ func TestKilledWorkers(t *testing.T) {
 	}
 	t.Logf("%d kills, each while a task ran (a run writes %d trace events); %d tasks finished exactly once after %d attempts; %d redelivered, %d attempts superseded",
 		kills, events, len(sts), attempts, redelivered, superseded)
+	mode := "rerun"
+	if killResume != nil {
+		mode = "resumed"
+	}
+	t.Logf("model requests (%s): %d across all attempts, %d for the same tasks with no kills (%d a task); %d made again; the killed attempts made %d, of which %d were in flight (no stored line holds their answer)",
+		mode, total, noKills, perRun, again, killedCalls, inFlight)
+}
+
+// killResume is the resume the kill test's survivors use; nil reruns a killed task from
+// the start.
+var killResume ResumeFunc
+
+// storedModelCalls is how many model calls' answers the stored lines of the attempt
+// worker made of task hold: their exchange lines.
+func storedModelCalls(t *testing.T, c *Client, task, worker string) int {
+	t.Helper()
+	st, err := c.Status(context.Background(), task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, a := range st.Attempts {
+		if a.Worker == worker {
+			n = a.N
+		}
+	}
+	lines, err := c.attemptLines(context.Background(), task, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for _, l := range lines {
+		var e struct{ Kind, Name string }
+		if err := json.Unmarshal(l, &e); err != nil {
+			t.Fatalf("task %s attempt %d: a stored line is not JSON: %v", task, n, err)
+		}
+		if e.Kind == trace.KindExchange && strings.HasPrefix(e.Name, trace.ExchangeModel) {
+			calls++
+		}
+	}
+	return calls
 }
 
 // killHeld starts a worker process that holds the first task it takes after the task's
 // at-th trace event, waits until the process says it holds it, checks the status says
 // the process's attempt is running, and SIGKILLs the process. It returns the task and
 // the worker's name.
-func killHeld(t *testing.T, c *Client, url, root string, at, k int) (task, worker string) {
+func killHeld(t *testing.T, c *Client, url, root string, at, k int) (task, worker string, calls int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), envWorkerURL+"="+url, envWorkerRoot+"="+root, envWorkerHoldAt+"="+strconv.Itoa(at))
@@ -183,7 +245,12 @@ func killHeld(t *testing.T, c *Client, url, root string, at, k int) (task, worke
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
 		t.Fatalf("kill %d: the worker process ended on its own (%v):\n%s", k, err, out)
 	}
-	return task, worker
+	for _, line := range strings.Split(out.String(), "\n") {
+		if line == callMarker {
+			calls++
+		}
+	}
+	return task, worker, calls
 }
 
 // heldWatch keeps a worker process's stderr and sends the task it holds once it says so.
@@ -217,14 +284,16 @@ func (h *heldWatch) String() string {
 }
 
 // demoEvents is how many trace events a run of the demo task writes through its
-// WrapSink, run alone: the range the kill points are drawn from.
-func demoEvents(t *testing.T, rs *engine.RuleSet) int {
+// WrapSink, run alone (the range the kill points are drawn from), and how many model
+// requests it sends.
+func demoEvents(t *testing.T, rs *engine.RuleSet) (events, calls int) {
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := testPrepare(rs, noSandbox())(context.Background(), Task{Text: demoTask}, work)
+	var sent atomic.Int64
+	cfg, err := countCalls(testPrepare(rs, noSandbox()), func() { sent.Add(1) })(context.Background(), Task{Text: demoTask}, work)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,5 +306,5 @@ func demoEvents(t *testing.T, rs *engine.RuleSet) int {
 	if n < 2 {
 		t.Fatalf("the demo task wrote %d trace events: too few to kill it in the middle", n)
 	}
-	return n
+	return n, int(sent.Load())
 }

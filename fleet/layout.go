@@ -10,7 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// The fleet's JetStream layout.
+// The fleet's JetStream layout (and LineStream, the trace lines: tracestream.go).
 const (
 	TaskStream     = "SPINE_TASKS"    // work queue of submitted tasks
 	TaskSubject    = "spine.task"     // what Submit publishes on
@@ -35,6 +35,9 @@ func (c *Client) setup(ctx context.Context) error {
 		Name: BusStream, Subjects: []string{BusSubjectPfx + ">"}, Storage: jetstream.FileStorage,
 	}); err != nil {
 		return fmt.Errorf("bus stream: %w", err)
+	}
+	if err := c.lineStream(ctx); err != nil {
+		return err
 	}
 	var err error
 	if c.status, err = c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{

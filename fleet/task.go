@@ -72,6 +72,9 @@ type Attempt struct {
 	TraceHead string    `json:"trace_head,omitempty"`
 	SignedBy  string    `json:"signed_by,omitempty"` // fingerprint of the worker's key that signed the trace
 	Error     string    `json:"error,omitempty"`     // why a failed attempt's run did not start
+	// Resumed is the earlier attempt and line this one continued from; nil when it ran
+	// from the start.
+	Resumed *Resumption `json:"resumed,omitempty"`
 }
 
 // Status is what the fleet knows of a task.

@@ -51,6 +51,10 @@ type WorkerConfig struct {
 	// log, and its new records go to the log before the task is acknowledged. The Dreamer
 	// runs on the lease holder only.
 	Memory *SharedMemory
+	// Resume, when set, continues a redelivered task from the lines its superseded
+	// attempt stored (every attempt stores its trace's lines as they are written)
+	// instead of running it from the start; nil reruns it.
+	Resume ResumeFunc
 	// Drain ends Run once the queue holds nothing for any worker: no task waiting and
 	// none in another worker's hands (a batch's end, a script's).
 	Drain bool
@@ -364,6 +368,17 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 	cfg.Meta = fleetMeta(cfg.Meta, t, n, w.cfg.Name, superseded)
 	tap := newBusTap(w.c, runID)
 	cfg.Events = append(cfg.Events, tap.publish)
+	// The line stream stores the file's bytes as written, so it sits on the file's sink
+	// itself rather than on the observer path, which sees events, not their lines.
+	lines := newLineTap(w.c, t.ID, n, cfg.TracePath)
+	wrap := cfg.WrapSink
+	cfg.WrapSink = func(next trace.Sink) trace.Sink {
+		next = lines.wrap(next)
+		if wrap != nil {
+			next = wrap(next)
+		}
+		return next
+	}
 	if m := w.cfg.Memory; m != nil {
 		// Every record the log holds now is in the store before the run calibrates.
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -373,7 +388,7 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 		cancel()
 		cfg.Memory, cfg.MemoryDir, cfg.SkipDream = m.Store(), "", true
 	}
-	res, runErr := taskrun.RunTask(ctx, cfg)
+	res, runErr := w.start(ctx, t, n, dir, cfg)
 	if m := w.cfg.Memory; m != nil && res.TracePath != "" {
 		dreamed, n, err := m.AfterTask(ctx)
 		switch {
@@ -397,6 +412,12 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 	tcancel()
 	if err != nil {
 		w.cfg.Log(fmt.Sprintf("task %s: bus messages: %v", t.ID, err))
+	}
+	tctx, tcancel = context.WithTimeout(ctx, bound)
+	_, err = lines.close(tctx)
+	tcancel()
+	if err != nil {
+		w.cfg.Log(fmt.Sprintf("task %s: trace lines: %v", t.ID, err))
 	}
 	if res.TracePath == "" {
 		return out, runErr // refused before the run: no trace
@@ -463,10 +484,12 @@ func (w *Worker) finish(ctx context.Context, msg jetstream.Msg, t Task, a attemp
 	if !accepted {
 		w.cfg.Log(fmt.Sprintf("task %s: attempt %d finished after it was superseded; its result is not the task's", t.ID, a.n))
 		if st.State == Finished {
+			w.forgetLines(ctx, t.ID)
 			w.ack(ctx, msg, t.ID)
 		}
 		return
 	}
+	w.forgetLines(ctx, t.ID) // the task is finished: no attempt of it resumes
 	w.cfg.Log(fmt.Sprintf("task %s: attempt %d finished: %s", t.ID, a.n, st.Outcome()))
 	w.ack(ctx, msg, t.ID)
 }

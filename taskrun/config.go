@@ -90,7 +90,8 @@ type Config struct {
 	Events    []ggsrun.EventObserver
 	Warn      func(string)
 	// WrapSink wraps the trace file, under the scrubber and Events: a test's hold on
-	// the writes (a kill point, a pause). It is not a way to watch the run: Events is.
+	// the writes (a kill point, a pause), or the fleet's copy of the file's lines as
+	// written. It is not a way to watch the run's events: Events is.
 	WrapSink func(trace.Sink) trace.Sink
 
 	// Sources of nondeterminism; nil: the wall clock and random ids.

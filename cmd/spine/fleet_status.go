@@ -97,6 +97,9 @@ func showTaskStatus(w io.Writer, st fleet.Status) {
 		if a.SignedBy != "" {
 			line += ", signed by " + a.SignedBy
 		}
+		if a.Resumed != nil {
+			line += fmt.Sprintf(", resumed from attempt %d's line %d", a.Resumed.Attempt, a.Resumed.Line)
+		}
 		printLine(w, "%s)", line)
 		if a.Error != "" {
 			printLine(w, "     did not start: %s", oneLine(a.Error, 100))
