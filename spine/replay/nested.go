@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/agentspine/spine/spine/engine"
@@ -117,7 +118,9 @@ func (c *Continue) rerun(ctx context.Context, t engine.Tape, rc *recordedCall, b
 	}
 	x := &Exchanges{c: c, t: t, call: body.Call, complete: rc.result != nil}
 	for _, e := range rc.nested {
-		if e.Kind == trace.KindExchange {
+		// A check (check:plan, check:caution) is the effector's own computation: it is
+		// made again and journalled as it comes, not served.
+		if e.Kind == trace.KindExchange && !strings.HasPrefix(e.Body.(trace.Exchange).Name, trace.ExchangeCheck) {
 			x.queue = append(x.queue, e)
 		}
 	}
