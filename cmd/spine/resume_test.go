@@ -27,7 +27,7 @@ var resumeScript = map[string][]llmtest.Reply{
 	"m-R1": {fmPerceived}, "m-R2": {fmPlan, fmJSON(map[string]any{"task_criteria": []string{fmTaskCrit}, "subtasks": []map[string]any{{
 		"intent": "Print config/app.yaml and report its port", "success_criteria": []string{fmCriterion}, "context": "",
 		"sequence": 1, "tools": []string{"shell"}, "targets": []string{"cat config/app.yaml"}}}})},
-	"m-R3": {fmRead, fmDone, fmCall("s1", "shell", `{"command":"cat config/app.yaml"}`), fmDone},
+	"m-R3":  {fmRead, fmDone, fmCall("s1", "shell", `{"command":"cat config/app.yaml"}`), fmDone},
 	"m-R4a": {fmPassed, fmPassed},
 	"m-R4b": {fmJSON(map[string]any{"summary": "no port found", "merged": "",
 		"verdicts": []map[string]any{{"criterion": fmTaskCrit, "verdict": "fail", "failure_class": "logical", "evidence": "no port named"}}}), fmMerged},
@@ -229,6 +229,28 @@ func TestResumeAfterKill(t *testing.T) {
 	}
 	total, calls := lineCount(full), len(e.asked)
 	t.Logf("uninterrupted: %d trace lines, %d model calls, final %s", total, calls, want)
+
+	// A run that ended is said so, and nothing is called.
+	asked := len(e.asked)
+	_, err, out = runUntil(t, bin, []string{"resume", "--config", cfg, full}, resumeEnv(dir), e, nil)
+	if err != nil || !bytes.Contains(out, []byte("the run already ended")) || len(e.asked) != asked {
+		t.Errorf("resuming an ended run: %v, %d request(s)\n%s", err, len(e.asked)-asked, out)
+	}
+	// A torn last line is dropped, said so, and the run continues from the line before.
+	fullData, _ := os.ReadFile(full)
+	lines := bytes.SplitAfter(fullData, []byte("\n"))
+	torn := filepath.Join(dir, "torn.trace.jsonl")
+	writeFile(t, torn, string(bytes.Join(lines[:total/2], nil))+string(lines[total/2][:len(lines[total/2])/2]))
+	// The endpoint goes on from the answers the kept lines hold.
+	e.next, e.answers, e.order = answeredIn(bytes.Join(lines[:total/2], nil)), map[[32]byte]llmtest.Reply{}, map[string][][32]byte{}
+	tornOut := filepath.Join(dir, "torn-resumed.trace.jsonl")
+	_, err, out = runUntil(t, bin, []string{"resume", "--json", "--config", cfg, "--trace", tornOut, torn}, resumeEnv(dir), e, nil)
+	if got := finalOf(out); err != nil || got != want || !bytes.Contains(out, []byte("dropped the torn last line")) {
+		t.Errorf("resuming a torn trace: %v, final %s\n%s", err, got, out)
+	}
+	if b, err := exec.Command(bin, "replay", "--check", tornOut).CombinedOutput(); err != nil {
+		t.Errorf("replay --check of the resumed torn trace: %v\n%s", err, b)
+	}
 
 	rng := rand.New(rand.NewPCG(27, 2))
 	type kill struct {
