@@ -110,6 +110,8 @@ type Config struct {
 	Getenv  func(string) string
 	Home    func() (string, error)
 	Environ []string
+
+	resume *resumption // set by Resume: the run continues a recording
 }
 
 // Result is how a task ended and where its record is.

@@ -125,6 +125,9 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	}
 	rc := roles.Config{Models: models, Tools: scrubTools{tools, scrub}, Clock: cfg.Clock, IDs: cfg.IDs,
 		OnStatus: cfg.OnStatus, Clarify: cfg.Clarify, Caution: caution}
+	if r := cfg.resume; r != nil {
+		rc.IDs, rc.Stamps = r.stamps, r.stamps
+	}
 	ggsOpts := []ggs.Option{ggs.WithCautionPolicy(cfg.CautionPolicy)}
 	var mem *memory.Service
 	distillJournal := &journalFile{}
@@ -186,7 +189,12 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	file, err := trace.CreateFileSink(path)
+	var file *trace.FileSink
+	if cfg.resume != nil {
+		file, err = cfg.resume.createTrace(path)
+	} else {
+		file, err = trace.CreateFileSink(path)
+	}
 	if err != nil {
 		return res, err
 	}
@@ -198,6 +206,9 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	engineOpts := []engine.Option{engine.WithClock(cfg.Clock), engine.WithIDs(cfg.IDs), engine.WithRunID(res.RunID)}
 	if cfg.MaxIterations > 0 {
 		engineOpts = append(engineOpts, engine.WithMaxIterations(cfg.MaxIterations))
+	}
+	if cfg.resume != nil {
+		engineOpts = append(engineOpts, cfg.resume.engineOptions()...)
 	}
 	if cfg.Watch {
 		engineOpts = append(engineOpts, engine.WithRuleSource(engine.NewFileRuleSource(cfg.RulesPath, rs)))
@@ -211,6 +222,9 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	// TaskSpec message, not here. The task's own fields win a clash with the caller's.
 	meta := withMeta(withMeta(signMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), signer), cfg.Meta), mcpMeta)
 	meta["task_id"], meta["raw_input"] = p.Task().TaskID, p.Task().RawInput
+	if cfg.resume != nil {
+		meta = cfg.resume.opened.Recording.Header.Meta // the header is the recording's
+	}
 	events := append([]ggsrun.EventObserver{auditor.observe}, cfg.Events...)
 	if cfg.OnMessage != nil {
 		events = append(events, ggsrun.Messages(cfg.OnMessage))

@@ -256,6 +256,7 @@ func (d *runDisplay) finish(io stdio, res ggsrun.TaskResult, runErr error, path 
 			fmt.Fprintf(io.out, "the trace in %s is incomplete: it ends at line %d\n", path, end.lines)
 		case taskrun.Canceled(runErr):
 			fmt.Fprintf(io.out, "stopped on request; the trace up to that point is in %s\n", path)
+			fmt.Fprintf(io.out, "Resume it: spine resume %s\n", path)
 		default:
 			fmt.Fprintf(io.out, "trace written to %s\n", path)
 		}

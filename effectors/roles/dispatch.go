@@ -64,6 +64,11 @@ func (p *Pipeline) dispatch(ctx context.Context, rec recorder, post *bus.Post, g
 				branches[k] = branch
 				branch.Deliver("R3", mail[i])
 				branch.Deliver("R4a", mail[i])
+				if rerunning(ctx) {
+					statuses[k], errs[k] = p.effectorAgent(ctx, &bufs[k], branch, g, &as[i])
+					journal.finished(k)
+					continue
+				}
 				wg.Add(1)
 				go func() {
 					defer wg.Done()

@@ -139,6 +139,9 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a
 		out := "refused: " + why
 		r := sandbox.ToolResult{Tool: tc.Name, Target: tgt, Output: out, ExitCode: -1, Refused: true,
 			Evidence: contract.FormatToolCall(tc.Name, tgt, out)}
+		if ok, _, err := served(ctx, rec, x.Name, x.Request, nil); err != nil || ok {
+			return out, r.Evidence, err
+		}
 		x.Response, x.Error = r, why
 		rec.exchange(x)
 		return out, r.Evidence, nil
@@ -195,17 +198,24 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a
 		}
 	}
 	p.status(llm.R3, a.SubTaskID, clip(tc.Name+" "+tgt, 70))
-	start := p.cfg.Clock.Now()
-	r, err := p.cfg.Tools.Call(ctx, tc.Name, []byte(tc.Arguments))
-	x.DurationMS = p.cfg.Clock.Now().Sub(start).Milliseconds()
-	if ctx.Err() != nil {
-		return "", "", ctx.Err()
+	var r sandbox.ToolResult
+	ok, err, stop := served(ctx, rec, x.Name, x.Request, &r)
+	if stop != nil {
+		return "", "", stop
 	}
-	x.Response = r
-	if err != nil {
-		x.Error = err.Error()
+	if !ok {
+		start := p.cfg.Clock.Now()
+		r, err = p.cfg.Tools.Call(ctx, tc.Name, []byte(tc.Arguments))
+		x.DurationMS = p.cfg.Clock.Now().Sub(start).Milliseconds()
+		if ctx.Err() != nil {
+			return "", "", ctx.Err()
+		}
+		x.Response = r
+		if err != nil {
+			x.Error = err.Error()
+		}
+		rec.exchange(x)
 	}
-	rec.exchange(x)
 	entry := r.Evidence
 	if entry == "" {
 		entry = contract.FormatToolCall(tc.Name, tgt, r.Output)

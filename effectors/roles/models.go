@@ -2,6 +2,7 @@ package roles
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/spine/trace"
@@ -81,13 +82,21 @@ func (jm journalledModel) Complete(ctx context.Context, req llm.ChatRequest) (ll
 	if req.Model == "" {
 		req.Model = jm.m.Name
 	}
+	name := trace.ExchangeModel + string(jm.role)
+	var resp llm.ChatResponse
+	if ok, callErr, err := served(ctx, jm.rec, name, req, &resp); err != nil || ok {
+		if ok {
+			jm.meter.add(resp.Usage)
+		}
+		return resp, errors.Join(callErr, err)
+	}
 	start := jm.clock.Now()
 	resp, err := jm.m.Chat.Complete(withRetryRole(ctx, jm.role), req)
 	// An answer over the size limit is journalled, and read, as its size only.
 	resp, err = llm.LimitResponse(resp, err, 0)
 	usage := resp.Usage
 	x := engine.Exchange{
-		Name:       trace.ExchangeModel + string(jm.role),
+		Name:       name,
 		Request:    req,
 		Response:   resp,
 		DurationMS: jm.clock.Now().Sub(start).Milliseconds(),

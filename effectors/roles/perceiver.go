@@ -79,6 +79,10 @@ func (p *Pipeline) perceive(ctx context.Context, rec recorder) (contract.TaskSpe
 
 // clarify puts the questions to the user and journals the exchange.
 func (p *Pipeline) clarify(ctx context.Context, rec recorder, questions []string) (string, error) {
+	var answer string
+	if ok, _, err := served(ctx, rec, trace.ExchangeUser+"clarify", questions, &answer); err != nil || ok {
+		return answer, err
+	}
 	if p.cfg.Clarify == nil {
 		rec.exchange(engine.Exchange{Name: trace.ExchangeUser + "clarify", Request: questions, Response: "",
 			Error: "not interactive: no answer; proceeding on the most faithful reading"})

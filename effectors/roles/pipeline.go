@@ -49,6 +49,11 @@ type Config struct {
 	MaxSubTasks  int // 0 means DefaultMaxSubTasks
 	Parallel     int // 0 means DefaultParallel
 
+	// Stamps, when set, is asked first for the times a round reports that come from the
+	// clock rather than an exchange (a dispatch's time, a report's elapsed time): a
+	// resumed run serves the recording's while it re-runs recorded rounds.
+	Stamps Stamps
+
 	// OnStatus hears what a role is working on as it starts, from any goroutine (a
 	// spinner). It must not block.
 	OnStatus func(Status)
@@ -140,7 +145,18 @@ func (p *Pipeline) status(role llm.RoleName, subtask, text string) {
 	}
 }
 
+// Stamps serves clock readings a round reports; ok false means read the clock.
+type Stamps interface {
+	DispatchedAt() (string, bool)
+	ElapsedMS() (int64, bool)
+}
+
 func (p *Pipeline) elapsedMS() int64 {
+	if p.cfg.Stamps != nil {
+		if ms, ok := p.cfg.Stamps.ElapsedMS(); ok {
+			return ms
+		}
+	}
 	ms := p.cfg.Clock.Now().Sub(p.started).Milliseconds()
 	return max(ms, 0)
 }

@@ -283,8 +283,14 @@ func (p *Pipeline) dispatchOf(post *bus.Post, round int, out planOutput) error {
 		}
 	}
 	task := r2.task
+	at := p.cfg.Clock.Now().UTC().Format(time.RFC3339)
+	if p.cfg.Stamps != nil {
+		if s, ok := p.cfg.Stamps.DispatchedAt(); ok {
+			at = s
+		}
+	}
 	manifest := contract.DispatchManifest{TaskID: task.TaskID, SubTaskIDs: ids, TaskSpec: &task,
-		DispatchedAt: p.cfg.Clock.Now().UTC().Format(time.RFC3339), TaskCriteria: out.TaskCriteria}
+		DispatchedAt: at, TaskCriteria: out.TaskCriteria}
 	_, err := post.Send("R2", "R4b", contract.TypeDispatchManifest, task.TaskID, manifest)
 	return err
 }

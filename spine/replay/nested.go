@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/agentspine/spine/spine/engine"
@@ -115,12 +116,29 @@ func (c *Continue) rerun(ctx context.Context, t engine.Tape, rc *recordedCall, b
 	if err := c.rec.writeMarks(t); err != nil {
 		return nil, err
 	}
-	x := &Exchanges{c: c, t: t, call: body.Call, complete: rc.result != nil}
+	// An exchange cut short by the recorded run's cancellation (Ctrl-C) is not served:
+	// the call goes live there, as a call in flight at a kill does.
+	cut := false
+	var queue []*trace.Event
 	for _, e := range rc.nested {
-		if e.Kind == trace.KindExchange {
-			x.queue = append(x.queue, e)
+		if e.Kind != trace.KindExchange {
+			continue
+		}
+		b := e.Body.(trace.Exchange)
+		if strings.HasSuffix(b.Error, context.Canceled.Error()) {
+			cut = true
+			break
+		}
+		// A check (check:plan, check:caution) is the effector's own computation: it is
+		// made again and journalled as it comes, not served.
+		if !strings.HasPrefix(b.Name, trace.ExchangeCheck) {
+			queue = append(queue, e)
 		}
 	}
+	// The call a Ctrl-C stopped (the last before the recorded cancellation) was cut short
+	// even when no exchange of it says so: it goes live past what it recorded.
+	complete := rc.result != nil && !cut && !c.cancelledIn(body.Call)
+	x := &Exchanges{c: c, t: t, call: body.Call, complete: complete, queue: queue}
 	callErr, stop := c.live.Exchange(context.WithValue(ctx, exchangesKey{}, x), t, body, invoke, into)
 	if stop != nil || c.isDeparted() {
 		return callErr, stop
@@ -128,7 +146,7 @@ func (c *Continue) rerun(ctx context.Context, t engine.Tape, rc *recordedCall, b
 	if err := c.rec.writeMarks(t); err != nil {
 		return nil, err
 	}
-	if ok := x.wentLive(); ok || rc.result == nil {
+	if ok := x.wentLive(); ok || !complete {
 		if !ok {
 			// In flight when the recording stopped, and finished without an exchange
 			// the recording lacks: the result is new, and the run is live from here.
@@ -163,4 +181,19 @@ func (x *Exchanges) wentLive() bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.live
+}
+
+// cancelledIn reports whether call n is the last effector call before the recorded
+// cancellation: the one in progress when the run was told to stop.
+func (c *Continue) cancelledIn(n int) bool {
+	if c.rec.rec.canceledAt == 0 {
+		return false
+	}
+	last := -1
+	for i, rc := range c.rec.rec.calls {
+		if rc.call.Seq < c.rec.limit && i > last {
+			last = i
+		}
+	}
+	return n == last
 }

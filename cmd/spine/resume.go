@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/internal/termui"
+	"github.com/agentspine/spine/taskrun"
+)
+
+func init() {
+	addCommand("", func(io stdio) *cobra.Command {
+		c := &cobra.Command{
+			Use:   "resume [flags] TRACE",
+			Short: "continue an interrupted run from its trace: recorded calls are not made again",
+			Long: `resume continues a run that was killed or stopped from its trace. The chain is verified
+up to the last complete line (a torn last line is dropped, and said so), the recorded run is
+re-run against its recording, every model and tool call the trace holds answered from it,
+and the run goes live at the first call the trace lacks, with the endpoint and models the
+header records (the key from the environment, as for spine run). The new trace holds the
+recording's lines byte for byte, a resumed line, then the live run; spine replay --check
+verifies it. A run that already ended is said so, and nothing is called.`,
+			Args: cobra.ExactArgs(1),
+		}
+		fs := c.Flags()
+		f := &resumeFlags{
+			baseURL:    fs.String("base-url", "", "OpenAI-compatible endpoint `URL` for the live part (default: the one the header records)"),
+			configPath: fs.String("config", "", "YAML model configuration `FILE` (api_key, base_url, roles) as for spine run"),
+			tracePath:  fs.String("trace", "", "the new trace `FILE` (default: beside the recording, with -2, -3, …)"),
+			workdir:    fs.String("workdir", "", "`DIR` the tools work in (default: the one the header records)"),
+			asJSON:     fs.Bool("json", false, "print every message as a JSON line"),
+			noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them"),
+		}
+		c.RunE = func(c *cobra.Command, args []string) error {
+			return resumeTask(c.Context(), io, f, args[0])
+		}
+		return c
+	})
+}
+
+type resumeFlags struct {
+	baseURL, configPath, tracePath, workdir *string
+	asJSON, noSandbox                       *bool
+}
+
+// resumeTask is spine resume: the run is rebuilt and continued by taskrun.Resume; this
+// shows it as spine run does.
+func resumeTask(ctx context.Context, io stdio, f *resumeFlags, path string) error {
+	o, err := taskrun.OpenResume(path)
+	if err != nil {
+		return err
+	}
+	if d := o.Continuation.Dropped(); d != "" {
+		fmt.Fprintf(io.err, "spine resume: %s\n", d)
+	}
+	if o.Ended != "" {
+		fmt.Fprintf(io.out, "%s: the run already ended (%s); nothing to resume\n", path, o.Ended)
+		return nil
+	}
+	base := *f.baseURL
+	if base == "" {
+		base = o.BaseURL
+	}
+	cfg, err := llm.LoadEndpointConfig(llm.Sources{File: *f.configPath, Getenv: os.LookupEnv,
+		Flags: llm.Overrides{BaseURL: base, Model: o.Model}})
+	if err != nil {
+		return failWith(exitUsage, fmt.Errorf("%w\n(the header records the endpoint and models; the key comes from the environment or --config)", err))
+	}
+	out := &termui.LockedWriter{W: io.out}
+	if *f.asJSON {
+		out = &termui.LockedWriter{W: io.rawOut}
+	}
+	show := newRunDisplay(out, o.Rules, *f.asJSON)
+	host, _ := os.Hostname()
+	tc := taskrun.Config{Workdir: *f.workdir, LLM: cfg, ConfigPath: *f.configPath, TracePath: *f.tracePath,
+		NoSandbox: *f.noSandbox, OnMessage: show.message, Warn: func(msg string) { warn(io, msg) }}
+	res, sw, runErr := taskrun.Resume(ctx, o, tc, host)
+	if res.TracePath == "" {
+		return runErr
+	}
+	if sw.Seq != 0 && !*f.asJSON {
+		fmt.Fprintf(io.out, "resumed %s after its line %d: %s\n", path, sw.Line, sw.Reason)
+	}
+	end := traceEnd{head: res.TraceHead, lines: res.TraceLines, cut: res.TraceCut}
+	code := show.finish(io, res.TaskResult, runErr, res.TracePath, end, res.Pipeline)
+	return exitStatus(traceIncomplete(io, res.TracePath, end, res.Final, code))
+}
