@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/linecap"
-	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -62,13 +60,6 @@ type auditLine struct {
 	contract.AuditReport
 }
 
-// auditTally counts findings by severity across traces.
-type auditTally struct {
-	traces, findings, errors, warnings int
-	broken                             int  // traces whose hash chain is broken
-	failed                             bool // a trace could not be read or audited
-}
-
 // runAudit audits each trace in turn: what is wrong with one trace is said on stderr
 // beside its findings and the others are still audited; the status is 1 when a trace
 // failed or a finding is an error.
@@ -85,7 +76,7 @@ func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags
 	if err != nil {
 		return failWith(exitUsage, err)
 	}
-	var tally auditTally
+	var tally textview.AuditTally
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -96,9 +87,9 @@ func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags
 		auditOne(io, cfg, p, *asJSON, &tally)
 	}
 	if !*asJSON {
-		fmt.Fprintln(io.out, tally.summary())
+		fmt.Fprintln(io.out, tally.Summary())
 	}
-	if tally.failed || tally.errors > 0 {
+	if tally.Failed || tally.Errors > 0 {
 		return exitStatus(exitFail)
 	}
 	return nil
@@ -106,17 +97,17 @@ func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags
 
 // auditSignature verifies a trace's signature before it is audited; a trace the
 // trusted keys do not vouch for is refused (and not audited).
-func auditSignature(io stdio, path string, ring trace.KeyRing, tally *auditTally) bool {
+func auditSignature(io stdio, path string, ring trace.KeyRing, tally *textview.AuditTally) bool {
 	tf, err := trace.ReadFile(path)
 	if tf == nil {
-		tally.traces++
-		tally.failed = true
+		tally.Traces++
+		tally.Failed = true
 		fmt.Fprintf(io.err, "spine audit: %v\n", err)
 		return false
 	}
 	if _, err := tf.VerifySignature(ring); err != nil {
-		tally.traces++
-		tally.failed = true
+		tally.Traces++
+		tally.Failed = true
 		fmt.Fprintf(io.err, "spine audit: %s: %v\n", path, err)
 		return false
 	}
@@ -125,18 +116,18 @@ func auditSignature(io stdio, path string, ring trace.KeyRing, tally *auditTally
 
 // auditOne audits one trace file and prints its findings. A trace that cannot be read
 // to its end is reported, and the messages before the bad line are audited.
-func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *auditTally) {
-	tally.traces++
+func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *textview.AuditTally) {
+	tally.Traces++
 	res, err := audit.AuditFile(cfg, path)
 	var broken *trace.ChainError
 	switch {
 	case errors.As(err, &broken):
 		fmt.Fprintf(io.err, "spine audit: %v; the findings below are on the trace as it now reads\n", err)
-		tally.failed = true
-		tally.broken++
+		tally.Failed = true
+		tally.Broken++
 	case err != nil && res.Broken != nil && !sameLine(err, res.Broken.Line):
 		fmt.Fprintf(io.err, "spine audit: %s: hash chain broken at %v\n", path, res.Broken)
-		tally.broken++
+		tally.Broken++
 		fallthrough
 	case err != nil:
 		if res.Messages > 0 {
@@ -144,7 +135,7 @@ func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *audit
 		} else {
 			fmt.Fprintf(io.err, "spine audit: %s\n", linecap.BoundQuotes(err.Error()))
 		}
-		tally.failed = true
+		tally.Failed = true
 	case !res.Chain.Chained && res.Chain.Format != "":
 		fmt.Fprintf(io.err, "spine audit: %s: %s: its lines carry no hashes to verify\n", path, res.Chain)
 	}
@@ -154,31 +145,20 @@ func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *audit
 	if res.Incomplete != "" {
 		fmt.Fprintf(io.err, "spine audit: %s: %s\n", path, res.Incomplete)
 	}
-	for _, f := range res.Findings {
-		tally.findings++
-		switch f.Severity {
-		case contract.SeverityError:
-			tally.errors++
-		case contract.SeverityWarning:
-			tally.warnings++
-		}
-	}
+	tally.Add(res.Findings)
 	if asJSON {
 		for _, f := range res.Findings {
 			line, err := json.Marshal(auditLine{Trace: path, AuditReport: f})
 			if err != nil {
 				fmt.Fprintf(io.err, "spine audit: %v\n", err)
-				tally.failed = true
+				tally.Failed = true
 				return
 			}
 			fmt.Fprintf(io.rawOut, "%s\n", line)
 		}
 		return
 	}
-	printLine(io.out, "%s: %s, %s", path, plural(res.Messages, "message"), plural(len(res.Findings), "finding"))
-	for _, f := range res.Findings {
-		fmt.Fprintf(io.out, "  %s\n", findingLine(f))
-	}
+	textview.Findings(io.out, path, res.Messages, res.Findings)
 }
 
 // sameLine reports whether err is a malformed-line error at line n, which the chain
@@ -188,35 +168,4 @@ func sameLine(err error, n int) bool {
 	return errors.As(err, &te) && te.Line == n
 }
 
-// findingLine renders a finding on one line: "[error] boundary_violation · task t6 · seq
-// 4,5 · ...". Its message quotes the trace, so it is escaped.
-func findingLine(f contract.AuditReport) string {
-	parts := []string{"[" + f.Severity + "] " + f.Kind}
-	if f.TaskID != "" {
-		parts = append(parts, "task "+f.TaskID)
-	}
-	seqs := make([]string, len(f.Evidence))
-	for i, s := range f.Evidence {
-		seqs[i] = strconv.FormatInt(s, 10)
-	}
-	parts = append(parts, "seq "+strings.Join(seqs, ","), f.Message)
-	return termtext.Line(strings.Join(parts, " · "))
-}
-
-func (t auditTally) summary() string {
-	head := plural(t.traces, "trace") + " audited"
-	if t.broken > 0 {
-		head += fmt.Sprintf(" (%d with a broken hash chain)", t.broken)
-	}
-	if t.findings == 0 {
-		return head + ": no findings"
-	}
-	return fmt.Sprintf("%s: %s (%s, %s)", head, plural(t.findings, "finding"), plural(t.errors, "error"), plural(t.warnings, "warning"))
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+var plural = textview.Plural

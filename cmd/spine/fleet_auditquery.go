@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/report/textview"
 )
 
 const auditQueryLong = `Ask the fleet's Auditor about finished runs: a run (--run, a run or task id), a role
@@ -101,7 +102,7 @@ func showAuditAnswer(io stdio, ans fleet.AuditAnswer) {
 				f.Role, f.Calls, f.Tokens, f.LatencyMS, f.Corrections, f.Failed, f.Results)
 		}
 		for _, f := range r.Findings {
-			fmt.Fprintf(io.out, "  %s\n", findingLine(f))
+			fmt.Fprintf(io.out, "  %s\n", textview.FindingLine(f))
 		}
 	}
 	fmt.Fprintf(io.out, "%s matched", plural(len(ans.Runs), "run"))

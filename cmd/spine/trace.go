@@ -57,10 +57,8 @@ func runTraceShow(io stdio, all bool, verifyKey string, path string) error {
 	// The chain is checked first and a break announced before the timeline, and marked
 	// where it is: what the trace says from there on is shown but not vouched for.
 	cerr := tf.ChainErr
-	breakAt := 0
 	switch ce := tf.Broken(); {
 	case ce != nil:
-		breakAt = ce.Line
 		fmt.Fprintf(io.err, "spine trace show: warning: %s: hash chain broken at %v; the lines from line %d on are shown as read, not verified\n", path, cerr, ce.Line)
 	case cerr != nil && err == nil: // else the reader's error, reported below
 		fmt.Fprintf(io.err, "spine trace show: warning: %s: %v\n", path, cerr)
@@ -70,21 +68,7 @@ func runTraceShow(io stdio, all bool, verifyKey string, path string) error {
 	if locked, _ := trace.Locked(path); locked {
 		fmt.Fprintf(io.err, "spine trace show: %s is still being written by a run\n", path)
 	}
-	tl := &timeline{w: io.out, all: all}
-	marked := false
-	mark := func() {
-		if breakAt > 0 && !marked {
-			fmt.Fprintf(io.out, "%15s  !! hash chain broken at %v: not verified from here on\n", "", cerr)
-			marked = true
-		}
-	}
-	for i := range tf.Events {
-		if tf.Events[i].Line >= breakAt {
-			mark()
-		}
-		tl.event(&tf.Events[i])
-	}
-	mark()
+	(&timeline{w: io.out, all: all}).view().Trace(tf)
 	if err != nil {
 		return errors.New(linecap.BoundQuotes(err.Error()))
 	}
