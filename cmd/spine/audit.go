@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
@@ -117,35 +115,10 @@ func auditSignature(io stdio, path string, ring trace.KeyRing, tally *textview.A
 // auditOne audits one trace file and prints its findings. A trace that cannot be read
 // to its end is reported, and the messages before the bad line are audited.
 func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *textview.AuditTally) {
-	tally.Traces++
 	res, err := audit.AuditFile(cfg, path)
-	var broken *trace.ChainError
-	switch {
-	case errors.As(err, &broken):
-		fmt.Fprintf(io.err, "spine audit: %v; the findings below are on the trace as it now reads\n", err)
-		tally.Failed = true
-		tally.Broken++
-	case err != nil && res.Broken != nil && !sameLine(err, res.Broken.Line):
-		fmt.Fprintf(io.err, "spine audit: %s: hash chain broken at %v\n", path, res.Broken)
-		tally.Broken++
-		fallthrough
-	case err != nil:
-		if res.Messages > 0 {
-			fmt.Fprintf(io.err, "spine audit: %s; audited the messages before it\n", linecap.BoundQuotes(err.Error()))
-		} else {
-			fmt.Fprintf(io.err, "spine audit: %s\n", linecap.BoundQuotes(err.Error()))
-		}
-		tally.Failed = true
-	case !res.Chain.Chained && res.Chain.Format != "":
-		fmt.Fprintf(io.err, "spine audit: %s: %s: its lines carry no hashes to verify\n", path, res.Chain)
-	}
-	if err != nil && res.Chain.Format == "" {
+	if !tally.Trace(io.err, "spine audit", path, res, err) {
 		return // not read as a trace at all: there is nothing audited to list
 	}
-	if res.Incomplete != "" {
-		fmt.Fprintf(io.err, "spine audit: %s: %s\n", path, res.Incomplete)
-	}
-	tally.Add(res.Findings)
 	if asJSON {
 		for _, f := range res.Findings {
 			line, err := json.Marshal(auditLine{Trace: path, AuditReport: f})
@@ -159,13 +132,6 @@ func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *textv
 		return
 	}
 	textview.Findings(io.out, path, res.Messages, res.Findings)
-}
-
-// sameLine reports whether err is a malformed-line error at line n, which the chain
-// check then reports too: one message is enough.
-func sameLine(err error, n int) bool {
-	var te *trace.Error
-	return errors.As(err, &te) && te.Line == n
 }
 
 var plural = textview.Plural

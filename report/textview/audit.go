@@ -1,13 +1,17 @@
 package textview
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Findings prints one audited trace: its path with the counts, then a finding a line.
@@ -63,4 +67,47 @@ func (t AuditTally) Summary() string {
 		return head + ": no findings"
 	}
 	return fmt.Sprintf("%s: %s (%s, %s)", head, Plural(t.Findings, "finding"), Plural(t.Errors, "error"), Plural(t.Warnings, "warning"))
+}
+
+// Trace counts one audited trace (audit.AuditFile's result and error) and says on errw,
+// each line headed by prefix, what was wrong with it: a broken chain, a line that could
+// not be read, an unchained or incomplete recording. It reports whether the trace was
+// read as one, so that its findings are listed.
+func (t *AuditTally) Trace(errw io.Writer, prefix, path string, res audit.TraceResult, err error) bool {
+	t.Traces++
+	var broken *trace.ChainError
+	switch {
+	case errors.As(err, &broken):
+		fmt.Fprintf(errw, "%s: %v; the findings below are on the trace as it now reads\n", prefix, err)
+		t.Failed = true
+		t.Broken++
+	case err != nil && res.Broken != nil && !sameLine(err, res.Broken.Line):
+		fmt.Fprintf(errw, "%s: %s: hash chain broken at %v\n", prefix, path, res.Broken)
+		t.Broken++
+		fallthrough
+	case err != nil:
+		if res.Messages > 0 {
+			fmt.Fprintf(errw, "%s: %s; audited the messages before it\n", prefix, linecap.BoundQuotes(err.Error()))
+		} else {
+			fmt.Fprintf(errw, "%s: %s\n", prefix, linecap.BoundQuotes(err.Error()))
+		}
+		t.Failed = true
+	case !res.Chain.Chained && res.Chain.Format != "":
+		fmt.Fprintf(errw, "%s: %s: %s: its lines carry no hashes to verify\n", prefix, path, res.Chain)
+	}
+	if err != nil && res.Chain.Format == "" {
+		return false // not read as a trace at all: there is nothing audited to list
+	}
+	if res.Incomplete != "" {
+		fmt.Fprintf(errw, "%s: %s: %s\n", prefix, path, res.Incomplete)
+	}
+	t.Add(res.Findings)
+	return true
+}
+
+// sameLine reports whether err is a malformed-line error at line n, which the chain
+// check then reports too: one message is enough.
+func sameLine(err error, n int) bool {
+	var te *trace.Error
+	return errors.As(err, &te) && te.Line == n
 }
