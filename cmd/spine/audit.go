@@ -10,7 +10,6 @@ import (
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 func init() {
@@ -29,27 +28,16 @@ func init() {
 		fs.IntVar(&cfg.ReplanCap, "replan-cap", def.ReplanCap, "`N` PlanDirectives a task may receive, more is budget_overrun; 0 (seed 000, the shipped rules' replan_cap) caps none")
 		fs.Float64Var(&cfg.Theta, "theta", def.Theta, "GGS's θ: a PlanDirective issued at Ω ≥ `θ` is budget_overrun")
 		fs.Int64Var(&cfg.TimeBudgetMS, "time-budget-ms", def.TimeBudgetMS, "a task's time budget in `MS` milliseconds; more elapsed is budget_overrun")
-		opts := &auditFlags{
-			asJSON:    asJSON,
-			cfg:       &cfg,
-			verifyKey: addVerifyKey(fs),
-		}
+		verifyKey := addVerifyKey(fs)
 		follow := addAuditFollowFlags(fs)
 		c.RunE = func(c *cobra.Command, args []string) error {
 			if follow.on {
-				return runAuditFollow(c.Context(), io, follow, cfg, *asJSON, fs.Args())
+				return runAuditFollow(c.Context(), io, follow, cfg, *asJSON, args)
 			}
-			return runAudit(c.Context(), io, fs, opts)
+			return runAudit(c.Context(), io, cfg, *asJSON, *verifyKey, args)
 		}
 		return c
 	})
-}
-
-// auditFlags are spine audit's flags.
-type auditFlags struct {
-	asJSON    *bool
-	cfg       *audit.Config
-	verifyKey *string
 }
 
 // auditLine is one finding in --json output: an AuditReport with the trace it is in.
@@ -61,16 +49,15 @@ type auditLine struct {
 // runAudit audits each trace in turn: what is wrong with one trace is said on stderr
 // beside its findings and the others are still audited; the status is 1 when a trace
 // failed or a finding is an error.
-func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags) error {
-	asJSON, cfg := opts.asJSON, *opts.cfg
+func runAudit(ctx context.Context, io stdio, cfg audit.Config, asJSON bool, verifyKey string, args []string) error {
 	if err := cfg.Validate(); err != nil {
 		return failWith(exitUsage, err)
 	}
-	paths, err := traceArgs(fs.Args())
+	paths, err := traceArgs(args)
 	if err != nil {
 		return failWith(exitUsage, err)
 	}
-	ring, err := loadVerifyKey(*opts.verifyKey)
+	ring, err := loadVerifyKey(verifyKey)
 	if err != nil {
 		return failWith(exitUsage, err)
 	}
@@ -82,9 +69,9 @@ func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags
 		if ring != nil && !auditSignature(io, p, ring, &tally) {
 			continue
 		}
-		auditOne(io, cfg, p, *asJSON, &tally)
+		auditOne(io, cfg, p, asJSON, &tally)
 	}
-	if !*asJSON {
+	if !asJSON {
 		fmt.Fprintln(io.out, tally.Summary())
 	}
 	if tally.Failed || tally.Errors > 0 {

@@ -174,13 +174,25 @@ func (m *memFlags) open(verb string) (*memory.Service, error) {
 	return s, err
 }
 
-func memJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
+func memJSON(w io.Writer, v any) error { return json.NewEncoder(w).Encode(v) }
+
+// memRead opens the store for a read-only verb, asks it with q, and writes the answer as a
+// JSON line with --json, else through text.
+func memRead[T any](m *memFlags, io stdio, verb string, q func(*memory.Service) (T, error), text func(T)) error {
+	s, err := m.open(verb)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	defer s.Close()
+	v, err := q(s)
+	switch {
+	case err != nil:
+		return err
+	case m.jsonOut:
+		return memJSON(io.rawOut, v)
+	}
+	text(v)
+	return nil
 }
 
 func memLs(ctx context.Context, io stdio, m *memFlags) error {
@@ -193,33 +205,21 @@ func memLs(ctx context.Context, io stdio, m *memFlags) error {
 	if err != nil {
 		return err
 	}
-	if m.jsonOut {
-		for _, e := range entries {
-			if err := memJSON(io.rawOut, e); err != nil {
-				return err
-			}
-		}
+	if !m.jsonOut {
+		memtext.Entries(io.out, entries)
 		return nil
 	}
-	memtext.Entries(io.out, entries)
+	for _, e := range entries {
+		if err := memJSON(io.rawOut, e); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
 func memShow(ctx context.Context, io stdio, m *memFlags) error {
-	s, err := m.open("show")
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	e, err := s.Entry(ctx, m.positional[0], m.clock.Now())
-	switch {
-	case err != nil:
-		return err
-	case m.jsonOut:
-		return memJSON(io.rawOut, e)
-	}
-	memtext.Entry(io.out, e, m.clock.Now())
-	return nil
+	return memRead(m, io, "show", func(s *memory.Service) (memory.Entry, error) { return s.Entry(ctx, m.positional[0], m.clock.Now()) },
+		func(e memory.Entry) { memtext.Entry(io.out, e, m.clock.Now()) })
 }
 
 func memPotentials(ctx context.Context, io stdio, m *memFlags) error {
@@ -231,20 +231,8 @@ func memPotentials(ctx context.Context, io stdio, m *memFlags) error {
 	case m.space == "" || m.entity == "":
 		return usageErrorf("--space and --entity (or --intent) are required")
 	}
-	s, err := m.open("potentials")
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	rep, err := s.Pair(ctx, m.space, m.entity)
-	switch {
-	case err != nil:
-		return err
-	case m.jsonOut:
-		return memJSON(io.rawOut, rep)
-	}
-	memtext.Pair(io.out, rep)
-	return nil
+	return memRead(m, io, "potentials", func(s *memory.Service) (memory.PairReport, error) { return s.Pair(ctx, m.space, m.entity) },
+		func(rep memory.PairReport) { memtext.Pair(io.out, rep) })
 }
 
 func memDream(ctx context.Context, io stdio, m *memFlags) error {
