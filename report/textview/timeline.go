@@ -209,3 +209,17 @@ func (tl *Timeline) Trace(f *trace.File) {
 	}
 	mark()
 }
+
+// ChainNote says on errw, headed by prefix, what a trace's hash chain vouches for: where
+// it broke (the timeline marks the place), or that its lines carry no hashes. readErr is
+// the reader's error, which the caller reports itself.
+func ChainNote(errw io.Writer, prefix, path string, f *trace.File, readErr error) {
+	switch ce := f.Broken(); {
+	case ce != nil:
+		fmt.Fprintf(errw, "%s: warning: %s: hash chain broken at %v; the lines from line %d on are shown as read, not verified\n", prefix, path, f.ChainErr, ce.Line)
+	case f.ChainErr != nil && readErr == nil:
+		fmt.Fprintf(errw, "%s: warning: %s: %v\n", prefix, path, f.ChainErr)
+	case !f.Chain.Chained:
+		fmt.Fprintf(errw, "%s: %s: %s: its lines carry no hashes to verify\n", prefix, path, f.Chain)
+	}
+}
