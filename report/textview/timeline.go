@@ -24,6 +24,9 @@ type Timeline struct {
 	// GGS's ε from the header's params (0.1 when the rules name none): the live display
 	// of a run, so that both show a message alike. Its lines go under the event.
 	Messages func(w io.Writer, epsilon float64) func(trace.Message)
+	// Header gives more lines for the header, after its params: what the CLI reads from
+	// its meta with packages this one does not import (the MCP tools R3 was offered).
+	Header func(h trace.Header, all bool) []string
 
 	start   time.Time
 	epsilon *float64
@@ -64,6 +67,11 @@ func (tl *Timeline) Event(e *trace.Event) {
 		_ = json.Unmarshal(b.Params, &params)
 		if len(params) > 0 {
 			p("params %s", compactJSON(params))
+		}
+		if tl.Header != nil {
+			for _, l := range tl.Header(b, tl.All) {
+				p("%s", l)
+			}
 		}
 		tl.epsilon = runlog.Epsilon(b)
 	case trace.FactChange:
