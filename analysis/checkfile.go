@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // FileCheck says how CheckFile checks one rule file.
@@ -35,7 +36,8 @@ type Checked struct {
 
 // CheckFile loads the rule file at path and analyses it as c says. Every error names
 // its file: the rule file's load errors (engine.LoadErrors, each positioned), a domains
-// or expectations file's, or the rule file's when it cannot be read or analysed.
+// or expectations file's (a *CompanionError, whose positioned errors are the same
+// type), or the rule file's when it cannot be read or analysed.
 func CheckFile(path string, c FileCheck) (*Checked, error) {
 	rs, err := engine.LoadRulesFile(path)
 	var les engine.LoadErrors
@@ -45,6 +47,32 @@ func CheckFile(path string, c FileCheck) (*Checked, error) {
 	if err != nil {
 		return nil, err
 	}
+	opt, err := fileOptions(path, rs, c)
+	if err != nil {
+		return nil, &CompanionError{Err: err}
+	}
+	// Without Analyze only the never-fires analysis runs, bounded by Budget; the
+	// partition is bounded by its number of regions.
+	analyze := Lint
+	if c.Analyze {
+		analyze = Analyze
+	}
+	rep, err := analyze(rs, opt)
+	var fe ruleset.LoadErrors
+	if err != nil && !errors.As(err, &fe) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err != nil { // a domains or expectations file names itself
+		return nil, &CompanionError{Err: err}
+	}
+	return &Checked{Rules: rs, Report: rep}, nil
+}
+
+// fileOptions are the analysis options of checking the rule file at path: its host
+// params, budget, domains (the option, else the file's own domains: key, else a sidecar
+// file) and expectations.
+func fileOptions(path string, rs *engine.RuleSet, c FileCheck) (Options, error) {
+	var err error
 	opt := Options{HostParams: append([]string(nil), c.HostParams...), Budget: c.Budget}
 	if c.HostParamsOf != nil {
 		opt.HostParams = append(opt.HostParams, c.HostParamsOf(rs.Name())...)
@@ -68,24 +96,18 @@ func CheckFile(path string, c FileCheck) (*Checked, error) {
 		opt.Expect, err = LoadExpectationsFile(c.Expect)
 	}
 	if err != nil {
-		return nil, err
+		return Options{}, err
 	}
-	// Without Analyze only the never-fires analysis runs, bounded by Budget; the
-	// partition is bounded by its number of regions.
-	analyze := Lint
-	if c.Analyze {
-		analyze = Analyze
-	}
-	rep, err := analyze(rs, opt)
-	var fe FileErrors
-	if err != nil && !errors.As(err, &fe) { // a domains or expectations file names itself
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &Checked{Rules: rs, Report: rep}, nil
+	return opt, nil
 }
+
+// CompanionError is a problem in a file that goes with the rule file, its domains or
+// expectations file (Err, their ruleset.LoadErrors or why they could not be read): the
+// rule file itself loaded. Its text is Err's, which names the file.
+type CompanionError struct{ Err error }
+
+func (e *CompanionError) Error() string { return e.Err.Error() }
+func (e *CompanionError) Unwrap() error { return e.Err }
 
 // domainsSidecar is the domains file next to a rule file (ggs.yaml → ggs.domains.yaml),
 // or "".

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/internal/yamlnode"
+	"github.com/agentspine/spine/spine/ruleset"
 	"gopkg.in/yaml.v3"
 )
 
@@ -73,12 +74,12 @@ var domainKeyRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z
 
 // ParseDomains parses a domains file. It checks the file's own shape; whether the kinds
 // and fields exist is checked against a rule set when the analysis binds them. On failure
-// the error is a FileErrors listing every problem.
+// the error is a ruleset.LoadErrors listing every problem.
 func ParseDomains(name string, src []byte) (d *Domains, err error) {
 	l := newErrList(name, src)
 	defer func() {
 		if r := recover(); r != nil { // a bad file must never take the process down
-			d, err = nil, FileErrors{{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("internal error while reading domains: %v", r)}}
+			d, err = nil, ruleset.LoadErrors{{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("internal error while reading domains: %v", r)}}
 		}
 	}()
 	d = &Domains{File: name, src: src}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 func TestParseDomains(t *testing.T) {
@@ -74,9 +76,9 @@ func TestDomainsErrors(t *testing.T) {
 		{"signals.n: {min: 0.2, max: 0.8, integer: true}\n", "d.yaml:1:12: signals.n: the range [0.2, 0.8] holds no integer"},
 	} {
 		_, err := ParseDomains("d.yaml", []byte(tc.src))
-		var fe FileErrors
+		var fe ruleset.LoadErrors
 		if !errors.As(err, &fe) || len(fe) == 0 {
-			t.Errorf("%q: got %v, want FileErrors", tc.src, err)
+			t.Errorf("%q: got %v, want ruleset.LoadErrors", tc.src, err)
 			continue
 		}
 		if got := fe[0].File + ":" + itoa(fe[0].Line) + ":" + itoa(fe[0].Col) + ": " + fe[0].Msg; got != tc.want {
@@ -131,9 +133,9 @@ rules:
 			t.Fatalf("%q: %v", tc.src, err)
 		}
 		_, err = Analyze(rs, Options{Domains: d})
-		var fe FileErrors
+		var fe ruleset.LoadErrors
 		if !errors.As(err, &fe) {
-			t.Errorf("%q: got %v, want FileErrors", tc.src, err)
+			t.Errorf("%q: got %v, want ruleset.LoadErrors", tc.src, err)
 			continue
 		}
 		if got := fe[0].File + ":" + itoa(fe[0].Line) + ":" + itoa(fe[0].Col) + ": " + fe[0].Msg; got != tc.want {
@@ -163,9 +165,9 @@ func TestExpectationsErrors(t *testing.T) {
 		if err == nil {
 			_, err = Analyze(rs, Options{Expect: x})
 		}
-		var fe FileErrors
+		var fe ruleset.LoadErrors
 		if !errors.As(err, &fe) {
-			t.Errorf("%q: got %v, want FileErrors", tc.src, err)
+			t.Errorf("%q: got %v, want ruleset.LoadErrors", tc.src, err)
 			continue
 		}
 		if got := fe[0].File + ":" + itoa(fe[0].Line) + ":" + itoa(fe[0].Col) + ": " + fe[0].Msg; got != tc.want {

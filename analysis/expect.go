@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentspine/spine/internal/yamlnode"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
@@ -94,12 +95,12 @@ func LoadExpectationsFile(path string) (*Expectations, error) {
 	return ParseExpectations(path, src)
 }
 
-// ParseExpectations parses an expectations file. On failure the error is a FileErrors.
+// ParseExpectations parses an expectations file. On failure the error is a ruleset.LoadErrors.
 func ParseExpectations(name string, src []byte) (x *Expectations, err error) {
 	l := newErrList(name, src)
 	defer func() {
 		if r := recover(); r != nil {
-			x, err = nil, FileErrors{{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("internal error while reading expectations: %v", r)}}
+			x, err = nil, ruleset.LoadErrors{{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("internal error while reading expectations: %v", r)}}
 		}
 	}()
 	var doc yaml.Node

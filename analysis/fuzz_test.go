@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // seedCorpus adds every domains and expectations file under testdata and the inline cases.
@@ -35,9 +37,9 @@ func FuzzParseDomains(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		d, err := ParseDomains("fuzz.yaml", src)
 		if err != nil {
-			var fe FileErrors
+			var fe ruleset.LoadErrors
 			if !errors.As(err, &fe) || len(fe) == 0 {
-				t.Fatalf("error is not FileErrors: %v", err)
+				t.Fatalf("error is not ruleset.LoadErrors: %v", err)
 			}
 			for _, e := range fe {
 				if e.Line < 1 || e.Col < 1 || e.Msg == "" {
@@ -68,9 +70,9 @@ func FuzzParseExpectations(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		x, err := ParseExpectations("fuzz.yaml", src)
 		if err != nil {
-			var fe FileErrors
+			var fe ruleset.LoadErrors
 			if !errors.As(err, &fe) || len(fe) == 0 {
-				t.Fatalf("error is not FileErrors: %v", err)
+				t.Fatalf("error is not ruleset.LoadErrors: %v", err)
 			}
 			return
 		}

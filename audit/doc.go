@@ -20,7 +20,7 @@
 // itself reported as a boundary violation.
 //
 // The package must not send messages, answer any role, write to memory or touch
-// operational data; it imports the bus only to read it, the spine only to read traces
+// operational data; it imports the bus only to read it, spine/trace only to read traces
 // offline (AuditTrace, AuditFile), and no effector: it reads tool_calls entries as
 // contract.ReadToolCall reads them.
 package audit

@@ -1,13 +1,13 @@
 package bus
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/agentspine/spine/internal/strictjson"
 	"github.com/agentspine/spine/spine/engine"
 )
 
@@ -130,10 +130,7 @@ func Receive[T any](p *Post, role, typ string) (T, Message, error) {
 // the message is not of v's type. Numbers keep their text, so a payload decoded into
 // an interface encodes again to the same bytes.
 func Decode(m Message, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(m.Payload))
-	dec.DisallowUnknownFields()
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
+	if err := strictjson.DecodeNumbers(m.Payload, v); err != nil {
 		return fmt.Errorf("bus: %s from %s to %s: the payload is not a %s: %w", m.Type, m.From, m.To, m.Type, err)
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/agentspine/spine/internal/strictjson"
 )
 
 // Criterion is one success criterion as R2 states it: the falsifiable statement and its
@@ -53,9 +55,7 @@ func (c *Criterion) UnmarshalJSON(b []byte) error {
 	}
 	type plain Criterion
 	var p plain
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	if err := strictjson.Decode(b, &p); err != nil {
 		return fmt.Errorf("%s: %w", want, err)
 	}
 	switch p.Mode {

@@ -7,6 +7,7 @@
 // ParseToolCall), which R3 writes and R4a and GGS read.
 //
 // It owns data shapes and their small invariants (enumerated values, validation). It must
-// not import any other package of the project and must not perform I/O: every role, the
+// not perform I/O, and must not import any other package of the project but one that itself
+// imports none (internal/strictjson, the one strict JSON decoder): every role, the
 // spine's hosts and the memory engine import it, so it stays at the bottom of the graph.
 package contract

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/spine/engine"
 )
 
@@ -35,7 +36,7 @@ type ConnectOptions struct {
 	OnDisconnect func(err error)
 	OnReconnect  func()
 	// Clock stamps statuses; IDs names tasks. nil: the wall clock and random ids.
-	Clock engine.Clock
+	Clock clock.Clock
 	IDs   engine.IDSource
 }
 
@@ -43,7 +44,7 @@ type ConnectOptions struct {
 type Client struct {
 	nc     *nats.Conn
 	js     jetstream.JetStream
-	clock  engine.Clock
+	clock  clock.Clock
 	ids    engine.IDSource
 	url    string
 	status jetstream.KeyValue
@@ -122,7 +123,7 @@ func Connect(ctx context.Context, o ConnectOptions) (*Client, error) {
 	}
 	c := &Client{nc: nc, js: js, clock: o.Clock, ids: o.IDs, url: shown}
 	if c.clock == nil {
-		c.clock = engine.SystemClock{}
+		c.clock = clock.System{}
 	}
 	if c.ids == nil {
 		c.ids = engine.RandomIDs{}

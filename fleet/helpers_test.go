@@ -15,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/spine/engine"
@@ -184,7 +185,7 @@ func testFleet(t testing.TB) (*Server, *Client) {
 func testClient(t testing.TB, url string) *Client {
 	t.Helper()
 	c, err := Connect(context.Background(), ConnectOptions{URL: url, IDs: &engine.SeqIDs{Prefix: "t"},
-		Clock: engine.NewStepClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), time.Second)})
+		Clock: clock.NewStep(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}

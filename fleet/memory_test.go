@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/memory"
 )
@@ -24,7 +25,7 @@ func TestMemoryAcrossWorkers(t *testing.T) {
 	_, c := testFleet(t)
 	ctx := context.Background()
 	share := func(name string) *SharedMemory {
-		store, err := memory.OpenLevelDB(t.TempDir(), memory.Options{Clock: memory.SystemClock{}})
+		store, err := memory.OpenLevelDB(t.TempDir(), memory.Options{Clock: clock.System{}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/effectors/sandbox"
-	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -54,7 +54,7 @@ type WorkerConfig struct {
 	// Drain ends Run once the queue holds nothing for any worker: no task waiting and
 	// none in another worker's hands (a batch's end, a script's).
 	Drain bool
-	Clock engine.Clock // stamps attempts; nil for the wall clock
+	Clock clock.Clock // stamps attempts; nil for the wall clock
 	// Log hears what the worker does, a line at a time (no secret is ever in it).
 	Log func(string)
 }
@@ -99,7 +99,7 @@ func (c *Client) NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, erro
 		cfg.Name = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = engine.SystemClock{}
+		cfg.Clock = clock.System{}
 	}
 	if cfg.Log == nil {
 		cfg.Log = func(string) {}

@@ -1,8 +1,15 @@
 package ggs
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine/engine"
@@ -73,4 +80,104 @@ func BenchmarkGGSRound(b *testing.B) {
 			delete(s.tasks.tasks, "bench")
 		}
 	}
+}
+
+// benchStream is BenchmarkGGSFilter's input.
+func benchStream() []byte {
+	var b bytes.Buffer
+	if _, err := genStream(&b, benchTasks, benchSeed); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}
+
+// BenchmarkGGSFilter is spine ggs's filter over a generated stream of about 100 MB
+// (TestWriteStream writes the same file for scripts/ggs-floor.py): read from a file,
+// decode, decide, encode, write, with the default bounds. One op is the whole stream.
+// The stream is not held in memory, so the collector works as it does in spine ggs.
+func BenchmarkGGSFilter(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "stream.jsonl")
+	in := benchStream()
+	msgs := bytes.Count(in, []byte("\n"))
+	if err := os.WriteFile(path, in, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	size := int64(len(in))
+	in = nil
+	rs := loadRules(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	runtime.GC()
+	b.ResetTimer()
+	cpu := cpuTime()
+	for i := 0; i < b.N; i++ {
+		s, err := New(rs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f := NewFilter(s, Bound{MaxOpen: DefaultMaxOpenTasks, MaxEvicted: DefaultMaxEvictedTasks})
+		file, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bad := func(line int, err error) { b.Fatalf("line %d: %v", line, err) }
+		err = f.Run(context.Background(), file, io.Discard, StreamHooks{Bad: bad})
+		file.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportStream(b, msgs, cpu)
+}
+
+// BenchmarkGGSFilterDecodeOnly is the decoding alone, line by line, over the stream held
+// in memory: the part of BenchmarkGGSFilter that json.loads in scripts/ggs-floor.py
+// compares with. Beside the
+// filter's decoder: encoding/json's two passes (the envelope, then the payload), as
+// spine ggs decoded before, and a single pass with github.com/go-json-experiment/json.
+func BenchmarkGGSFilterDecodeOnly(b *testing.B) {
+	in := benchStream()
+	for _, c := range []struct {
+		name   string
+		decode func([]byte) (Message, error)
+	}{
+		{"scan", new(messageDecoder).decode},
+		{"encoding-json", decodeEnvelope},
+		{"json-experiment", new(v2Decoder).decode},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			msgs := bytes.Count(in, []byte("\n"))
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu := cpuTime()
+			for i := 0; i < b.N; i++ {
+				for rest := in; len(rest) > 0; {
+					line, after, _ := bytes.Cut(rest, []byte("\n"))
+					rest = after
+					if _, err := c.decode(line); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			reportStream(b, msgs, cpu)
+		})
+	}
+}
+
+// reportStream reports a stream benchmark's messages per second, and the CPU time of an
+// op (all threads, the collector's included), the figure to compare with the CPU time
+// scripts/ggs-floor.py prints when the machine is shared.
+func reportStream(b *testing.B, msgs int, cpu0 time.Duration) {
+	b.ReportMetric(float64(msgs)*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// cpuTime is the process's user and system time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -9,14 +9,24 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/agentspine/spine/contract"
 )
 
-// Message is one decoded input of GGS: exactly one of Replan and Outcome is set.
+// Message is R4b's report to GGS, one input of the Solver: exactly one of Replan and
+// Outcome is set. It is the filter's decoded line and the Loop's round report, and it is
+// what a round's construct holds in the trace ({"replan": {...}} or {"outcome": {...}}).
 type Message struct {
-	Replan  *contract.ReplanRequest
-	Outcome *contract.OutcomeSummary
+	Replan  *contract.ReplanRequest  `json:"replan,omitempty"`
+	Outcome *contract.OutcomeSummary `json:"outcome,omitempty"`
+}
+
+func (m Message) validate() error {
+	if (m.Replan == nil) == (m.Outcome == nil) {
+		return errors.New("a round report must hold exactly one of a ReplanRequest and an OutcomeSummary")
+	}
+	return nil
 }
 
 // TaskID is the task the message belongs to.
@@ -47,11 +57,63 @@ type envelope struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
+// errNotReport is decodeReport's answer to a bus type that is not a report's.
+var errNotReport = errors.New("not a ReplanRequest or an OutcomeSummary")
+
+// decodeReport is the one decoder of a report: it decodes the payload of a bus message of
+// type typ into a Message, strictly (an unknown field is an error). keepNumbers keeps
+// each number of an output as its text (json.Number), so that what the Loop records
+// encodes again to the same bytes. The error is encoding/json's own, or errNotReport;
+// each caller words it for its reader. DecodeMessage's single pass over a whole line
+// (messageDecoder) gives the same Message or falls back to this.
+func decodeReport(typ string, payload []byte, keepNumbers bool) (Message, error) {
+	m, target := newReport(typ)
+	if target == nil {
+		return Message{}, errNotReport
+	}
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
+	if keepNumbers {
+		dec.UseNumber()
+	}
+	if err := dec.Decode(target); err != nil {
+		return Message{}, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Message{}, errTrailing
+	}
+	return m, nil
+}
+
+// newReport returns a Message for bus type typ and the struct its payload decodes into,
+// or a nil target when typ is not a report's.
+func newReport(typ string) (Message, any) {
+	switch typ {
+	case contract.TypeReplanRequest:
+		r := new(contract.ReplanRequest)
+		return Message{Replan: r}, r
+	case contract.TypeOutcomeSummary:
+		o := new(contract.OutcomeSummary)
+		return Message{Outcome: o}, o
+	}
+	return Message{}, nil
+}
+
 // DecodeMessage reads one bus message, {"type": "ReplanRequest" | "OutcomeSummary",
 // "payload": {...}}, strictly: unknown fields, a payload of the wrong shape or a missing
 // task_id are errors, and so is anything ValidateReplan or ValidateOutcome rejects. The
 // error text says what was wrong and what was expected.
 func DecodeMessage(line []byte) (Message, error) {
+	d := decoders.Get().(*messageDecoder)
+	defer decoders.Put(d)
+	return d.decode(line)
+}
+
+var decoders = sync.Pool{New: func() any { return new(messageDecoder) }}
+
+// decodeEnvelope is DecodeMessage in two passes with encoding/json: the envelope, then
+// the payload. Its errors are the ones DecodeMessage gives.
+func decodeEnvelope(line []byte) (Message, error) {
 	var env envelope
 	if err := decodeStrict(line, &env); err != nil {
 		return Message{}, describeDecodeError(err, "the message", `{"type": ..., "payload": {...}}`,
@@ -61,9 +123,7 @@ func DecodeMessage(line []byte) (Message, error) {
 		return Message{}, errors.New(`missing type: want "ReplanRequest" or "OutcomeSummary"`)
 	}
 	typ := *env.Type
-	switch typ {
-	case contract.TypeReplanRequest, contract.TypeOutcomeSummary:
-	default:
+	if _, target := newReport(typ); target == nil {
 		return Message{}, fmt.Errorf(`unknown type %q: want "ReplanRequest" or "OutcomeSummary"`, typ)
 	}
 	if len(env.Payload) == 0 || bytes.Equal(env.Payload, []byte("null")) {
@@ -73,28 +133,22 @@ func DecodeMessage(line []byte) (Message, error) {
 		}
 		return Message{}, fmt.Errorf("missing payload: want %s %s object", article, typ)
 	}
-	var m Message
-	var target any
-	if typ == contract.TypeReplanRequest {
-		m.Replan = new(contract.ReplanRequest)
-		target = m.Replan
-	} else {
-		m.Outcome = new(contract.OutcomeSummary)
-		target = m.Outcome
-	}
-	if err := decodeStrict(env.Payload, target); err != nil {
+	m, err := decodeReport(typ, env.Payload, false)
+	if err != nil {
 		return Message{}, fmt.Errorf("%s payload: %w", typ, describeDecodeError(err, "the payload", "a JSON object", ""))
 	}
-	var err error
-	if m.Replan != nil {
-		err = ValidateReplan(m.Replan)
-	} else {
-		err = ValidateOutcome(m.Outcome)
-	}
-	if err != nil {
+	if err := m.check(); err != nil {
 		return Message{}, fmt.Errorf("%s payload: %w", typ, err)
 	}
 	return m, nil
+}
+
+// check runs ValidateReplan or ValidateOutcome.
+func (m Message) check() error {
+	if m.Replan != nil {
+		return ValidateReplan(m.Replan)
+	}
+	return ValidateOutcome(m.Outcome)
 }
 
 var errTrailing = errors.New("trailing data")
@@ -161,8 +215,20 @@ func jsonKind(t reflect.Type) string {
 }
 
 // AppendOutput appends o as one JSONL bus message, {"type": ..., "payload": {...}}, to
-// buf. HTML characters are not escaped, so targets and rationales read as written.
+// buf, byte for byte as encoding/json writes it with HTML escaping off, so that targets
+// and rationales read as written. The hot path writes without reflection (appendOutput);
+// what it does not write (a graceful failure, an output of another Go type, a number
+// JSON cannot hold) is written by encoding/json, which also gives the error.
 func AppendOutput(buf []byte, o Output) ([]byte, error) {
+	if out, ok := appendOutput(buf, o); ok {
+		return out, nil
+	}
+	return appendOutputReflect(buf, o)
+}
+
+// appendOutputReflect is AppendOutput by encoding/json: the reference appendOutput is
+// held to (TestAppendOutputAgrees, FuzzAppendOutputAgrees).
+func appendOutputReflect(buf []byte, o Output) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

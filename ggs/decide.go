@@ -12,6 +12,9 @@ import (
 // SignalsKind is the fact kind that carries a round's Signals in the rule set.
 const SignalsKind = "signals"
 
+// ObjectivePlan is the objective of the planning step before a task's first round.
+const ObjectivePlan = "plan"
+
 // Decision is the outcome of one agenda cycle: the macro-state and the rule that chose it.
 type Decision struct {
 	Directive string

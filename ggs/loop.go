@@ -33,19 +33,6 @@ type RoundInput struct {
 	Rulings []Ruling `json:"rulings,omitempty"`
 }
 
-// Report is R4b's message at the end of a round: exactly one of the two is set.
-type Report struct {
-	Replan  *contract.ReplanRequest  `json:"replan,omitempty"`
-	Outcome *contract.OutcomeSummary `json:"outcome,omitempty"`
-}
-
-func (r Report) validate() error {
-	if (r.Replan == nil) == (r.Outcome == nil) {
-		return errors.New("a round report must hold exactly one of a ReplanRequest and an OutcomeSummary")
-	}
-	return nil
-}
-
 // Loop runs GGS inside the spine's FSM: the engine's agenda over rules/ggs.yaml decides
 // each round's macro-state, and Loop is the engine's effector. Mint concludes the
 // previous round into a PlanDirective and runs the plant's next round; Gate turns R4b's
@@ -69,7 +56,7 @@ type Loop struct {
 	obs       observation
 	// minted is the report of the round Mint ran last, under the construct's id: Gate
 	// measures it as it is instead of decoding the construct's body again.
-	minted   Report
+	minted   Message
 	mintedID string
 
 	// Final is the task's FinalResult once the run has ended on a terminal objective.
@@ -219,15 +206,15 @@ func (l *Loop) Gate(ctx context.Context, req engine.GateRequest) (engine.Signals
 
 // report is the round report c carries: the one Mint kept when c is the construct it
 // minted (a live run gates what it minted), else c's body decoded.
-func (l *Loop) report(c engine.Construct) (Report, error) {
+func (l *Loop) report(c engine.Construct) (Message, error) {
 	if c.ID != "" && c.ID == l.mintedID {
 		rep := l.minted
-		l.minted, l.mintedID = Report{}, ""
+		l.minted, l.mintedID = Message{}, ""
 		return rep, nil
 	}
-	var rep Report
+	var rep Message
 	if err := json.Unmarshal(c.Body, &rep); err != nil {
-		return Report{}, fmt.Errorf("ggs: construct %s is not a round report: %w", c.ID, err)
+		return Message{}, fmt.Errorf("ggs: construct %s is not a round report: %w", c.ID, err)
 	}
 	return rep, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
@@ -102,7 +103,7 @@ func parseFixture(t *testing.T, path string) *scripted.Scenario {
 // that gives GGS its writer. The store is closed when the test ends.
 func memoryForGGS(t *testing.T) (*memory.Service, ggs.Option) {
 	t.Helper()
-	clock := engine.NewStepClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Second)
+	clock := clock.NewStep(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Second)
 	store, err := memory.NewInMemory(memory.Options{Clock: clock})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine/engine"
 )
@@ -63,7 +64,7 @@ func TestEveryActionStateWrites(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := &memoryLog{}
-			s := newSolver(t, WithMemory(mem, engine.NewStepClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Second), &engine.SeqIDs{Prefix: "m"}))
+			s := newSolver(t, WithMemory(mem, clock.NewStep(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Second), &engine.SeqIDs{Prefix: "m"}))
 			var got [][]string
 			var dirs []string
 			take := func() {
@@ -95,7 +96,7 @@ func TestEveryActionStateWrites(t *testing.T) {
 // the one ID scheme of every Megram (memory mints the same form for imports).
 func TestMegramIDScheme(t *testing.T) {
 	mem := &memoryLog{}
-	s := newSolver(t, WithMemory(mem, engine.NewStepClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Second), engine.RandomIDs{}))
+	s := newSolver(t, WithMemory(mem, clock.NewStep(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Second), engine.RandomIDs{}))
 	mustReplan(t, s, envRound("r", 1, "shell:ls /a → none", "read_file:b → none")) // change_path: two targets
 	mustReplan(t, s, logicalRound("r", "grep:x → none"))                           // change_approach: one tool
 	if len(mem.writes) != 3 {

@@ -23,30 +23,23 @@ func (l *Loop) close() { l.post = nil }
 
 // receiveReport takes R4b's report from R7's mailbox and checks that the round left no
 // other mail behind.
-func receiveReport(post *bus.Post) (Report, error) {
+func receiveReport(post *bus.Post) (Message, error) {
 	m, ok := post.Next("R7")
 	if !ok {
-		return Report{}, errors.New("R7 received no report: a round must end with R4b's ReplanRequest or OutcomeSummary")
+		return Message{}, errors.New("R7 received no report: a round must end with R4b's ReplanRequest or OutcomeSummary")
 	}
-	var rep Report
-	var err error
+	if m.From != "R4b" {
+		return Message{}, fmt.Errorf("R7 received %s from %s; a round's report comes from R4b", bus.Article(m.Type), m.From)
+	}
+	rep, err := decodeReport(m.Type, m.Payload, true)
 	switch {
-	case m.From != "R4b":
-		err = fmt.Errorf("R7 received %s from %s; a round's report comes from R4b", bus.Article(m.Type), m.From)
-	case m.Type == contract.TypeReplanRequest:
-		rep.Replan = new(contract.ReplanRequest)
-		err = bus.Decode(m, rep.Replan)
-	case m.Type == contract.TypeOutcomeSummary:
-		rep.Outcome = new(contract.OutcomeSummary)
-		err = bus.Decode(m, rep.Outcome)
-	default:
-		err = fmt.Errorf("R7 received %s from R4b; a round ends with a ReplanRequest or an OutcomeSummary", bus.Article(m.Type))
-	}
-	if err != nil {
-		return Report{}, err
+	case errors.Is(err, errNotReport):
+		return Message{}, fmt.Errorf("R7 received %s from R4b; a round ends with a ReplanRequest or an OutcomeSummary", bus.Article(m.Type))
+	case err != nil: // worded as bus.Decode words it
+		return Message{}, fmt.Errorf("bus: %s from %s to %s: the payload is not a %s: %w", m.Type, m.From, m.To, m.Type, err)
 	}
 	if left := post.Unread(); len(left) > 0 {
-		return Report{}, fmt.Errorf("the round ended with mail unread: %s", strings.Join(left, "; "))
+		return Message{}, fmt.Errorf("the round ended with mail unread: %s", strings.Join(left, "; "))
 	}
 	return rep, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/bus"
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
@@ -44,7 +45,7 @@ func runLoop(t *testing.T, task contract.TaskSpec, plant ggs.Plant, opts ...ggs.
 		t.Fatal(err)
 	}
 	sink := &trace.MemorySink{}
-	eng := engine.NewEngine(rs, loop, engine.WithTrace(sink), engine.WithClock(engine.NewStepClock(time.Unix(0, 0).UTC(), time.Millisecond)))
+	eng := engine.NewEngine(rs, loop, engine.WithTrace(sink), engine.WithClock(clock.NewStep(time.Unix(0, 0).UTC(), time.Millisecond)))
 	if err := loop.Seed(eng.Session()); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/bus"
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/rules"
@@ -81,7 +82,7 @@ func TestReloadedParamsInRationale(t *testing.T) {
 	}
 	src := &onceSource{n: 2, src: []byte(edited)} // poll 1 chooses plan; poll 2 decides round 1
 	eng := engine.NewEngine(rs, loop, engine.WithTrace(&trace.MemorySink{}), engine.WithRuleSource(src),
-		engine.WithClock(engine.NewStepClock(time.Unix(0, 0).UTC(), time.Millisecond)))
+		engine.WithClock(clock.NewStep(time.Unix(0, 0).UTC(), time.Millisecond)))
 	if err := loop.Seed(eng.Session()); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestReloadWithoutParamStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng := engine.NewEngine(rs, loop, engine.WithTrace(&trace.MemorySink{}), engine.WithRuleSource(&onceSource{n: 2, src: []byte(edited)}),
-		engine.WithClock(engine.NewStepClock(time.Unix(0, 0).UTC(), time.Millisecond)))
+		engine.WithClock(clock.NewStep(time.Unix(0, 0).UTC(), time.Millisecond)))
 	if err := loop.Seed(eng.Session()); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine/engine"
 )
@@ -43,7 +44,7 @@ type Solver struct {
 	decider *RulesDecider
 	tasks   *tracker
 	mem     MemoryWriter
-	clock   engine.Clock
+	clock   clock.Clock
 	ids     engine.IDSource
 	sessOpt []engine.Option
 	caution string // a Loop's caution policy (WithCautionPolicy); "" is the rule set's
@@ -54,7 +55,7 @@ type Option func(*Solver)
 
 // WithMemory sends the Megram writes of every round to w, stamped by clock and named by
 // ids. Without it the Solver writes no memory.
-func WithMemory(w MemoryWriter, clock engine.Clock, ids engine.IDSource) Option {
+func WithMemory(w MemoryWriter, clock clock.Clock, ids engine.IDSource) Option {
 	return func(s *Solver) { s.mem, s.clock, s.ids = w, clock, ids }
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine/engine"
 )
@@ -363,7 +364,7 @@ var _ MemoryWriter = (*memoryLog)(nil)
 func TestMemoryWrites(t *testing.T) {
 	mem := &memoryLog{}
 	start := time.Date(2026, 2, 25, 9, 0, 0, 0, time.UTC)
-	s := newSolver(t, WithMemory(mem, engine.NewStepClock(start, time.Second), &engine.SeqIDs{Prefix: "m"}))
+	s := newSolver(t, WithMemory(mem, clock.NewStep(start, time.Second), &engine.SeqIDs{Prefix: "m"}))
 	req := envRound("m", 1, "shell:ls /data → none", "read_file:/data/x → denied", "noop")
 	req.Intent = "Collect the weekly logs"
 	mustReplan(t, s, req)                                // change_path, two targets

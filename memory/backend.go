@@ -44,6 +44,14 @@ type indexEntry struct {
 	summary
 }
 
+// appendID appends the entry's ID to b, without making it a string.
+func (e *indexEntry) appendID(b []byte) []byte {
+	if e.rawID != nil {
+		return append(b, e.rawID...)
+	}
+	return append(b, e.idStr...)
+}
+
 // id returns the entry's ID as a string the caller may keep.
 func (e *indexEntry) id() string {
 	if e.rawID != nil {
@@ -62,6 +70,9 @@ type backend interface {
 	has(id string) (bool, error)
 	// get returns the record with last_recalled_at taken from recall:<id> when later.
 	get(id string) (Record, error)
+	// getStored returns the megram: record as written, without the recall: time: for
+	// readers of M and K entries (which have no recall: key) that hold the ID as bytes.
+	getStored(id []byte) (Record, error)
 	// scanPair yields the idx: entries of one tag pair in ID order.
 	scanPair(space, entity string, fn func(indexEntry) error) error
 	// scanSpace yields the idx: entries of one space in (entity, ID) key order.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -106,30 +107,38 @@ func buildBenchStore(dir string) error {
 		return err
 	}
 	defer be.close()
-	rng := rand.New(rand.NewPCG(1, 2))
-	ids := &SequentialIDs{Prefix: "b"}
-	var c change
-	flush := func() error {
-		err := be.apply(&c)
-		c = change{puts: c.puts[:0]}
+	if err := benchRecords(benchTotal, func(puts []Record) error { return be.apply(&change{puts: puts}) }); err != nil {
 		return err
 	}
+	// Settle the layout as a long-running store would have it.
+	return be.compact()
+}
+
+// benchRecords generates the shared store's records, in batches of 10,000, for a store of
+// total Megrams: total/100 on the hot pair, the rest in pairs of benchPairSize.
+func benchRecords(total int, batch func([]Record) error) error {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ids := &SequentialIDs{Prefix: "b"}
+	puts := make([]Record, 0, 10_000)
 	add := func(space, entity string, q Quantum, level string, age time.Duration) error {
 		at := t0.Add(-age)
-		c.puts = append(c.puts, Record{Megram: contract.Megram{ID: ids.NewID(), Level: level, CreatedAt: at, LastRecalledAt: at,
+		puts = append(puts, Record{Megram: contract.Megram{ID: ids.NewID(), Level: level, CreatedAt: at, LastRecalledAt: at,
 			Space: space, Entity: entity, Content: "benchmark " + q.State, State: q.State, F: q.F, Sigma: q.Sigma, K: q.K}, Origin: OriginGGS})
-		if len(c.puts) == 10_000 {
-			return flush()
+		if len(puts) == cap(puts) {
+			err := batch(puts)
+			puts = puts[:0]
+			return err
 		}
 		return nil
 	}
 	age := func() time.Duration { return time.Duration(rng.Int64N(int64(120 * Day))) }
-	for i := 0; i < benchHot; i++ {
+	hot := total / 100
+	for i := 0; i < hot; i++ {
 		if err := add(hotSpace, hotEntity, benchStates[rng.IntN(len(benchStates))], contract.LevelM, age()); err != nil {
 			return err
 		}
 	}
-	for p := 0; p < (benchTotal-benchHot)/benchPairSize; p++ {
+	for p := 0; p < (total-hot)/benchPairSize; p++ {
 		space, entity := ToolSpace(fmt.Sprintf("tool%03d", p%97)), PathEntity(fmt.Sprintf("/srv/data/%05d", p))
 		// A third of the pairs mostly succeed, a third mostly fail, a third are mixed.
 		bias := p % 3
@@ -150,11 +159,10 @@ func buildBenchStore(dir string) error {
 			}
 		}
 	}
-	if err := flush(); err != nil {
-		return err
+	if len(puts) == 0 {
+		return nil
 	}
-	// Settle the layout as a long-running store would have it.
-	return be.compact()
+	return batch(puts)
 }
 
 func BenchmarkQueryMK(b *testing.B) {
@@ -183,40 +191,98 @@ func BenchmarkQueryMK(b *testing.B) {
 	})
 }
 
+// BenchmarkDreamerPass runs one pass over the shared store on each backend: LevelDB over
+// the 1,000,000 Megrams (a copy of the store per pass) and the in-memory twin, and
+// megrams=100000 over a store made the same way, for quick runs.
 func BenchmarkDreamerPass(b *testing.B) {
-	b.Run(fmt.Sprintf("megrams=%d", benchTotal), func(b *testing.B) {
-		base := benchBase(b)
+	for _, total := range []int{100_000, benchTotal} {
+		b.Run(fmt.Sprintf("leveldb/megrams=%d", total), func(b *testing.B) { benchDreamLevelDB(b, total) })
+		b.Run(fmt.Sprintf("inmemory/megrams=%d", total), func(b *testing.B) { benchDreamInMemory(b, total) })
+	}
+}
+
+func dreamBenchOptions() Options {
+	return Options{Clock: newClock(), IDs: &SequentialIDs{Prefix: "d"}, Timer: newManualTimer(), Distiller: TemplateDistillerForTests{}}
+}
+
+func benchDreamLevelDB(b *testing.B, total int) {
+	var base string
+	if total == benchTotal {
+		base = benchBase(b)
 		if benchStore.svc != nil { // the base must be closed to be copied
 			benchStore.svc.Close()
 			benchStore.svc = nil
 		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			b.StopTimer()
-			dir := filepath.Join(benchStore.dir, fmt.Sprintf("pass-%d", i))
-			if err := copyDir(base, dir); err != nil {
-				b.Fatal(err)
-			}
-			s, err := OpenLevelDB(dir, Options{Clock: newClock(), IDs: &SequentialIDs{Prefix: "d"}, Timer: newManualTimer(),
-				Distiller: TemplateDistillerForTests{}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.StartTimer()
-			rep, err := s.DreamOnce(context.Background())
-			b.StopTimer()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if i == 0 {
-				b.Logf("pass: %+v", rep)
-			}
-			s.Close()
-			os.RemoveAll(dir)
-			b.StartTimer()
+	} else {
+		base = filepath.Join(b.TempDir(), "base")
+		be, err := openLevelBackend(base, StorageOptions{NoSync: true, WriteBufferBytes: 64 << 20})
+		if err != nil {
+			b.Fatal(err)
 		}
-	})
+		err = benchRecords(total, func(puts []Record) error { return be.apply(&change{puts: puts}) })
+		if err == nil {
+			err = be.compact()
+		}
+		if cerr := be.close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	tmp := b.TempDir()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		dir := filepath.Join(tmp, fmt.Sprintf("pass-%d", i))
+		if err := copyDir(base, dir); err != nil {
+			b.Fatal(err)
+		}
+		s, err := OpenLevelDB(dir, dreamBenchOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		rep, err := s.DreamOnce(context.Background())
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i == 0 {
+			b.Logf("pass: %+v", rep)
+		}
+		s.Close()
+		os.RemoveAll(dir)
+		b.StartTimer()
+	}
+}
+
+func benchDreamInMemory(b *testing.B, total int) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		s, err := NewInMemory(dreamBenchOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := benchRecords(total, func(puts []Record) error { return s.be.apply(&change{puts: puts}) }); err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC() // the garbage of building the store is not the pass's
+		b.StartTimer()
+		rep, err := s.DreamOnce(context.Background())
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i == 0 {
+			b.Logf("pass: %+v", rep)
+		}
+		s.Close()
+		b.StartTimer()
+	}
 }
 
 func copyDir(src, dst string) error {

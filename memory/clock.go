@@ -7,10 +7,9 @@ import (
 	"io"
 	"sync"
 	"time"
-)
 
-// Clock is the only source of "now" for the store: decay, created_at and recall times.
-type Clock interface{ Now() time.Time }
+	"github.com/agentspine/spine/clock"
+)
 
 // Timer schedules the Dreamer's settle delay and optional interval.
 type Timer interface {
@@ -22,13 +21,6 @@ type Timer interface {
 // against the stored ones, but trusts the IDs it mints.
 type IDSource interface{ NewID() string }
 
-// SystemClock reads the host clock. It belongs at the edge (the CLI, a host process);
-// tests inject a fixed or stepping clock instead.
-type SystemClock struct{}
-
-// Now returns the host's current time.
-func (SystemClock) Now() time.Time { return time.Now() }
-
 // SystemTimer waits on the host clock.
 type SystemTimer struct{}
 
@@ -36,7 +28,6 @@ type SystemTimer struct{}
 func (SystemTimer) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 var (
-	_ Clock    = SystemClock{}
 	_ Timer    = SystemTimer{}
 	_ IDSource = (*RandomIDs)(nil)
 	_ IDSource = (*SequentialIDs)(nil)
@@ -44,8 +35,8 @@ var (
 
 // RandomIDs makes the store's own IDs (for Megrams written or imported without one, and
 // for the Dreamer's C and K entries) in the one ID scheme of every Megram: 128 bits as 32
-// lowercase hex digits, the form the control plane's spine.RandomIDs gives the Megrams
-// GGS writes in a live run (GGS takes its IDs from the injected spine.IDSource, so tests
+// lowercase hex digits, the form the control plane's engine.RandomIDs gives the Megrams
+// GGS writes in a live run (GGS takes its IDs from the injected engine.IDSource, so tests
 // and replays get theirs from a deterministic source). Here the first 48 bits are the
 // milliseconds from Clock and the other 80 come from Rand, so IDs made later sort later
 // and an index scan lists the store's own Megrams roughly in creation order.
@@ -54,7 +45,7 @@ var (
 // before the scheme hold 26-character ULIDs, and those are read, exported and imported as
 // they are.
 type RandomIDs struct {
-	Clock Clock
+	Clock clock.Clock
 	Rand  io.Reader // crypto/rand.Reader when nil
 
 	mu   sync.Mutex

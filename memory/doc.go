@@ -32,7 +32,7 @@
 //     M_attention is below 0.1 go together, whatever each entry's own weight.
 //     DreamConfig.ForgetGrace (default 0, the seed's rule) can spare young pairs.
 //   - Every Megram id the system mints is 32 lowercase hex digits (RandomIDs here,
-//     spine.RandomIDs for GGS's); stored ids of any valid form are read as they are.
+//     engine.RandomIDs for GGS's); stored ids of any valid form are read as they are.
 //   - A consolidated C entry has f = 1, σ = ±1 and k = 0; a pair gets no second C entry
 //     of the same polarity while one is live.
 //

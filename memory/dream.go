@@ -1,10 +1,11 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,10 +63,19 @@ type pairScan struct {
 	cs            []cEntry
 	superseded    []string
 	// mk is every M/K entry of the pair: forgetting reads the pair's sum, known only at
-	// its last entry. newest is the latest decay reference among them.
-	mk     []forgetCand
+	// its last entry. Their IDs are kept as bytes in ids and made strings only for a
+	// pair that is forgotten. newest is the latest decay reference among them.
+	mk     []mkEntry
+	ids    []byte
 	newest time.Time
 	now    time.Time
+}
+
+// mkEntry is one M/K entry of the scanned pair; its ID is pairScan.ids[start:end].
+type mkEntry struct {
+	start, end int
+	level      string
+	supersedes string
 }
 
 type bankruptcy struct {
@@ -126,7 +136,8 @@ func (s *Service) planPass(ctx context.Context, now time.Time, o DreamOptions, r
 			if started {
 				s.decidePair(&cur, o, &plan)
 			}
-			cur = pairScan{space: e.Space, entity: e.Entity, cs: cur.cs[:0], superseded: cur.superseded[:0], mk: cur.mk[:0], now: now}
+			cur = pairScan{space: e.Space, entity: e.Entity, cs: cur.cs[:0], superseded: cur.superseded[:0],
+				mk: cur.mk[:0], ids: cur.ids[:0], now: now}
 			started = true
 			rep.Pairs++
 		}
@@ -140,10 +151,9 @@ func (s *Service) planPass(ctx context.Context, now time.Time, o DreamOptions, r
 			cur.acc.attention += att
 			cur.acc.decision += dec
 			cur.acc.entries++
-			cur.mk = append(cur.mk, forgetCand{
-				ref:        recordRef{ID: e.id(), Space: e.Space, Entity: e.Entity, Level: e.Level},
-				supersedes: e.Supersedes,
-			})
+			start := len(cur.ids)
+			cur.ids = e.appendID(cur.ids)
+			cur.mk = append(cur.mk, mkEntry{start: start, end: len(cur.ids), level: e.Level, supersedes: e.Supersedes})
 			if e.Ref.After(cur.newest) {
 				cur.newest = e.Ref
 			}
@@ -166,7 +176,7 @@ func (s *Service) decidePair(p *pairScan, o DreamOptions, plan *passPlan) {
 	cfg := s.dream
 	att, dec := p.acc.attention, p.acc.decision
 	pot := p.acc.potentials(s.actions)
-	live := map[float64]bool{}
+	var live [2]bool // a live C entry of polarity −1, +1
 	for _, c := range p.cs {
 		if contains(p.superseded, c.id) {
 			continue
@@ -179,16 +189,16 @@ func (s *Service) decidePair(p *pairScan, o DreamOptions, plan *passPlan) {
 			})
 			continue
 		}
-		live[pol] = true
+		live[polIndex(pol)] = true
 	}
 	if !o.SkipConsolidation && att >= cfg.ConsolidateAttention {
 		switch {
-		case dec >= cfg.BestPracticeDecision && !live[1]:
+		case dec >= cfg.BestPracticeDecision && !live[polIndex(1)]:
 			plan.consolidate = append(plan.consolidate, consolidation{
 				space: p.space, entity: p.entity, kind: KindBestPractice, pot: pot,
 				rule: fmt.Sprintf("M_attention %.6g ≥ %g and M_decision %.6g ≥ %g", att, cfg.ConsolidateAttention, dec, cfg.BestPracticeDecision),
 			})
-		case dec <= cfg.ConstraintDecision && !live[-1]:
+		case dec <= cfg.ConstraintDecision && !live[polIndex(-1)]:
 			plan.consolidate = append(plan.consolidate, consolidation{
 				space: p.space, entity: p.entity, kind: KindConstraint, pot: pot,
 				rule: fmt.Sprintf("M_attention %.6g ≥ %g and M_decision %.6g ≤ %g", att, cfg.ConsolidateAttention, dec, cfg.ConstraintDecision),
@@ -196,9 +206,25 @@ func (s *Service) decidePair(p *pairScan, o DreamOptions, plan *passPlan) {
 		}
 	}
 	if !o.SkipForgetting && len(p.mk) > 0 && att < cfg.ForgetAttention && p.now.Sub(p.newest) >= cfg.ForgetGrace {
-		// The mk slice is reused by the next pair: the plan keeps a copy.
-		plan.forget = append(plan.forget, pairForget{entries: append([]forgetCand(nil), p.mk...), pot: pot})
+		// The scan's buffers are reused by the next pair: the plan keeps copies, all IDs
+		// of the pair in one string.
+		ids := string(p.ids)
+		entries := make([]forgetCand, len(p.mk))
+		for i, m := range p.mk {
+			entries[i] = forgetCand{
+				ref:        recordRef{ID: ids[m.start:m.end], Space: p.space, Entity: p.entity, Level: m.level},
+				supersedes: m.supersedes,
+			}
+		}
+		plan.forget = append(plan.forget, pairForget{entries: entries, pot: pot})
 	}
+}
+
+func polIndex(pol float64) int {
+	if pol < 0 {
+		return 0
+	}
+	return 1
 }
 
 func contains(ids []string, id string) bool {
@@ -290,6 +316,7 @@ func (s *Service) applyNew(c *change) error {
 func (s *Service) applyConsolidations(ctx context.Context, now time.Time, cs []consolidation, o DreamOptions, rep *DreamReport) error {
 	var c change
 	var pending []DreamEvent
+	var scratch evidenceScratch
 	commit := func() error {
 		if len(c.puts) > 0 {
 			if err := s.applyNew(&c); err != nil {
@@ -317,7 +344,7 @@ func (s *Service) applyConsolidations(ctx context.Context, now time.Time, cs []c
 			s.emit(ev)
 			continue
 		}
-		content, err := s.distilPair(ctx, now, con)
+		content, err := s.distilPair(ctx, now, con, &scratch)
 		if err == nil {
 			var r Record
 			r, err = s.consolidated(now, con, content)
@@ -361,8 +388,8 @@ func (s *Service) consolidated(now time.Time, con consolidation, content string)
 }
 
 // distilPair gathers the pair's heaviest evidence and calls the Distiller.
-func (s *Service) distilPair(ctx context.Context, now time.Time, c consolidation) (string, error) {
-	ev, err := s.evidence(now, c.space, c.entity)
+func (s *Service) distilPair(ctx context.Context, now time.Time, c consolidation, sc *evidenceScratch) (string, error) {
+	ev, err := s.evidence(now, c.space, c.entity, sc)
 	if err != nil {
 		return "", err
 	}
@@ -380,35 +407,52 @@ func (s *Service) distilPair(ctx context.Context, now time.Time, c consolidation
 	return content, nil
 }
 
+// evidenceScratch holds the buffers evidence reuses from one pair to the next.
+type evidenceScratch struct {
+	ids []byte
+	ws  []weighted
+}
+
+// weighted is one M/K entry of the pair with its live weight; its ID is ids[start:end].
+type weighted struct {
+	w          float64
+	start, end int
+}
+
 // evidence lists the pair's M/K entries by live weight, heaviest first, up to the limit.
-func (s *Service) evidence(now time.Time, space, entity string) ([]DistilEvidence, error) {
-	type weighted struct {
-		id string
-		w  float64
-	}
-	var ws []weighted
+// Only the entries sent are read; their IDs stay bytes until then.
+func (s *Service) evidence(now time.Time, space, entity string, sc *evidenceScratch) ([]DistilEvidence, error) {
+	sc.ids, sc.ws = sc.ids[:0], sc.ws[:0]
 	err := s.be.scanPair(space, entity, func(e indexEntry) error {
 		if countsInPotentials(e.Level) {
 			att, _ := Contribution(e.F, e.Sigma, e.K, e.Ref, now)
-			ws = append(ws, weighted{e.id(), att})
+			start := len(sc.ids)
+			sc.ids = e.appendID(sc.ids)
+			sc.ws = append(sc.ws, weighted{att, start, len(sc.ids)})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(ws, func(i, j int) bool {
-		if ws[i].w != ws[j].w {
-			return ws[i].w > ws[j].w
+	ids := sc.ids
+	// IDs are distinct within a pair, so this order is total and the sort's result unique.
+	slices.SortFunc(sc.ws, func(a, b weighted) int {
+		switch {
+		case a.w > b.w:
+			return -1
+		case a.w < b.w:
+			return 1
 		}
-		return ws[i].id < ws[j].id
+		return bytes.Compare(ids[a.start:a.end], ids[b.start:b.end])
 	})
+	ws := sc.ws
 	if len(ws) > s.dream.EvidenceLimit {
 		ws = ws[:s.dream.EvidenceLimit]
 	}
 	out := make([]DistilEvidence, 0, len(ws))
 	for _, w := range ws {
-		r, err := s.be.get(w.id)
+		r, err := s.be.getStored(ids[w.start:w.end])
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}

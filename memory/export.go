@@ -2,7 +2,6 @@ package memory
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/syndtr/goleveldb/leveldb"
 	"github.com/syndtr/goleveldb/leveldb/util"
+
+	"github.com/agentspine/spine/internal/strictjson"
 )
 
 // ExportType is the "type" of every line Export writes.
@@ -106,13 +107,10 @@ func ParseExportLine(line []byte) (ExportedRecord, error) {
 		Record     json.RawMessage `json:"record"`
 		RecalledAt *string         `json:"recalled_at"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&env); err != nil {
-		return ExportedRecord{}, fmt.Errorf("exported record: %v", err)
-	}
-	if dec.More() {
+	if err := strictjson.Decode(line, &env); errors.Is(err, strictjson.ErrTrailing) {
 		return ExportedRecord{}, errors.New("exported record: trailing data after the JSON object")
+	} else if err != nil {
+		return ExportedRecord{}, fmt.Errorf("exported record: %v", err)
 	}
 	if env.Type == nil || *env.Type != ExportType {
 		return ExportedRecord{}, fmt.Errorf("exported record: type must be %q", ExportType)

@@ -3,6 +3,7 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -113,12 +114,43 @@ func (m *memBackend) get(id string) (Record, error) {
 	return r, nil
 }
 
-// snapshotIdx copies the idx: entries whose pair prefix starts with prefix, in key order.
-func (m *memBackend) snapshotIdx(prefix string) ([]indexEntry, error) {
+// idxSnapshot is the idx: entries of a scan as of one moment: each pair's tags once,
+// then its entries in ID order.
+type idxSnapshot struct {
+	pairs   []snapPair
+	entries []snapEntry
+}
+
+type snapPair struct {
+	space, entity string
+	end           int // the pair's entries end at entries[end]
+}
+
+type snapEntry struct {
+	id string
+	s  summary
+}
+
+func (m *memBackend) getStored(id []byte) (Record, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
-		return nil, ErrClosed
+		return Record{}, ErrClosed
+	}
+	r, ok := m.records[string(id)]
+	if !ok {
+		return Record{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	return r, nil
+}
+
+// snapshotIdx copies the idx: entries whose pair prefix starts with prefix, in key order,
+// into slices sized before they are filled: a whole-store scan copies each entry once.
+func (m *memBackend) snapshotIdx(prefix string) (idxSnapshot, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return idxSnapshot{}, ErrClosed
 	}
 	var keys []string
 	if _, ok := m.pairs[prefix]; ok {
@@ -131,33 +163,40 @@ func (m *memBackend) snapshotIdx(prefix string) ([]indexEntry, error) {
 		}
 		sort.Strings(keys)
 	}
-	var out []indexEntry
+	n := 0
+	for _, p := range keys {
+		n += len(m.pairs[p].ids)
+	}
+	snap := idxSnapshot{pairs: make([]snapPair, 0, len(keys)), entries: make([]snapEntry, 0, n)}
 	for _, p := range keys {
 		mp := m.pairs[p]
-		ids := make([]string, 0, len(mp.ids))
-		for id := range mp.ids {
-			ids = append(ids, id)
+		start := len(snap.entries)
+		for id, s := range mp.ids {
+			snap.entries = append(snap.entries, snapEntry{id, s})
 		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			out = append(out, indexEntry{Space: mp.space, Entity: mp.entity, idStr: id, summary: mp.ids[id]})
-		}
+		pe := snap.entries[start:]
+		slices.SortFunc(pe, func(a, b snapEntry) int { return strings.Compare(a.id, b.id) })
+		snap.pairs = append(snap.pairs, snapPair{mp.space, mp.entity, len(snap.entries)})
 	}
-	return out, nil
+	return snap, nil
 }
 
 func (m *memBackend) yieldIdx(prefix string, fn func(indexEntry) error) error {
-	es, err := m.snapshotIdx(prefix)
+	snap, err := m.snapshotIdx(prefix)
 	if err != nil {
 		return err
 	}
-	for _, e := range es {
-		if err := fn(e); err != nil {
-			if errors.Is(err, errStop) {
-				return nil
+	start := 0
+	for _, p := range snap.pairs {
+		for _, se := range snap.entries[start:p.end] {
+			if err := fn(indexEntry{Space: p.space, Entity: p.entity, idStr: se.id, summary: se.s}); err != nil {
+				if errors.Is(err, errStop) {
+					return nil
+				}
+				return err
 			}
-			return err
 		}
+		start = p.end
 	}
 	return nil
 }

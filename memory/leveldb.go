@@ -201,12 +201,9 @@ func (l *levelBackend) get(id string) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	r, err := decodeRecord(v)
+	r, err := decodeStored(id, v)
 	if err != nil {
-		return Record{}, fmt.Errorf("megram:%s: %w", id, err)
-	}
-	if r.ID != id {
-		return Record{}, fmt.Errorf("megram:%s holds the record of %q", id, r.ID)
+		return Record{}, err
 	}
 	rv, err := l.db.Get(recallKey(id), nil)
 	switch {
@@ -221,6 +218,30 @@ func (l *levelBackend) get(id string) (Record, error) {
 		if t.After(r.LastRecalledAt) {
 			r.LastRecalledAt = t
 		}
+	}
+	return r, nil
+}
+
+func (l *levelBackend) getStored(id []byte) (Record, error) {
+	key := make([]byte, 0, len(prefixMegram)+len(id))
+	v, err := l.db.Get(append(append(key, prefixMegram...), id...), nil)
+	if errors.Is(err, leveldb.ErrNotFound) {
+		return Record{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return Record{}, err
+	}
+	return decodeStored(id, v)
+}
+
+// decodeStored decodes the megram: value v of id.
+func decodeStored[T string | []byte](id T, v []byte) (Record, error) {
+	r, err := decodeRecord(v)
+	if err != nil {
+		return Record{}, fmt.Errorf("megram:%s: %w", id, err)
+	}
+	if r.ID != string(id) {
+		return Record{}, fmt.Errorf("megram:%s holds the record of %q", id, r.ID)
 	}
 	return r, nil
 }

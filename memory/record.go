@@ -1,14 +1,14 @@
 package memory
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"time"
 	"unicode/utf8"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/strictjson"
 )
 
 // Origins of stored records: who appended them.
@@ -166,17 +166,26 @@ func (r Record) decayRef() time.Time { return r.LastRecalledAt }
 // encodeRecord renders the megram: value; r must be valid.
 func encodeRecord(r Record) []byte { return appendRecordJSON(nil, r) }
 
+// decodeRecordJSON reads a megram: value with encoding/json, for any form of the object.
+func decodeRecordJSON(data []byte) (Record, error) {
+	var r Record
+	if err := strictjson.Decode(data, &r); errors.Is(err, strictjson.ErrTrailing) {
+		return Record{}, errors.New("megram record: trailing data after the JSON object")
+	} else if err != nil {
+		return Record{}, fmt.Errorf("megram record: %w", err)
+	}
+	return r, nil
+}
+
 // decodeRecord parses a megram: value. Unknown fields are refused so that a value
 // written by something else is reported rather than half-read.
 func decodeRecord(data []byte) (Record, error) {
-	var r Record
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return Record{}, fmt.Errorf("megram record: %w", err)
-	}
-	if dec.More() {
-		return Record{}, fmt.Errorf("megram record: trailing data after the JSON object")
+	r, ok := decodeRecordFast(data)
+	if !ok {
+		var err error
+		if r, err = decodeRecordJSON(data); err != nil {
+			return Record{}, err
+		}
 	}
 	if err := r.validate(); err != nil {
 		return Record{}, fmt.Errorf("megram record: %w", err)

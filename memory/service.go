@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 )
 
@@ -50,7 +51,7 @@ const StateNegativeFeedback = "negative_feedback"
 
 // Options configure a Service. Clock is required; everything else has a default.
 type Options struct {
-	Clock Clock
+	Clock clock.Clock
 	// IDs names new Megrams; default RandomIDs over Clock and crypto/rand.
 	IDs IDSource
 	// Timer drives the Dreamer's settle delay and interval; default SystemTimer.
@@ -98,7 +99,7 @@ type Stats struct {
 // over one backend.
 type Service struct {
 	be       backend
-	clock    Clock
+	clock    clock.Clock
 	ids      IDSource
 	timer    Timer
 	distil   Distiller

@@ -7,13 +7,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
+	"github.com/agentspine/spine/analysis"
 	"github.com/agentspine/spine/runlog"
 )
 
@@ -21,6 +24,9 @@ var update = flag.Bool("update", false, "write the README's screenshot of a repo
 
 // screenshot is where -update writes the picture the README shows.
 const screenshot = "../docs/trace-report.png"
+
+// mapScreenshot is the README's picture of `spine check --analyze --html rules/ggs.yaml`.
+const mapScreenshot = "../docs/decision-map.png"
 
 // chromium finds Debian's chromium. CI installs it (.ci/run), so there its absence fails
 // the test; elsewhere the test is skipped with a message.
@@ -381,5 +387,181 @@ func TestBrowserEveryFixture(t *testing.T) {
 		for _, p := range c.problems() {
 			t.Errorf("%s: %s", f, p)
 		}
+	}
+}
+
+// TestBrowserStory checks what the page tells of a run: R7's directive in the round it
+// concludes, why a failed run ended, a bar per call on the time axis with the failed
+// ones marked, and the step-through of the rule cycles moved by the keyboard.
+func TestBrowserStory(t *testing.T) {
+	ctx := browser(t)
+	const pipeline = "../fixtures/pipeline/change_path_then_accept.trace.jsonl"
+	r, c, _ := load(t, ctx, pipeline)
+
+	// Round 1's R7 lane holds round 1's directive (sent in iteration 2's mint).
+	lane := eval[string](t, ctx, `document.querySelector('#round-1 .lane[data-role="R7"]').innerText`)
+	if !strings.Contains(lane, "PlanDirective: change_path") {
+		t.Errorf("round 1's R7 lane reads %q, want round 1's change_path directive", lane)
+	}
+	if lane2 := eval[string](t, ctx, `document.querySelector('#round-2 .lane[data-role="R7"]').innerText`); strings.Contains(lane2, "PlanDirective") {
+		t.Errorf("round 2's R7 lane reads %q: round 1's directive drawn a round late", lane2)
+	}
+
+	// One bar per model and tool call, in its role's group; failed tool calls marked.
+	var calls, failed int
+	for _, it := range r.Items {
+		if it.Kind == "model" || it.Kind == "tool" {
+			calls++
+			if it.Failed {
+				failed++
+			}
+		}
+	}
+	if n := count(t, ctx, "svg#waterfall-plot rect.bar"); n != calls || n == 0 {
+		t.Errorf("%d bars on the waterfall, want one per call (%d)", n, calls)
+	}
+	if n := count(t, ctx, `svg#waterfall-plot rect.bar[data-outcome="failed"]`); n != failed || n == 0 {
+		t.Errorf("%d bars marked failed, want %d", n, failed)
+	}
+	if n := count(t, ctx, `svg#waterfall-plot g.wf-group[data-role="R3"] rect.bar`); n == 0 {
+		t.Error("no bars in R3's group")
+	}
+	// Every bar has width and lies inside the axis, and links to its exchange.
+	bad := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("svg#waterfall-plot rect.bar")).filter(function (b) {
+  var bb = b.getBBox(), a = b.parentNode.getAttribute("href");
+  return !(bb.width > 0 && bb.x >= 150 && bb.x + bb.width <= 1151 && a && document.getElementById(a.slice(1)));
+}).map(function (b) { return b.dataset.anchor; })`)
+	if len(bad) > 0 {
+		t.Errorf("bars out of the axis, without width or without their exchange: %v", bad)
+	}
+
+	// The step-through: one cycle shown; → and j forward, ← and k back, held at the ends.
+	shown := func() string {
+		return eval[string](t, ctx, `Array.from(document.querySelectorAll(".step")).filter(function (s) { return !s.hidden; }).map(function (s) { return s.dataset.step + ":" + s.dataset.cycle; }).join(",") + " " + document.getElementById("step-pos").textContent`)
+	}
+	n := len(r.Cycles)
+	if got, want := shown(), fmt.Sprintf("1:%d 1 / %d", r.Cycles[0].Cycle, n); got != want {
+		t.Fatalf("step-through at load shows %q, want %q", got, want)
+	}
+	for i, key := range []string{kb.ArrowRight, "j", "j", "j", kb.ArrowLeft, "k", "k", "k"} {
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(key)); err != nil {
+			t.Fatal(err)
+		}
+		want := []int{2, 3, 4, 4, 3, 2, 1, 1}[i]
+		if got := shown(); got != fmt.Sprintf("%d:%d %d / %d", want, r.Cycles[want-1].Cycle, want, n) {
+			t.Errorf("after key %d (%q) the step-through shows %q, want step %d", i+1, key, got, want)
+		}
+	}
+	step := eval[string](t, ctx, `document.querySelector('.step[data-step="3"]').textContent`)
+	for _, want := range []string{"select_objective", "change_path_stuck_environmental", "working memory after", "objective"} {
+		if !strings.Contains(step, want) {
+			t.Errorf("step 3 lacks %q: %.400q", want, step)
+		}
+	}
+	if n := count(t, ctx, `.step[data-step="3"] tr.changed`); n != 1 {
+		t.Errorf("step 3 marks %d facts changed, want the objective", n)
+	}
+	for _, p := range c.problems() {
+		t.Errorf("%s: %s", pipeline, p)
+	}
+
+	// A failed run says why it ended, and its failed model call is drawn red.
+	_, c, _ = load(t, ctx, failedModel)
+	why := eval[string](t, ctx, `document.querySelector("#overview #ending.failed").innerText`)
+	for _, want := range []string{"Why the run ended", "abandon", "model_unavailable", "check OPENAI_API_KEY"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("the failed run's overview lacks %q: %q", want, why)
+		}
+	}
+	colour := func(sel string) string {
+		return eval[string](t, ctx, fmt.Sprintf(`getComputedStyle(document.querySelector(%q)).fill`, sel))
+	}
+	if got := colour(`rect.bar[data-anchor="ev-5"]`); got != "rgb(185, 28, 28)" {
+		t.Errorf("the failed model call's bar is %s, want red", got)
+	}
+	if got := colour(`rect.bar[data-anchor="ev-3"]`); got != "rgb(245, 158, 11)" {
+		t.Errorf("the retried model call's bar is %s, want amber", got)
+	}
+	border := eval[string](t, ctx, `getComputedStyle(document.querySelector('.lane li.out-failed a')).borderLeftColor`)
+	if border != "rgb(185, 28, 28)" {
+		t.Errorf("the failed model call's lane entry has border %s, want red", border)
+	}
+	for _, p := range c.problems() {
+		t.Errorf("%s: %s", failedModel, p)
+	}
+}
+
+// TestBrowserDecisionMap: the decision map of rules/ggs.yaml has every region of seed
+// 000's cascade, each coloured as its rule in the legend, and a trace's report draws the
+// run's rounds on it.
+func TestBrowserDecisionMap(t *testing.T) {
+	ctx := browser(t)
+	path := filepath.Join(t.TempDir(), "map.html")
+	if err := WriteMapFile(path, "../rules/ggs.yaml", analysis.FileCheck{Analyze: true}, ""); err != nil {
+		t.Fatal(err)
+	}
+	c := listen(ctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path), chromedp.WaitReady(chromedp.CSS("footer"))); err != nil {
+		t.Fatal(err)
+	}
+	got := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("figure.mappanel")).map(function (f) {
+  return Array.from(f.querySelectorAll("g.region")).map(function (g) { return g.dataset.rule; }).join(" ");
+})`)
+	want := []string{
+		"change_path_stuck_environmental abandon_budget_spent",
+		"success_within_delta change_path_stuck_environmental",
+		"refine_moving_environmental change_path_stuck_environmental refine_moving_environmental change_approach_moving_logical break_symmetry_stuck_logical change_approach_moving_logical",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("regions by panel:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Each region is filled with its rule's colour in the legend, and different rules differ.
+	mismatch := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("g.region")).filter(function (g) {
+  var key = document.querySelector('.maplegend span[data-rule="' + g.dataset.rule + '"] i');
+  return !key || getComputedStyle(key).backgroundColor !== getComputedStyle(g.querySelector("rect")).fill;
+}).map(function (g) { return g.dataset.rule; })`)
+	if len(mismatch) > 0 {
+		t.Errorf("regions not in their rule's colour: %v", mismatch)
+	}
+	if n := eval[int](t, ctx, `new Set(Array.from(document.querySelectorAll("figure.mappanel:nth-of-type(3) g.region rect")).map(function (r) { return getComputedStyle(r).fill; })).size`); n != 4 {
+		t.Errorf("the action grid has %d colours, want 4 (one per action rule)", n)
+	}
+	for _, p := range c.problems() {
+		t.Errorf("%s: %s", path, p)
+	}
+	if *update {
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(mapScreenshot, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", mapScreenshot)
+	}
+
+	// The trace's report: one point per round in every panel, in round order.
+	const f = "../fixtures/ggs/refine_then_accept.trace.jsonl"
+	r, c, _ := load(t, ctx, f)
+	var rounds []string
+	for _, rd := range r.Loss.Rounds {
+		rounds = append(rounds, strconv.Itoa(rd.Round))
+	}
+	pts := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#decision-map figure.mappanel")).map(function (f) {
+  return Array.from(f.querySelectorAll("g.roundpt")).map(function (g) { return g.dataset.round; }).join(" ");
+})`)
+	if len(pts) != 3 {
+		t.Fatalf("%d panels in the trace's map, want 3", len(pts))
+	}
+	for i, p := range pts {
+		if p != strings.Join(rounds, " ") {
+			t.Errorf("panel %d: round points %q, want %q", i+1, p, strings.Join(rounds, " "))
+		}
+	}
+	if n := count(t, ctx, "#decision-map polyline.runpath"); n != 3 {
+		t.Errorf("%d run paths, want one per panel", n)
+	}
+	for _, p := range c.problems() {
+		t.Errorf("%s: %s", f, p)
 	}
 }

@@ -19,7 +19,7 @@ func (b *builder) exchange(e *trace.Event, x trace.Exchange) {
 	kind, who, _ := strings.Cut(x.Name, ":")
 	it := Item{Title: x.Name, Error: x.Error, Failed: x.Error != "",
 		Request: indentJSON(x.Request), Response: indentJSON(x.Response)}
-	dur := fmt.Sprintf("%dms", x.DurationMS)
+	dur := humanMS(x.DurationMS)
 	role, laneText := "R3", x.Name
 	switch {
 	case kind == "llm":
@@ -27,6 +27,9 @@ func (b *builder) exchange(e *trace.Event, x trace.Exchange) {
 		role = who
 		t.ModelCalls++
 		in, out := b.model(&it, x, dur)
+		if it.Outcome == "failed" {
+			it.Failed = true
+		}
 		t.TokensIn += in
 		t.TokensOut += out
 		laneText = fmt.Sprintf("model call · %d→%d tok", in, out)
@@ -59,6 +62,9 @@ func (b *builder) exchange(e *trace.Event, x trace.Exchange) {
 		it.Summary += " · failed: " + oneLine(x.Error, 120)
 	}
 	b.item(e, it, role, laneText)
+	if it.Kind == "model" || it.Kind == "tool" {
+		b.call(e, x, it, role)
+	}
 }
 
 // model fills a model call's item and returns its tokens in and out.
@@ -82,7 +88,8 @@ func (b *builder) model(it *Item, x trace.Exchange, dur string) (int, int) {
 		it.Calls = append(it.Calls, tc.Name)
 		it.CallArgs = append(it.CallArgs, tc.Name+" "+tc.Arguments)
 	}
-	it.Summary = fmt.Sprintf("%s · %d→%d tokens · %s · %d attempt(s)", m.ModelName(), in, out, dur, resp.Attempts)
+	it.Outcome = modelOutcome(x, m)
+	it.Summary = fmt.Sprintf("%s · %s · %d→%d tokens · %s · %d attempt(s)", m.ModelName(), it.Outcome, in, out, dur, resp.Attempts)
 	switch {
 	case len(resp.ToolCalls) > 0:
 		it.Summary += " → call " + strings.Join(it.Calls, ", ")
@@ -95,7 +102,7 @@ func (b *builder) model(it *Item, x trace.Exchange, dur string) (int, int) {
 			line = fmt.Sprintf("attempt %d: answered", a.N)
 		}
 		if a.WaitMS != nil {
-			line += fmt.Sprintf(" · waited %dms", *a.WaitMS)
+			line += " · waited " + humanMS(*a.WaitMS)
 		}
 		if a.Error != "" {
 			line += " · " + oneLine(a.Error, 100)
@@ -103,6 +110,29 @@ func (b *builder) model(it *Item, x trace.Exchange, dur string) (int, int) {
 		it.Details = append(it.Details, line)
 	}
 	return in, out
+}
+
+// modelOutcome is how a model call went: failed when it ended in an error or none of
+// its attempts got an answer (or no response was recorded), retried when it got one after a failed attempt, answered
+// at the first try otherwise.
+func modelOutcome(x trace.Exchange, m runlog.ModelExchange) string {
+	r := m.Response
+	if x.Error != "" || !m.Answered {
+		return "failed"
+	}
+	if len(r.AttemptLog) > 0 {
+		answered := false
+		for _, a := range r.AttemptLog {
+			answered = answered || a.Answered()
+		}
+		if !answered {
+			return "failed"
+		}
+	}
+	if r.Attempts > 1 || len(r.AttemptLog) > 1 {
+		return "retried"
+	}
+	return "answered"
 }
 
 func toolSummary(it *Item, x trace.Exchange, dur string) string {

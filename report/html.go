@@ -43,21 +43,24 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 		}
 		return false
 	},
-	"lower": strings.ToLower,
-}).Parse(pageSource))
+	"lower":    strings.ToLower,
+	"mapStyle": func() template.CSS { return template.CSS(mapStyle) },
+	"shortid":  func(s string) string { short, _ := shortIDs(s); return short },
+}).Parse(mapFragment + pageSource))
 
 // pageData is what the template reads: the report and its plot.
 type pageData struct {
 	*Report
-	Plot    *Plot
-	Epsilon float64
+	Plot      *Plot
+	Waterfall *Waterfall
+	Epsilon   float64
 }
 
 // Render writes r as one HTML page that needs nothing but itself: styles and the little
 // script it has are inline, the plot is inline SVG. The same report renders to the same
 // bytes.
 func Render(w io.Writer, r *Report) error {
-	d := pageData{Report: r, Plot: plot(r.Loss.Rounds, r.Thresholds)}
+	d := pageData{Report: r, Plot: plot(r.Loss.Rounds, r.Thresholds), Waterfall: waterfall(r.Calls)}
 	if r.Thresholds.Epsilon != nil {
 		d.Epsilon = *r.Thresholds.Epsilon
 	}

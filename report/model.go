@@ -29,7 +29,12 @@ type Report struct {
 	Items      []Item // every exchange and message, in trace order
 	Findings   []Finding
 	Halt       *Halt
-	Incomplete string // why the recording is incomplete, "" when it is whole
+	Ending     Ending    // why the run ended, from its FinalResult or its last fault
+	Calls      []Call    // every model and tool call, for the waterfall
+	Cycles     []Step    // every rule cycle, for the step-through
+	Incomplete string    // why the recording is incomplete, "" when it is whole
+	Map        *RulesMap // the rule set's decision map with the run's path, nil when not drawn
+	NoMap      string    // why there is no map
 	Chain      Chain
 	Totals     Totals
 }
@@ -92,6 +97,8 @@ type Lane struct {
 // LaneItem points at one exchange or message from a lane.
 type LaneItem struct {
 	Anchor, Kind, Text string
+	Full               string // Text before its ids were cut, "" when none was
+	Outcome            string // a model call's: answered, retried or failed
 	Failed             bool
 }
 
@@ -135,6 +142,8 @@ type Item struct {
 	Kind      string // model, tool, check, memory, exchange or message
 	Title     string
 	Summary   string
+	Full      string // Summary before its ids were cut, "" when none was
+	Outcome   string // a model call's: answered, retried or failed
 	Failed    bool
 	Error     string
 	Details   []string
@@ -176,14 +185,22 @@ func Build(name string, f *trace.File) (*Report, error) {
 		return nil, err
 	}
 	r := &Report{Name: name, Loss: loss, Incomplete: f.Incomplete(), Chain: chainStatus(f)}
-	b := builder{r: r, roundBySeq: map[int64]*runlog.Round{}, anchors: map[int64]string{}}
+	b := builder{r: r, roundBySeq: map[int64]*runlog.Round{}, anchors: map[int64]string{}, measured: -1, cycles: newCycles()}
 	for i := range loss.Rounds {
 		b.roundBySeq[loss.Rounds[i].Seq] = &loss.Rounds[i]
 	}
 	for i := range f.Events {
-		if err := b.event(name, &f.Events[i]); err != nil {
+		e := &f.Events[i]
+		b.cycles.event(r, e)
+		if err := b.event(name, e); err != nil {
 			return nil, err
 		}
+		b.end.event(e)
+	}
+	b.cycles.close(r)
+	r.Ending = b.end.ending(r)
+	if len(loss.Rounds) > 0 {
+		r.Map, r.NoMap = mapOfRun(b.rulesName, b.rulesSource, loss.Rounds)
 	}
 	res, err := findings(name, f)
 	if err != nil {
@@ -206,6 +223,14 @@ type builder struct {
 	round      *PipelineRound
 	roundBySeq map[int64]*runlog.Round
 	anchors    map[int64]string // seq → anchor of the events the page shows
+	// measured is the index in r.Rounds of the round GGS last measured, -1 before the
+	// first: R7 speaks of that round (its directive and Megrams) although it sends in
+	// the next iteration's mint.
+	measured int
+	end      endings
+	cycles   cycles
+
+	rulesName, rulesSource string
 }
 
 func (b *builder) event(name string, e *trace.Event) error {
@@ -221,6 +246,7 @@ func (b *builder) event(name string, e *trace.Event) error {
 	case trace.FactChange:
 		if rd, ok := b.roundBySeq[e.Seq]; ok {
 			b.round.Loss = rd
+			b.measured = len(b.r.Rounds) - 1
 		}
 	case trace.ConflictSet:
 		d := Decision{Seq: e.Seq, Cycle: body.Cycle, Iteration: b.iteration, Stage: body.Stage, Scope: body.Scope,
@@ -293,28 +319,47 @@ func (b *builder) header(name string, e *trace.Event, h trace.Header) error {
 		return fmt.Errorf("%s:%d: header: params: %v", name, e.Line, err)
 	}
 	r.Thresholds = runlog.ThresholdsOf(h)
+	b.rulesName, b.rulesSource = h.Rules.Path, h.Rules.Source
 	return nil
 }
 
-// lane is the lane of a role in the current round; a role outside the pipeline gets a
-// lane of its own after the others.
+// roundOf is the round a role's work belongs to: the current one, except for R7, whose
+// messages (a PlanDirective, Megrams, the FinalResult) conclude the round GGS last
+// measured.
+func (b *builder) roundOf(role string) *PipelineRound {
+	if role == "R7" && b.measured >= 0 {
+		return &b.r.Rounds[b.measured]
+	}
+	return b.round
+}
+
+// lane is the lane of a role in its round; a role outside the pipeline gets a lane of
+// its own after the others.
 func (b *builder) lane(role string) *Lane {
-	for i := range b.round.Lanes {
-		if b.round.Lanes[i].Role == role {
-			return &b.round.Lanes[i]
+	rd := b.roundOf(role)
+	for i := range rd.Lanes {
+		if rd.Lanes[i].Role == role {
+			return &rd.Lanes[i]
 		}
 	}
-	b.round.Lanes = append(b.round.Lanes, Lane{Role: role, Title: "other"})
-	return &b.round.Lanes[len(b.round.Lanes)-1]
+	rd.Lanes = append(rd.Lanes, Lane{Role: role, Title: "other"})
+	return &rd.Lanes[len(rd.Lanes)-1]
 }
 
 func (b *builder) item(e *trace.Event, it Item, role, laneText string) {
-	it.Anchor, it.Seq, it.Iteration = anchor(e.Seq), e.Seq, b.iteration
-	it.At = "+" + e.Time.Sub(b.start).String()
+	it.Anchor, it.Seq, it.Iteration = anchor(e.Seq), e.Seq, b.roundOf(role).Iteration
+	it.At = "+" + human(e.Time.Sub(b.start))
+	if short, cut := shortIDs(it.Summary); cut {
+		it.Summary, it.Full = short, it.Summary
+	}
 	b.anchors[e.Seq] = it.Anchor
 	b.r.Items = append(b.r.Items, it)
 	l := b.lane(role)
-	l.Items = append(l.Items, LaneItem{Anchor: it.Anchor, Kind: it.Kind, Text: laneText, Failed: it.Failed})
+	li := LaneItem{Anchor: it.Anchor, Kind: it.Kind, Text: laneText, Outcome: it.Outcome, Failed: it.Failed}
+	if short, cut := shortIDs(laneText); cut {
+		li.Text, li.Full = short, laneText
+	}
+	l.Items = append(l.Items, li)
 }
 
 func anchor(seq int64) string { return "ev-" + strconv.FormatInt(seq, 10) }

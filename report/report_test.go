@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentspine/spine/internal/golden"
 	"github.com/agentspine/spine/spine/trace"
@@ -161,5 +162,113 @@ func TestFindings(t *testing.T) {
 			t.Errorf("%s: %d finding rows on the page, want %d", c.trace, n, len(c.kinds))
 		}
 		golden.Check(t, filepath.Join("testdata", "golden", "audit_"+strings.TrimSuffix(filepath.Base(c.trace), ".jsonl")+".html"), b.Bytes(), *rewrite)
+	}
+}
+
+// failedModel is a run that ends on a model call the endpoint refused, after another
+// that answered on its second attempt.
+const failedModel = "testdata/failed_model.trace.jsonl"
+
+func TestFailedRunTellsWhy(t *testing.T) {
+	r, err := Build(failedModel, readFixture(t, failedModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := r.Ending
+	if !e.Failed || e.Directive != "abandon" || e.Reason != "model_unavailable" || e.Failure == nil || len(e.Failure.NextMoves) != 1 {
+		t.Errorf("ending %+v, want the FinalResult's abandon, its reason and graceful failure", e)
+	}
+	var outcomes []string
+	for _, c := range r.Calls {
+		outcomes = append(outcomes, c.Name+":"+c.Outcome)
+	}
+	if got, want := strings.Join(outcomes, " "), "llm:R1:retried llm:R2:failed"; got != want {
+		t.Errorf("calls %s, want %s", got, want)
+	}
+	// A call journalled at its end began its duration before.
+	if c := r.Calls[1]; c.End-c.Start != 2300*time.Millisecond || c.End != 3602*time.Millisecond {
+		t.Errorf("llm:R2 from %v to %v, want 2.3 s ending at +3.602 s", c.Start, c.End)
+	}
+	golden.Check(t, filepath.Join("testdata", "golden", "failed_model.html"), render(t, failedModel, readFixture(t, failedModel)), *rewrite)
+}
+
+// TestRoundAttribution holds R7's messages to the round they conclude: round 1's
+// directive is in round 1's R7 lane, not in the next iteration's.
+func TestRoundAttribution(t *testing.T) {
+	const f = "../fixtures/pipeline/change_path_then_accept.trace.jsonl"
+	r, err := Build(f, readFixture(t, f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int][]string{}
+	for _, rd := range r.Rounds {
+		for _, l := range rd.Lanes {
+			if l.Role == "R7" {
+				for _, it := range l.Items {
+					got[rd.Iteration] = append(got[rd.Iteration], it.Text)
+				}
+			}
+		}
+	}
+	if len(got[1]) != 1 || !strings.Contains(got[1][0], "PlanDirective: change_path") {
+		t.Errorf("round 1's R7 lane: %q, want its change_path directive", got[1])
+	}
+	if len(got[2]) != 1 || !strings.Contains(got[2][0], "FinalResult: accept") {
+		t.Errorf("round 2's R7 lane: %q, want the FinalResult", got[2])
+	}
+}
+
+// TestSubtaskIDsShortened: a lane's text shows an id's first 8 hex digits; its title the
+// whole.
+func TestSubtaskIDsShortened(t *testing.T) {
+	const f = "../cmd/spine/testdata/traceshow/retries.trace.jsonl"
+	r, err := Build(f, readFixture(t, f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, rd := range r.Rounds {
+		for _, l := range rd.Lanes {
+			for _, it := range l.Items {
+				if strings.Contains(it.Text, "2ae3a1f3…") {
+					n++
+					if !strings.Contains(it.Full, "2ae3a1f3be085a99d07ffde8474183e8") {
+						t.Errorf("lane item %q has title %q, want the whole id", it.Text, it.Full)
+					}
+				}
+				if longID.MatchString(it.Text) {
+					t.Errorf("lane item %q shows a whole id", it.Text)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("no lane item of %s shows a shortened id", f)
+	}
+}
+
+// TestStepThrough: one step per conflict set, each with the working memory after it;
+// the rule's own changes marked.
+func TestStepThrough(t *testing.T) {
+	const f = "../fixtures/pipeline/change_path_then_accept.trace.jsonl"
+	r, err := Build(f, readFixture(t, f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Cycles) != len(r.Decisions) || len(r.Cycles) != 4 {
+		t.Fatalf("%d steps for %d conflict sets, want 4 of each", len(r.Cycles), len(r.Decisions))
+	}
+	st := r.Cycles[2] // cycle 3: change_path_stuck_environmental sets the objective
+	if st.Cycle != 3 || st.Fired != "change_path_stuck_environmental" || st.State != "select_objective" {
+		t.Errorf("step 3: cycle %d state %s fired %s", st.Cycle, st.State, st.Fired)
+	}
+	var changed []string
+	for _, m := range st.Memory {
+		if m.Changed {
+			changed = append(changed, m.Kind)
+		}
+	}
+	if strings.Join(changed, " ") != "objective" {
+		t.Errorf("step 3 marks %v changed, want the objective alone", changed)
 	}
 }

@@ -75,3 +75,19 @@ func oneLine(s string, n int) string {
 	}
 	return s
 }
+
+// cut shortens s to at most n runes, marking the cut.
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// decodeRaw decodes a recorded value into v; an absent value is left as it is.
+func decodeRaw(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	return json.Unmarshal(raw, v)
+}

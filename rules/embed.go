@@ -4,8 +4,9 @@
 // with a YAML language server use to validate and complete rule files).
 //
 // It owns the files and their embedding only. It must not interpret them: loading and
-// compiling is package spine/engine's job, and the decisions belong to the rule files, so that
-// editing a rule or a threshold never needs a rebuild (pass the edited copy with --rules).
+// compiling is package spine/ruleset's job (through spine/engine's LoadRules), and the
+// decisions belong to the rule files, so that editing a rule or a threshold never needs
+// a rebuild (pass the edited copy with --rules).
 package rules
 
 import "embed"

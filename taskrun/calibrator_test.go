@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
@@ -15,7 +16,7 @@ import (
 // the planner these exact lines; verdicts on tools and targets carry the pair and M_dec
 // the validator cites, and the intent's verdict is prompt text.
 func TestMemoryCalibratorWording(t *testing.T) {
-	s, err := memory.NewInMemory(memory.Options{Clock: memory.SystemClock{}})
+	s, err := memory.NewInMemory(memory.Options{Clock: clock.System{}})
 	if err != nil {
 		t.Fatal(err)
 	}

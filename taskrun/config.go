@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/mcp"
@@ -89,7 +90,7 @@ type Config struct {
 	Warn      func(string)
 
 	// Sources of nondeterminism; nil: the wall clock and random ids.
-	Clock engine.Clock
+	Clock clock.Clock
 	IDs   engine.IDSource
 	RunID string // "" for run-<time>-<random>
 	// Meta is added to the trace header's setup fields (a fleet worker's task id and

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine/trace"
@@ -165,7 +166,7 @@ type Feedback struct {
 // RecordFeedback finds the outcomes GGS stored for the task in the store in dir and
 // appends the user's verdict why against each. A task that already has the user's
 // feedback is refused: a verdict is recorded once.
-func RecordFeedback(ctx context.Context, dir string, clock memory.Clock, t *FinishedTask, why string) (*Feedback, error) {
+func RecordFeedback(ctx context.Context, dir string, clock clock.Clock, t *FinishedTask, why string) (*Feedback, error) {
 	var mu sync.Mutex
 	var durable []string
 	var errs []error

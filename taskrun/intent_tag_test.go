@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/memory"
 )
@@ -13,7 +14,7 @@ import (
 // intent, and from the seed's three-word pair when it does not: a task that merely starts
 // like an abandoned one is not told to avoid it by that task alone.
 func TestCalibratorReadsTheFullIntentTag(t *testing.T) {
-	s, err := memory.NewInMemory(memory.Options{Clock: memory.SystemClock{}})
+	s, err := memory.NewInMemory(memory.Options{Clock: clock.System{}})
 	if err != nil {
 		t.Fatal(err)
 	}

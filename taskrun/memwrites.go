@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -18,7 +19,7 @@ const (
 // openMemory opens the run's store, checking every table, and refuses a corrupt one
 // with what to do about it; with MemoryCorruptSkip it warns and returns nil instead.
 func openMemory(cfg *Config, d memory.Distiller) (*memory.Service, error) {
-	mem, err := memory.OpenLevelDB(cfg.MemoryDir, memory.Options{Clock: memory.SystemClock{}, Distiller: d,
+	mem, err := memory.OpenLevelDB(cfg.MemoryDir, memory.Options{Clock: clock.System{}, Distiller: d,
 		Storage: memory.StorageOptions{CheckTables: true}})
 	if !memory.IsCorrupt(err) {
 		return mem, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/audit"
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
@@ -254,7 +255,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 
 func (c *Config) defaults() {
 	if c.Clock == nil {
-		c.Clock = engine.SystemClock{}
+		c.Clock = clock.System{}
 	}
 	if c.IDs == nil {
 		c.IDs = engine.RandomIDs{}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
@@ -58,7 +59,7 @@ func newRig(t *testing.T) *rig {
 		t.Skip(err)
 	}
 	r.cfg = Config{Task: "What port does the app use?", Workdir: r.work, LLM: cfg, Jail: jail,
-		TraceDir: filepath.Join(r.dir, "traces"), Clock: engine.NewStepClock(epoch, time.Millisecond),
+		TraceDir: filepath.Join(r.dir, "traces"), Clock: clock.NewStep(epoch, time.Millisecond),
 		IDs: &engine.SeqIDs{Prefix: "id"}, RunID: "run-test", Environ: []string{}}
 	return r
 }

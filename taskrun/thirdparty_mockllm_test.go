@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/internal/tracetest"
@@ -150,7 +151,7 @@ func runMockCase(t *testing.T, mock *mockLLM, c mockCase) {
 	}
 	res, err := taskrun.RunTask(context.Background(), taskrun.Config{
 		Task: "What port does the app use?", Workdir: work, LLM: cfg, ConfigPath: cfgPath,
-		TraceDir: filepath.Join(dir, "traces"), Clock: engine.NewStepClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), time.Millisecond),
+		TraceDir: filepath.Join(dir, "traces"), Clock: clock.NewStep(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), time.Millisecond),
 		IDs: &engine.SeqIDs{Prefix: "id"}, RunID: "run-mock-llm", Environ: []string{}})
 	if err != nil {
 		t.Fatalf("RunTask: %v", err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentspine/spine/analysis"
 	"github.com/agentspine/spine/ggs"
+	tracereport "github.com/agentspine/spine/report"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/spf13/cobra"
 )
@@ -25,6 +26,8 @@ func init() {
 		fs.StringVar(&f.Domains, "domains", "", "signal domains `FILE` (default: the rule file's domains: key, else <rulefile>.domains.yaml next to it)")
 		fs.StringVar(&f.Expect, "expect", "", "decision table `FILE` the rules must reproduce (implies --analyze)")
 		host := fs.String("host-params", "", "comma-separated `PARAMS` the host program reads, not reported as unused")
+		htmlOut := fs.String("html", "", "with --analyze, also write the rule set's decision map to `FILE` (an HTML page)")
+		axes := fs.String("axes", "", "the decision map's two axes, `X,Y` fields (default for ggs: seed 000's cascade)")
 		fs.IntVar(&f.Budget, "budget", analysis.DefaultBudget, "`STEPS` the never-fires analysis may take before it stops and says which rules it did not check; 0 for no bound")
 		c.RunE = func(c *cobra.Command, args []string) error {
 			switch {
@@ -43,6 +46,11 @@ func init() {
 			}
 			// The params a built-in host reads from the rule set it is given need no rule.
 			f.HostParamsOf = func(name string) []string { return map[string][]string{"ggs": ggs.HostParams}[name] }
+			if *htmlOut != "" {
+				if err := tracereport.WriteMapFile(*htmlOut, args[0], f, *axes); err != nil {
+					return err
+				}
+			}
 			code := exitOK
 			for _, path := range args {
 				ok, err := checkFile(io, path, f, strict)
@@ -64,7 +72,7 @@ func checkFile(io stdio, path string, f analysis.FileCheck, strict bool) (bool, 
 	checked, err := analysis.CheckFile(path, f)
 	var les engine.LoadErrors
 	switch {
-	case errors.As(err, &les):
+	case errors.As(err, &les) && !errors.As(err, new(*analysis.CompanionError)): // the rule file's own
 		for _, e := range les {
 			fmt.Fprintln(io.out, e.Error())
 		}

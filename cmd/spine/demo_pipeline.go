@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine/trace"
@@ -108,7 +109,7 @@ func playPipelineDemo(ctx context.Context, d scripted.PipelineDemo, r demoPipeli
 
 // demoMegrams lists what the run left in memory, in the store's key order.
 func demoMegrams(ctx context.Context, dir string) ([]memory.Record, error) {
-	store, err := memory.OpenLevelDB(dir, memory.Options{Clock: memory.SystemClock{}})
+	store, err := memory.OpenLevelDB(dir, memory.Options{Clock: clock.System{}})
 	if err != nil {
 		return nil, fmt.Errorf("memory: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/fleet"
@@ -121,7 +122,7 @@ func init() {
 					// worker's planner model and journalled in the store's directory, one
 					// journal per worker process; with --demo there is no model, and they
 					// wait for spine memory dream.
-					opts := memory.Options{Clock: memory.SystemClock{}}
+					opts := memory.Options{Clock: clock.System{}}
 					if !demo {
 						journal := taskrun.NewJournalFile(filepath.Join(memDir,
 							fmt.Sprintf("distill-%s-%d.jsonl", time.Now().UTC().Format("20060102T150405Z"), os.Getpid())))

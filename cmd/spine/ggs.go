@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/agentspine/spine/ggs"
@@ -45,7 +43,7 @@ is reported on stderr too, after which a message for that id starts a new task.`
 			bound:      &bound,
 		}
 		c.RunE = func(c *cobra.Command, args []string) error {
-			return exitStatus(runGGS(c.Context(), io, fs, opts))
+			return runGGS(c.Context(), io, fs, opts)
 		}
 		return c
 	})
@@ -58,25 +56,22 @@ type ggsFlags struct {
 	bound      *ggs.Bound
 }
 
-// runGGS reads one bus message per line on stdin and writes one output message per
-// valid line on stdout. A line it cannot use is reported on stderr with its number and
-// skipped; the exit status is then 1. Open tasks are bounded (ggs.Filter): a task evicted
-// to stay within the bound is reported on stderr and does not change the exit status; a
-// later message for it is a bad line (ggs.EvictedError), and so never decided afresh.
-func runGGS(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *ggsFlags) int {
-	rulesFile, jsonErrors, bound := opts.rulesFile, opts.jsonErrors, *opts.bound
+// runGGS runs ggs.Filter over stdin and stdout. A line it cannot use is reported on
+// stderr with its number and skipped; the exit status is then 1. A task evicted to stay
+// within the bound is reported on stderr and does not change the exit status; a later
+// message for it is a bad line (ggs.EvictedError), and so never decided afresh.
+func runGGS(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *ggsFlags) error {
+	rulesFile, jsonErrors, bound := opts.rulesFile, *opts.jsonErrors, *opts.bound
 	for _, f := range []struct {
 		name string
 		v    int
 	}{{"max-open-tasks", bound.MaxOpen}, {"idle-lines", bound.IdleLines}, {"max-evicted-tasks", bound.MaxEvicted}} {
 		if f.v < 0 {
-			fmt.Fprintf(io.err, "spine ggs: --%s %d: want a count ≥ 0 (0: no limit)\n", f.name, f.v)
-			return exitUsage
+			return usageErrorf("--%s %d: want a count ≥ 0 (0: no limit)", f.name, f.v)
 		}
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(io.err, "spine ggs: unexpected argument %q: messages are read from stdin\n", fs.Arg(0))
-		return exitUsage
+		return usageErrorf("unexpected argument %q: messages are read from stdin", fs.Arg(0))
 	}
 	var rs *engine.RuleSet
 	var err error
@@ -85,107 +80,79 @@ func runGGS(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *ggsFlags) in
 	} else {
 		rs, err = engine.LoadRulesFS(rules.FS, rules.GGS)
 	}
+	var solver *ggs.Solver
 	if err == nil {
-		var solver *ggs.Solver
-		if solver, err = ggs.New(rs); err == nil {
-			return filterGGS(ctx, io, ggs.NewFilter(solver, bound), bound, *jsonErrors)
-		}
+		solver, err = ggs.New(rs)
 	}
-	// Errors of package ggs already start with "ggs: ".
-	if msg := err.Error(); strings.HasPrefix(msg, "ggs: ") {
-		fmt.Fprintf(io.err, "spine %s\n", msg)
-	} else {
-		fmt.Fprintf(io.err, "spine ggs: %s\n", msg)
+	if err != nil {
+		// Errors of package ggs already start with "ggs: ", which Run says too.
+		return errors.New(strings.TrimPrefix(err.Error(), "ggs: "))
 	}
-	return exitFail
+	bad := false
+	hooks := ggs.StreamHooks{
+		Bad: func(line int, err error) {
+			bad = true
+			showBadLine(io, jsonErrors, line, err)
+		},
+		Evicted: func(e ggs.Eviction) { showEviction(io, jsonErrors, bound, e) },
+	}
+	err = ggs.NewFilter(solver, bound).Run(ctx, io.in, io.rawOut, hooks)
+	var se *ggs.StreamError
+	switch {
+	case errors.As(err, &se) && se.Write:
+		return fmt.Errorf("writing stdout: %w", se.Err)
+	case errors.As(err, &se):
+		return fmt.Errorf("reading stdin: %w", se.Err)
+	case err != nil:
+		return err
+	case bad: // the bad lines, already said, are the result
+		return exitStatus(exitFail)
+	}
+	return nil
 }
 
-func filterGGS(ctx context.Context, io stdio, filter *ggs.Filter, bound ggs.Bound, jsonErrors bool) int {
-	status := exitOK
-	report := func(line int, err error) {
-		status = exitFail
-		if jsonErrors {
-			b, _ := json.Marshal(struct {
-				Line  int    `json:"line"`
-				Error string `json:"error"`
-			}{line, linecap.BoundQuotes(err.Error())})
-			fmt.Fprintf(io.rawErr, "%s\n", b)
-			return
-		}
-		// A decoder's error may quote the line's values whole; a line may be megabytes.
-		fmt.Fprintf(io.err, "line %d: %s\n", line, linecap.BoundQuotes(err.Error()))
+// showBadLine says on stderr why input line n was not decided.
+func showBadLine(io stdio, jsonErrors bool, line int, err error) {
+	// A decoder's error may quote the line's values whole; a line may be megabytes.
+	msg := linecap.BoundQuotes(err.Error())
+	if jsonErrors {
+		b, _ := json.Marshal(struct {
+			Line  int    `json:"line"`
+			Error string `json:"error"`
+		}{line, msg})
+		fmt.Fprintf(io.rawErr, "%s\n", b)
+		return
 	}
-	evicted := func(e ggs.Eviction) {
-		why := evictionText(e, bound)
-		if e.Reason == ggs.EvictionForgotten {
-			if jsonErrors {
-				b, _ := json.Marshal(struct {
-					Line      int    `json:"line"`
-					Forgotten string `json:"forgotten"`
-					EvictedAt int    `json:"evicted_at"`
-					Reason    string `json:"reason"`
-				}{e.Line, e.TaskID, e.EvictedAt, why})
-				fmt.Fprintf(io.err, "%s\n", b)
-				return
-			}
-			fmt.Fprintf(io.err, "line %d: forgot evicted task %s (evicted after line %d): %s\n", e.Line, linecap.ExcerptString(e.TaskID), e.EvictedAt, why)
-			return
-		}
-		if jsonErrors {
-			b, _ := json.Marshal(struct {
-				Line    int    `json:"line"`
-				Evicted string `json:"evicted"`
-				Reason  string `json:"reason"`
-			}{e.Line, e.TaskID, why})
-			fmt.Fprintf(io.rawErr, "%s\n", b)
-			return
-		}
-		fmt.Fprintf(io.err, "line %d: evicted task %s: %s\n", e.Line, linecap.ExcerptString(e.TaskID), why)
-	}
-	in := linecap.New("", io.in)
-	var out []byte
-	for n := 1; ; n++ {
-		if err := ctx.Err(); err != nil {
-			fmt.Fprintf(io.err, "spine ggs: %v\n", err)
-			return exitFail
-		}
-		line, last, rerr := readLine(in)
-		if rerr != nil {
-			fmt.Fprintf(io.err, "spine ggs: reading stdin: %v\n", rerr)
-			return exitFail
-		}
-		if text := bytes.TrimSpace(line); len(text) > 0 {
-			if m, err := ggs.DecodeMessage(text); err != nil {
-				report(n, err)
-			} else if o, err := filter.Handle(ctx, n, m); err != nil {
-				report(n, err)
-			} else if out, err = ggs.AppendOutput(out[:0], o); err != nil {
-				report(n, err)
-			} else if _, err := io.rawOut.Write(out); err != nil {
-				fmt.Fprintf(io.err, "spine ggs: writing stdout: %v\n", err)
-				return exitFail
-			}
-		}
-		if last && len(line) == 0 {
-			return status // no line n: the input ended with a newline
-		}
-		for _, e := range filter.Expire(n) {
-			evicted(e)
-		}
-		if last {
-			return status
-		}
-	}
+	fmt.Fprintf(io.err, "line %d: %s\n", line, msg)
 }
 
-// readLine returns the next line of r, of at most linecap.MaxLine bytes, and whether it
-// was the last.
-func readLine(r *linecap.Reader) (line []byte, last bool, err error) {
-	line, complete, err := r.Next()
-	if errors.Is(err, io.EOF) {
-		return nil, true, nil
+// showEviction says on stderr that a task was evicted, or its eviction forgotten.
+func showEviction(io stdio, jsonErrors bool, bound ggs.Bound, e ggs.Eviction) {
+	why := evictionText(e, bound)
+	if e.Reason == ggs.EvictionForgotten {
+		if jsonErrors {
+			b, _ := json.Marshal(struct {
+				Line      int    `json:"line"`
+				Forgotten string `json:"forgotten"`
+				EvictedAt int    `json:"evicted_at"`
+				Reason    string `json:"reason"`
+			}{e.Line, e.TaskID, e.EvictedAt, why})
+			fmt.Fprintf(io.err, "%s\n", b)
+			return
+		}
+		fmt.Fprintf(io.err, "line %d: forgot evicted task %s (evicted after line %d): %s\n", e.Line, linecap.ExcerptString(e.TaskID), e.EvictedAt, why)
+		return
 	}
-	return line, !complete, err
+	if jsonErrors {
+		b, _ := json.Marshal(struct {
+			Line    int    `json:"line"`
+			Evicted string `json:"evicted"`
+			Reason  string `json:"reason"`
+		}{e.Line, e.TaskID, why})
+		fmt.Fprintf(io.rawErr, "%s\n", b)
+		return
+	}
+	fmt.Fprintf(io.err, "line %d: evicted task %s: %s\n", e.Line, linecap.ExcerptString(e.TaskID), why)
 }
 
 // evictionText says why a task was evicted, or its eviction forgotten, and what a later

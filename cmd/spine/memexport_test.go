@@ -12,6 +12,7 @@ import (
 
 	"github.com/syndtr/goleveldb/leveldb"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
@@ -33,7 +34,7 @@ func ggsStore(t *testing.T, dir string) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no GGS fixtures: %v", err)
 	}
-	clock := engine.NewStepClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Second)
+	clock := clock.NewStep(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Second)
 	store, err := memory.OpenLevelDB(dir, memory.Options{Clock: clock, Distiller: memory.TemplateDistillerForTests{},
 		IDs: &memory.SequentialIDs{Prefix: "d"}, Storage: memory.StorageOptions{NoSync: true}})
 	if err != nil {

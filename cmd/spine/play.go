@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/memory"
@@ -111,7 +112,7 @@ func runPlay(ctx context.Context, io stdio, fs *pflag.FlagSet, pf *playFlags) in
 			fmt.Fprintln(io.err, "spine play: --memory applies to GGS scenarios only")
 			return exitUsage
 		}
-		store, err := memory.OpenLevelDB(*memDir, memory.Options{Clock: engine.SystemClock{}})
+		store, err := memory.OpenLevelDB(*memDir, memory.Options{Clock: clock.System{}})
 		if err != nil {
 			fmt.Fprintf(io.err, "spine play: %v\n", err)
 			return exitFail
@@ -122,7 +123,7 @@ func runPlay(ctx context.Context, io stdio, fs *pflag.FlagSet, pf *playFlags) in
 			fmt.Fprintf(io.err, "spine play: %v\n", err)
 			return exitFail
 		}
-		opts = append(opts, ggs.WithMemory(w, engine.SystemClock{}, engine.RandomIDs{}))
+		opts = append(opts, ggs.WithMemory(w, clock.System{}, engine.RandomIDs{}))
 	}
 	return playDesigned(ctx, io, d, rs, *tracePath, *quiet, *all, opts...)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/trace"
+	"github.com/agentspine/spine/taskrun"
 )
 
 // timeline is report/textview's timeline with the live display's lines for messages, so
@@ -20,9 +21,12 @@ type timeline struct {
 
 func (tl *timeline) view() *textview.Timeline {
 	if tl.v == nil {
-		tl.v = &textview.Timeline{W: tl.w, All: tl.all, Messages: func(w io.Writer, eps float64) func(trace.Message) {
-			return (&runDisplay{w: w, pipeline: &pipelineDisplay{w: w, epsilon: eps}}).message
-		}}
+		tl.v = &textview.Timeline{W: tl.w, All: tl.all,
+			Messages: func(w io.Writer, eps float64) func(trace.Message) {
+				return (&runDisplay{w: w, pipeline: &pipelineDisplay{w: w, epsilon: eps}}).message
+			},
+			Header: func(h trace.Header, all bool) []string { return mcpToolLines(h.Meta[taskrun.MetaMCPTools], all) },
+		}
 	}
 	return tl.v
 }

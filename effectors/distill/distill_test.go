@@ -9,18 +9,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 	"github.com/agentspine/spine/memory"
-	"github.com/agentspine/spine/spine/engine"
 )
 
 // store holds six abandons of one tag pair: attention 5.7, decision −5.7, so a pass
 // consolidates a constraint.
 func store(t *testing.T, d memory.Distiller) *memory.Service {
 	t.Helper()
-	clock := engine.NewStepClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 0)
+	clock := clock.NewStep(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 0)
 	svc, err := memory.NewInMemory(memory.Options{Clock: clock, IDs: &memory.SequentialIDs{Prefix: "m"}, Distiller: d})
 	if err != nil {
 		t.Fatal(err)

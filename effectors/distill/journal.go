@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentspine/spine/internal/strictjson"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/spine/replay"
 )
@@ -107,9 +108,7 @@ func ReadJournal(name string, r io.Reader) (*Replayer, error) {
 			continue
 		}
 		var e Entry
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&e); err != nil {
+		if err := strictjson.Decode(line, &e); err != nil {
 			return nil, fmt.Errorf("%s:%d: not a distiller journal entry: %v", name, n, err)
 		}
 		switch {

@@ -1,12 +1,12 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+
+	"github.com/agentspine/spine/internal/strictjson"
 )
 
 // OutputError is returned by CompleteJSON when both the answer and its corrected version
@@ -98,9 +98,11 @@ func decodeChecked[T any](resp ChatResponse, validate func(T) error) (T, error) 
 // DecodeStrict decodes one JSON value into v, refusing fields v does not declare and any
 // data after the value. Type errors name the field and both types.
 func DecodeStrict(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	err := strictjson.Decode(raw, v)
+	if errors.Is(err, strictjson.ErrTrailing) {
+		return errors.New("decoding the JSON: extra data after the value")
+	}
+	if err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			field := te.Field
@@ -110,9 +112,6 @@ func DecodeStrict(raw []byte, v any) error {
 			return fmt.Errorf("field %q: expected %s, got a JSON %s", field, te.Type, te.Value)
 		}
 		return fmt.Errorf("decoding the JSON: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("decoding the JSON: extra data after the value")
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 )
 
@@ -46,7 +47,7 @@ type OpenAIOptions struct {
 
 	Sleep      SleepFunc
 	Jitter     Jitter
-	Clock      Clock
+	Clock      clock.Clock
 	HTTPClient *http.Client
 }
 
@@ -93,7 +94,7 @@ func NewOpenAIModel(opts OpenAIOptions) (*OpenAIModel, error) {
 		opts.Jitter = newLockedJitter()
 	}
 	if opts.Clock == nil {
-		opts.Clock = systemClock{}
+		opts.Clock = clock.System{}
 	}
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{}

@@ -12,11 +12,6 @@ import (
 	"time"
 )
 
-// Clock tells the time; it is needed to turn a Retry-After HTTP date into a delay.
-type Clock interface {
-	Now() time.Time
-}
-
 // Jitter yields numbers in [0, 1) that spread retry delays. *math/rand/v2.Rand satisfies
 // it (guard it with a lock if the model is shared between goroutines).
 type Jitter interface {
@@ -25,11 +20,6 @@ type Jitter interface {
 
 // SleepFunc waits for d or until ctx is done, returning ctx's error in the latter case.
 type SleepFunc func(ctx context.Context, d time.Duration) error
-
-// systemClock is the wall clock, used only when no clock is injected.
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
 
 // sleepTimer is the real SleepFunc.
 func sleepTimer(ctx context.Context, d time.Duration) error {

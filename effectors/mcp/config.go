@@ -89,12 +89,12 @@ func (s Server) timeout() time.Duration {
 
 // ParseFlag reads a --mcp value: NAME=URL for a Streamable HTTP server, NAME=COMMAND
 // ARGS… for a stdio one (words split at spaces; an argument holding a space needs the
-// config file's args list).
+// config file's args list). The caller's flag parser names the flag and its value.
 func ParseFlag(v string) (Server, error) {
 	name, rest, ok := strings.Cut(v, "=")
 	rest = strings.TrimSpace(rest)
 	if !ok || rest == "" {
-		return Server{}, fmt.Errorf("--mcp %q: expected NAME=COMMAND ARGS… or NAME=URL", v)
+		return Server{}, errors.New("expected NAME=COMMAND ARGS… or NAME=URL")
 	}
 	s := Server{Name: name}
 	if strings.HasPrefix(rest, "http://") || strings.HasPrefix(rest, "https://") {
@@ -104,7 +104,7 @@ func ParseFlag(v string) (Server, error) {
 		s.Command, s.Args = w[0], w[1:]
 	}
 	if err := s.Check(); err != nil {
-		return Server{}, fmt.Errorf("--mcp %q: %w", v, err)
+		return Server{}, err
 	}
 	return s, nil
 }

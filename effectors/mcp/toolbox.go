@@ -349,12 +349,8 @@ func (tb *Toolbox) Close() error {
 }
 
 // Describe is the tool list for the trace header: every tool the servers listed, with
-// what R3 was told, and each server that could not start.
+// what R3 was told, and each server that could not start (ParseDescription reads it).
 func (tb *Toolbox) Describe() string {
-	doc := struct {
-		Servers []ServerStatus `json:"servers"`
-		Tools   []Tool         `json:"tools"`
-	}{Servers: tb.Status(), Tools: tb.Tools()}
-	b, _ := json.Marshal(doc)
+	b, _ := json.Marshal(Description{Servers: tb.Status(), Tools: tb.Tools()})
 	return string(b)
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine/engine"
 )
 
 // DeadlineCriterion names the failed criterion of a subtask stopped at its deadline. Its
@@ -53,7 +53,7 @@ func (p *Pipeline) deadlineOf(a *Assignment) subtaskDeadline {
 // cancels it mid-call; on any other clock — a test's — the deadline is checked on the
 // clock's readings at every step (passed), so that no test waits for time.
 func (d subtaskDeadline) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, wall := d.p.cfg.Clock.(engine.SystemClock); d.on && wall {
+	if _, wall := d.p.cfg.Clock.(clock.System); d.on && wall {
 		return context.WithDeadlineCause(ctx, d.at, errDeadline)
 	}
 	return ctx, func() {}

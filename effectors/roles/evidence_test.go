@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
-	"github.com/agentspine/spine/spine/engine"
 )
 
 var (
@@ -27,7 +27,7 @@ var (
 // returns the run and the one SubTaskOutcome.
 func evidenceRun(t *testing.T, r *rig, r3 ...any) (run, contract.SubTaskOutcome) {
 	t.Helper()
-	r.cfg.Clock = engine.NewStepClock(epoch, 3*time.Minute)
+	r.cfg.Clock = clock.NewStep(epoch, 3*time.Minute)
 	r.script(llm.R1, perceived("Merge the settings into config/out.yaml"))
 	r.script(llm.R2, planned([]string{"config/out.yaml holds the merged settings"}, writeOut))
 	for _, x := range r3 {

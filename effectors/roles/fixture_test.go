@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/internal/tracetest"
@@ -79,7 +80,7 @@ func recordFixture(t *testing.T) []byte {
 	sink := &trace.MemorySink{}
 	res, err := runTask(ctx, p, r.rs, map[string]string{"fixture": "pipeline/change_path_then_accept",
 		"recorded_against": "scripted OpenAI-compatible server (llmtest); no real model"},
-		engine.WithTrace(sink), engine.WithClock(engine.NewStepClock(epoch, time.Millisecond)),
+		engine.WithTrace(sink), engine.WithClock(clock.NewStep(epoch, time.Millisecond)),
 		engine.WithRunID("pipeline_change_path_then_accept"))
 	if err != nil {
 		t.Fatal(err)

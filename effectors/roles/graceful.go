@@ -154,7 +154,7 @@ type roundRecord struct {
 	round    int
 	plan     []Assignment
 	outcomes []contract.SubTaskOutcome
-	report   ggs.Report
+	report   ggs.Message
 }
 
 // recordedRounds reads the rounds back from the messages the roles posted. A message

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/audit"
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 	"github.com/agentspine/spine/effectors/sandbox"
@@ -34,7 +35,7 @@ type rig struct {
 	srv    map[llm.RoleName]*llmtest.Server
 	dir    string
 	cfg    Config
-	clock  engine.Clock
+	clock  clock.Clock
 	rs     *engine.RuleSet
 	taskID string
 }
@@ -69,7 +70,7 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { box.Close() })
-	r.clock = engine.NewStepClock(epoch, time.Second)
+	r.clock = clock.NewStep(epoch, time.Second)
 	r.cfg = Config{Models: models, Tools: box, Clock: r.clock, IDs: &engine.SeqIDs{Prefix: "sub"}, RetryBudget: -1}
 	if r.rs, err = engine.LoadRulesFS(rules.FS, "ggs.yaml"); err != nil {
 		t.Fatal(err)
@@ -122,7 +123,7 @@ func (r *rig) run(ctx context.Context, raw string) run {
 	}
 	sink := &spinetrace.MemorySink{}
 	out.res, out.err = runTask(ctx, p, r.rs, map[string]string{"test": r.t.Name()},
-		engine.WithTrace(sink), engine.WithClock(engine.NewStepClock(epoch, time.Millisecond)), engine.WithRunID("run-test"))
+		engine.WithTrace(sink), engine.WithClock(clock.NewStep(epoch, time.Millisecond)), engine.WithRunID("run-test"))
 	out.trace = sink.Bytes()
 	for role, s := range r.srv {
 		if n := s.Pending(); n > 0 && ctx.Err() == nil {

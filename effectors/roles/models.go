@@ -3,6 +3,7 @@ package roles
 import (
 	"context"
 	"fmt"
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/spine/trace"
 	"sync"
 
@@ -70,7 +71,7 @@ type journalledModel struct {
 	role  llm.RoleName
 	m     Model
 	rec   recorder
-	clock engine.Clock
+	clock clock.Clock
 	meter *usageMeter
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/analysis"
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/ggs"
@@ -143,7 +144,7 @@ func TestObserveCautionPolicyIsARule(t *testing.T) {
 				// Refused, the executor reports it could not read; R4a fails the criterion
 				// and the round ends; GGS's rules take it from there (the budget is
 				// spent at once under this clock, so the task is abandoned).
-				r.cfg.Clock = engine.NewStepClock(epoch, 10*time.Minute)
+				r.cfg.Clock = clock.NewStep(epoch, 10*time.Minute)
 				r.script(llm.R3, toolCall("c1", "read_file", `{"path":"config/app.yaml"}`), done("failed", "the read was refused"))
 				r.script(llm.R4a, judged("read it once confirmed", verdict(readPort.Criteria[0], "fail", "environmental", "refused")))
 			}

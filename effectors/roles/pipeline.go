@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/spine/trace"
 	"strings"
 	"time"
@@ -32,7 +33,7 @@ type Config struct {
 	// Memory calibrates every plan and replan; nil means no memory.
 	Memory Calibrator
 	// Clock times model and tool calls and the task's elapsed_ms; IDs names subtasks.
-	Clock engine.Clock
+	Clock clock.Clock
 	IDs   engine.IDSource
 	// Clarify asks the user R1's clarifying questions; nil answers every question with
 	// nothing, and the task proceeds on its most faithful reading.

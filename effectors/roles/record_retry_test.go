@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
-	"github.com/agentspine/spine/spine/engine"
 )
 
 // TestJournalledModelKeepsAttemptsAndNamesTheRole: a call retried through a 429 and a
@@ -24,7 +24,7 @@ func TestJournalledModelKeepsAttemptsAndNamesTheRole(t *testing.T) {
 	}
 	rec := &buffer{}
 	jm := journalledModel{role: llm.R2, m: Model{Chat: chat, Name: "model-r2"}, rec: rec,
-		clock: engine.NewStepClock(epoch, time.Second), meter: &usageMeter{}}
+		clock: clock.NewStep(epoch, time.Second), meter: &usageMeter{}}
 	var heard []string
 	ctx := llm.WithRetryHook(context.Background(), func(r llm.Retry) {
 		heard = append(heard, string(r.Role)+" "+r.Cause())

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
@@ -93,7 +94,7 @@ func TestReplanChangePathThenSuccess(t *testing.T) {
 // graceful failure carries the partial result and two or three next moves.
 func TestAbandonWithGracefulFailure(t *testing.T) {
 	r := newRig(t)
-	r.cfg.Clock = engine.NewStepClock(epoch, 2*time.Minute)
+	r.cfg.Clock = clock.NewStep(epoch, 2*time.Minute)
 	r.file("notes.txt", "alpha\n")
 	list := sub{Intent: "List the files of the project", Criteria: []string{"the listing names notes.txt"}, Sequence: 1,
 		Tools: []string{"list_files"}, Targets: []string{"."}}
@@ -226,7 +227,7 @@ func TestTimeoutThenSuccess(t *testing.T) {
 // subtask as environmental; the run goes on to GGS instead of crashing.
 func TestTimeoutsExhaustedFailTheSubtask(t *testing.T) {
 	r := newRig(t, withTimeout(100*time.Millisecond))
-	r.cfg.Clock = engine.NewStepClock(epoch, 3*time.Minute) // abandon at the first replan point
+	r.cfg.Clock = clock.NewStep(epoch, 3*time.Minute) // abandon at the first replan point
 	stall := llmtest.Reply{Stall: 2 * time.Second, Content: "{}"}
 	r.script(llm.R1, perceived("Find the port that config/app.yaml sets"))
 	r.script(llm.R2, planned(portCriteria, readPort))
@@ -341,7 +342,7 @@ func TestSandboxEscapesAreRefused(t *testing.T) {
 	}
 	snoop := sub{Intent: "Read the secret", Criteria: []string{"the secret is read"}, Sequence: 1,
 		Tools: []string{"read_file", "shell"}, Targets: []string{"secret.txt"}}
-	r.cfg.Clock = engine.NewStepClock(epoch, 3*time.Minute)
+	r.cfg.Clock = clock.NewStep(epoch, 3*time.Minute)
 	r.script(llm.R1, perceived("Read the secret"))
 	r.script(llm.R2, planned([]string{"the secret is shown"}, snoop))
 	r.script(llm.R3,
@@ -381,7 +382,7 @@ func TestSandboxEscapesAreRefused(t *testing.T) {
 // does not put the key in the trace; every request did carry it.
 func TestAPIKeyNeverInTrace(t *testing.T) {
 	r := newRig(t)
-	r.cfg.Clock = engine.NewStepClock(epoch, 3*time.Minute)
+	r.cfg.Clock = clock.NewStep(epoch, 3*time.Minute)
 	r.script(llm.R1, perceived("Find the port that config/app.yaml sets"))
 	r.script(llm.R2, planned(portCriteria, readPort))
 	r.script(llm.R3, llmtest.Reply{Status: 400, ErrorMessage: "bad request", EchoAuth: true})
@@ -620,7 +621,7 @@ func mustString(v any) string { return string(mustJSON(v)) }
 // put to the confirmer first; refused, it does not happen and the refusal is on record.
 func TestCautionNeedsConfirmation(t *testing.T) {
 	r := newRig(t)
-	r.cfg.Clock = engine.NewStepClock(epoch, 3*time.Minute)
+	r.cfg.Clock = clock.NewStep(epoch, 3*time.Minute)
 	r.cfg.Memory = &fakeMemory{intent: Calibration{Caution: []string{"writes here went wrong before"}}}
 	var asked []string
 	r.cfg.Caution = sandbox.ConfirmFunc(func(_ context.Context, c sandbox.Confirmation) (bool, error) {
@@ -656,7 +657,7 @@ func TestCautionNeedsConfirmation(t *testing.T) {
 // their outcomes say so, R4b's model is not called, and GGS sees every subtask.
 func TestLaterStepsAreSkippedAfterAFailure(t *testing.T) {
 	r := newRig(t)
-	r.cfg.Clock = engine.NewStepClock(epoch, 3*time.Minute)
+	r.cfg.Clock = clock.NewStep(epoch, 3*time.Minute)
 	first := sub{Intent: "Read missing.txt", Criteria: []string{"missing.txt is read"}, Sequence: 1, Tools: []string{"read_file"}}
 	then := sub{Intent: "Summarise it", Criteria: []string{"a summary is given"}, Sequence: 2, Tools: []string{"read_file"}}
 	r.script(llm.R1, perceived("Summarise missing.txt"))

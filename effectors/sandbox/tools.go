@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/strictjson"
 )
 
 // ToolSpec declares a tool for function calling: a name, what it does, and a JSON-schema
@@ -154,14 +155,12 @@ func decodeArgs(tool string, raw []byte, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		raw = []byte("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	err := strictjson.Decode(raw, v)
 	if err == nil {
-		if _, extra := dec.Token(); !errors.Is(extra, io.EOF) {
-			return &ArgsError{Tool: tool, Problem: "extra data after the JSON object"}
-		}
 		return nil
+	}
+	if errors.Is(err, strictjson.ErrTrailing) {
+		return &ArgsError{Tool: tool, Problem: "extra data after the JSON object"}
 	}
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError

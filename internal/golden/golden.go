@@ -1,6 +1,8 @@
 // Package golden compares test output with the expected output kept in testdata files,
-// and rewrites those files when a package's tests run with -rewrite. It is for tests only;
-// each package keeps its own -rewrite flag and passes its value in.
+// and rewrites those files when a package's tests run with -rewrite. It owns the
+// comparison and the rewriting, not the files' formats or the flag: each package keeps
+// its own -rewrite flag and passes its value in. It is for tests only and must not be
+// imported by production code.
 package golden
 
 import (

@@ -1,6 +1,9 @@
 // Package rulegen writes random rule files for the tests that check one reading of a
 // condition against another: the analysis against the engine, the matcher against expr's
-// VM. It draws only from the rand.Rand it is given, so a seed names a rule file.
+// VM. It owns the generation only: it draws only from the rand.Rand it is given, so a
+// seed names a rule file, and it must not load, check or run what it writes (the tests
+// do, through the readers they compare). It is for tests only and must not be imported
+// by production code.
 package rulegen
 
 import (

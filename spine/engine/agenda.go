@@ -331,12 +331,12 @@ func (s *Session) act(r *Rule) (errs []string) {
 		_, err := s.wm.retract(a.Kind, a.ID)
 		note(err)
 	}
-	for _, a := range r.Then.Assert {
-		_, err := s.wm.change(a.Kind, a.ID, a.Fields, "")
+	for i, a := range r.Then.Assert {
+		_, err := s.wm.change(a.Kind, a.ID, r.AssertFields(i), "")
 		note(err)
 	}
-	for _, a := range r.Then.Update {
-		_, err := s.wm.change(a.Kind, a.ID, a.Fields, OpUpdate)
+	for i, a := range r.Then.Update {
+		_, err := s.wm.change(a.Kind, a.ID, r.UpdateFields(i), OpUpdate)
 		note(err)
 	}
 	return errs

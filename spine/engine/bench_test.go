@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -86,7 +87,7 @@ func BenchmarkTraceAppend(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer sink.Close()
-			tr := tracer{sink: sink, clock: NewStepClock(defaultOptions().clock.Now(), 1)}
+			tr := tracer{sink: sink, clock: clock.NewStep(defaultOptions().clock.Now(), 1)}
 			body := trace.Transition{From: StateSelect, To: StateAct, Event: evSelected, Iteration: 3}
 			b.ReportAllocs()
 			b.ResetTimer()

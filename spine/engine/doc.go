@@ -13,7 +13,7 @@
 // The package owns the engine and nothing domain-specific: it knows no role, no loss
 // function and no model, and it neither parses nor compiles rules. It does no I/O of its
 // own except through the Sink it is given (and the file helpers that open rule files
-// and traces), reads time only from the injected Clock and identifiers only from the
+// and traces), reads time only from the injected clock.Clock and identifiers only from the
 // injected IDSource, and never iterates a map into its output. Given the same rule set, the same clock readings, the same ids
 // and the same effector results, it writes the same trace, byte for byte.
 //

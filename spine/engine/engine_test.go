@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
@@ -444,7 +445,7 @@ func TestEngineTraceFile(t *testing.T) {
 	}
 	start := time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
 	e := NewEngine(rs, &scriptedEffector{scores: []float64{0.9}},
-		WithTrace(sink), WithClock(NewStepClock(start, time.Second)),
+		WithTrace(sink), WithClock(clock.NewStep(start, time.Second)),
 		WithIDs(&SeqIDs{Prefix: "job"}), WithMeta(map[string]string{"task": "climb"}))
 	res, err := e.Run(context.Background())
 	if err != nil || res.Outcome != OutcomeSuccess || res.Run != "job-1" {

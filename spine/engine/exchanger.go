@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -17,8 +18,8 @@ import (
 // default) reads the injected Clock and IDSource and calls the effector; a recorded one
 // (package replay's) serves what a trace holds and reports where the run departs from it.
 type Exchanger interface {
-	Clock    // every event's timestamp, one reading per event
-	IDSource // the run id, when the host fixes none
+	clock.Clock // every event's timestamp, one reading per event
+	IDSource    // the run id, when the host fixes none
 
 	// Makes reports whether the optional effector call n with op (observe, finish) is
 	// made; implemented says whether the live effector offers op.
@@ -53,8 +54,16 @@ type Tape interface {
 }
 
 // WithExchanger makes the session take its clock readings, run id and effector results
-// from x instead of the injected Clock, IDSource and effector; see package replay.
+// from x instead of the injected clock.Clock, IDSource and effector; see package replay.
 func WithExchanger(x Exchanger) Option { return func(o *options) { o.exchanger = x } }
+
+// WithExchangerOverLive makes the session use the exchanger wrap returns, given the
+// live one (the injected clock and ids, the effector, the rule source, the epilogue):
+// an exchanger that serves a recording first and hands over to the live run where the
+// recording ends (package replay's Continue) stands between the two.
+func WithExchangerOverLive(wrap func(live Exchanger) Exchanger) Option {
+	return func(o *options) { o.overLive = wrap }
+}
 
 // tape is a session's Tape.
 type tape struct{ s *Session }
@@ -67,7 +76,7 @@ func (t tape) Reload(name string, src []byte) error { return t.s.reload(name, sr
 // host's rule source and epilogue.
 type live struct {
 	s     *Session
-	clock Clock
+	clock clock.Clock
 	ids   IDSource
 }
 

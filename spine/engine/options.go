@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/spine/trace"
 	"time"
 )
@@ -9,7 +10,7 @@ import (
 type Option func(*options)
 
 type options struct {
-	clock         Clock
+	clock         clock.Clock
 	ids           IDSource
 	sink          trace.Sink
 	runID         string
@@ -17,6 +18,7 @@ type options struct {
 	maxFirings    int
 	maxIterations int
 	exchanger     Exchanger
+	overLive      func(live Exchanger) Exchanger // see WithExchangerOverLive
 	ruleSource    RuleSource
 	journalTap    func(seq int64, kind string, body any)
 	epilogue      func(emit func(kind string, body any))
@@ -26,7 +28,7 @@ type options struct {
 
 func defaultOptions() options {
 	return options{
-		clock:         NewStepClock(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Millisecond),
+		clock:         clock.NewStep(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Millisecond),
 		ids:           &SeqIDs{Prefix: "run"},
 		sink:          trace.Discard,
 		maxFirings:    10000,
@@ -34,9 +36,9 @@ func defaultOptions() options {
 	}
 }
 
-// WithClock sets the clock. The default is a deterministic StepClock starting at
+// WithClock sets the clock. The default is a deterministic clock.Step starting at
 // 2000-01-01T00:00:00Z, so that a caller who injects nothing gets reproducible traces.
-func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
+func WithClock(c clock.Clock) Option { return func(o *options) { o.clock = c } }
 
 // WithIDs sets the id source. The default is SeqIDs{Prefix: "run"}.
 func WithIDs(ids IDSource) Option { return func(o *options) { o.ids = ids } }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -65,6 +66,9 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 	s.x = o.exchanger
 	if s.x == nil {
 		s.x = &live{s: s, clock: o.clock, ids: o.ids}
+		if o.overLive != nil {
+			s.x = o.overLive(s.x)
+		}
 	}
 	s.stopAt = s.x.StopAt()
 	s.tracer = tracer{sink: o.sink, clock: s.x, discard: o.sink == trace.Discard}
@@ -226,7 +230,7 @@ type tracer struct {
 	discard bool // the sink is trace.Discard
 	mu      sync.Mutex
 	sink    trace.Sink
-	clock   Clock
+	clock   clock.Clock
 	seq     atomic.Int64
 	ev      trace.Event
 	err     error

@@ -67,6 +67,7 @@ func TestEngineWritesEveryKindTyped(t *testing.T) {
 		WithEpilogue(func(emit func(string, any)) {
 			emit(tr.KindAudit, tr.Audit{Finding: contract.AuditReport{Kind: "clean", Severity: "info", Message: "ok", Evidence: []int64{3}}})
 			emit(tr.KindMemoryLost, tr.MemoryLost{Store: "mem", Sent: 2, Stored: 1, Lost: []tr.MemoryLostItem{{ID: "m-1", Error: "no space left on device"}}})
+			emit(tr.KindResumed, tr.Resumed{Mode: "resume", From: "run.jsonl", Line: 7, FromSeq: 7, Stopped: "killed"})
 			emit("note", []int{1}) // not an object: an emit_error
 		}))
 	if _, err := eng.Run(context.Background()); err != nil {

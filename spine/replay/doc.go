@@ -8,7 +8,15 @@
 // checks a recorded trace whole (Check: chain, signature, replay and comparison, one
 // Outcome a test or a host shows as it likes).
 //
-// It must not call an effector, read a clock or draw an id: everything a replay writes
-// comes from the recording or from the engine's deterministic core. It imports the
-// engine; the engine never imports it.
+// It also continues a recording (a resume, a fork): Continue serves the recording up to
+// the first effector call it does not hold whole, or up to a fork's cycle boundary
+// (Boundaries, ForkPoint), where it writes a resumed line and hands over to the live
+// exchanger the host's engine was built with; with Rerun it re-runs the recorded calls,
+// serving their nested exchanges (Exchanges) so that a stateful effector rebuilds its
+// state. A recorded resumed line replays like any other.
+//
+// It must not call an effector, read a clock or draw an id itself: everything a replay
+// writes comes from the recording or from the engine's deterministic core, and what a
+// continued run does live after the switch goes through the host's live exchanger. It
+// imports the engine; the engine never imports it.
 package replay

@@ -31,6 +31,7 @@ type Recording struct {
 	canceledAt int64                  // seq before which the run was cancelled, 0 if it was not
 	reloads    map[int64]*trace.Event // rules_reloaded / rules_reload_failed events by seq
 	seed       []*trace.Event         // fact changes made before the loop started
+	marks      map[int64]*trace.Event // resumed lines between effector calls, by seq (see Continue)
 	epilogue   []*trace.Event         // events the host wrote after the halt
 }
 
@@ -53,7 +54,7 @@ func ReadRecording(path string) (*Recording, error) {
 
 // NewRecording indexes a read trace for replay.
 func NewRecording(name string, f *trace.File) (*Recording, error) {
-	r := &Recording{Name: name, Events: f.Events, Torn: f.Torn, calls: map[int]*recordedCall{}, reloads: map[int64]*trace.Event{}}
+	r := &Recording{Name: name, Events: f.Events, Torn: f.Torn, calls: map[int]*recordedCall{}, reloads: map[int64]*trace.Event{}, marks: map[int64]*trace.Event{}}
 	h, ok := f.Header()
 	if !ok {
 		return nil, fmt.Errorf("%s: not a trace: the first line is not a header", name)
@@ -86,6 +87,15 @@ func NewRecording(name string, f *trace.File) (*Recording, error) {
 			loopStarted = true
 		case trace.Reload:
 			r.reloads[e.Seq] = e
+		case trace.Resumed:
+			switch {
+			case halted:
+				r.epilogue = append(r.epilogue, e)
+			case open != nil:
+				open.nested = append(open.nested, e)
+			default:
+				r.marks[e.Seq] = e
+			}
 		case trace.Halt:
 			halted = true
 			// A run cancelled without an interrupt call stopped right before its halt.
@@ -218,6 +228,9 @@ func (r *Exchanger) Makes(n int, op string, _ bool) bool {
 // call, its nested exchanges and its result, and decodes the recorded result into into;
 // it calls no effector.
 func (r *Exchanger) Exchange(_ context.Context, t engine.Tape, body trace.EffectorCall, _ engine.Invoke, into any) (err, stop error) {
+	if err := r.writeMarks(t); err != nil {
+		return nil, err
+	}
 	rc := r.rec.calls[body.Call]
 	if rc == nil || rc.result == nil {
 		return nil, fmt.Errorf("%w: the run asked for effector call %d (%s), which the recording %s does not hold%s",
@@ -242,6 +255,9 @@ func (r *Exchanger) Exchange(_ context.Context, t engine.Tape, body trace.Effect
 	}
 	res := rc.result
 	t.Write(trace.KindEffectorResult, trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: res.DurationMS, Result: res.Result, Error: res.Error})
+	if err := r.writeMarks(t); err != nil {
+		return nil, err
+	}
 	if res.Error != "" {
 		return recordedError(res.Error), nil
 	}
@@ -474,6 +490,9 @@ func Failed(err error) bool {
 // rule set comes from the source recorded in the event, and a recorded failure is
 // written again without touching the running rules. It offers the engine nothing.
 func (r *Exchanger) PollRules(t engine.Tape) (bool, error) {
+	if err := r.writeMarks(t); err != nil {
+		return false, err
+	}
 	e, ok := r.rec.reloads[t.Next()]
 	if !ok {
 		return false, nil
@@ -499,5 +518,22 @@ func (r *Exchanger) Epilogue(t engine.Tape) error {
 		}
 		t.Write(e.Kind, b)
 	}
+	return nil
+}
+
+// writeMarks writes again a resumed line the recording has where the run now is: a
+// continued run writes it at the hook where it handed over to the live run (before an
+// effector call or a rule poll, or after the result of a call that was in flight), so
+// its replay does too.
+func (r *Exchanger) writeMarks(t engine.Tape) error {
+	e, ok := r.rec.marks[t.Next()]
+	if !ok {
+		return nil
+	}
+	b, err := e.BodyJSON()
+	if err != nil {
+		return &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)}
+	}
+	t.Write(e.Kind, b)
 	return nil
 }

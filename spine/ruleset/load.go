@@ -17,7 +17,7 @@ import (
 // Load compiles a rule file. name is used in error messages and as the rule set's path.
 // On failure the error is a LoadErrors listing every problem found.
 func Load(name string, src []byte) (rs *RuleSet, err error) {
-	l := &loader{file: name, lines: splitLines(src)}
+	l := &loader{file: name, lines: SourceLines(src)}
 	defer func() {
 		// A bad file must never take the process down: anything unexpected becomes a
 		// file-level error.
@@ -57,7 +57,7 @@ type loader struct {
 func (l *loader) errAt(line, col int, format string, args ...any) {
 	l.errs = append(l.errs, &LoadError{
 		File: l.file, Line: line, Col: col, Rule: l.rule,
-		Msg: fmt.Sprintf(format, args...), Snippet: snippet(l.lines, line, col),
+		Msg: fmt.Sprintf(format, args...), Snippet: Snippet(l.lines, line, col),
 	})
 }
 
@@ -344,9 +344,9 @@ func (l *loader) syntaxErrorLine(reported int, msg string) int {
 	return lo
 }
 
-// splitLines splits src into lines for snippets and positions. A CR before the LF is
-// dropped: yaml.v3 reads CRLF files as LF ones, and a CR in a snippet would garble it.
-func splitLines(src []byte) []string {
+// SourceLines splits src into lines for snippets (Snippet) and positions. A CR before
+// the LF is dropped: yaml.v3 reads CRLF files as LF ones, and a CR in a snippet would garble it.
+func SourceLines(src []byte) []string {
 	lines := strings.Split(string(src), "\n")
 	for i, ln := range lines {
 		lines[i] = strings.TrimSuffix(ln, "\r")

@@ -156,14 +156,23 @@ func TestLoadRulesValid(t *testing.T) {
 }
 
 func TestLoadErrorSnippet(t *testing.T) {
-	lines := []string{"a: 1", "\tb: x"}
-	got := snippet(lines, 2, 3)
-	want := "    2 |  b: x\n      |   ^"
-	if got != want {
-		t.Errorf("snippet =\n%s\nwant\n%s", got, want)
-	}
-	if s := snippet(lines, 3, 1); s != "" {
-		t.Errorf("snippet past the end = %q, want empty", s)
+	lines := SourceLines([]byte("a: 1\r\n\tb: x\nnäh\n"))
+	for _, tc := range []struct {
+		line, col int
+		want      string
+	}{
+		{2, 3, "    2 |  b: x\n      |   ^"},
+		{1, 1, "    1 | a: 1\n      | ^"},
+		{1, 0, "    1 | a: 1\n      | ^"},     // before the line: at its start
+		{1, 9, "    1 | a: 1\n      |     ^"}, // past the line's end: one past it
+		{3, 4, "    3 | näh\n      |    ^"},   // columns count characters, not bytes
+		{4, 1, "    4 | \n      | ^"},         // the empty line after the last LF
+		{5, 1, ""},                            // past the end of the file
+		{0, 1, ""},
+	} {
+		if got := Snippet(lines, tc.line, tc.col); got != tc.want {
+			t.Errorf("Snippet(%d, %d) =\n%s\nwant\n%s", tc.line, tc.col, got, tc.want)
+		}
 	}
 	e := &LoadError{File: "f.yaml", Line: 2, Col: 3, Rule: "r", Msg: "bad"}
 	if got := e.Error(); got != `f.yaml:2:3: rule "r": bad` {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/internal/yamlnode"
+	"github.com/agentspine/spine/spine/trace"
 	"gopkg.in/yaml.v3"
 )
 
@@ -52,7 +53,9 @@ func (l *loader) loadRules(rs *RuleSet, n *yaml.Node) {
 			l.compileWhen(rs, r, when)
 		}
 		l.loadThen(rs, r, keys["then"])
-		r.thenJSON, r.thenErr = json.Marshal(&r.Then)
+		if r.thenErr == nil {
+			r.thenJSON, r.thenErr = json.Marshal(&r.Then)
+		}
 		rs.rules = append(rs.rules, r)
 	}
 	l.rule = ""
@@ -90,20 +93,23 @@ func (l *loader) loadThen(rs *RuleSet, r *Rule, n *yaml.Node) {
 		}
 		r.Then.Transition = to
 	}
-	r.Then.Assert = l.factActions(rs, keys["assert"], "assert", true)
-	r.Then.Update = l.factActions(rs, keys["update"], "update", true)
-	r.Then.Retract = l.factActions(rs, keys["retract"], "retract", false)
+	r.Then.Assert, r.assertFields = l.factActions(rs, r, keys["assert"], "assert", true)
+	r.Then.Update, r.updateFields = l.factActions(rs, r, keys["update"], "update", true)
+	r.Then.Retract, _ = l.factActions(rs, r, keys["retract"], "retract", false)
 }
 
-func (l *loader) factActions(rs *RuleSet, n *yaml.Node, op string, withFields bool) []FactAction {
+// factActions reads a then's assert, update or retract: the actions as the trace records
+// them, and each action's field values typed (nil where it gives none).
+func (l *loader) factActions(rs *RuleSet, r *Rule, n *yaml.Node, op string, withFields bool) ([]trace.FactAction, []Fields) {
 	if n == nil {
-		return nil
+		return nil, nil
 	}
 	items := []*yaml.Node{n}
 	if n.Kind == yaml.SequenceNode {
 		items = n.Content
 	}
-	var out []FactAction
+	var out []trace.FactAction
+	var typed []Fields
 	for _, it := range items {
 		it = yamlnode.Resolve(it)
 		what := "then." + op
@@ -115,7 +121,8 @@ func (l *loader) factActions(rs *RuleSet, n *yaml.Node, op string, withFields bo
 			allowed = append(allowed, "fields")
 		}
 		keys := l.fields(it, what, allowed, []string{"kind"})
-		var a FactAction
+		var a trace.FactAction
+		var fields Fields
 		var kind *FactKind
 		kn := keys["kind"]
 		if name, ok := l.stringScalar(kn, what+".kind"); ok {
@@ -138,11 +145,18 @@ func (l *loader) factActions(rs *RuleSet, n *yaml.Node, op string, withFields bo
 			l.errNode(it, "%s: kind %q holds many facts, so an id is required", what, a.Kind)
 		}
 		if v := keys["fields"]; v != nil && kind != nil {
-			a.Fields = l.literalFields(kind, v, what)
+			fields = l.literalFields(kind, v, what)
+		}
+		if len(fields) > 0 { // none given: the trace omits the key
+			var err error
+			if a.Fields, err = json.Marshal(fields); err != nil && r.thenErr == nil {
+				r.thenErr = err
+			}
 		}
 		out = append(out, a)
+		typed = append(typed, fields)
 	}
-	return out
+	return out, typed
 }
 
 // literalFields reads a then-action's field values and checks them against the kind.

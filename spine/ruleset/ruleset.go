@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/spine/cond"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/expr-lang/expr/vm"
 )
 
@@ -42,29 +43,16 @@ type Param struct {
 	Line, Col int
 }
 
-// FactAction asserts, updates or retracts one fact when a rule fires.
-type FactAction struct {
-	Kind   string `json:"kind"`
-	ID     string `json:"id,omitempty"`
-	Fields Fields `json:"fields,omitempty"`
-}
-
-// Then is what a rule does when it fires. It is data: the engine carries it out.
-type Then struct {
-	Objective  string       `json:"objective,omitempty"`
-	Assert     []FactAction `json:"assert,omitempty"`
-	Update     []FactAction `json:"update,omitempty"`
-	Retract    []FactAction `json:"retract,omitempty"`
-	Transition string       `json:"transition,omitempty"`
-}
-
 // Rule is one compiled production rule.
 type Rule struct {
 	Name        string
 	Salience    int
 	When        string
 	Description string
-	Then        Then
+	// Then is what the rule does when it fires, as its rule_fired event records it: data
+	// the engine carries out. The field values of its asserts and updates are held
+	// typed as well (AssertFields, UpdateFields), so a firing decodes nothing.
+	Then trace.Then
 	// Specificity is the number of top-level conjuncts of When.
 	Specificity int
 	// Reads lists the fact kinds When refers to, in declaration order; recency and
@@ -77,6 +65,8 @@ type Rule struct {
 	reads   []int // kind indexes
 	program *vm.Program
 	cond    *cond.Node // When classified from program's tree; nil when it did not compile
+
+	assertFields, updateFields []Fields // Then.Assert's and Then.Update's field values, by index
 
 	thenJSON json.RawMessage // Then as rule_fired records it, encoded at load
 	thenErr  error           // why Then could not be encoded; reported when the rule fires
@@ -258,6 +248,12 @@ func (r *Rule) ReadKinds() []int { return r.reads }
 
 // Terminal reports whether the rule's then sets a terminal objective.
 func (r *Rule) Terminal() bool { return r.final }
+
+// AssertFields is the field values of Then.Assert[i], as typed as the load made them.
+func (r *Rule) AssertFields(i int) Fields { return r.assertFields[i] }
+
+// UpdateFields is the field values of Then.Update[i], as typed as the load made them.
+func (r *Rule) UpdateFields(i int) Fields { return r.updateFields[i] }
 
 // ThenJSON is Then as a rule_fired event records it, encoded at load.
 func (r *Rule) ThenJSON() (json.RawMessage, error) { return r.thenJSON, r.thenErr }

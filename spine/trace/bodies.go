@@ -150,14 +150,16 @@ func appendRuleEval(buf []byte, e RuleEval) []byte {
 	return append(buf, '}')
 }
 
-// FactAction is one fact a rule's then asserts, updates or retracts.
+// FactAction is one fact a rule's then asserts, updates or retracts. Fields is the
+// encoding of the values the rule file gives; package ruleset keeps them typed as well.
 type FactAction struct {
 	Kind   string          `json:"kind"`
 	ID     string          `json:"id,omitempty"`
 	Fields json.RawMessage `json:"fields,omitempty"`
 }
 
-// Then is what a fired rule does.
+// Then is what a rule does when it fires, declared once: a compiled rule carries it
+// (ruleset.Rule.Then) and its rule_fired event records it.
 type Then struct {
 	Objective  string       `json:"objective,omitempty"`
 	Assert     []FactAction `json:"assert,omitempty"`
@@ -293,4 +295,18 @@ type MemoryLost struct {
 type MemoryLostItem struct {
 	ID    string `json:"id"`
 	Error string `json:"error"`
+}
+
+// Resumed marks where a run continued a recording (KindResumed): the lines before it are
+// the recording's, byte for byte and chained as they were, and what follows is the
+// continued run. Its t is when the run continued.
+type Resumed struct {
+	Mode    string `json:"mode"`              // "resume", or "fork" for a run branched at a past cycle
+	From    string `json:"from"`              // the recording continued, as named to the host
+	Line    int    `json:"line"`              // the recording's last line kept (the line before this one)
+	FromSeq int64  `json:"from_seq"`          // that line's seq
+	Head    string `json:"head,omitempty"`    // that line's h: the prefix this trace shares with the recording
+	Host    string `json:"host,omitempty"`    // where the run continued (a host or worker name)
+	Stopped string `json:"stopped,omitempty"` // why the recording stopped, when known
+	Reason  string `json:"reason,omitempty"`  // why the run continued here (the first exchange not recorded, a fork's cycle)
 }

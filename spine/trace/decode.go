@@ -27,7 +27,7 @@ var DecodeBodyKinds = map[string]func(content []byte) (any, error){
 	KindEffectorResult: decodeAs[EffectorResult], KindHalt: decodeAs[Halt], KindRulesReloaded: decodeAs[Reload],
 	KindRulesReloadFailed: decodeAs[Reload], KindEmitError: decodeAs[EmitError], KindExchange: decodeAs[Exchange],
 	KindMessage: decodeAs[Message], KindAudit: decodeAs[Audit], KindMemoryLost: decodeAs[MemoryLost],
-	KindSignature: decodeAs[Signature],
+	KindSignature: decodeAs[Signature], KindResumed: decodeAs[Resumed],
 }
 
 func decodeAs[T any](content []byte) (any, error) {

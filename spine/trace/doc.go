@@ -8,9 +8,11 @@
 // "signature" line signs the chain's head, and File.VerifySignature checks it against
 // trusted keys.
 //
-// No other package declares the shape of an event. The package must not import package
-// spine: the engine writes through it, and readers that need no engine read through it
-// alone. It does not interpret a run (rules, loss, findings); its readers do.
+// No other package declares the shape of an event: a compiled rule carries its then as
+// this package's Then, which its rule_fired event records. The package must not import
+// the engine or the rule set (spine/engine, spine/ruleset): the engine writes through
+// it, ruleset declares a rule's then with it, and readers that need no engine read
+// through it alone. It does not interpret a run (rules, loss, findings); its readers do.
 //
 // Bytes are the contract: every body type encodes, field for field, exactly what the
 // engine has always written, so recorded traces, their hash chains and byte-for-byte

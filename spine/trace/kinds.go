@@ -31,6 +31,10 @@ const (
 	KindExchange = "exchange" // Exchange: a model call, a tool call, a plan check, a memory query
 	KindMessage  = "message"  // Message: an inter-role bus message
 
+	// Written where a run continues a recording (a resume, a fork): the lines before it
+	// are the recording's.
+	KindResumed = "resumed" // Resumed
+
 	// Events hosts write after the halt.
 	KindAudit      = "audit"       // Audit: one Auditor finding
 	KindMemoryLost = "memory_lost" // MemoryLost: Megrams sent to memory that it did not store

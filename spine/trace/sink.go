@@ -66,6 +66,9 @@ type FileSink struct {
 	queued []queuedLine // the lines in buf, in order
 	onFile lineMark     // the last complete line on the file
 	err    error        // the first write error: nothing is written after it
+	// check, when set, sees every encoded line (1-based number, kind, bytes with the
+	// newline) before it is queued; its error stops the sink (see Continuation).
+	check func(n int, kind string, line []byte) error
 }
 
 // bufferSize is how much a FileSink holds before it writes without being asked.
@@ -111,6 +114,13 @@ func (s *FileSink) Write(e *Event) error {
 	line, err := s.chain.encode(e)
 	if err != nil {
 		return err
+	}
+	if s.check != nil {
+		if err := s.check(s.chain.lines, e.Kind, line); err != nil {
+			s.flush() // the lines before it are good: they reach the file
+			s.err = err
+			return err
+		}
 	}
 	s.queue(line)
 	if len(s.buf) >= bufferSize {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -24,7 +25,7 @@ func Play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink
 func Run(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink, opt ...engine.Option) (*Report, error) {
 	opts := append([]engine.Option{
 		engine.WithTrace(sink),
-		engine.WithClock(engine.NewStepClock(Epoch, time.Millisecond)),
+		engine.WithClock(clock.NewStep(Epoch, time.Millisecond)),
 		engine.WithRunID(sc.Name),
 		engine.WithMeta(map[string]string{"scenario": sc.Name}),
 	}, opt...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/ggs/ggsrun"
@@ -28,7 +29,7 @@ func Play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink
 	run, err := ggsrun.New(ggsrun.Config{Rules: rs, Plant: NewPlant(sc), Task: sc.Task, GGS: opt,
 		Engine: []engine.Option{
 			engine.WithTrace(sink),
-			engine.WithClock(engine.NewStepClock(Epoch, time.Millisecond)),
+			engine.WithClock(clock.NewStep(Epoch, time.Millisecond)),
 			engine.WithRunID(sc.Name),
 		},
 		Meta:      map[string]string{"scenario": sc.Name, "task_id": sc.Task.TaskID, "intent": sc.Task.Intent},

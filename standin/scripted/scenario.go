@@ -38,7 +38,7 @@ type Scenario struct {
 type Round struct {
 	Line   int
 	Expect string // directive the round must receive; "" = not checked
-	Report ggs.Report
+	Report ggs.Message
 }
 
 type fileShape struct {
@@ -129,7 +129,7 @@ func parseRound(n *yaml.Node, taskID string) (Round, error) {
 	if msg.TaskID() != taskID {
 		return r, fmt.Errorf("report is for task %q, the scenario's task is %q", msg.TaskID(), taskID)
 	}
-	r.Report = ggs.Report{Replan: msg.Replan, Outcome: msg.Outcome}
+	r.Report = msg
 	r.Expect = rs.Expect
 	return r, nil
 }

@@ -2,17 +2,14 @@ package ggs
 
 import "github.com/agentspine/spine/contract"
 
-// ObjectivePlan is the objective of the planning step before a task's first round.
-const ObjectivePlan = "plan"
-
 // DecideHandCoded reads the seed's decision table as a plain switch: a verified
 // all-matched result is accepted; a fault that retrying cannot cure, Law 2 and then the
-// budget abandon; a fault with retries left runs the round again; a close enough
-// result succeeds; with the opt-in replan cap on, a round that would replan once more
-// than replan_cap abandons;
-// otherwise |∇L| against ε and P against ρ pick one of the four action states. It is
-// the oracle that the rules of rules/ggs.yaml are tested against and the floor their
-// benchmark is measured against; the Solver never calls it.
+// budget abandon; a fault with retries left runs the round again; a close enough result
+// succeeds; with the opt-in replan cap on, a round that would replan once more than
+// replan_cap abandons; otherwise |∇L| against ε and P against ρ pick one of the four
+// action states. It is the oracle that the rules of rules/ggs.yaml are tested against
+// and the floor their benchmark is measured against, so it lives in a test file: the
+// Solver never calls it and no binary carries it.
 func DecideHandCoded(p Params, s Signals) string {
 	switch {
 	case s.Round == 0:

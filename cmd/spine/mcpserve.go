@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/mcpserve"
+)
+
+// `spine mcp serve` offers the spine's own verbs to another agent (an IDE's) as MCP tools
+// on stdin and stdout; mcpserve owns the tools.
+
+func init() {
+	addCommand("mcp", func(io stdio) *cobra.Command {
+		c := &cobra.Command{
+			Use:   "serve [--config FILE] [--mcp NAME=CMD|URL]…",
+			Short: "serve the spine's verbs as MCP tools on stdio: check and analyse rules, replay, what-if, loss table, timeline; run a task when a model is configured",
+			Args:  cobra.NoArgs,
+		}
+		var flags mcpFlags
+		fs := c.Flags()
+		configPath := fs.String("config", "", "model configuration `FILE`: with a model configured (here or in the environment) run_task is offered, with the file's mcp_servers")
+		fs.Var(&flags, "mcp", "offer R3 the tools of an MCP server in the tasks run_task runs: `NAME=COMMAND ARGS…` or NAME=URL; repeatable")
+		dir := fs.String("dir", ".", "the `DIR` relative paths in the tools' arguments are read from")
+		noSandbox := fs.Bool("no-sandbox", false, "run_task runs R3's tools UNCONFINED")
+		c.RunE = func(c *cobra.Command, _ []string) error {
+			abs, err := filepath.Abs(*dir)
+			if err != nil {
+				return failWith(exitUsage, err)
+			}
+			o := mcpserve.Options{Dir: abs, Version: version}
+			cfg, err := llm.LoadEndpointConfig(llm.Sources{File: *configPath, Getenv: os.LookupEnv})
+			switch {
+			case errors.Is(err, llm.ErrNoEndpoint):
+				if len(flags) > 0 {
+					return usageErrorf("--mcp is for the tasks run_task runs, and no model is configured (give --config FILE or the environment's settings)")
+				}
+				fmt.Fprintln(io.err, "spine mcp serve: no model is configured, so run_task is not offered")
+			case err != nil:
+				return failWith(exitUsage, err)
+			default:
+				servers, err := mcpServers(*configPath, flags)
+				if err != nil {
+					return failWith(exitUsage, err)
+				}
+				o.Run = &mcpserve.RunOptions{LLM: cfg, ConfigPath: *configPath, MCPServers: servers, NoSandbox: *noSandbox}
+			}
+			return mcpserve.Serve(c.Context(), o, stdioTransport(io))
+		}
+		return c
+	})
+}
+
+// stdioTransport is MCP over the command's stdin and stdout: the protocol's bytes, never
+// the text streams' escaping. Closing it closes neither.
+func stdioTransport(s stdio) sdk.Transport {
+	return &sdk.IOTransport{Reader: io.NopCloser(s.in), Writer: nopWriteCloser{s.rawOut}}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/snapshot"
+)
+
+const snapshotSummary = "inspect and prune the work-dir snapshots in the state directory"
+
+func init() {
+	addCommand("", func(io stdio) *cobra.Command {
+		c := groupCommand("snapshot", snapshotSummary, "verb")
+		c.Long = snapshotSummary + `
+
+Snapshots are content-addressed: a file's content is stored once however many snapshots
+hold it, and a snapshot is named by its root hash, the hash of its manifest. The store is
+$XDG_STATE_HOME/spine/snapshots (else ~/.local/state/spine/snapshots), or --store DIR.
+A work dir over 256 MiB of files or 20,000 entries is refused.`
+		c.PersistentFlags().String("store", "", "snapshot store `DIR` (default: snapshots in the state directory)")
+		return c
+	})
+	addCommand("snapshot", func(io stdio) *cobra.Command {
+		return &cobra.Command{
+			Use:   "take DIR",
+			Short: "store a snapshot of DIR and print its root hash",
+			Args:  cobra.ExactArgs(1),
+			RunE: func(c *cobra.Command, args []string) error {
+				s, err := openSnapshots(c)
+				if err != nil {
+					return err
+				}
+				root, st, err := s.Take(args[0])
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(io.out, "%s\n", root)
+				fmt.Fprintf(io.err, "%d files, %d bytes: %d read, %d unchanged since the last snapshot; %d bytes newly stored\n",
+					st.Files, st.Bytes, st.Hashed, st.Reused, st.Stored)
+				return nil
+			},
+		}
+	})
+	addCommand("snapshot", func(io stdio) *cobra.Command {
+		return &cobra.Command{
+			Use:   "ls",
+			Short: "list the stored snapshots, oldest first",
+			Args:  cobra.NoArgs,
+			RunE: func(c *cobra.Command, _ []string) error {
+				s, err := openSnapshots(c)
+				if err != nil {
+					return err
+				}
+				list, err := s.List()
+				if err != nil {
+					return err
+				}
+				w := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "ROOT\tSTORED\tFILES\tBYTES")
+				for _, i := range list {
+					fmt.Fprintf(w, "%s\t%s\t%d\t%d\n", i.Root, i.Stored.UTC().Format("2006-01-02T15:04:05Z"), i.Files, i.Bytes)
+				}
+				return w.Flush()
+			},
+		}
+	})
+	addCommand("snapshot", func(io stdio) *cobra.Command {
+		return &cobra.Command{
+			Use:   "show ROOT",
+			Short: "print a snapshot's manifest: every path with its type, mode, size and hash or target",
+			Args:  cobra.ExactArgs(1),
+			RunE: func(c *cobra.Command, args []string) error {
+				s, err := openSnapshots(c)
+				if err != nil {
+					return err
+				}
+				m, err := s.Manifest(args[0])
+				if err != nil {
+					return err
+				}
+				_, err = io.out.Write(m.Encode())
+				return err
+			},
+		}
+	})
+	addCommand("snapshot", func(io stdio) *cobra.Command {
+		c := &cobra.Command{
+			Use:   "gc --keep ROOT...",
+			Short: "remove every snapshot not kept, and every file content no kept snapshot holds",
+			Args:  cobra.NoArgs,
+			RunE: func(c *cobra.Command, _ []string) error {
+				keep, _ := c.Flags().GetStringSlice("keep")
+				all, _ := c.Flags().GetBool("all")
+				if len(keep) == 0 && !all {
+					return usageErrorf("expected --keep ROOT (repeatable, or comma-separated), or --all to remove every snapshot")
+				}
+				s, err := openSnapshots(c)
+				if err != nil {
+					return err
+				}
+				res, err := s.GC(keep)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(io.out, "removed %d snapshots and %d file contents (%d bytes); kept %d snapshots\n", res.Manifests, res.Blobs, res.Bytes, len(keep))
+				return nil
+			},
+		}
+		c.Flags().StringSlice("keep", nil, "keep the snapshot `ROOT` and everything it references")
+		c.Flags().Bool("all", false, "remove every snapshot")
+		return c
+	})
+}
+
+// openSnapshots opens the store --store names, or the one in the state directory.
+func openSnapshots(c *cobra.Command) (*snapshot.Store, error) {
+	dir, _ := c.Flags().GetString("store")
+	if strings.TrimSpace(dir) == "" {
+		state, err := fleet.StateDir(os.Getenv)
+		if err != nil {
+			return nil, fmt.Errorf("no snapshot store: %w", err)
+		}
+		dir = snapshot.DefaultDir(state)
+	}
+	return snapshot.Open(dir)
+}

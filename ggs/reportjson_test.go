@@ -1,0 +1,115 @@
+package ggs
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+)
+
+// scanCases are lines at the edges of the JSON grammar and of encoding/json's reading,
+// beside goldenBadLines.
+var scanCases = []string{
+	`{"type":"ReplanRequest","payload":{"task_id":"a\u00e9\u2028\n\t\"\\\/\b\f\r","elapsed_ms":-0}}`,
+	`{"type":"ReplanRequest","payload":{"task_id":"a\ud83d\ude00"}}`,
+	`{"type":"ReplanRequest","payload":{"task_id":"a\u00"}}`,
+	`{"type":"ReplanRequest","payload":{"task_id":"a","elapsed_ms":01}}`,
+	`{"type":"ReplanRequest","payload":{"task_id":"a","elapsed_ms":1e2}}`,
+	`{"type":"ReplanRequest","payload":{"task_id":"a","elapsed_ms":9223372036854775808}}`,
+	`{"type":"ReplanRequest","payload":{"task_id":"a","elapsed_ms":null,"intent":null,"outcomes":null,"fault":null}}`,
+	`{"type":"ReplanRequest","payload":{"task_id":"a","outcomes":[]}}`,
+	`{"type":"ReplanRequest","payload":{"task_id":"a","outcomes":[null]}}`,
+	`{"type":"ReplanRequest","payload":{"task_id":"a","failed_subtasks":["x",null]}}`,
+	`{"type":"ReplanRequest","payload":{"task_id":"a","fault":{"role":"R3","kind":"model_unavailable","detail":""}}}`,
+	`{"type":"ReplanRequest","payload":{"task_id":"a","outcomes":[{"status":"failed","failure_reason":null,"output":{"a":{"a":1},"a":[]}}]}}`,
+	`{"type":"OutcomeSummary","payload":{"task_id":"a","output":[1,-1.5e-7,0.1,1E+2,true,false,null,"",{},[]]}}`,
+	`{"type":"OutcomeSummary","payload":{"task_id":"a","output":[1,]}}`,
+	`{"type":"OutcomeSummary","payload":{"task_id":"a","output":tru}}`,
+	`{"type":"OutcomeSummary","payload":{"task_id":"a","output":-}}`,
+	`{"type":"OutcomeSummary","payload":{"task_id":"a","output":1.}}`,
+	`{"type":"OutcomeSummary","payload":{"task_id":"a","output":"` + "\x01" + `"}}`,
+	`{"type":"OutcomeSummary","payload":{"task_id":"a","output":{"k` + "\xff" + `":1}}}`,
+	`{"type":"OutcomeSummary","payload":{"task_id":"a","summary":"\u0000"}} `,
+	`{"type" : "OutcomeSummary" , "payload" : { "task_id" : "a" } }`,
+	`{"type":"OutcomeSummary","type":"OutcomeSummary","payload":{"task_id":"a"}}`,
+	`{"type":"OutcomeSummary","payload":{"task_id":"a"},"payload":{"task_id":"b"}}`,
+	`{"type":"OutcomeSummary","payload":{"task_id":"a","status":"x"}}`,
+	`{"type":"OutcomeSummary","payload":{"task_id":"a","outcomes":[{"status":"failed"}]}}`,
+	`{"type":"Outcome\u0053ummary","payload":{"task_id":"a"}}`,
+	`{"type":"OutcomeSummary","payload":{"task_\u0069d":"a"}}`,
+	`{}`, `{`, `}`, `"x"`, `null`, `1`,
+}
+
+// The single pass and the reference give every line the same Message or the same error.
+func TestReportScanAgrees(t *testing.T) {
+	lines := append(append([]string{}, scanCases...), goldenBadLines...)
+	for _, l := range bytes.Split(goldenStream(t), []byte("\n")) {
+		lines = append(lines, string(l))
+	}
+	var d messageDecoder
+	taken := 0
+	for _, l := range lines {
+		line := bytes.TrimSpace([]byte(l))
+		if len(line) == 0 {
+			continue
+		}
+		if _, ok := d.scan.message(line); ok {
+			taken++
+		}
+		got, gerr := d.decode(line)
+		want, werr := decodeEnvelope(line)
+		if !reflect.DeepEqual(got, want) || errText(gerr) != errText(werr) {
+			t.Errorf("%s:\ngot  %+v, %v\nwant %+v, %v", l, got, gerr, want, werr)
+		}
+	}
+	if taken < len(lines)*9/10 {
+		t.Errorf("the single pass took %d lines of %d: the reference reads most", taken, len(lines))
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// FuzzReportScanAgrees: what the single pass takes, the reference takes too, as the same
+// Message.
+func FuzzReportScanAgrees(f *testing.F) {
+	for _, l := range append(append([]string{}, scanCases...), goldenBadLines...) {
+		f.Add([]byte(l))
+	}
+	var gen bytes.Buffer
+	if _, err := genStream(&gen, 5, 1); err != nil {
+		f.Fatal(err)
+	}
+	for _, l := range bytes.Split(gen.Bytes(), []byte("\n")) {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var s reportScan
+		m, ok := s.message(line)
+		if !ok {
+			return
+		}
+		want, err := decodeReference(line)
+		if err != nil {
+			t.Fatalf("the single pass took %q; the reference: %v", line, err)
+		}
+		if !reflect.DeepEqual(m, want) {
+			t.Fatalf("%q:\nsingle pass %+v\nreference   %+v", line, m, want)
+		}
+	})
+}
+
+// decodeReference is decodeEnvelope without the validation of the report.
+func decodeReference(line []byte) (Message, error) {
+	var env envelope
+	if err := decodeStrict(line, &env); err != nil {
+		return Message{}, err
+	}
+	if env.Type == nil {
+		return Message{}, errNotReport
+	}
+	return decodeReport(*env.Type, env.Payload, false)
+}
