@@ -21,7 +21,9 @@ const SeqHeader = "Spine-Seq"
 // busTap publishes every bus message a run journals (its message events, and its model
 // calls as bus.TypeModelCall messages to bus.ToModel) on spine.run.<run>.<from>.<to>, in
 // trace order, as a bus.Message carrying its trace seq.
-// It sits behind the run's secret scrubber, so it sees what the trace holds. Publishing
+// It watches the trace as written (taskrun.Config.Events), behind the run's secret
+// scrubber and after over-long exchanges are shortened, so it publishes what the trace
+// holds. Publishing
 // is asynchronous and never stops the run; what fails is counted and reported by close.
 type busTap struct {
 	c     *Client
@@ -33,8 +35,6 @@ type busTap struct {
 }
 
 func newBusTap(c *Client, run string) *busTap { return &busTap{c: c, run: run} }
-
-func (t *busTap) wrap(next trace.Sink) trace.Sink { return &tapSink{next: next, t: t} }
 
 // Subject is the subject of a bus message of a run.
 func Subject(run, from, to string) string {
@@ -138,18 +138,3 @@ func (t *busTap) close(ctx context.Context) error {
 	}
 	return nil
 }
-
-type tapSink struct {
-	next trace.Sink
-	t    *busTap
-}
-
-func (s *tapSink) Write(e *trace.Event) error {
-	if err := s.next.Write(e); err != nil {
-		return err
-	}
-	s.t.publish(e)
-	return nil
-}
-
-func (s *tapSink) Flush() error { return s.next.Flush() }

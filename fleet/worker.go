@@ -77,6 +77,12 @@ type Worker struct {
 	done     atomic.Int64
 }
 
+// DefaultWorkerName is a worker's name when none is given: HOST-PID.
+func DefaultWorkerName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d", host, os.Getpid())
+}
+
 // NewWorker checks cfg and makes sure the work consumer exists with cfg.AckWait.
 func (c *Client) NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 	if cfg.Prepare == nil {
@@ -95,8 +101,7 @@ func (c *Client) NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, erro
 		return nil, fmt.Errorf("fleet: ack wait %s: expected a positive duration", cfg.AckWait)
 	}
 	if cfg.Name == "" {
-		host, _ := os.Hostname()
-		cfg.Name = fmt.Sprintf("%s-%d", host, os.Getpid())
+		cfg.Name = DefaultWorkerName()
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.System{}
@@ -358,13 +363,7 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 	cfg.TracePath = filepath.Join(dir, "trace.jsonl")
 	cfg.Meta = fleetMeta(cfg.Meta, t, n, w.cfg.Name, superseded)
 	tap := newBusTap(w.c, runID)
-	wrap := cfg.WrapSink
-	cfg.WrapSink = func(next trace.Sink) trace.Sink {
-		if wrap != nil {
-			next = wrap(next)
-		}
-		return tap.wrap(next)
-	}
+	cfg.Events = append(cfg.Events, tap.publish)
 	if m := w.cfg.Memory; m != nil {
 		// Every record the log holds now is in the store before the run calibrates.
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -12,7 +12,7 @@ import (
 )
 
 // open starts the post of one effector call. It records into the call's journal, whose
-// tap is how the run is watched live (see ggsrun.Observer).
+// events, as the trace holds them, are how the run is watched live (ggsrun.EventObserver).
 func (l *Loop) open(ctx context.Context) *bus.Post {
 	l.post = bus.NewPost(engine.JournalFrom(ctx))
 	l.mailErr = nil

@@ -6,7 +6,7 @@ import (
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -22,6 +22,7 @@ type liveAudit struct {
 	b    *bus.Bus
 	aud  *audit.Auditor
 	errs []string // messages the bus could not take (shown, never fatal)
+	buf  []byte
 	all  []contract.AuditReport
 }
 
@@ -37,27 +38,38 @@ func newLiveAudit(cfg audit.Config) (*liveAudit, error) {
 	return la, nil
 }
 
-// observe publishes what the run journals, under the seq of its trace event: it is one
-// of the run's observers (ggsrun.Observer), and epilogue ends the run's trace.
-func (la *liveAudit) observe(seq int64, kind string, body any) {
+// observe publishes the run's messages and model calls, as the trace holds them, under
+// the seq of their trace event: it is one of the run's observers (ggsrun.EventObserver),
+// and epilogue ends the run's trace.
+func (la *liveAudit) observe(e *trace.Event) {
 	var m bus.Message
 	var err error
-	switch kind {
+	switch e.Kind {
 	case trace.KindMessage:
-		sm := body.(trace.Message)
-		m, err = bus.NewMessage(sm.From, sm.To, sm.Type, sm.TaskID, sm.Payload)
-	case trace.KindExchange:
-		x := body.(engine.Exchange)
-		role, isModel := strings.CutPrefix(x.Name, trace.ExchangeModel)
-		if !isModel {
+		sm, ok := ggsrun.BusMessage(e, &la.buf)
+		if !ok {
 			return
 		}
-		m, err = bus.NewModelCall(role, "", x.Request)
+		m, err = bus.NewMessage(sm.From, sm.To, sm.Type, sm.TaskID, sm.Payload)
+	case trace.KindExchange:
+		x, ok := e.Body.(trace.Exchange)
+		if !ok { // a body the scrubber rewrote: read it back as the trace holds it
+			var body any
+			if la.buf, err = e.AppendJSON(la.buf[:0]); err == nil {
+				body, err = trace.DecodeBody(e.Kind, la.buf)
+			}
+			x, _ = body.(trace.Exchange)
+		}
+		if role, isModel := strings.CutPrefix(x.Name, trace.ExchangeModel); err == nil && isModel {
+			m, err = bus.NewModelCall(role, "", x.Request)
+		} else if err == nil {
+			return
+		}
 	default:
 		return
 	}
 	if err == nil {
-		_, err = la.b.PublishAt(seq, m)
+		_, err = la.b.PublishAt(e.Seq, m)
 	}
 	if err != nil {
 		la.errs = append(la.errs, err.Error())

@@ -10,12 +10,13 @@ import (
 
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 )
 
-// TestLiveAuditWritesFindingsAfterTheHalt drives the journal tap directly: a ReplanRequest
+// TestLiveAuditWritesFindingsAfterTheHalt watches the trace as written: a ReplanRequest
 // sent to R2 instead of R7 is a boundary violation, reported after the run's halt, and the
 // trace with the finding replays byte for byte.
 func TestLiveAuditWritesFindingsAfterTheHalt(t *testing.T) {
@@ -29,7 +30,7 @@ func TestLiveAuditWritesFindingsAfterTheHalt(t *testing.T) {
 	}
 	sink := &trace.MemorySink{}
 	eff := misroutingEffector{}
-	if _, err := engine.NewEngine(rs, eff, engine.WithJournalTap(la.observe), engine.WithEpilogue(la.epilogue), engine.WithTrace(sink)).Run(context.Background()); err != nil {
+	if _, err := engine.NewEngine(rs, eff, engine.WithEpilogue(la.epilogue), engine.WithTrace(ggsrun.Observe(sink, la.observe))).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	trace := sink.Bytes()

@@ -82,12 +82,16 @@ type Config struct {
 	// The memory_* rules read it for the pairs OBSERVE hands them.
 	CautionPolicy string
 
-	// A display: every message as it is journalled, what each role is doing, a tap on
-	// the trace (e.g. reload notices), and warnings (root, --no-sandbox).
+	// A display: every message as it is journalled, what each role is doing, every
+	// event as the trace holds it (reload notices, the rule timeline, the fleet's bus),
+	// and warnings (root, --no-sandbox).
 	OnMessage func(trace.Message)
 	OnStatus  func(roles.Status)
-	WrapSink  func(trace.Sink) trace.Sink
+	Events    []ggsrun.EventObserver
 	Warn      func(string)
+	// WrapSink wraps the trace file, under the scrubber and Events: a test's hold on
+	// the writes (a kill point, a pause). It is not a way to watch the run: Events is.
+	WrapSink func(trace.Sink) trace.Sink
 
 	// Sources of nondeterminism; nil: the wall clock and random ids.
 	Clock clock.Clock

@@ -195,8 +195,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.WrapSink != nil {
 		sink = cfg.WrapSink(sink)
 	}
-	sink = &scrubSink{next: sink, sc: scrub}
-	engineOpts := []engine.Option{engine.WithTrace(sink), engine.WithClock(cfg.Clock), engine.WithIDs(cfg.IDs), engine.WithRunID(res.RunID)}
+	engineOpts := []engine.Option{engine.WithClock(cfg.Clock), engine.WithIDs(cfg.IDs), engine.WithRunID(res.RunID)}
 	if cfg.MaxIterations > 0 {
 		engineOpts = append(engineOpts, engine.WithMaxIterations(cfg.MaxIterations))
 	}
@@ -212,12 +211,15 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	// TaskSpec message, not here. The task's own fields win a clash with the caller's.
 	meta := withMeta(withMeta(signMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), signer), cfg.Meta), mcpMeta)
 	meta["task_id"], meta["raw_input"] = p.Task().TaskID, p.Task().RawInput
-	observers := []ggsrun.Observer{auditor.observe}
+	events := append([]ggsrun.EventObserver{auditor.observe}, cfg.Events...)
 	if cfg.OnMessage != nil {
-		observers = append(observers, ggsrun.Messages(cfg.OnMessage))
+		events = append(events, ggsrun.Messages(cfg.OnMessage))
 	}
+	// The scrubber is the last word on the trace's content: the Auditor, the display and
+	// the caller's Events see what it let through, as the trace holds it.
 	run, err := ggsrun.New(ggsrun.Config{Rules: rs, Plant: p, Task: p.Task(), GGS: ggsOpts,
-		Engine: engineOpts, Meta: meta, Observers: observers})
+		Engine: engineOpts, Meta: meta, Trace: sink, Events: events,
+		Filter: func(next trace.Sink) trace.Sink { return &scrubSink{next: next, sc: scrub} }})
 	if err != nil {
 		_ = file.Close()
 		return res, err

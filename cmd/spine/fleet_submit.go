@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -15,7 +16,7 @@ func init() {
 		var (
 			nf       natsFlags
 			o        fleet.RunOptions
-			allowNet netRules
+			allowNet sandbox.NetRules
 			asJSON   bool
 			file     string
 		)

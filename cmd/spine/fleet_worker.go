@@ -6,18 +6,14 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/fleet"
-	"github.com/agentspine/spine/memory"
-	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -68,7 +64,7 @@ func init() {
 			demo, noSandbox, quiet bool
 			memDir                 string
 			leaseTTL               time.Duration
-			allowNet               netRules
+			allowNet               sandbox.NetRules
 			signKey                string
 		)
 		c := &cobra.Command{
@@ -87,25 +83,29 @@ func init() {
 				if err != nil {
 					return err
 				}
-				var base llm.Config // the worker's model configuration; none with --demo
+				var base *llm.Config // the worker's model configuration; none with --demo
 				if demo {
 					// The demo's stand-in replies, explicitly asked for by --demo.
 					cfg.Prepare = func(_ context.Context, _ fleet.Task, workdir string) (taskrun.Config, error) {
 						return scripted.DemoTaskConfig(workdir, rs, noSandbox)
 					}
 				} else {
-					// A worker that cannot isolate tools must not take tasks it can only fail:
-					// it refuses to start, as spine run refuses before any model call.
-					if !noSandbox {
-						if _, err := sandbox.NewBubblewrap(sandbox.BubblewrapOptions{}); err != nil {
-							return fmt.Errorf("this machine cannot sandbox R3's tools, so the worker takes no tasks: %w\n(--no-sandbox runs them unconfined, recorded in every trace)", err)
-						}
-					}
-					// The worker's configuration is checked once, before any task is taken.
-					if base, err = loadWorkerLLM(configPath, baseURL, model); err != nil {
+					if err := fleet.CheckIsolation(noSandbox); err != nil {
 						return err
 					}
-					cfg.Prepare = workerPrepare(io, rs, rulesPath, configPath, base, noSandbox)
+					// The worker's configuration is checked once, before any task is taken.
+					llmCfg, err := llm.LoadEndpointConfig(llm.Sources{File: configPath, Getenv: os.LookupEnv,
+						Flags: llm.Overrides{BaseURL: baseURL, Model: model}})
+					switch {
+					case errors.Is(err, llm.ErrNoEndpoint):
+						return usageErrorf("%v (as for spine run: $OPENAI_API_KEY, --base-url, --config); --demo needs none", err)
+					case err != nil:
+						return usageErrorf("%v", err)
+					}
+					base = &llmCfg
+					live := fleet.LiveTasks{Rules: rs, RulesPath: rulesPath, LLM: llmCfg, ConfigPath: configPath,
+						NoSandbox: noSandbox, Warn: func(msg string) { warn(io, msg) }}
+					cfg.Prepare = live.Prepare()
 				}
 				if !quiet {
 					cfg.Log = func(line string) { fmt.Fprintf(io.err, "spine worker: %s\n", line) }
@@ -117,36 +117,14 @@ func init() {
 				}
 				defer cl.Close()
 				if memDir != "" {
-					// The store is this worker's index of the fleet's Megram log. When this
-					// worker holds the Dreamer's lease, its consolidations are worded by the
-					// worker's planner model and journalled in the store's directory, one
-					// journal per worker process; with --demo there is no model, and they
-					// wait for spine memory dream.
-					opts := memory.Options{Clock: clock.System{}}
-					if !demo {
-						journal := taskrun.NewJournalFile(filepath.Join(memDir,
-							fmt.Sprintf("distill-%s-%d.jsonl", time.Now().UTC().Format("20060102T150405Z"), os.Getpid())))
-						defer journal.Close()
-						if opts.Distiller, err = taskrun.NewDistiller(base, nil, journal); err != nil {
-							return err
-						}
+					if cfg.Name == "" { // the store is shared under the worker's name
+						cfg.Name = fleet.DefaultWorkerName()
 					}
-					store, err := memory.OpenLevelDB(memDir, opts)
-					if err != nil {
-						return fmt.Errorf("memory: %w", err)
-					}
-					defer store.Close()
-					name := cfg.Name
-					if name == "" {
-						host, _ := os.Hostname()
-						name = fmt.Sprintf("%s-%d", host, os.Getpid())
-						cfg.Name = name
-					}
-					sm, err := cl.ShareMemory(ctx, store, name, leaseTTL)
+					sm, closeMem, err := cl.OpenWorkerMemory(ctx, memDir, cfg.Name, leaseTTL, base)
 					if err != nil {
 						return err
 					}
-					defer sm.Close()
+					defer closeMem()
 					cfg.Memory = sm
 				}
 				cfg.AllowNet = allowNet
@@ -158,14 +136,14 @@ func init() {
 					return err
 				}
 				fmt.Fprintf(io.err, "spine worker: %s taking tasks from %s (%d at a time)\n", w.Name(), cl.URL(), cfg.Concurrency)
-				runCtx, release := gracefulStop(ctx, io, w)
-				err = w.Run(runCtx)
-				release()
+				sig := make(chan os.Signal, 2)
+				signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+				err = w.RunGraceful(ctx, sig, func() {
+					fmt.Fprintln(io.err, "spine worker: stopping: the tasks in hand run to their end; interrupt again to abort them")
+				})
+				signal.Stop(sig)
 				fmt.Fprintf(io.err, "spine worker: %d task(s) done\n", w.Done())
-				if errors.Is(err, fleet.ErrConnectionLost) {
-					return exitStatus(exitFail)
-				}
-				return err
+				return err // fleet.ErrConnectionLost when the server is gone for good: exit 1
 			},
 		}
 		fs := c.Flags()
@@ -188,66 +166,4 @@ func init() {
 		fs.BoolVar(&quiet, "quiet", false, "do not log each task's start and end")
 		return c
 	})
-}
-
-// loadWorkerLLM loads the model configuration as spine run does, refusing a worker with
-// no endpoint at all.
-func loadWorkerLLM(configPath, baseURL, model string) (llm.Config, error) {
-	cfg, err := llm.LoadEndpointConfig(llm.Sources{File: configPath, Getenv: os.LookupEnv,
-		Flags: llm.Overrides{BaseURL: baseURL, Model: model}})
-	switch {
-	case errors.Is(err, llm.ErrNoEndpoint):
-		return cfg, usageErrorf("%v (as for spine run: $OPENAI_API_KEY, --base-url, --config); --demo needs none", err)
-	case err != nil:
-		return cfg, usageErrorf("%v", err)
-	}
-	return cfg, nil
-}
-
-// workerPrepare is a task's run configuration: the worker's model configuration, with
-// the task's model when it names one and its caution policy.
-func workerPrepare(io stdio, rs *engine.RuleSet, rulesPath, configPath string, base llm.Config, noSandbox bool) fleet.PrepareFunc {
-	return func(_ context.Context, t fleet.Task, _ string) (taskrun.Config, error) {
-		cfg := base
-		if t.Options.Model != "" {
-			var err error
-			if cfg, err = base.With(llm.Overrides{Model: t.Options.Model}); err != nil {
-				return taskrun.Config{}, fmt.Errorf("the task's --model %s: %w", t.Options.Model, err)
-			}
-		}
-		// The task's --allow-net is the worker's to decide (fleet.NetPolicy), not Prepare's.
-		return taskrun.Config{LLM: cfg, ConfigPath: configPath, Rules: rs, RulesPath: rulesPath,
-			NoSandbox: noSandbox, CautionPolicy: t.Options.Caution,
-			Warn: func(msg string) { warn(io, msg) }}, nil
-	}
-}
-
-// gracefulStop is the context a worker runs under: the first interrupt (or SIGTERM, or
-// the end of ctx) stops it taking tasks and lets the runs in hand end and be recorded;
-// a second interrupt aborts them, and they are redelivered.
-func gracefulStop(ctx context.Context, io stdio, w *fleet.Worker) (context.Context, func()) {
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	runCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-sig:
-		case <-ctx.Done():
-		case <-done:
-			return
-		}
-		w.Stop()
-		fmt.Fprintln(io.err, "spine worker: stopping: the tasks in hand run to their end; interrupt again to abort them")
-		select {
-		case <-sig:
-			abort()
-		case <-done:
-		}
-	}()
-	return runCtx, func() {
-		signal.Stop(sig)
-		close(done)
-		abort()
-	}
 }

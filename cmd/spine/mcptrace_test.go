@@ -62,7 +62,7 @@ func TestMCPCallsShownLikeBuiltIns(t *testing.T) {
 		t.Fatalf("trace html: %s", errs)
 	}
 	html, _ := os.ReadFile(page)
-	for _, want := range []string{"tool:mcp__go__echo notes/a.txt · exit 0 · 1ms → echo notes/a.txt",
+	for _, want := range []string{"tool:mcp__go__echo notes/a.txt · exit 0 · 1.0 ms → echo notes/a.txt",
 		"tool:mcp__go__crash notes/a.txt · exit -1", "meta.mcp_tools", `tool calls · plan checks</div><div class="v">3 · 1<`} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("the HTML report lacks %q", want)

@@ -2,16 +2,18 @@ package main
 
 import (
 	"fmt"
-	"github.com/agentspine/spine/spine/trace"
 	"io"
 	"strings"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/effectors/roles"
+	"github.com/agentspine/spine/internal/termui"
 	"github.com/agentspine/spine/runlog"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // pipelineDisplay prints one line (and a few indented details) per bus message as it
-// passes: the pipeline view of a GGS run.
+// passes: the pipeline view of a GGS run, the roles' messages (spine run) and GGS's.
 type pipelineDisplay struct {
 	w       io.Writer
 	epsilon float64
@@ -24,7 +26,35 @@ func (d *pipelineDisplay) message(m trace.Message) {
 		printLine(d.w, "── round %d", d.round)
 	}
 	head := fmt.Sprintf("%-4s → %-4s %-15s", m.From, m.To, m.Type)
+	pad := strings.Repeat(" ", 28)
 	switch p := runlog.Payload(m).(type) {
+	case *contract.TaskSpec:
+		line := fmt.Sprintf("%s %s · %q", head, p.TaskID, p.Intent)
+		if s := p.Constraints.Scope; s != nil && *s != "" {
+			line += " · scope " + *s
+		}
+		if dl := p.Constraints.Deadline; dl != nil && *dl != "" {
+			line += " · by " + *dl
+		}
+		printLine(d.w, "%s", line)
+	case *roles.Assignment:
+		printLine(d.w, "%s %s · step %d · %s · tools %s", head, termui.ShortID(p.SubTaskID), p.Sequence, oneLine(p.Intent, 70), strings.Join(p.Tools, ", "))
+	case *contract.DispatchManifest:
+		printLine(d.w, "%s %d subtask(s) · task criteria:", head, len(p.SubTaskIDs))
+		for _, c := range p.TaskCriteria {
+			mode := ""
+			if c.Plausible() {
+				mode = " (plausible)"
+			}
+			printLine(d.w, "%s - %s%s", pad, oneLine(c.Criterion, 90), mode)
+		}
+	case *contract.ExecutionResult:
+		printLine(d.w, "%s %s · %s · %d tool call(s)", head, termui.ShortID(p.SubTaskID), p.Status, len(p.ToolCalls))
+	case *contract.CorrectionSignal:
+		printLine(d.w, "%s %s · attempt %d failed %q (%s)", head, termui.ShortID(p.SubTaskID), p.AttemptNumber, oneLine(p.FailedCriterion, 60), p.FailureClass)
+		printLine(d.w, "%s %s", pad, oneLine(p.WhatToDo, 90))
+	case *contract.SubTaskOutcome:
+		printLine(d.w, "%s %s · %s", head, termui.ShortID(p.SubTaskID), outcomeLine(p))
 	case *contract.ReplanRequest:
 		failed := 0
 		for _, o := range p.Outcomes {
@@ -71,14 +101,7 @@ func (d *pipelineDisplay) message(m trace.Message) {
 	}
 }
 
-// lossLine shows D, P, ∇L with the direction of the loss, and Ω.
+// lossLine shows D, P, ∇L with the direction of the loss (runlog.GradArrow), and Ω.
 func lossLine(l contract.Loss, grad, epsilon float64) string {
-	arrow := "→"
-	switch {
-	case grad < -epsilon:
-		arrow = "↓"
-	case grad > epsilon:
-		arrow = "↑"
-	}
-	return fmt.Sprintf("D %.3f  P %.3f  ∇L %+.3f %s  Ω %.3f", l.D, l.P, grad, arrow, l.Omega)
+	return fmt.Sprintf("D %.3f  P %.3f  ∇L %+.3f %s  Ω %.3f", l.D, l.P, grad, runlog.GradArrow(grad, epsilon), l.Omega)
 }

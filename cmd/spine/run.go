@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/internal/termui"
 )
 
 // Exit statuses shared by every subcommand.
@@ -40,3 +41,6 @@ func newStdio(in io.Reader, stdout, stderr io.Writer) (s stdio, flush func()) {
 		_ = err.Flush()
 	}
 }
+
+// oneLine collapses text to one line of at most n characters, escaped (termui.OneLine).
+func oneLine(text string, n int) string { return termui.OneLine(text, n) }

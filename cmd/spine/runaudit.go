@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -31,34 +32,25 @@ func showAudit(d *runDisplay, errs []string, findings []contract.AuditReport) {
 }
 
 // reloadNotices tells the user, as it happens, that --watch reloaded the rules or kept
-// the running ones after a bad edit; the events themselves go to the trace.
-type reloadNotices struct {
-	next trace.Sink
-	w    io.Writer
-}
-
-func (r *reloadNotices) Write(e *trace.Event) error {
-	if err := r.next.Write(e); err != nil {
-		return err
-	}
-	switch e.Kind {
-	case trace.KindRulesReloaded, trace.KindRulesReloadFailed:
+// the running ones after a bad edit; it watches the trace as written (ggsrun.EventObserver).
+func reloadNotices(w io.Writer) ggsrun.EventObserver {
+	return func(e *trace.Event) {
+		if e.Kind != trace.KindRulesReloaded && e.Kind != trace.KindRulesReloadFailed {
+			return
+		}
 		b, err := e.AppendJSON(nil)
 		if err != nil {
-			return err
+			return
 		}
 		body, derr := trace.DecodeBody(e.Kind, b)
 		if ev, ok := body.(trace.Reload); ok && derr == nil {
 			if ev.Error != "" {
 				// The error is a block (it quotes the rule file); the out writer escapes it.
-				printLine(r.w, "rules     %s did not load; the running rules stay:", ev.Path)
-				fmt.Fprintf(r.w, "%s\n", ev.Error)
+				printLine(w, "rules     %s did not load; the running rules stay:", ev.Path)
+				fmt.Fprintf(w, "%s\n", ev.Error)
 			} else {
-				printLine(r.w, "rules     reloaded %s (%s)", ev.Path, ev.Hash)
+				printLine(w, "rules     reloaded %s (%s)", ev.Path, ev.Hash)
 			}
 		}
 	}
-	return nil
 }
-
-func (r *reloadNotices) Flush() error { return r.next.Flush() }

@@ -14,9 +14,10 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
+	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/ggs/ggsrun"
-	"github.com/agentspine/spine/runlog"
+	"github.com/agentspine/spine/internal/termui"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
@@ -63,7 +64,7 @@ type runFlags struct {
 	otlp, signKey, memCorrupt                                                  *string
 	maxIter                                                                    *int
 	asJSON, watch, noSandbox                                                   *bool
-	allowNet                                                                   netRules
+	allowNet                                                                   sandbox.NetRules
 	mcp                                                                        mcpFlags
 }
 
@@ -127,34 +128,34 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 	// JSON lines are for programs and keep their bytes; the spinner draws with its own
 	// control codes and escapes what it is given to print.
 	out := io.out
-	var spin *spinner
+	var spin *termui.Spinner
 	switch {
 	case *f.asJSON:
-		out = &lockedWriter{w: io.rawOut}
-	case isTerminal(io.rawOut):
-		spin = startSpinner(io.rawOut, 120*time.Millisecond)
+		out = &termui.LockedWriter{W: io.rawOut}
+	case termui.IsTerminal(io.rawOut):
+		spin = termui.StartSpinner(io.rawOut, 120*time.Millisecond)
 		defer spin.Stop()
 		out = spin
 	default:
-		out = &lockedWriter{w: io.out}
+		out = &termui.LockedWriter{W: io.out}
 	}
 	show := newRunDisplay(out, rs, *f.asJSON)
-	retries := newRetryDisplay(out, io.err, spin, *f.asJSON)
-	ctx = llm.WithRetryHook(ctx, retries.retry)
+	retries := termui.NewRetryDisplay(out, io.err, spin, *f.asJSON)
+	ctx = llm.WithRetryHook(ctx, retries.Retry)
 
 	tc := taskrun.Config{Task: raw, Workdir: *f.workdir, LLM: cfg, ConfigPath: *f.configPath,
 		Rules: rs, RulesPath: *f.rulesPath, Watch: *f.watch, MaxIterations: *f.maxIter, MemoryDir: *f.memDir, TracePath: *f.tracePath,
 		AllowNet: f.allowNet, NoSandbox: *f.noSandbox, OnMessage: show.message, CautionPolicy: *f.caution, SignKey: *f.signKey,
 		MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io, msg) }, MCPServers: servers}
-	if isTerminal(io.in) && isTerminal(io.rawOut) {
-		prompt := &terminalPrompt{in: bufio.NewReader(io.in), out: out, spin: spin}
+	if termui.IsTerminal(io.in) && termui.IsTerminal(io.rawOut) {
+		prompt := &termui.Prompt{In: bufio.NewReader(io.in), Out: out, Spin: spin}
 		tc.Confirmer, tc.Clarify, tc.Caution = prompt, prompt, prompt
 	}
 	if spin != nil {
-		tc.OnStatus = retries.status
+		tc.OnStatus = retries.Status
 	}
 	if *f.watch {
-		tc.WrapSink = func(next trace.Sink) trace.Sink { return &reloadNotices{next: next, w: out} }
+		tc.Events = append(tc.Events, reloadNotices(out))
 	}
 	res, runErr := taskrun.RunTask(ctx, tc)
 	if res.TracePath == "" {
@@ -168,33 +169,25 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 	if res.Dream != nil {
 		showDream(show, res.Dream)
 	}
+	// From here the run has a trace, and what is said is its result: how it ended, its
+	// error (recorded in the trace too), Megrams memory lost, a trace cut short. The
+	// status reports that result; the trace's own messages say it last.
 	end := traceEnd{head: res.TraceHead, lines: res.TraceLines, cut: res.TraceCut}
 	code := show.finish(io, res.TaskResult, runErr, res.TracePath, end, res.Pipeline)
 	if res.SignedBy != "" && !*f.asJSON {
 		fmt.Fprintf(io.out, "trace signed by %s\n", res.SignedBy)
 	}
-	code = memoryLost(io, res.MemoryWrites, *f.memDir, code)
+	if err := res.MemoryLost(*f.memDir); err != nil {
+		fmt.Fprintf(io.err, "spine run: %v\n", err)
+		if code == exitOK { // a run that already failed keeps its status
+			code = exitMemoryLost
+		}
+	}
 	code = sendRunTrace(ctx, io, *f.otlp, res.TracePath, *f.asJSON, code)
 	return exitStatus(traceIncomplete(io, res.TracePath, end, res.Final, code))
 }
 
-// statusLine is the spinner's text for a role's status.
-func statusLine(s roles.Status) string {
-	if s.SubTaskID != "" {
-		return fmt.Sprintf("%s %s · %s", s.Role, shortID(s.SubTaskID), s.Text)
-	}
-	return s.Role + " · " + s.Text
-}
-
-// shortID keeps a long random ID readable on a line.
-func shortID(id string) string {
-	if len(id) > 12 {
-		return id[:8]
-	}
-	return id
-}
-
-// runDisplay prints the run as it goes: the role messages' own lines here, GGS's through
+// runDisplay prints the run as it goes: every message, the roles' and GGS's, through
 // the pipeline display of `spine play`; or every message as a JSON line.
 type runDisplay struct {
 	w        io.Writer
@@ -222,104 +215,46 @@ func (d *runDisplay) message(m trace.Message) {
 		_ = d.json.Encode(m)
 		return
 	}
-	head := fmt.Sprintf("%-4s → %-4s %-15s", m.From, m.To, m.Type)
-	pad := strings.Repeat(" ", 28)
-	switch p := runlog.Payload(m).(type) {
-	case *contract.TaskSpec:
-		line := fmt.Sprintf("%s %s · %q", head, p.TaskID, p.Intent)
-		if s := p.Constraints.Scope; s != nil && *s != "" {
-			line += " · scope " + *s
-		}
-		if dl := p.Constraints.Deadline; dl != nil && *dl != "" {
-			line += " · by " + *dl
-		}
-		printLine(d.w, "%s", line)
-	case *roles.Assignment:
-		printLine(d.w, "%s %s · step %d · %s · tools %s", head, shortID(p.SubTaskID), p.Sequence, oneLine(p.Intent, 70), strings.Join(p.Tools, ", "))
-	case *contract.DispatchManifest:
-		printLine(d.w, "%s %d subtask(s) · task criteria:", head, len(p.SubTaskIDs))
-		for _, c := range p.TaskCriteria {
-			mode := ""
-			if c.Plausible() {
-				mode = " (plausible)"
-			}
-			printLine(d.w, "%s - %s%s", pad, oneLine(c.Criterion, 90), mode)
-		}
-	case *contract.ExecutionResult:
-		printLine(d.w, "%s %s · %s · %d tool call(s)", head, shortID(p.SubTaskID), p.Status, len(p.ToolCalls))
-	case *contract.CorrectionSignal:
-		printLine(d.w, "%s %s · attempt %d failed %q (%s)", head, shortID(p.SubTaskID), p.AttemptNumber, oneLine(p.FailedCriterion, 60), p.FailureClass)
-		printLine(d.w, "%s %s", pad, oneLine(p.WhatToDo, 90))
-	case *contract.SubTaskOutcome:
-		printLine(d.w, "%s %s · %s", head, shortID(p.SubTaskID), outcomeLine(p))
-	default:
-		d.pipeline.message(m)
-	}
+	d.pipeline.message(m)
 }
 
 // outcomeLine is R4a's final state of a subtask: the mark, how many criteria passed, the
 // attempts, and the first failed criterion with its class.
 func outcomeLine(o *contract.SubTaskOutcome) string {
-	passed := 0
-	var failed *contract.CriterionVerdict
-	for i, v := range o.CriteriaVerdicts {
-		if v.Failed() {
-			if failed == nil {
-				failed = &o.CriteriaVerdicts[i]
-			}
-		} else {
-			passed++
-		}
+	passed, failed := o.Tally()
+	n, attempts := len(o.CriteriaVerdicts), len(o.GapTrajectory)
+	switch {
+	case o.Status == contract.OutcomeMatched:
+		return fmt.Sprintf("✓ matched · %d/%d criteria · %d attempt(s)", passed, n, attempts)
+	case failed != nil:
+		return fmt.Sprintf("✗ failed · %d/%d criteria · %d attempt(s) · %q (%s)", passed, n, attempts, oneLine(failed.Criterion, 60), failed.Class())
+	case o.FailureReason != nil:
+		return "✗ " + oneLine(*o.FailureReason, 90)
 	}
-	if o.Status == contract.OutcomeMatched {
-		return fmt.Sprintf("✓ matched · %d/%d criteria · %d attempt(s)", passed, len(o.CriteriaVerdicts), len(o.GapTrajectory))
-	}
-	if failed == nil {
-		reason := "failed"
-		if o.FailureReason != nil {
-			reason = *o.FailureReason
-		}
-		return "✗ " + oneLine(reason, 90)
-	}
-	return fmt.Sprintf("✗ failed · %d/%d criteria · %d attempt(s) · %q (%s)", passed, len(o.CriteriaVerdicts),
-		len(o.GapTrajectory), oneLine(failed.Criterion, 60), failed.Class())
+	return "✗ failed"
 }
 
 // finish prints how the run ended and returns the exit status: 0 when the task was
 // accepted or succeeded, 1 otherwise.
 func (d *runDisplay) finish(io stdio, res ggsrun.TaskResult, runErr error, path string, end traceEnd, p *roles.Pipeline) int {
-	usage, calls := p.Usage()
 	if d.json != nil {
-		type summary struct {
-			Type     string                 `json:"type"`
-			Run      engine.Result          `json:"run"`
-			Trace    string                 `json:"trace"`
-			Final    *contract.FinalResult  `json:"final"`
-			Failure  *roles.GracefulFailure `json:"graceful_failure,omitempty"`
-			Error    string                 `json:"error,omitempty"`
-			Calls    int                    `json:"model_calls"`
-			Usage    llm.Usage              `json:"usage"`
-			Canceled bool                   `json:"canceled,omitempty"`
-			Cut      *traceCut              `json:"trace_incomplete,omitempty"`
-		}
-		s := summary{Type: "RunSummary", Run: res.Result, Trace: path, Final: res.Final, Failure: res.Failure, Calls: calls, Usage: usage,
-			Canceled: errors.Is(runErr, context.Canceled), Cut: end.json()}
-		if runErr != nil {
-			s.Error = runErr.Error()
-		}
-		_ = d.json.Encode(s)
+		_ = d.json.Encode(struct {
+			taskrun.Summary
+			Cut *traceCut `json:"trace_incomplete,omitempty"`
+		}{taskrun.Summarize(res, path, p, runErr), end.json()})
 	} else {
+		sum := taskrun.Summarize(res, path, p, runErr)
 		fmt.Fprintln(io.out)
 		if res.Failure != nil {
 			fmt.Fprint(io.out, termFailure(res.Failure).Text())
 			fmt.Fprintln(io.out)
 		}
 		fmt.Fprintf(io.out, "%s: %s (objective %s) after %d iteration(s) · %d model call(s), %d tokens\n",
-			res.Result.Run, res.Result.Outcome, res.Result.Objective, res.Result.Iterations, calls, usage.TotalTokens)
+			res.Result.Run, res.Result.Outcome, res.Result.Objective, res.Result.Iterations, sum.Calls, sum.Usage.TotalTokens)
 		switch {
 		case end.cut != nil:
 			fmt.Fprintf(io.out, "the trace in %s is incomplete: it ends at line %d\n", path, end.lines)
-		case errors.Is(runErr, context.Canceled):
+		case taskrun.Canceled(runErr):
 			fmt.Fprintf(io.out, "stopped on request; the trace up to that point is in %s\n", path)
 		default:
 			fmt.Fprintf(io.out, "trace written to %s\n", path)
@@ -332,10 +267,10 @@ func (d *runDisplay) finish(io stdio, res ggsrun.TaskResult, runErr error, path 
 			fmt.Fprintf(io.out, "Its last line's hash is %s: keep it to tell whether the file is ever rewritten\n", end.head)
 		}
 	}
-	if runErr != nil && !errors.Is(runErr, context.Canceled) {
-		fmt.Fprintf(io.err, "spine run: %v\n", runErr)
+	if runErr != nil && !taskrun.Canceled(runErr) {
+		fmt.Fprintf(io.err, "spine run: %v\n", runErr) // the run's error, after the result it ended
 	}
-	if runErr == nil && res.Final != nil && res.Final.Directive != contract.DirectiveAbandon {
+	if taskrun.Accepted(res, runErr) {
 		return exitOK
 	}
 	return exitFail

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
@@ -35,27 +36,17 @@ func (tl *timeline) view() *textview.Timeline {
 // trace's layout is the decoder's error.
 func (tl *timeline) line(raw []byte) error { return tl.view().Line(raw) }
 
-// timelineSink renders each event as it is written, alongside another sink.
-type timelineSink struct {
-	next trace.Sink
-	tl   *timeline
-	buf  []byte
-}
-
-func (s *timelineSink) Write(e *trace.Event) error {
-	if err := s.next.Write(e); err != nil {
-		return err
+// timelineEvents renders each event of a run as it is written (ggsrun.EventObserver).
+func timelineEvents(tl *timeline) ggsrun.EventObserver {
+	var buf []byte
+	return func(e *trace.Event) {
+		// The event as a reader of the trace will get it: encoded, then decoded by kind.
+		var err error
+		if buf, err = e.AppendJSON(buf[:0]); err == nil {
+			_ = tl.line(bytes.TrimSuffix(buf, []byte("\n"))) // a line it cannot render is not the run's error
+		}
 	}
-	// The event as a reader of the trace will get it: encoded, then decoded by kind.
-	var err error
-	s.buf, err = e.AppendJSON(s.buf[:0])
-	if err != nil {
-		return err
-	}
-	return s.tl.line(bytes.TrimSuffix(s.buf, []byte("\n")))
 }
-
-func (s *timelineSink) Flush() error { return s.next.Flush() }
 
 // compactJSON is v as one line of JSON, for the pipeline display.
 func compactJSON(v any) string {

@@ -19,7 +19,7 @@ type recorder interface {
 
 // journalRecorder writes to the trace journal of the effector call in progress and keeps
 // the round's messages for the graceful failure. Whoever watches the run live does so
-// through the engine's journal tap (ggsrun.Observer), not here.
+// through the trace as written (ggsrun.EventObserver), not here.
 type journalRecorder struct {
 	j   *engine.Journal
 	log *[]trace.Message

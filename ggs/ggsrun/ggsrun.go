@@ -1,6 +1,6 @@
 // Package ggsrun assembles one GGS run: the controller (ggs.Loop over a GGS rule set),
 // the plant it steers (the role pipeline, or a stand-in), and the spine engine with the
-// Loop as its effector, with the run's observers wired to the engine's journal. It is
+// Loop as its effector, with the run's observers on its trace as written. It is
 // the one place these are put together: taskrun (spine run, demo --pipeline, the fleet
 // worker) and the scripted play call it, and the plant never builds its controller.
 //
@@ -19,21 +19,81 @@ import (
 	"github.com/agentspine/spine/spine/trace"
 )
 
-// Observer sees every event an effector journals, as the engine's journal tap passes
-// it: kind trace.KindMessage with a trace.Message body (its Seq set), or
-// trace.KindExchange with an engine.Exchange body, on the effector's goroutine, in
-// trace order. It is the one way a run is watched live (a display, the Auditor's bus,
-// the fleet's bus); it must not block, and a replay does not call it.
-type Observer func(seq int64, kind string, body any)
+// EventObserver sees every event of the trace as it was written: engine events
+// (cycles, evaluations, reloads, the halt) as well as the effectors' messages and
+// exchanges, after Config.Filter rewrote it (taskrun's secret scrubber) and after the
+// engine fitted an over-long exchange into its line, so it sees the trace's content and
+// no more. It is the one way a run is watched live: a display, the Auditor's bus, the
+// fleet's bus, the rule timeline. It is called in trace order under the writer's lock,
+// only for events the sink took; it must not block, keep e, or change it. A replay does
+// not go through New, and calls none.
+type EventObserver func(e *trace.Event)
 
-// Messages is an Observer that passes the messages alone to fn.
-func Messages(fn func(trace.Message)) Observer {
-	return func(_ int64, kind string, body any) {
-		if m, ok := body.(trace.Message); ok && kind == trace.KindMessage {
+// Messages is an EventObserver that passes the message events alone to fn, each with
+// its trace seq and its content as the trace holds it.
+func Messages(fn func(trace.Message)) EventObserver {
+	var buf []byte
+	return func(e *trace.Event) {
+		if m, ok := BusMessage(e, &buf); ok {
 			fn(m)
 		}
 	}
 }
+
+// BusMessage is the message a message event holds, with its seq, as the trace holds
+// it: the effector's own value, or, when a filter rewrote the body, the body read back
+// as a reader of the trace reads it. buf is scratch space for that reading. ok is false
+// for any other event.
+func BusMessage(e *trace.Event, buf *[]byte) (m trace.Message, ok bool) {
+	if e.Kind != trace.KindMessage {
+		return m, false
+	}
+	if m, ok = e.Body.(trace.Message); !ok {
+		var err error
+		if *buf, err = e.AppendJSON((*buf)[:0]); err != nil {
+			return m, false
+		}
+		body, err := trace.DecodeBody(e.Kind, *buf)
+		if m, ok = body.(trace.Message); err != nil || !ok {
+			return m, false
+		}
+	}
+	m.Seq = e.Seq
+	return m, true
+}
+
+// Observe is a sink that writes to next and then shows each written event to obs: the
+// one way a run's trace is watched as it is written. New puts it under Config.Filter;
+// a play that does not go through New (a signal scenario) uses it alone.
+func Observe(next trace.Sink, obs ...EventObserver) trace.Sink {
+	var live []EventObserver
+	for _, o := range obs {
+		if o != nil {
+			live = append(live, o)
+		}
+	}
+	if len(live) == 0 {
+		return next
+	}
+	return &observed{next: next, obs: live}
+}
+
+type observed struct {
+	next trace.Sink
+	obs  []EventObserver
+}
+
+func (s *observed) Write(e *trace.Event) error {
+	if err := s.next.Write(e); err != nil {
+		return err
+	}
+	for _, o := range s.obs {
+		o(e)
+	}
+	return nil
+}
+
+func (s *observed) Flush() error { return s.next.Flush() }
 
 // Config is one run to assemble. Rules, Plant and Task are required.
 type Config struct {
@@ -44,13 +104,17 @@ type Config struct {
 	Task  contract.TaskSpec
 	// GGS configures the Loop (memory, caution policy).
 	GGS []ggs.Option
-	// Engine configures the engine: the trace sink, clock, ids, run id, limits, an
-	// epilogue. Meta is given below instead.
+	// Engine configures the engine: clock, ids, run id, limits, an epilogue. The trace
+	// and Meta are given below instead.
 	Engine []engine.Option
+	// Trace is where the trace is written; nil: nowhere. Filter, when set, rewrites each
+	// event before it reaches Trace and the Events observers (taskrun's secret scrubber).
+	Trace  trace.Sink
+	Filter func(next trace.Sink) trace.Sink
+	// Events watch the trace as it is written (EventObserver); nil entries are skipped.
+	Events []EventObserver
 	// Meta is the trace header's setup fields.
 	Meta map[string]string
-	// Observers watch the run live; nil entries are skipped.
-	Observers []Observer
 }
 
 // Run is an assembled run, ready to start.
@@ -85,8 +149,12 @@ func New(cfg Config) (*Run, error) {
 		return nil, err
 	}
 	opts := append(append([]engine.Option(nil), cfg.Engine...), engine.WithMeta(cfg.Meta))
-	if tap := fanOut(cfg.Observers); tap != nil {
-		opts = append(opts, engine.WithJournalTap(tap))
+	if cfg.Trace != nil {
+		sink := Observe(cfg.Trace, cfg.Events...)
+		if cfg.Filter != nil {
+			sink = cfg.Filter(sink)
+		}
+		opts = append(opts, engine.WithTrace(sink))
 	}
 	eng := engine.NewEngine(cfg.Rules, loop.Effector(), opts...)
 	if err := loop.Seed(eng.Session()); err != nil {
@@ -105,25 +173,4 @@ func (r *Run) Run(ctx context.Context) (TaskResult, error) {
 		out.Failure = out.Final.Failure
 	}
 	return out, err
-}
-
-// fanOut is one journal tap for every observer, nil for none.
-func fanOut(obs []Observer) func(seq int64, kind string, body any) {
-	var live []Observer
-	for _, o := range obs {
-		if o != nil {
-			live = append(live, o)
-		}
-	}
-	switch len(live) {
-	case 0:
-		return nil
-	case 1:
-		return live[0]
-	}
-	return func(seq int64, kind string, body any) {
-		for _, o := range live {
-			o(seq, kind, body)
-		}
-	}
 }

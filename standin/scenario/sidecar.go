@@ -3,7 +3,10 @@ package scenario
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -205,4 +208,52 @@ func (r *Report) Sidecars() (scorecard, candidates []byte, err error) {
 		return nil, nil, fmt.Errorf("encoding the candidates: %w", err)
 	}
 	return scorecard, candidates, nil
+}
+
+// CheckSidecarsFree refuses a play whose scorecard or candidates file already exists:
+// like the trace, the seed's sidecars are evidence and never overwritten. A trace that
+// exists is left for the trace's own refusal, which comes first.
+func CheckSidecarsFree(tracePath string) error {
+	if _, err := os.Lstat(tracePath); err == nil {
+		return nil
+	}
+	card, cands := SidecarPaths(tracePath)
+	for _, p := range []string{card, cands} {
+		if _, err := os.Lstat(p); err == nil {
+			return fmt.Errorf("%s already exists; a play never overwrites its sidecars (choose another --trace)", p)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteSidecars writes the scorecard and the candidates beside the trace at tracePath,
+// each to a new file, and returns their paths.
+func (r *Report) WriteSidecars(tracePath string) (scorecard, candidates string, err error) {
+	card, cands, err := r.Sidecars()
+	if err != nil {
+		return "", "", err
+	}
+	scorecard, candidates = SidecarPaths(tracePath)
+	if err := writeNew(scorecard, card); err != nil {
+		return "", "", err
+	}
+	if err := writeNew(candidates, cands); err != nil {
+		return "", "", err
+	}
+	return scorecard, candidates, nil
+}
+
+// writeNew creates path, failing if it exists, and writes data to it.
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -12,4 +12,10 @@
 // scripted reply, after checking the request holds what the script assumed. They must
 // never stand in for a model or the role pipeline where a task is meant to be done; a
 // run against them shows what the control plane does with given replies.
+//
+// It also holds what the demo commands play: PlayDesigned plays a designed scenario of
+// either kind (this package's, or package scenario's signal scenarios with their
+// sidecars) for `spine play` and `spine demo`; PipelineDemo.Run is `spine demo
+// --pipeline`'s run in a temporary work dir, with its self-check (Wrong). Production code
+// imports it only where a command is explicitly a demo.
 package scripted

@@ -1,9 +1,6 @@
 package scripted
 
 import (
-	"os"
-	"path/filepath"
-
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -14,14 +11,8 @@ import (
 // tests; noSandbox runs the scripted tool calls unconfined where bubblewrap cannot run.
 func DemoTaskConfig(workdir string, rs *engine.RuleSet, noSandbox bool) (taskrun.Config, error) {
 	d := NewPipelineDemo()
-	for _, f := range d.Files {
-		p := filepath.Join(workdir, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return taskrun.Config{}, err
-		}
-		if err := os.WriteFile(p, []byte(f.Content), 0o644); err != nil {
-			return taskrun.Config{}, err
-		}
+	if err := d.WriteFiles(workdir); err != nil {
+		return taskrun.Config{}, err
 	}
 	return taskrun.Config{LLM: LLMConfig(), Chat: NewChat(d.Script), Rules: rs, NoSandbox: noSandbox}, nil
 }

@@ -22,18 +22,21 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // Solver (memory, for instance). It fails when the run
 // does not end with the scenario's expected final directive.
 func Play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink, onMessage func(trace.Message), opt ...ggs.Option) (engine.Result, *contract.FinalResult, error) {
-	var watch []ggsrun.Observer
+	return play(ctx, sc, rs, sink, onMessage, nil, opt...)
+}
+
+// play is Play with observers of the trace as written (the rule timeline).
+func play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink, onMessage func(trace.Message), events []ggsrun.EventObserver, opt ...ggs.Option) (engine.Result, *contract.FinalResult, error) {
 	if onMessage != nil {
-		watch = append(watch, ggsrun.Messages(onMessage))
+		events = append(events, ggsrun.Messages(onMessage))
 	}
 	run, err := ggsrun.New(ggsrun.Config{Rules: rs, Plant: NewPlant(sc), Task: sc.Task, GGS: opt,
+		Trace: sink, Events: events,
 		Engine: []engine.Option{
-			engine.WithTrace(sink),
 			engine.WithClock(clock.NewStep(Epoch, time.Millisecond)),
 			engine.WithRunID(sc.Name),
 		},
-		Meta:      map[string]string{"scenario": sc.Name, "task_id": sc.Task.TaskID, "intent": sc.Task.Intent},
-		Observers: watch,
+		Meta: map[string]string{"scenario": sc.Name, "task_id": sc.Task.TaskID, "intent": sc.Task.Intent},
 	})
 	if err != nil {
 		return engine.Result{}, nil, err

@@ -1,4 +1,4 @@
-package main
+package termui
 
 import (
 	"fmt"
@@ -8,48 +8,49 @@ import (
 
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
+	"github.com/agentspine/spine/internal/termtext"
 )
 
-// retryDisplay shows a model call's retries while they happen, so that a run waiting
+// RetryDisplay shows a model call's retries while they happen, so that a run waiting
 // out a 429 or a timeout does not look stuck: on the spinner's line next to what the
 // role is doing, or, with no spinner, as one line per retry.
-type retryDisplay struct {
+type RetryDisplay struct {
 	mu    sync.Mutex
 	w     io.Writer               // where retry lines go when there is no spinner
-	spin  *spinner                // nil when the output is not a terminal
+	spin  *Spinner                // nil when the output is not a terminal
 	last  map[string]roles.Status // each role's latest status, to extend on the spinner
 	after func(time.Duration, func())
 }
 
-// newRetryDisplay writes retry lines to w, or to errW with --json so that stdout stays
+// NewRetryDisplay writes retry lines to w, or to errW with --json so that stdout stays
 // one message per line; with a spinner, retries show on its line instead.
-func newRetryDisplay(w, errW io.Writer, spin *spinner, asJSON bool) *retryDisplay {
+func NewRetryDisplay(w, errW io.Writer, spin *Spinner, asJSON bool) *RetryDisplay {
 	if asJSON {
 		w = errW
 	}
-	return &retryDisplay{w: w, spin: spin, last: map[string]roles.Status{},
+	return &RetryDisplay{w: w, spin: spin, last: map[string]roles.Status{},
 		after: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
 }
 
-// status is roles.Config.OnStatus: it shows the status and remembers it for the role.
-func (d *retryDisplay) status(s roles.Status) {
+// Status is roles.Config.OnStatus: it shows the status and remembers it for the role.
+func (d *RetryDisplay) Status(s roles.Status) {
 	d.mu.Lock()
 	d.last[s.Role] = s
 	d.mu.Unlock()
 	if d.spin != nil {
-		d.spin.Set(statusLine(s))
+		d.spin.Set(StatusLine(s))
 	}
 }
 
-// retry is the llm retry hook. It must not block: the client calls it before its wait.
-func (d *retryDisplay) retry(r llm.Retry) {
+// Retry is the llm retry hook. It must not block: the client calls it before its wait.
+func (d *RetryDisplay) Retry(r llm.Retry) {
 	who := string(r.Role)
 	if who == "" {
 		who = "llm" // a call no role made, e.g. the Dreamer's after the task
 	}
 	if d.spin == nil {
 		// The cause quotes the endpoint's own words.
-		printLine(d.w, "%-4s retry %d/%d %s: %s", who, r.Next(), r.Max, waitWords(r.Wait()), r.Cause())
+		fmt.Fprintln(d.w, termtext.Line(fmt.Sprintf("%-4s retry %d/%d %s: %s", who, r.Next(), r.Max, waitWords(r.Wait()), r.Cause())))
 		return
 	}
 	d.mu.Lock()
@@ -57,15 +58,15 @@ func (d *retryDisplay) retry(r llm.Retry) {
 	d.mu.Unlock()
 	head := who
 	if ok {
-		head = statusLine(s)
+		head = StatusLine(s)
 	}
 	// The role's status gives way so that the retry stays on the spinner's line.
 	tail := fmt.Sprintf(" · attempt %d/%d · retrying %s (%s)", r.Next(), r.Max, waitWords(r.Wait()), r.Failed.Short())
-	waiting := oneLine(head, max(spinnerWidth-len([]rune(tail)), 20)) + tail
+	waiting := OneLine(head, max(SpinnerWidth-len([]rune(tail)), 20)) + tail
 	d.spin.Set(waiting)
 	// Once the wait is over the attempt is under way; say so unless the line has moved on.
 	tail = fmt.Sprintf(" · attempt %d/%d (after %s)", r.Next(), r.Max, r.Failed.Short())
-	trying := oneLine(head, max(spinnerWidth-len([]rune(tail)), 20)) + tail
+	trying := OneLine(head, max(SpinnerWidth-len([]rune(tail)), 20)) + tail
 	d.after(r.Wait(), func() { d.spin.Replace(waiting, trying) })
 }
 
@@ -81,15 +82,31 @@ func waitWords(d time.Duration) string {
 	}
 }
 
-// lockedWriter serialises writes from the roles' goroutines and the retry hook when no
+// LockedWriter serialises writes from the roles' goroutines and the retry hook when no
 // spinner does it.
-type lockedWriter struct {
+type LockedWriter struct {
 	mu sync.Mutex
-	w  io.Writer
+	W  io.Writer
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
+func (l *LockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	return l.W.Write(p)
+}
+
+// StatusLine is the spinner's text for a role's status.
+func StatusLine(s roles.Status) string {
+	if s.SubTaskID != "" {
+		return fmt.Sprintf("%s %s · %s", s.Role, ShortID(s.SubTaskID), s.Text)
+	}
+	return s.Role + " · " + s.Text
+}
+
+// ShortID keeps a long random ID readable on a line.
+func ShortID(id string) string {
+	if len(id) > 12 {
+		return id[:8]
+	}
+	return id
 }

@@ -1,4 +1,8 @@
-package main
+// Package termui is the terminal side of a live run's display: the spinner's status
+// line, the prompt that asks the person at the terminal, and the retry display. It owns
+// drawing and asking only; what a run does, and what its messages mean, are not its
+// business, and everything it is given to print passes termtext on the way.
+package termui
 
 import (
 	"bufio"
@@ -14,8 +18,8 @@ import (
 	"github.com/agentspine/spine/internal/termtext"
 )
 
-// isTerminal reports whether w is a character device (a terminal), not a file or a pipe.
-func isTerminal(w any) bool {
+// IsTerminal reports whether w is a character device (a terminal), not a file or a pipe.
+func IsTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -24,11 +28,11 @@ func isTerminal(w any) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"
 }
 
-// spinner keeps one status line at the bottom of a terminal — what a role is working on,
+// Spinner keeps one status line at the bottom of a terminal — what a role is working on,
 // the GGS rationale while R2 replans — and lets other output scroll above it. Every write
 // to the terminal goes through it (it is an io.Writer), so lines and the spinner never
 // tear each other. It is safe for concurrent use.
-type spinner struct {
+type Spinner struct {
 	mu     sync.Mutex
 	w      io.Writer        // the terminal, for the spinner's own control codes
 	text   *termtext.Writer // the terminal, for what the spinner is given to print
@@ -41,14 +45,14 @@ type spinner struct {
 	once   sync.Once
 }
 
-// spinnerWidth is the most characters the status line shows.
-const spinnerWidth = 100
+// SpinnerWidth is the most characters the status line shows.
+const SpinnerWidth = 100
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-// startSpinner draws on w every interval until Stop.
-func startSpinner(w io.Writer, interval time.Duration) *spinner {
-	s := &spinner{w: w, text: termtext.NewWriter(w), stop: make(chan struct{}), done: make(chan struct{})}
+// StartSpinner draws on w every interval until Stop.
+func StartSpinner(w io.Writer, interval time.Duration) *Spinner {
+	s := &Spinner{w: w, text: termtext.NewWriter(w), stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		t := time.NewTicker(interval)
@@ -69,27 +73,27 @@ func startSpinner(w io.Writer, interval time.Duration) *spinner {
 }
 
 // Set changes the status text.
-func (s *spinner) Set(text string) {
+func (s *Spinner) Set(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.status = oneLine(text, spinnerWidth)
+	s.status = OneLine(text, SpinnerWidth)
 	s.draw()
 }
 
 // Replace changes the status text to text only while it still reads old, so that a
 // delayed update does not undo a newer one.
-func (s *spinner) Replace(old, text string) {
+func (s *Spinner) Replace(old, text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.status != oneLine(old, spinnerWidth) {
+	if s.status != OneLine(old, SpinnerWidth) {
 		return
 	}
-	s.status = oneLine(text, spinnerWidth)
+	s.status = OneLine(text, SpinnerWidth)
 	s.draw()
 }
 
 // Write prints p above the status line.
-func (s *spinner) Write(p []byte) (int, error) {
+func (s *Spinner) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clear()
@@ -102,7 +106,7 @@ func (s *spinner) Write(p []byte) (int, error) {
 
 // Pause clears the status line and keeps it away until Resume (while the user is asked
 // something).
-func (s *spinner) Pause() {
+func (s *Spinner) Pause() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clear()
@@ -110,7 +114,7 @@ func (s *spinner) Pause() {
 }
 
 // Resume lets the status line back.
-func (s *spinner) Resume() {
+func (s *Spinner) Resume() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.paused = false
@@ -118,7 +122,7 @@ func (s *spinner) Resume() {
 }
 
 // Stop clears the status line for good; stopping twice is harmless.
-func (s *spinner) Stop() {
+func (s *Spinner) Stop() {
 	s.once.Do(func() { close(s.stop) })
 	<-s.done
 	s.mu.Lock()
@@ -128,7 +132,7 @@ func (s *spinner) Stop() {
 	s.paused = true
 }
 
-func (s *spinner) draw() {
+func (s *Spinner) draw() {
 	if s.paused || s.status == "" {
 		return
 	}
@@ -136,16 +140,16 @@ func (s *spinner) draw() {
 	s.shown = true
 }
 
-func (s *spinner) clear() {
+func (s *Spinner) clear() {
 	if s.shown {
 		fmt.Fprint(s.w, "\r\033[K")
 		s.shown = false
 	}
 }
 
-// oneLine collapses text to one line of at most n characters: runs of white space
+// OneLine collapses text to one line of at most n characters: runs of white space
 // become one space, and what is left that a terminal would obey is escaped.
-func oneLine(text string, n int) string {
+func OneLine(text string, n int) string {
 	r := []rune(termtext.Line(strings.Join(strings.Fields(text), " ")))
 	if len(r) > n {
 		return string(r[:n-1]) + "…"
@@ -153,33 +157,33 @@ func oneLine(text string, n int) string {
 	return string(r)
 }
 
-// terminalPrompt asks the person at the terminal: R1's clarifying questions and the
+// Prompt asks the person at the terminal: R1's clarifying questions and the
 // confirmation of destructive or cautioned commands. It pauses the spinner while it asks.
-type terminalPrompt struct {
+type Prompt struct {
 	mu   sync.Mutex
-	in   *bufio.Reader
-	out  io.Writer
-	spin *spinner // may be nil
+	In   *bufio.Reader
+	Out  io.Writer
+	Spin *Spinner // may be nil
 }
 
 // ask prints the question and reads one line; a cancelled context or the end of input
 // answers "".
-func (t *terminalPrompt) ask(ctx context.Context, question string) (string, error) {
+func (t *Prompt) ask(ctx context.Context, question string) (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.spin != nil {
-		t.spin.Pause()
-		defer t.spin.Resume()
+	if t.Spin != nil {
+		t.Spin.Pause()
+		defer t.Spin.Resume()
 	}
-	fmt.Fprint(t.out, question)
+	fmt.Fprint(t.Out, question)
 	line := make(chan string, 1)
 	go func() {
-		s, _ := t.in.ReadString('\n')
+		s, _ := t.In.ReadString('\n')
 		line <- strings.TrimSpace(s)
 	}()
 	select {
 	case <-ctx.Done():
-		fmt.Fprintln(t.out)
+		fmt.Fprintln(t.Out)
 		return "", ctx.Err()
 	case s := <-line:
 		return s, nil
@@ -187,7 +191,7 @@ func (t *terminalPrompt) ask(ctx context.Context, question string) (string, erro
 }
 
 // Clarify puts R1's questions, all at once; an empty line proceeds without an answer.
-func (t *terminalPrompt) Clarify(ctx context.Context, questions []string) (string, error) {
+func (t *Prompt) Clarify(ctx context.Context, questions []string) (string, error) {
 	var b strings.Builder
 	b.WriteString("The task needs a word more before it can start:\n")
 	for _, q := range questions {
@@ -200,7 +204,7 @@ func (t *terminalPrompt) Clarify(ctx context.Context, questions []string) (strin
 // Confirm asks before a destructive or cautioned command runs; only "y" or "yes" allows it.
 // The command is shown whole, on one line with its newlines as \n: the person who
 // allows it sees all of what will run, and where one command ends and the next begins.
-func (t *terminalPrompt) Confirm(ctx context.Context, c sandbox.Confirmation) (bool, error) {
+func (t *Prompt) Confirm(ctx context.Context, c sandbox.Confirmation) (bool, error) {
 	q := fmt.Sprintf("R3 wants to run %s: %s\n  because: %s\nAllow? [y/N] ", termtext.Line(c.Tool), termtext.Line(c.Command),
 		termtext.Line(strings.Join(c.Reasons, "; ")))
 	a, err := t.ask(ctx, q)
