@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agentspine/spine/effectors/mcp"
 	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/trace"
@@ -26,7 +27,7 @@ func (tl *timeline) view() *textview.Timeline {
 			Messages: func(w io.Writer, eps float64) func(trace.Message) {
 				return (&runDisplay{w: w, pipeline: &pipelineDisplay{w: w, epsilon: eps}}).message
 			},
-			Header: func(h trace.Header, all bool) []string { return mcpToolLines(h.Meta[taskrun.MetaMCPTools], all) },
+			Header: func(h trace.Header, all bool) []string { return mcp.TimelineLines(h.Meta[taskrun.MetaMCPTools], all) },
 		}
 	}
 	return tl.v
