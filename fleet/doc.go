@@ -37,7 +37,8 @@
 //
 // It must not change how a run goes: a worker's run is `spine run`'s (taskrun), and its
 // trace replays byte for byte like any other. It must not print (callers show what it
-// returns), must not read the wall clock or a random source except through the Clock
-// and IDSource it is given, and must not build its own distribution: queueing,
+// returns; fleettext words it for a terminal), must not read the wall clock or a random
+// source except through the Clock and IDSource it is given (Dial's wait for a server
+// aside: it decides nothing a trace records), and must not build its own distribution: queueing,
 // redelivery, storage and leases are JetStream's.
 package fleet

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/report"
+	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -41,31 +41,8 @@ func (v *verbs) loss(ctx context.Context, _ *sdk.CallToolRequest, in TraceInput)
 	if inc := f.Incomplete(); inc != "" {
 		fmt.Fprintf(&b, "%s: %s\n", in.Path, inc)
 	}
-	writeLoss(&b, *lt)
+	textview.LossTable(&b, *lt)
 	return textResult(b.String()), *lt, nil
-}
-
-// writeLoss is the loss table as `spine trace loss` lays it out.
-func writeLoss(b *strings.Builder, lt runlog.Loss) {
-	fmt.Fprintln(b, termtext.Line(lt.Trace))
-	if len(lt.Rounds) == 0 {
-		fmt.Fprintln(b, "  no GGS rounds (no signals fact with a round)")
-		return
-	}
-	dash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return termtext.Line(s)
-	}
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  round\tD\tP\tΩ\tL\t∇L\tdirective\trule\tblocked tools\tblocked targets")
-	for _, r := range lt.Rounds {
-		fmt.Fprintf(tw, "  %d\t%.3f\t%.3f\t%.3f\t%.3f\t%+.3f %s\t%s\t%s\t%s\t%s\n",
-			r.Round, r.D, r.P, r.Omega, r.L, r.GradL, runlog.GradArrow(r.GradL, lt.Epsilon),
-			dash(r.Directive), dash(r.Rule), dash(strings.Join(r.BlockedTools, ", ")), dash(strings.Join(r.BlockedTargets, "; ")))
-	}
-	_ = tw.Flush()
 }
 
 // TimelineOutput is a trace's exchanges and messages in order, and how the run ended.

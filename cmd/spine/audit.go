@@ -3,18 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/internal/linecap"
-	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 func init() {
@@ -33,27 +28,16 @@ func init() {
 		fs.IntVar(&cfg.ReplanCap, "replan-cap", def.ReplanCap, "`N` PlanDirectives a task may receive, more is budget_overrun; 0 (seed 000, the shipped rules' replan_cap) caps none")
 		fs.Float64Var(&cfg.Theta, "theta", def.Theta, "GGS's θ: a PlanDirective issued at Ω ≥ `θ` is budget_overrun")
 		fs.Int64Var(&cfg.TimeBudgetMS, "time-budget-ms", def.TimeBudgetMS, "a task's time budget in `MS` milliseconds; more elapsed is budget_overrun")
-		opts := &auditFlags{
-			asJSON:    asJSON,
-			cfg:       &cfg,
-			verifyKey: addVerifyKey(fs),
-		}
+		verifyKey := addVerifyKey(fs)
 		follow := addAuditFollowFlags(fs)
 		c.RunE = func(c *cobra.Command, args []string) error {
 			if follow.on {
-				return runAuditFollow(c.Context(), io, follow, cfg, *asJSON, fs.Args())
+				return runAuditFollow(c.Context(), io, follow, cfg, *asJSON, args)
 			}
-			return runAudit(c.Context(), io, fs, opts)
+			return runAudit(c.Context(), io, cfg, *asJSON, *verifyKey, args)
 		}
 		return c
 	})
-}
-
-// auditFlags are spine audit's flags.
-type auditFlags struct {
-	asJSON    *bool
-	cfg       *audit.Config
-	verifyKey *string
 }
 
 // auditLine is one finding in --json output: an AuditReport with the trace it is in.
@@ -62,30 +46,22 @@ type auditLine struct {
 	contract.AuditReport
 }
 
-// auditTally counts findings by severity across traces.
-type auditTally struct {
-	traces, findings, errors, warnings int
-	broken                             int  // traces whose hash chain is broken
-	failed                             bool // a trace could not be read or audited
-}
-
 // runAudit audits each trace in turn: what is wrong with one trace is said on stderr
 // beside its findings and the others are still audited; the status is 1 when a trace
 // failed or a finding is an error.
-func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags) error {
-	asJSON, cfg := opts.asJSON, *opts.cfg
+func runAudit(ctx context.Context, io stdio, cfg audit.Config, asJSON bool, verifyKey string, args []string) error {
 	if err := cfg.Validate(); err != nil {
 		return failWith(exitUsage, err)
 	}
-	paths, err := traceArgs(fs.Args())
+	paths, err := traceArgs(args)
 	if err != nil {
 		return failWith(exitUsage, err)
 	}
-	ring, err := loadVerifyKey(*opts.verifyKey)
+	ring, err := loadVerifyKey(verifyKey)
 	if err != nil {
 		return failWith(exitUsage, err)
 	}
-	var tally auditTally
+	var tally textview.AuditTally
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -93,12 +69,12 @@ func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags
 		if ring != nil && !auditSignature(io, p, ring, &tally) {
 			continue
 		}
-		auditOne(io, cfg, p, *asJSON, &tally)
+		auditOne(io, cfg, p, asJSON, &tally)
 	}
-	if !*asJSON {
-		fmt.Fprintln(io.out, tally.summary())
+	if !asJSON {
+		fmt.Fprintln(io.out, tally.Summary())
 	}
-	if tally.failed || tally.errors > 0 {
+	if tally.Failed || tally.Errors > 0 {
 		return exitStatus(exitFail)
 	}
 	return nil
@@ -106,17 +82,17 @@ func runAudit(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *auditFlags
 
 // auditSignature verifies a trace's signature before it is audited; a trace the
 // trusted keys do not vouch for is refused (and not audited).
-func auditSignature(io stdio, path string, ring trace.KeyRing, tally *auditTally) bool {
+func auditSignature(io stdio, path string, ring trace.KeyRing, tally *textview.AuditTally) bool {
 	tf, err := trace.ReadFile(path)
 	if tf == nil {
-		tally.traces++
-		tally.failed = true
+		tally.Traces++
+		tally.Failed = true
 		fmt.Fprintf(io.err, "spine audit: %v\n", err)
 		return false
 	}
 	if _, err := tf.VerifySignature(ring); err != nil {
-		tally.traces++
-		tally.failed = true
+		tally.Traces++
+		tally.Failed = true
 		fmt.Fprintf(io.err, "spine audit: %s: %v\n", path, err)
 		return false
 	}
@@ -125,98 +101,24 @@ func auditSignature(io stdio, path string, ring trace.KeyRing, tally *auditTally
 
 // auditOne audits one trace file and prints its findings. A trace that cannot be read
 // to its end is reported, and the messages before the bad line are audited.
-func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *auditTally) {
-	tally.traces++
+func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *textview.AuditTally) {
 	res, err := audit.AuditFile(cfg, path)
-	var broken *trace.ChainError
-	switch {
-	case errors.As(err, &broken):
-		fmt.Fprintf(io.err, "spine audit: %v; the findings below are on the trace as it now reads\n", err)
-		tally.failed = true
-		tally.broken++
-	case err != nil && res.Broken != nil && !sameLine(err, res.Broken.Line):
-		fmt.Fprintf(io.err, "spine audit: %s: hash chain broken at %v\n", path, res.Broken)
-		tally.broken++
-		fallthrough
-	case err != nil:
-		if res.Messages > 0 {
-			fmt.Fprintf(io.err, "spine audit: %s; audited the messages before it\n", linecap.BoundQuotes(err.Error()))
-		} else {
-			fmt.Fprintf(io.err, "spine audit: %s\n", linecap.BoundQuotes(err.Error()))
-		}
-		tally.failed = true
-	case !res.Chain.Chained && res.Chain.Format != "":
-		fmt.Fprintf(io.err, "spine audit: %s: %s: its lines carry no hashes to verify\n", path, res.Chain)
-	}
-	if err != nil && res.Chain.Format == "" {
+	if !tally.Trace(io.err, "spine audit", path, res, err) {
 		return // not read as a trace at all: there is nothing audited to list
-	}
-	if res.Incomplete != "" {
-		fmt.Fprintf(io.err, "spine audit: %s: %s\n", path, res.Incomplete)
-	}
-	for _, f := range res.Findings {
-		tally.findings++
-		switch f.Severity {
-		case contract.SeverityError:
-			tally.errors++
-		case contract.SeverityWarning:
-			tally.warnings++
-		}
 	}
 	if asJSON {
 		for _, f := range res.Findings {
 			line, err := json.Marshal(auditLine{Trace: path, AuditReport: f})
 			if err != nil {
 				fmt.Fprintf(io.err, "spine audit: %v\n", err)
-				tally.failed = true
+				tally.Failed = true
 				return
 			}
 			fmt.Fprintf(io.rawOut, "%s\n", line)
 		}
 		return
 	}
-	printLine(io.out, "%s: %s, %s", path, plural(res.Messages, "message"), plural(len(res.Findings), "finding"))
-	for _, f := range res.Findings {
-		fmt.Fprintf(io.out, "  %s\n", findingLine(f))
-	}
+	textview.Findings(io.out, path, res.Messages, res.Findings)
 }
 
-// sameLine reports whether err is a malformed-line error at line n, which the chain
-// check then reports too: one message is enough.
-func sameLine(err error, n int) bool {
-	var te *trace.Error
-	return errors.As(err, &te) && te.Line == n
-}
-
-// findingLine renders a finding on one line: "[error] boundary_violation · task t6 · seq
-// 4,5 · ...". Its message quotes the trace, so it is escaped.
-func findingLine(f contract.AuditReport) string {
-	parts := []string{"[" + f.Severity + "] " + f.Kind}
-	if f.TaskID != "" {
-		parts = append(parts, "task "+f.TaskID)
-	}
-	seqs := make([]string, len(f.Evidence))
-	for i, s := range f.Evidence {
-		seqs[i] = strconv.FormatInt(s, 10)
-	}
-	parts = append(parts, "seq "+strings.Join(seqs, ","), f.Message)
-	return termtext.Line(strings.Join(parts, " · "))
-}
-
-func (t auditTally) summary() string {
-	head := plural(t.traces, "trace") + " audited"
-	if t.broken > 0 {
-		head += fmt.Sprintf(" (%d with a broken hash chain)", t.broken)
-	}
-	if t.findings == 0 {
-		return head + ": no findings"
-	}
-	return fmt.Sprintf("%s: %s (%s, %s)", head, plural(t.findings, "finding"), plural(t.errors, "error"), plural(t.warnings, "warning"))
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+var plural = textview.Plural

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/agentspine/spine/analysis"
 	"github.com/agentspine/spine/ggs"
 	tracereport "github.com/agentspine/spine/report"
-	"github.com/agentspine/spine/spine/engine"
 	"github.com/spf13/cobra"
 )
 
@@ -53,7 +50,7 @@ func init() {
 			}
 			code := exitOK
 			for _, path := range args {
-				ok, err := checkFile(io, path, f, strict)
+				ok, err := analysis.WriteFileCheck(io.out, path, f, strict)
 				if err != nil {
 					return err
 				}
@@ -65,33 +62,4 @@ func init() {
 		}
 		return c
 	})
-}
-
-// checkFile prints what checking one rule file found, and whether it passes.
-func checkFile(io stdio, path string, f analysis.FileCheck, strict bool) (bool, error) {
-	checked, err := analysis.CheckFile(path, f)
-	var les engine.LoadErrors
-	switch {
-	case errors.As(err, &les) && !errors.As(err, new(*analysis.CompanionError)): // the rule file's own
-		for _, e := range les {
-			fmt.Fprintln(io.out, e.Error())
-		}
-		fmt.Fprintf(io.out, "%s: %s\n", path, plural(len(les), "error"))
-		return false, nil
-	case err != nil:
-		fmt.Fprintln(io.out, err) // a finding of the check, on stdout with the others
-		return false, nil
-	}
-	for _, w := range checked.Report.Warnings {
-		fmt.Fprintln(io.out, w)
-	}
-	ok := true
-	if f.Analyze {
-		if err := checked.Report.WriteText(io.out); err != nil {
-			return false, err
-		}
-		ok = checked.CellsHold()
-	}
-	fmt.Fprintf(io.out, "%s: %s\n", path, checked.Summary(f.Analyze))
-	return ok && !(strict && checked.Findings(f.Analyze) > 0), nil
 }

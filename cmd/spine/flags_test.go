@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/spf13/cobra"
+	"github.com/agentspine/spine/internal/cli"
 )
 
 // TestCommandLineErrors: a wrong command line exits 2 with a message on stderr that names
@@ -83,53 +79,6 @@ func TestNoArguments(t *testing.T) {
 	}
 }
 
-// evenValue is a flag type with its own Set error, as --allow-net has.
-type evenValue int
-
-func (e *evenValue) String() string { return fmt.Sprint(int(*e)) }
-func (e *evenValue) Type() string   { return "EVEN" }
-func (e *evenValue) Set(s string) error {
-	if len(s)%2 != 0 {
-		return errors.New("want an even number of characters")
-	}
-	*e = evenValue(len(s))
-	return nil
-}
-
-// TestFlagErrorWording covers the flag types no command has yet: each bad value says
-// what was expected.
-func TestFlagErrorWording(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--timeout=120"}, `--timeout="120": expected a duration with a unit, e.g. 120s or 2m`},
-		{[]string{"--timeout"}, `flag --timeout needs a value: expected a duration with a unit, e.g. 120s or 2m`},
-		{[]string{"--count", "-1"}, `--count="-1": expected a non-negative integer`},
-		{[]string{"--ratio=half"}, `--ratio="half": expected a number`},
-		{[]string{"--even=abc"}, `--even="abc": want an even number of characters`},
-		{[]string{"--name"}, `flag --name needs a value`},
-	} {
-		c := &cobra.Command{Use: "test", RunE: func(*cobra.Command, []string) error { return nil }}
-		c.SilenceErrors, c.SilenceUsage = true, true
-		c.Flags().Duration("timeout", time.Second, "")
-		c.Flags().Uint("count", 0, "")
-		c.Flags().Float64("ratio", 0, "")
-		c.Flags().String("name", "", "")
-		var even evenValue
-		c.Flags().Var(&even, "even", "")
-		c.SetFlagErrorFunc(flagError)
-		c.SetArgs(tc.args)
-		c.SetOut(&bytes.Buffer{})
-		c.SetErr(&bytes.Buffer{})
-		err := c.Execute()
-		var ue *usageError
-		if !errors.As(err, &ue) || ue.msg != tc.want {
-			t.Errorf("%q: %v, want usage error %q", tc.args, err, tc.want)
-		}
-	}
-}
-
 // TestNormalizeArgs: one-dash long flags become two-dash ones, a flag before the
 // subcommand that has it moves after it, and values and everything after "--" stay.
 func TestNormalizeArgs(t *testing.T) {
@@ -148,7 +97,7 @@ func TestNormalizeArgs(t *testing.T) {
 		{[]string{"trace", "-nope", "show"}, []string{"trace", "show", "-nope"}},
 		{[]string{"-", "run"}, []string{"-", "run"}},
 	} {
-		if got := normalizeArgs(root, tc.in); !slices.Equal(got, tc.want) {
+		if got := cli.NormalizeArgs(root, tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("normalizeArgs(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -163,7 +112,7 @@ func FuzzNormalizeArgs(f *testing.F) {
 	root := newRoot(testStdio())
 	f.Fuzz(func(t *testing.T, joined string) {
 		args := strings.Split(joined, "\x00")
-		got := normalizeArgs(root, args)
+		got := cli.NormalizeArgs(root, args)
 		if len(got) != len(args) {
 			t.Fatalf("normalizeArgs(%q) = %q: %d arguments, want %d", args, got, len(got), len(args))
 		}

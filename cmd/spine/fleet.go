@@ -2,10 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
+	"encoding/json"
+	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -19,7 +18,7 @@ import (
 // or token comes from the environment, NKeys and creds from files.
 
 const (
-	envNATSURL      = "SPINE_NATS_URL"
+	envNATSURL      = fleet.EnvURL
 	envNATSPassword = "SPINE_NATS_PASSWORD"
 	envNATSToken    = "SPINE_NATS_TOKEN"
 )
@@ -42,10 +41,7 @@ func (n *natsFlags) add(fs *pflag.FlagSet) {
 }
 
 // fleetStateFile is where `spine serve` writes its URL.
-func fleetStateFile() (string, error) {
-	dir, err := fleet.StateDir(os.Getenv)
-	return filepath.Join(dir, fleet.StateName), err
-}
+func fleetStateFile() (string, error) { return fleet.StateFile(os.Getenv) }
 
 // options resolves the flags and the environment into connection options.
 func (n *natsFlags) options() (fleet.ConnectOptions, error) {
@@ -72,36 +68,17 @@ func (n *natsFlags) connect(ctx context.Context, name string) (*fleet.Client, er
 		return nil, err
 	}
 	o.Name = name
-	deadline := time.Now().Add(n.wait)
-	for {
-		opts := o
-		if opts.URL == "" {
-			path, serr := fleetStateFile()
-			var st fleet.State
-			if serr == nil {
-				st, serr = fleet.ReadState(path)
-			}
-			if serr == nil {
-				opts.URL = st.URL
-			} else if errors.Is(serr, os.ErrNotExist) {
-				err = fmt.Errorf("no NATS URL: give --nats URL or $%s, or start a server with spine serve (no %s)", envNATSURL, path)
-			} else {
-				err = serr
-			}
-		}
-		if opts.URL != "" {
-			var c *fleet.Client
-			if c, err = fleet.Connect(ctx, opts); err == nil {
-				return c, nil
-			}
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+	return fleet.Dial(ctx, o, n.wait)
+}
+
+// jsonLines writes each value as one line of JSON, HTML characters as they are.
+func jsonLines[T any](w io.Writer, vs ...T) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, v := range vs {
+		if err := enc.Encode(v); err != nil {
+			return err
 		}
 	}
+	return nil
 }

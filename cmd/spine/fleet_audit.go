@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/report/textview"
 )
 
 // auditFollowFlags are spine audit's fleet flags: --follow runs the Auditor over the
@@ -91,7 +92,7 @@ func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audi
 		case asJSON:
 			_ = enc.Encode(e)
 		case e.Finding != nil:
-			printLine(io.out, "%s: %s", e.Run, findingLine(*e.Finding))
+			printLine(io.out, "%s: %s", e.Run, textview.FindingLine(*e.Finding))
 		case e.Ended:
 			printLine(io.out, "%s: ended (FinalResult), %s", e.Run, plural(e.Messages, "message"))
 		}

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/fleet/fleettext"
 )
 
 const auditQueryLong = `Ask the fleet's Auditor about finished runs: a run (--run, a run or task id), a role
@@ -57,13 +55,11 @@ func init() {
 					return err
 				}
 				if asJSON {
-					enc := json.NewEncoder(io.rawOut)
-					enc.SetEscapeHTML(false)
-					if err := enc.Encode(ans); err != nil {
+					if err := jsonLines(io.rawOut, ans); err != nil {
 						return err
 					}
 				} else {
-					showAuditAnswer(io, ans)
+					fleettext.AuditAnswer(io.out, ans)
 				}
 				for _, r := range ans.Runs {
 					for _, f := range r.Findings {
@@ -91,26 +87,4 @@ func init() {
 		fs.BoolVar(&asJSON, "json", false, "the answer as one JSON object")
 		return c
 	})
-}
-
-func showAuditAnswer(io stdio, ans fleet.AuditAnswer) {
-	for _, r := range ans.Runs {
-		printLine(io.out, "%s  %s  ended %s  %s", r.Run, r.Outcome, r.Ended.UTC().Format(time.RFC3339), plural(len(r.Findings), "finding"))
-		for _, f := range r.Roles {
-			printLine(io.out, "  %-4s %3d call(s) %7d tokens %7d ms  %d correction(s)  %d/%d result(s) failed",
-				f.Role, f.Calls, f.Tokens, f.LatencyMS, f.Corrections, f.Failed, f.Results)
-		}
-		for _, f := range r.Findings {
-			fmt.Fprintf(io.out, "  %s\n", findingLine(f))
-		}
-	}
-	fmt.Fprintf(io.out, "%s matched", plural(len(ans.Runs), "run"))
-	if len(ans.Drift) == 0 {
-		fmt.Fprintln(io.out, "; no role drifted")
-		return
-	}
-	fmt.Fprintln(io.out, "; drift:")
-	for _, d := range ans.Drift {
-		printLine(io.out, "  %s (runs %s)", d, strings.Join(d.Runs, ", "))
-	}
 }

@@ -1,15 +1,10 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"strings"
-	"time"
-
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/fleet/fleettext"
 )
 
 func init() {
@@ -39,20 +34,13 @@ func init() {
 					return err
 				}
 				if asJSON {
-					enc := json.NewEncoder(io.rawOut)
-					enc.SetEscapeHTML(false)
-					for _, st := range sts {
-						if err := enc.Encode(st); err != nil {
-							return err
-						}
-					}
-					return nil
+					return jsonLines(io.rawOut, sts...)
 				}
 				if len(args) == 1 {
-					showTaskStatus(io.out, sts[0])
+					fleettext.Status(io.out, sts[0])
 					return nil
 				}
-				showFleetStatus(io.out, sts)
+				fleettext.Statuses(io.out, sts)
 				if rep, ok, err := cl.LatestReport(c.Context()); err != nil {
 					return err
 				} else if ok {
@@ -65,53 +53,4 @@ func init() {
 		c.Flags().BoolVar(&asJSON, "json", false, "one JSON status per line")
 		return c
 	})
-}
-
-// showFleetStatus is one line a task, then the counts.
-func showFleetStatus(w io.Writer, sts []fleet.Status) {
-	counts := map[string]int{}
-	for _, st := range sts {
-		counts[st.State]++
-		out := st.Outcome()
-		if out == "" {
-			out = "-"
-		}
-		printLine(w, "%-22s %-8s %-16s %d attempt(s)  %s", st.ID, st.State, out, len(st.Attempts), oneLine(st.Text, 60))
-	}
-	printLine(w, "%d task(s): %d queued, %d running, %d finished", len(sts), counts[fleet.Queued], counts[fleet.Running], counts[fleet.Finished])
-}
-
-// showTaskStatus is a task with its attempts.
-func showTaskStatus(w io.Writer, st fleet.Status) {
-	printLine(w, "%s  %s  submitted %s", st.ID, st.State, st.SubmittedAt.Format(time.RFC3339))
-	printLine(w, "  %s", oneLine(st.Text, 100))
-	for _, a := range st.Attempts {
-		mark := " "
-		if a.N == st.Accepted {
-			mark = "*"
-		}
-		line := fmt.Sprintf(" %s attempt %d on %s: %s (run %s", mark, a.N, a.Worker, a.State, a.RunID)
-		if a.Trace != "" {
-			line += ", trace stored"
-		}
-		if a.SignedBy != "" {
-			line += ", signed by " + a.SignedBy
-		}
-		if a.Resumed != nil {
-			line += fmt.Sprintf(", resumed from attempt %d's line %d", a.Resumed.Attempt, a.Resumed.Line)
-		}
-		printLine(w, "%s)", line)
-		if a.Error != "" {
-			printLine(w, "     did not start: %s", oneLine(a.Error, 100))
-		}
-	}
-	if o := st.Outcome(); o != "" {
-		printLine(w, "  outcome: %s", o)
-	}
-	if st.Final != nil && strings.TrimSpace(st.Final.Summary) != "" {
-		printLine(w, "  summary: %s", oneLine(st.Final.Summary, 100))
-	}
-	if st.Error != "" {
-		printLine(w, "  error: %s", oneLine(st.Error, 100))
-	}
 }

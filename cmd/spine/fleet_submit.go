@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -62,15 +61,13 @@ the worker's.`,
 					return err
 				}
 				defer cl.Close()
-				enc := json.NewEncoder(io.rawOut)
-				enc.SetEscapeHTML(false)
 				for _, text := range texts {
 					st, err := cl.Submit(c.Context(), text, o)
 					if err != nil {
 						return err
 					}
 					if asJSON {
-						if err := enc.Encode(st); err != nil {
+						if err := jsonLines(io.rawOut, st); err != nil {
 							return err
 						}
 					} else {

@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
-	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/memory"
+	"github.com/agentspine/spine/memory/memtext"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 	"github.com/spf13/cobra"
@@ -177,13 +174,25 @@ func (m *memFlags) open(verb string) (*memory.Service, error) {
 	return s, err
 }
 
-func memJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
+func memJSON(w io.Writer, v any) error { return json.NewEncoder(w).Encode(v) }
+
+// memRead opens the store for a read-only verb, asks it with q, and writes the answer as a
+// JSON line with --json, else through text.
+func memRead[T any](m *memFlags, io stdio, verb string, q func(*memory.Service) (T, error), text func(T)) error {
+	s, err := m.open(verb)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	defer s.Close()
+	v, err := q(s)
+	switch {
+	case err != nil:
+		return err
+	case m.jsonOut:
+		return memJSON(io.rawOut, v)
+	}
+	text(v)
+	return nil
 }
 
 func memLs(ctx context.Context, io stdio, m *memFlags) error {
@@ -196,78 +205,21 @@ func memLs(ctx context.Context, io stdio, m *memFlags) error {
 	if err != nil {
 		return err
 	}
-	if m.jsonOut {
-		for _, e := range entries {
-			if err := memJSON(io.rawOut, e); err != nil {
-				return err
-			}
-		}
+	if !m.jsonOut {
+		memtext.Entries(io.out, entries)
 		return nil
 	}
-	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tLEVEL\tSTATE\tF\tSIGMA\tK\tATTENTION\tCREATED\tSPACE\tENTITY\tNOTE")
-	// A cell is one line with no tab of its own: a record's fields come from a run or an
-	// import, and may hold anything.
-	line := termtext.Line
 	for _, e := range entries {
-		note := ""
-		switch {
-		case e.SupersededBy != "":
-			note = "superseded by " + e.SupersededBy
-		case e.Supersedes != "":
-			note = "supersedes " + e.Supersedes
+		if err := memJSON(io.rawOut, e); err != nil {
+			return err
 		}
-		if note != "" {
-			note = "\t" + line(note) // no trailing blanks on rows without a note
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%+g\t%g\t%.4f\t%s\t%s\t%s%s\n", line(e.ID), line(e.Level), line(orDash(e.State)), e.F, e.Sigma, e.K,
-			e.Attention, e.CreatedAt.Format(time.RFC3339), line(e.Space), line(e.Entity), note)
 	}
-	tw.Flush()
-	fmt.Fprintf(io.out, "%d megrams\n", len(entries))
 	return nil
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func memShow(ctx context.Context, io stdio, m *memFlags) error {
-	s, err := m.open("show")
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	e, err := s.Entry(ctx, m.positional[0], m.clock.Now())
-	switch {
-	case err != nil:
-		return err
-	case m.jsonOut:
-		return memJSON(io.rawOut, e)
-	}
-	tw := tabwriter.NewWriter(io.out, 0, 4, 1, ' ', 0)
-	for _, kv := range [][2]string{
-		{"id", e.ID}, {"level", e.Level}, {"state", orDash(e.State)},
-		{"space", e.Space}, {"entity", e.Entity},
-		{"created_at", e.CreatedAt.Format(time.RFC3339Nano)},
-		{"last_recalled_at", e.LastRecalledAt.Format(time.RFC3339Nano)},
-		{"f / sigma / k", fmt.Sprintf("%g / %+g / %g", e.F, e.Sigma, e.K)},
-		{"origin", orDash(e.Origin)},
-		{"supersedes", orDash(e.Supersedes)},
-		{"superseded_by", orDash(e.SupersededBy)},
-		{"live", fmt.Sprintf("attention %.4f, decision %+.4f at %s", e.Attention, e.Decision, m.clock.Now().Format(time.RFC3339))},
-	} {
-		fmt.Fprintf(tw, "%s:\t%s\n", kv[0], termtext.Line(kv[1]))
-	}
-	tw.Flush()
-	fmt.Fprintf(io.out, "content:\n")
-	for _, line := range strings.Split(e.Content, "\n") {
-		fmt.Fprintf(io.out, "  %s\n", termtext.Block(line))
-	}
-	return nil
+	return memRead(m, io, "show", func(s *memory.Service) (memory.Entry, error) { return s.Entry(ctx, m.positional[0], m.clock.Now()) },
+		func(e memory.Entry) { memtext.Entry(io.out, e, m.clock.Now()) })
 }
 
 func memPotentials(ctx context.Context, io stdio, m *memFlags) error {
@@ -279,32 +231,8 @@ func memPotentials(ctx context.Context, io stdio, m *memFlags) error {
 	case m.space == "" || m.entity == "":
 		return usageErrorf("--space and --entity (or --intent) are required")
 	}
-	s, err := m.open("potentials")
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	rep, err := s.Pair(ctx, m.space, m.entity)
-	switch {
-	case err != nil:
-		return err
-	case m.jsonOut:
-		return memJSON(io.rawOut, rep)
-	}
-	var counts []string
-	for _, l := range slices.Sorted(maps.Keys(rep.Counts)) {
-		counts = append(counts, fmt.Sprintf("%s=%d", l, rep.Counts[l]))
-	}
-	printLine(io.out, "pair:      (%s, %s)", rep.Space, rep.Entity)
-	fmt.Fprintf(io.out, "attention: %.4f\n", rep.Potentials.Attention)
-	fmt.Fprintf(io.out, "decision:  %+.4f\n", rep.Potentials.Decision)
-	printLine(io.out, "action:    %s", rep.Potentials.Action)
-	printLine(io.out, "entries:   %s", orDash(strings.Join(counts, " ")))
-	fmt.Fprintf(io.out, "C entries: %d\n", len(rep.SOPs))
-	for _, sop := range rep.SOPs {
-		printLine(io.out, "  %s %s sigma=%+g %q", sop.ID, sop.State, sop.Sigma, sop.Content)
-	}
-	return nil
+	return memRead(m, io, "potentials", func(s *memory.Service) (memory.PairReport, error) { return s.Pair(ctx, m.space, m.entity) },
+		func(rep memory.PairReport) { memtext.Pair(io.out, rep) })
 }
 
 func memDream(ctx context.Context, io stdio, m *memFlags) error {
@@ -344,15 +272,7 @@ func (m *memFlags) runDream(ctx context.Context, io stdio, verb string, o memory
 			Events []memory.DreamEvent `json:"events"`
 		}{rep, append([]memory.DreamEvent{}, m.events...)})
 	}
-	for _, ev := range m.events {
-		printLine(io.out, "%s", ev.Line())
-	}
-	dry := ""
-	if rep.DryRun {
-		dry = " (dry run: nothing changed)"
-	}
-	fmt.Fprintf(io.out, "pass at %s: %d pairs, %d entries; consolidated %d, deferred %d, failed %d, bankrupt %d, forgotten %d%s\n",
-		rep.At.Format(time.RFC3339), rep.Pairs, rep.Entries, rep.Consolidated, rep.Deferred, rep.Failed, rep.Bankrupt, rep.Forgotten, dry)
+	memtext.Dream(io.out, m.events, rep)
 	return nil
 }
 
@@ -438,17 +358,7 @@ func memVerify(ctx context.Context, io stdio, m *memFlags) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(io.out, "%d records, %d index entries, %d level entries, %d recall entries\n",
-			rep.Records, rep.Index, rep.Levels, rep.Recalls)
-		for _, d := range rep.Damage {
-			fmt.Fprintf(io.out, "damage: %s\n", d)
-		}
-		for _, p := range rep.Problems {
-			fmt.Fprintf(io.out, "problem: %s\n", p)
-		}
-		if len(rep.Damage) > 0 {
-			fmt.Fprintf(io.out, "the counts above are of what is still readable; spine memory repair --db %s keeps a copy of the store and drops the damage\n", m.db)
-		}
+		memtext.Verify(io.out, rep, m.db)
 	}
 	if len(rep.Problems) > 0 || len(rep.Damage) > 0 {
 		return exitStatus(exitFail) // the findings above are the result
@@ -472,14 +382,7 @@ func memRepair(ctx context.Context, io stdio, m *memFlags) error {
 			return err
 		}
 	} else {
-		for _, d := range rep.Damage {
-			fmt.Fprintf(io.out, "damage: %s\n", d)
-		}
-		fmt.Fprintf(io.out, "backup of the store as it was: %s\n", rep.Backup)
-		fmt.Fprintf(io.out, "megrams: %d before, %d after\n", rep.Before, rep.After)
-		for _, p := range rep.Problems {
-			printLine(io.out, "problem: %s", p)
-		}
+		memtext.Repair(io.out, rep)
 	}
 	if len(rep.Problems) > 0 {
 		return exitStatus(exitFail) // the problems above are the result

@@ -14,6 +14,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/fleet/fleettext"
 	"github.com/agentspine/spine/internal/termtext"
 	"gopkg.in/yaml.v3"
 )
@@ -339,10 +340,10 @@ func terminalFleetStatus(t *testing.T, hostile string) {
 		Error:    hostile,
 	}
 	var b bytes.Buffer
-	showTaskStatus(&b, st)
+	fleettext.Status(&b, st)
 	termSafe(t, "status of a task", b.String(), true)
 	b.Reset()
-	showFleetStatus(&b, []fleet.Status{st, st})
+	fleettext.Statuses(&b, []fleet.Status{st, st})
 	termSafe(t, "status of the fleet", b.String(), true)
 	if n := strings.Count(b.String(), "\n"); n != 3 {
 		t.Errorf("the fleet's status has %d lines, want 3:\n%s", n, b.String())

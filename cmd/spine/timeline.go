@@ -5,175 +5,37 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
-	"time"
 
+	"github.com/agentspine/spine/effectors/mcp"
 	"github.com/agentspine/spine/ggs/ggsrun"
-	"github.com/agentspine/spine/runlog"
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
 
-// timeline renders trace events as a readable, one-line-per-step account. It works on
-// decoded events (package trace), so the same code shows a recorded trace and a run as
-// it happens (timelineEvents encodes each event as it is written).
+// timeline is report/textview's timeline with the live display's lines for messages, so
+// that trace show, play and a run's --timeline show a message alike.
 type timeline struct {
-	w     io.Writer
-	all   bool // also show state changes and every rule evaluation
-	start time.Time
+	w   io.Writer
+	all bool // also show state changes and every rule evaluation
+	v   *textview.Timeline
+}
 
-	// Messages go through the live display's code into msgBuf, with GGS's ε from the
-	// header's params, so both show a message alike.
-	epsilon *float64
-	display *runDisplay
-	msgBuf  bytes.Buffer
+func (tl *timeline) view() *textview.Timeline {
+	if tl.v == nil {
+		tl.v = &textview.Timeline{W: tl.w, All: tl.all,
+			Messages: func(w io.Writer, eps float64) func(trace.Message) {
+				return (&runDisplay{w: w, pipeline: &pipelineDisplay{w: w, epsilon: eps}}).message
+			},
+			Header: func(h trace.Header, all bool) []string { return mcp.TimelineLines(h.Meta[taskrun.MetaMCPTools], all) },
+		}
+	}
+	return tl.v
 }
 
 // line decodes one encoded event line and shows it; a line that is not an event of the
 // trace's layout is the decoder's error.
-func (tl *timeline) line(raw []byte) error {
-	e, err := trace.DecodeLine(raw)
-	if err != nil {
-		return err
-	}
-	tl.event(&e)
-	return nil
-}
-
-// event shows one event.
-func (tl *timeline) event(e *trace.Event) {
-	if tl.start.IsZero() {
-		tl.start = e.Time
-	}
-	at := fmt.Sprintf("%5d %9s", e.Seq, "+"+e.Time.Sub(tl.start).Round(time.Microsecond).String())
-	// Every value shown is the trace's, so from a model, a tool or a file: one step is
-	// one line, and nothing in it reaches the terminal raw.
-	p := func(format string, args ...any) {
-		printLine(tl.w, "%s  %s", at, fmt.Sprintf(format, args...))
-	}
-	switch b := e.Body.(type) {
-	case trace.Header:
-		hash := b.Rules.Hash
-		if len(hash) > 19 {
-			hash = hash[:19] + "…"
-		}
-		p("run %s · rules %s (%s) · %s", b.Run, b.Rules.Name, hash, b.Format)
-		var params map[string]any
-		_ = json.Unmarshal(b.Params, &params)
-		if len(params) > 0 {
-			p("params %s", compactJSON(params))
-		}
-		for _, l := range mcpToolLines(b.Meta[taskrun.MetaMCPTools], tl.all) {
-			p("%s", l)
-		}
-		tl.epsilon = runlog.Epsilon(b)
-	case trace.FactChange:
-		f := b.Fact
-		verb := strings.TrimPrefix(e.Kind, "fact_")
-		switch {
-		case f.Kind == engine.KindState:
-			if tl.all {
-				p("state     %s", string(f.Payload))
-			}
-		case f.Kind == engine.KindObjective:
-			var o struct{ Name, Rule string }
-			_ = json.Unmarshal(f.Payload, &o)
-			p("objective %s (set by %s)", o.Name, o.Rule)
-		case e.Kind == trace.KindFactRetracted:
-			p("fact      %s/%s retracted (rev %d)", f.Kind, f.ID, f.Rev)
-		default:
-			p("fact      %s/%s %s (rev %d) %s", f.Kind, f.ID, verb, f.Rev, string(f.Payload))
-		}
-	case trace.ConflictSet:
-		tl.conflictSet(b, p)
-	case trace.Message:
-		tl.message(b, p)
-	case trace.Exchange:
-		tl.exchange(b, p)
-	case trace.Reload:
-		if b.Error != "" {
-			p("rules     reload of %s failed; the running rules stay: %s", b.Path, b.Error)
-		} else {
-			p("rules     reloaded %s (%s)", b.Path, b.Hash)
-		}
-	case trace.RuleFired:
-		// Shown with its cycle's conflict set.
-	case trace.RuleError:
-		p("rule      %s: %s", b.Rule, strings.Join(b.Errors, "; "))
-	case trace.Transition:
-		if b.To == engine.StateSelect {
-			p("── iteration %d", b.Iteration)
-		} else if tl.all {
-			p("state     %s → %s", b.From, b.To)
-		}
-	case trace.EffectorCall:
-		if tl.all {
-			p("%-9s call %d %s", b.Op, b.Call, string(b.Request))
-		}
-	case trace.EffectorResult:
-		switch {
-		case b.Error != "":
-			p("%-9s call %d failed: %s", b.Op, b.Call, b.Error)
-		case tl.all:
-			p("%-9s call %d → %s", b.Op, b.Call, string(b.Result))
-		default:
-			p("%-9s call %d → %s", b.Op, b.Call, summarizeResult(b.Result))
-		}
-	case trace.Halt:
-		msg := fmt.Sprintf("halt      %s · objective %s · %d iteration(s) · %d firing(s)", b.Outcome, b.Objective, b.Iterations, b.Firings)
-		if b.Reason != "" {
-			msg += " · " + b.Reason
-		}
-		p("%s", msg)
-	default:
-		p("%-9s %s", e.Kind, string(e.Raw))
-	}
-}
-
-// conflictSet shows a cycle: the rule fired and how it was decided, with --all every
-// rule's evaluation.
-func (tl *timeline) conflictSet(c trace.ConflictSet, p func(string, ...any)) {
-	scope := "select"
-	if c.Scope == "terminal" {
-		scope = "check"
-	}
-	if tl.all {
-		for _, ev := range c.Evaluated {
-			mark := ev.Result
-			if ev.Refracted {
-				mark += " (refracted)"
-			}
-			if ev.Error != "" {
-				mark += ": " + ev.Error
-			}
-			p("  eval    %s = %s", ev.Rule, mark)
-		}
-	}
-	errs := 0
-	for _, ev := range c.Evaluated {
-		if ev.Result == engine.ResultError {
-			errs++
-		}
-	}
-	suffix := ""
-	if errs > 0 {
-		suffix = fmt.Sprintf(" · %d predicate error(s)", errs)
-	}
-	if c.Fired == "" {
-		p("%-9s cycle %d: no rule fired (%d evaluated)%s", scope, c.Cycle, len(c.Evaluated), suffix)
-		return
-	}
-	p("%-9s cycle %d: fired %s (decided by %s) · conflict set [%s]%s", scope, c.Cycle, c.Fired, c.DecidedBy, strings.Join(c.ConflictSet, ", "), suffix)
-}
-
-func compactJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
+func (tl *timeline) line(raw []byte) error { return tl.view().Line(raw) }
 
 // timelineEvents renders each event of a run as it is written (ggsrun.EventObserver).
 func timelineEvents(tl *timeline) ggsrun.EventObserver {
@@ -187,17 +49,11 @@ func timelineEvents(tl *timeline) ggsrun.EventObserver {
 	}
 }
 
-// summarizeResult names a construct by its id and counts a gate's changes.
-func summarizeResult(raw json.RawMessage) string {
-	var r struct {
-		ID      *string           `json:"id"`
-		Changes []json.RawMessage `json:"changes"`
+// compactJSON is v as one line of JSON, for the pipeline display.
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
 	}
-	if json.Unmarshal(raw, &r) != nil {
-		return string(raw)
-	}
-	if r.ID != nil {
-		return "construct " + *r.ID
-	}
-	return fmt.Sprintf("%d change(s)", len(r.Changes))
+	return string(b)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentspine/spine/internal/linecap"
+	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
 )
@@ -56,35 +57,11 @@ func runTraceShow(io stdio, all bool, verifyKey string, path string) error {
 	}
 	// The chain is checked first and a break announced before the timeline, and marked
 	// where it is: what the trace says from there on is shown but not vouched for.
-	cerr := tf.ChainErr
-	breakAt := 0
-	switch ce := tf.Broken(); {
-	case ce != nil:
-		breakAt = ce.Line
-		fmt.Fprintf(io.err, "spine trace show: warning: %s: hash chain broken at %v; the lines from line %d on are shown as read, not verified\n", path, cerr, ce.Line)
-	case cerr != nil && err == nil: // else the reader's error, reported below
-		fmt.Fprintf(io.err, "spine trace show: warning: %s: %v\n", path, cerr)
-	case !tf.Chain.Chained:
-		fmt.Fprintf(io.err, "spine trace show: %s: %s: its lines carry no hashes to verify\n", path, tf.Chain)
-	}
+	textview.ChainNote(io.err, "spine trace show", path, tf, err)
 	if locked, _ := trace.Locked(path); locked {
 		fmt.Fprintf(io.err, "spine trace show: %s is still being written by a run\n", path)
 	}
-	tl := &timeline{w: io.out, all: all}
-	marked := false
-	mark := func() {
-		if breakAt > 0 && !marked {
-			fmt.Fprintf(io.out, "%15s  !! hash chain broken at %v: not verified from here on\n", "", cerr)
-			marked = true
-		}
-	}
-	for i := range tf.Events {
-		if tf.Events[i].Line >= breakAt {
-			mark()
-		}
-		tl.event(&tf.Events[i])
-	}
-	mark()
+	(&timeline{w: io.out, all: all}).view().Trace(tf)
 	if err != nil {
 		return errors.New(linecap.BoundQuotes(err.Error()))
 	}

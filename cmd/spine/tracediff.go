@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"unicode/utf8"
 
 	"github.com/agentspine/spine/internal/linecap"
-	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
@@ -30,9 +28,6 @@ func init() {
 	})
 }
 
-// diffExcerpt bounds how much of a differing value is quoted.
-const diffExcerpt = 160
-
 func runTraceDiff(io stdio, pathA, pathB string) error {
 	var files [2]*trace.File
 	for i, path := range []string{pathA, pathB} {
@@ -42,73 +37,8 @@ func runTraceDiff(io stdio, pathA, pathB string) error {
 		}
 		files[i] = f
 	}
-	d := runlog.Compare(files[0], files[1])
-	printLine(io.out, "A %s: %d events", pathA, len(d.A.Events))
-	printLine(io.out, "B %s: %d events", pathB, len(d.B.Events))
-	switch {
-	case d.Header != nil || d.Event != nil:
-		if d.Header != nil {
-			fmt.Fprintf(io.out, "header: %s\n", describeDiff(d.Header))
-		}
-		if d.Event != nil {
-			fmt.Fprintf(io.out, "first differing event: %s\n", describeDiff(d.Event))
-		}
-	case d.Clock != nil:
-		fmt.Fprintf(io.out, "the same apart from their timestamps; first at %s\n", describeDiff(d.Clock))
-	default:
-		fmt.Fprintln(io.out, "identical")
+	if textview.Diff(io.out, pathA, pathB, runlog.Compare(files[0], files[1])) {
 		return nil
 	}
-	for _, s := range []runlog.Sequence{d.Decisions, d.Messages, d.Exchanges} {
-		summarize(io.out, s)
-	}
 	return exitStatus(exitFail)
-}
-
-// describeDiff names where a difference is: the line in each file, the event's kind and
-// seq, the field and both values (quoted up to diffExcerpt runes).
-func describeDiff(d *runlog.Difference) string {
-	where := func(l *trace.Event) string {
-		if l == nil {
-			return "(end of trace)"
-		}
-		return fmt.Sprintf("line %d (seq %d, %s)", l.Line, l.Seq, l.Kind)
-	}
-	s := fmt.Sprintf("A %s, B %s", where(d.A), where(d.B))
-	if !d.SameKind() {
-		return s
-	}
-	if d.Field != "" {
-		s += "\n  field " + termtext.Line(d.Field)
-	}
-	return s + fmt.Sprintf("\n  A: %s\n  B: %s", termtext.Line(excerpt(d.ValueA)), termtext.Line(excerpt(d.ValueB)))
-}
-
-func excerpt(s string) string {
-	if utf8.RuneCountInString(s) <= diffExcerpt {
-		return s
-	}
-	r := []rune(s)
-	return fmt.Sprintf("%s… (%d bytes)", string(r[:diffExcerpt]), len(s))
-}
-
-// summarize prints one kind's counts on each side, its per-key counts where they differ,
-// and the first position where the two sequences differ.
-func summarize(w io.Writer, s runlog.Sequence) {
-	fmt.Fprintf(w, "%s: A %d, B %d", s.Kind, len(s.A), len(s.B))
-	if s.Same() {
-		fmt.Fprintln(w, "; the same sequence")
-		return
-	}
-	fmt.Fprintln(w)
-	for _, c := range s.Counts {
-		printLine(w, "  %-28s A %d, B %d", c.Key, c.A, c.B)
-	}
-	item := func(items []string) string {
-		if s.At < len(items) {
-			return items[s.At]
-		}
-		return "(none)"
-	}
-	fmt.Fprintf(w, "  first difference at #%d:\n    A: %s\n    B: %s\n", s.At+1, termtext.Line(item(s.A)), termtext.Line(item(s.B)))
 }

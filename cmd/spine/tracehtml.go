@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -73,7 +72,7 @@ func runTraceHTML(io stdio, path, out string) error {
 		}
 		return nil
 	}
-	if err := writeFileAtomic(out, page.Bytes()); err != nil {
+	if err := tracereport.WritePage(out, page.Bytes()); err != nil {
 		return fail("%v", err)
 	}
 	fmt.Fprintf(io.out, "wrote %s: %d round(s), %d exchange(s), %d message(s), %d finding(s)\n",
@@ -84,29 +83,4 @@ func runTraceHTML(io stdio, path, out string) error {
 // htmlPath is where the page of a trace goes by default: beside it, .jsonl made .html.
 func htmlPath(trace string) string {
 	return strings.TrimSuffix(trace, ".jsonl") + ".html"
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same directory,
-// so a reader never sees half a page and a failed write leaves any old page whole.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing left to remove
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return nil
 }

@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/agentspine/spine/internal/linecap"
-	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
@@ -66,7 +64,7 @@ func runTraceLoss(io stdio, asJSON bool, paths []string) error {
 		if i > 0 {
 			fmt.Fprintln(io.out)
 		}
-		writeLossTable(io.out, lt)
+		textview.LossTable(io.out, lt)
 	}
 	return exitStatus(code)
 }
@@ -85,29 +83,4 @@ func readTraceFile(sub, path string, warn io.Writer) (*trace.File, error) {
 		fmt.Fprintf(warn, "spine trace %s: %s: %s\n", sub, path, inc)
 	}
 	return f, nil
-}
-
-// writeLossTable prints one trace's rounds, headed by its path, numbers as the pipeline
-// display prints them.
-func writeLossTable(w io.Writer, lt runlog.Loss) {
-	fmt.Fprintln(w, termtext.Line(lt.Trace))
-	if len(lt.Rounds) == 0 {
-		fmt.Fprintln(w, "  no GGS rounds (no signals fact with a round)")
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  round\tD\tP\tΩ\tL\t∇L\tdirective\trule\tblocked tools\tblocked targets")
-	// A cell is one line with no tab of its own, so the columns hold.
-	dash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return termtext.Line(s)
-	}
-	for _, r := range lt.Rounds {
-		fmt.Fprintf(tw, "  %d\t%.3f\t%.3f\t%.3f\t%.3f\t%+.3f %s\t%s\t%s\t%s\t%s\n",
-			r.Round, r.D, r.P, r.Omega, r.L, r.GradL, runlog.GradArrow(r.GradL, lt.Epsilon),
-			dash(r.Directive), dash(r.Rule), dash(strings.Join(r.BlockedTools, ", ")), dash(strings.Join(r.BlockedTargets, "; ")))
-	}
-	tw.Flush()
 }

@@ -38,6 +38,7 @@ package termtext
 
 import (
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -140,4 +141,15 @@ func appendHex(dst []byte, prefix string, r rune, digits int) []byte {
 		dst = append(dst, '0')
 	}
 	return append(dst, h...)
+}
+
+// OneLine folds text onto one escaped line of at most n characters: runs of white space
+// become one space, what a terminal would obey is escaped, and a longer line is cut with
+// "…".
+func OneLine(text string, n int) string {
+	r := []rune(Line(strings.Join(strings.Fields(text), " ")))
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return string(r)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/trace"
@@ -191,4 +192,27 @@ func Summary(rs []Outcome, compare bool) string {
 		return fmt.Sprintf("%d trace(s) replayed: %d identical%s, %d not", len(rs), ok, tornNote, len(rs)-ok)
 	}
 	return fmt.Sprintf("%d trace(s) replayed: %d ran, %d failed", len(rs), ok, len(rs)-ok)
+}
+
+// CheckAll checks the traces at paths, jobs at a time, into outcomes in the order of
+// paths.
+func CheckAll(ctx context.Context, paths []string, jobs int, o CheckOptions) []Outcome {
+	results := make([]Outcome, len(paths))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < jobs && w < len(paths); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				results[i] = Check(ctx, paths[i], o)
+			}
+		}()
+	}
+	for i := range paths {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return results
 }

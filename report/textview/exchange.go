@@ -1,4 +1,4 @@
-package main
+package textview
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ const tlIndent = "                 "
 // exchange shows one nested exchange: a head line with what identifies it and what came
 // back, detail lines (retries, violations, memory's verdicts), and with --all the full
 // request and response, kept raw so a kind this file does not know is still shown whole.
-func (tl *timeline) exchange(x trace.Exchange, p func(string, ...any)) {
+func (tl *Timeline) exchange(x trace.Exchange, p func(string, ...any)) {
 	head, details := exchangeSummary(x)
 	if x.Error != "" {
 		head += " · failed: " + oneLine(x.Error, 120)
@@ -28,19 +28,19 @@ func (tl *timeline) exchange(x trace.Exchange, p func(string, ...any)) {
 	for _, d := range details {
 		tl.detail(d)
 	}
-	if tl.all {
+	if tl.All {
 		tl.block("request", x.Request)
 		tl.block("response", x.Response)
 	}
 }
 
 // detail prints a line under the current event, past its seq and time columns.
-func (tl *timeline) detail(s string) {
-	printLine(tl.w, "%s%s", tlIndent, s)
+func (tl *Timeline) detail(s string) {
+	printLine(tl.W, "%s%s", tlIndent, s)
 }
 
 // block prints a JSON value indented under the current event, or nothing when absent.
-func (tl *timeline) block(label string, raw json.RawMessage) {
+func (tl *Timeline) block(label string, raw json.RawMessage) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return
 	}
@@ -52,7 +52,7 @@ func (tl *timeline) block(label string, raw json.RawMessage) {
 	tl.detail(label + ":")
 	// Indented JSON is a block: its strings hold no raw newline, and what else it holds
 	// that a terminal obeys (C1 controls, bidi overrides) is escaped.
-	fmt.Fprintf(tl.w, "%s  %s\n", tlIndent, termtext.Block(b.String()))
+	fmt.Fprintf(tl.W, "%s  %s\n", tlIndent, termtext.Block(b.String()))
 }
 
 // exchangeSummary is an exchange's head line and detail lines by the kind of its name.
@@ -165,17 +165,21 @@ func calibrateSummary(x trace.Exchange, dur string) (string, []string) {
 }
 
 // message shows a bus message as the live display of `spine run` and `spine play` does,
-// through that display's own code, each line under the event.
-func (tl *timeline) message(m trace.Message, p func(string, ...any)) {
-	if tl.display == nil {
-		eps := 0.1 // as newRunDisplay when the rules name none
+// through that display's own code (Messages), each line under the event.
+func (tl *Timeline) showMessage(m trace.Message, p func(string, ...any)) {
+	if tl.Messages == nil {
+		p("message   %-4s → %-4s %s", m.From, m.To, m.Type)
+		return
+	}
+	if tl.message == nil {
+		eps := 0.1 // as the live display when the rules name none
 		if tl.epsilon != nil {
 			eps = *tl.epsilon
 		}
-		tl.display = &runDisplay{w: &tl.msgBuf, pipeline: &pipelineDisplay{w: &tl.msgBuf, epsilon: eps}}
+		tl.message = tl.Messages(&tl.msgBuf, eps)
 	}
 	tl.msgBuf.Reset()
-	tl.display.message(m)
+	tl.message(m)
 	first := true
 	for _, l := range strings.Split(strings.TrimRight(tl.msgBuf.String(), "\n"), "\n") {
 		switch {

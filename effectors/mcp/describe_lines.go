@@ -1,20 +1,19 @@
-package main
+package mcp
 
 import (
 	"fmt"
 	"strings"
-
-	"github.com/agentspine/spine/effectors/mcp"
 )
 
-// mcpToolLines shows the MCP tool list a trace header records (meta mcp_tools): one line
+// TimelineLines shows the MCP tool list a trace header records (meta mcp_tools) for
+// `spine trace show`: one line
 // per server with the tools it offered and refused; with all, one more per offered tool
 // with the description R3 was given. A list that does not decode is said, not hidden.
-func mcpToolLines(meta string, all bool) []string {
+func TimelineLines(meta string, all bool) []string {
 	if meta == "" {
 		return nil
 	}
-	d, err := mcp.ParseDescription(meta)
+	d, err := ParseDescription(meta)
 	if err != nil {
 		return []string{"mcp       " + err.Error()}
 	}

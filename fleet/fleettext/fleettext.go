@@ -1,0 +1,93 @@
+// Package fleettext renders the fleet's answers for a terminal: the task statuses of
+// `spine status` and the Auditor's answer of `spine audit query`. A view takes fleet's
+// values and an io.Writer; it connects to nothing. What a task or a run says came from a
+// person or a model: it is written only as escaped lines (termtext).
+package fleettext
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/report/textview"
+)
+
+func printLine(w io.Writer, format string, a ...any) {
+	fmt.Fprintln(w, termtext.Line(fmt.Sprintf(format, a...)))
+}
+
+// Statuses is one line a task, then the counts.
+func Statuses(w io.Writer, sts []fleet.Status) {
+	counts := map[string]int{}
+	for _, st := range sts {
+		counts[st.State]++
+		out := st.Outcome()
+		if out == "" {
+			out = "-"
+		}
+		printLine(w, "%-22s %-8s %-16s %d attempt(s)  %s", st.ID, st.State, out, len(st.Attempts), termtext.OneLine(st.Text, 60))
+	}
+	printLine(w, "%d task(s): %d queued, %d running, %d finished", len(sts), counts[fleet.Queued], counts[fleet.Running], counts[fleet.Finished])
+}
+
+// Status is a task with its attempts.
+func Status(w io.Writer, st fleet.Status) {
+	printLine(w, "%s  %s  submitted %s", st.ID, st.State, st.SubmittedAt.Format(time.RFC3339))
+	printLine(w, "  %s", termtext.OneLine(st.Text, 100))
+	for _, a := range st.Attempts {
+		mark := " "
+		if a.N == st.Accepted {
+			mark = "*"
+		}
+		line := fmt.Sprintf(" %s attempt %d on %s: %s (run %s", mark, a.N, a.Worker, a.State, a.RunID)
+		if a.Trace != "" {
+			line += ", trace stored"
+		}
+		if a.SignedBy != "" {
+			line += ", signed by " + a.SignedBy
+		}
+		if a.Resumed != nil {
+			line += fmt.Sprintf(", resumed from attempt %d's line %d", a.Resumed.Attempt, a.Resumed.Line)
+		}
+		printLine(w, "%s)", line)
+		if a.Error != "" {
+			printLine(w, "     did not start: %s", termtext.OneLine(a.Error, 100))
+		}
+	}
+	if o := st.Outcome(); o != "" {
+		printLine(w, "  outcome: %s", o)
+	}
+	if st.Final != nil && strings.TrimSpace(st.Final.Summary) != "" {
+		printLine(w, "  summary: %s", termtext.OneLine(st.Final.Summary, 100))
+	}
+	if st.Error != "" {
+		printLine(w, "  error: %s", termtext.OneLine(st.Error, 100))
+	}
+}
+
+// AuditAnswer is each matched run with its roles' figures and its findings, then
+// the roles that drifted.
+func AuditAnswer(w io.Writer, ans fleet.AuditAnswer) {
+	for _, r := range ans.Runs {
+		printLine(w, "%s  %s  ended %s  %s", r.Run, r.Outcome, r.Ended.UTC().Format(time.RFC3339), textview.Plural(len(r.Findings), "finding"))
+		for _, f := range r.Roles {
+			printLine(w, "  %-4s %3d call(s) %7d tokens %7d ms  %d correction(s)  %d/%d result(s) failed",
+				f.Role, f.Calls, f.Tokens, f.LatencyMS, f.Corrections, f.Failed, f.Results)
+		}
+		for _, f := range r.Findings {
+			fmt.Fprintf(w, "  %s\n", textview.FindingLine(f))
+		}
+	}
+	fmt.Fprintf(w, "%s matched", textview.Plural(len(ans.Runs), "run"))
+	if len(ans.Drift) == 0 {
+		fmt.Fprintln(w, "; no role drifted")
+		return
+	}
+	fmt.Fprintln(w, "; drift:")
+	for _, d := range ans.Drift {
+		printLine(w, "  %s (runs %s)", d, strings.Join(d.Runs, ", "))
+	}
+}

@@ -1,0 +1,135 @@
+// Package memtext renders what the memory store reports for a terminal: the tables and
+// reports of `spine memory ls|show|potentials|dream|gc|verify|repair`. A view takes the
+// store's values and an io.Writer; it opens no store and decides no exit status.
+//
+// A record's fields come from a run or an import and may hold anything: they are written
+// only through termtext, a cell or a field as one escaped line.
+package memtext
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/memory"
+)
+
+func printLine(w io.Writer, format string, a ...any) {
+	fmt.Fprintln(w, termtext.Line(fmt.Sprintf(format, a...)))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// Entries is the table of `memory ls`, then the count.
+func Entries(w io.Writer, entries []memory.Entry) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tLEVEL\tSTATE\tF\tSIGMA\tK\tATTENTION\tCREATED\tSPACE\tENTITY\tNOTE")
+	// A cell is one line with no tab of its own.
+	line := termtext.Line
+	for _, e := range entries {
+		note := ""
+		switch {
+		case e.SupersededBy != "":
+			note = "superseded by " + e.SupersededBy
+		case e.Supersedes != "":
+			note = "supersedes " + e.Supersedes
+		}
+		if note != "" {
+			note = "\t" + line(note) // no trailing blanks on rows without a note
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%+g\t%g\t%.4f\t%s\t%s\t%s%s\n", line(e.ID), line(e.Level), line(orDash(e.State)), e.F, e.Sigma, e.K,
+			e.Attention, e.CreatedAt.Format(time.RFC3339), line(e.Space), line(e.Entity), note)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d megrams\n", len(entries))
+}
+
+// Entry is one Megram as `memory show` writes it, its live potentials taken at now.
+func Entry(w io.Writer, e memory.Entry, now time.Time) {
+	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+	for _, kv := range [][2]string{
+		{"id", e.ID}, {"level", e.Level}, {"state", orDash(e.State)},
+		{"space", e.Space}, {"entity", e.Entity},
+		{"created_at", e.CreatedAt.Format(time.RFC3339Nano)},
+		{"last_recalled_at", e.LastRecalledAt.Format(time.RFC3339Nano)},
+		{"f / sigma / k", fmt.Sprintf("%g / %+g / %g", e.F, e.Sigma, e.K)},
+		{"origin", orDash(e.Origin)},
+		{"supersedes", orDash(e.Supersedes)},
+		{"superseded_by", orDash(e.SupersededBy)},
+		{"live", fmt.Sprintf("attention %.4f, decision %+.4f at %s", e.Attention, e.Decision, now.Format(time.RFC3339))},
+	} {
+		fmt.Fprintf(tw, "%s:\t%s\n", kv[0], termtext.Line(kv[1]))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "content:\n")
+	for _, line := range strings.Split(e.Content, "\n") {
+		fmt.Fprintf(w, "  %s\n", termtext.Block(line))
+	}
+}
+
+// Pair is a tag pair's live potentials, its entries by level and its C entries.
+func Pair(w io.Writer, rep memory.PairReport) {
+	var counts []string
+	for _, l := range slices.Sorted(maps.Keys(rep.Counts)) {
+		counts = append(counts, fmt.Sprintf("%s=%d", l, rep.Counts[l]))
+	}
+	printLine(w, "pair:      (%s, %s)", rep.Space, rep.Entity)
+	fmt.Fprintf(w, "attention: %.4f\n", rep.Potentials.Attention)
+	fmt.Fprintf(w, "decision:  %+.4f\n", rep.Potentials.Decision)
+	printLine(w, "action:    %s", rep.Potentials.Action)
+	printLine(w, "entries:   %s", orDash(strings.Join(counts, " ")))
+	fmt.Fprintf(w, "C entries: %d\n", len(rep.SOPs))
+	for _, sop := range rep.SOPs {
+		printLine(w, "  %s %s sigma=%+g %q", sop.ID, sop.State, sop.Sigma, sop.Content)
+	}
+}
+
+// Dream is a Dreamer pass: what it did, event by event, then its counts.
+func Dream(w io.Writer, events []memory.DreamEvent, rep memory.DreamReport) {
+	for _, ev := range events {
+		printLine(w, "%s", ev.Line())
+	}
+	dry := ""
+	if rep.DryRun {
+		dry = " (dry run: nothing changed)"
+	}
+	fmt.Fprintf(w, "pass at %s: %d pairs, %d entries; consolidated %d, deferred %d, failed %d, bankrupt %d, forgotten %d%s\n",
+		rep.At.Format(time.RFC3339), rep.Pairs, rep.Entries, rep.Consolidated, rep.Deferred, rep.Failed, rep.Bankrupt, rep.Forgotten, dry)
+}
+
+// Verify is what a read-only check of the store in db found.
+func Verify(w io.Writer, rep memory.VerifyReport, db string) {
+	fmt.Fprintf(w, "%d records, %d index entries, %d level entries, %d recall entries\n",
+		rep.Records, rep.Index, rep.Levels, rep.Recalls)
+	for _, d := range rep.Damage {
+		fmt.Fprintf(w, "damage: %s\n", d)
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "problem: %s\n", p)
+	}
+	if len(rep.Damage) > 0 {
+		fmt.Fprintf(w, "the counts above are of what is still readable; spine memory repair --db %s keeps a copy of the store and drops the damage\n", db)
+	}
+}
+
+// Repair is what a repair dropped, where the backup is and what is left.
+func Repair(w io.Writer, rep memory.RepairReport) {
+	for _, d := range rep.Damage {
+		fmt.Fprintf(w, "damage: %s\n", d)
+	}
+	fmt.Fprintf(w, "backup of the store as it was: %s\n", rep.Backup)
+	fmt.Fprintf(w, "megrams: %d before, %d after\n", rep.Before, rep.After)
+	for _, p := range rep.Problems {
+		printLine(w, "problem: %s", p)
+	}
+}

@@ -1,0 +1,70 @@
+package textview
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/agentspine/spine/internal/linecap"
+	"github.com/agentspine/spine/spine/replay"
+	"github.com/agentspine/spine/spine/trace"
+)
+
+// Replay prints what replaying one trace found (replay.Check): an incomplete recording
+// on errw, then one line with the verdict (two when a replay that differs also failed).
+func Replay(out, errw io.Writer, r replay.Outcome) {
+	if r.Incomplete != "" {
+		fmt.Fprintf(errw, "%s: %s\n", r.Path, r.Incomplete)
+	}
+	var ce *trace.ChainError
+	if r.ChainErr != nil && (r.Failed == nil || errors.As(r.ChainErr, &ce)) { // else the reader's error, in Failed
+		printLine(out, "%s: hash chain broken at %v", r.Path, r.ChainErr)
+	}
+	if r.OtherRules != "" {
+		fmt.Fprintf(out, "%s: %s\n", r.Path, r.OtherRules)
+	}
+	switch {
+	case r.SigErr != nil:
+		fmt.Fprintf(out, "%s: %v\n", r.Path, r.SigErr)
+	case r.Verified:
+		fmt.Fprintf(out, "%s: %s (verified)\n", r.Path, r.Signature)
+	case r.Signature.Signed:
+		fmt.Fprintf(out, "%s: %s (not verified: pass --verify-key)\n", r.Path, r.Signature)
+	}
+	var unusable *replay.RecordingError
+	switch {
+	case r.Failed != nil:
+		// No replay ran: an error, on stderr. A recording's values are quoted as
+		// excerpts: a line may be megabytes.
+		fmt.Fprintf(errw, "%s: %s\n", r.Path, linecap.BoundQuotes(r.Failed.Error()))
+	case r.Diff != nil:
+		printLine(out, "%s: differs from the recording at %s", r.Path, r.Diff)
+		if r.ReplayErr != nil {
+			fmt.Fprintf(out, "%s: %s\n", r.Path, linecap.BoundQuotes(r.ReplayErr.Error()))
+		}
+	case r.ReplayErr != nil && r.Incomplete != "" && errors.Is(r.ReplayErr, replay.ErrRecordingEnded):
+		// What the recording holds was reproduced, but the run could not be: it needed
+		// what was lost with the cut.
+		fmt.Fprintf(out, "%s: incomplete: the recording ends before the run did, and the replay needed more than the %d complete lines: %v\n", r.Path, r.Lines, r.ReplayErr)
+	case errors.As(r.ReplayErr, &unusable):
+		// The recording could not be used: an error about the input, on stderr.
+		fmt.Fprintf(errw, "%s: recording unusable: %s\n", r.Path, linecap.BoundQuotes(r.ReplayErr.Error()))
+	case r.ReplayErr != nil:
+		fmt.Fprintf(out, "%s: %s\n", r.Path, linecap.BoundQuotes(r.ReplayErr.Error()))
+	case r.Compare && r.Incomplete != "":
+		// The recorded run's end was in the lost line, so no outcome is claimed.
+		note := r.ChainNote()
+		if r.ChainErr != nil {
+			note = "but the recording's chain is broken"
+		}
+		printLine(out, "%s: incomplete: the recording ends before the run did; %d complete lines reproduced (%s)", r.Path, r.Lines, note)
+	case r.Compare && r.ChainErr != nil:
+		printLine(out, "%s: the replay is identical to the recording (%d lines), but the recording's chain is broken · %s", r.Path, r.Lines, r.Ending())
+	case r.Compare:
+		printLine(out, "%s: identical to the recording (%d lines, %s) · %s", r.Path, r.Lines, r.ChainNote(), r.Ending())
+	case !r.Chain.Chained && r.ChainErr == nil:
+		printLine(out, "%s: replayed · %s · %s", r.Path, r.ReplayedEnding(), r.Chain)
+	default:
+		printLine(out, "%s: replayed · %s", r.Path, r.ReplayedEnding())
+	}
+}
