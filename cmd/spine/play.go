@@ -273,6 +273,7 @@ func runDemo(ctx context.Context, io stdio, flags *pflag.FlagSet, opts *demoFlag
 		fmt.Fprintf(io.out, "\nRead the trace:      spine trace show %s\n", path)
 		fmt.Fprintf(io.out, "Replay and check it: spine replay --check %s\n", path)
 		fmt.Fprintf(io.out, "Try other rules:     spine play --rules my-ggs.yaml fixtures/%s  (a copy of rules/ggs.yaml, edited)\n", demoScenario)
+		fmt.Fprintln(io.out, explainHint)
 	}
 	return code
 }
