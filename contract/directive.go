@@ -62,7 +62,7 @@ type FinalResult struct {
 	Directive     string  `json:"directive"`
 	// Reason names why a task was abandoned when the cause was a fault of the machinery
 	// rather than the task's own course: the fault's kind (model_unavailable,
-	// contract_broken, planner_cornered, response_too_large, or cancelled, iteration_bound,
+	// contract_broken, planner_cornered, response_too_large, key_refused, or cancelled, iteration_bound,
 	// effector_error when the run itself was stopped). Empty otherwise.
 	Reason string `json:"reason,omitempty"`
 	// Failure is R2's graceful failure on an abandoned task: what was done, what failed

@@ -16,6 +16,9 @@ const (
 	// FaultToolUnavailable: a tool's server (an MCP server) could not be started, died or
 	// broke its connection; R3's call did not reach a working tool.
 	FaultToolUnavailable = "tool_unavailable"
+	// FaultKeyRefused: a role's model endpoint refused the API key (HTTP 401 or 403).
+	// The same key would be refused again, so no round is run again for it.
+	FaultKeyRefused = "key_refused"
 
 	// The run itself was stopped from outside the rules (Role FaultRoleSpine): the
 	// engine's Interrupt reasons. None is a verdict on the task, and none can be tried
@@ -46,5 +49,10 @@ type Fault struct {
 	Detail string `json:"detail"` // what happened, for people
 }
 
+// KeyRefusedAdvice is what a FaultKeyRefused tells the user to do.
+const KeyRefusedAdvice = "the endpoint refused the key: check OPENAI_API_KEY (or the config's api_key_env)"
+
 // Fatal tells whether trying the round again cannot help.
-func (f Fault) Fatal() bool { return f.Kind == FaultPlannerCornered || IsInterruption(f.Kind) }
+func (f Fault) Fatal() bool {
+	return f.Kind == FaultPlannerCornered || f.Kind == FaultKeyRefused || IsInterruption(f.Kind)
+}

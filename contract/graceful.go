@@ -29,6 +29,18 @@ type CompletedPart struct {
 func (g *GracefulFailure) Text() string {
 	var b strings.Builder
 	b.WriteString(g.Summary + "\n")
+	b.WriteString(g.Details())
+	b.WriteString("Next moves:\n")
+	for i, m := range g.NextMoves {
+		fmt.Fprintf(&b, "  %d. %s\n", i+1, m)
+	}
+	return b.String()
+}
+
+// Details renders what was done and what failed, without the summary and the next
+// moves: for a display that has shown those with the FinalResult already.
+func (g *GracefulFailure) Details() string {
+	var b strings.Builder
 	if len(g.Completed) > 0 {
 		b.WriteString("Done so far:\n")
 		for _, c := range g.Completed {
@@ -40,10 +52,6 @@ func (g *GracefulFailure) Text() string {
 		for _, f := range g.Failed {
 			b.WriteString("  - " + f + "\n")
 		}
-	}
-	b.WriteString("Next moves:\n")
-	for i, m := range g.NextMoves {
-		fmt.Fprintf(&b, "  %d. %s\n", i+1, m)
 	}
 	return b.String()
 }

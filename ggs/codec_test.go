@@ -44,7 +44,7 @@ func TestDecodeMessageErrors(t *testing.T) {
 		{`{"type":"ReplanRequest","payload":{"task_id":"t","recommendation":"retire"}}`,
 			`ReplanRequest payload: recommendation: got "retire", want "replan", "retry" or "abandon"`},
 		{`{"type":"ReplanRequest","payload":{"task_id":"t","fault":{"role":"R2","kind":"sleepy","detail":""}}}`,
-			`ReplanRequest payload: fault.kind: got "sleepy", want model_unavailable, contract_broken, planner_cornered, response_too_large or tool_unavailable`},
+			`ReplanRequest payload: fault.kind: got "sleepy", want model_unavailable, contract_broken, planner_cornered, response_too_large, tool_unavailable or key_refused`},
 		{`{"type":"ReplanRequest","payload":{"task_id":"t","outcomes":[{"status":"failed","fault":{"kind":"model_unavailable"}}]}}`,
 			`ReplanRequest payload: fault.role: missing`},
 		{`{"type":"OutcomeSummary","payload":{"task_id":"t","outcomes":[{"status":"failed"}]}}`,

@@ -49,7 +49,7 @@ func TestFaultsAreNotVerdicts(t *testing.T) {
 		t.Errorf("retry directive = %+v", d)
 	}
 	if end.Signals.Fault != FaultEnds || end.Final.Reason != contract.FaultModelUnavailable || end.Final.Replans != 1 ||
-		!strings.Contains(end.Final.Summary, "a fault of the machinery cut 2 round(s) in a row short (max_fault_retries = 1)") {
+		!strings.Contains(end.Final.Summary, "a fault of the machinery (R2: model_unavailable) cut 2 round(s) in a row short (max_fault_retries = 1)") {
 		t.Errorf("final = %+v, signals %+v", end.Final, end.Signals)
 	}
 }

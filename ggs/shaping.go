@@ -299,11 +299,20 @@ func summary(directive string, s Signals, p Params, gap string) string {
 		switch {
 		case s.Interrupted != "":
 			b.WriteString(interruptedSummary(s.Interrupted, s.InterruptDetail))
+		case s.Fault == FaultEnds && s.FaultKind == contract.FaultKeyRefused:
+			// The round's report has said what the endpoint answered: it is not repeated.
+			fmt.Fprintf(&b, "Abandoned at once: %s. No retry can cure it (%s: %s); the task itself was not judged.",
+				contract.KeyRefusedAdvice, s.FaultRole, s.FaultKind)
+			gap = ""
 		case s.Fault == FaultEnds && s.FaultFatal:
 			b.WriteString("Abandoned: every plan the planner could make broke the MUST NOT set (a fault of the machinery, not a verdict on the task).")
 		case s.Fault == FaultEnds:
-			fmt.Fprintf(&b, "Abandoned: a fault of the machinery cut %d round(s) in a row short (max_fault_retries = %d); the task itself was not judged failed.",
-				s.FaultRounds, p.MaxFaultRetries)
+			// The fault's own words are in each faulted round's report: named, not repeated.
+			fmt.Fprintf(&b, "Abandoned: a fault of the machinery (%s: %s) cut %d round(s) in a row short (max_fault_retries = %d); the task itself was not judged failed.",
+				s.FaultRole, s.FaultKind, s.FaultRounds, p.MaxFaultRetries)
+			if s.FaultOnly {
+				gap = ""
+			}
 		case s.Worsening >= p.Law2Kill:
 			fmt.Fprintf(&b, "Abandoned: the loss worsened on %d consecutive rounds (∇L = %s > ε = %s), so more budget would not help.",
 				s.Worsening, num(s.Grad), num(p.Epsilon))

@@ -25,9 +25,11 @@ type Signals struct {
 	Fault int `json:"fault"`
 
 	// What Fault is made of, for the rationale and summary; not part of the fact.
-	FaultRounds int  `json:"-"` // consecutive rounds a fault cut short, this one included
-	FaultOnly   bool `json:"-"` // the fault is all that failed: nothing was judged on its merits
-	FaultFatal  bool `json:"-"` // trying again cannot help (the planner is cornered)
+	FaultRounds int    `json:"-"` // consecutive rounds a fault cut short, this one included
+	FaultOnly   bool   `json:"-"` // the fault is all that failed: nothing was judged on its merits
+	FaultFatal  bool   `json:"-"` // trying again cannot help (the planner is cornered, the key refused)
+	FaultRole   string `json:"-"` // the role the round's fault names, "" without one
+	FaultKind   string `json:"-"` // and its kind (contract.Fault…)
 	// Interrupted is the kind of the interruption that ends the round (cancelled,
 	// iteration_bound, effector_error), "" for none.
 	Interrupted     string `json:"-"`

@@ -82,6 +82,10 @@ func (st *taskState) signals(p Params, in message) Signals {
 		grad, worsening = 0, st.worsening
 	}
 	fatal := in.fault != nil && in.fault.Fatal()
+	faultRole, faultKind := "", ""
+	if in.fault != nil {
+		faultRole, faultKind = in.fault.Role, in.fault.Kind
+	}
 	verdict := FaultNone
 	switch {
 	case in.fault == nil:
@@ -105,6 +109,8 @@ func (st *taskState) signals(p Params, in message) Signals {
 		FaultRounds: faults,
 		FaultOnly:   in.faultOnly,
 		FaultFatal:  fatal,
+		FaultRole:   faultRole,
+		FaultKind:   faultKind,
 	}
 }
 

@@ -146,11 +146,11 @@ func faults(req *contract.ReplanRequest) []*contract.Fault {
 func validateFault(f *contract.Fault) error {
 	switch f.Kind {
 	case contract.FaultModelUnavailable, contract.FaultContractBroken, contract.FaultPlannerCornered, contract.FaultResponseTooLarge,
-		contract.FaultToolUnavailable:
+		contract.FaultToolUnavailable, contract.FaultKeyRefused:
 	default:
-		return fmt.Errorf("fault.kind: got %q, want %s, %s, %s, %s or %s", f.Kind,
+		return fmt.Errorf("fault.kind: got %q, want %s, %s, %s, %s, %s or %s", f.Kind,
 			contract.FaultModelUnavailable, contract.FaultContractBroken, contract.FaultPlannerCornered, contract.FaultResponseTooLarge,
-			contract.FaultToolUnavailable)
+			contract.FaultToolUnavailable, contract.FaultKeyRefused)
 	}
 	if f.Role == "" {
 		return fmt.Errorf("fault.role: missing")

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,8 +13,8 @@ import (
 // whole.
 func WritePage(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
+	if err != nil { // about the file asked for, not the temporary one
+		return fmt.Errorf("%s: cannot write in %s: %w", path, filepath.Dir(path), cmp.Or(errors.Unwrap(err), err))
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing left to remove
 	if _, err := tmp.Write(data); err != nil {
@@ -27,7 +29,10 @@ func WritePage(path string, data []byte) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			return fmt.Errorf("%s is a directory: name a file with -o", path)
+		}
+		return fmt.Errorf("%s: %w", path, cmp.Or(errors.Unwrap(err), err))
 	}
 	return nil
 }

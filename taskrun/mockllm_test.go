@@ -50,7 +50,7 @@ func startMockLLM(t *testing.T) *mockLLM {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("mock-llm is needed in CI: %s", msg)
 		}
-		t.Skipf("mock-llm unavailable, skipping: %s", msg)
+		t.Skipf("mock-llm unavailable, skipping: %s (CI=true makes this a failure; .ci/run installs it)", msg)
 	}
 	dir, err := filepath.Abs(mockLLMDir)
 	if err != nil {

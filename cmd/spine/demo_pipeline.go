@@ -70,6 +70,7 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	}
 	fmt.Fprintf(io.out, "Audit it:            spine audit %s\n", res.TracePath)
 	fmt.Fprintf(io.out, "Read it:             spine trace show %s\n", res.TracePath)
+	fmt.Fprintln(io.out, explainHint)
 	if errors.Is(o.RunErr, context.Canceled) {
 		return exitStatus(code)
 	}

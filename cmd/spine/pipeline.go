@@ -18,6 +18,8 @@ type pipelineDisplay struct {
 	w       io.Writer
 	epsilon float64
 	round   int
+	lastGap string // the last ReplanRequest gap printed whole, and its round
+	gapAt   int
 }
 
 func (d *pipelineDisplay) message(m trace.Message) {
@@ -62,7 +64,13 @@ func (d *pipelineDisplay) message(m trace.Message) {
 				failed++
 			}
 		}
-		printLine(d.w, "%s %s · %d/%d subtask(s) failed · %s", head, p.TaskID, failed, len(p.Outcomes), p.GapSummary)
+		gap := p.GapSummary
+		if p.Fault != nil && gap == d.lastGap { // a fault met again: said once
+			gap = fmt.Sprintf("%s (%s) again, as in round %d", p.Fault.Role, p.Fault.Kind, d.gapAt)
+		} else {
+			d.lastGap, d.gapAt = gap, d.round
+		}
+		printLine(d.w, "%s %s · %d/%d subtask(s) failed · %s", head, p.TaskID, failed, len(p.Outcomes), gap)
 	case *contract.OutcomeSummary:
 		printLine(d.w, "%s %s · all subtasks matched · %s", head, p.TaskID, p.Summary)
 	case *contract.PlanDirective:

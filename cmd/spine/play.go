@@ -115,6 +115,7 @@ func init() {
 			fmt.Fprintf(io.out, "\nRead the trace:      spine trace show %s\n", pc.TracePath)
 			fmt.Fprintf(io.out, "Replay and check it: spine replay --check %s\n", pc.TracePath)
 			fmt.Fprintf(io.out, "Try other rules:     spine play --rules my-ggs.yaml fixtures/%s  (a copy of rules/ggs.yaml, edited)\n", scripted.DemoScenario)
+			fmt.Fprintln(io.out, explainHint)
 			return nil
 		}
 		return c

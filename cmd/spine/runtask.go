@@ -246,8 +246,11 @@ func (d *runDisplay) finish(io stdio, res ggsrun.TaskResult, runErr error, path 
 		sum := taskrun.Summarize(res, path, p, runErr)
 		fmt.Fprintln(io.out)
 		if res.Failure != nil {
-			fmt.Fprint(io.out, termFailure(res.Failure).Text())
-			fmt.Fprintln(io.out)
+			// The FinalResult's lines above gave its summary and next moves: once is enough.
+			if details := termFailure(res.Failure).Details(); details != "" {
+				fmt.Fprint(io.out, details)
+				fmt.Fprintln(io.out)
+			}
 		}
 		fmt.Fprintf(io.out, "%s: %s (objective %s) after %d iteration(s) · %d model call(s), %d tokens\n",
 			res.Result.Run, res.Result.Outcome, res.Result.Objective, res.Result.Iterations, sum.Calls, sum.Usage.TotalTokens)

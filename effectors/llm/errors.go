@@ -73,6 +73,13 @@ func (e *ExhaustedError) StatusCode() int {
 	return 0
 }
 
+// KeyRefused tells whether err is the endpoint refusing the API key: HTTP 401 or 403,
+// which the same key would meet again.
+func KeyRefused(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se) && (se.StatusCode == http.StatusUnauthorized || se.StatusCode == http.StatusForbidden)
+}
+
 // cut shortens s to at most n bytes on a rune boundary, marking the cut.
 func cut(s string, n int) string {
 	if len(s) <= n {

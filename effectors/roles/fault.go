@@ -21,7 +21,7 @@ func (e *corneredError) Error() string {
 }
 
 // faultOfError tells whether err is a fault of the machinery — a model that did not
-// answer through its retries, an answer over the size limit, an answer that broke its contract after the corrective
+// answer through its retries, an endpoint that refused the key, an answer over the size limit, an answer that broke its contract after the corrective
 // turn, a cornered planner — and which. Anything else (a message outside its contract
 // on the bus, a bug) is not: it stops the run as an error.
 func faultOfError(role llm.RoleName, err error) (*contract.Fault, bool) {
@@ -45,6 +45,8 @@ func faultOfError(role llm.RoleName, err error) (*contract.Fault, bool) {
 		kind = contract.FaultPlannerCornered
 	case errors.As(err, &output):
 		kind = contract.FaultContractBroken
+	case llm.KeyRefused(err):
+		kind = contract.FaultKeyRefused
 	case errors.As(err, &exhausted), errors.As(err, &status), errors.As(err, &timeout), errors.As(err, &transport),
 		errors.Is(err, llm.ErrNoChoices):
 		kind = contract.FaultModelUnavailable

@@ -76,7 +76,7 @@ func TestPlannerContractBrokenAbandonsByRule(t *testing.T) {
 	}
 	fr := got.res.Final
 	if fr == nil || fr.Directive != contract.DirectiveAbandon || fr.Reason != contract.FaultContractBroken ||
-		!strings.Contains(fr.Summary, "a fault of the machinery cut 2 round(s) in a row short") {
+		!strings.Contains(fr.Summary, "a fault of the machinery (R2: contract_broken) cut 2 round(s) in a row short") {
 		t.Fatalf("final = %+v", fr)
 	}
 	if d := directives(t, got); strings.Join(d, ",") != contract.DirectiveRetry {

@@ -107,6 +107,11 @@ func nextMoves(environmental, logical, tools, targets []string, final *contract.
 	case contract.FaultEffectorError:
 		moves = append(moves, "Fix what the failed call names (the trace's effector_result error), then run the task again.")
 	}
+	if fm := faultMoves[final.Reason]; fm != nil {
+		// A fault of the machinery ended the task: nothing was judged against the
+		// criteria and the budget was not what ran out, so the moves are about the fault.
+		return append(moves, fm...)
+	}
 	moves = append(moves, fmt.Sprintf("Narrow the scope or give the task more budget (Ω reached %.2f after %d replan(s)); the trace has every tool call and verdict.", final.Loss.Omega, final.Replans))
 	if len(moves) < 2 {
 		moves = append([]string{"Check the failed criteria above against the working directory, correct what they point at, and run the task again."}, moves...)
@@ -115,6 +120,35 @@ func nextMoves(environmental, logical, tools, targets []string, final *contract.
 		moves = moves[:3]
 	}
 	return moves
+}
+
+// faultMoves are the next moves after a fault of the machinery ended the task, by the
+// fault's kind (the FinalResult's reason).
+var faultMoves = map[string][]string{
+	contract.FaultKeyRefused: {
+		"Set the key's variable to a key this endpoint accepts (one for another provider, or a revoked one, is refused), then run the task again.",
+		"Check that the base URL (--base-url or the config's base_url) is the endpoint the key belongs to.",
+	},
+	contract.FaultModelUnavailable: {
+		"Check that the model endpoint answers: the base URL, the network, the model name, the key; the trace's exchange lines show each failed call and its error.",
+		"Run the task again when the endpoint answers: the task was not judged, a fault of the machinery stopped it.",
+	},
+	contract.FaultContractBroken: {
+		"Use a model that keeps to the role's JSON output (a stronger one for the role the reason names): its answers broke the role's contract after the corrective turn.",
+		"Run the task again: the task was not judged; the trace has each answer and why it was refused.",
+	},
+	contract.FaultResponseTooLarge: {
+		"Lower the model's max_tokens, or narrow the task so that an answer fits: the model's answer was over the size limit and refused unread.",
+		"Run the task again: the task was not judged, a fault of the machinery stopped it.",
+	},
+	contract.FaultToolUnavailable: {
+		"Check that the tool's server (the MCP server the reason names) starts and stays up: R3's call did not reach a working tool.",
+		"Run the task again when it does: the task was not judged, a fault of the machinery stopped it.",
+	},
+	contract.FaultPlannerCornered: {
+		"Loosen what the task forbids, or say in the task which tool or target may be used: every plan R2 could make broke the MUST NOT set.",
+		"Run the task again: the task was not judged, a fault of the machinery stopped it.",
+	},
 }
 
 // blockedTargets lists the targets GGS blocked over the task, sorted.

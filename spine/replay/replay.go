@@ -232,9 +232,8 @@ func (r *Exchanger) Exchange(_ context.Context, t engine.Tape, body trace.Effect
 		return nil, err
 	}
 	rc := r.rec.calls[body.Call]
-	if rc == nil || rc.result == nil {
-		return nil, fmt.Errorf("%w: the run asked for effector call %d (%s), which the recording %s does not hold%s",
-			ErrRecordingEnded, body.Call, body.Op, r.rec.Name, r.tornNote())
+	if rc == nil {
+		return nil, r.ended(body, "")
 	}
 	if rc.body.Op != body.Op || rc.body.RequestHash != body.RequestHash {
 		d := &DivergenceError{Seq: rc.call.Seq, Call: body.Call, Op: body.Op}
@@ -253,6 +252,12 @@ func (r *Exchanger) Exchange(_ context.Context, t engine.Tape, body trace.Effect
 		}
 		t.Write(e.Kind, b)
 	}
+	if rc.result == nil {
+		// The call and what it did are recorded, its result was lost with the cut: the
+		// replay has written the lines the recording holds, so the intact part compares
+		// whole, and stops here.
+		return nil, r.ended(body, "the result of ")
+	}
 	res := rc.result
 	t.Write(trace.KindEffectorResult, trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: res.DurationMS, Result: res.Result, Error: res.Error})
 	if err := r.writeMarks(t); err != nil {
@@ -265,6 +270,13 @@ func (r *Exchanger) Exchange(_ context.Context, t engine.Tape, body trace.Effect
 		return fmt.Errorf("decoding the recorded %s result of call %d: %w", body.Op, body.Call, err), nil
 	}
 	return nil, nil
+}
+
+// ended is the error of a replay that needs effector call body (or, with what "the
+// result of ", its result), which the recording does not hold.
+func (r *Exchanger) ended(body trace.EffectorCall, what string) error {
+	return fmt.Errorf("%w: the run asked for %seffector call %d (%s), which the recording %s does not hold%s",
+		ErrRecordingEnded, what, body.Call, body.Op, r.rec.Name, r.tornNote())
 }
 
 func (r *Exchanger) tornNote() string {
