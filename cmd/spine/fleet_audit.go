@@ -92,6 +92,8 @@ func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audi
 			_ = enc.Encode(e)
 		case e.Finding != nil:
 			printLine(io.out, "%s: %s", e.Run, findingLine(*e.Finding))
+		case e.Ended && e.Error != "":
+			printLine(io.out, "%s: ended without a FinalResult (%s), %s", e.Run, wholeLine(e.Error), plural(e.Messages, "message"))
 		case e.Ended:
 			printLine(io.out, "%s: ended (FinalResult), %s", e.Run, plural(e.Messages, "message"))
 		}

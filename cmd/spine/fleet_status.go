@@ -102,7 +102,7 @@ func showTaskStatus(w io.Writer, st fleet.Status) {
 		}
 		printLine(w, "%s)", line)
 		if a.Error != "" {
-			printLine(w, "     did not start: %s", oneLine(a.Error, 100))
+			printLine(w, "     did not start: %s", wholeLine(a.Error))
 		}
 	}
 	if o := st.Outcome(); o != "" {
@@ -112,6 +112,9 @@ func showTaskStatus(w io.Writer, st fleet.Status) {
 		printLine(w, "  summary: %s", oneLine(st.Final.Summary, 100))
 	}
 	if st.Error != "" {
-		printLine(w, "  error: %s", oneLine(st.Error, 100))
+		printLine(w, "  error: %s", wholeLine(st.Error))
 	}
 }
+
+// wholeLine is a reason on one line, never cut: it says what to do at its end.
+func wholeLine(s string) string { return oneLine(s, len(s)+1) }
