@@ -109,7 +109,7 @@ func showTaskStatus(w io.Writer, st fleet.Status) {
 		printLine(w, "  outcome: %s", o)
 	}
 	if st.Final != nil && strings.TrimSpace(st.Final.Summary) != "" {
-		printLine(w, "  summary: %s", oneLine(st.Final.Summary, 100))
+		printLine(w, "  summary: %s", wholeLine(st.Final.Summary))
 	}
 	if st.Error != "" {
 		printLine(w, "  error: %s", wholeLine(st.Error))
