@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentspine/spine/bus"
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -32,7 +33,22 @@ type busTap struct {
 	fails int
 	first error
 	acks  []jetstream.PubAckFuture
+	final bool // a FinalResult was published
 }
+
+// TypeRunEnded marks on the bus stream the end of a run that posted no FinalResult (an
+// error ended it, or an interrupt): the fleet's Auditor ends the run on it as it does on
+// a FinalResult, so a follower counting ended runs counts it. It is the worker's word,
+// not a message of the run: no trace holds it. Its payload is a RunEnd.
+const TypeRunEnded = "RunEnded"
+
+// RunEnd is why a run ended without a FinalResult.
+type RunEnd struct {
+	Error string `json:"error"`
+}
+
+// The marker's route: the fleet's worker to the fleet's Auditor.
+const runEndFrom, runEndTo = "fleet", "audit"
 
 func newBusTap(c *Client, run string) *busTap { return &busTap{c: c, run: run} }
 
@@ -43,6 +59,11 @@ func Subject(run, from, to string) string {
 
 func (t *busTap) publish(e *trace.Event) {
 	m, ok, err := busMessage(e)
+	if ok && err == nil && m.Type == contract.TypeFinalResult {
+		t.mu.Lock()
+		t.final = true
+		t.mu.Unlock()
+	}
 	if ok && err == nil {
 		var data []byte
 		if data, err = json.Marshal(m); err == nil {
@@ -65,6 +86,50 @@ func (t *busTap) publish(e *trace.Event) {
 		t.fails++
 		t.mu.Unlock()
 	}
+}
+
+// end publishes the run's end marker when the run published no FinalResult; runErr is
+// why it ended.
+func (t *busTap) end(runErr error) {
+	t.mu.Lock()
+	final := t.final
+	t.mu.Unlock()
+	if final {
+		return
+	}
+	why := "the run ended without a FinalResult"
+	if runErr != nil {
+		why = runErr.Error()
+	}
+	msg, err := runEndMsg(t.run, why)
+	var ack jetstream.PubAckFuture
+	if err == nil {
+		ack, err = t.c.js.PublishMsgAsync(msg)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err != nil {
+		if t.fails == 0 {
+			t.first = err
+		}
+		t.fails++
+		return
+	}
+	t.acks = append(t.acks, ack)
+}
+
+// runEndMsg is the end marker of run on the bus stream; published twice, it is stored once.
+func runEndMsg(run, why string) (*nats.Msg, error) {
+	m, err := bus.NewMessage(runEndFrom, runEndTo, TypeRunEnded, "", RunEnd{Error: why})
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return &nats.Msg{Subject: Subject(run, runEndFrom, runEndTo), Data: data,
+		Header: nats.Header{jetstream.MsgIDHeader: []string{run + "/end"}}}, nil
 }
 
 // busMessage is the bus message a trace event is, as bus.FromTrace reads it from the

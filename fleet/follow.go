@@ -15,12 +15,14 @@ import (
 )
 
 // FollowEvent is what the fleet's Auditor says about a run: a finding as it is made,
-// or the run's end (its FinalResult seen) with its count of messages.
+// or the run's end with its count of messages — its FinalResult seen, or its worker's
+// word that it ended without one (Error says why).
 type FollowEvent struct {
 	Run      string                `json:"run"`
 	Finding  *contract.AuditReport `json:"finding,omitempty"`
 	Ended    bool                  `json:"ended,omitempty"`
 	Messages int                   `json:"messages,omitempty"`
+	Error    string                `json:"error,omitempty"`
 }
 
 // FollowAudit runs the Auditor (R6) over every run of the fleet live: an Auditor per run,
@@ -57,14 +59,24 @@ func (c *Client) FollowAudit(ctx context.Context, cfg audit.Config, fromStart bo
 			}
 			runs[run] = aud
 		}
-		for _, f := range aud.Observe(m) {
-			on(FollowEvent{Run: run, Finding: &f})
+		why := ""
+		if m.Type == TypeRunEnded {
+			// The worker's word, not a message of the run: the Auditor does not see it.
+			var end RunEnd
+			if json.Unmarshal(m.Payload, &end) != nil || end.Error == "" {
+				end.Error = "the run ended without a FinalResult"
+			}
+			why = end.Error
+		} else {
+			for _, f := range aud.Observe(m) {
+				on(FollowEvent{Run: run, Finding: &f})
+			}
 		}
-		if m.Type == contract.TypeFinalResult {
+		if m.Type == contract.TypeFinalResult || m.Type == TypeRunEnded {
 			for _, f := range aud.End() {
 				on(FollowEvent{Run: run, Finding: &f})
 			}
-			on(FollowEvent{Run: run, Ended: true, Messages: aud.Messages()})
+			on(FollowEvent{Run: run, Ended: true, Messages: aud.Messages(), Error: why})
 			delete(runs, run)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,7 +16,9 @@ import (
 )
 
 // TestFollowAudit: the fleet's Auditor, following the bus stream live, makes for each
-// run the findings the run's own Auditor wrote into its trace, and sees each run end.
+// run the findings the run's own Auditor wrote into its trace, and sees each run end —
+// the one an error stopped too. (A run that ends with no FinalResult at all, one that
+// never started, ends on its worker's word: TestRunThatCannotStartIsRetried.)
 func TestFollowAudit(t *testing.T) {
 	t.Parallel()
 	rs := testRules(t)
@@ -27,7 +30,7 @@ func TestFollowAudit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
-	findings, ended := map[string][]contract.AuditReport{}, map[string]int{}
+	findings, ended, why := map[string][]contract.AuditReport{}, map[string]int{}, map[string]string{}
 	endedRuns := make(chan string, 1000) // every run's end, as the Auditor sees it
 	followed := make(chan error, 1)
 	go func() {
@@ -38,13 +41,13 @@ func TestFollowAudit(t *testing.T) {
 				findings[e.Run] = append(findings[e.Run], *e.Finding)
 			}
 			if e.Ended {
-				ended[e.Run] = e.Messages
+				ended[e.Run], why[e.Run] = e.Messages, e.Error
 				endedRuns <- e.Run
 			}
 		})
 	}()
 	var ids []string
-	for i, text := range []string{demoTask, demoTask + " " + downTask, demoTask} {
+	for i, text := range []string{demoTask, demoTask + " " + downTask, demoTask, demoTask + " " + errTask} {
 		st, err := c.Submit(ctx, fmt.Sprintf("%s (#%d)", text, i+1), RunOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -88,6 +91,11 @@ func TestFollowAudit(t *testing.T) {
 		}
 		if ended[a.RunID] == 0 {
 			t.Errorf("run %s: its end was not seen (ended: %v)", a.RunID, ended)
+		}
+		// A run an error stopped still ends in a FinalResult the rules decide; the error
+		// is in the task's status.
+		if why[a.RunID] != "" || st.Final == nil || strings.Contains(st.Text, errTask) != (st.Error != "") {
+			t.Errorf("run %s: ended with error %q, final %+v; its status says %q", a.RunID, why[a.RunID], st.Final, st.Error)
 		}
 	}
 }

@@ -168,6 +168,17 @@ func (downChat) Complete(context.Context, llm.ChatRequest) (llm.ChatResponse, er
 	return llm.ChatResponse{}, &llm.StatusError{StatusCode: 503, Message: "overloaded"}
 }
 
+// errTask marks a task whose model answers with an error the roles do not take for a
+// fault (as a stand-in's refusal of a request it cannot answer): the run ends on that
+// error, with no FinalResult.
+const errTask = "[error]"
+
+type errChat struct{}
+
+func (errChat) Complete(context.Context, llm.ChatRequest) (llm.ChatResponse, error) {
+	return llm.ChatResponse{}, errors.New("stand-in: this request is not one it answers")
+}
+
 // DemoPrepare runs every task as `spine worker --demo` does.
 func DemoPrepare(rs *engine.RuleSet, noSandbox bool) PrepareFunc {
 	return func(_ context.Context, _ Task, workdir string) (taskrun.Config, error) {
@@ -175,13 +186,33 @@ func DemoPrepare(rs *engine.RuleSet, noSandbox bool) PrepareFunc {
 	}
 }
 
-// testPrepare runs the demo, or, for a task naming downTask, a run whose model answers
-// nothing, so the fleet sees two outcomes.
+// testPrepare runs the demo worker's stand-in, or, for a task naming downTask, a run
+// whose model answers nothing, so the fleet sees two outcomes.
 func testPrepare(rs *engine.RuleSet, noSandbox bool) PrepareFunc {
-	demo := DemoPrepare(rs, noSandbox)
+	return withDown(DemoPrepare(rs, noSandbox), rs, noSandbox)
+}
+
+// storyPrepare is testPrepare with `spine demo --pipeline`'s script in place of the
+// stand-in, for the tests that follow its story (a change_path, then accept; the same
+// intent whatever the task's text): every task must be demoTask, numbered or not.
+func storyPrepare(rs *engine.RuleSet, noSandbox bool) PrepareFunc {
+	story := func(_ context.Context, _ Task, workdir string) (taskrun.Config, error) {
+		d := scripted.NewPipelineDemo()
+		if err := d.WriteFiles(workdir); err != nil {
+			return taskrun.Config{}, err
+		}
+		return taskrun.Config{LLM: scripted.LLMConfig(), Chat: scripted.NewChat(d.Script), Rules: rs, NoSandbox: noSandbox}, nil
+	}
+	return withDown(story, rs, noSandbox)
+}
+
+func withDown(demo PrepareFunc, rs *engine.RuleSet, noSandbox bool) PrepareFunc {
 	return func(ctx context.Context, t Task, workdir string) (taskrun.Config, error) {
 		if strings.Contains(t.Text, downTask) {
 			return taskrun.Config{LLM: scripted.LLMConfig(), Chat: downChat{}, Rules: rs, NoSandbox: noSandbox}, nil
+		}
+		if strings.Contains(t.Text, errTask) {
+			return taskrun.Config{LLM: scripted.LLMConfig(), Chat: errChat{}, Rules: rs, NoSandbox: noSandbox}, nil
 		}
 		return demo(ctx, t, workdir)
 	}

@@ -44,7 +44,7 @@ func TestMemoryAcrossWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stop := workers(t, c, 1, WorkerConfig{WorkdirRoot: t.TempDir(), Prepare: testPrepare(rs, noSandbox()), Memory: sm,
+		stop := workers(t, c, 1, WorkerConfig{WorkdirRoot: t.TempDir(), Prepare: storyPrepare(rs, noSandbox()), Memory: sm,
 			Log: func(l string) { mu.Lock(); logs = append(logs, sm.name+": "+l); mu.Unlock() }})
 		st = waitFinished(t, c, []string{st.ID}, 30*time.Second)[0]
 		stop()

@@ -23,7 +23,7 @@ func TestQueryAudit(t *testing.T) {
 		}
 		ids = append(ids, st.ID)
 	}
-	stop := workers(t, c, 1, WorkerConfig{WorkdirRoot: t.TempDir(), Prepare: testPrepare(rs, noSandbox())})
+	stop := workers(t, c, 1, WorkerConfig{WorkdirRoot: t.TempDir(), Prepare: storyPrepare(rs, noSandbox())})
 	sts := waitFinished(t, c, ids, 30*time.Second)
 	stop()
 

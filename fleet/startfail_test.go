@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"github.com/agentspine/spine/audit"
 	"strings"
 	"testing"
 	"time"
@@ -96,6 +97,23 @@ func TestRunThatCannotStartIsRetried(t *testing.T) {
 	}
 	if _, _, err := c.Trace(ctx, got.ID, 0); err == nil || !strings.Contains(err.Error(), "its run did not start: --allow-net needs the sandbox") {
 		t.Errorf("never: trace: %v", err)
+	}
+	// Both tasks' runs ended for the fleet's Auditor: the flaky one's on its FinalResult,
+	// the never-started one's on its worker's word, with the task's error.
+	a, _ := got.AcceptedAttempt()
+	fctx, cancel := context.WithTimeout(ctx, time.Minute) // a bound on a failure
+	defer cancel()
+	ended := map[string]string{}
+	err = c.FollowAudit(fctx, audit.DefaultConfig(), true, func(e FollowEvent) {
+		if e.Ended {
+			ended[e.Run] = e.Error
+			if len(ended) == 2 {
+				cancel()
+			}
+		}
+	})
+	if err != nil || len(ended) != 2 || ended[a.RunID] != got.Error {
+		t.Errorf("the follower saw %d run(s) end (%v), want 2 with %s's error %q: %v", len(ended), ended, a.RunID, got.Error, err)
 	}
 }
 

@@ -389,6 +389,9 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 		cfg.Memory, cfg.MemoryDir, cfg.SkipDream = m.Store(), "", true
 	}
 	res, runErr := w.start(ctx, t, n, dir, cfg)
+	if res.TracePath != "" {
+		tap.end(runErr) // a run that ended on an error ends for the fleet's Auditor too
+	}
 	if m := w.cfg.Memory; m != nil && res.TracePath != "" {
 		dreamed, n, err := m.AfterTask(ctx)
 		switch {
@@ -533,14 +536,27 @@ func (w *Worker) recordResult(a attemptRun, runErr error, accepted *bool) func(*
 	}
 }
 
+// publishRunEnd puts the end marker of a run that wrote no trace on the bus stream.
+func (w *Worker) publishRunEnd(ctx context.Context, task, run, why string) {
+	msg, err := runEndMsg(run, why)
+	if err == nil {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err = w.c.js.PublishMsg(pctx, msg)
+		cancel()
+	}
+	if err != nil {
+		w.cfg.Log(fmt.Sprintf("task %s: publishing its run's end: %v", task, err))
+	}
+}
+
 // failedStart records an attempt whose run did not start (no trace) and puts the task
 // back on the queue, after a pause that grows with each such failure so that a worker
 // whose sandbox is broken does not spin through the queue; the MaxStartFailures-th
 // such attempt ends the task with its error.
 func (w *Worker) failedStart(ctx context.Context, msg jetstream.Msg, t Task, n int, runErr error) {
-	failures, final := 0, false
+	failures, final, runID := 0, false, ""
 	st, err := w.c.update(ctx, t.ID, func(s *Status) bool {
-		failures, final = 0, false
+		failures, final, runID = 0, false, ""
 		i := -1
 		for j := range s.Attempts {
 			if s.Attempts[j].N == n {
@@ -565,7 +581,7 @@ func (w *Worker) failedStart(ctx context.Context, msg jetstream.Msg, t Task, n i
 			s.State = Queued
 			return true
 		}
-		final = true
+		final, runID = true, at.RunID
 		s.State, s.Accepted, s.Final = Finished, n, nil
 		s.Error = fmt.Sprintf("no run could start in %d attempts; the last: %v", failures, runErr)
 		return true
@@ -575,6 +591,10 @@ func (w *Worker) failedStart(ctx context.Context, msg jetstream.Msg, t Task, n i
 		w.cfg.Log(fmt.Sprintf("task %s: attempt %d: recording its failure: %v; left for redelivery", t.ID, n, err))
 	case final || st.State == Finished:
 		w.cfg.Log(fmt.Sprintf("task %s: attempt %d could not start: %v; the task ends with that error", t.ID, n, runErr))
+		if final {
+			// The task's last run ended before it began: it ends for the fleet's Auditor too.
+			w.publishRunEnd(ctx, t.ID, runID, st.Error)
+		}
 		w.ack(ctx, msg, t.ID)
 	default:
 		delay := time.Duration(failures) * w.ackWait / 2

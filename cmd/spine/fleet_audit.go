@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/report/textview"
 )
 
@@ -93,6 +94,8 @@ func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audi
 			_ = enc.Encode(e)
 		case e.Finding != nil:
 			printLine(io.out, "%s: %s", e.Run, textview.FindingLine(*e.Finding))
+		case e.Ended && e.Error != "":
+			printLine(io.out, "%s: ended without a FinalResult (%s), %s", e.Run, termtext.OneLine(e.Error, len(e.Error)+1), plural(e.Messages, "message"))
 		case e.Ended:
 			printLine(io.out, "%s: ended (FinalResult), %s", e.Run, plural(e.Messages, "message"))
 		}

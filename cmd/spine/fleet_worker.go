@@ -26,8 +26,10 @@ after its whole trace is stored in the fleet and its FinalResult recorded; a wor
 that dies loses nothing: its tasks come back after the ack wait and run again on
 another worker, and the new attempt's trace names the one it supersedes.
 
---demo runs every task as spine demo --pipeline does (the demo's project, scripted
-replies, no model and no key): a fleet to try without an endpoint. A worker whose NATS
+--demo runs every task, whatever its text, on spine demo --pipeline's tiny project
+with a stand-in for the model (scripted.AnyTask, named in every trace's header; no
+model, no key): it lists the files, reads them and writes report.md with the lines
+that mention the task's words. A fleet to try without an endpoint. A worker whose NATS
 server goes away reconnects with backoff (250 ms doubling to 4 s, forever): the runs in
 hand go on and keep their tasks' leases, their results are recorded once the server is
 back, and then it takes tasks again. Only a connection closed for good (a server that
@@ -158,7 +160,7 @@ func init() {
 		fs.StringVar(&model, "model", "", "model for every role without one of its own (default: $SPINE_MODEL)")
 		fs.StringVar(&memDir, "memory", "", "this worker's memory store `DIR` (LevelDB), kept as an index of the fleet's Megram log")
 		fs.DurationVar(&leaseTTL, "lease-ttl", fleet.DefaultLeaseTTL, "with --memory: how long the Dreamer's lease outlives its holder's last renewal")
-		fs.BoolVar(&demo, "demo", false, "run every task as spine demo --pipeline (scripted replies: no model, no key)")
+		fs.BoolVar(&demo, "demo", false, "run every task with a stand-in for the model on the demo's project (no model, no key)")
 		fs.BoolVar(&noSandbox, "no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (recorded in every trace)")
 		fs.Var(&allowNet, "allow-net", "the most a task's --allow-net may open: `HOST[:PORT]` (repeatable; default none). Loopback and the fleet's NATS server open only when named here literally; link-local never")
 		fs.StringVar(&signKey, "sign-key", "", "sign every trace with this ed25519 private key `FILE` (default: worker-sign.key in the state directory, made on first start)")

@@ -54,17 +54,17 @@ func Status(w io.Writer, st fleet.Status) {
 		}
 		printLine(w, "%s)", line)
 		if a.Error != "" {
-			printLine(w, "     did not start: %s", termtext.OneLine(a.Error, 100))
+			printLine(w, "     did not start: %s", wholeLine(a.Error))
 		}
 	}
 	if o := st.Outcome(); o != "" {
 		printLine(w, "  outcome: %s", o)
 	}
 	if st.Final != nil && strings.TrimSpace(st.Final.Summary) != "" {
-		printLine(w, "  summary: %s", termtext.OneLine(st.Final.Summary, 100))
+		printLine(w, "  summary: %s", wholeLine(st.Final.Summary))
 	}
 	if st.Error != "" {
-		printLine(w, "  error: %s", termtext.OneLine(st.Error, 100))
+		printLine(w, "  error: %s", wholeLine(st.Error))
 	}
 }
 
@@ -91,3 +91,6 @@ func AuditAnswer(w io.Writer, ans fleet.AuditAnswer) {
 		printLine(w, "  %s (runs %s)", d, strings.Join(d.Runs, ", "))
 	}
 }
+
+// wholeLine is a reason on one line, never cut: it says what to do at its end.
+func wholeLine(s string) string { return termtext.OneLine(s, len(s)+1) }

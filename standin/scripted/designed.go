@@ -2,6 +2,7 @@ package scripted
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -96,6 +97,9 @@ type PlayOutcome struct {
 	TracePath             string // "" when the play was refused before its trace
 	Result                engine.Result
 	Scorecard, Candidates string
+	// OutOfRounds: the rules went on past the GGS scenario's last round. The trace ends
+	// in the FinalResult the rules decided for the failed round; the play is not an error.
+	OutOfRounds *OutOfRoundsError
 }
 
 // PlayDesigned plays d with rs: a signal scenario through scenario.Run, whose scorecard
@@ -138,6 +142,9 @@ func PlayDesigned(ctx context.Context, d *Designed, rs *engine.RuleSet, pc PlayC
 		out.Result = rep.Result
 	} else {
 		out.Result, _, runErr = play(ctx, d.Reports, rs, file, pc.OnMessage, pc.Events, opts...)
+		if errors.As(runErr, &out.OutOfRounds) {
+			runErr = nil
+		}
 	}
 	if err := file.Close(); err != nil && runErr == nil {
 		runErr = err

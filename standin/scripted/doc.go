@@ -13,6 +13,12 @@
 // never stand in for a model or the role pipeline where a task is meant to be done; a
 // run against them shows what the control plane does with given replies.
 //
+// AnyTask is a stand-in for a model in every role, for `spine worker --demo`: it answers
+// any task by fixed rules over each request (list the files, read them, write a report,
+// judge it on the tools' output), names itself in the model names and the trace header,
+// and understands nothing. Its replies depend on the request alone, never on how many
+// came before, so a resumed or replayed run gets the same ones.
+//
 // It also holds what the demo commands play: PlayDesigned plays a designed scenario of
 // either kind (this package's, or package scenario's signal scenarios with their
 // sidecars) for `spine play` and `spine demo`; PipelineDemo.Run is `spine demo

@@ -149,13 +149,41 @@ var _ ggs.Plant = (*Plant)(nil)
 // NewPlant returns a plant that plays sc from its first round.
 func NewPlant(sc *Scenario) *Plant { return &Plant{sc: sc} }
 
+// OutOfRoundsError is a scenario that ran out of rounds: the rules played with it went
+// on past its last report (edited rules that no longer end the task where the scenario's
+// own rules do). The run still ends in a FinalResult the rules decide (a failed
+// effector call); PlayDesigned reports it as the play's outcome, not as an error.
+type OutOfRoundsError struct {
+	Scenario      string
+	Rounds, Asked int
+}
+
+func (e *OutOfRoundsError) Error() string {
+	return fmt.Sprintf("the scenario %q holds %d rounds; the rules asked for a %s", e.Scenario, e.Rounds, ordinal(e.Asked))
+}
+
+// ordinal is n as "4th", "21st".
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
+}
+
 // Round takes GGS's PlanDirective from R2's mailbox, checks it against the scenario, and
 // posts the round's scripted report from R4b to R7.
 func (p *Plant) Round(ctx context.Context, post *bus.Post, in ggs.RoundInput) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.next >= len(p.sc.Rounds) {
-		return fmt.Errorf("scenario %q has %d rounds and was asked for round %d", p.sc.Name, len(p.sc.Rounds), p.next+1)
+		return &OutOfRoundsError{Scenario: p.sc.Name, Rounds: len(p.sc.Rounds), Asked: p.next + 1}
 	}
 	r := p.sc.Rounds[p.next]
 	p.next++

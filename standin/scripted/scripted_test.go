@@ -63,7 +63,7 @@ func TestPlantChecksExpectations(t *testing.T) {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 	err = p.Round(ctx, post, ggs.RoundInput{TaskID: "t", Round: 3})
-	if err == nil || err.Error() != `scenario "n" has 2 rounds and was asked for round 3` {
+	if err == nil || err.Error() != `the scenario "n" holds 2 rounds; the rules asked for a 3rd` {
 		t.Errorf("past the end: %v", err)
 	}
 }
