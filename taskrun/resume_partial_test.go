@@ -99,7 +99,46 @@ func TestResumePartialEveryLine(t *testing.T) {
 			}
 		}
 		tracetest.AssertReplays(t, b, full.Rules)
+		if n < len(lines) {
+			chained(t, b, full, want)
+		}
 	}
+}
+
+// chained cuts a resumed trace two lines past its resumed line (inside the call that
+// went live, or just after it) and resumes that cut: a recording that holds a resumed
+// line is continued as well, the line written again where it was.
+func chained(t *testing.T, resumed []byte, full taskrun.Config, want taskrun.Result) {
+	t.Helper()
+	lines := bytes.SplitAfter(bytes.TrimSuffix(resumed, []byte("\n")), []byte("\n"))
+	at := 0
+	for i, l := range lines {
+		if bytes.Contains(l, []byte(`"kind":"resumed"`)) {
+			at = i + 3
+		}
+	}
+	if at == 0 || at >= len(lines) {
+		return
+	}
+	dir := t.TempDir()
+	partial := filepath.Join(dir, "partial.trace.jsonl")
+	if err := os.WriteFile(partial, bytes.Join(lines[:at], nil), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := demoConfig(t, filepath.Join(dir, "again"))
+	cfg.Workdir = full.Workdir
+	got, err := taskrun.ResumePartial(context.Background(), partial, cfg)
+	if err != nil {
+		t.Fatalf("a resumed trace cut after line %d: %v", at, err)
+	}
+	if g, w := sameFinal(got), sameFinal(want); g != w {
+		t.Errorf("a resumed trace cut after line %d: final %s, want %s", at, g, w)
+	}
+	b, err := os.ReadFile(got.TracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracetest.AssertReplays(t, b, full.Rules)
 }
 
 // sameFinal is the FinalResult without its loss and gradient: Ω counts the time the run
