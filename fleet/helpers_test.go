@@ -70,7 +70,7 @@ func workerProcess(url, root, holdAtEnv string) int {
 		}()
 	}
 	w, err := c.NewWorker(ctx, WorkerConfig{Name: fmt.Sprintf("proc-%d", os.Getpid()), Concurrency: conc,
-		WorkdirRoot: root, Prepare: prep, Log: func(s string) { fmt.Fprintln(os.Stderr, s) }})
+		WorkdirRoot: root, Prepare: prep, Resume: killResume, Log: func(s string) { fmt.Fprintln(os.Stderr, s) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -162,22 +162,25 @@ func TestKilledWorkers(t *testing.T) {
 		mode, total, noKills, perRun, again, killedCalls, inFlight)
 }
 
-// killResume is the resume the kill test's survivors use; nil reruns a killed task from
-// the start.
-var killResume ResumeFunc
+// killResume is the resume the kill test's survivors use (the one spine worker uses);
+// nil reruns a killed task from the start.
+var killResume ResumeFunc = taskrun.ResumePartial
 
-// storedModelCalls is how many model calls' answers the stored lines of the attempt
-// worker made of task hold: their exchange lines.
+// storedModelCalls is how many answers to model calls the attempt worker made of task
+// made and stored: its exchange lines, past the recording's it resumed from, if it did.
 func storedModelCalls(t *testing.T, c *Client, task, worker string) int {
 	t.Helper()
 	st, err := c.Status(context.Background(), task)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	n, from := 0, 0
 	for _, a := range st.Attempts {
 		if a.Worker == worker {
 			n = a.N
+			if a.Resumed != nil {
+				from = a.Resumed.Line // the lines up to it are the recording's, byte for byte
+			}
 		}
 	}
 	lines, err := c.attemptLines(context.Background(), task, n)
@@ -185,7 +188,7 @@ func storedModelCalls(t *testing.T, c *Client, task, worker string) int {
 		t.Fatal(err)
 	}
 	calls := 0
-	for _, l := range lines {
+	for _, l := range lines[min(from, len(lines)):] {
 		var e struct{ Kind, Name string }
 		if err := json.Unmarshal(l, &e); err != nil {
 			t.Fatalf("task %s attempt %d: a stored line is not JSON: %v", task, n, err)

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
+	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -48,7 +50,35 @@ func (w *Worker) start(ctx context.Context, t Task, n int, dir string, cfg taskr
 		return taskrun.RunTask(ctx, cfg)
 	}
 	w.cfg.Log(fmt.Sprintf("task %s: attempt %d resumes from attempt %d's line %d", t.ID, n, p.from.Attempt, p.from.Line))
+	from := filepath.Join(w.cfg.WorkdirRoot, t.ID, strconv.Itoa(p.from.Attempt), "work")
+	if carried, err := carryWorkdir(from, cfg.Workdir, dir); err != nil {
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir: %v; running it from the start", t.ID, p.from.Attempt, err))
+		return taskrun.RunTask(ctx, cfg)
+	} else if !carried {
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir is not on this worker: the resumed run sees the files its task began with", t.ID, p.from.Attempt))
+	}
 	return w.cfg.Resume(ctx, p.path, cfg)
+}
+
+// carryWorkdir copies the work dir an earlier attempt left (from), when it is on this
+// worker, into the resuming attempt's (to), through a snapshot kept in the attempt's
+// dir (state): the recorded tool calls are served to the resumed run, not made again,
+// so their effects on the files come only from there. false: from is not here (the
+// attempt ran on another worker; until the fleet stores work-dir snapshots beside the
+// lines, the resumed run then sees the files its task began with).
+func carryWorkdir(from, to, state string) (bool, error) {
+	if fi, err := os.Stat(from); err != nil || !fi.IsDir() {
+		return false, nil
+	}
+	st, err := snapshot.Open(snapshot.DefaultDir(state))
+	if err != nil {
+		return false, err
+	}
+	root, _, err := st.Take(from)
+	if err != nil {
+		return false, err
+	}
+	return true, st.Restore(root, to)
 }
 
 // partial finds what attempt n of t resumes from: of the earlier attempts that ran

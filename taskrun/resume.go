@@ -30,6 +30,10 @@ type Opened struct {
 	// Ended is the recording's ending when the run already ended (a halt that is not a
 	// cancellation): nothing is left to resume.
 	Ended string
+	// Stopped is why the recording stopped, for the resumed line: what the trace says
+	// (Continuation.Stopped), to which a host may add what it knows (a fleet: the
+	// attempt it superseded).
+	Stopped string
 }
 
 // OpenResume reads a trace to resume it: its chain verified to its last complete line (a
@@ -62,6 +66,7 @@ func OpenResume(path string) (*Opened, error) {
 	if len(models) != 1 {
 		o.Model = ""
 	}
+	o.Stopped = c.Stopped()
 	if halt, ok := c.Halt(); ok && halt.Outcome != engine.OutcomeCanceled {
 		o.Ended = c.Stopped()
 	}
@@ -92,7 +97,7 @@ func Resume(ctx context.Context, o *Opened, cfg Config, host string) (Result, re
 		return Result{}, replay.Switch{}, fmt.Errorf("%s: the run already ended (%s): nothing to resume", o.Continuation.Name, o.Ended)
 	}
 	h := o.Recording.Header
-	cont, err := replay.NewContinue(o.Recording, replay.ContinueOptions{Rerun: true, Host: host, Stopped: o.Continuation.Stopped()})
+	cont, err := replay.NewContinue(o.Recording, replay.ContinueOptions{Rerun: true, Host: host, Stopped: o.Stopped})
 	if err != nil {
 		return Result{}, replay.Switch{}, err
 	}

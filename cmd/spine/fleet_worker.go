@@ -130,6 +130,9 @@ func init() {
 					cfg.Memory = sm
 				}
 				cfg.AllowNet = allowNet
+				// A redelivered task continues from the stored lines of the attempt it
+				// supersedes: no model call whose answer they hold is made again.
+				cfg.Resume = taskrun.ResumePartial
 				if cfg.Signer, cfg.SignKey, err = workerSigner(io, signKey); err != nil {
 					return err
 				}

@@ -25,6 +25,9 @@ type Exchanges struct {
 	call     int
 	queue    []*trace.Event // the call's recorded exchanges, in order
 	complete bool           // the recording holds the call's result
+	// marks are the resumed lines inside the call (an earlier continuation went live in
+	// its middle), written again where the recording has them.
+	marks map[int64]*trace.Event
 
 	mu   sync.Mutex
 	next int
@@ -74,6 +77,9 @@ func (x *Exchanges) Serve(name string, request any) (rec trace.Exchange, ok bool
 	if x.live {
 		return rec, false, nil
 	}
+	if err := x.writeMark(); err != nil {
+		return rec, false, err
+	}
 	if x.next >= len(x.queue) {
 		if x.complete {
 			d := &ExchangeDivergenceError{Name: name, Field: "(whole exchange)", Recorded: "no further exchange in this call", Got: strconv.Quote(name)}
@@ -120,7 +126,11 @@ func (c *Continue) rerun(ctx context.Context, t engine.Tape, rc *recordedCall, b
 	// the call goes live there, as a call in flight at a kill does.
 	cut := false
 	var queue []*trace.Event
+	marks := map[int64]*trace.Event{}
 	for _, e := range rc.nested {
+		if e.Kind == trace.KindResumed {
+			marks[e.Seq] = e
+		}
 		if e.Kind != trace.KindExchange {
 			continue
 		}
@@ -138,10 +148,18 @@ func (c *Continue) rerun(ctx context.Context, t engine.Tape, rc *recordedCall, b
 	// The call a Ctrl-C stopped (the last before the recorded cancellation) was cut short
 	// even when no exchange of it says so: it goes live past what it recorded.
 	complete := rc.result != nil && !cut && !c.cancelledIn(body.Call)
-	x := &Exchanges{c: c, t: t, call: body.Call, complete: complete, queue: queue}
+	x := &Exchanges{c: c, t: t, call: body.Call, complete: complete, queue: queue, marks: marks}
 	callErr, stop := c.live.Exchange(context.WithValue(ctx, exchangesKey{}, x), t, body, invoke, into)
 	if stop != nil || c.isDeparted() {
 		return callErr, stop
+	}
+	if !x.wentLive() {
+		x.mu.Lock()
+		err := x.writeMark() // a resumed line after the call's last exchange
+		x.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
 	}
 	if err := c.rec.writeMarks(t); err != nil {
 		return nil, err
@@ -175,6 +193,21 @@ func (c *Continue) rerun(ctx context.Context, t engine.Tape, rc *recordedCall, b
 	}
 	c.depart(d)
 	return nil, d
+}
+
+// writeMark writes again the recording's resumed line inside the call where the run
+// now is, if it has one there.
+func (x *Exchanges) writeMark() error {
+	e, ok := x.marks[x.t.Next()]
+	if !ok {
+		return nil
+	}
+	b, err := e.BodyJSON()
+	if err != nil {
+		return &RecordingError{fmt.Errorf("%s:%d: %w", x.c.rec.rec.Name, e.Line, err)}
+	}
+	x.t.Write(e.Kind, b)
+	return nil
 }
 
 func (x *Exchanges) wentLive() bool {

@@ -11,9 +11,11 @@ import (
 )
 
 // Chat is a test double for the control plane, not a model: it replays a fixed script
-// of replies keyed by role and turn. The n-th request a role sends gets the role's n-th
-// scripted reply, whatever the request says; the role is read from the model name the
-// request asks for (ModelName). Nothing is generated, so nothing a role's prompt asks
+// of replies keyed by role and turn. A request gets the role's turn that fits it (its
+// Expect in the request's last message, the conversation's earlier replies the turns
+// before it), the n-th request the n-th turn where several fit equally: a Chat new to a
+// resumed run, whose earlier replies the trace served, answers as the first one would.
+// The role is read from the model name the request asks for (ModelName). Nothing is generated, so nothing a role's prompt asks
 // for is exercised: a run against Chat shows what the control plane, the tools, memory
 // and the Auditor do with given replies, never what a model would do.
 //
@@ -25,7 +27,8 @@ import (
 type Chat struct {
 	mu     sync.Mutex
 	script Script
-	played map[llm.RoleName]int
+	played map[llm.RoleName]int          // the turn after the last one answered
+	used   map[llm.RoleName]map[int]bool // the turns answered: each answers one request
 }
 
 // Script is every role's replies, in the order of the role's requests.
@@ -48,7 +51,7 @@ func ModelName(role llm.RoleName) string { return modelPrefix + string(role) }
 
 // NewChat returns a Chat that plays script from its first turn.
 func NewChat(script Script) *Chat {
-	return &Chat{script: script, played: map[llm.RoleName]int{}}
+	return &Chat{script: script, played: map[llm.RoleName]int{}, used: map[llm.RoleName]map[int]bool{}}
 }
 
 // LLMConfig is a model configuration that names a Chat's models for every role (and no
@@ -77,27 +80,79 @@ func (c *Chat) Complete(ctx context.Context, req llm.ChatRequest) (llm.ChatRespo
 	defer c.mu.Unlock()
 	n := c.played[role]
 	turns := c.script[role]
-	if n >= len(turns) {
-		return llm.ChatResponse{}, fmt.Errorf("scripted chat: %s's script has %d turn(s) and this is request %d", role, len(turns), n+1)
-	}
-	t := turns[n]
 	last := ""
 	if k := len(req.Messages); k > 0 {
 		last = req.Messages[k-1].Content
 	}
-	for _, want := range t.Expect {
-		if !strings.Contains(last, want) {
-			return llm.ChatResponse{}, fmt.Errorf("scripted chat: %s turn %d expects its request's last message to contain %q; it reads %q",
-				role, n+1, want, clip(last, 300))
-		}
+	if c.used[role] == nil {
+		c.used[role] = map[int]bool{}
 	}
+	if k := fitting(turns, c.used[role], req, last, n); k >= 0 {
+		n = k
+	} else if n >= len(turns) {
+		return llm.ChatResponse{}, fmt.Errorf("scripted chat: %s's script has %d turn(s) and this is request %d", role, len(turns), n+1)
+	} else {
+		for _, want := range turns[n].Expect {
+			if !strings.Contains(last, want) {
+				return llm.ChatResponse{}, fmt.Errorf("scripted chat: %s turn %d expects its request's last message to contain %q; it reads %q",
+					role, n+1, want, clip(last, 300))
+			}
+		}
+		return llm.ChatResponse{}, fmt.Errorf("scripted chat: %s turn %d does not follow the replies the request holds", role, n+1)
+	}
+	t := turns[n]
 	c.played[role] = n + 1
+	c.used[role][n] = true
 	finish := "stop"
 	if len(t.ToolCalls) > 0 {
 		finish = "tool_calls"
 	}
 	return llm.ChatResponse{Model: req.Model, Content: t.Content, ToolCalls: slices.Clone(t.ToolCalls),
 		FinishReason: finish, Attempts: 1}, nil
+}
+
+// fitting is the turn that answers req, read from the request rather than from how many
+// requests came before it, so that a Chat new to a run resumed mid-way (its earlier
+// replies served from the trace) answers as the first one would have: a turn fits when
+// the request's last message holds its Expect and the request's assistant messages are
+// the turns before it in the script (the replies of its conversation so far). Of the
+// turns that fit, the one whose Expect says the most wins; of those, the first not yet
+// played (next), else the first. A turn answers one request only. -1: none fits.
+func fitting(turns []Turn, used map[int]bool, req llm.ChatRequest, last string, next int) int {
+	var replies []llm.Message
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleAssistant {
+			replies = append(replies, m)
+		}
+	}
+	best, bestSays := -1, -1
+	for i, t := range turns {
+		says, fits := 0, i >= len(replies) && !used[i]
+		for _, want := range t.Expect {
+			fits = fits && strings.Contains(last, want)
+			says += len(want)
+		}
+		for j := 0; fits && j < len(replies); j++ {
+			fits = sameReply(turns[i-len(replies)+j], replies[j])
+		}
+		if fits && (says > bestSays || says == bestSays && best < next && i >= next) {
+			best, bestSays = i, says
+		}
+	}
+	return best
+}
+
+// sameReply says whether m is turn t's reply as a role keeps it in its conversation.
+func sameReply(t Turn, m llm.Message) bool {
+	if t.Content != m.Content || len(t.ToolCalls) != len(m.ToolCalls) {
+		return false
+	}
+	for i, c := range t.ToolCalls {
+		if c.Name != m.ToolCalls[i].Name || c.Arguments != m.ToolCalls[i].Arguments {
+			return false
+		}
+	}
+	return true
 }
 
 // Unplayed lists, by role in pipeline order, the turns the run did not ask for: a run
@@ -107,7 +162,7 @@ func (c *Chat) Unplayed() []string {
 	defer c.mu.Unlock()
 	var out []string
 	for _, r := range llm.Roles {
-		if left := len(c.script[r]) - c.played[r]; left > 0 {
+		if left := len(c.script[r]) - len(c.used[r]); left > 0 {
 			out = append(out, fmt.Sprintf("%s: %d of %d turn(s) not played", r, left, len(c.script[r])))
 		}
 	}
