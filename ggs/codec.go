@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/strictjson"
 )
 
 // Message is R4b's report to GGS, one input of the Solver: exactly one of Replan and
@@ -71,16 +72,12 @@ func decodeReport(typ string, payload []byte, keepNumbers bool) (Message, error)
 	if target == nil {
 		return Message{}, errNotReport
 	}
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.DisallowUnknownFields()
+	decode := strictjson.Decode
 	if keepNumbers {
-		dec.UseNumber()
+		decode = strictjson.DecodeNumbers
 	}
-	if err := dec.Decode(target); err != nil {
+	if err := decode(payload, target); err != nil {
 		return Message{}, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Message{}, errTrailing
 	}
 	return m, nil
 }
@@ -151,19 +148,10 @@ func (m Message) check() error {
 	return ValidateOutcome(m.Outcome)
 }
 
-var errTrailing = errors.New("trailing data")
+var errTrailing = strictjson.ErrTrailing
 
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errTrailing
-	}
-	return nil
-}
+// decodeStrict is the project's one strict decoder (internal/strictjson).
+func decodeStrict(data []byte, v any) error { return strictjson.Decode(data, v) }
 
 // describeDecodeError restates an encoding/json error in the terms of the message: where
 // names the value decoded, want what it should have been, and fieldHint is added to an

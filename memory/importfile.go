@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/linecap"
+	"github.com/agentspine/spine/internal/strictjson"
 )
 
 // ImportFile is a JSONL file of either kind an import takes: Megrams, one per line (a
@@ -118,9 +119,7 @@ func ParseMegramLine(line []byte) (contract.Megram, error) {
 		body = probe.Payload
 	}
 	var mg contract.Megram
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&mg); err != nil {
+	if err := strictjson.Decode(body, &mg); err != nil {
 		for _, f := range []string{"origin", "supersedes", "attention", "decision", "superseded_by"} {
 			if err.Error() == `json: unknown field "`+f+`"` {
 				// A line of memory ls --json, which shows records and live potentials.
