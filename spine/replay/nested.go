@@ -196,18 +196,20 @@ func (c *Continue) rerun(ctx context.Context, t engine.Tape, rc *recordedCall, b
 }
 
 // writeMark writes again the recording's resumed line inside the call where the run
-// now is, if it has one there.
+// now is, if it has one there (all of them, when the run was resumed there more than
+// once).
 func (x *Exchanges) writeMark() error {
-	e, ok := x.marks[x.t.Next()]
-	if !ok {
-		return nil
+	for {
+		e, ok := x.marks[x.t.Next()]
+		if !ok {
+			return nil
+		}
+		b, err := e.BodyJSON()
+		if err != nil {
+			return &RecordingError{fmt.Errorf("%s:%d: %w", x.c.rec.rec.Name, e.Line, err)}
+		}
+		x.t.Write(e.Kind, b)
 	}
-	b, err := e.BodyJSON()
-	if err != nil {
-		return &RecordingError{fmt.Errorf("%s:%d: %w", x.c.rec.rec.Name, e.Line, err)}
-	}
-	x.t.Write(e.Kind, b)
-	return nil
 }
 
 func (x *Exchanges) wentLive() bool {

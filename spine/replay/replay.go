@@ -536,16 +536,18 @@ func (r *Exchanger) Epilogue(t engine.Tape) error {
 // writeMarks writes again a resumed line the recording has where the run now is: a
 // continued run writes it at the hook where it handed over to the live run (before an
 // effector call or a rule poll, or after the result of a call that was in flight), so
-// its replay does too.
+// its replay does too. A run resumed more than once at the same hook (killed again
+// before the call was written) has several in a row there: all are written.
 func (r *Exchanger) writeMarks(t engine.Tape) error {
-	e, ok := r.rec.marks[t.Next()]
-	if !ok {
-		return nil
+	for {
+		e, ok := r.rec.marks[t.Next()]
+		if !ok {
+			return nil
+		}
+		b, err := e.BodyJSON()
+		if err != nil {
+			return &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)}
+		}
+		t.Write(e.Kind, b)
 	}
-	b, err := e.BodyJSON()
-	if err != nil {
-		return &RecordingError{fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)}
-	}
-	t.Write(e.Kind, b)
-	return nil
 }
