@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // The helpers the trace commands share for their arguments and output files.
@@ -69,7 +70,11 @@ func fileError(err error) error {
 	if !errors.As(err, &pe) {
 		return err
 	}
-	return &pathError{strings.Replace(err.Error(), pe.Error(), pe.Path+": "+pe.Err.Error(), 1), err}
+	why := pe.Err.Error()
+	if errors.Is(pe.Err, syscall.EISDIR) {
+		why = "a directory, not a regular file"
+	}
+	return &pathError{strings.Replace(err.Error(), pe.Error(), pe.Path+": "+why, 1), err}
 }
 
 // pathError is fileError's rewording; errors.Is and errors.As still see the original.
