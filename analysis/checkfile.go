@@ -3,9 +3,11 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/ruleset"
@@ -42,7 +44,7 @@ func CheckFile(path string, c FileCheck) (*Checked, error) {
 	rs, err := engine.LoadRulesFile(path)
 	var les engine.LoadErrors
 	if err != nil && !errors.As(err, &les) {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fileError(path, err)
 	}
 	if err != nil {
 		return nil, err
@@ -167,4 +169,18 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// fileError says why the rule file could not be read as every command says it of an
+// input file: "PATH: no such file or directory", "PATH: a directory, not a regular
+// file", not the system call's "open PATH: …" after the path again.
+func fileError(path string, err error) error {
+	var pe *fs.PathError
+	switch {
+	case !errors.As(err, &pe):
+		return fmt.Errorf("%s: %w", path, err)
+	case errors.Is(pe.Err, syscall.EISDIR):
+		return fmt.Errorf("%s: a directory, not a regular file", path)
+	}
+	return fmt.Errorf("%s: %w", path, pe.Err)
 }

@@ -9,26 +9,30 @@ import (
 )
 
 // WriteFileCheck checks the rule file at path (CheckFile) and writes what `spine check`
-// prints of it: every load error, or the warnings, with Analyze the analysis, then a
-// summary line. It reports whether the file passes (with strict, a warning or an
-// analysis finding fails it); err is only a failure to write.
-func WriteFileCheck(w io.Writer, path string, c FileCheck, strict bool) (ok bool, err error) {
+// prints of it: the warnings, with Analyze the analysis, then a summary line, on w (the
+// findings, the command's result); every load error and the count of them on errw. It
+// reports whether the file passes (with strict, a warning or an analysis finding fails
+// it); err is a rule file that cannot be read at all (it names the file), or a failure
+// to write.
+func WriteFileCheck(w, errw io.Writer, path string, c FileCheck, strict bool) (ok bool, err error) {
 	checked, err := CheckFile(path, c)
 	var les engine.LoadErrors
 	switch {
 	case errors.As(err, &les) && !errors.As(err, new(*CompanionError)): // the rule file's own
 		for _, e := range les {
-			fmt.Fprintln(w, e.Error())
+			fmt.Fprintln(errw, e.Error())
 		}
 		noun := "errors"
 		if len(les) == 1 {
 			noun = "error"
 		}
-		fmt.Fprintf(w, "%s: %d %s\n", path, len(les), noun)
+		fmt.Fprintf(errw, "%s: %d %s\n", path, len(les), noun)
+		return false, nil
+	case errors.As(err, new(*CompanionError)):
+		fmt.Fprintln(errw, err) // a domains or expectations file's errors, positioned
 		return false, nil
 	case err != nil:
-		fmt.Fprintln(w, err) // a finding of the check, on stdout with the others
-		return false, nil
+		return false, err
 	}
 	for _, warning := range checked.Report.Warnings {
 		fmt.Fprintln(w, warning)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/agentspine/spine/audit"
@@ -55,11 +56,11 @@ func runAudit(ctx context.Context, io stdio, cfg audit.Config, asJSON bool, veri
 	}
 	paths, err := traceArgs(args)
 	if err != nil {
-		return failWith(exitUsage, err)
+		return err
 	}
 	ring, err := loadVerifyKey(verifyKey)
 	if err != nil {
-		return failWith(exitUsage, err)
+		return fileError(err)
 	}
 	var tally textview.AuditTally
 	for _, p := range paths {
@@ -84,16 +85,14 @@ func runAudit(ctx context.Context, io stdio, cfg audit.Config, asJSON bool, veri
 // trusted keys do not vouch for is refused (and not audited).
 func auditSignature(io stdio, path string, ring trace.KeyRing, tally *textview.AuditTally) bool {
 	tf, err := trace.ReadFile(path)
-	if tf == nil {
-		tally.Traces++
-		tally.Failed = true
-		fmt.Fprintf(io.err, "spine audit: %v\n", err)
+	if tf == nil || errors.As(err, new(*trace.NotATraceError)) {
+		fmt.Fprintf(io.err, "spine audit: %v\n", fileError(err))
+		tally.NotRead(path)
 		return false
 	}
 	if _, err := tf.VerifySignature(ring); err != nil {
-		tally.Traces++
-		tally.Failed = true
 		fmt.Fprintf(io.err, "spine audit: %s: %v\n", path, err)
+		tally.Refuse(path)
 		return false
 	}
 	return true
@@ -103,6 +102,7 @@ func auditSignature(io stdio, path string, ring trace.KeyRing, tally *textview.A
 // to its end is reported, and the messages before the bad line are audited.
 func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *textview.AuditTally) {
 	res, err := audit.AuditFile(cfg, path)
+	err = fileError(err)
 	if !tally.Trace(io.err, "spine audit", path, res, err) {
 		return // not read as a trace at all: there is nothing audited to list
 	}

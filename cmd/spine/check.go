@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/agentspine/spine/analysis"
@@ -45,14 +46,17 @@ func init() {
 			f.HostParamsOf = func(name string) []string { return map[string][]string{"ggs": ggs.HostParams}[name] }
 			if *htmlOut != "" {
 				if err := tracereport.WriteMapFile(*htmlOut, args[0], f, *axes); err != nil {
-					return err
+					return fileError(err)
 				}
 			}
 			code := exitOK
 			for _, path := range args {
-				ok, err := analysis.WriteFileCheck(io.out, path, f, strict)
+				ok, err := analysis.WriteFileCheck(io.out, io.err, path, f, strict)
 				if err != nil {
-					return err
+					// Not read as a rule file at all; the others are still checked.
+					fmt.Fprintf(io.err, "spine check: %v\n", err)
+					code = exitFail
+					continue
 				}
 				if !ok {
 					code = exitFail

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"time"
 
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 	"github.com/spf13/cobra"
 )
@@ -38,6 +40,10 @@ func init() {
 			clock, err := nowFlag(*now)
 			if err != nil {
 				return err
+			}
+			// A file that is not a trace is said as every reader of traces says it.
+			if tf, err := trace.ReadFile(args[0]); tf == nil || errors.As(err, new(*trace.NotATraceError)) {
+				return fileError(err)
 			}
 			t, err := taskrun.ReadFinishedTask(args[0], *task)
 			if err != nil {

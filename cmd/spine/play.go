@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -32,7 +33,10 @@ func init() {
 			}
 			src, err := os.ReadFile(args[0])
 			if err != nil {
-				return err
+				return fileError(err)
+			}
+			if len(bytes.TrimSpace(src)) == 0 {
+				return fmt.Errorf("%s: the file is empty; expected a scenario: a mapping with name, rules and rounds", args[0])
 			}
 			d, err := scripted.ParseDesigned(args[0], src)
 			if err != nil {

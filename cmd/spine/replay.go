@@ -26,7 +26,7 @@ func init() {
 		c.RunE = func(c *cobra.Command, args []string) error {
 			paths, err := traceArgs(args)
 			if err != nil {
-				return usageErrorf("%v", err)
+				return err
 			}
 			if *whatIf {
 				return whatIfTraces(io, *rulesPath, paths, false)
@@ -36,11 +36,11 @@ func init() {
 			}
 			o := replay.CheckOptions{Compare: *check}
 			if o.Keys, err = loadVerifyKey(*verifyKey); err != nil {
-				return usageErrorf("%v", err)
+				return fileError(err)
 			}
 			if *rulesPath != "" {
 				if o.Rules, err = engine.LoadRulesFile(*rulesPath); err != nil {
-					return err
+					return fileError(err)
 				}
 			}
 			results := replay.CheckAll(c.Context(), paths, max(*jobs, 1), o)

@@ -38,12 +38,12 @@ func init() {
 func runTraceShow(io stdio, all bool, verifyKey string, path string) error {
 	ring, err := loadVerifyKey(verifyKey)
 	if err != nil {
-		return failWith(exitUsage, err)
+		return fileError(err)
 	}
 	tf, err := trace.ReadFile(path)
 	var nt *trace.NotATraceError
 	if tf == nil || errors.As(err, &nt) {
-		return err
+		return fileError(err)
 	}
 	if ring != nil {
 		// A trace that is not vouched for by a trusted key is not shown at all.

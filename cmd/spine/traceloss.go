@@ -77,7 +77,7 @@ func runTraceLoss(io stdio, asJSON bool, paths []string) error {
 func readTraceFile(sub, path string, warn io.Writer) (*trace.File, error) {
 	f, err := trace.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fileError(err)
 	}
 	if inc := f.Incomplete(); inc != "" {
 		fmt.Fprintf(warn, "spine trace %s: %s: %s\n", sub, path, inc)

@@ -21,7 +21,7 @@ func init() {
 			RunE: func(c *cobra.Command, args []string) error {
 				paths, err := traceArgs(args)
 				if err != nil {
-					return failWith(exitUsage, err)
+					return err
 				}
 				return whatIfTraces(io, rulesPath, paths, all)
 			},
@@ -42,7 +42,7 @@ func whatIfTraces(io stdio, rulesPath string, paths []string, all bool) error {
 	}
 	edited, err := engine.LoadRulesFile(rulesPath)
 	if err != nil {
-		return err
+		return fileError(err)
 	}
 	code, changed, traces := exitOK, 0, 0
 	for _, p := range paths {
@@ -52,7 +52,8 @@ func whatIfTraces(io stdio, rulesPath string, paths []string, all bool) error {
 			res, err = analysis.WhatIf(rec, edited)
 		}
 		if err != nil {
-			fmt.Fprintf(io.out, "%s: %v\n", p, err)
+			// An input error, on stderr, said once: the reader's errors name the file.
+			fmt.Fprintf(io.err, "spine what-if: %v\n", namedError(p, fileError(err)))
 			code = exitFail
 			continue
 		}

@@ -39,9 +39,23 @@ func FindingLine(f contract.AuditReport) string {
 
 // AuditTally counts findings by severity across the traces of one audit.
 type AuditTally struct {
-	Traces, Findings, Errors, Warnings int
-	Broken                             int  // traces whose hash chain is broken
-	Failed                             bool // a trace could not be read or audited
+	Traces, Findings, Errors, Warnings int      // Traces: the traces audited, whole or in part
+	Broken                             int      // audited traces whose hash chain is broken
+	Unreadable                         []string // files not read as a trace at all: not audited
+	Refused                            []string // traces the trusted keys do not vouch for: not audited
+	Failed                             bool     // a trace could not be read or audited
+}
+
+// NotRead counts a file that could not be read as a trace: it is not audited.
+func (t *AuditTally) NotRead(path string) {
+	t.Unreadable = append(t.Unreadable, path)
+	t.Failed = true
+}
+
+// Refuse counts a trace whose signature the trusted keys refuse: it is not audited.
+func (t *AuditTally) Refuse(path string) {
+	t.Refused = append(t.Refused, path)
+	t.Failed = true
 }
 
 // Add counts one trace's findings.
@@ -57,16 +71,41 @@ func (t *AuditTally) Add(findings []contract.AuditReport) {
 	}
 }
 
-// Summary is the audit's closing line.
+// Summary is the audit's closing line: the traces audited and their findings, then the
+// files that were not audited, named: "no trace audited; 1 unreadable: empty.jsonl".
 func (t AuditTally) Summary() string {
-	head := Plural(t.Traces, "trace") + " audited"
-	if t.Broken > 0 {
-		head += fmt.Sprintf(" (%d with a broken hash chain)", t.Broken)
+	var line string
+	switch {
+	case t.Traces == 0 && len(t.Unreadable)+len(t.Refused) > 0:
+		line = "no trace audited"
+	case t.Findings == 0:
+		line = Plural(t.Traces, "trace") + " audited" + t.brokenNote() + ": no findings"
+	default:
+		line = fmt.Sprintf("%s audited%s: %s (%s, %s)", Plural(t.Traces, "trace"), t.brokenNote(), Plural(t.Findings, "finding"), Plural(t.Errors, "error"), Plural(t.Warnings, "warning"))
 	}
-	if t.Findings == 0 {
-		return head + ": no findings"
+	if n := len(t.Unreadable); n > 0 {
+		line += fmt.Sprintf("; %d unreadable: %s", n, nameList(t.Unreadable))
 	}
-	return fmt.Sprintf("%s: %s (%s, %s)", head, Plural(t.Findings, "finding"), Plural(t.Errors, "error"), Plural(t.Warnings, "warning"))
+	if n := len(t.Refused); n > 0 {
+		line += fmt.Sprintf("; %d refused (signature): %s", n, nameList(t.Refused))
+	}
+	return termtext.Line(line)
+}
+
+func (t AuditTally) brokenNote() string {
+	if t.Broken == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d with a broken hash chain)", t.Broken)
+}
+
+// nameList names up to three files, then says how many more: the summary stays a line.
+func nameList(paths []string) string {
+	const shown = 3
+	if len(paths) <= shown {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:shown], ", "), len(paths)-shown)
 }
 
 // Trace counts one audited trace (audit.AuditFile's result and error) and says on errw,
@@ -74,6 +113,12 @@ func (t AuditTally) Summary() string {
 // not be read, an unchained or incomplete recording. It reports whether the trace was
 // read as one, so that its findings are listed.
 func (t *AuditTally) Trace(errw io.Writer, prefix, path string, res audit.TraceResult, err error) bool {
+	if err != nil && res.Chain.Format == "" {
+		// Not read as a trace at all: said once, counted as unreadable, not audited.
+		fmt.Fprintf(errw, "%s: %s\n", prefix, linecap.BoundQuotes(err.Error()))
+		t.NotRead(path)
+		return false
+	}
 	t.Traces++
 	var broken *trace.ChainError
 	switch {
@@ -94,9 +139,6 @@ func (t *AuditTally) Trace(errw io.Writer, prefix, path string, res audit.TraceR
 		t.Failed = true
 	case !res.Chain.Chained && res.Chain.Format != "":
 		fmt.Fprintf(errw, "%s: %s: %s: its lines carry no hashes to verify\n", prefix, path, res.Chain)
-	}
-	if err != nil && res.Chain.Format == "" {
-		return false // not read as a trace at all: there is nothing audited to list
 	}
 	if res.Incomplete != "" {
 		fmt.Fprintf(errw, "%s: %s: %s\n", prefix, path, res.Incomplete)

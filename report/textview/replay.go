@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/spine/replay"
@@ -36,7 +37,13 @@ func Replay(out, errw io.Writer, r replay.Outcome) {
 	case r.Failed != nil:
 		// No replay ran: an error, on stderr. A recording's values are quoted as
 		// excerpts: a line may be megabytes.
-		fmt.Fprintf(errw, "%s: %s\n", r.Path, linecap.BoundQuotes(r.Failed.Error()))
+		// The reader's errors mostly name the file already: it is said once, headed
+		// as every command's errors are.
+		msg := linecap.BoundQuotes(r.Failed.Error())
+		if !strings.HasPrefix(msg, r.Path+":") {
+			msg = r.Path + ": " + msg
+		}
+		fmt.Fprintf(errw, "spine replay: %s\n", msg)
 	case r.Diff != nil:
 		printLine(out, "%s: differs from the recording at %s", r.Path, r.Diff)
 		if r.ReplayErr != nil {

@@ -65,6 +65,11 @@ func CheckBytes(ctx context.Context, name string, recorded []byte, o CheckOption
 	out := Outcome{Path: name, Compare: o.Compare}
 	out.Chain, out.ChainErr = trace.VerifyChain(bytes.NewReader(recorded))
 	tf, err := trace.Read(name, bytes.NewReader(recorded))
+	if herr := trace.CheckHeader(name, tf, err); herr != nil {
+		// Not a trace at all: that is the one thing to say, not a broken chain too.
+		out.Failed, out.ChainErr = herr, nil
+		return out
+	}
 	if err != nil {
 		out.Failed = err
 		return out

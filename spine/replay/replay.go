@@ -46,6 +46,9 @@ type recordedCall struct {
 // stops with ErrRecordingEnded where it would need it.
 func ReadRecording(path string) (*Recording, error) {
 	f, err := trace.ReadFileEvents(path)
+	if herr := trace.CheckHeader(path, f, err); herr != nil {
+		return nil, herr
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,10 @@
 package trace
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/agentspine/spine/internal/fsmode"
@@ -11,6 +13,12 @@ import (
 // checkRegular says what path is when it is not a regular file.
 func checkRegular(path string) error {
 	fi, err := os.Stat(path)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		// "PATH: no such file or directory", as every command says of a file it cannot
+		// use, not "stat PATH: …"; errors.Is(err, fs.ErrNotExist) still holds.
+		return fmt.Errorf("%s: %w", path, pe.Err)
+	}
 	if err != nil {
 		return err
 	}
