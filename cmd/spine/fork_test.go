@@ -164,3 +164,30 @@ func TestForkEditedRulesAsWhatIfSays(t *testing.T) {
 		t.Errorf("--at 1: exit %d, want %d and the valid range\n%s", code, exitUsage, out)
 	}
 }
+
+// TestForkTraceDiff: trace diff of a run and its fork says which lines they share and
+// where and how the fork parts, with the rules it reloaded.
+func TestForkTraceDiff(t *testing.T) {
+	dir, work, cfg, full, _, _ := forkSetup(t)
+	rec := recordingAt(t, full)
+	own := filepath.Join(dir, "own.yaml")
+	writeFile(t, own, rec.Header.Rules.Source)
+	b := replay.Boundaries(rec)[1]
+	fork := filepath.Join(dir, "fork.trace.jsonl")
+	if code, out := forkRun(t, "fork", "--config", cfg, "--workdir", work, "--at", fmt.Sprint(b.Seq), "--rules", own, "--trace", fork, full); code != exitOK {
+		t.Fatalf("fork: exit %d\n%s", code, out)
+	}
+	code, out := forkRun(t, "trace", "diff", full, fork)
+	for _, want := range []string{
+		fmt.Sprintf("B continues A's first %d lines (shared byte for byte), then parts: fork (fork at cycle %d", b.Line-1, b.Cycle),
+		"with the rules reloaded there: " + own + " (" + rec.Header.Rules.Hash + ")",
+		"decisions: A 3, B 3; the same sequence",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("trace diff lacks %q:\n%s", want, out)
+		}
+	}
+	if code != exitFail {
+		t.Errorf("trace diff: exit %d, want %d", code, exitFail)
+	}
+}
