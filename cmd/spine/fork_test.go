@@ -127,6 +127,9 @@ func TestForkEditedRulesAsWhatIfSays(t *testing.T) {
 		t.Fatal("what-if predicts no change for δ = 1")
 	}
 	first := changes[0]
+	if _, out := forkRun(t, "what-if", "--rules", edited, full); !strings.Contains(out, fmt.Sprintf("first change: cycle %d at seq %d; to branch the run there: spine fork %s --at %d", first.Cycle, first.Seq, full, first.Seq)) {
+		t.Errorf("what-if does not name the seq to fork at:\n%s", out)
+	}
 	fork := filepath.Join(dir, "fork.trace.jsonl")
 	code, out := forkRun(t, "fork", "--config", cfg, "--workdir", work, "--at", fmt.Sprint(first.Seq), "--rules", edited, "--trace", fork, full)
 	if code != exitOK {
