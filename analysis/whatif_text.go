@@ -41,6 +41,10 @@ func (r *WhatIfResult) WriteText(w io.Writer, all bool) error {
 			ended = true
 		}
 	}
+	if len(changes) > 0 {
+		c := changes[0]
+		p.line("  first change: cycle %d at seq %d; to branch the run there: spine fork %s --at %d --rules %s", c.Cycle, c.Seq, r.Trace, c.Seq, r.Edited)
+	}
 	for _, n := range r.Notes {
 		p.line("  note: %s", n)
 	}

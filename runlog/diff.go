@@ -24,6 +24,19 @@ type Diff struct {
 	// All three nil: the traces are identical.
 	Header, Event, Clock           *Difference
 	Decisions, Messages, Exchanges Sequence
+	// Branch is set when the first differing event is one side's resumed line continuing
+	// the other's lines: a fork (or resume) of it, parting there.
+	Branch *Branch
+}
+
+// Branch is where a continued trace parts from the trace it continued: Side ("A" or
+// "B") holds the resumed line, after Shared lines that are the other side's, and the
+// rules it reloaded there ("" when it kept them).
+type Branch struct {
+	Side    string
+	Shared  int
+	Resumed trace.Resumed
+	Reload  string // the reloaded rules' path and hash
 }
 
 // Side is one trace as the diff reads it.
@@ -80,6 +93,7 @@ func Compare(a, b *trace.File) *Diff {
 		la, lb := append(lineList(d.A.Header), d.A.Events...), append(lineList(d.B.Header), d.B.Events...)
 		d.Clock = difference(la, lb, false)
 	}
+	d.Branch = branchAt(d.Event, a, b)
 	da, ma, xa := sequences(d.A.Events)
 	db, mb, xb := sequences(d.B.Events)
 	d.Decisions = sequence("decisions", da, db)
@@ -216,4 +230,31 @@ func withoutKey(raw []byte, key string) []byte {
 		return raw
 	}
 	return bytes.TrimRight(out.Bytes(), "\n")
+}
+
+// branchAt is the branch at the first differing event when one side's is a resumed line
+// whose recorded head is the other side's line before it.
+func branchAt(ev *Difference, a, b *trace.File) *Branch {
+	if ev == nil || ev.A == nil || ev.B == nil {
+		return nil
+	}
+	for _, s := range []struct {
+		name      string
+		at        *trace.Event
+		own, peer *trace.File
+	}{{"A", ev.A, a, b}, {"B", ev.B, b, a}} {
+		r, ok := trace.As[trace.Resumed](s.at)
+		n := s.at.Line - 1
+		if !ok || r.Line != n || n < 1 || n > len(s.peer.Events) || s.peer.Events[n-1].H != r.Head {
+			continue
+		}
+		br := &Branch{Side: s.name, Shared: n, Resumed: r}
+		if s.at.Line < len(s.own.Events) {
+			if rl, ok := trace.As[trace.Reload](&s.own.Events[s.at.Line]); ok && s.own.Events[s.at.Line].Kind == trace.KindRulesReloaded {
+				br.Reload = rl.Path + " (" + rl.Hash + ")"
+			}
+		}
+		return br
+	}
+	return nil
 }

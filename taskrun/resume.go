@@ -96,8 +96,14 @@ func Resume(ctx context.Context, o *Opened, cfg Config, host string) (Result, re
 	if o.Ended != "" {
 		return Result{}, replay.Switch{}, fmt.Errorf("%s: the run already ended (%s): nothing to resume", o.Continuation.Name, o.Ended)
 	}
+	return continueRecording(ctx, o, cfg, replay.ContinueOptions{Rerun: true, Host: host, Stopped: o.Stopped})
+}
+
+// continueRecording runs o's recording continued as opts say (a resume, or a fork at a
+// boundary), every effector call before the switch re-run against the recording.
+func continueRecording(ctx context.Context, o *Opened, cfg Config, opts replay.ContinueOptions) (Result, replay.Switch, error) {
 	h := o.Recording.Header
-	cont, err := replay.NewContinue(o.Recording, replay.ContinueOptions{Rerun: true, Host: host, Stopped: o.Stopped})
+	cont, err := replay.NewContinue(o.Recording, opts)
 	if err != nil {
 		return Result{}, replay.Switch{}, err
 	}

@@ -44,6 +44,7 @@ type bodyEndpoint struct {
 	order   map[string][][32]byte // each model's distinct bodies, in the order first asked
 	asked   [][32]byte            // every request, in order
 	onAsk   func()
+	keyOf   func(body []byte) []byte // what of a body tells requests apart; nil: all of it
 }
 
 func newBodyEndpoint(t testing.TB) (*bodyEndpoint, string) {
@@ -62,8 +63,11 @@ func (e *bodyEndpoint) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not a chat request (a killed client's cut-off body)", http.StatusBadRequest)
 		return
 	}
-	key := sha256.Sum256(body)
 	e.mu.Lock()
+	key := sha256.Sum256(body)
+	if e.keyOf != nil { // a fork's live part makes new ids: the same request all the same
+		key = sha256.Sum256(e.keyOf(body))
+	}
 	rep, seen := e.answers[key]
 	if !seen {
 		script := resumeScript[chat.Model]

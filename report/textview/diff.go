@@ -27,6 +27,13 @@ func Diff(w io.Writer, pathA, pathB string, d *runlog.Diff) (identical bool) {
 		if d.Event != nil {
 			fmt.Fprintf(w, "first differing event: %s\n", describeDiff(d.Event))
 		}
+		if b := d.Branch; b != nil {
+			other := map[string]string{"A": "B", "B": "A"}[b.Side]
+			fmt.Fprintf(w, "%s continues %s's first %d lines (shared byte for byte), then parts: %s (%s)\n", b.Side, other, b.Shared, b.Resumed.Mode, termtext.Line(b.Resumed.Reason))
+			if b.Reload != "" {
+				fmt.Fprintf(w, "  with the rules reloaded there: %s\n", termtext.Line(b.Reload))
+			}
+		}
 	case d.Clock != nil:
 		fmt.Fprintf(w, "the same apart from their timestamps; first at %s\n", describeDiff(d.Clock))
 	default:

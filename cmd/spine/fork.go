@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/internal/termui"
+	"github.com/agentspine/spine/spine/replay"
+	"github.com/agentspine/spine/taskrun"
+)
+
+func init() {
+	addCommand("", func(io stdio) *cobra.Command {
+		c := &cobra.Command{
+			Use:   "fork [flags] TRACE --at SEQ",
+			Short: "branch a recorded run at a past cycle, with edited rules, and go on live",
+			Long: `fork re-runs a recorded run from its trace up to the cycle boundary at or before SEQ
+(every model and tool call served from the trace, none made again), applies the rules of
+--rules there as a recorded rules_reloaded, and goes on live with the endpoint and models
+the header records (the key from the environment, as for spine run). The new trace holds
+the recording's lines before the boundary byte for byte, a resumed line (mode fork), the
+reload, then the live run; spine replay --check verifies it and spine trace diff shows
+where it parts from the original. spine what-if --rules FILE names the seq of the first
+decision the edit changes: fork --at that seq.
+
+Recorded tool calls are served, not made again: the work dir (--workdir, default the
+header's) should hold the files as they were at the boundary.`,
+			Args: cobra.ExactArgs(1),
+		}
+		fs := c.Flags()
+		f := &forkFlags{
+			at:        fs.Int64("at", 0, "fork at the cycle boundary at or before this `SEQ` (required)"),
+			rulesPath: fs.String("rules", "", "the edited rule `FILE` applied at the boundary (default: keep the recorded rules)"),
+			resumeFlags: resumeFlags{
+				baseURL:    fs.String("base-url", "", "OpenAI-compatible endpoint `URL` for the live part (default: the one the header records)"),
+				configPath: fs.String("config", "", "YAML model configuration `FILE` (api_key, base_url, roles) as for spine run"),
+				tracePath:  fs.String("trace", "", "the new trace `FILE` (default: beside the recording, with -2, -3, …)"),
+				workdir:    fs.String("workdir", "", "`DIR` the tools work in (default: the one the header records)"),
+				asJSON:     fs.Bool("json", false, "print every message as a JSON line"),
+				noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them"),
+			},
+		}
+		_ = c.MarkFlagRequired("at")
+		c.RunE = func(c *cobra.Command, args []string) error {
+			return forkTask(c.Context(), io, f, args[0])
+		}
+		return c
+	})
+}
+
+type forkFlags struct {
+	at        *int64
+	rulesPath *string
+	resumeFlags
+}
+
+// forkTask is spine fork: taskrun.Fork branches the run; this shows it as spine run does.
+func forkTask(ctx context.Context, io stdio, f *forkFlags, path string) error {
+	o, err := taskrun.OpenResume(path)
+	if err != nil {
+		return err
+	}
+	if d := o.Continuation.Dropped(); d != "" {
+		fmt.Fprintf(io.err, "spine fork: %s\n", d)
+	}
+	if _, err := replay.ForkPoint(o.Recording, *f.at); err != nil {
+		return failWith(exitUsage, err)
+	}
+	opts := taskrun.ForkOptions{At: *f.at}
+	if *f.rulesPath != "" {
+		if opts.Rules, err = taskrun.ReadForkRules(*f.rulesPath); err != nil {
+			return failWith(exitUsage, err)
+		}
+		opts.RulesPath = *f.rulesPath
+	}
+	base := *f.baseURL
+	if base == "" {
+		base = o.BaseURL
+	}
+	cfg, err := llm.LoadEndpointConfig(llm.Sources{File: *f.configPath, Getenv: os.LookupEnv,
+		Flags: llm.Overrides{BaseURL: base, Model: o.Model}})
+	if err != nil {
+		return failWith(exitUsage, fmt.Errorf("%w\n(the header records the endpoint and models; the key comes from the environment or --config)", err))
+	}
+	out := &termui.LockedWriter{W: io.out}
+	if *f.asJSON {
+		out = &termui.LockedWriter{W: io.rawOut}
+	}
+	show := newRunDisplay(out, o.Rules, *f.asJSON)
+	opts.Host, _ = os.Hostname()
+	tc := taskrun.Config{Workdir: *f.workdir, LLM: cfg, ConfigPath: *f.configPath, TracePath: *f.tracePath,
+		NoSandbox: *f.noSandbox, OnMessage: show.message, Warn: func(msg string) { warn(io, msg) }}
+	res, sw, runErr := taskrun.Fork(ctx, o, tc, opts)
+	if res.TracePath == "" {
+		return runErr
+	}
+	if sw.Seq != 0 && !*f.asJSON {
+		fmt.Fprintf(io.out, "forked %s after its line %d: %s\n", path, sw.Line, sw.Reason)
+	}
+	end := traceEnd{head: res.TraceHead, lines: res.TraceLines, cut: res.TraceCut}
+	code := show.finish(io, res.TaskResult, runErr, res.TracePath, end, res.Pipeline)
+	return exitStatus(traceIncomplete(io, res.TracePath, end, res.Final, code))
+}
