@@ -234,7 +234,11 @@ func (s *Session) evaluate(terminalOnly bool) (errs int, a *agenda) {
 	}
 	decided, leaf := m.Decide(&s.wm.in, s.decided)
 	if !terminalOnly {
-		if e := s.leaves.get(m, leaf, order, decided); e != nil {
+		c := &s.leaves
+		if leaf >= 0 && c.m == m && c.entries[leaf] != nil { // a leaf seen before: no call
+			return 0, s.evaluateLeaf(c.entries[leaf], order)
+		}
+		if e := c.get(m, leaf, order, decided); e != nil {
 			return 0, s.evaluateLeaf(e, order)
 		}
 	}
@@ -276,12 +280,15 @@ func (s *Session) evaluate(terminalOnly bool) (errs int, a *agenda) {
 func (s *Session) evaluateLeaf(e *leafEvals, order []*Rule) *agenda {
 	s.evals, s.sharedEvals = e.evals, true
 	if e.agenda.names != nil {
+		// The true rules read the same kinds: one recency, which must not be below
+		// the firedAt of any of them.
+		var rec uint64
+		for _, k := range e.reads {
+			rec = max(rec, s.wm.kinds[k].rev)
+		}
 		fresh := true
-		if len(e.trues) > 0 {
-			rec, _ := s.recency(e.agenda.first) // the recency of every true rule
-			for _, pos := range e.trues {
-				fresh = fresh && rec >= s.firedAt[order[pos].Index()]
-			}
+		for _, i := range e.trueRules {
+			fresh = fresh && rec >= s.firedAt[i]
 		}
 		if fresh {
 			return &e.agenda
