@@ -54,18 +54,22 @@ func (t *table) lookup(in *Input, out []uint8) ([]uint8, int) {
 	}
 	// The tests add their weights without a branch: which hold varies from one lookup
 	// to the next, and a mispredicted branch costs more than the add.
+	// The loops index their tests rather than copy each out, and read the value
+	// arrays through locals: each test is then a load, a compare and an add.
 	ix, present, flags, ints, num := t.base, in.Present, in.Bool, in.Int, in.Num
-	for _, x := range t.present {
-		ix += x.w & -int32(b2i(present[x.at]))
+	for i, ts := 0, t.present; i < len(ts); i++ {
+		ix += ts[i].w & -int32(b2i(present[ts[i].at]))
 	}
-	for _, x := range t.bools {
-		ix += x.w & -int32(b2i(flags[x.at]))
+	for i, ts := 0, t.bools; i < len(ts); i++ {
+		ix += ts[i].w & -int32(b2i(flags[ts[i].at]))
 	}
-	for _, x := range t.ints {
+	for i, ts := 0, t.ints; i < len(ts); i++ {
+		x := &ts[i]
 		ix += x.w & -int32(b2i(ints[x.at] >= x.c))
 	}
 	sum := 0.0 // NaN when a value is: NaN holds no test
-	for _, x := range t.floats {
+	for i, ts := 0, t.floats; i < len(ts); i++ {
+		x := &ts[i]
 		v := math.Float64frombits(math.Float64bits(num[x.at]) & x.and)
 		sum += v
 		ix += x.w & -int32(b2i(v >= x.c))
