@@ -107,6 +107,9 @@ func (s *Session) Decide(ctx context.Context) (Decided, error) {
 	if r != nil {
 		d.Fired = r.Name
 	}
+	if s.tracer.discard { // Flush, without the call
+		return d, s.tracer.err
+	}
 	return d, s.Flush()
 }
 
