@@ -72,18 +72,20 @@ func (d *RulesDecider) Decide(ctx context.Context, s Signals) (Decision, error) 
 	if err := d.put.Write(); err != nil {
 		return Decision{}, fmt.Errorf("ggs: signals fact: %w", err)
 	}
-	cyc, err := d.sess.Cycle(ctx)
+	dec, err := d.sess.Decide(ctx) // the cycle's result is built only for an error below
 	if err != nil {
 		return Decision{}, fmt.Errorf("ggs: agenda cycle: %w", err)
 	}
-	for i := 0; cyc.Errors > 0 && i < len(cyc.Evaluated); i++ {
-		if ev := cyc.Evaluated[i]; ev.Result == engine.ResultError {
-			return Decision{}, fmt.Errorf("ggs: rule %s: %s", ev.Rule, ev.Error)
+	if dec.Errors > 0 {
+		for _, ev := range d.sess.LastCycle().Evaluated {
+			if ev.Result == engine.ResultError {
+				return Decision{}, fmt.Errorf("ggs: rule %s: %s", ev.Rule, ev.Error)
+			}
 		}
 	}
-	if cyc.Fired == "" {
+	if dec.Fired == "" {
 		return Decision{}, fmt.Errorf("ggs: no rule matched round %d (D=%s P=%s Ω=%s ∇L=%s worsening=%d)",
 			s.Round, num(s.D), num(s.P), num(s.Omega), num(s.Grad), s.Worsening)
 	}
-	return Decision{Directive: cyc.Objective, Rule: cyc.Fired}, nil
+	return Decision{Directive: dec.Objective, Rule: dec.Fired}, nil
 }

@@ -67,6 +67,14 @@ func (m *Matcher) combine(n int) {
 			return
 		}
 	}
+	m.restGates, m.restScale = []int{}, 1
+	for _, p := range m.parts[1:] {
+		if p.gate < 0 {
+			m.restGates = nil
+			break
+		}
+		m.restGates, m.restScale = append(m.restGates, p.gate), m.restScale*p.radix
+	}
 	combined := make([][]uint8, total)
 	for leaf := range combined {
 		out := make([]uint8, n)

@@ -24,6 +24,11 @@ type Matcher struct {
 	// combined holds, by combination of the parts' leaves (see combine), every rule's
 	// outcome; nil for a matcher of one part or of too many combinations.
 	combined [][]uint8
+	// restGates are the gates of the parts after the first when every one is gated,
+	// nil otherwise; while all are absent, the combined leaf is the first part's digit
+	// times restScale, the product of their radixes.
+	restGates []int
+	restScale int
 }
 
 // part is some rules' conditions compiled, and their table.
@@ -177,6 +182,16 @@ func (m *Matcher) decideParts(in *Input, out []uint8) ([]uint8, int) {
 
 // decideRest is the combined leaf and its outcomes, given the first part's digit.
 func (m *Matcher) decideRest(in *Input, combined int) ([]uint8, int) {
+	if m.restGates != nil {
+		shut := true
+		for _, g := range m.restGates {
+			shut = shut && !in.Present[g]
+		}
+		if shut { // every other part's digit is 0: no lookup
+			combined *= m.restScale
+			return m.combined[combined], combined
+		}
+	}
 	for _, p := range m.parts[1:] {
 		d := 0
 		if p.gate < 0 || in.Present[p.gate] {

@@ -21,7 +21,7 @@ type table struct {
 	base   int32
 	// The tests of the keys read through thresholds, by the array they read; other
 	// holds the keys looked up through key.region.
-	present, bools, ints []test[int64]
+	present, bools, ints []itest
 	floats               []test[float64]
 	nans                 []test[float64] // keys whose NaN is not their lowest region's class
 	other                []key
@@ -52,28 +52,27 @@ func (t *table) lookup(in *Input, out []uint8) ([]uint8, int) {
 	if r := t.rest; r != nil && r.parts[0].gate >= 0 && !in.Present[r.parts[0].gate] {
 		return r.decideRest(in, 0)
 	}
+	// The tests add their weights without a branch: which hold varies from one lookup
+	// to the next, and a mispredicted branch costs more than the add.
+	// The loops index their tests rather than copy each out, and read the value
+	// arrays through locals: each test is then a load, a compare and an add.
 	ix, present, flags, ints, num := t.base, in.Present, in.Bool, in.Int, in.Num
-	for _, x := range t.present {
-		if present[x.at] {
-			ix += x.w
-		}
+	for i, ts := 0, t.present; i < len(ts); i++ {
+		ix += ts[i].w & -int32(b2i(present[ts[i].at]))
 	}
-	for _, x := range t.bools {
-		if flags[x.at] {
-			ix += x.w
-		}
+	for i, ts := 0, t.bools; i < len(ts); i++ {
+		ix += ts[i].w & -int32(b2i(flags[ts[i].at]))
 	}
-	for _, x := range t.ints {
-		if ints[x.at] >= x.c {
-			ix += x.w
-		}
+	for i, ts := 0, t.ints; i < len(ts); i++ {
+		x := &ts[i]
+		ix += x.w & -int32(b2i(ints[x.at] >= x.c))
 	}
 	sum := 0.0 // NaN when a value is: NaN holds no test
-	for _, x := range t.floats {
+	for i, ts := 0, t.floats; i < len(ts); i++ {
+		x := &ts[i]
 		v := math.Float64frombits(math.Float64bits(num[x.at]) & x.and)
-		if sum += v; v >= x.c {
-			ix += x.w
-		}
+		sum += v
+		ix += x.w & -int32(b2i(v >= x.c))
 	}
 	if sum != sum {
 		for _, x := range t.nans {
@@ -102,6 +101,21 @@ type test[T int64 | float64] struct {
 	at, w int32 // the kind or the slot, and the weight
 	c     T
 	and   uint64
+}
+
+// itest is a test of a presence, a bool or an int: half the size of a test, so that
+// the lookup's loops read less.
+type itest struct {
+	at, w int32
+	c     int64
+}
+
+func itests(ts []test[int64]) []itest {
+	out := make([]itest, len(ts))
+	for i, x := range ts {
+		out[i] = itest{at: x.at, w: x.w, c: x.c}
+	}
+	return out
 }
 
 // add adds key k's lookup to t: tests, or k itself when it is not read through
@@ -147,11 +161,11 @@ func (t *table) add(k *key) {
 		t.other = append(t.other, *k)
 		return
 	case k.class == kPresent:
-		t.present = append(t.present, ints...)
+		t.present = append(t.present, itests(ints)...)
 	case k.class == kBool:
-		t.bools = append(t.bools, ints...)
+		t.bools = append(t.bools, itests(ints)...)
 	case asInt:
-		t.ints = append(t.ints, ints...)
+		t.ints = append(t.ints, itests(ints)...)
 	default:
 		t.floats = append(t.floats, floats...)
 		if nan.w != 0 {

@@ -79,9 +79,82 @@ func (e *RunawayError) Error() string {
 
 const keepFirings = 10
 
-// runCycle evaluates the rules, orders the conflict set and fires its first rule. With
-// terminalOnly, only rules whose objective is terminal take part.
+// runCycle runs one cycle (see step) and returns its result.
 func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult, error) {
+	if _, err := s.step(ctx, terminalOnly); err != nil {
+		return nil, err
+	}
+	return s.LastCycle(), s.Flush()
+}
+
+// Decided is what one agenda cycle decided: the rule it fired ("" when the conflict
+// set was empty), the objective after it, and how many rules failed to evaluate.
+type Decided struct {
+	Fired     string
+	Objective string
+	Errors    int
+}
+
+// Decide runs one agenda cycle over every rule, as Cycle does, and returns what it
+// decided without building the cycle's CycleResult: LastCycle builds it when read. The
+// trace is the same as Cycle's.
+func (s *Session) Decide(ctx context.Context) (Decided, error) {
+	r, err := s.step(ctx, false)
+	if err != nil {
+		return Decided{}, err
+	}
+	d := Decided{Objective: s.cyc.objective, Errors: s.cyc.errs}
+	if r != nil {
+		d.Fired = r.Name
+	}
+	if s.tracer.discard { // Flush, without the call
+		return d, s.tracer.err
+	}
+	return d, s.Flush()
+}
+
+// cycleState is what a cycle keeps to build its CycleResult when a sink or a caller
+// reads it: the evaluation list (s.evals), the agenda and what is not derived from them.
+type cycleState struct {
+	agenda       *agenda
+	errs         int
+	terminalOnly bool
+	stage        string
+	objective    string          // the objective after the cycle
+	objectives   []ObjectiveEval // the scored objectives' values, nil when none are scored
+	built        bool            // res holds this cycle's result
+}
+
+// LastCycle returns the result of the session's last cycle, built from what the cycle
+// kept; nil before the first cycle. It is read-only and reused by the next cycle.
+func (s *Session) LastCycle() *CycleResult {
+	c := &s.cyc
+	if c.agenda == nil {
+		return nil
+	}
+	res := &s.res
+	if !c.built {
+		// The result is reused: every field is written in place, not the struct rebuilt.
+		res.Cycle, res.Stage, res.Scope, res.Errors = s.cycle, c.stage, "all", c.errs
+		res.Evaluated, res.Objectives = s.evals, c.objectives
+		if c.terminalOnly {
+			res.Scope = "terminal"
+		}
+		res.ConflictSet, res.DecidedBy, res.Fired = c.agenda.names, c.agenda.decidedBy, ""
+		if c.agenda.first != nil {
+			res.Fired = c.agenda.first.Name
+		}
+		c.built = true
+	}
+	res.Objective = c.objective
+	return res
+}
+
+// step evaluates the rules, orders the conflict set and fires its first rule, which it
+// returns (nil for none). With terminalOnly, only rules whose objective is terminal
+// take part. It keeps what the cycle's result is built from (see LastCycle) and builds
+// the result only for a sink that writes the conflict set.
+func (s *Session) step(ctx context.Context, terminalOnly bool) (*Rule, error) {
 	if err := s.canceled(ctx); err != nil {
 		return nil, err
 	}
@@ -90,35 +163,33 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	}
 	s.cycle++
 	s.cset = s.cset[:0]
-	var objectives []ObjectiveEval
+	c := &s.cyc
+	c.objectives = nil
 	if len(s.rs.ScoredObjectives()) > 0 {
-		objectives = s.evalObjectives() // before the rules, which may read them
+		c.objectives = s.evalObjectives() // before the rules, which may read them
 	}
 	errs, agenda := s.evaluate(terminalOnly)
-	// The result is reused: every field is written in place, not the struct rebuilt.
-	res := &s.res
-	res.Cycle, res.Stage, res.Scope, res.Errors = s.cycle, s.stage(), "all", errs
-	res.Evaluated, res.Objectives = s.evals, objectives
-	if terminalOnly {
-		res.Scope = "terminal"
-	}
 	if agenda == nil {
 		agenda = s.order()
 	}
-	res.ConflictSet, res.DecidedBy, res.Fired = agenda.names, agenda.decidedBy, ""
-	if agenda.first != nil {
-		res.Fired = agenda.first.Name
-	}
+	c.agenda, c.errs, c.terminalOnly, c.stage, c.built = agenda, errs, terminalOnly, s.stage(), false
+	first := agenda.first
 	if s.tracer.discard {
-		s.tracer.skip() // as emit would, without the call
+		// Nobody reads the events: the conflict set's and the firing's only take their
+		// seqs, and the objective's fact event takes its own (see putObjective).
+		if first == nil {
+			s.tracer.skip()
+		} else {
+			s.fire(first)
+		}
 	} else {
-		s.tracer.emit(trace.KindConflictSet, res)
+		s.tracer.emit(trace.KindConflictSet, s.LastCycle())
+		if first != nil {
+			s.fire(first)
+		}
 	}
-	if agenda.first != nil {
-		s.fire(agenda.first, res)
-	}
-	res.Objective = s.Objective()
-	return res, s.Flush()
+	c.objective = s.Objective()
+	return first, nil
 }
 
 // agenda is a conflict set in agenda order: its names, its first rule (nil when it is
@@ -166,7 +237,11 @@ func (s *Session) evaluate(terminalOnly bool) (errs int, a *agenda) {
 	}
 	decided, leaf := m.Decide(&s.wm.in, s.decided)
 	if !terminalOnly {
-		if e := s.leaves.get(m, leaf, order, decided); e != nil {
+		c := &s.leaves
+		if leaf >= 0 && c.m == m && c.entries[leaf] != nil { // a leaf seen before: no call
+			return 0, s.evaluateLeaf(c.entries[leaf], order)
+		}
+		if e := c.get(m, leaf, order, decided); e != nil {
 			return 0, s.evaluateLeaf(e, order)
 		}
 	}
@@ -208,12 +283,15 @@ func (s *Session) evaluate(terminalOnly bool) (errs int, a *agenda) {
 func (s *Session) evaluateLeaf(e *leafEvals, order []*Rule) *agenda {
 	s.evals, s.sharedEvals = e.evals, true
 	if e.agenda.names != nil {
+		// The true rules read the same kinds: one recency, which must not be below
+		// the firedAt of any of them.
+		var rec uint64
+		for _, k := range e.reads {
+			rec = max(rec, s.wm.kinds[k].rev)
+		}
 		fresh := true
-		if len(e.trues) > 0 {
-			rec, _ := s.recency(e.agenda.first) // the recency of every true rule
-			for _, pos := range e.trues {
-				fresh = fresh && rec >= s.firedAt[order[pos].Index()]
-			}
+		for _, i := range e.trueRules {
+			fresh = fresh && rec >= s.firedAt[i]
 		}
 		if fresh {
 			return &e.agenda
@@ -296,25 +374,36 @@ func tieBreaker(a, b candidate) string {
 
 // fire carries out a rule's then. Action errors (updating a fact that is not there, a
 // field of the wrong type) are recorded in the rule_fired event; they do not stop the
-// engine.
-func (s *Session) fire(r *Rule, res *CycleResult) {
+// engine. With the Discard sink it also counts the cycle's conflict set event.
+func (s *Session) fire(r *Rule) {
 	s.firedAt[r.Index()] = s.wm.rev + 1
-	f := &s.firings[s.nFirings%keepFirings] // the ring of the last firings
-	f.Cycle, f.Rule, f.Stage = s.cycle, r.Name, res.Stage
+	f := &s.firings[s.ring] // the ring of the last firings
+	f.Cycle, f.Rule, f.Stage = s.cycle, r.Name, s.cyc.stage
 	s.nFirings++
+	if s.ring++; s.ring == keepFirings {
+		s.ring = 0
+	}
+	t := &r.Then
 	if s.tracer.discard {
-		s.tracer.skip() // nobody reads it: do not build the body
+		// Nobody reads them: do not build the bodies. The conflict set, the firing and
+		// the objective's fact event take their seqs together.
+		if len(t.Retract)+len(t.Assert)+len(t.Update) == 0 && t.Objective != "" && s.wm.objectiveInPlace(t.Objective, r.Name) {
+			s.tracer.seq.Add(3)
+			s.requested = t.Transition
+			return
+		}
+		s.tracer.seq.Add(2)
 	} else {
 		s.emitFired(r)
 	}
 	var errs []string
-	if t := &r.Then; len(t.Retract)+len(t.Assert)+len(t.Update) > 0 {
+	if len(t.Retract)+len(t.Assert)+len(t.Update) > 0 {
 		errs = s.act(r)
 	}
-	if r.Then.Objective != "" {
-		s.wm.putBuiltin(objectiveIndex, r.Then.Objective, r.Name, 0)
+	if t.Objective != "" {
+		s.wm.putBuiltin(objectiveIndex, t.Objective, r.Name, 0)
 	}
-	s.requested = r.Then.Transition
+	s.requested = t.Transition
 	if len(errs) > 0 {
 		s.tracer.emit(trace.KindRuleError, trace.RuleError{Cycle: s.cycle, Rule: r.Name, Errors: errs})
 	}
@@ -357,8 +446,7 @@ func (s *Session) lastFirings() []Firing {
 	if s.nFirings < keepFirings {
 		return slices.Clone(s.firings[:s.nFirings])
 	}
-	start := s.nFirings % keepFirings
-	return slices.Concat(s.firings[start:], s.firings[:start])
+	return slices.Concat(s.firings[s.ring:], s.firings[:s.ring])
 }
 
 func (s *Session) stage() string { return s.wm.builtin(stateIndex, 0) }

@@ -25,6 +25,9 @@ type leafEvals struct {
 	// read the same kinds: then they have one recency, and the leaf fixes the order.
 	// Its names are nil otherwise.
 	agenda agenda
+	// With an agenda: the kinds the true rules read, and the rules' indexes.
+	reads     []int
+	trueRules []int32
 }
 
 // maxLeafEvals bounds the RuleEvals a session keeps for leaves: a rule set of thousands
@@ -66,6 +69,12 @@ func (c *leafCache) get(m *cond.Matcher, leaf int, order []*Rule, outcomes []uin
 	}
 	if len(cset) == len(e.trues) {
 		e.agenda = agendaOf(cset, []string{})
+		for _, c := range cset {
+			e.trueRules = append(e.trueRules, int32(c.rule.Index()))
+		}
+		if len(cset) > 0 {
+			e.reads = cset[0].rule.ReadKinds()
+		}
 	}
 	c.entries[leaf] = e
 	c.kept += len(order)

@@ -465,6 +465,25 @@ func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration in
 	wm.storedSingle(kf)
 }
 
+// objectiveInPlace is putBuiltin for the objective a rule sets, outside the general
+// fact path, when fact events are only counted (see WorkingMemory.counter) and nobody
+// has seen the fact's payload: its fields are written in place and the caller takes
+// the event's seq. It reports false, having changed nothing, otherwise.
+func (wm *WorkingMemory) objectiveInPlace(name, rule string) bool {
+	kf := &wm.kinds[objectiveIndex]
+	if !kf.has || kf.shared || wm.counter == nil {
+		return false
+	}
+	p := kf.live.ptrs[:2]
+	*p[0].s, *p[1].s = name, rule
+	if len(wm.slotsOf[objectiveIndex]) > 0 {
+		wm.refreshInput(kf.kind)
+	}
+	wm.rev++
+	kf.single.Rev, kf.rev = wm.rev, wm.rev
+	return true
+}
+
 // Retract removes a fact.
 func (wm *WorkingMemory) Retract(kind, id string) (Fact, error) {
 	return wm.handOut(wm.retract(kind, id))

@@ -32,6 +32,7 @@ type Session struct {
 	cycle    int
 	firings  [keepFirings]Firing // ring of the last firings, for runaway errors
 	nFirings int
+	ring     int // the slot of firings the next firing takes: nFirings % keepFirings
 	// firedAt is, per rule, 1 + the memory's revision when it last fired, 0 if it has
 	// not: revisions only grow, so no kind the rule reads has changed since while its
 	// recency is below it.
@@ -39,7 +40,8 @@ type Session struct {
 	requested string // transition requested by the last rule fired
 
 	// reused per cycle
-	res         CycleResult
+	cyc         cycleState  // what the last cycle kept, from which res is built when read
+	res         CycleResult // built from cyc by LastCycle
 	evals       []trace.RuleEval
 	sharedEvals bool             // evals is a leaf's list in leaves, not to be written
 	own         []trace.RuleEval // the session's own list, which evals is when not shared
