@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/clock"
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
@@ -22,7 +23,7 @@ func TestDecideIsCycle(t *testing.T) {
 `)
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	open := func(sink tr.Sink) *Session {
-		return NewSession(rs, WithTrace(sink), WithRunID("decide"), WithClock(NewStepClock(start, time.Second)))
+		return NewSession(rs, WithTrace(sink), WithRunID("decide"), WithClock(clock.NewStep(start, time.Second)))
 	}
 	for _, discard := range []bool{false, true} {
 		sinks := []*tr.MemorySink{{}, {}}
