@@ -4,7 +4,8 @@
 // PlanCheckOf, CalibrationOf) with the one rule for a model call's usage (the exchange's
 // own record, else the response's), GGS's rounds with their loss, rule and directive
 // (Rounds), the params a run recorded, read by ggs's names (Params, Thresholds), the
-// Auditor's findings a run recorded (Findings), and the comparison of two traces (Diff).
+// Auditor's findings a run recorded (Findings), the MCP tool list its header recorded
+// (MCPTools), and the comparison of two traces (Diff).
 //
 // The shapes it reads are declared once, in contract; the effectors write them. runlog
 // must not import an effector (a test holds it, and the views that use it, to that) and

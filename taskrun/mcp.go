@@ -5,16 +5,12 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/mcp"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/internal/secrets"
 )
-
-// MetaMCPTools is the trace header's field holding the MCP servers' tool list as the run
-// saw it: every tool offered (its name, description and schema as R3 was told them) or
-// refused (and why), and every server that could not start.
-const MetaMCPTools = "mcp_tools"
 
 // openMCP starts the configured MCP servers in the run's jail and returns R3's toolbox
 // with their tools added; meta gains the tool list. A server that cannot start is a
@@ -34,7 +30,7 @@ func openMCP(ctx context.Context, servers []mcp.Server, box *sandbox.Sandbox, ja
 			warn(fmt.Sprintf("MCP server %s is unavailable, its tools are not offered: %s", st.Name, st.Unavailable))
 		}
 	}
-	meta[MetaMCPTools] = tb.Describe()
+	meta[contract.MetaMCPTools] = tb.Describe()
 	return tb, nil
 }
 

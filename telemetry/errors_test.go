@@ -41,7 +41,7 @@ func TestEndpointErrors(t *testing.T) {
 				rcv.Fail(tc.status, tc.body)
 				url = rcv.URL()
 			}
-			_, err := ExportFile(context.Background(), Endpoint{URL: url, NoRetry: true}, pipelineTrace, Options{})
+			_, err := ExportFile(context.Background(), Endpoint{URL: url, NoRetry: true}, pipelineTrace, Options{}, nil)
 			if err == nil {
 				t.Fatal("no error")
 			}

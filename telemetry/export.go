@@ -11,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	oteltrace "go.opentelemetry.io/otel/trace"
 )
 
 // Endpoint says where and how to send spans over OTLP/HTTP.
@@ -125,14 +126,32 @@ func Send(ctx context.Context, ep Endpoint, spans []sdktrace.ReadOnlySpan) error
 	return nil
 }
 
-// ExportFile converts the trace at path and sends its spans; it returns how many.
-func ExportFile(ctx context.Context, ep Endpoint, path string, opts Options) (int, error) {
-	spans, err := Spans(path, opts)
+// Exported is what ExportFile sent: how many spans, in which trace.
+type Exported struct {
+	Spans   int
+	TraceID oteltrace.TraceID
+}
+
+// ExportFile reads the trace at path, hands warn (when set) what Warnings says of it (a
+// broken chain, an incomplete recording), converts it and sends its spans. The trace is
+// only read; an error sending it names path.
+func ExportFile(ctx context.Context, ep Endpoint, path string, opts Options, warn func(string)) (Exported, error) {
+	f, err := Read(path)
 	if err != nil {
-		return 0, err
+		return Exported{}, err
+	}
+	if warn != nil {
+		for _, w := range Warnings(f) {
+			warn(w)
+		}
+	}
+	spans, err := Convert(f, opts)
+	if err != nil {
+		return Exported{}, err
 	}
 	if err := Send(ctx, ep, spans); err != nil {
-		return 0, err
+		return Exported{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return len(spans), nil
+	h, _ := f.Header()
+	return Exported{Spans: len(spans), TraceID: TraceID(h.Run)}, nil
 }

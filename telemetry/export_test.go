@@ -38,7 +38,7 @@ func traces(t *testing.T) map[string]string {
 func export(t *testing.T, rcv *otlptest.Receiver, path string, ep Endpoint) {
 	t.Helper()
 	ep.URL, ep.NoRetry = rcv.URL(), true
-	if _, err := ExportFile(context.Background(), ep, path, Options{}); err != nil {
+	if _, err := ExportFile(context.Background(), ep, path, Options{}, nil); err != nil {
 		t.Fatalf("export %s: %v", path, err)
 	}
 }

@@ -2,65 +2,32 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // The helpers the trace commands share for their arguments and output files.
 
-// traceArgs expands directories into the *.jsonl files under them, sorted. No argument
-// is a usage error (exit 2); an argument that does not exist, or a directory with no
-// trace under it, is an input error (exit 1), as for every command that reads a file.
+// traceArgs expands directories into the *.jsonl files under them, sorted
+// (trace.Paths). No argument is a usage error (exit 2); an argument that does not
+// exist, or a directory with no trace under it, is an input error (exit 1), as for
+// every command that reads a file.
 func traceArgs(args []string) ([]string, error) {
 	if len(args) == 0 {
 		return nil, usageErrorf("expected trace files or directories")
 	}
-	var out []string
-	for _, a := range args {
-		fi, err := os.Stat(a)
-		if err != nil {
-			return nil, fileError(err)
-		}
-		if !fi.IsDir() {
-			out = append(out, a)
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-				found = append(found, p)
-			}
-			return err
-		})
-		if err != nil {
-			return nil, fileError(err)
-		}
-		if len(found) == 0 {
-			return nil, fmt.Errorf("%s: a directory with no .jsonl trace under it", a)
-		}
-		sort.Strings(found)
-		out = append(out, found...)
+	paths, err := trace.Paths(args)
+	if err != nil {
+		return nil, fileError(err)
 	}
-	return out, nil
+	return paths, nil
 }
 
-// writeNewFile writes data to path, which must not exist.
-func writeNewFile(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+// writeNewFile writes a trace to path, which must not exist (trace.WriteNewFile).
+var writeNewFile = trace.WriteNewFile
 
 // fileError says an input file's error the same way in every command: "PATH: reason"
 // ("missing.yaml: no such file or directory"), not the system call's "stat PATH: …" or

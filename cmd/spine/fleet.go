@@ -19,8 +19,8 @@ import (
 
 const (
 	envNATSURL      = fleet.EnvURL
-	envNATSPassword = "SPINE_NATS_PASSWORD"
-	envNATSToken    = "SPINE_NATS_TOKEN"
+	envNATSPassword = fleet.EnvPassword
+	envNATSToken    = fleet.EnvToken
 )
 
 // natsFlags are the connection flags every fleet client command takes.
@@ -40,19 +40,13 @@ func (n *natsFlags) add(fs *pflag.FlagSet) {
 	fs.DurationVar(&n.wait, "nats-wait", 0, "keep trying to reach the server this long (workers started before it)")
 }
 
-// fleetStateFile is where `spine serve` writes its URL.
-func fleetStateFile() (string, error) { return fleet.StateFile(os.Getenv) }
-
 // options resolves the flags and the environment into connection options.
 func (n *natsFlags) options() (fleet.ConnectOptions, error) {
 	o := fleet.ConnectOptions{URL: n.url, User: n.user, NKeyFile: n.nkey, CredsFile: n.creds,
-		CAFile: n.ca, CertFile: n.cert, KeyFile: n.key, Token: os.Getenv(envNATSToken)}
-	if n.user != "" {
-		o.Password = os.Getenv(envNATSPassword)
-		if o.Password == "" {
-			return o, usageErrorf("--nats-user %s needs its password in $%s", n.user, envNATSPassword)
-		}
-		o.Token = ""
+		CAFile: n.ca, CertFile: n.cert, KeyFile: n.key}
+	var ok bool
+	if o.Password, o.Token, ok = fleet.Secrets(n.user, os.Getenv); !ok {
+		return o, usageErrorf("--nats-user %s needs its password in $%s", n.user, envNATSPassword)
 	}
 	if o.URL == "" {
 		o.URL = os.Getenv(envNATSURL)

@@ -59,32 +59,17 @@ func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audi
 	fmt.Fprintf(io.err, "spine audit: following the runs on %s; interrupt to stop\n", cl.URL())
 	var mu sync.Mutex // the report goroutine and the follower share the output
 	if f.reportEvery > 0 {
-		go func() {
-			last := time.Now()
-			t := time.NewTicker(f.reportEvery)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case now := <-t.C:
-					rep, err := cl.MakeReport(ctx, now, last, fleet.DefaultDrift)
-					if err == nil {
-						err = cl.PublishReport(ctx, rep)
-					}
-					mu.Lock()
-					if err != nil {
-						fmt.Fprintf(io.err, "spine audit: the report: %v\n", err)
-					} else if asJSON {
-						_ = json.NewEncoder(io.rawOut).Encode(rep)
-					} else {
-						printLine(io.out, "%s", rep.Line())
-					}
-					mu.Unlock()
-					last = now
-				}
+		go cl.ReportEvery(ctx, f.reportEvery, fleet.DefaultDrift, func(rep fleet.Report, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				fmt.Fprintf(io.err, "spine audit: the report: %v\n", err)
+			} else if asJSON {
+				_ = json.NewEncoder(io.rawOut).Encode(rep)
+			} else {
+				printLine(io.out, "%s", rep.Line())
 			}
-		}()
+		})
 	}
 	return cl.FollowAudit(ctx, cfg, f.fromStart, func(e fleet.FollowEvent) {
 		mu.Lock()

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -63,45 +62,26 @@ func init() {
 }
 
 func serveConfig(dir, listen, user string) (fleet.ServerConfig, error) {
-	cfg := fleet.ServerConfig{Dir: dir, User: user, Token: os.Getenv(envNATSToken)}
+	cfg := fleet.ServerConfig{Dir: dir, User: user}
 	if err := cfg.ParseListen(listen); err != nil {
 		return cfg, usageErrorf("--listen %v", err)
 	}
-	if user != "" {
-		cfg.Password, cfg.Token = os.Getenv(envNATSPassword), ""
-		if cfg.Password == "" {
-			return cfg, usageErrorf("--user %s needs its password in $%s", user, envNATSPassword)
-		}
-	}
-	if cfg.Dir == "" {
-		state, err := fleetStateFile()
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Dir = filepath.Join(filepath.Dir(state), "nats")
+	var ok bool
+	if cfg.Password, cfg.Token, ok = fleet.Secrets(user, os.Getenv); !ok {
+		return cfg, usageErrorf("--user %s needs its password in $%s", user, envNATSPassword)
 	}
 	return cfg, nil
 }
 
 func runServe(ctx context.Context, io stdio, cfg fleet.ServerConfig) error {
-	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
-		return err
-	}
-	srv, err := fleet.StartServer(cfg)
+	srv, dir, state, err := fleet.StartRecorded(cfg, os.Getenv)
 	if err != nil {
 		return err
 	}
 	defer srv.Shutdown()
-	path, err := fleetStateFile()
-	if err == nil {
-		err = fleet.WriteState(path, fleet.State{URL: srv.URL(), Dir: cfg.Dir, PID: os.Getpid()})
-	}
-	if err != nil {
-		return fmt.Errorf("the state file: %w", err)
-	}
 	// The URL first and alone on its line: scripts read it.
 	fmt.Fprintln(io.out, srv.URL())
-	fmt.Fprintf(io.err, "spine serve: JetStream in %s; URL written to %s; interrupt to stop\n", cfg.Dir, path)
+	fmt.Fprintf(io.err, "spine serve: JetStream in %s; URL written to %s; interrupt to stop\n", dir, state)
 	<-ctx.Done()
 	return nil
 }

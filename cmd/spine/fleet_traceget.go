@@ -2,12 +2,8 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
-
-	"github.com/agentspine/spine/fleet"
 )
 
 func init() {
@@ -40,7 +36,11 @@ spine trace show read it as any other. -o writes it to a new file (never overwri
 				}
 				defer cl.Close()
 				if all {
-					return getAllTraces(c, io, cl, out)
+					n, tasks, err := cl.SaveTraces(c.Context(), out)
+					if err == nil {
+						fmt.Fprintf(io.err, "%d trace(s) of %d task(s) → %s\n", n, tasks, out)
+					}
+					return err
 				}
 				b, a, err := cl.Trace(c.Context(), args[0], attempt)
 				if err != nil {
@@ -63,30 +63,4 @@ spine trace show read it as any other. -o writes it to a new file (never overwri
 		c.Flags().BoolVar(&all, "all", false, "every finished task's accepted trace, into the directory -o names")
 		return c
 	})
-}
-
-func getAllTraces(c *cobra.Command, io stdio, cl *fleet.Client, dir string) error {
-	sts, err := cl.List(c.Context())
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	n := 0
-	for _, st := range sts {
-		if st.State != fleet.Finished {
-			continue
-		}
-		b, _, err := cl.Trace(c.Context(), st.ID, 0)
-		if err != nil {
-			return err
-		}
-		if err := writeNewFile(filepath.Join(dir, st.ID+".trace.jsonl"), b); err != nil {
-			return err
-		}
-		n++
-	}
-	fmt.Fprintf(io.err, "%d trace(s) of %d task(s) → %s\n", n, len(sts), dir)
-	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/effectors/mcp"
-	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/internal/termtext"
 )
 
@@ -87,28 +86,11 @@ func init() {
 }
 
 func mcpList(ctx context.Context, io stdio, servers []mcp.Server, workdir string, noSandbox, asJSON bool) error {
-	var jail sandbox.Jail = sandbox.Unconfined{}
-	if !noSandbox {
-		b, err := sandbox.NewBubblewrap(sandbox.BubblewrapOptions{})
-		if err != nil {
-			return err
-		}
-		jail = b
-	}
-	box, err := sandbox.New(workdir, sandbox.Options{Jail: jail})
+	tb, done, err := mcp.OpenListing(ctx, servers, workdir, noSandbox)
 	if err != nil {
 		return err
 	}
-	defer box.Close()
-	if _, err := box.Isolation(); err != nil {
-		return err
-	}
-	starter, _ := jail.(sandbox.Starter)
-	tb, err := mcp.Open(ctx, nil, mcp.Options{Servers: servers, Starter: starter, Dir: box.Root(), Env: os.LookupEnv})
-	if err != nil {
-		return err
-	}
-	defer tb.Close()
+	defer done()
 	if asJSON {
 		fmt.Fprintln(io.rawOut, tb.Describe())
 		return nil

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -41,22 +40,23 @@ journal (--replay); without either it reports them as deferred.`
 	}
 }
 
-// memVerb is one subcommand of `spine memory`.
+// memVerb is one subcommand of `spine memory`: its flags beyond memory's own, and its run.
 type memVerb struct {
 	name, args, summary string
+	flags               func(fs *pflag.FlagSet, m *memFlags)
 	run                 func(ctx context.Context, io stdio, m *memFlags) error
 }
 
 var memVerbs = []memVerb{
-	{"ls", "", "list Megrams, through the tag or level index when filtered", memLs},
-	{"show", "ID", "show one Megram with its live potentials and supersession", memShow},
-	{"potentials", "", "show the live potentials and C entries of a tag pair", memPotentials},
-	{"dream", "", "run one Dreamer pass: trust bankruptcy, consolidation, forgetting", memDream},
-	{"gc", "", "forget M/K entries whose attention decayed, then compact the store", memGC},
-	{"export", "", "write every record as JSONL that import restores to an identical store", memExport},
-	{"import", "FILE|-", "append GGS Megrams (objects or envelopes) or restore an export from a JSONL file", memImport},
-	{"verify", "", "check the store's files and every record and index entry, read-only; exit 1 on damage", memVerify},
-	{"repair", "", "copy the store to DIR.backup-<time>, then rebuild it, dropping what is damaged", memRepair},
+	{"ls", "", "list Megrams, through the tag or level index when filtered", lsFlags, memLs},
+	{"show", "ID", "show one Megram with its live potentials and supersession", nil, memShow},
+	{"potentials", "", "show the live potentials and C entries of a tag pair", pairFlags, memPotentials},
+	{"dream", "", "run one Dreamer pass: trust bankruptcy, consolidation, forgetting", dreamFlags, memDream},
+	{"gc", "", "forget M/K entries whose attention decayed, then compact the store", passFlags, memGC},
+	{"export", "", "write every record as JSONL that import restores to an identical store", nil, memExport},
+	{"import", "FILE|-", "append GGS Megrams (objects or envelopes) or restore an export from a JSONL file", importFlags, memImport},
+	{"verify", "", "check the store's files and every record and index entry, read-only; exit 1 on damage", nil, memVerify},
+	{"repair", "", "copy the store to DIR.backup-<time>, then rebuild it, dropping what is damaged", nil, memRepair},
 }
 
 // memFlags are the flags every verb accepts; each verb uses the ones it needs.
@@ -70,8 +70,6 @@ type memFlags struct {
 	forgetGrace          time.Duration // dream, gc: spare pairs whose newest M/K entry is younger
 	positional           []string
 	clock                memClock
-	events               []memory.DreamEvent // collected from the store during a pass
-	distiller            memory.Distiller    // dream: who words consolidations; nil defers them
 	// dream: where the distiller comes from
 	baseURL, model, config, record, replay string
 }
@@ -109,36 +107,41 @@ func memVerbCommand(io stdio, v memVerb) *cobra.Command {
 			return v.run(c.Context(), io, m)
 		},
 	}
-	defineMemFlags(c.Flags(), v.name, m)
+	if v.flags != nil {
+		v.flags(c.Flags(), m)
+	}
 	return c
 }
 
-// defineMemFlags defines on fs the flags of verb beyond memory's own, bound to m.
-func defineMemFlags(fs *pflag.FlagSet, verb string, m *memFlags) {
-	str := func(p *string, name, usage string) { fs.StringVar(p, name, "", usage) }
-	boolean := func(p *bool, name, usage string) { fs.BoolVar(p, name, false, usage) }
-	switch verb {
-	case "ls":
-		str(&m.space, "space", "only this `SPACE` (tag index)")
-		str(&m.entity, "entity", "only this `ENTITY`; needs --space")
-		str(&m.level, "level", "only this `LEVEL`: M, K, C or T")
-	case "potentials":
-		str(&m.space, "space", "`SPACE` of the tag pair")
-		str(&m.entity, "entity", "`ENTITY` of the tag pair")
-		str(&m.intent, "intent", "a task intent `TEXT`: the pair (intent:<slug>, env:local)")
-	case "dream", "gc":
-		boolean(&m.dryRun, "dry-run", "decide and report, change nothing")
-		fs.DurationVar(&m.forgetGrace, "forget-grace", 0, "spare a pair whose newest M/K entry is younger than `DURATION` (default 0: the seed's rule, no grace)")
-	case "import":
-		boolean(&m.skipExisting, "skip-existing", "skip records already stored identically and refuse ones that differ, so an interrupted import can be run again")
-	}
-	if verb == "dream" {
-		str(&m.baseURL, "base-url", "OpenAI-compatible endpoint `URL` of the model that words consolidations")
-		str(&m.model, "model", "`NAME` of the model that words consolidations (default: $SPINE_MODEL)")
-		str(&m.config, "config", "YAML model configuration `FILE`, as for spine run")
-		str(&m.record, "record", "journal every distiller exchange to this new `FILE`, for --replay")
-		str(&m.replay, "replay", "word consolidations from a journal `FILE` written by --record, calling no model")
-	}
+func lsFlags(fs *pflag.FlagSet, m *memFlags) {
+	fs.StringVar(&m.space, "space", "", "only this `SPACE` (tag index)")
+	fs.StringVar(&m.entity, "entity", "", "only this `ENTITY`; needs --space")
+	fs.StringVar(&m.level, "level", "", "only this `LEVEL`: M, K, C or T")
+}
+
+func pairFlags(fs *pflag.FlagSet, m *memFlags) {
+	fs.StringVar(&m.space, "space", "", "`SPACE` of the tag pair")
+	fs.StringVar(&m.entity, "entity", "", "`ENTITY` of the tag pair")
+	fs.StringVar(&m.intent, "intent", "", "a task intent `TEXT`: the pair (intent:<slug>, env:local)")
+}
+
+// passFlags are the flags of a Dreamer pass (dream, gc).
+func passFlags(fs *pflag.FlagSet, m *memFlags) {
+	fs.BoolVar(&m.dryRun, "dry-run", false, "decide and report, change nothing")
+	fs.DurationVar(&m.forgetGrace, "forget-grace", 0, "spare a pair whose newest M/K entry is younger than `DURATION` (default 0: the seed's rule, no grace)")
+}
+
+func dreamFlags(fs *pflag.FlagSet, m *memFlags) {
+	passFlags(fs, m)
+	fs.StringVar(&m.baseURL, "base-url", "", "OpenAI-compatible endpoint `URL` of the model that words consolidations")
+	fs.StringVar(&m.model, "model", "", "`NAME` of the model that words consolidations (default: $SPINE_MODEL)")
+	fs.StringVar(&m.config, "config", "", "YAML model configuration `FILE`, as for spine run")
+	fs.StringVar(&m.record, "record", "", "journal every distiller exchange to this new `FILE`, for --replay")
+	fs.StringVar(&m.replay, "replay", "", "word consolidations from a journal `FILE` written by --record, calling no model")
+}
+
+func importFlags(fs *pflag.FlagSet, m *memFlags) {
+	fs.BoolVar(&m.skipExisting, "skip-existing", false, "skip records already stored identically and refuse ones that differ, so an interrupted import can be run again")
 }
 
 // memClock is the host clock, or a fixed time given with --now.
@@ -151,74 +154,68 @@ func (c memClock) Now() time.Time {
 	return c.fixed
 }
 
-// open opens the store; only import may create one.
-func (m *memFlags) open(verb string) (*memory.Service, error) {
-	var dream memory.DreamConfig // zero: the defaults
-	if m.forgetGrace != 0 {
-		dream = memory.DefaultDreamConfig()
-		dream.ForgetGrace = m.forgetGrace
-	}
-	s, err := memory.OpenLevelDB(m.db, memory.Options{
-		Clock:        m.clock,
-		Dream:        dream,
-		Distiller:    m.distiller,
-		Storage:      memory.StorageOptions{MustExist: verb != "import"},
-		OnDreamEvent: func(ev memory.DreamEvent) { m.events = append(m.events, ev) },
-	})
-	if errors.Is(err, fs.ErrNotExist) && verb != "import" {
-		return nil, fmt.Errorf("no memory store in %s", m.db)
-	}
+// dir is how the verb opens the store; only import may create one.
+func (m *memFlags) dir(create bool, d memory.Distiller) memory.DirOptions {
+	return memory.DirOptions{Clock: m.clock, ForgetGrace: m.forgetGrace, Distiller: d, Create: create}
+}
+
+// corrupt points a damaged store's error to verify and repair.
+func (m *memFlags) corrupt(err error) error {
 	if memory.IsCorrupt(err) {
-		return nil, fmt.Errorf("%w\nsee all of it: spine memory verify --db %s; repair it: spine memory repair --db %s", err, m.db, m.db)
+		return fmt.Errorf("%w\nsee all of it: spine memory verify --db %s; repair it: spine memory repair --db %s", err, m.db, m.db)
 	}
-	return s, err
+	return err
+}
+
+// with opens the store, hands it to f and closes it.
+func (m *memFlags) with(create bool, f func(*memory.Service) error) error {
+	s, err := memory.OpenDir(m.db, m.dir(create, nil), nil)
+	if err != nil {
+		return m.corrupt(err)
+	}
+	defer s.Close()
+	return f(s)
 }
 
 func memJSON(w io.Writer, v any) error { return json.NewEncoder(w).Encode(v) }
 
 // memRead opens the store for a read-only verb, asks it with q, and writes the answer as a
 // JSON line with --json, else through text.
-func memRead[T any](m *memFlags, io stdio, verb string, q func(*memory.Service) (T, error), text func(T)) error {
-	s, err := m.open(verb)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	v, err := q(s)
-	switch {
-	case err != nil:
-		return err
-	case m.jsonOut:
-		return memJSON(io.rawOut, v)
-	}
-	text(v)
-	return nil
+func memRead[T any](m *memFlags, io stdio, q func(*memory.Service) (T, error), text func(T)) error {
+	return m.with(false, func(s *memory.Service) error {
+		v, err := q(s)
+		switch {
+		case err != nil:
+			return err
+		case m.jsonOut:
+			return memJSON(io.rawOut, v)
+		}
+		text(v)
+		return nil
+	})
 }
 
 func memLs(ctx context.Context, io stdio, m *memFlags) error {
-	s, err := m.open("ls")
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	entries, err := s.Entries(ctx, memory.ListFilter{Space: m.space, Entity: m.entity, Level: m.level}, m.clock.Now())
-	if err != nil {
-		return err
-	}
-	if !m.jsonOut {
-		memtext.Entries(io.out, entries)
-		return nil
-	}
-	for _, e := range entries {
-		if err := memJSON(io.rawOut, e); err != nil {
+	return m.with(false, func(s *memory.Service) error {
+		entries, err := s.Entries(ctx, memory.ListFilter{Space: m.space, Entity: m.entity, Level: m.level}, m.clock.Now())
+		if err != nil {
 			return err
 		}
-	}
-	return nil
+		if !m.jsonOut {
+			memtext.Entries(io.out, entries)
+			return nil
+		}
+		for _, e := range entries {
+			if err := memJSON(io.rawOut, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 func memShow(ctx context.Context, io stdio, m *memFlags) error {
-	return memRead(m, io, "show", func(s *memory.Service) (memory.Entry, error) { return s.Entry(ctx, m.positional[0], m.clock.Now()) },
+	return memRead(m, io, func(s *memory.Service) (memory.Entry, error) { return s.Entry(ctx, m.positional[0], m.clock.Now()) },
 		func(e memory.Entry) { memtext.Entry(io.out, e, m.clock.Now()) })
 }
 
@@ -231,7 +228,7 @@ func memPotentials(ctx context.Context, io stdio, m *memFlags) error {
 	case m.space == "" || m.entity == "":
 		return usageErrorf("--space and --entity (or --intent) are required")
 	}
-	return memRead(m, io, "potentials", func(s *memory.Service) (memory.PairReport, error) { return s.Pair(ctx, m.space, m.entity) },
+	return memRead(m, io, func(s *memory.Service) (memory.PairReport, error) { return s.Pair(ctx, m.space, m.entity) },
 		func(rep memory.PairReport) { memtext.Pair(io.out, rep) })
 }
 
@@ -241,8 +238,7 @@ func memDream(ctx context.Context, io stdio, m *memFlags) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	m.distiller = d
-	err = m.runDream(ctx, io, "dream", memory.DreamOptions{DryRun: m.dryRun}, false)
+	err = m.pass(ctx, io, d, memory.DreamOptions{DryRun: m.dryRun}, false)
 	if cerr := closeJournal(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("journal: %w", cerr))
 	}
@@ -250,29 +246,19 @@ func memDream(ctx context.Context, io stdio, m *memFlags) error {
 }
 
 func memGC(ctx context.Context, io stdio, m *memFlags) error {
-	return m.runDream(ctx, io, "gc", memory.DreamOptions{DryRun: m.dryRun, SkipConsolidation: true, SkipBankruptcy: true}, !m.dryRun)
+	return m.pass(ctx, io, nil, memory.DreamOptions{DryRun: m.dryRun, SkipConsolidation: true, SkipBankruptcy: true}, !m.dryRun)
 }
 
-func (m *memFlags) runDream(ctx context.Context, io stdio, verb string, o memory.DreamOptions, compact bool) error {
-	s, err := m.open(verb)
+// pass runs one Dreamer pass (memory.DreamDir) and shows it.
+func (m *memFlags) pass(ctx context.Context, io stdio, d memory.Distiller, o memory.DreamOptions, compact bool) error {
+	res, err := memory.DreamDir(ctx, m.db, m.dir(false, d), o, compact)
 	if err != nil {
-		return err
-	}
-	defer s.Close()
-	rep, err := s.Dream(ctx, o)
-	if err == nil && compact {
-		err = s.Compact(ctx)
-	}
-	if err != nil {
-		return err
+		return m.corrupt(err)
 	}
 	if m.jsonOut {
-		return memJSON(io.rawOut, struct {
-			Report memory.DreamReport  `json:"report"`
-			Events []memory.DreamEvent `json:"events"`
-		}{rep, append([]memory.DreamEvent{}, m.events...)})
+		return memJSON(io.rawOut, res)
 	}
-	memtext.Dream(io.out, m.events, rep)
+	memtext.Dream(io.out, res.Events, res.Report)
 	return nil
 }
 
@@ -294,12 +280,11 @@ func memImport(ctx context.Context, sio stdio, m *memFlags) error {
 	if err != nil {
 		return err
 	}
-	s, err := m.open("import")
-	if err != nil {
+	var rep memory.ImportReport
+	err = m.with(true, func(s *memory.Service) error {
+		rep, err = s.ImportFile(ctx, file, memory.ImportOptions{SkipExisting: m.skipExisting})
 		return err
-	}
-	defer s.Close()
-	rep, err := s.ImportFile(ctx, file, memory.ImportOptions{SkipExisting: m.skipExisting})
+	})
 	var ie *memory.ImportError
 	if err != nil && len(rep.Imported) > 0 && !m.skipExisting && !errors.As(err, &ie) {
 		err = fmt.Errorf("%w; run it again with --skip-existing", err)
@@ -323,69 +308,43 @@ func memImport(ctx context.Context, sio stdio, m *memFlags) error {
 
 // memExport writes every record, in ID order, as JSONL on standard output.
 func memExport(ctx context.Context, sio stdio, m *memFlags) error {
-	s, err := m.open("export")
-	if err != nil {
+	return m.with(false, func(s *memory.Service) error {
+		n, err := s.Export(ctx, sio.rawOut)
+		if err == nil {
+			fmt.Fprintf(sio.err, "exported %d records\n", n)
+		}
 		return err
-	}
-	defer s.Close()
-	n, err := s.Export(ctx, sio.rawOut)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(sio.err, "exported %d records\n", n)
-	return nil
-}
-
-// storeMissing words a store that is not there as open does.
-func storeMissing(db string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("no memory store in %s", db)
-	}
-	return err
+	})
 }
 
 func memVerify(ctx context.Context, io stdio, m *memFlags) error {
 	// Read-only: a damaged store is shown as it was found, never replayed or repaired.
-	rep, err := memory.VerifyLevelDB(ctx, m.db)
-	if err != nil {
-		return storeMissing(m.db, err)
-	}
-	if rep.Problems == nil {
-		rep.Problems = []string{}
-	}
-	if m.jsonOut {
-		if err := memJSON(io.rawOut, rep); err != nil {
-			return err
-		}
-	} else {
-		memtext.Verify(io.out, rep, m.db)
-	}
-	if len(rep.Problems) > 0 || len(rep.Damage) > 0 {
-		return exitStatus(exitFail) // the findings above are the result
-	}
-	return nil
+	rep, err := memory.VerifyDir(ctx, m.db)
+	return m.findings(io.rawOut, rep, err, func() { memtext.Verify(io.out, rep, m.db) }, len(rep.Problems) > 0 || len(rep.Damage) > 0)
 }
 
 // memRepair backs the store up whole, under a name from the clock (--now), then rebuilds
 // it.
 func memRepair(ctx context.Context, io stdio, m *memFlags) error {
-	backup := memory.BackupName(m.db, m.clock.Now().UTC().Format("20060102T150405Z"))
-	rep, err := memory.RepairLevelDB(ctx, m.db, backup)
+	rep, err := memory.RepairDir(ctx, m.db, m.clock.Now())
+	return m.findings(io.out, rep, err, func() { memtext.Repair(io.out, rep) }, len(rep.Problems) > 0)
+}
+
+// findings shows what verify or repair found, as JSON on jsonOut with --json; what they
+// found is the result, and makes the exit status 1.
+func (m *memFlags) findings(jsonOut io.Writer, rep any, err error, text func(), found bool) error {
 	if err != nil {
-		return storeMissing(m.db, err)
-	}
-	if rep.Problems == nil {
-		rep.Problems = []string{}
+		return err
 	}
 	if m.jsonOut {
-		if err := memJSON(io.out, rep); err != nil {
+		if err := memJSON(jsonOut, rep); err != nil {
 			return err
 		}
 	} else {
-		memtext.Repair(io.out, rep)
+		text()
 	}
-	if len(rep.Problems) > 0 {
-		return exitStatus(exitFail) // the problems above are the result
+	if found {
+		return exitStatus(exitFail)
 	}
 	return nil
 }

@@ -31,11 +31,7 @@ A work dir over 256 MiB of files or 20,000 entries is refused.`
 			Use:   "take DIR",
 			Short: "store a snapshot of DIR and print its root hash",
 			Args:  cobra.ExactArgs(1),
-			RunE: func(c *cobra.Command, args []string) error {
-				s, err := openSnapshots(c)
-				if err != nil {
-					return err
-				}
+			RunE: withSnapshots(func(s *snapshot.Store, args []string) error {
 				root, st, err := s.Take(args[0])
 				if err != nil {
 					return err
@@ -44,7 +40,7 @@ A work dir over 256 MiB of files or 20,000 entries is refused.`
 				fmt.Fprintf(io.err, "%d files, %d bytes: %d read, %d unchanged since the last snapshot; %d bytes newly stored\n",
 					st.Files, st.Bytes, st.Hashed, st.Reused, st.Stored)
 				return nil
-			},
+			}),
 		}
 	})
 	addCommand("snapshot", func(io stdio) *cobra.Command {
@@ -52,11 +48,7 @@ A work dir over 256 MiB of files or 20,000 entries is refused.`
 			Use:   "ls",
 			Short: "list the stored snapshots, oldest first",
 			Args:  cobra.NoArgs,
-			RunE: func(c *cobra.Command, _ []string) error {
-				s, err := openSnapshots(c)
-				if err != nil {
-					return err
-				}
+			RunE: withSnapshots(func(s *snapshot.Store, _ []string) error {
 				list, err := s.List()
 				if err != nil {
 					return err
@@ -67,7 +59,7 @@ A work dir over 256 MiB of files or 20,000 entries is refused.`
 					fmt.Fprintf(w, "%s\t%s\t%d\t%d\n", i.Root, i.Stored.UTC().Format("2006-01-02T15:04:05Z"), i.Files, i.Bytes)
 				}
 				return w.Flush()
-			},
+			}),
 		}
 	})
 	addCommand("snapshot", func(io stdio) *cobra.Command {
@@ -75,18 +67,14 @@ A work dir over 256 MiB of files or 20,000 entries is refused.`
 			Use:   "show ROOT",
 			Short: "print a snapshot's manifest: every path with its type, mode, size and hash or target",
 			Args:  cobra.ExactArgs(1),
-			RunE: func(c *cobra.Command, args []string) error {
-				s, err := openSnapshots(c)
-				if err != nil {
-					return err
-				}
+			RunE: withSnapshots(func(s *snapshot.Store, args []string) error {
 				m, err := s.Manifest(args[0])
 				if err != nil {
 					return err
 				}
 				_, err = io.out.Write(m.Encode())
 				return err
-			},
+			}),
 		}
 	})
 	addCommand("snapshot", func(io stdio) *cobra.Command {
@@ -129,4 +117,15 @@ func openSnapshots(c *cobra.Command) (*snapshot.Store, error) {
 		dir = snapshot.DefaultDir(state)
 	}
 	return snapshot.Open(dir)
+}
+
+// withSnapshots is a RunE that opens the store (openSnapshots) and hands it to run.
+func withSnapshots(run func(s *snapshot.Store, args []string) error) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, args []string) error {
+		s, err := openSnapshots(c)
+		if err != nil {
+			return err
+		}
+		return run(s, args)
+	}
 }

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentspine/spine/effectors/mcp"
 	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/trace"
-	"github.com/agentspine/spine/taskrun"
 )
 
 // timeline is report/textview's timeline with the live display's lines for messages, so
@@ -27,7 +25,7 @@ func (tl *timeline) view() *textview.Timeline {
 			Messages: func(w io.Writer, eps float64) func(trace.Message) {
 				return (&runDisplay{w: w, pipeline: &pipelineDisplay{w: w, epsilon: eps}}).message
 			},
-			Header: func(h trace.Header, all bool) []string { return mcp.TimelineLines(h.Meta[taskrun.MetaMCPTools], all) },
+			Header: func(h trace.Header, all bool) []string { return textview.MCPToolLines(h, all) },
 		}
 	}
 	return tl.v

@@ -105,28 +105,14 @@ func runTraceOTLP(ctx context.Context, io stdio, ep telemetry.Endpoint, opts tel
 	return code
 }
 
-// sendTrace reads, converts and sends one trace, says what was sent when say is set,
+// sendTrace sends one trace (telemetry.ExportFile), says what was sent when say is set,
 // and warns of a broken chain or an incomplete recording.
 func sendTrace(ctx context.Context, io stdio, ep telemetry.Endpoint, opts telemetry.Options, path string, say bool) error {
-	f, err := telemetry.Read(path)
-	if err != nil {
-		return err
+	sent, err := telemetry.ExportFile(ctx, ep, path, opts, func(w string) { warn(io, w) })
+	if err == nil && say {
+		fmt.Fprintf(io.out, "%s: %d spans sent, trace id %s\n", path, sent.Spans, sent.TraceID)
 	}
-	for _, w := range telemetry.Warnings(f) {
-		warn(io, w)
-	}
-	spans, err := telemetry.Convert(f, opts)
-	if err != nil {
-		return err
-	}
-	if err := telemetry.Send(ctx, ep, spans); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if say {
-		h, _ := f.Header()
-		fmt.Fprintf(io.out, "%s: %d spans sent, trace id %s\n", path, len(spans), telemetry.TraceID(h.Run))
-	}
-	return nil
+	return err
 }
 
 // sendRunTrace is spine run --otlp: once the run has ended and its trace is closed, send

@@ -32,25 +32,13 @@ type Options struct {
 	Scrub   *secrets.Scrubber
 }
 
-// Tool is one tool of a server as the run saw it: offered, or refused with a reason.
+// Tool is one tool of a server as the run saw it (contract.MCPTool), with what the
+// toolbox needs to call it.
 type Tool struct {
-	Server      string          `json:"server"`
-	Name        string          `json:"name"`              // as R3 sees it, mcp__<server>__<tool>
-	Remote      string          `json:"remote"`            // the server's own name (escaped when refused)
-	Description string          `json:"description"`       // as R3 is told it
-	Schema      json.RawMessage `json:"schema,omitempty"`  // the input schema, as R3 is given it
-	Target      string          `json:"target,omitempty"`  // the argument configured as the target
-	Refused     string          `json:"refused,omitempty"` // why it is not offered
+	contract.MCPTool
 
 	schema schema
 	srv    *server
-}
-
-// ServerStatus is how a server's start went.
-type ServerStatus struct {
-	Name        string `json:"name"`
-	Transport   string `json:"transport"` // stdio or http
-	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // Toolbox is R3's toolbox with the servers' tools added after the built-in ones.
@@ -58,7 +46,7 @@ type Toolbox struct {
 	base    sandbox.Toolbox
 	sc      *secrets.Scrubber
 	servers []*server
-	status  []ServerStatus
+	status  []contract.MCPServer
 	tools   []*Tool // offered and refused, in server order then the server's order
 	byName  map[string]*Tool
 
@@ -86,7 +74,7 @@ func Open(ctx context.Context, base sandbox.Toolbox, o Options) (*Toolbox, error
 		}
 	}
 	for _, cfg := range o.Servers {
-		st := ServerStatus{Name: cfg.Name, Transport: "stdio"}
+		st := contract.MCPServer{Name: cfg.Name, Transport: "stdio"}
 		if cfg.URL != "" {
 			st.Transport = "http"
 		}
@@ -118,8 +106,8 @@ func Open(ctx context.Context, base sandbox.Toolbox, o Options) (*Toolbox, error
 
 // admit decides whether a listed tool is offered, and how it is shown.
 func (tb *Toolbox) admit(srv *server, t *sdk.Tool, taken map[string]bool) *Tool {
-	tool := &Tool{Server: srv.cfg.Name, Remote: t.Name, srv: srv,
-		Description: describe(srv.cfg.Name, t.Description, tb.sc), Target: srv.cfg.Targets[t.Name]}
+	tool := &Tool{srv: srv, MCPTool: contract.MCPTool{Server: srv.cfg.Name, Remote: t.Name,
+		Description: describe(srv.cfg.Name, t.Description, tb.sc), Target: srv.cfg.Targets[t.Name]}}
 	if err := checkToolName(srv.cfg.Name, t.Name); err != nil {
 		tool.Remote, tool.Refused = clipRunes(termtext.Line(t.Name), 80), err.Error()
 		return tool
@@ -151,7 +139,7 @@ func (tb *Toolbox) Tools() []Tool {
 }
 
 // Status is how each server's start went, in configuration order.
-func (tb *Toolbox) Status() []ServerStatus { return slices.Clone(tb.status) }
+func (tb *Toolbox) Status() []contract.MCPServer { return slices.Clone(tb.status) }
 
 // Specs implements sandbox.Toolbox: the built-in tools, then the offered MCP tools.
 func (tb *Toolbox) Specs() []sandbox.ToolSpec {
@@ -348,9 +336,14 @@ func (tb *Toolbox) Close() error {
 	return nil
 }
 
-// Describe is the tool list for the trace header: every tool the servers listed, with
-// what R3 was told, and each server that could not start (ParseDescription reads it).
+// Describe is the tool list for the trace header (contract.MetaMCPTools): every tool the
+// servers listed, with what R3 was told, and each server that could not start
+// (runlog.MCPTools reads it).
 func (tb *Toolbox) Describe() string {
-	b, _ := json.Marshal(Description{Servers: tb.Status(), Tools: tb.Tools()})
+	d := contract.MCPTools{Servers: tb.Status(), Tools: make([]contract.MCPTool, len(tb.tools))}
+	for i, t := range tb.tools {
+		d.Tools[i] = t.MCPTool
+	}
+	b, _ := json.Marshal(d)
 	return string(b)
 }

@@ -2,7 +2,8 @@
 // of spine: help worded and laid out one way, flags anywhere among the arguments (and
 // Go's one-dash long flags), and every error cobra finds in a command line (a flag, an
 // argument count, an unknown command) made a UsageError in spine's wording. It knows
-// no command; cmd/spine builds the tree and says how a UsageError ends a run.
+// no command: cmd/spine registers its commands (Assemble) and hands each run's end to
+// Finish, which says an error once and picks the exit status.
 package cli
 
 import (

@@ -1,19 +1,22 @@
-package mcp
+package textview
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/agentspine/spine/runlog"
+	"github.com/agentspine/spine/spine/trace"
 )
 
-// TimelineLines shows the MCP tool list a trace header records (meta mcp_tools) for
-// `spine trace show`: one line
-// per server with the tools it offered and refused; with all, one more per offered tool
-// with the description R3 was given. A list that does not decode is said, not hidden.
-func TimelineLines(meta string, all bool) []string {
-	if meta == "" {
+// MCPToolLines shows the MCP tool list a trace header records (runlog.MCPTools) for
+// `spine trace show`: one line per server with the tools it offered and refused; with
+// all, one more per offered tool with the description R3 was given. A list that does
+// not decode is said, not hidden.
+func MCPToolLines(h trace.Header, all bool) []string {
+	d, recorded, err := runlog.MCPTools(h)
+	if !recorded {
 		return nil
 	}
-	d, err := ParseDescription(meta)
 	if err != nil {
 		return []string{"mcp       " + err.Error()}
 	}
@@ -35,7 +38,7 @@ func TimelineLines(meta string, all bool) []string {
 				described = append(described, fmt.Sprintf("mcp         %s: %s", t.Name, t.Description))
 			}
 		}
-		line := fmt.Sprintf("mcp       server %s (%s) · offered %s", s.Name, s.Transport, orNone(offered))
+		line := fmt.Sprintf("mcp       server %s (%s) · offered %s", s.Name, s.Transport, orNoTool(offered))
 		if len(refused) > 0 {
 			line += " · refused " + strings.Join(refused, ", ")
 		}
@@ -47,7 +50,7 @@ func TimelineLines(meta string, all bool) []string {
 	return out
 }
 
-func orNone(names []string) string {
+func orNoTool(names []string) string {
 	if len(names) == 0 {
 		return "no tool"
 	}

@@ -1,0 +1,107 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentspine/spine/spine/trace"
+)
+
+// What the fleet's commands do beyond one call of a Client: the secrets they read from
+// the environment, a server recorded in the state file, every trace fetched, a report
+// published at an interval.
+
+// The environment's secrets: never on a command line, where ps shows them.
+const (
+	EnvPassword = "SPINE_NATS_PASSWORD"
+	EnvToken    = "SPINE_NATS_TOKEN"
+)
+
+// Secrets are the password of user, or without a user the token, from the environment;
+// ok is false for a user whose password is not set.
+func Secrets(user string, getenv func(string) string) (password, token string, ok bool) {
+	if user == "" {
+		return "", getenv(EnvToken), true
+	}
+	password = getenv(EnvPassword)
+	return password, "", password != ""
+}
+
+// StartRecorded starts the embedded server with its store in cfg.Dir (default: nats
+// beside the state file), made if need be, and writes its URL to the state file for the
+// clients given none. It returns the server, the store and the state file's path.
+func StartRecorded(cfg ServerConfig, getenv func(string) string) (srv *Server, dir, state string, err error) {
+	state, serr := StateFile(getenv)
+	if cfg.Dir == "" {
+		if serr != nil {
+			return nil, "", "", serr
+		}
+		cfg.Dir = filepath.Join(filepath.Dir(state), "nats")
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, "", "", err
+	}
+	if srv, err = StartServer(cfg); err != nil {
+		return nil, "", "", err
+	}
+	if serr == nil {
+		serr = WriteState(state, State{URL: srv.URL(), Dir: cfg.Dir, PID: os.Getpid()})
+	}
+	if serr != nil {
+		srv.Shutdown()
+		return nil, "", "", fmt.Errorf("the state file: %w", serr)
+	}
+	return srv, cfg.Dir, state, nil
+}
+
+// SaveTraces writes every finished task's accepted trace into dir (made if need be) as
+// ID.trace.jsonl, never overwriting a file. It returns how many it saved, of how many
+// tasks.
+func (c *Client) SaveTraces(ctx context.Context, dir string) (saved, tasks int, err error) {
+	sts, err := c.List(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, len(sts), err
+	}
+	for _, st := range sts {
+		if st.State != Finished {
+			continue
+		}
+		b, _, err := c.Trace(ctx, st.ID, 0)
+		if err != nil {
+			return saved, len(sts), err
+		}
+		if err := trace.WriteNewFile(filepath.Join(dir, st.ID+".trace.jsonl"), b); err != nil {
+			return saved, len(sts), err
+		}
+		saved++
+	}
+	return saved, len(sts), nil
+}
+
+// ReportEvery makes a report of the fleet since the last one (MakeReport) and publishes
+// it (PublishReport) every interval until ctx ends, handing each to done with what went
+// wrong, if anything.
+func (c *Client) ReportEvery(ctx context.Context, every time.Duration, dc DriftConfig, done func(Report, error)) {
+	last := time.Now()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			rep, err := c.MakeReport(ctx, now, last, dc)
+			if err == nil {
+				err = c.PublishReport(ctx, rep)
+			}
+			done(rep, err)
+			last = now
+		}
+	}
+}
