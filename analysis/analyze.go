@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // Options configure an analysis.
@@ -150,13 +151,13 @@ func (e *DisagreementError) Error() string {
 }
 
 type ruleInfo struct {
-	r      *engine.Rule
+	r      *ruleset.Rule
 	f      formula
 	opaque []Opaque
 }
 
 type analyzer struct {
-	rs     *engine.RuleSet
+	rs     *ruleset.RuleSet
 	sp     *space
 	rules  []ruleInfo
 	order  []int // rule indexes in agenda order: salience ↓, specificity ↓, name ↑
@@ -168,12 +169,12 @@ type analyzer struct {
 // Analyze partitions the signal space of a rule set and decides every region. An error is
 // a bad domains or expectations file, a partition too large to build, or a region on
 // which the engine disagrees with the analysis.
-func Analyze(rs *engine.RuleSet, opt Options) (*Report, error) {
+func Analyze(rs *ruleset.RuleSet, opt Options) (*Report, error) {
 	_, rep, err := analyzeWith(rs, opt)
 	return rep, err
 }
 
-func analyzeWith(rs *engine.RuleSet, opt Options) (*analyzer, *Report, error) {
+func analyzeWith(rs *ruleset.RuleSet, opt Options) (*analyzer, *Report, error) {
 	a, err := prepare(rs, opt)
 	if err != nil {
 		return nil, nil, err
@@ -212,7 +213,7 @@ func analyzeWith(rs *engine.RuleSet, opt Options) (*analyzer, *Report, error) {
 
 // prepare binds the domains and converts every condition, in agenda order; the space is
 // finished by finish once everything that adds thresholds has added them.
-func prepare(rs *engine.RuleSet, opt Options) (*analyzer, error) {
+func prepare(rs *ruleset.RuleSet, opt Options) (*analyzer, error) {
 	dom, err := opt.Domains.bind(rs)
 	if err != nil {
 		return nil, err
@@ -404,7 +405,7 @@ func (a *analyzer) finishLeaf(g *Region) error {
 	return nil
 }
 
-func (a *analyzer) ruleByName(name string) (*engine.Rule, bool) {
+func (a *analyzer) ruleByName(name string) (*ruleset.Rule, bool) {
 	for _, ri := range a.rules {
 		if ri.r.Name == name {
 			return ri.r, true

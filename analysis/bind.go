@@ -5,11 +5,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // bind checks the domains against a rule set's kinds and fields and indexes them by key.
-func (d *Domains) bind(rs *engine.RuleSet) (map[string]*Domain, error) {
+func (d *Domains) bind(rs *ruleset.RuleSet) (map[string]*Domain, error) {
 	out := map[string]*Domain{}
 	if d == nil {
 		return out, nil
@@ -35,7 +35,7 @@ func (d *Domains) bind(rs *engine.RuleSet) (map[string]*Domain, error) {
 // source is the text the domains were parsed from, for error snippets.
 func (d *Domains) source() ([]byte, bool) { return d.src, d.src != nil }
 
-func checkEntry(rs *engine.RuleSet, e *Domain) string {
+func checkEntry(rs *ruleset.RuleSet, e *Domain) string {
 	k, ok := rs.Kind(e.Kind)
 	if !ok {
 		return "no fact kind " + strconv.Quote(e.Kind) + kindNames(rs)
@@ -44,7 +44,7 @@ func checkEntry(rs *engine.RuleSet, e *Domain) string {
 		return "kind " + strconv.Quote(k.Name) + " holds many facts; conditions over lists are not analysed, so it takes no domain"
 	}
 	if e.Field == "" {
-		if k.Name == engine.KindState && !e.Present {
+		if k.Name == ruleset.KindState && !e.Present {
 			return "the engine sets the state before every cycle, so it is always present"
 		}
 		return ""
@@ -53,23 +53,23 @@ func checkEntry(rs *engine.RuleSet, e *Domain) string {
 	if !ok {
 		return "kind " + strconv.Quote(k.Name) + " has no field " + strconv.Quote(e.Field) + fieldNames(k)
 	}
-	if k.Name == engine.KindState && f.Name == "name" {
+	if k.Name == ruleset.KindState && f.Name == "name" {
 		return "the analysis models select_objective cycles, so state.name takes no domain"
 	}
 	typeName := "a " + string(f.Type) + " field"
 	switch e.Form {
 	case FormRange:
-		if f.Type != engine.TypeFloat && f.Type != engine.TypeInt {
+		if f.Type != ruleset.TypeFloat && f.Type != ruleset.TypeInt {
 			return "a range fits float and int fields, not " + typeName
 		}
-		if f.Type == engine.TypeInt && math.Ceil(e.Min) > math.Floor(e.Max) {
+		if f.Type == ruleset.TypeInt && math.Ceil(e.Min) > math.Floor(e.Max) {
 			return "the range [" + fmtNum(e.Min) + ", " + fmtNum(e.Max) + "] holds no integer, and " + e.Field + " is an int field"
 		}
 	case FormNumbers:
-		if f.Type != engine.TypeFloat && f.Type != engine.TypeInt {
+		if f.Type != ruleset.TypeFloat && f.Type != ruleset.TypeInt {
 			return "a set of numbers fits float and int fields, not " + typeName
 		}
-		if f.Type == engine.TypeInt {
+		if f.Type == ruleset.TypeInt {
 			for _, x := range e.Numbers {
 				if x != math.Trunc(x) {
 					return fmtNum(x) + " is not an integer, and " + e.Field + " is an int field"
@@ -77,11 +77,11 @@ func checkEntry(rs *engine.RuleSet, e *Domain) string {
 			}
 		}
 	case FormBool:
-		if f.Type != engine.TypeBool {
+		if f.Type != ruleset.TypeBool {
 			return "bool fits bool fields, not " + typeName
 		}
 	case FormStrings:
-		if f.Type != engine.TypeString {
+		if f.Type != ruleset.TypeString {
 			return "a set of strings fits string fields, not " + typeName
 		}
 	case FormPresence:
@@ -90,10 +90,10 @@ func checkEntry(rs *engine.RuleSet, e *Domain) string {
 	return ""
 }
 
-func kindNames(rs *engine.RuleSet) string {
+func kindNames(rs *ruleset.RuleSet) string {
 	var names []string
 	for _, k := range rs.Kinds() {
-		if k.Name != engine.KindState && k.Name != engine.KindObjective {
+		if k.Name != ruleset.KindState && k.Name != ruleset.KindObjective {
 			names = append(names, k.Name)
 		}
 	}
@@ -103,7 +103,7 @@ func kindNames(rs *engine.RuleSet) string {
 	return " (kinds: " + strings.Join(names, ", ") + ")"
 }
 
-func fieldNames(k *engine.FactKind) string {
+func fieldNames(k *ruleset.FactKind) string {
 	names := make([]string, len(k.Fields))
 	for i, f := range k.Fields {
 		names[i] = f.Name

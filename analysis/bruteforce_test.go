@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentspine/spine/internal/rulegen"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // The partition is checked against the engine on every elementary cell (one value per
@@ -47,7 +48,7 @@ func TestBruteForceRandomRuleSets(t *testing.T) {
 }
 
 // bruteForce reports false after the first disagreement.
-func bruteForce(t *testing.T, rs *engine.RuleSet, opt Options, rng *rand.Rand) bool {
+func bruteForce(t *testing.T, rs *ruleset.RuleSet, opt Options, rng *rand.Rand) bool {
 	t.Helper()
 	a, _, err := analyzeWith(rs, opt)
 	if err != nil {
@@ -210,10 +211,10 @@ func (sp *space) locate(w Witness) ([]int, bool) {
 }
 
 // randomPoint draws values near the thresholds, on them, at domain ends and at random.
-func randomPoint(rs *engine.RuleSet, sp *space, rng *rand.Rand) (Witness, bool) {
+func randomPoint(rs *ruleset.RuleSet, sp *space, rng *rand.Rand) (Witness, bool) {
 	var w Witness
 	for _, k := range rs.Kinds() {
-		if k.Many || k.Name == engine.KindObjective {
+		if k.Many || k.Name == ruleset.KindObjective {
 			continue
 		}
 		if pv, ok := sp.byName[k.Name]; ok && len(sp.vars[pv].pieces) == 2 && rng.IntN(4) == 0 {
@@ -243,14 +244,14 @@ func randomPoint(rs *engine.RuleSet, sp *space, rng *rand.Rand) (Witness, bool) 
 
 func randomValue(f fieldRef, cuts []float64, rng *rand.Rand) (any, bool) {
 	switch f.ftype {
-	case engine.TypeBool:
+	case ruleset.TypeBool:
 		return rng.IntN(2) == 0, true
-	case engine.TypeString:
+	case ruleset.TypeString:
 		if f.strSet != nil {
 			return f.strSet[rng.IntN(len(f.strSet))], true
 		}
 		return []string{"a", "b", "c", "", "zz"}[rng.IntN(5)], true
-	case engine.TypeStrings:
+	case ruleset.TypeStrings:
 		return []string{"a", "b", "c"}[:rng.IntN(4)], true
 	}
 	if f.numSet != nil {

@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // space holds the variables and atoms of every condition analysed together.
 type space struct {
-	rs     *engine.RuleSet
+	rs     *ruleset.RuleSet
 	dom    map[string]*Domain
-	params map[string]engine.Param
+	params map[string]ruleset.Param
 	vars   []*variable
 	byName map[string]int
 	atoms  []*atom
@@ -20,8 +21,8 @@ type space struct {
 	spans  map[*bool]span // rows narrowed by the never-fires search, by their first piece
 }
 
-func newSpace(rs *engine.RuleSet, dom map[string]*Domain) *space {
-	sp := &space{rs: rs, dom: dom, params: map[string]engine.Param{}, byName: map[string]int{}}
+func newSpace(rs *ruleset.RuleSet, dom map[string]*Domain) *space {
+	sp := &space{rs: rs, dom: dom, params: map[string]ruleset.Param{}, byName: map[string]int{}}
 	for _, p := range rs.Params() {
 		sp.params[p.Name] = p
 	}
@@ -30,7 +31,7 @@ func newSpace(rs *engine.RuleSet, dom map[string]*Domain) *space {
 
 // alwaysPresent reports whether a kind's fact exists in every cycle the analysis models.
 func (sp *space) alwaysPresent(kind string) bool {
-	if kind == engine.KindState {
+	if kind == ruleset.KindState {
 		return true // the engine sets the state before any cycle
 	}
 	d := sp.dom[kind]
@@ -57,18 +58,18 @@ func (sp *space) add(v *variable) int {
 }
 
 // fieldRef returns a field with its domain: the declared one, or the default of its type.
-func (sp *space) fieldRef(kind string, f engine.Field) fieldRef {
-	r := fieldRef{kind: kind, field: f.Name, ftype: f.Type, lo: math.Inf(-1), hi: math.Inf(1), integer: f.Type == engine.TypeInt}
+func (sp *space) fieldRef(kind string, f ruleset.Field) fieldRef {
+	r := fieldRef{kind: kind, field: f.Name, ftype: f.Type, lo: math.Inf(-1), hi: math.Inf(1), integer: f.Type == ruleset.TypeInt}
 	switch {
-	case kind == engine.KindState && f.Name == "iteration":
+	case kind == ruleset.KindState && f.Name == "iteration":
 		r.lo = 1 // iterations count from 1
-	case kind == engine.KindState && f.Name == "name":
+	case kind == ruleset.KindState && f.Name == "name":
 		r.strSet = []string{engine.StateSelect} // the analysis models select_objective cycles
-	case kind == engine.KindObjective && f.Name == "name":
+	case kind == ruleset.KindObjective && f.Name == "name":
 		for _, o := range sp.rs.Objectives() {
 			r.strSet = append(r.strSet, o.Name)
 		}
-	case kind == engine.KindObjective && f.Name == "rule":
+	case kind == ruleset.KindObjective && f.Name == "rule":
 		for _, rule := range sp.rs.Rules() {
 			if rule.Then.Objective != "" {
 				r.strSet = append(r.strSet, rule.Name)
@@ -99,9 +100,9 @@ func (sp *space) fieldVar(ref fieldRef) int {
 	}
 	form := varNum
 	switch ref.ftype {
-	case engine.TypeBool:
+	case ruleset.TypeBool:
 		form = varBool
-	case engine.TypeString:
+	case ruleset.TypeString:
 		form = varStr
 	}
 	v := &variable{name: ref.name(), form: form, kind: ref.kind, fields: []fieldRef{ref}, thresholds: map[float64]string{}}

@@ -32,17 +32,17 @@ type FileCheck struct {
 
 // Checked is what CheckFile found in a rule file that loads.
 type Checked struct {
-	Rules  *engine.RuleSet
+	Rules  *ruleset.RuleSet
 	Report *Report
 }
 
 // CheckFile loads the rule file at path and analyses it as c says. Every error names
-// its file: the rule file's load errors (engine.LoadErrors, each positioned), a domains
+// its file: the rule file's load errors (ruleset.LoadErrors, each positioned), a domains
 // or expectations file's (a *CompanionError, whose positioned errors are the same
 // type), or the rule file's when it cannot be read or analysed.
 func CheckFile(path string, c FileCheck) (*Checked, error) {
 	rs, err := engine.LoadRulesFile(path)
-	var les engine.LoadErrors
+	var les ruleset.LoadErrors
 	if err != nil && !errors.As(err, &les) {
 		return nil, fileError(path, err)
 	}
@@ -73,7 +73,7 @@ func CheckFile(path string, c FileCheck) (*Checked, error) {
 // fileOptions are the analysis options of checking the rule file at path: its host
 // params, budget, domains (the option, else the file's own domains: key, else a sidecar
 // file) and expectations.
-func fileOptions(path string, rs *engine.RuleSet, c FileCheck) (Options, error) {
+func fileOptions(path string, rs *ruleset.RuleSet, c FileCheck) (Options, error) {
 	var err error
 	opt := Options{HostParams: append([]string(nil), c.HostParams...), Budget: c.Budget}
 	if c.HostParamsOf != nil {

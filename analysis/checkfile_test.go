@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // TestCheckFile: a rule file that loads is summed up with its findings; host params are
@@ -64,7 +64,7 @@ rules:
 		})
 	}
 	bad := write("bad.yaml", "name: bad\nrules: []\n")
-	var les engine.LoadErrors
+	var les ruleset.LoadErrors
 	if _, err := CheckFile(bad, FileCheck{}); !errors.As(err, &les) {
 		t.Errorf("load errors: %v", err)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // WriteFileCheck checks the rule file at path (CheckFile) and writes what `spine check`
@@ -16,7 +16,7 @@ import (
 // to write.
 func WriteFileCheck(w, errw io.Writer, path string, c FileCheck, strict bool) (ok bool, err error) {
 	checked, err := CheckFile(path, c)
-	var les engine.LoadErrors
+	var les ruleset.LoadErrors
 	switch {
 	case errors.As(err, &les) && !errors.As(err, new(*CompanionError)): // the rule file's own
 		for _, e := range les {

@@ -7,9 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentspine/spine/spine/cond"
-	"github.com/agentspine/spine/spine/engine"
 	"github.com/expr-lang/expr/ast"
+
+	"github.com/agentspine/spine/spine/cond"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // A condition becomes a formula over atoms. Each atom tests one variable (a field against
@@ -198,7 +199,7 @@ func (c *converter) boolean(n ast.Node) formula {
 	case *ast.MemberNode:
 		if ref, reason := c.field(x); reason != "" {
 			return c.fail(n, reason)
-		} else if ref.ftype == engine.TypeBool {
+		} else if ref.ftype == ruleset.TypeBool {
 			v := c.sp.fieldVar(ref)
 			return c.sp.addAtom(v, n.String(), func(rep any) bool { return rep.(bool) })
 		}
@@ -229,7 +230,7 @@ func (c *converter) field(m *ast.MemberNode) (fieldRef, string) {
 	if !ok {
 		return fieldRef{}, "reads an undeclared field"
 	}
-	if f.Type == engine.TypeStrings {
+	if f.Type == ruleset.TypeStrings {
 		return fieldRef{}, "reads a list of strings"
 	}
 	return c.sp.fieldRef(k.Name, f), ""
@@ -239,7 +240,7 @@ func (c *converter) term(n ast.Node) (term, bool) {
 	switch x := n.(type) {
 	case *ast.MemberNode:
 		ref, reason := c.field(x)
-		if reason != "" || (ref.ftype != engine.TypeFloat && ref.ftype != engine.TypeInt) {
+		if reason != "" || (ref.ftype != ruleset.TypeFloat && ref.ftype != ruleset.TypeInt) {
 			return term{}, false
 		}
 		return term{field: ref, v: -1}, true
@@ -345,7 +346,7 @@ func (c *converter) compare(x *ast.BinaryNode) formula {
 			return c.fail(x, "compares a bool expression the analysis does not model")
 		}
 		ref, reason := c.field(m)
-		if reason != "" || ref.ftype != engine.TypeBool {
+		if reason != "" || ref.ftype != ruleset.TypeBool {
 			return c.fail(x, "compares a bool expression the analysis does not model")
 		}
 		want := rc.b == (op == "==")
@@ -356,7 +357,7 @@ func (c *converter) compare(x *ast.BinaryNode) formula {
 			return c.fail(x, "compares a string expression the analysis does not model")
 		}
 		ref, reason := c.field(m)
-		if reason != "" || ref.ftype != engine.TypeString {
+		if reason != "" || ref.ftype != ruleset.TypeString {
 			return c.fail(x, "compares a string expression the analysis does not model")
 		}
 		if op != "==" && op != "!=" {
@@ -382,7 +383,7 @@ func (c *converter) compareFields(x *ast.BinaryNode, op string) formula {
 	}
 	a, ra := c.field(lm)
 	b, rb := c.field(rm)
-	num := func(f fieldRef) bool { return f.ftype == engine.TypeFloat || f.ftype == engine.TypeInt }
+	num := func(f fieldRef) bool { return f.ftype == ruleset.TypeFloat || f.ftype == ruleset.TypeInt }
 	if ra != "" || rb != "" || !num(a) || !num(b) || a.name() == b.name() {
 		return c.fail(x, "compares two fields the analysis does not model")
 	}
@@ -420,7 +421,7 @@ func (c *converter) in(x *ast.BinaryNode) formula {
 		return c.fail(x, "tests membership in something other than a literal list")
 	}
 	if m, ok := x.Left.(*ast.MemberNode); ok {
-		if ref, reason := c.field(m); reason == "" && ref.ftype == engine.TypeString {
+		if ref, reason := c.field(m); reason == "" && ref.ftype == ruleset.TypeString {
 			set := map[string]bool{}
 			v := c.sp.fieldVar(ref)
 			for _, it := range items {

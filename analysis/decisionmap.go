@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // A decision map is a slice of the analysed partition drawn on two axes: the pieces of
@@ -66,7 +67,7 @@ type DecisionMap struct {
 // MapAxes draws the slice of rs's partition on fields x and y ("signals.P"), every
 // other variable at its base: the value a witness gives a field nothing constrains, and
 // present for a fact kind, unless base names it (field → value, kind → false).
-func MapAxes(rs *engine.RuleSet, opt Options, x, y string, base map[string]any) (*DecisionMap, error) {
+func MapAxes(rs *ruleset.RuleSet, opt Options, x, y string, base map[string]any) (*DecisionMap, error) {
 	a, rep, err := analyzeWith(rs, opt)
 	if err != nil {
 		return nil, err
@@ -82,7 +83,7 @@ func MapAxes(rs *engine.RuleSet, opt Options, x, y string, base map[string]any) 
 // epsilon, rho; signals with omega, D, grad and P): the Ω strip, the D strip below θ,
 // and the action grid of |∇L| against P below θ and above δ, on a round past the first
 // plan with no fault, no worsening and every subtask not yet matched.
-func GGSMap(rs *engine.RuleSet, opt Options) (*DecisionMap, error) {
+func GGSMap(rs *ruleset.RuleSet, opt Options) (*DecisionMap, error) {
 	p := map[string]float64{}
 	for _, n := range []string{"theta", "delta", "epsilon", "rho"} {
 		v, ok := rs.Param(n)

@@ -6,9 +6,10 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
-func ggsRules(t *testing.T) (*engine.RuleSet, Options) {
+func ggsRules(t *testing.T) (*ruleset.RuleSet, Options) {
 	t.Helper()
 	rs, err := engine.LoadRulesFile("../rules/ggs.yaml")
 	if err != nil {

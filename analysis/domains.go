@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/agentspine/spine/internal/yamlnode"
 	"github.com/agentspine/spine/spine/ruleset"
-	"gopkg.in/yaml.v3"
 )
 
 // Domains declares the values a rule set's signals can take, one entry per fact kind

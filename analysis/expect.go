@@ -6,13 +6,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentspine/spine/internal/yamlnode"
-	"github.com/agentspine/spine/spine/engine"
-	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
 	"gopkg.in/yaml.v3"
+
+	"github.com/agentspine/spine/internal/yamlnode"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // Expectations are decision tables a rule set must reproduce: each cell is a condition
@@ -227,7 +227,7 @@ type cell struct {
 
 // bind checks the cells against a rule set and converts their conditions, which must be
 // fully analysable.
-func (x *Expectations) bind(rs *engine.RuleSet, sp *space) ([]*cell, error) {
+func (x *Expectations) bind(rs *ruleset.RuleSet, sp *space) ([]*cell, error) {
 	l := newErrList(x.File, x.src)
 	var out []*cell
 	for _, t := range x.Tables {
@@ -265,7 +265,7 @@ func (x *Expectations) bind(rs *engine.RuleSet, sp *space) ([]*cell, error) {
 	return out, nil
 }
 
-func hasRule(rs *engine.RuleSet, name string) bool {
+func hasRule(rs *ruleset.RuleSet, name string) bool {
 	for _, r := range rs.Rules() {
 		if r.Name == name {
 			return true
@@ -275,7 +275,7 @@ func hasRule(rs *engine.RuleSet, name string) bool {
 }
 
 // checkNames reports the first undeclared param, kind or field a condition reads.
-func checkNames(rs *engine.RuleSet, src string) string {
+func checkNames(rs *ruleset.RuleSet, src string) string {
 	tree, err := parser.Parse(src)
 	if err != nil {
 		return "does not parse: " + strings.SplitN(err.Error(), "\n", 2)[0]
@@ -380,7 +380,7 @@ func (a *analyzer) refine(g *Region, r region, c *cell, res *CellResult) error {
 
 // inCell checks with expr itself that a witness satisfies a cell's condition, so that the
 // analysis's reading of the condition is checked too.
-func inCell(rs *engine.RuleSet, src string, w Witness) error {
+func inCell(rs *ruleset.RuleSet, src string, w Witness) error {
 	env := map[string]any{}
 	params := map[string]any{}
 	for _, p := range rs.Params() {

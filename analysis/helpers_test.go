@@ -3,13 +3,15 @@ package analysis
 import (
 	"bytes"
 	"flag"
-	"github.com/agentspine/spine/internal/golden"
 	"io/fs"
 	"path/filepath"
 	"testing"
 
+	"github.com/agentspine/spine/internal/golden"
+
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden files under testdata/")
@@ -21,7 +23,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	golden.Check(t, path, got, *rewrite)
 }
 
-func shipped(t testing.TB, name string) *engine.RuleSet {
+func shipped(t testing.TB, name string) *ruleset.RuleSet {
 	t.Helper()
 	rs, err := engine.LoadRulesFS(rules.FS, name)
 	if err != nil {
@@ -30,7 +32,7 @@ func shipped(t testing.TB, name string) *engine.RuleSet {
 	return rs
 }
 
-func loadRules(t testing.TB, name, src string) *engine.RuleSet {
+func loadRules(t testing.TB, name, src string) *ruleset.RuleSet {
 	t.Helper()
 	rs, err := engine.LoadRules(name, []byte(src))
 	if err != nil {
@@ -52,7 +54,7 @@ func ggsOptions(t testing.TB) Options {
 	return Options{Domains: d, Expect: x, HostParams: []string{"alpha", "beta", "lambda", "w1", "w2", "time_budget_ms", "max_replans", "replan_cap", "max_fault_retries", "caution"}}
 }
 
-func analyze(t testing.TB, rs *engine.RuleSet, opt Options) *Report {
+func analyze(t testing.TB, rs *ruleset.RuleSet, opt Options) *Report {
 	t.Helper()
 	rep, err := Analyze(rs, opt)
 	if err != nil {

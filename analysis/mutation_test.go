@@ -8,11 +8,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentspine/spine/rules"
-	"github.com/agentspine/spine/spine/engine"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
 	"gopkg.in/yaml.v3"
+
+	"github.com/agentspine/spine/rules"
+	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // Every mutant of the shipped GGS rules — a rule deleted, a conjunct dropped, a comparison
@@ -293,7 +295,7 @@ func firstFinding(rep *Report) string {
 
 // cellObjectives lists the objective rs picks at every elementary cell of the
 // partition sp, in cell order.
-func cellObjectives(sp *space, rs *engine.RuleSet) ([]string, error) {
+func cellObjectives(sp *space, rs *ruleset.RuleSet) ([]string, error) {
 	total := 1
 	for _, v := range sp.vars {
 		total *= len(v.pieces)
@@ -325,7 +327,7 @@ func cellRegion(sp *space, n int) region {
 // engineDiffErr compares the objectives a mutant picks on every elementary cell of the
 // original's partition with the original's (want, computed once); the mutants compare
 // against the same thresholds.
-func engineDiffErr(sp *space, want []string, mutant *engine.RuleSet) string {
+func engineDiffErr(sp *space, want []string, mutant *ruleset.RuleSet) string {
 	for n, a := range want {
 		w := sp.witness(cellRegion(sp, n))
 		res, err := runWitness(mutant, w)

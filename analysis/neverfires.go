@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // The never-fires analysis decides, rule by rule, whether a rule can fire, without building
@@ -53,7 +53,7 @@ type Stopped struct {
 // unsatisfiable. It does not partition the signal space: the report has no regions and
 // its rules have no wins. When the budget (Options.Budget) runs out, the remaining rules
 // are RuleUnchecked, Report.Stopped says so and a WarnStopped warning comes last.
-func Lint(rs *engine.RuleSet, opt Options) (*Report, error) {
+func Lint(rs *ruleset.RuleSet, opt Options) (*Report, error) {
 	a, err := prepare(rs, opt)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentspine/spine/internal/rulegen"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // Lint decides each rule without the partition; on every rule set the partition can be
@@ -19,7 +20,7 @@ func TestLintAgreesWithThePartition(t *testing.T) {
 	ggsDomains := ggsOptions(t)
 	ggsDomains.Expect = nil
 	sets := []struct {
-		rs  *engine.RuleSet
+		rs  *ruleset.RuleSet
 		opt Options
 	}{
 		{loadRules(t, "lint.yaml", lintRules), Options{}},
@@ -58,7 +59,7 @@ func TestLintAgreesWithThePartition(t *testing.T) {
 	}
 }
 
-func lintAgrees(t *testing.T, rs *engine.RuleSet, opt Options) bool {
+func lintAgrees(t *testing.T, rs *ruleset.RuleSet, opt Options) bool {
 	t.Helper()
 	want, err := Analyze(rs, opt)
 	if errors.Is(err, ErrTooManyRegions) {

@@ -1,8 +1,9 @@
 package analysis
 
 import (
-	"github.com/agentspine/spine/spine/cond"
 	"github.com/expr-lang/expr/ast"
+
+	"github.com/agentspine/spine/spine/cond"
 )
 
 // A rule file may ship a rule switched off by a param: one of the condition's top-level

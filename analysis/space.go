@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // The signal space is a product of variables: the presence of each fact kind a condition
@@ -27,7 +27,7 @@ const (
 // fieldRef is one field of a fact kind with its domain.
 type fieldRef struct {
 	kind, field string
-	ftype       engine.FieldType
+	ftype       ruleset.FieldType
 	lo, hi      float64   // numeric range, closed where finite
 	integer     bool      // only integers occur
 	numSet      []float64 // a declared set of numbers, sorted; nil for a range

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/replay"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -75,13 +76,13 @@ type factEvent struct {
 	kind   string
 	id     string
 	rev    uint64
-	fields engine.Fields
+	fields ruleset.Fields
 }
 
 // recordedObjective is unknown when the cycle is decoded (rule_fired follows it); the
 // fired rule's objective in the edited rules stands in, which is what matters for
 // whether the recording ended the run here.
-func recordedObjective(c trace.ConflictSet, rs *engine.RuleSet) string {
+func recordedObjective(c trace.ConflictSet, rs *ruleset.RuleSet) string {
 	if r := ruleNamed(rs, c.Fired); r != nil {
 		return r.Then.Objective
 	}
@@ -94,7 +95,7 @@ func recordedObjective(c trace.ConflictSet, rs *engine.RuleSet) string {
 // gives the decision; a cycle the recording ran with the terminal scope considers only
 // rules that set a terminal objective. Refraction follows the recorded firings: a rule
 // the recording fired is not chosen again until a kind it reads has changed.
-func WhatIf(rec *replay.Recording, edited *engine.RuleSet) (*WhatIfResult, error) {
+func WhatIf(rec *replay.Recording, edited *ruleset.RuleSet) (*WhatIfResult, error) {
 	res := &WhatIfResult{Trace: rec.Name, Edited: edited.Path(),
 		Recorded: rec.Header.Rules.Path + " (" + rec.Header.Rules.Hash + ")"}
 	notes := map[string]bool{}
@@ -173,7 +174,7 @@ func decodeFactEvent(line int, kind string, f trace.Fact) (factEvent, error) {
 
 // decideAgain rebuilds working memory in a fresh session of the edited rules and runs one
 // cycle on it. An error that belongs to a recorded fact event comes with its line.
-func decideAgain(rs *engine.RuleSet, history []factEvent, c trace.ConflictSet, kindRev map[string]uint64,
+func decideAgain(rs *ruleset.RuleSet, history []factEvent, c trace.ConflictSet, kindRev map[string]uint64,
 	firedAt map[string]map[string]uint64, note func(string, ...any)) (Decision, int, error) {
 	d := Decision{Cycle: c.Cycle, Stage: c.Stage, Scope: c.Scope, Recorded: c.Fired}
 	s := engine.NewSession(rs)
@@ -191,7 +192,7 @@ func decideAgain(rs *engine.RuleSet, history []factEvent, c trace.ConflictSet, k
 			}
 			continue
 		}
-		fields := engine.Fields{}
+		fields := ruleset.Fields{}
 		for name, v := range ev.fields {
 			if _, ok := k.Field(name); !ok {
 				note("the edited rules declare no field %q of kind %q; its values are left out", name, ev.kind)
@@ -208,7 +209,7 @@ func decideAgain(rs *engine.RuleSet, history []factEvent, c trace.ConflictSet, k
 			revsMatch = false
 		}
 	}
-	if st, ok := s.Get(engine.KindState, ""); ok {
+	if st, ok := s.Get(ruleset.KindState, ""); ok {
 		if it, ok := st.Get("iteration"); ok {
 			d.Iteration, _ = it.(int)
 		}
@@ -239,7 +240,7 @@ func decideAgain(rs *engine.RuleSet, history []factEvent, c trace.ConflictSet, k
 	}
 	d.Facts = s.Memory().All()
 	for _, f := range d.Facts {
-		builtin := f.Kind == engine.KindState || f.Kind == engine.KindObjective
+		builtin := f.Kind == ruleset.KindState || f.Kind == ruleset.KindObjective
 		if (reads[f.Kind] || (len(reads) == 0 && !builtin)) && !containsString(d.Reads, f.Kind) {
 			d.Reads = append(d.Reads, f.Kind)
 		}
@@ -261,7 +262,7 @@ func refracted(snap map[string]uint64, reads []string, kindRev map[string]uint64
 	return true
 }
 
-func ruleNamed(rs *engine.RuleSet, name string) *engine.Rule {
+func ruleNamed(rs *ruleset.RuleSet, name string) *ruleset.Rule {
 	for _, r := range rs.Rules() {
 		if r.Name == name {
 			return r
@@ -270,7 +271,7 @@ func ruleNamed(rs *engine.RuleSet, name string) *engine.Rule {
 	return nil
 }
 
-func isTerminal(rs *engine.RuleSet, objective string) bool {
+func isTerminal(rs *ruleset.RuleSet, objective string) bool {
 	o, ok := rs.Objective(objective)
 	return ok && o.Terminal != ""
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/replay"
+	"github.com/agentspine/spine/spine/ruleset"
 
 	tr "github.com/agentspine/spine/spine/trace"
 )
@@ -136,7 +137,7 @@ func TestWhatIfRefraction(t *testing.T) {
 	rs := loadRules(t, "r.yaml", refractionRules)
 	sink := &tr.MemorySink{}
 	s := engine.NewSession(rs, engine.WithTrace(sink))
-	if _, err := s.Put("s", "", engine.Fields{"x": 1}); err != nil {
+	if _, err := s.Put("s", "", ruleset.Fields{"x": 1}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"first", "second"} {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // Witness is one concrete input: the facts of a region's representative point.
@@ -130,7 +131,7 @@ func (sp *space) witness(r region) Witness {
 	for _, k := range sp.rs.Kinds() {
 		p, read := present[k.Name]
 		quiet := false
-		if k.Name == engine.KindState {
+		if k.Name == ruleset.KindState {
 			quiet = !read
 			p, read = true, true
 		}
@@ -158,14 +159,14 @@ func (sp *space) witness(r region) Witness {
 // defaultValue is the value a witness gives a field no condition constrains.
 func defaultValue(f fieldRef) any {
 	switch f.ftype {
-	case engine.TypeBool:
+	case ruleset.TypeBool:
 		return false
-	case engine.TypeString:
+	case ruleset.TypeString:
 		if len(f.strSet) > 0 {
 			return f.strSet[0]
 		}
 		return ""
-	case engine.TypeStrings:
+	case ruleset.TypeStrings:
 		return []string(nil)
 	}
 	if f.numSet != nil {
@@ -175,16 +176,16 @@ func defaultValue(f fieldRef) any {
 	return x
 }
 
-func typed(t engine.FieldType, v any) any {
-	if x, ok := v.(float64); ok && t == engine.TypeInt {
+func typed(t ruleset.FieldType, v any) any {
+	if x, ok := v.(float64); ok && t == ruleset.TypeInt {
 		return int(x)
 	}
 	return v
 }
 
 // fields turns a witness fact into a payload for Session.Put.
-func (wf WitnessFact) fields() engine.Fields {
-	out := engine.Fields{}
+func (wf WitnessFact) fields() ruleset.Fields {
+	out := ruleset.Fields{}
 	for _, fv := range wf.Fields {
 		out[fv.Name] = fv.Value
 	}
@@ -192,7 +193,7 @@ func (wf WitnessFact) fields() engine.Fields {
 }
 
 // run evaluates the rule set on the witness in a fresh session and returns the cycle.
-func runWitness(rs *engine.RuleSet, w Witness) (*engine.CycleResult, error) {
+func runWitness(rs *ruleset.RuleSet, w Witness) (*engine.CycleResult, error) {
 	s := engine.NewSession(rs)
 	for _, f := range w.Facts {
 		if _, err := s.Put(f.Kind, "", f.fields()); err != nil {

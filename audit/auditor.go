@@ -6,8 +6,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Auditor is R6. It is safe for concurrent use, but a message stream must be observed in
@@ -52,7 +52,7 @@ func (a *Auditor) Config() Config { return a.cfg }
 
 // Observe reads one message and returns the findings it completes, ordered by seq then
 // kind. The message is evidence only: nothing in it configures the Auditor.
-func (a *Auditor) Observe(m bus.Message) []contract.AuditReport {
+func (a *Auditor) Observe(m trace.Message) []contract.AuditReport {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.fresh = nil

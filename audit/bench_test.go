@@ -27,7 +27,7 @@ func BenchmarkAuditorMessage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var m bus.Message
+	var m trace.Message
 	for _, x := range msgs {
 		if x.Type == contract.TypeReplanRequest {
 			m = x

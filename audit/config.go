@@ -37,7 +37,7 @@ func DefaultConfig() Config {
 	return Config{ThrashingRun: 2, StallRun: 3, MaxCorrections: 2, ReplanCap: 0, Theta: 0.8, TimeBudgetMS: 300_000}
 }
 
-// ParamSource looks up a named param of a loaded rule set (*engine.RuleSet satisfies it).
+// ParamSource looks up a named param of a loaded rule set (*ruleset.RuleSet satisfies it).
 type ParamSource interface {
 	Param(name string) (any, bool)
 }

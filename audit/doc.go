@@ -1,7 +1,7 @@
 // Package audit is the Auditor (R6): a lateral observer of the message bus that reports
 // systematic failures to the human operator as contract.AuditReport findings.
 //
-// The Auditor reads copies of every inter-role message (bus.Message), in seq order, and
+// The Auditor reads copies of every inter-role message (trace.Message), in seq order, and
 // keeps what it needs to spot, per task: GGS thrashing (consecutive break_symmetry
 // directives with D not decreasing), replanning without improvement (a run of
 // PlanDirectives whose L never decreases), excessive retries (R4a corrections beyond the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentspine/spine/bus"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // taskLife is how far a task got: where it began, its latest message, and whether it
@@ -21,7 +22,7 @@ func (l *taskLife) began(seq int64) {
 	}
 }
 
-func (l *taskLife) saw(m *bus.Message) {
+func (l *taskLife) saw(m *trace.Message) {
 	l.lastSeq, l.lastWhat = m.Seq, bus.Article(m.Type)+" from "+m.From
 }
 

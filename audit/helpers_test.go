@@ -10,10 +10,11 @@ import (
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // stream builds a message stream with seqs 1, 2, 3, …
-type stream struct{ msgs []bus.Message }
+type stream struct{ msgs []trace.Message }
 
 func (s *stream) send(from, to, typ, task string, payload any) int64 {
 	raw, err := json.Marshal(payload)
@@ -21,7 +22,7 @@ func (s *stream) send(from, to, typ, task string, payload any) int64 {
 		panic(err)
 	}
 	seq := int64(len(s.msgs) + 1)
-	s.msgs = append(s.msgs, bus.Message{Seq: seq, From: from, To: to, Type: typ, TaskID: task, Payload: raw})
+	s.msgs = append(s.msgs, trace.Message{Seq: seq, From: from, To: to, Type: typ, TaskID: task, Payload: raw})
 	return seq
 }
 

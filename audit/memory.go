@@ -1,8 +1,8 @@
 package audit
 
 import (
-	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // memoryQueryMsg and memoryAnswerMsg are the fields of R2's MemoryQuery and R5's
@@ -18,7 +18,7 @@ type memoryAnswerMsg struct {
 // onMemoryRead pairs R5's answers with R2's queries: R5 serves reads, so an answer no
 // query asked for is memory speaking to the planner on its own, which its contract does
 // not allow. Messages off their route are left to checkRoute.
-func (a *Auditor) onMemoryRead(t *task, m *bus.Message) {
+func (a *Auditor) onMemoryRead(t *task, m *trace.Message) {
 	switch {
 	case m.Type == contract.TypeMemoryQuery && m.From == "R2" && m.To == "R5":
 		t.memoryQueries = append(t.memoryQueries, m.Seq)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // task is what the Auditor remembers about one task.
@@ -53,7 +54,7 @@ func (a *Auditor) task(id string) *task {
 
 // taskOf reconciles the envelope's task_id with the payload's: they must agree when both
 // are given.
-func (a *Auditor) taskOf(m *bus.Message, payloadTask string) string {
+func (a *Auditor) taskOf(m *trace.Message, payloadTask string) string {
 	switch {
 	case m.TaskID == "":
 		return payloadTask
@@ -65,7 +66,7 @@ func (a *Auditor) taskOf(m *bus.Message, payloadTask string) string {
 
 // observe checks the route, decodes the payload the type announces, and hands it to the
 // detectors that read that type.
-func (a *Auditor) observe(m *bus.Message) {
+func (a *Auditor) observe(m *trace.Message) {
 	if m.From == "" || m.To == "" || m.Type == "" {
 		a.raise(KindMalformedMessage, m.TaskID, fmt.Sprintf("message %q from %q to %q does not name its sender, receiver and type", m.Type, m.From, m.To), m.Seq)
 		return
@@ -81,7 +82,7 @@ func (a *Auditor) observe(m *bus.Message) {
 
 // decode dispatches on the type. It returns the message's task and whether the payload
 // could be read.
-func (a *Auditor) decode(m *bus.Message) (string, bool) {
+func (a *Auditor) decode(m *trace.Message) (string, bool) {
 	bad := func(err error) (string, bool) {
 		a.raise(KindMalformedMessage, m.TaskID, fmt.Sprintf("%s from %s: %v", m.Type, m.From, err), m.Seq)
 		return m.TaskID, false

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Roles and endpoints as messages name them.
@@ -63,7 +64,7 @@ func what(typ string) string {
 }
 
 // checkRoute reports a message its sender's contract does not allow.
-func (a *Auditor) checkRoute(m *bus.Message, taskID string) {
+func (a *Auditor) checkRoute(m *trace.Message, taskID string) {
 	violate := func(format string, args ...any) {
 		a.raise(KindBoundaryViolation, taskID, fmt.Sprintf(format, args...), m.Seq)
 	}

@@ -3,6 +3,7 @@ package audit
 import (
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // SubscriberName is the name the Auditor subscribes under.
@@ -13,7 +14,7 @@ const SubscriberName = "R6"
 // synced at the end of a run), call End for the findings that only the end of the
 // stream proves.
 func Tap(b *bus.Bus, a *Auditor, report func(contract.AuditReport)) error {
-	return b.Subscribe(SubscriberName, func(m bus.Message) {
+	return b.Subscribe(SubscriberName, func(m trace.Message) {
 		for _, f := range a.Observe(m) {
 			if report != nil {
 				report(f)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/agentspine/spine/internal/golden"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentspine/spine/internal/golden"
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
@@ -88,7 +89,7 @@ func fixtureTraces(t testing.TB) []tracePair {
 	return out
 }
 
-func auditPair(t testing.TB, tp tracePair) (TraceResult, []bus.Message) {
+func auditPair(t testing.TB, tp tracePair) (TraceResult, []trace.Message) {
 	t.Helper()
 	tf, err := trace.Read(tp.name, bytes.NewReader(tp.raw))
 	if err != nil {
@@ -131,7 +132,7 @@ func checkGolden(t *testing.T, path, got string) {
 
 // checkEvidence fails unless every finding's evidence is sorted, non-empty and names
 // messages that are in the stream.
-func checkEvidence(t *testing.T, name string, findings []contract.AuditReport, msgs []bus.Message) {
+func checkEvidence(t *testing.T, name string, findings []contract.AuditReport, msgs []trace.Message) {
 	t.Helper()
 	seqs := map[int64]bool{}
 	for _, m := range msgs {

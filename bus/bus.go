@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // ErrClosed is returned by Publish, PublishAt and Subscribe once the bus is closed.
@@ -27,7 +29,7 @@ func New() *Bus { return &Bus{} }
 // goroutine, once per message published from now on, in publish order. It must not keep
 // the payload's bytes for writing. A panic in deliver is recovered, counted, and
 // reported by Close; delivery goes on with the next message.
-func (b *Bus) Subscribe(name string, deliver func(Message)) error {
+func (b *Bus) Subscribe(name string, deliver func(trace.Message)) error {
 	if deliver == nil {
 		return fmt.Errorf("bus: subscriber %q has no delivery function", name)
 	}
@@ -44,7 +46,7 @@ func (b *Bus) Subscribe(name string, deliver func(Message)) error {
 
 // Publish stamps m with the next seq and queues it for every subscriber. It returns the
 // stamped message. It never waits for a subscriber to consume anything.
-func (b *Bus) Publish(m Message) (Message, error) {
+func (b *Bus) Publish(m trace.Message) (trace.Message, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.publish(b.last+1, m)
@@ -53,7 +55,7 @@ func (b *Bus) Publish(m Message) (Message, error) {
 // PublishAt publishes m with a seq the caller already assigned, typically the seq of
 // the trace event the message was just journalled as, so that findings on a live bus
 // name the same seq as findings on its trace. seq must exceed every seq published so far.
-func (b *Bus) PublishAt(seq int64, m Message) (Message, error) {
+func (b *Bus) PublishAt(seq int64, m trace.Message) (trace.Message, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if seq <= b.last {
@@ -62,7 +64,7 @@ func (b *Bus) PublishAt(seq int64, m Message) (Message, error) {
 	return b.publish(seq, m)
 }
 
-func (b *Bus) publish(seq int64, m Message) (Message, error) {
+func (b *Bus) publish(seq int64, m trace.Message) (trace.Message, error) {
 	if b.closed {
 		return m, ErrClosed
 	}

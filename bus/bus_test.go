@@ -6,10 +6,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
-func msg(typ string) Message {
-	return Message{From: "R4b", To: "R7", Type: typ, TaskID: "t1", Payload: []byte(`{}`)}
+func msg(typ string) trace.Message {
+	return trace.Message{From: "R4b", To: "R7", Type: typ, TaskID: "t1", Payload: []byte(`{}`)}
 }
 
 // recorder collects what a subscriber receives.
@@ -18,7 +20,7 @@ type recorder struct {
 	seqs []int64
 }
 
-func (r *recorder) deliver(m Message) {
+func (r *recorder) deliver(m trace.Message) {
 	r.mu.Lock()
 	r.seqs = append(r.seqs, m.Seq)
 	r.mu.Unlock()
@@ -83,7 +85,7 @@ func TestSlowSubscriberNeitherBlocksNorLoses(t *testing.T) {
 	gate := make(chan struct{})
 	var slow, fast recorder
 	first := true
-	if err := b.Subscribe("slow", func(m Message) {
+	if err := b.Subscribe("slow", func(m trace.Message) {
 		if first {
 			first = false
 			<-gate // stuck until every message has been published
@@ -140,7 +142,7 @@ func TestSlowSubscriberNeitherBlocksNorLoses(t *testing.T) {
 func TestCloseDrainsPendingMessages(t *testing.T) {
 	b := New()
 	var r recorder
-	if err := b.Subscribe("sleepy", func(m Message) {
+	if err := b.Subscribe("sleepy", func(m trace.Message) {
 		if m.Seq%100 == 0 {
 			time.Sleep(time.Millisecond)
 		}
@@ -165,7 +167,7 @@ func TestCloseDrainsPendingMessages(t *testing.T) {
 func TestSyncWaitsForDelivery(t *testing.T) {
 	b := New()
 	var r recorder
-	if err := b.Subscribe("r", func(m Message) { time.Sleep(10 * time.Microsecond); r.deliver(m) }); err != nil {
+	if err := b.Subscribe("r", func(m trace.Message) { time.Sleep(10 * time.Microsecond); r.deliver(m) }); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 300; i++ {
@@ -191,7 +193,7 @@ func TestClosedBusRefuses(t *testing.T) {
 	if _, err := b.PublishAt(5, msg("PlanDirective")); !errors.Is(err, ErrClosed) {
 		t.Errorf("PublishAt after Close = %v, want ErrClosed", err)
 	}
-	if err := b.Subscribe("late", func(Message) {}); !errors.Is(err, ErrClosed) {
+	if err := b.Subscribe("late", func(trace.Message) {}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Subscribe after Close = %v, want ErrClosed", err)
 	}
 }
@@ -214,7 +216,7 @@ func TestPublishAtKeepsSeqIncreasing(t *testing.T) {
 		{at: 40, wantSeq: 40},
 	}
 	for i, st := range steps {
-		var got Message
+		var got trace.Message
 		var err error
 		if st.at == 0 {
 			got, err = b.Publish(msg("PlanDirective"))
@@ -245,12 +247,12 @@ func TestUnroutableMessagesAreRefused(t *testing.T) {
 	b := New()
 	defer b.Close()
 	for _, tc := range []struct {
-		m    Message
+		m    trace.Message
 		want string
 	}{
-		{Message{To: "R7", Type: "ReplanRequest"}, "has no from"},
-		{Message{From: "R4b", Type: "ReplanRequest"}, "has no to"},
-		{Message{From: "R4b", To: "R7"}, "has no type"},
+		{trace.Message{To: "R7", Type: "ReplanRequest"}, "has no from"},
+		{trace.Message{From: "R4b", Type: "ReplanRequest"}, "has no to"},
+		{trace.Message{From: "R4b", To: "R7"}, "has no type"},
 	} {
 		if _, err := b.Publish(tc.m); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Publish(%+v) = %v, want an error containing %q", tc.m, err, tc.want)
@@ -264,7 +266,7 @@ func TestUnroutableMessagesAreRefused(t *testing.T) {
 func TestPanickingSubscriberIsReportedAndDeliveryGoesOn(t *testing.T) {
 	b := New()
 	var r recorder
-	if err := b.Subscribe("fragile", func(m Message) {
+	if err := b.Subscribe("fragile", func(m trace.Message) {
 		if m.Seq == 2 {
 			panic("boom")
 		}
@@ -331,7 +333,7 @@ func TestQueueKeepsFIFOAndReusesChunks(t *testing.T) {
 	const n = 3*chunkSize + 1
 	for round := 0; round < 3; round++ {
 		for i := 0; i < n; i++ {
-			q.push(Message{Seq: int64(i + 1), Payload: []byte("x")})
+			q.push(trace.Message{Seq: int64(i + 1), Payload: []byte("x")})
 		}
 		if round > 0 && q.nfree != 0 {
 			t.Errorf("round %d: %d free chunks left after refilling, want 0 (all 4 reused)", round, q.nfree)
@@ -367,7 +369,7 @@ func TestQueueKeepsFIFOAndReusesChunks(t *testing.T) {
 func BenchmarkPublish(b *testing.B) {
 	bs := New()
 	for _, name := range []string{"trace", "R6"} {
-		if err := bs.Subscribe(name, func(Message) {}); err != nil {
+		if err := bs.Subscribe(name, func(trace.Message) {}); err != nil {
 			b.Fatal(err)
 		}
 	}

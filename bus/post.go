@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentspine/spine/internal/strictjson"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Recorder is where a Post writes each message before delivering it: the trace journal
@@ -16,7 +17,7 @@ import (
 // the observers, or a buffer that writes into the journal later in a fixed order. It
 // returns the message's seq, or 0 when the seq is not known yet.
 type Recorder interface {
-	Message(Message) int64
+	Message(trace.Message) int64
 }
 
 var _ Recorder = (*engine.Journal)(nil)
@@ -71,7 +72,7 @@ func (p *Post) boxes(role string) *mailboxes {
 
 // Send encodes payload, records the message from → to and delivers it to to's mailbox.
 // It returns the message as recorded, with its seq when the recorder knows it.
-func (p *Post) Send(from, to, typ, taskID string, payload any) (Message, error) {
+func (p *Post) Send(from, to, typ, taskID string, payload any) (trace.Message, error) {
 	m, err := p.Record(from, to, typ, taskID, payload)
 	if err != nil {
 		return m, err
@@ -83,15 +84,15 @@ func (p *Post) Send(from, to, typ, taskID string, payload any) (Message, error) 
 // Record encodes payload and records the message from → to as Send does, without
 // delivering it: a message to an addressee outside the post (the user, a store) that the
 // record must hold but no role of the post reads.
-func (p *Post) Record(from, to, typ, taskID string, payload any) (Message, error) {
+func (p *Post) Record(from, to, typ, taskID string, payload any) (trace.Message, error) {
 	if from == "" || to == "" || typ == "" {
-		return Message{}, fmt.Errorf("bus: a %q message from %q to %q cannot be posted; every message names from, to and type", typ, from, to)
+		return trace.Message{}, fmt.Errorf("bus: a %q message from %q to %q cannot be posted; every message names from, to and type", typ, from, to)
 	}
 	raw, err := json.Marshal(payload)
 	if err != nil {
-		return Message{}, fmt.Errorf("bus: encoding %s payload from %s to %s: %w", typ, from, to, err)
+		return trace.Message{}, fmt.Errorf("bus: encoding %s payload from %s to %s: %w", typ, from, to, err)
 	}
-	m := Message{From: from, To: to, Type: typ, TaskID: taskID, Payload: json.RawMessage(raw)}
+	m := trace.Message{From: from, To: to, Type: typ, TaskID: taskID, Payload: json.RawMessage(raw)}
 	m.Seq = p.rec.Message(m)
 	return m, nil
 }
@@ -99,12 +100,12 @@ func (p *Post) Record(from, to, typ, taskID string, payload any) (Message, error
 // Deliver puts a message that is already in the record into role's mailbox as well,
 // without recording it again: the runtime's dispatch hands each SubTask to the executor
 // and the validator of that subtask's own branch.
-func (p *Post) Deliver(role string, m Message) {
+func (p *Post) Deliver(role string, m trace.Message) {
 	p.boxes(role).put(role, m)
 }
 
 // Next takes the oldest message in role's mailbox; ok is false when it is empty.
-func (p *Post) Next(role string) (m Message, ok bool) {
+func (p *Post) Next(role string) (m trace.Message, ok bool) {
 	return p.boxes(role).take(role)
 }
 
@@ -112,7 +113,7 @@ func (p *Post) Next(role string) (m Message, ok bool) {
 // decodes its payload into a T. An empty mailbox, a message of another type and a
 // payload that is not a T are errors naming the role and what it found; a message of
 // another type stays in the mailbox.
-func Receive[T any](p *Post, role, typ string) (T, Message, error) {
+func Receive[T any](p *Post, role, typ string) (T, trace.Message, error) {
 	var v T
 	box := p.boxes(role)
 	m, ok := box.takeIf(role, typ)
@@ -129,7 +130,7 @@ func Receive[T any](p *Post, role, typ string) (T, Message, error) {
 // Decode decodes a posted message's payload into v, strictly: an unknown field means
 // the message is not of v's type. Numbers keep their text, so a payload decoded into
 // an interface encodes again to the same bytes.
-func Decode(m Message, v any) error {
+func Decode(m trace.Message, v any) error {
 	if err := strictjson.DecodeNumbers(m.Payload, v); err != nil {
 		return fmt.Errorf("bus: %s from %s to %s: the payload is not a %s: %w", m.Type, m.From, m.To, m.Type, err)
 	}
@@ -174,40 +175,40 @@ func Article(typ string) string {
 // mailboxes are FIFO queues of messages by role.
 type mailboxes struct {
 	mu sync.Mutex
-	m  map[string][]Message
+	m  map[string][]trace.Message
 }
 
-func newMailboxes() *mailboxes { return &mailboxes{m: map[string][]Message{}} }
+func newMailboxes() *mailboxes { return &mailboxes{m: map[string][]trace.Message{}} }
 
-func (b *mailboxes) put(role string, m Message) {
+func (b *mailboxes) put(role string, m trace.Message) {
 	b.mu.Lock()
 	b.m[role] = append(b.m[role], m)
 	b.mu.Unlock()
 }
 
-func (b *mailboxes) take(role string) (Message, bool) { return b.takeIf(role, "") }
+func (b *mailboxes) take(role string) (trace.Message, bool) { return b.takeIf(role, "") }
 
 // takeIf takes the oldest message of role when it is of type typ, or of any type when
 // typ is "".
-func (b *mailboxes) takeIf(role, typ string) (Message, bool) {
+func (b *mailboxes) takeIf(role, typ string) (trace.Message, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	q := b.m[role]
 	if len(q) == 0 || typ != "" && q[0].Type != typ {
-		return Message{}, false
+		return trace.Message{}, false
 	}
 	m := q[0]
-	q[0] = Message{}
+	q[0] = trace.Message{}
 	b.m[role] = q[1:]
 	return m, true
 }
 
-func (b *mailboxes) peek(role string) (Message, bool) {
+func (b *mailboxes) peek(role string) (trace.Message, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	q := b.m[role]
 	if len(q) == 0 {
-		return Message{}, false
+		return trace.Message{}, false
 	}
 	return q[0], true
 }
@@ -228,13 +229,13 @@ func (b *mailboxes) unread() []string {
 // record of a post that runs outside an engine (tests, tools).
 type Log struct {
 	mu   sync.Mutex
-	msgs []Message
+	msgs []trace.Message
 }
 
 var _ Recorder = (*Log)(nil)
 
 // Message keeps m and returns its number.
-func (l *Log) Message(m Message) int64 {
+func (l *Log) Message(m trace.Message) int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	m.Seq = int64(len(l.msgs) + 1)
@@ -243,8 +244,8 @@ func (l *Log) Message(m Message) int64 {
 }
 
 // Messages returns what was recorded, in order.
-func (l *Log) Messages() []Message {
+func (l *Log) Messages() []trace.Message {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]Message(nil), l.msgs...)
+	return append([]trace.Message(nil), l.msgs...)
 }

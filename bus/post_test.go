@@ -3,12 +3,12 @@ package bus
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/agentspine/spine/spine/trace"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // watchingLog is a Log that, at the moment it records a message, checks that the

@@ -1,12 +1,14 @@
 package bus
 
+import "github.com/agentspine/spine/spine/trace"
+
 // chunkSize is the number of messages per queue chunk. Chunks keep a growing queue from
 // ever copying what it already holds, so one Publish costs the same with ten pending
 // messages as with a million.
 const chunkSize = 256
 
 type chunk struct {
-	msgs [chunkSize]Message
+	msgs [chunkSize]trace.Message
 	n    int
 	next *chunk
 }
@@ -23,7 +25,7 @@ type queue struct {
 // maxFree bounds the chunks kept for reuse, so a burst does not pin its memory forever.
 const maxFree = 8
 
-func (q *queue) push(m Message) {
+func (q *queue) push(m trace.Message) {
 	if q.tail == nil || q.tail.n == chunkSize {
 		c := q.free
 		if c != nil {

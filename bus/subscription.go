@@ -3,12 +3,14 @@ package bus
 import (
 	"fmt"
 	"sync"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // subscription is one subscriber's queue and the goroutine that empties it.
 type subscription struct {
 	name    string
-	deliver func(Message)
+	deliver func(trace.Message)
 	done    chan struct{}
 
 	mu         sync.Mutex
@@ -24,14 +26,14 @@ type subscription struct {
 	firstPanic error
 }
 
-func newSubscription(name string, deliver func(Message)) *subscription {
+func newSubscription(name string, deliver func(trace.Message)) *subscription {
 	s := &subscription{name: name, deliver: deliver, done: make(chan struct{})}
 	s.wake = sync.NewCond(&s.mu)
 	s.progress = sync.NewCond(&s.mu)
 	return s
 }
 
-func (s *subscription) enqueue(m Message) {
+func (s *subscription) enqueue(m trace.Message) {
 	s.mu.Lock()
 	s.q.push(m)
 	s.enqueued++
@@ -76,7 +78,7 @@ func (s *subscription) run() {
 	}
 }
 
-func (s *subscription) call(m Message) {
+func (s *subscription) call(m trace.Message) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.mu.Lock()

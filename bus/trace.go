@@ -12,8 +12,8 @@ import (
 // its trace seq: every `message` event, and every `exchange` event named "llm:<role>" as
 // a TypeModelCall message from that role. Other events are not messages and are skipped.
 // name is used in errors.
-func FromTrace(name string, f *trace.File) ([]Message, error) {
-	var out []Message
+func FromTrace(name string, f *trace.File) ([]trace.Message, error) {
+	var out []trace.Message
 	for i := range f.Events {
 		m, ok, err := FromEvent(name, &f.Events[i])
 		if err != nil {
@@ -29,7 +29,7 @@ func FromTrace(name string, f *trace.File) ([]Message, error) {
 // FromEvent converts one trace event. ok is false for events that are not bus
 // messages. A `message` event without from, to or type, or a model exchange without a
 // role, is a *trace.Error naming the line.
-func FromEvent(name string, e *trace.Event) (m Message, ok bool, err error) {
+func FromEvent(name string, e *trace.Event) (m trace.Message, ok bool, err error) {
 	switch b := e.Body.(type) {
 	case trace.Message:
 		m = b
@@ -51,7 +51,7 @@ func FromEvent(name string, e *trace.Event) (m Message, ok bool, err error) {
 			return m, false, &trace.Error{File: name, Line: e.Line,
 				Msg: fmt.Sprintf("exchange event (seq %d) is named %q; want llm:<role>", e.Seq, b.Name)}
 		}
-		return Message{Seq: e.Seq, From: role, To: ToModel, Type: TypeModelCall,
+		return trace.Message{Seq: e.Seq, From: role, To: ToModel, Type: TypeModelCall,
 			TaskID: requestTaskID(b.Request), Payload: modelCallPayload(b.Name, b.Request)}, true, nil
 	}
 	return m, false, nil

@@ -64,7 +64,7 @@ func TestFromTraceMapsModelCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Message{
+	want := []trace.Message{
 		{Seq: 3, From: "R4b", To: ToModel, Type: TypeModelCall, TaskID: "t9", Payload: []byte(`{"name":"llm:R4b","request":{"task_id":"t9","messages":[]}}`)},
 		{Seq: 4, From: "R2", To: ToModel, Type: TypeModelCall, Payload: []byte(`{"name":"llm:R2","request":"plain text"}`)},
 		{Seq: 5, From: "R7", To: "R5", Type: "Megram", Payload: []byte(`null`)},

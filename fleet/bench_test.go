@@ -23,7 +23,7 @@ func BenchmarkFleetMessage(b *testing.B) {
 	}
 	b.Run("in-process", func(b *testing.B) {
 		bs := bus.New()
-		if err := bs.Subscribe("R6", func(bus.Message) {}); err != nil {
+		if err := bs.Subscribe("R6", func(trace.Message) {}); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportAllocs()

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentspine/spine/bus"
+	"github.com/agentspine/spine/spine/trace"
 	spinetrace "github.com/agentspine/spine/spine/trace"
 )
 
@@ -45,7 +46,7 @@ func checkBusStream(t *testing.T, c *Client, run string, trace []byte) {
 
 // readBus reads n messages of a run from the bus stream with an ordered consumer,
 // checking each one's subject and seq header.
-func readBus(t *testing.T, c *Client, run string, n int) []bus.Message {
+func readBus(t *testing.T, c *Client, run string, n int) []trace.Message {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -53,13 +54,13 @@ func readBus(t *testing.T, c *Client, run string, n int) []bus.Message {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []bus.Message
+	var out []trace.Message
 	for len(out) < n {
 		msg, err := cons.Next(jetstream.FetchMaxWait(2 * time.Second))
 		if err != nil {
 			break
 		}
-		var m bus.Message
+		var m trace.Message
 		if err := json.Unmarshal(msg.Data(), &m); err != nil {
 			t.Fatal(err)
 		}

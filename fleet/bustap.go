@@ -21,7 +21,7 @@ const SeqHeader = "Spine-Seq"
 
 // busTap publishes every bus message a run journals (its message events, and its model
 // calls as bus.TypeModelCall messages to bus.ToModel) on spine.run.<run>.<from>.<to>, in
-// trace order, as a bus.Message carrying its trace seq.
+// trace order, as a trace.Message carrying its trace seq.
 // It watches the trace as written (taskrun.Config.Events), behind the run's secret
 // scrubber and after over-long exchanges are shortened, so it publishes what the trace
 // holds. Publishing
@@ -135,7 +135,7 @@ func runEndMsg(run, why string) (*nats.Msg, error) {
 // busMessage is the bus message a trace event is, as bus.FromTrace reads it from the
 // written trace: a message event, or a model call's exchange (llm:<role>) as a
 // bus.TypeModelCall message. ok is false for other events.
-func busMessage(e *trace.Event) (m bus.Message, ok bool, err error) {
+func busMessage(e *trace.Event) (m trace.Message, ok bool, err error) {
 	if e.Kind != trace.KindMessage && e.Kind != trace.KindExchange {
 		return m, false, nil
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentspine/spine/audit"
-	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // FollowEvent is what the fleet's Auditor says about a run: a finding as it is made,
@@ -48,7 +48,7 @@ func (c *Client) FollowAudit(ctx context.Context, cfg audit.Config, fromStart bo
 			continue // nothing new yet, or a reconnect the ordered consumer rides out
 		}
 		run, ok := runOfSubject(msg.Subject())
-		var m bus.Message
+		var m trace.Message
 		if !ok || json.Unmarshal(msg.Data(), &m) != nil {
 			continue // not a bus message of a run
 		}

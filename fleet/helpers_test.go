@@ -16,9 +16,11 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentspine/spine/clock"
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
@@ -138,7 +140,7 @@ type countingChat struct {
 	on func()
 }
 
-func (c countingChat) Complete(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+func (c countingChat) Complete(ctx context.Context, req contract.ModelRequest) (contract.ModelResponse, error) {
 	c.on()
 	return c.ChatModel.Complete(ctx, req)
 }
@@ -164,8 +166,8 @@ const downTask = "[down]"
 
 type downChat struct{}
 
-func (downChat) Complete(context.Context, llm.ChatRequest) (llm.ChatResponse, error) {
-	return llm.ChatResponse{}, &llm.StatusError{StatusCode: 503, Message: "overloaded"}
+func (downChat) Complete(context.Context, contract.ModelRequest) (contract.ModelResponse, error) {
+	return contract.ModelResponse{}, &llm.StatusError{StatusCode: 503, Message: "overloaded"}
 }
 
 // errTask marks a task whose model answers with an error the roles do not take for a
@@ -175,12 +177,12 @@ const errTask = "[error]"
 
 type errChat struct{}
 
-func (errChat) Complete(context.Context, llm.ChatRequest) (llm.ChatResponse, error) {
-	return llm.ChatResponse{}, errors.New("stand-in: this request is not one it answers")
+func (errChat) Complete(context.Context, contract.ModelRequest) (contract.ModelResponse, error) {
+	return contract.ModelResponse{}, errors.New("stand-in: this request is not one it answers")
 }
 
 // DemoPrepare runs every task as `spine worker --demo` does.
-func DemoPrepare(rs *engine.RuleSet, noSandbox bool) PrepareFunc {
+func DemoPrepare(rs *ruleset.RuleSet, noSandbox bool) PrepareFunc {
 	return func(_ context.Context, _ Task, workdir string) (taskrun.Config, error) {
 		return scripted.DemoTaskConfig(workdir, rs, noSandbox)
 	}
@@ -188,14 +190,14 @@ func DemoPrepare(rs *engine.RuleSet, noSandbox bool) PrepareFunc {
 
 // testPrepare runs the demo worker's stand-in, or, for a task naming downTask, a run
 // whose model answers nothing, so the fleet sees two outcomes.
-func testPrepare(rs *engine.RuleSet, noSandbox bool) PrepareFunc {
+func testPrepare(rs *ruleset.RuleSet, noSandbox bool) PrepareFunc {
 	return withDown(DemoPrepare(rs, noSandbox), rs, noSandbox)
 }
 
 // storyPrepare is testPrepare with `spine demo --pipeline`'s script in place of the
 // stand-in, for the tests that follow its story (a change_path, then accept; the same
 // intent whatever the task's text): every task must be demoTask, numbered or not.
-func storyPrepare(rs *engine.RuleSet, noSandbox bool) PrepareFunc {
+func storyPrepare(rs *ruleset.RuleSet, noSandbox bool) PrepareFunc {
 	story := func(_ context.Context, _ Task, workdir string) (taskrun.Config, error) {
 		d := scripted.NewPipelineDemo()
 		if err := d.WriteFiles(workdir); err != nil {
@@ -206,7 +208,7 @@ func storyPrepare(rs *engine.RuleSet, noSandbox bool) PrepareFunc {
 	return withDown(story, rs, noSandbox)
 }
 
-func withDown(demo PrepareFunc, rs *engine.RuleSet, noSandbox bool) PrepareFunc {
+func withDown(demo PrepareFunc, rs *ruleset.RuleSet, noSandbox bool) PrepareFunc {
 	return func(ctx context.Context, t Task, workdir string) (taskrun.Config, error) {
 		if strings.Contains(t.Text, downTask) {
 			return taskrun.Config{LLM: scripted.LLMConfig(), Chat: downChat{}, Rules: rs, NoSandbox: noSandbox}, nil
@@ -249,7 +251,7 @@ func testClient(t testing.TB, url string) *Client {
 	return c
 }
 
-func testRules(t testing.TB) *engine.RuleSet {
+func testRules(t testing.TB) *ruleset.RuleSet {
 	t.Helper()
 	rs, err := taskrun.LoadRules("")
 	if err != nil {

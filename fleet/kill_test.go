@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/internal/tracetest"
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -289,7 +289,7 @@ func (h *heldWatch) String() string {
 // demoEvents is how many trace events a run of the demo task writes through its
 // WrapSink, run alone (the range the kill points are drawn from), and how many model
 // requests it sends.
-func demoEvents(t *testing.T, rs *engine.RuleSet) (events, calls int) {
+func demoEvents(t *testing.T, rs *ruleset.RuleSet) (events, calls int) {
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
 	if err := os.MkdirAll(work, 0o700); err != nil {

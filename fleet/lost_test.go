@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/taskrun"
@@ -23,7 +24,7 @@ type gatedChat struct {
 	first   bool
 }
 
-func (g *gatedChat) Complete(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+func (g *gatedChat) Complete(ctx context.Context, req contract.ModelRequest) (contract.ModelResponse, error) {
 	if !g.first {
 		g.first = true
 		close(g.started)

@@ -11,14 +11,14 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/memory"
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/taskrun"
 )
 
 // LiveTasks is how a worker runs tasks on a model endpoint: the worker's rules and model
 // configuration, the file it came from (kept out of the sandbox), and its isolation.
 type LiveTasks struct {
-	Rules      *engine.RuleSet
+	Rules      *ruleset.RuleSet
 	RulesPath  string
 	LLM        llm.Config
 	ConfigPath string

@@ -3,11 +3,11 @@ package fleet
 import (
 	"context"
 	"errors"
-	"github.com/agentspine/spine/audit"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/taskrun"
 )

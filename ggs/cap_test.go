@@ -14,6 +14,7 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -44,7 +45,7 @@ func TestReplansCapAgreesWithAuditor(t *testing.T) {
 	runs := map[string]*trace.File{}
 	for _, tc := range []struct {
 		name       string
-		rs         *engine.RuleSet
+		rs         *ruleset.RuleSet
 		directives int
 		rule       string
 		belowTheta bool
@@ -77,7 +78,7 @@ func TestReplansCapAgreesWithAuditor(t *testing.T) {
 }
 
 // runRefused plays a task whose every round is refused the same way, fast.
-func runRefused(t *testing.T, rs *engine.RuleSet) (*contract.FinalResult, *trace.File, []byte, int) {
+func runRefused(t *testing.T, rs *ruleset.RuleSet) (*contract.FinalResult, *trace.File, []byte, int) {
 	t.Helper()
 	directives := 0
 	plant := plantFunc(func(_ context.Context, post *bus.Post, in ggs.RoundInput) error {

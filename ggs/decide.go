@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // SignalsKind is the fact kind that carries a round's Signals in the rule set.
@@ -30,7 +31,7 @@ type RulesDecider struct {
 }
 
 // NewRulesDecider opens a session over rs; see CheckRuleSet for what rs must declare.
-func NewRulesDecider(rs *engine.RuleSet, opts ...engine.Option) (*RulesDecider, error) {
+func NewRulesDecider(rs *ruleset.RuleSet, opts ...engine.Option) (*RulesDecider, error) {
 	if err := CheckRuleSet(rs); err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ func NewRulesDecider(rs *engine.RuleSet, opts ...engine.Option) (*RulesDecider, 
 
 // CheckRuleSet reports whether rs can drive GGS: it must declare the signals fact kind,
 // every macro-state as an objective, and every param of ParamNames.
-func CheckRuleSet(rs *engine.RuleSet) error {
+func CheckRuleSet(rs *ruleset.RuleSet) error {
 	if _, ok := rs.Kind(SignalsKind); !ok {
 		return fmt.Errorf("ggs: rule set %s declares no %q fact kind", rs.Path(), SignalsKind)
 	}

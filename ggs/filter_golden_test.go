@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // goldenBadLines are spliced into the golden stream: each is refused with an error the
@@ -111,7 +111,7 @@ func TestFilterGolden(t *testing.T) {
 }
 
 // runFilterForTest is the filter as spine ggs runs it, one line at a time.
-func runFilterForTest(rs *engine.RuleSet, in []byte, out *bytes.Buffer, b Bound, bad func(int, error), evicted func(Eviction)) error {
+func runFilterForTest(rs *ruleset.RuleSet, in []byte, out *bytes.Buffer, b Bound, bad func(int, error), evicted func(Eviction)) error {
 	s, err := New(rs)
 	if err != nil {
 		return err

@@ -9,12 +9,13 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // rulesPath names the GGS rule set under test: the shipped rules/ggs.yaml, as embedded.
 const rulesPath = "rules/" + rules.GGS
 
-func loadRules(t testing.TB) *engine.RuleSet {
+func loadRules(t testing.TB) *ruleset.RuleSet {
 	t.Helper()
 	rs, err := engine.LoadRulesFS(rules.FS, rules.GGS)
 	if err != nil {
@@ -25,7 +26,7 @@ func loadRules(t testing.TB) *engine.RuleSet {
 
 // loadEdited loads a copy of the rule set with each old text replaced by its new one
 // (pairs old, new, ...), as a user editing the file would.
-func loadEdited(t testing.TB, oldNew ...string) *engine.RuleSet {
+func loadEdited(t testing.TB, oldNew ...string) *ruleset.RuleSet {
 	t.Helper()
 	b, err := fs.ReadFile(rules.FS, rules.GGS)
 	if err != nil {

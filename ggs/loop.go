@@ -9,6 +9,7 @@ import (
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // Plant is what GGS steers: one round of planning, execution and validation (R2, R3 × N
@@ -48,7 +49,7 @@ type Loop struct {
 	// sess is the engine's session (from Seed) and rs the rule set whose params the
 	// Solver holds; they differ after a hot reload until syncParams catches up.
 	sess *engine.Session
-	rs   *engine.RuleSet
+	rs   *ruleset.RuleSet
 
 	post      *bus.Post // the post of the effector call in progress
 	mailErr   error     // what the memory desk could not deliver during the call
@@ -69,7 +70,7 @@ var (
 )
 
 // NewLoop returns the effector for one task. rs must be a GGS rule set (CheckRuleSet).
-func NewLoop(rs *engine.RuleSet, plant Plant, task contract.TaskSpec, opts ...Option) (*Loop, error) {
+func NewLoop(rs *ruleset.RuleSet, plant Plant, task contract.TaskSpec, opts ...Option) (*Loop, error) {
 	if task.TaskID == "" {
 		return nil, errors.New("ggs: the task has no task_id")
 	}
@@ -254,8 +255,8 @@ func (l *Loop) Finish(ctx context.Context, req engine.FinishRequest) (engine.Con
 }
 
 // fields is the signals fact's payload.
-func (s Signals) fields() engine.Fields {
-	return engine.Fields{
+func (s Signals) fields() ruleset.Fields {
+	return ruleset.Fields{
 		"round": s.Round, "D": s.D, "P": s.P, "omega": s.Omega, "beta_eff": s.BetaEff,
 		"L": s.L, "grad": s.Grad, "worsening": s.Worsening, "replans": s.Replans, "all_matched": s.AllMatched,
 		"fault": s.Fault,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // OBSERVE: memory's calibration as facts. Before each round the Loop asks its plant
@@ -106,7 +107,7 @@ func (l *Loop) Effector() engine.Effector {
 }
 
 // observesMemory reports whether rs rules on memory pairs.
-func (l *Loop) observesMemory(rs *engine.RuleSet) bool {
+func (l *Loop) observesMemory(rs *ruleset.RuleSet) bool {
 	if _, ok := rs.Kind(MemoryKind); !ok {
 		return false
 	}
@@ -165,7 +166,7 @@ func (o observing) Observe(ctx context.Context, req engine.ObserveRequest) (engi
 	next := l.obs.pending[0]
 	l.obs.pending = l.obs.pending[1:]
 	l.obs.current = &next
-	changes = append(changes, engine.Change{Op: engine.ChangePut, Kind: MemoryKind, Fields: engine.Fields{
+	changes = append(changes, engine.Change{Op: engine.ChangePut, Kind: MemoryKind, Fields: ruleset.Fields{
 		"space": next.Space, "entity": next.Entity, "m_att": next.MAtt, "m_dec": next.MDec,
 		"action": next.Action, "policy": l.solver.caution}})
 	return engine.Signals{Changes: changes}, nil
@@ -180,7 +181,7 @@ func nonNilChanges(cs []engine.Change) []engine.Change {
 
 // ruling reads the objective the last cycle chose for the pair in hand.
 func (l *Loop) ruling(p PairPotentials) (Ruling, error) {
-	f, ok := l.sess.Get(engine.KindObjective, "")
+	f, ok := l.sess.Get(ruleset.KindObjective, "")
 	if !ok {
 		return Ruling{}, errors.New("observe: no objective after the memory pair's cycle")
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/agentspine/spine/spine/ruleset"
 )
 
-// ParamSource looks up a named param of a loaded rule set (*engine.RuleSet satisfies it).
+// ParamSource looks up a named param of a loaded rule set (*ruleset.RuleSet satisfies it).
 type ParamSource interface {
 	Param(name string) (any, bool)
 }

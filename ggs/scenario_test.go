@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"github.com/agentspine/spine/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentspine/spine/internal/golden"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden files of testdata/scenarios")

@@ -8,6 +8,7 @@ import (
 	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // Output is what one round produces: a PlanDirective on an action state, a FinalResult on
@@ -68,7 +69,7 @@ func WithSessionOptions(opts ...engine.Option) Option {
 
 // New returns a Solver whose params and decisions come from rs: it decides each round
 // itself (HandleReplan, HandleOutcome) in a spine session of its own.
-func New(rs *engine.RuleSet, opts ...Option) (*Solver, error) {
+func New(rs *ruleset.RuleSet, opts ...Option) (*Solver, error) {
 	s, err := newRounds(rs, opts)
 	if err != nil {
 		return nil, err
@@ -82,7 +83,7 @@ func New(rs *engine.RuleSet, opts ...Option) (*Solver, error) {
 // newRounds returns a Solver without a decider: the params, per-task state and memory
 // writes of GGS's rounds, which Observe and Conclude need. A host that decides with its
 // own agenda (Loop) uses it, so no session is built that nothing would cycle.
-func newRounds(rs *engine.RuleSet, opts []Option) (*Solver, error) {
+func newRounds(rs *ruleset.RuleSet, opts []Option) (*Solver, error) {
 	if err := CheckRuleSet(rs); err != nil {
 		return nil, err
 	}

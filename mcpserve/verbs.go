@@ -12,6 +12,7 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/replay"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // CheckInput is check_rules' arguments.
@@ -75,7 +76,7 @@ func (v *verbs) checkFile(p string, fc analysis.FileCheck) (*sdk.CallToolResult,
 	out := CheckOutput{File: p, Errors: []string{}, Warnings: []string{}}
 	var text strings.Builder
 	checked, err := analysis.CheckFile(path, fc)
-	var les engine.LoadErrors
+	var les ruleset.LoadErrors
 	switch {
 	case errors.As(err, &les):
 		for _, e := range les {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"github.com/agentspine/spine/internal/golden"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/syndtr/goleveldb/leveldb"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/golden"
 )
 
 // schemaScenario writes a small store touching every key family: M and K entries with

@@ -42,7 +42,7 @@ func newLiveAudit(cfg audit.Config) (*liveAudit, error) {
 // the seq of their trace event: it is one of the run's observers (ggsrun.EventObserver),
 // and epilogue ends the run's trace.
 func (la *liveAudit) observe(e *trace.Event) {
-	var m bus.Message
+	var m trace.Message
 	var err error
 	switch e.Kind {
 	case trace.KindMessage:

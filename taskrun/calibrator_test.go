@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/memory"
 )
@@ -41,8 +40,8 @@ func TestMemoryCalibratorWording(t *testing.T) {
 	if err := s.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	cal, err := memoryCalibrator{s.Reader()}.Calibrate(context.Background(), roles.CalibrationQuery{Intent: intent,
-		Tools: []string{"read_file", "list_files"}, Targets: []roles.ToolTarget{{Tool: "read_file", Target: "config/service.yaml"}, {Tool: "shell", Target: "make ports"}}})
+	cal, err := memoryCalibrator{s.Reader()}.Calibrate(context.Background(), contract.MemoryQuery{Intent: intent,
+		Tools: []string{"read_file", "list_files"}, Targets: []contract.ToolTarget{{Tool: "read_file", Target: "config/service.yaml"}, {Tool: "shell", Target: "make ports"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

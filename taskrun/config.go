@@ -16,6 +16,7 @@ import (
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -32,9 +33,9 @@ type Config struct {
 	// and tests); the roles still take their model names from LLM.
 	Chat llm.ChatModel
 
-	Rules     *engine.RuleSet // nil: LoadRules(RulesPath)
-	RulesPath string          // the rule file, "" for the shipped rules/ggs.yaml
-	Watch     bool            // reload RulesPath at cycle boundaries when it changes
+	Rules     *ruleset.RuleSet // nil: LoadRules(RulesPath)
+	RulesPath string           // the rule file, "" for the shipped rules/ggs.yaml
+	Watch     bool             // reload RulesPath at cycle boundaries when it changes
 	// MaxIterations bounds the engine's loop (rounds); 0 keeps the engine's default.
 	// A run that reaches it still ends in a FinalResult (reason iteration_bound).
 	MaxIterations int
@@ -142,8 +143,8 @@ type Result struct {
 
 // LoadRules loads a GGS rule file, or the shipped rules/ggs.yaml when path is "", and
 // checks it is one (ggs.CheckRuleSet).
-func LoadRules(path string) (*engine.RuleSet, error) {
-	var rs *engine.RuleSet
+func LoadRules(path string) (*ruleset.RuleSet, error) {
+	var rs *ruleset.RuleSet
 	var err error
 	if path != "" {
 		rs, err = engine.LoadRulesFile(path)

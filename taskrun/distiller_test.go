@@ -9,17 +9,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/distill"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/memory"
 )
 
 // askedChat answers every request with one distilled entry and keeps what it was sent.
-type askedChat struct{ reqs []llm.ChatRequest }
+type askedChat struct{ reqs []contract.ModelRequest }
 
-func (c *askedChat) Complete(_ context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+func (c *askedChat) Complete(_ context.Context, req contract.ModelRequest) (contract.ModelResponse, error) {
 	c.reqs = append(c.reqs, req)
-	return llm.ChatResponse{Model: req.Model, Content: `{"content":"Read config/app.yaml before guessing the port."}`, FinishReason: "stop", Attempts: 1}, nil
+	return contract.ModelResponse{Model: req.Model, Content: `{"content":"Read config/app.yaml before guessing the port."}`, FinishReason: "stop", Attempts: 1}, nil
 }
 
 // TestNewDistiller: the Dreamer's distiller (a fleet worker's, or a run's) calls the

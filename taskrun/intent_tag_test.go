@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/clock"
-	"github.com/agentspine/spine/effectors/roles"
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/memory"
 )
 
@@ -44,7 +44,7 @@ func TestCalibratorReadsTheFullIntentTag(t *testing.T) {
 		{"fix the failing deploy of the web-app", 0, 1, 1, "(intent.full:fix_the_failing_deploy_of_the_web_app)"}, // its own accept, however written
 		{"Fix the failing cron job", 1, 0, 1, "(intent:fix_the_failing)"},                                         // never seen: the seed's pair, M_dec −1.0
 	} {
-		cal, err := memoryCalibrator{s.Reader()}.Calibrate(context.Background(), roles.CalibrationQuery{Intent: tc.intent})
+		cal, err := memoryCalibrator{s.Reader()}.Calibrate(context.Background(), contract.MemoryQuery{Intent: tc.intent})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,7 @@ type memoryCalibrator struct{ r memory.Reader }
 
 var _ roles.Calibrator = memoryCalibrator{}
 
-func (m memoryCalibrator) Calibrate(ctx context.Context, q roles.CalibrationQuery) (roles.Calibration, error) {
+func (m memoryCalibrator) Calibrate(ctx context.Context, q contract.MemoryQuery) (roles.Calibration, error) {
 	var pairs []memory.Pair
 	if q.Intent != "" {
 		// The whole intent's tag when memory knows it, else the seed's three-word tag.

@@ -6,10 +6,9 @@ import (
 	"fmt"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/ggs/ggsrun"
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Accepted reports whether the task ended as a run should: without an error, with a
@@ -40,13 +39,13 @@ func (r Result) MemoryLost(dir string) error {
 // Summary is how a run ended, as one JSON object (spine run --json's last line).
 type Summary struct {
 	Type     string                    `json:"type"`
-	Run      engine.Result             `json:"run"`
+	Run      trace.Halt                `json:"run"`
 	Trace    string                    `json:"trace"`
 	Final    *contract.FinalResult     `json:"final"`
 	Failure  *contract.GracefulFailure `json:"graceful_failure,omitempty"`
 	Error    string                    `json:"error,omitempty"`
 	Calls    int                       `json:"model_calls"`
-	Usage    llm.Usage                 `json:"usage"`
+	Usage    contract.ModelUsage       `json:"usage"`
 	Canceled bool                      `json:"canceled,omitempty"`
 }
 

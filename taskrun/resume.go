@@ -14,6 +14,7 @@ import (
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/replay"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -22,7 +23,7 @@ import (
 type Opened struct {
 	Continuation *trace.Continuation
 	Recording    *replay.Recording
-	Rules        *engine.RuleSet
+	Rules        *ruleset.RuleSet
 	Task         string // the task's words (the header's raw_input)
 	Workdir      string // the header's work dir
 	BaseURL      string // the header's endpoint

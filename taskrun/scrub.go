@@ -39,7 +39,7 @@ type scrubTools struct {
 	sc *secrets.Scrubber
 }
 
-func (t scrubTools) Call(ctx context.Context, name string, argsJSON []byte) (sandbox.ToolResult, error) {
+func (t scrubTools) Call(ctx context.Context, name string, argsJSON []byte) (contract.ToolResponse, error) {
 	r, err := t.Toolbox.Call(ctx, name, argsJSON)
 	out, tgt := t.sc.String(r.Output), t.sc.String(r.Target)
 	if (out != r.Output || tgt != r.Target) && r.Evidence != "" {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/internal/secrets"
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -122,12 +121,12 @@ func TestScrubSink(t *testing.T) {
 
 // fakeTools returns a fixed result and error.
 type fakeTools struct {
-	r   sandbox.ToolResult
+	r   contract.ToolResponse
 	err error
 }
 
-func (f fakeTools) Specs() []sandbox.ToolSpec { return []sandbox.ToolSpec{{Name: "shell"}} }
-func (f fakeTools) Call(context.Context, string, []byte) (sandbox.ToolResult, error) {
+func (f fakeTools) Specs() []contract.ModelTool { return []contract.ModelTool{{Name: "shell"}} }
+func (f fakeTools) Call(context.Context, string, []byte) (contract.ToolResponse, error) {
 	return f.r, f.err
 }
 
@@ -136,20 +135,20 @@ func TestScrubTools(t *testing.T) {
 	long := strings.Repeat("x", 200) + " token " + scrubKey + " end"
 	for _, tc := range []struct {
 		name   string
-		in     sandbox.ToolResult
+		in     contract.ToolResponse
 		err    error
-		want   sandbox.ToolResult
+		want   contract.ToolResponse
 		errMsg string
 	}{
-		{"clean", sandbox.ToolResult{Tool: "shell", Target: "ls", Output: "a b", Evidence: "shell:ls → a b"}, nil,
-			sandbox.ToolResult{Tool: "shell", Target: "ls", Output: "a b", Evidence: "shell:ls → a b"}, ""},
-		{"output and evidence made again", sandbox.ToolResult{Tool: "shell", Target: "env", Output: long,
+		{"clean", contract.ToolResponse{Tool: "shell", Target: "ls", Output: "a b", Evidence: "shell:ls → a b"}, nil,
+			contract.ToolResponse{Tool: "shell", Target: "ls", Output: "a b", Evidence: "shell:ls → a b"}, ""},
+		{"output and evidence made again", contract.ToolResponse{Tool: "shell", Target: "env", Output: long,
 			Evidence: contract.FormatToolCall("shell", "env", long)}, nil,
-			sandbox.ToolResult{Tool: "shell", Target: "env", Output: strings.Repeat("x", 200) + " token [REDACTED] end",
+			contract.ToolResponse{Tool: "shell", Target: "env", Output: strings.Repeat("x", 200) + " token [REDACTED] end",
 				Evidence: contract.FormatToolCall("shell", "env", strings.Repeat("x", 200)+" token [REDACTED] end")}, ""},
-		{"target and error", sandbox.ToolResult{Tool: "read_file", Target: scrubKey, Output: "refused", Refused: true, ExitCode: -1,
+		{"target and error", contract.ToolResponse{Tool: "read_file", Target: scrubKey, Output: "refused", Refused: true, ExitCode: -1,
 			Evidence: "read_file:" + scrubKey + " → refused"}, errors.New("read_file " + scrubKey + ": outside"),
-			sandbox.ToolResult{Tool: "read_file", Target: "[REDACTED]", Output: "refused", Refused: true, ExitCode: -1,
+			contract.ToolResponse{Tool: "read_file", Target: "[REDACTED]", Output: "refused", Refused: true, ExitCode: -1,
 				Evidence: "read_file:[REDACTED] → refused"}, "read_file [REDACTED]: outside"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -283,13 +283,13 @@ func checkWire(t *testing.T, rec *recorder, c mockCase, models map[llm.RoleName]
 	}
 
 	// What the trace says each attempt sent.
-	var want []llm.ChatRequest
+	var want []contract.ModelRequest
 	for _, l := range mockTraceLines(t, trace) {
 		if l.Kind != "exchange" || !strings.HasPrefix(l.Name, "llm:") {
 			continue
 		}
-		var req llm.ChatRequest
-		var resp llm.ChatResponse
+		var req contract.ModelRequest
+		var resp contract.ModelResponse
 		if err := json.Unmarshal(l.Request, &req); err != nil {
 			t.Fatalf("seq %d: request: %v", l.Seq, err)
 		}

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/agentspine/spine/analysis"
 	"github.com/agentspine/spine/ggs"
 	tracereport "github.com/agentspine/spine/report"
-	"github.com/spf13/cobra"
 )
 
 func init() {

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // commandPaths lists every command of the tree, as the words after spine.

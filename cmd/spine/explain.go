@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentspine/spine/internal/glossary"
 	"github.com/spf13/cobra"
+
+	"github.com/agentspine/spine/internal/glossary"
 )
 
 // explain prints the glossary (internal/glossary, the README's glossary's source): one

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
-	"github.com/spf13/cobra"
 )
 
 func init() {

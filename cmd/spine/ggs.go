@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 func init() {
@@ -73,7 +75,7 @@ func runGGS(ctx context.Context, io stdio, fs *pflag.FlagSet, opts *ggsFlags) er
 	if fs.NArg() > 0 {
 		return usageErrorf("unexpected argument %q: messages are read from stdin", fs.Arg(0))
 	}
-	var rs *engine.RuleSet
+	var rs *ruleset.RuleSet
 	var err error
 	if *rulesFile != "" {
 		rs, err = engine.LoadRulesFile(*rulesFile)

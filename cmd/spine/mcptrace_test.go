@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentspine/spine/telemetry/otlptest"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/agentspine/spine/telemetry/otlptest"
 )
 
 // mcpTrace is a live run (effectors/mcp's TestLiveRunServerCrashes, -rewrite) whose R3

@@ -10,12 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/memory/memtext"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 const memorySummary = "inspect, consolidate and garbage-collect the shared memory store"

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/internal/termui"
 	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
@@ -39,7 +38,7 @@ func (d *pipelineDisplay) message(m trace.Message) {
 			line += " · by " + *dl
 		}
 		printLine(d.w, "%s", line)
-	case *roles.Assignment:
+	case *contract.Assignment:
 		printLine(d.w, "%s %s · step %d · %s · tools %s", head, termui.ShortID(p.SubTaskID), p.Sequence, oneLine(p.Intent, 70), strings.Join(p.Tools, ", "))
 	case *contract.DispatchManifest:
 		printLine(d.w, "%s %d subtask(s) · task criteria:", head, len(p.SubTaskIDs))

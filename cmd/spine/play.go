@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/ggs"
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -58,7 +58,7 @@ func init() {
 
 // playDesigned plays d and shows it: a signal scenario as the rule timeline, a GGS one
 // as the pipeline of messages (or the timeline with all).
-func playDesigned(ctx context.Context, io stdio, d *scripted.Designed, rs *engine.RuleSet, pc scripted.PlayConfig, quiet, all bool) error {
+func playDesigned(ctx context.Context, io stdio, d *scripted.Designed, rs *ruleset.RuleSet, pc scripted.PlayConfig, quiet, all bool) error {
 	switch {
 	case quiet:
 	case d.Signals != nil || all:

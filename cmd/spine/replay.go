@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/spf13/cobra"
+
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/replay"
-	"github.com/spf13/cobra"
 )
 
 func init() {

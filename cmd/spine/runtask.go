@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
@@ -18,11 +20,10 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/internal/termui"
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 	"github.com/agentspine/spine/telemetry"
-	"github.com/spf13/cobra"
 )
 
 func init() {
@@ -195,7 +196,7 @@ type runDisplay struct {
 	pipeline *pipelineDisplay
 }
 
-func newRunDisplay(w io.Writer, rs *engine.RuleSet, asJSON bool) *runDisplay {
+func newRunDisplay(w io.Writer, rs *ruleset.RuleSet, asJSON bool) *runDisplay {
 	d := &runDisplay{w: w}
 	if asJSON {
 		d.json = json.NewEncoder(w)

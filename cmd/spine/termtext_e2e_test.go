@@ -11,12 +11,13 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/fleet/fleettext"
 	"github.com/agentspine/spine/internal/termtext"
-	"gopkg.in/yaml.v3"
 )
 
 // corpusEntry is one entry of testdata/termtext/corpus.yaml.

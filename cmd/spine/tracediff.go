@@ -3,11 +3,12 @@ package main
 import (
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
-	"github.com/spf13/cobra"
 )
 
 // `spine trace diff A B` says where two traces part (runlog.Compare): the first differing

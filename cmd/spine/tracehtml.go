@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/agentspine/spine/internal/linecap"
 	tracereport "github.com/agentspine/spine/report"
-	"github.com/spf13/cobra"
 )
 
 // `spine trace html` writes one page that shows a recorded run whole (package report):

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
-	"github.com/spf13/cobra"
 )
 
 // `spine trace loss` reads GGS's rounds back out of a trace: the signals fact GGS's gate

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/agentspine/spine/telemetry"
 	"github.com/agentspine/spine/telemetry/otlptest"
-	"google.golang.org/protobuf/proto"
 )
 
 const (

@@ -5,8 +5,9 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/agentspine/spine/spine/trace"
 	"github.com/spf13/cobra"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.2.3") and then wins over the

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/agentspine/spine/analysis"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/replay"
-	"github.com/spf13/cobra"
 )
 
 func init() {

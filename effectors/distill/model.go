@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/memory"
 )
@@ -43,7 +44,7 @@ func (m Model) Distil(ctx context.Context, req memory.DistilRequest) (memory.Dis
 		what = "a constraint: an approach that failed, to avoid"
 	}
 	zero := 0.0
-	chat := llm.ChatRequest{Model: m.Name, Temperature: &zero, Messages: []llm.Message{
+	chat := contract.ModelRequest{Model: m.Name, Temperature: &zero, Messages: []contract.ModelMessage{
 		{Role: "system", Content: "You condense an agent's recorded experience into one standing instruction for its planner. " +
 			"Answer with a JSON object {\"content\": \"...\"} and nothing else. The content is one or two plain sentences, " +
 			fmt.Sprintf("at most %d characters, that name the tool or approach and the target, and say what to do or not do.", MaxContent)},

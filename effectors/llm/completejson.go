@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/strictjson"
 )
 
@@ -34,10 +35,10 @@ const correctionPrompt = "Your previous reply could not be used: %v. Reply again
 // bad answer is appended followed by a user message quoting the problem. A second
 // failure returns an *OutputError naming both. The responses of every call made are
 // returned so the caller can record them and their usage (see TotalUsage).
-func CompleteJSON[T any](ctx context.Context, m ChatModel, req ChatRequest, validate func(T) error) (T, []ChatResponse, error) {
+func CompleteJSON[T any](ctx context.Context, m ChatModel, req contract.ModelRequest, validate func(T) error) (T, []contract.ModelResponse, error) {
 	var zero T
 	resp, err := m.Complete(ctx, req)
-	resps := []ChatResponse{resp}
+	resps := []contract.ModelResponse{resp}
 	if err != nil {
 		return zero, resps, err
 	}
@@ -47,12 +48,12 @@ func CompleteJSON[T any](ctx context.Context, m ChatModel, req ChatRequest, vali
 	}
 
 	retry := req
-	retry.Messages = make([]Message, 0, len(req.Messages)+2)
+	retry.Messages = make([]contract.ModelMessage, 0, len(req.Messages)+2)
 	retry.Messages = append(retry.Messages, req.Messages...)
 	if resp.Content != "" {
 		retry.Messages = append(retry.Messages, AssistantTurn(resp.Content, nil))
 	}
-	retry.Messages = append(retry.Messages, Message{Role: RoleUser, Content: fmt.Sprintf(correctionPrompt, first)})
+	retry.Messages = append(retry.Messages, contract.ModelMessage{Role: RoleUser, Content: fmt.Sprintf(correctionPrompt, first)})
 
 	resp2, err := m.Complete(ctx, retry)
 	resps = append(resps, resp2)
@@ -67,7 +68,7 @@ func CompleteJSON[T any](ctx context.Context, m ChatModel, req ChatRequest, vali
 }
 
 // decodeChecked extracts, strictly decodes and validates one response.
-func decodeChecked[T any](resp ChatResponse, validate func(T) error) (T, error) {
+func decodeChecked[T any](resp contract.ModelResponse, validate func(T) error) (T, error) {
 	var v T
 	if resp.Content == "" && resp.Refusal != "" {
 		return v, fmt.Errorf("the model refused instead of answering: %q", resp.Refusal)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 )
 
@@ -120,7 +121,7 @@ func TestCompleteJSON(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("got %+v, want %+v", got, want)
 			}
-			if u := TotalUsage(resps); tc.wantCalls == 2 && u != (Usage{PromptTokens: 300, CompletionTokens: 30, TotalTokens: 330}) {
+			if u := TotalUsage(resps); tc.wantCalls == 2 && u != (contract.ModelUsage{PromptTokens: 300, CompletionTokens: 30, TotalTokens: 330}) {
 				t.Errorf("usage = %+v", u)
 			}
 			if len(req.Messages) != 2 {

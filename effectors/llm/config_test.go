@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentspine/spine/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentspine/spine/internal/golden"
 )
 
 // TestConfigFilesGolden loads every testdata/config/*.yaml, validates it and compares the

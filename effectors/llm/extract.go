@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // ErrNoJSON is wrapped by every ExtractJSON failure.
@@ -225,6 +227,6 @@ func excerpt(s string, at int) string {
 // AssistantTurn is the assistant message that carries a completion back into the
 // conversation: the model's reasoning (a reasoning field, and <think> blocks in the
 // content) is recorded in the exchange but never sent to the next turn.
-func AssistantTurn(content string, calls []ToolCall) Message {
-	return Message{Role: RoleAssistant, Content: StripThinkBlocks(content), ToolCalls: calls}
+func AssistantTurn(content string, calls []contract.ModelToolCall) contract.ModelMessage {
+	return contract.ModelMessage{Role: RoleAssistant, Content: StripThinkBlocks(content), ToolCalls: calls}
 }

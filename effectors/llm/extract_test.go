@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"github.com/agentspine/spine/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agentspine/spine/internal/golden"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden files under testdata/")

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 )
 
@@ -68,6 +69,6 @@ func newTestModel(t *testing.T, srv *llmtest.Server, tweak func(*OpenAIOptions))
 	return m, sleeps
 }
 
-func userAsks(text string) ChatRequest {
-	return ChatRequest{Messages: []Message{{Role: RoleSystem, Content: "answer in JSON"}, {Role: RoleUser, Content: text}}}
+func userAsks(text string) contract.ModelRequest {
+	return contract.ModelRequest{Messages: []contract.ModelMessage{{Role: RoleSystem, Content: "answer in JSON"}, {Role: RoleUser, Content: text}}}
 }

@@ -133,12 +133,12 @@ type attemptFailure struct {
 // When the call took more than one attempt or failed, AttemptLog says what each attempt
 // got and how long the client waited after it; a hook set with WithRetryHook hears each
 // retry before the wait.
-func (m *OpenAIModel) Complete(ctx context.Context, req ChatRequest) (ChatResponse, error) {
+func (m *OpenAIModel) Complete(ctx context.Context, req contract.ModelRequest) (contract.ModelResponse, error) {
 	wire, err := m.toWire(req)
 	if err != nil {
-		return ChatResponse{}, err
+		return contract.ModelResponse{}, err
 	}
-	var log []Attempt
+	var log []contract.ModelAttempt
 	for attempt := 1; ; attempt++ {
 		resp, status, note, fail := m.attempt(ctx, wire)
 		if fail == nil {
@@ -148,7 +148,7 @@ func (m *OpenAIModel) Complete(ctx context.Context, req ChatRequest) (ChatRespon
 			}
 			out.Attempts = attempt
 			if len(log) > 0 || err != nil {
-				a := Attempt{N: attempt, Status: status}
+				a := contract.ModelAttempt{N: attempt, Status: status}
 				if err != nil {
 					a.Error = err.Error()
 				}
@@ -159,12 +159,12 @@ func (m *OpenAIModel) Complete(ctx context.Context, req ChatRequest) (ChatRespon
 			}
 			return out, nil
 		}
-		a := Attempt{N: attempt, Status: status, Kind: fail.kind, Error: fail.err.Error()}
+		a := contract.ModelAttempt{N: attempt, Status: status, Kind: fail.kind, Error: fail.err.Error()}
 		if fail.hasAfter {
 			a.RetryAfterMS = millis(fail.retryAfter)
 		}
-		failed := func() ChatResponse {
-			return ChatResponse{Model: wire.Model, Attempts: attempt, AttemptLog: append(log, a)}
+		failed := func() contract.ModelResponse {
+			return contract.ModelResponse{Model: wire.Model, Attempts: attempt, AttemptLog: append(log, a)}
 		}
 		if err := ctx.Err(); err != nil {
 			a.Kind = KindCanceled
@@ -190,7 +190,7 @@ func (m *OpenAIModel) Complete(ctx context.Context, req ChatRequest) (ChatRespon
 			hook(Retry{Model: wire.Model, Failed: a, Max: m.opts.MaxAttempts})
 		}
 		if err := m.opts.Sleep(ctx, wait); err != nil {
-			return ChatResponse{Model: wire.Model, Attempts: attempt, AttemptLog: log},
+			return contract.ModelResponse{Model: wire.Model, Attempts: attempt, AttemptLog: log},
 				fmt.Errorf("llm: model %q: waiting to retry after attempt %d: %w", wire.Model, attempt, err)
 		}
 	}
@@ -315,7 +315,7 @@ func (m *OpenAIModel) scrubCut(s string) string {
 }
 
 // toWire converts a ChatRequest into go-openai's request.
-func (m *OpenAIModel) toWire(req ChatRequest) (openai.ChatCompletionRequest, error) {
+func (m *OpenAIModel) toWire(req contract.ModelRequest) (openai.ChatCompletionRequest, error) {
 	model := req.Model
 	if model == "" {
 		model = m.opts.Model
@@ -382,10 +382,10 @@ func usesCompletionTokens(model string) bool {
 }
 
 // fromWire converts go-openai's response into a ChatResponse.
-func fromWire(resp openai.ChatCompletionResponse) (ChatResponse, error) {
-	out := ChatResponse{
+func fromWire(resp openai.ChatCompletionResponse) (contract.ModelResponse, error) {
+	out := contract.ModelResponse{
 		Model: resp.Model,
-		Usage: Usage{
+		Usage: contract.ModelUsage{
 			PromptTokens:     resp.Usage.PromptTokens,
 			CompletionTokens: resp.Usage.CompletionTokens,
 			TotalTokens:      resp.Usage.TotalTokens,
@@ -411,7 +411,7 @@ func fromWire(resp openai.ChatCompletionResponse) (ChatResponse, error) {
 	out.ReasoningContent = choice.Message.ReasoningContent
 	out.FinishReason = string(choice.FinishReason)
 	for _, tc := range choice.Message.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		out.ToolCalls = append(out.ToolCalls, contract.ModelToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 )
 
@@ -26,15 +27,15 @@ func TestCompleteSendsRequestAndReadsResponse(t *testing.T) {
 	})
 	m, sleeps := newTestModel(t, srv, nil)
 	zero, seed := 0.0, 42
-	req := ChatRequest{
+	req := contract.ModelRequest{
 		Model: "planner-model",
-		Messages: []Message{
+		Messages: []contract.ModelMessage{
 			{Role: RoleSystem, Content: "you run tools"},
 			{Role: RoleUser, Content: "list the files"},
-			{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_0", Name: "shell", Arguments: `{"command":"pwd"}`}}},
+			{Role: RoleAssistant, ToolCalls: []contract.ModelToolCall{{ID: "call_0", Name: "shell", Arguments: `{"command":"pwd"}`}}},
 			{Role: RoleTool, ToolCallID: "call_0", Content: "/work"},
 		},
-		Tools:       []Tool{{Name: "shell", Description: "run a command", Parameters: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`)}},
+		Tools:       []contract.ModelTool{{Name: "shell", Description: "run a command", Parameters: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`)}},
 		Temperature: &zero,
 		MaxTokens:   256,
 		Seed:        &seed,
@@ -43,11 +44,11 @@ func TestCompleteSendsRequestAndReadsResponse(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
-	want := ChatResponse{
+	want := contract.ModelResponse{
 		Model:        "test-model-2025",
-		ToolCalls:    []ToolCall{{ID: "call_1", Name: "shell", Arguments: `{"command":"ls"}`}},
+		ToolCalls:    []contract.ModelToolCall{{ID: "call_1", Name: "shell", Arguments: `{"command":"ls"}`}},
 		FinishReason: "tool_calls",
-		Usage:        Usage{PromptTokens: 31, CompletionTokens: 9, TotalTokens: 40},
+		Usage:        contract.ModelUsage{PromptTokens: 31, CompletionTokens: 9, TotalTokens: 40},
 		Attempts:     1,
 	}
 	if got, _ := json.Marshal(resp); string(got) != mustJSON(t, want) {
@@ -443,12 +444,12 @@ func TestToWireRejectsBadRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		req  ChatRequest
+		req  contract.ModelRequest
 		want string
 	}{
 		{userAsks("x"), "names no model"},
-		{ChatRequest{Model: "m", Messages: []Message{{Content: "x"}}}, "message 0 has no role"},
-		{ChatRequest{Model: "m", Tools: []Tool{{Name: "t", Parameters: json.RawMessage(`{`)}}}, `tool "t": parameters are not valid JSON`},
+		{contract.ModelRequest{Model: "m", Messages: []contract.ModelMessage{{Content: "x"}}}, "message 0 has no role"},
+		{contract.ModelRequest{Model: "m", Tools: []contract.ModelTool{{Name: "t", Parameters: json.RawMessage(`{`)}}}, `tool "t": parameters are not valid JSON`},
 	} {
 		_, err := m.Complete(context.Background(), tc.req)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -474,13 +475,13 @@ func mustJSON(t *testing.T, v any) string {
 
 func TestChatTypesRoundTripThroughJSON(t *testing.T) {
 	temp, seed := 0.0, 7
-	req := ChatRequest{
+	req := contract.ModelRequest{
 		Model:       "m",
-		Messages:    []Message{{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Name: "shell", Arguments: `{"command":"ls"}`}}}, {Role: RoleTool, ToolCallID: "c1", Content: "a.txt"}},
-		Tools:       []Tool{{Name: "shell", Parameters: json.RawMessage(`{"type":"object"}`)}},
+		Messages:    []contract.ModelMessage{{Role: RoleAssistant, ToolCalls: []contract.ModelToolCall{{ID: "c1", Name: "shell", Arguments: `{"command":"ls"}`}}}, {Role: RoleTool, ToolCallID: "c1", Content: "a.txt"}},
+		Tools:       []contract.ModelTool{{Name: "shell", Parameters: json.RawMessage(`{"type":"object"}`)}},
 		Temperature: &temp, MaxTokens: 10, Seed: &seed,
 	}
-	resp := ChatResponse{Model: "m", Content: "x", FinishReason: "stop", Usage: Usage{PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3}, Attempts: 2}
+	resp := contract.ModelResponse{Model: "m", Content: "x", FinishReason: "stop", Usage: contract.ModelUsage{PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3}, Attempts: 2}
 	for _, v := range []any{req, resp} {
 		b := mustJSON(t, v)
 		back := reflect.New(reflect.TypeOf(v))
@@ -501,7 +502,7 @@ func TestCompleteKeepsReasoningContent(t *testing.T) {
 		llmtest.Reply{Content: `{"ok":true}`, ReasoningContent: "The user wants a flag; true fits."},
 		llmtest.Reply{Content: `{"ok":true}`})
 	m, _ := newTestModel(t, srv, nil)
-	req := ChatRequest{Messages: []Message{{Role: RoleUser, Content: "answer"}}}
+	req := contract.ModelRequest{Messages: []contract.ModelMessage{{Role: RoleUser, Content: "answer"}}}
 	resp, err := m.Complete(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

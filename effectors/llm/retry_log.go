@@ -17,10 +17,6 @@ const (
 	KindTooLarge   = contract.AttemptTooLarge // the answer is over the size limit (ResponseTooLargeError)
 )
 
-// Attempt is one HTTP call made by a Complete, as the journal keeps it (the model
-// exchange's attempt log, declared in contract).
-type Attempt = contract.ModelAttempt
-
 func millis(d time.Duration) *int64 {
 	ms := d.Milliseconds()
 	return &ms
@@ -28,7 +24,7 @@ func millis(d time.Duration) *int64 {
 
 // scrubAttempts returns as with every error text passed through scrub, copied only when
 // something changed.
-func scrubAttempts(as []Attempt, scrub func(string) string) []Attempt {
+func scrubAttempts(as []contract.ModelAttempt, scrub func(string) string) []contract.ModelAttempt {
 	out := as
 	for i, a := range as {
 		e := scrub(a.Error)
@@ -36,7 +32,7 @@ func scrubAttempts(as []Attempt, scrub func(string) string) []Attempt {
 			continue
 		}
 		if sameSlice(out, as) {
-			out = append([]Attempt(nil), as...)
+			out = append([]contract.ModelAttempt(nil), as...)
 		}
 		out[i].Error = e
 	}
@@ -48,8 +44,8 @@ func scrubAttempts(as []Attempt, scrub func(string) string) []Attempt {
 type Retry struct {
 	Role   RoleName // the role whose call it is, when the caller named one
 	Model  string
-	Failed Attempt // the failed attempt, its wait set
-	Max    int     // attempts allowed, the first one included
+	Failed contract.ModelAttempt // the failed attempt, its wait set
+	Max    int                   // attempts allowed, the first one included
 }
 
 // Next is the number of the attempt about to be made.

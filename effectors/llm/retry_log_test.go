@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 	"github.com/agentspine/spine/internal/secrets"
 )
@@ -38,7 +39,7 @@ func (h *heardRetries) lines() []string {
 	return out
 }
 
-func logJSON(t *testing.T, as []Attempt) string {
+func logJSON(t *testing.T, as []contract.ModelAttempt) string {
 	t.Helper()
 	b, err := json.Marshal(as)
 	if err != nil {
@@ -80,7 +81,7 @@ func TestAttemptLogThroughFaults(t *testing.T) {
 		t.Errorf("hook heard\n %q\nwant\n %q", got, wantHeard)
 	}
 	// The log survives the trip through JSON, as a replay reads it back.
-	var back ChatResponse
+	var back contract.ModelResponse
 	b, _ := json.Marshal(resp)
 	if err := json.Unmarshal(b, &back); err != nil || logJSON(t, back.AttemptLog) != want {
 		t.Errorf("round trip: %v %s", err, logJSON(t, back.AttemptLog))
@@ -219,7 +220,7 @@ func TestScrubModelScrubsAttemptLog(t *testing.T) {
 }
 
 func TestScrubAttemptsCopiesOnlyOnChange(t *testing.T) {
-	as := []Attempt{{N: 1, Error: "clean"}, {N: 2}}
+	as := []contract.ModelAttempt{{N: 1, Error: "clean"}, {N: 2}}
 	if got := scrubAttempts(as, strings.ToUpper); &got[0] == &as[0] || got[0].Error != "CLEAN" || as[0].Error != "clean" {
 		t.Errorf("scrub changed the caller's log or did not copy: %+v %+v", got, as)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/secrets"
 )
 
@@ -25,7 +26,7 @@ type scrubModel struct {
 	sc *secrets.Scrubber
 }
 
-func (s scrubModel) Complete(ctx context.Context, req ChatRequest) (ChatResponse, error) {
+func (s scrubModel) Complete(ctx context.Context, req contract.ModelRequest) (contract.ModelResponse, error) {
 	req.Messages = s.messages(req.Messages)
 	resp, err := s.m.Complete(ctx, req)
 	resp.Content = s.sc.String(resp.Content)
@@ -36,7 +37,7 @@ func (s scrubModel) Complete(ctx context.Context, req ChatRequest) (ChatResponse
 }
 
 // messages returns ms scrubbed, copied only when something changed.
-func (s scrubModel) messages(ms []Message) []Message {
+func (s scrubModel) messages(ms []contract.ModelMessage) []contract.ModelMessage {
 	out := ms
 	for i, m := range ms {
 		c := m
@@ -55,10 +56,10 @@ func (s scrubModel) messages(ms []Message) []Message {
 
 // toolCalls returns tcs scrubbed, copied only when something changed. Replacing a
 // secret inside a JSON string keeps the arguments JSON: "[REDACTED]" needs no escaping.
-func (s scrubModel) toolCalls(tcs []ToolCall) []ToolCall {
+func (s scrubModel) toolCalls(tcs []contract.ModelToolCall) []contract.ModelToolCall {
 	out := tcs
 	for i, tc := range tcs {
-		c := ToolCall{ID: s.sc.String(tc.ID), Name: s.sc.String(tc.Name), Arguments: s.sc.String(tc.Arguments)}
+		c := contract.ModelToolCall{ID: s.sc.String(tc.ID), Name: s.sc.String(tc.Name), Arguments: s.sc.String(tc.Arguments)}
 		if c == tc {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/secrets"
 )
 
@@ -32,24 +33,24 @@ func TestSecretValues(t *testing.T) {
 
 // echoModel answers with what it was sent and remembers the request.
 type echoModel struct {
-	got ChatRequest
+	got contract.ModelRequest
 	err error
 }
 
-func (e *echoModel) Complete(_ context.Context, req ChatRequest) (ChatResponse, error) {
+func (e *echoModel) Complete(_ context.Context, req contract.ModelRequest) (contract.ModelResponse, error) {
 	e.got = req
 	last := req.Messages[len(req.Messages)-1].Content
-	return ChatResponse{Content: "you said: " + last, ReasoningContent: "they sent " + last,
-		ToolCalls: []ToolCall{{ID: "c1", Name: "shell", Arguments: `{"command":"echo ` + last + `"}`}}}, e.err
+	return contract.ModelResponse{Content: "you said: " + last, ReasoningContent: "they sent " + last,
+		ToolCalls: []contract.ModelToolCall{{ID: "c1", Name: "shell", Arguments: `{"command":"echo ` + last + `"}`}}}, e.err
 }
 
 func TestScrubModel(t *testing.T) {
 	const key = "sk-live-9f8e7d6c5b4a3210"
 	sc := secrets.New(key)
 	inner := &echoModel{err: fmt.Errorf("status 401: bad key %s: %w", key, context.DeadlineExceeded)}
-	req := ChatRequest{Messages: []Message{{Role: RoleSystem, Content: "be brief"}, {Role: RoleUser, Content: key},
-		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c0", Name: "shell", Arguments: `{"command":"cat ` + key + `"}`}}}}}
-	req.Messages = append(req.Messages, Message{Role: RoleTool, ToolCallID: "c0", Content: "key=" + key[:12] + "..." + key[len(key)-4:]})
+	req := contract.ModelRequest{Messages: []contract.ModelMessage{{Role: RoleSystem, Content: "be brief"}, {Role: RoleUser, Content: key},
+		{Role: RoleAssistant, ToolCalls: []contract.ModelToolCall{{ID: "c0", Name: "shell", Arguments: `{"command":"cat ` + key + `"}`}}}}}
+	req.Messages = append(req.Messages, contract.ModelMessage{Role: RoleTool, ToolCallID: "c0", Content: "key=" + key[:12] + "..." + key[len(key)-4:]})
 	resp, err := ScrubModel(inner, sc).Complete(context.Background(), req)
 
 	sent := fmt.Sprintf("%+v", inner.got)
@@ -77,7 +78,7 @@ func TestScrubModel(t *testing.T) {
 // the caller's own slices, not copies.
 func TestScrubModelLeavesCleanRequestsAlone(t *testing.T) {
 	inner := &echoModel{}
-	req := ChatRequest{Messages: []Message{{Role: RoleUser, Content: "hello there"}}}
+	req := contract.ModelRequest{Messages: []contract.ModelMessage{{Role: RoleUser, Content: "hello there"}}}
 	if _, err := ScrubModel(inner, secrets.New("sk-live-9f8e7d6c5b4a3210")).Complete(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import "github.com/agentspine/spine/contract"
 // usage and attempts are kept. A response within the limit, or a call that already
 // failed, is returned as it is. Every ChatModel's answer passes through it before it is
 // journalled or read, so no answer over the limit is kept whole.
-func LimitResponse(resp ChatResponse, err error, max int64) (ChatResponse, error) {
+func LimitResponse(resp contract.ModelResponse, err error, max int64) (contract.ModelResponse, error) {
 	if max <= 0 {
 		max = contract.MaxModelResponse
 	}

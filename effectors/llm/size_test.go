@@ -77,8 +77,8 @@ func bodyLen(t *testing.T, r llmtest.Reply) int64 {
 
 // TestLimitResponse: the check every model's answer passes, whatever the model.
 func TestLimitResponse(t *testing.T) {
-	big := ChatResponse{Model: "m", Content: "x", Attempts: 1, Usage: Usage{TotalTokens: 7},
-		ToolCalls: []ToolCall{{ID: "c1", Name: "write_file", Arguments: strings.Repeat("a", contract.MaxModelResponse)}}}
+	big := contract.ModelResponse{Model: "m", Content: "x", Attempts: 1, Usage: contract.ModelUsage{TotalTokens: 7},
+		ToolCalls: []contract.ModelToolCall{{ID: "c1", Name: "write_file", Arguments: strings.Repeat("a", contract.MaxModelResponse)}}}
 	resp, err := LimitResponse(big, nil, 0)
 	var tl *ResponseTooLargeError
 	if !errors.As(err, &tl) || tl.Size != int64(contract.MaxModelResponse+1+2+10) || tl.Max != contract.MaxModelResponse {
@@ -87,7 +87,7 @@ func TestLimitResponse(t *testing.T) {
 	if resp.Content != "" || resp.ToolCalls != nil || resp.Model != "m" || resp.Usage.TotalTokens != 7 || resp.Attempts != 1 {
 		t.Errorf("response %+v: want its text dropped, the rest kept", resp)
 	}
-	small := ChatResponse{Content: "ok"}
+	small := contract.ModelResponse{Content: "ok"}
 	if got, err := LimitResponse(small, nil, 0); err != nil || got.Content != "ok" {
 		t.Errorf("a small answer: %+v, %v", got, err)
 	}

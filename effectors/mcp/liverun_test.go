@@ -32,8 +32,8 @@ func js(v any) string {
 	return string(b)
 }
 
-func call(id, name string, args map[string]any) llm.ToolCall {
-	return llm.ToolCall{ID: id, Name: name, Arguments: js(args)}
+func call(id, name string, args map[string]any) contract.ModelToolCall {
+	return contract.ModelToolCall{ID: id, Name: name, Arguments: js(args)}
 }
 
 // TestLiveRunServerCrashes: a whole live run (taskrun, scripted replies) with the Go SDK
@@ -68,10 +68,10 @@ func TestLiveRunServerCrashes(t *testing.T) {
 		llm.R1: {{Content: js(map[string]any{"intent": task, "constraints": map[string]any{"scope": nil, "deadline": nil}, "questions": []string{}})}},
 		llm.R2: {{Content: plan}},
 		llm.R3: {
-			{ToolCalls: []llm.ToolCall{call("c1", "mcp__go__echo", map[string]any{"path": "notes/a.txt"})}},
-			{Expect: []string{"echo notes/a.txt"}, ToolCalls: []llm.ToolCall{call("c2", "mcp__go__crash", map[string]any{"path": "notes/a.txt"})}},
+			{ToolCalls: []contract.ModelToolCall{call("c1", "mcp__go__echo", map[string]any{"path": "notes/a.txt"})}},
+			{Expect: []string{"echo notes/a.txt"}, ToolCalls: []contract.ModelToolCall{call("c2", "mcp__go__crash", map[string]any{"path": "notes/a.txt"})}},
 			// The round again, unchanged: the server is gone.
-			{ToolCalls: []llm.ToolCall{call("c3", "mcp__go__echo", map[string]any{"path": "notes/a.txt"})}},
+			{ToolCalls: []contract.ModelToolCall{call("c3", "mcp__go__echo", map[string]any{"path": "notes/a.txt"})}},
 		},
 	})
 	res, err := taskrun.RunTask(context.Background(), taskrun.Config{

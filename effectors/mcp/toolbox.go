@@ -142,14 +142,14 @@ func (tb *Toolbox) Tools() []Tool {
 func (tb *Toolbox) Status() []contract.MCPServer { return slices.Clone(tb.status) }
 
 // Specs implements sandbox.Toolbox: the built-in tools, then the offered MCP tools.
-func (tb *Toolbox) Specs() []sandbox.ToolSpec {
-	var out []sandbox.ToolSpec
+func (tb *Toolbox) Specs() []contract.ModelTool {
+	var out []contract.ModelTool
 	if tb.base != nil {
 		out = tb.base.Specs()
 	}
 	for _, t := range tb.tools {
 		if t.Refused == "" {
-			out = append(out, sandbox.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Schema})
+			out = append(out, contract.ModelTool{Name: t.Name, Description: t.Description, Parameters: t.Schema})
 		}
 	}
 	return out
@@ -199,7 +199,7 @@ func targetOf(configured, args string) string {
 // tool's arguments are checked against its schema first (a refusal names the field);
 // the call is bounded by its server's timeout (a timeout is a result, as for the
 // shell). A server that is gone or breaks during the call is an *UnavailableError.
-func (tb *Toolbox) Call(ctx context.Context, name string, argsJSON []byte) (sandbox.ToolResult, error) {
+func (tb *Toolbox) Call(ctx context.Context, name string, argsJSON []byte) (contract.ToolResponse, error) {
 	if !IsMCP(name) {
 		return tb.base.Call(ctx, name, argsJSON)
 	}
@@ -219,7 +219,7 @@ func (tb *Toolbox) Call(ctx context.Context, name string, argsJSON []byte) (sand
 	defer cancel()
 	res, err := t.srv.session.CallTool(callCtx, &sdk.CallToolParams{Name: t.Remote, Arguments: args})
 	if ctx.Err() != nil {
-		return sandbox.ToolResult{}, ctx.Err()
+		return contract.ToolResponse{}, ctx.Err()
 	}
 	var wire *jsonrpc.Error
 	switch {
@@ -304,17 +304,17 @@ func contentText(res *sdk.CallToolResult) (string, bool) {
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-func result(tool, target, output string) sandbox.ToolResult {
-	return sandbox.ToolResult{Tool: tool, Target: target, Output: output, Evidence: contract.FormatToolCall(tool, target, output)}
+func result(tool, target, output string) contract.ToolResponse {
+	return contract.ToolResponse{Tool: tool, Target: target, Output: output, Evidence: contract.FormatToolCall(tool, target, output)}
 }
 
-func refused(tool, target string, err error) (sandbox.ToolResult, error) {
+func refused(tool, target string, err error) (contract.ToolResponse, error) {
 	r := result(tool, target, "refused: "+err.Error())
 	r.Refused, r.ExitCode = true, -1
 	return r, err
 }
 
-func unavailable(tool, target string, err *UnavailableError) (sandbox.ToolResult, error) {
+func unavailable(tool, target string, err *UnavailableError) (contract.ToolResponse, error) {
 	r := result(tool, target, "error: "+err.Error())
 	r.ExitCode = -1
 	return r, err

@@ -34,7 +34,7 @@ type judgeRequest struct {
 // A subtask with a deadline is stopped once the pipeline's clock reaches it, before
 // another attempt (or, on the wall clock, mid-call): R4a reports it failed with the
 // deadline as an environmental failure.
-func (p *Pipeline) effectorAgent(ctx context.Context, rec recorder, post *bus.Post, g guard, a *Assignment) (string, error) {
+func (p *Pipeline) effectorAgent(ctx context.Context, rec recorder, post *bus.Post, g guard, a *contract.Assignment) (string, error) {
 	x := &executor{p: p, rec: rec, post: post, guard: g}
 	v := &validator{p: p, rec: rec, post: post}
 	dl := p.deadlineOf(a)
@@ -70,7 +70,7 @@ type executor struct {
 	rec     recorder
 	post    *bus.Post
 	guard   guard
-	a       Assignment
+	a       contract.Assignment
 	attempt int
 }
 
@@ -146,7 +146,7 @@ type validator struct {
 	p    *Pipeline
 	rec  recorder
 	post *bus.Post
-	a    *Assignment
+	a    *contract.Assignment
 	out  contract.SubTaskOutcome
 }
 
@@ -155,7 +155,7 @@ func (v *validator) rubric() error {
 	if v.a != nil {
 		return nil
 	}
-	a, _, err := bus.Receive[Assignment](v.post, "R4a", contract.TypeSubTask)
+	a, _, err := bus.Receive[contract.Assignment](v.post, "R4a", contract.TypeSubTask)
 	if err != nil {
 		return err
 	}
@@ -252,7 +252,7 @@ func stampModes(vs []contract.CriterionVerdict, cs contract.Criteria) {
 }
 
 // judge runs R4a on one execution result; earlier is the subtask's gap trajectory so far.
-func (p *Pipeline) judge(ctx context.Context, rec recorder, a Assignment, res contract.ExecutionResult, earlier []contract.GapAttempt) (judgement, error) {
+func (p *Pipeline) judge(ctx context.Context, rec recorder, a contract.Assignment, res contract.ExecutionResult, earlier []contract.GapAttempt) (judgement, error) {
 	var body judgeRequest
 	body.SubTask.Intent, body.SubTask.SuccessCriteria, body.SubTask.Context = a.Intent, a.SuccessCriteria, a.Context
 	body.Result = res
@@ -267,7 +267,7 @@ func (p *Pipeline) judge(ctx context.Context, rec recorder, a Assignment, res co
 		return judgement{}, fmt.Errorf("encoding the request: %w", err)
 	}
 	p.status(llm.R4a, a.SubTaskID, "judging "+fmt.Sprint(len(a.SuccessCriteria))+" criteria")
-	req := llm.ChatRequest{Messages: []llm.Message{
+	req := contract.ModelRequest{Messages: []contract.ModelMessage{
 		{Role: llm.RoleSystem, Content: agentValidatorPrompt},
 		{Role: llm.RoleUser, Content: string(user)},
 	}, Temperature: zero()}

@@ -14,16 +14,8 @@ import (
 // and again, for the tools and targets a proposed plan names, before the plan check. A
 // nil Calibrator means no memory.
 type Calibrator interface {
-	Calibrate(ctx context.Context, q CalibrationQuery) (Calibration, error)
+	Calibrate(ctx context.Context, q contract.MemoryQuery) (Calibration, error)
 }
-
-// CalibrationQuery names what memory is asked about: the intent ("" when only tools and
-// targets are asked), tools as a whole, and tools on targets. It is the payload of R2's
-// MemoryQuery to R5.
-type CalibrationQuery = contract.MemoryQuery
-
-// ToolTarget is one tool pointed at one target.
-type ToolTarget = contract.ToolTarget
 
 // Calibration is memory's answer, sorted into what the planner acts on. Avoid, Exploit
 // and Caution are text for the prompt (an intent-level verdict, a consolidated SOP or
@@ -38,7 +30,7 @@ type Calibration struct {
 
 	// asked is every tool × target memory was asked about this round, so the executor
 	// asks only about the targets R3 chooses beyond them.
-	asked map[ToolTarget]bool
+	asked map[contract.ToolTarget]bool
 }
 
 // Verdict is memory's verdict on a tool (Target "") or a tool on a target.

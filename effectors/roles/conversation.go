@@ -21,7 +21,7 @@ const (
 // While it is over, the oldest tool output still whole, then the oldest tool call's
 // arguments, is replaced by a note naming its size; the system prompt, the user turn and
 // the model's own text are kept. It reports how many parts it elided.
-func fitConversation(req *llm.ChatRequest) int {
+func fitConversation(req *contract.ModelRequest) int {
 	total := encodedLen(req)
 	elided := 0
 	for i := 0; i < len(req.Messages) && total > contract.MaxModelRequest; i++ {

@@ -15,10 +15,10 @@ import (
 // prompts and the model's text stay.
 func TestFitConversation(t *testing.T) {
 	out := strings.Repeat("<", contract.MaxModelRequest/6/3+1) // a third of the budget once escaped, and a bit
-	call := func(id string) llm.Message {
-		return llm.Message{Role: llm.RoleAssistant, Content: "reading", ToolCalls: []llm.ToolCall{{ID: id, Name: "read_file", Arguments: `{"path":"a"}`}}}
+	call := func(id string) contract.ModelMessage {
+		return contract.ModelMessage{Role: llm.RoleAssistant, Content: "reading", ToolCalls: []contract.ModelToolCall{{ID: id, Name: "read_file", Arguments: `{"path":"a"}`}}}
 	}
-	req := llm.ChatRequest{Messages: []llm.Message{
+	req := contract.ModelRequest{Messages: []contract.ModelMessage{
 		{Role: llm.RoleSystem, Content: "system"}, {Role: llm.RoleUser, Content: "user"},
 		call("c1"), {Role: llm.RoleTool, Content: out, ToolCallID: "c1"},
 		call("c2"), {Role: llm.RoleTool, Content: out, ToolCallID: "c2"},
@@ -27,7 +27,7 @@ func TestFitConversation(t *testing.T) {
 	if n := fitConversation(&req); n != 0 {
 		t.Fatalf("a conversation within its budget lost %d parts", n)
 	}
-	req.Messages = append(req.Messages, call("c4"), llm.Message{Role: llm.RoleTool, Content: out, ToolCallID: "c4"})
+	req.Messages = append(req.Messages, call("c4"), contract.ModelMessage{Role: llm.RoleTool, Content: out, ToolCallID: "c4"})
 	if n := fitConversation(&req); n != 1 {
 		t.Fatalf("%d parts elided, want 1", n)
 	}

@@ -44,7 +44,7 @@ type subtaskDeadline struct {
 
 // deadlineOf reads a's deadline; a deadline that does not parse was refused with the
 // plan, so here it is none.
-func (p *Pipeline) deadlineOf(a *Assignment) subtaskDeadline {
+func (p *Pipeline) deadlineOf(a *contract.Assignment) subtaskDeadline {
 	at, ok, _ := ParseDeadline(a.Deadline)
 	return subtaskDeadline{p: p, at: at, on: ok}
 }
@@ -72,7 +72,7 @@ func (d subtaskDeadline) passed() (time.Time, bool) {
 // stop settles a subtask stopped at its deadline: R3's and R4a's mail is set aside, and
 // R4a reports the subtask failed with the deadline as its one failed criterion
 // (environmental), the tool calls and attempts made so far kept.
-func (v *validator) stop(a *Assignment, d subtaskDeadline, now time.Time) (string, error) {
+func (v *validator) stop(a *contract.Assignment, d subtaskDeadline, now time.Time) (string, error) {
 	for _, role := range []string{"R3", "R4a"} {
 		for {
 			if _, more := v.post.Next(role); !more {

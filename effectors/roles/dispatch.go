@@ -3,10 +3,11 @@ package roles
 import (
 	"context"
 	"fmt"
-	"github.com/agentspine/spine/spine/trace"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/agentspine/spine/spine/trace"
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
@@ -26,13 +27,13 @@ import (
 // When ctx is cancelled, dispatch returns the error once the running group has stopped.
 func (p *Pipeline) dispatch(ctx context.Context, rec recorder, post *bus.Post, g guard) error {
 	var mail []trace.Message
-	var as []Assignment
+	var as []contract.Assignment
 	for {
 		m, ok := post.Next("R3")
 		if !ok {
 			break
 		}
-		var a Assignment
+		var a contract.Assignment
 		if m.Type != contract.TypeSubTask {
 			return fmt.Errorf("bus: R3's mail holds %s from %s before dispatch; only SubTasks are dispatched", bus.Article(m.Type), m.From)
 		}
@@ -101,7 +102,7 @@ func (p *Pipeline) dispatch(ctx context.Context, rec recorder, post *bus.Post, g
 }
 
 // groups lists the assignment indices by ascending sequence, plan order within one.
-func groups(as []Assignment) [][]int {
+func groups(as []contract.Assignment) [][]int {
 	bySeq := map[int][]int{}
 	var seqs []int
 	for i, a := range as {
@@ -121,7 +122,7 @@ func groups(as []Assignment) [][]int {
 // skipped is R4a's word on a subtask that was not run because an earlier step failed:
 // a failed outcome with no verdict, which GGS counts as one failed criterion of no class.
 func (p *Pipeline) skipped(post *bus.Post, failedSeq int) error {
-	a, _, err := bus.Receive[Assignment](post, "R4a", contract.TypeSubTask)
+	a, _, err := bus.Receive[contract.Assignment](post, "R4a", contract.TypeSubTask)
 	if err != nil {
 		return err
 	}

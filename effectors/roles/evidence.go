@@ -30,7 +30,7 @@ type WorkDir interface {
 // found here reaches the dispatcher in time to skip the steps that depend on the subtask,
 // as any failure does. Subtasks of one sequence run in parallel, so a criterion should
 // name files of its own subtask or of earlier steps.
-func (p *Pipeline) checkEvidence(a Assignment, out *contract.SubTaskOutcome) {
+func (p *Pipeline) checkEvidence(a contract.Assignment, out *contract.SubTaskOutcome) {
 	wd, _ := p.cfg.Tools.(WorkDir)
 	noAction := noSuccessfulAction(a.Tools, out.ToolCalls)
 	var targets map[string]bool

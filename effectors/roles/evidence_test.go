@@ -208,7 +208,7 @@ func TestCheckEvidence(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &Pipeline{cfg: Config{Tools: fakeBox{fakeDir: dir}}}
-			a := Assignment{Tools: tc.tools, Targets: tc.targets}
+			a := contract.Assignment{Tools: tc.tools, Targets: tc.targets}
 			a.SuccessCriteria = contract.Verifiable(tc.criteria...)
 			out := contract.SubTaskOutcome{Status: contract.OutcomeMatched, ToolCalls: tc.calls,
 				GapTrajectory: []contract.GapAttempt{{Attempt: 1, FailedCriteria: []contract.FailedCriterion{}}}}
@@ -262,12 +262,12 @@ func TestCheckEvidenceWithoutWorkDir(t *testing.T) {
 			CriteriaVerdicts: []contract.CriterionVerdict{{Criterion: "config/out.yaml is written", Verdict: contract.VerdictPass}}}
 	}
 	out := v()
-	p.checkEvidence(Assignment{Tools: []string{"read_file"}}, &out)
+	p.checkEvidence(contract.Assignment{Tools: []string{"read_file"}}, &out)
 	if !reflect.DeepEqual(out, v()) {
 		t.Errorf("outcome changed: %+v", out)
 	}
 	out.ToolCalls = []string{"read_file:a.txt → refused: no"}
-	p.checkEvidence(Assignment{Tools: []string{"read_file"}}, &out)
+	p.checkEvidence(contract.Assignment{Tools: []string{"read_file"}}, &out)
 	if out.Status != contract.OutcomeFailed || len(out.GapTrajectory) != 1 {
 		t.Errorf("outcome = %+v", out)
 	}

@@ -19,7 +19,7 @@ import (
 
 // execRequest is R3's user turn.
 type execRequest struct {
-	SubTask        Assignment                 `json:"subtask"`
+	SubTask        contract.Assignment        `json:"subtask"`
 	Attempt        int                        `json:"attempt"`
 	Correction     *contract.CorrectionSignal `json:"correction"`
 	BlockedTargets []string                   `json:"blocked_targets,omitempty"`
@@ -36,14 +36,14 @@ type execution struct {
 // execute runs R3 on one attempt of a subtask: a function-calling conversation over the
 // tools the plan gave the subtask, ending in R3's JSON answer. tool_calls entries are
 // built by the runtime from what the tools did, never taken from the model.
-func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a Assignment, attempt int, corr *contract.CorrectionSignal, g guard) (execution, error) {
+func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a contract.Assignment, attempt int, corr *contract.CorrectionSignal, g guard) (execution, error) {
 	res := contract.ExecutionResult{SubTaskID: a.SubTaskID, ToolCalls: []string{}}
 	allowed := map[string]bool{}
-	var tools []llm.Tool
+	var tools []contract.ModelTool
 	for _, name := range a.Tools {
 		if spec, ok := p.specs[name]; ok && !g.must.toolBlocked(name).blocked() {
 			allowed[name] = true
-			tools = append(tools, llm.Tool(spec))
+			tools = append(tools, contract.ModelTool(spec))
 		}
 	}
 	body := execRequest{SubTask: a, Attempt: attempt, Correction: corr, Caution: g.cautionLines()}
@@ -56,12 +56,12 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a 
 	if err != nil {
 		return execution{}, fmt.Errorf("R3 Executor: encoding the request: %w", err)
 	}
-	req := llm.ChatRequest{Messages: []llm.Message{
+	req := contract.ModelRequest{Messages: []contract.ModelMessage{
 		{Role: llm.RoleSystem, Content: executorPrompt},
 		{Role: llm.RoleUser, Content: string(user)},
 	}, Tools: tools, Temperature: zero()}
 	m := p.model(llm.R3, rec)
-	late := &lateCheck{asked: map[ToolTarget]bool{}}
+	late := &lateCheck{asked: map[contract.ToolTarget]bool{}}
 	corrected := false
 	for turn := 1; turn <= p.cfg.ToolTurns; turn++ {
 		p.status(llm.R3, a.SubTaskID, fmt.Sprintf("attempt %d: %s", attempt, clip(a.Intent, 60)))
@@ -103,7 +103,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a 
 					return execution{}, err
 				}
 				res.ToolCalls = append(res.ToolCalls, entry)
-				req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, Content: reply, ToolCallID: tc.ID})
+				req.Messages = append(req.Messages, contract.ModelMessage{Role: llm.RoleTool, Content: reply, ToolCallID: tc.ID})
 			}
 			continue
 		}
@@ -122,7 +122,7 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a 
 		corrected = true
 		req.Messages = append(req.Messages,
 			llm.AssistantTurn(resp.Content, nil),
-			llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("Your reply could not be used: %v. Call a tool, or answer with only the JSON object {\"status\": ..., \"output\": ...}.", perr)})
+			contract.ModelMessage{Role: llm.RoleUser, Content: fmt.Sprintf("Your reply could not be used: %v. Call a tool, or answer with only the JSON object {\"status\": ..., \"output\": ...}.", perr)})
 	}
 	res.Status, res.Output = contract.ExecFailed, fmt.Sprintf("no final answer within %d model turns", p.cfg.ToolTurns)
 	return execution{result: res}, nil
@@ -132,12 +132,12 @@ func (p *Pipeline) execute(ctx context.Context, rec recorder, post *bus.Post, a 
 // subtask's plan and not blocked, the target is not blocked, caution is confirmed), and
 // journals it. It returns the text the model sees and the tool_calls entry. Only a
 // cancelled context is an error: a refusal or a failing command is a result.
-func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a Assignment, tc llm.ToolCall, oversized int, allowed map[string]bool, g guard, late *lateCheck) (string, string, error) {
+func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a contract.Assignment, tc contract.ModelToolCall, oversized int, allowed map[string]bool, g guard, late *lateCheck) (string, string, error) {
 	tgt := p.callTarget(tc.Name, tc.Arguments)
 	x := engine.Exchange{Name: "tool:" + tc.Name, Request: contract.ToolRequest{ID: tc.ID, Arguments: tc.Arguments}}
 	refuse := func(why string) (string, string, error) {
 		out := "refused: " + why
-		r := sandbox.ToolResult{Tool: tc.Name, Target: tgt, Output: out, ExitCode: -1, Refused: true,
+		r := contract.ToolResponse{Tool: tc.Name, Target: tgt, Output: out, ExitCode: -1, Refused: true,
 			Evidence: contract.FormatToolCall(tc.Name, tgt, out)}
 		if ok, _, err := served(ctx, rec, x.Name, x.Request, nil); err != nil || ok {
 			return out, r.Evidence, err
@@ -198,7 +198,7 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a
 		}
 	}
 	p.status(llm.R3, a.SubTaskID, clip(tc.Name+" "+tgt, 70))
-	var r sandbox.ToolResult
+	var r contract.ToolResponse
 	ok, err, stop := served(ctx, rec, x.Name, x.Request, &r)
 	if stop != nil {
 		return "", "", stop
@@ -229,20 +229,20 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a
 // lateCheck is what one subtask attempt asked memory about targets the plan did not
 // name. It belongs to one attempt, so parallel subtasks ask alike whatever their timing.
 type lateCheck struct {
-	asked map[ToolTarget]bool
+	asked map[contract.ToolTarget]bool
 	cal   Calibration
 }
 
 // askLate asks memory about a tool call's target when the round's calibration did not
 // cover it (R3 chose a target the plan did not name), and adds the answer to g.
 func (p *Pipeline) askLate(ctx context.Context, rec recorder, post *bus.Post, g *guard, late *lateCheck, tool, tgt string) error {
-	tt := ToolTarget{Tool: tool, Target: tgt}
+	tt := contract.ToolTarget{Tool: tool, Target: tgt}
 	if p.cfg.Memory == nil || strings.TrimSpace(tgt) == "" || g.cal.asked[tt] || g.cal.hasVerdict(tool, tgt) {
 		return nil
 	}
 	if !late.asked[tt] {
 		late.asked[tt] = true
-		more, err := p.calibrate(ctx, rec, post, CalibrationQuery{Tools: []string{}, Targets: []ToolTarget{tt}})
+		more, err := p.calibrate(ctx, rec, post, contract.MemoryQuery{Tools: []string{}, Targets: []contract.ToolTarget{tt}})
 		if err != nil {
 			return err
 		}
@@ -298,7 +298,7 @@ func cautionReasons(cal Calibration, tool, tgt string) []string {
 }
 
 // toolReply is what the model reads back from a tool call.
-func toolReply(r sandbox.ToolResult, err error) string {
+func toolReply(r contract.ToolResponse, err error) string {
 	var b strings.Builder
 	switch {
 	case r.Refused && err != nil && !strings.HasPrefix(r.Output, "refused"):

@@ -10,20 +10,14 @@ import (
 	"github.com/agentspine/spine/ggs"
 )
 
-// GracefulFailure is R2's word to the user when GGS abandons a task (contract's
-// type): it is built in code from the record of the messages the roles posted and the
-// FinalResult, so that it follows from the trace alone and needs no model call, and GGS
-// carries it in the FinalResult.
-type GracefulFailure = contract.GracefulFailure
-
 // GracefulFailure returns the message for an abandoned task, or nil when final did not
 // abandon it. The pipeline is GGS's plant, and GGS asks it here for the FinalResult it
 // delivers (ggs.FailureReporter).
-func (p *Pipeline) GracefulFailure(final *contract.FinalResult) *GracefulFailure {
+func (p *Pipeline) GracefulFailure(final *contract.FinalResult) *contract.GracefulFailure {
 	if final == nil || final.Directive != contract.DirectiveAbandon {
 		return nil
 	}
-	g := &GracefulFailure{TaskID: final.TaskID, Completed: []contract.CompletedPart{}, Failed: []string{}}
+	g := &contract.GracefulFailure{TaskID: final.TaskID, Completed: []contract.CompletedPart{}, Failed: []string{}}
 	rounds := p.recordedRounds()
 	seen := map[string]bool{} // intents already delivered by an earlier round
 	var environmental, logical []string
@@ -186,7 +180,7 @@ func clipAll(xs []string, n int) []string {
 // outcomes in plan order, and R4b's report.
 type roundRecord struct {
 	round    int
-	plan     []Assignment
+	plan     []contract.Assignment
 	outcomes []contract.SubTaskOutcome
 	report   ggs.Message
 }
@@ -201,7 +195,7 @@ func (p *Pipeline) recordedRounds() []roundRecord {
 		for _, m := range msgs {
 			switch m.Type {
 			case contract.TypeSubTask:
-				var a Assignment
+				var a contract.Assignment
 				if bus.Decode(m, &a) == nil {
 					r.plan = append(r.plan, a)
 				}

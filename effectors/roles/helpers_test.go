@@ -19,6 +19,7 @@ import (
 	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	spinetrace "github.com/agentspine/spine/spine/trace"
 )
 
@@ -36,7 +37,7 @@ type rig struct {
 	dir    string
 	cfg    Config
 	clock  clock.Clock
-	rs     *engine.RuleSet
+	rs     *ruleset.RuleSet
 	taskID string
 }
 
@@ -266,7 +267,7 @@ func decode[T any](t testing.TB, raw json.RawMessage) T {
 
 // runTask runs the task p was given (Begin) as taskrun does: through ggsrun, GGS
 // steering the pipeline, with the task's fields in the trace header.
-func runTask(ctx context.Context, p *Pipeline, rs *engine.RuleSet, meta map[string]string, opts ...engine.Option) (ggsrun.TaskResult, error) {
+func runTask(ctx context.Context, p *Pipeline, rs *ruleset.RuleSet, meta map[string]string, opts ...engine.Option) (ggsrun.TaskResult, error) {
 	meta["task_id"], meta["raw_input"] = p.Task().TaskID, p.Task().RawInput
 	run, err := ggsrun.New(ggsrun.Config{Rules: rs, Plant: p, Task: p.Task(), Engine: opts, Meta: meta})
 	if err != nil {

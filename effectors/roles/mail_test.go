@@ -27,11 +27,11 @@ func TestRolesReadOnlyTheirContract(t *testing.T) {
 		{"R3 given a manifest", func(post *bus.Post) {
 			_, _ = post.Send("R2", "R3", contract.TypeDispatchManifest, "t", contract.DispatchManifest{TaskID: "t"})
 		}, func(post *bus.Post) error {
-			_, err := p.effectorAgent(context.Background(), &buffer{}, post, guard{}, &Assignment{})
+			_, err := p.effectorAgent(context.Background(), &buffer{}, post, guard{}, &contract.Assignment{})
 			return err
 		}, "bus: R3 expected a SubTask or a CorrectionSignal, and its next message is a DispatchManifest from R2"},
 		{"R3 with nothing to do", func(*bus.Post) {}, func(post *bus.Post) error {
-			_, err := p.effectorAgent(context.Background(), &buffer{}, post, guard{}, &Assignment{})
+			_, err := p.effectorAgent(context.Background(), &buffer{}, post, guard{}, &contract.Assignment{})
 			return err
 		}, "bus: R3 expected a SubTask or a CorrectionSignal, and its mailbox is empty"},
 		{"R4a without its rubric", func(post *bus.Post) {

@@ -14,6 +14,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/spine/trace"
 	spinetrace "github.com/agentspine/spine/spine/trace"
 )
 
@@ -25,10 +26,10 @@ type fakeMemory struct {
 	verdicts []Verdict
 
 	mu      sync.Mutex
-	queries []CalibrationQuery
+	queries []contract.MemoryQuery
 }
 
-func (m *fakeMemory) Calibrate(_ context.Context, q CalibrationQuery) (Calibration, error) {
+func (m *fakeMemory) Calibrate(_ context.Context, q contract.MemoryQuery) (Calibration, error) {
 	m.mu.Lock()
 	m.queries = append(m.queries, q)
 	m.mu.Unlock()
@@ -229,7 +230,7 @@ func TestMemoryAnswersTravelOnTheBus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var reads []bus.Message
+	var reads []trace.Message
 	for _, m := range msgs {
 		if m.Type == contract.TypeMemoryQuery || m.Type == contract.TypeMemoryAnswer {
 			reads = append(reads, m)
@@ -294,7 +295,7 @@ func TestMemoryAnswersTravelOnTheBus(t *testing.T) {
 // brokenMemory fails every read.
 type brokenMemory struct{}
 
-func (brokenMemory) Calibrate(context.Context, CalibrationQuery) (Calibration, error) {
+func (brokenMemory) Calibrate(context.Context, contract.MemoryQuery) (Calibration, error) {
 	return Calibration{}, errors.New("leveldb: closed")
 }
 

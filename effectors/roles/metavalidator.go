@@ -119,7 +119,7 @@ func (p *Pipeline) metaValidate(ctx context.Context, rec recorder, post *bus.Pos
 		return fmt.Errorf("R4b Meta-Validator: encoding the request: %w", err)
 	}
 	p.status(llm.R4b, "", fmt.Sprintf("merging %d result(s) and checking %d task criteria", len(outcomes), len(criteria)))
-	req := llm.ChatRequest{Messages: []llm.Message{
+	req := contract.ModelRequest{Messages: []contract.ModelMessage{
 		{Role: llm.RoleSystem, Content: metaValidatorPrompt},
 		{Role: llm.RoleUser, Content: string(user)},
 	}, Temperature: zero()}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentspine/spine/clock"
-	"github.com/agentspine/spine/spine/trace"
 	"sync"
+
+	"github.com/agentspine/spine/clock"
+	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine/trace"
 
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/spine/engine"
@@ -47,18 +49,18 @@ func (ms Models) check() error {
 // usageMeter sums the token usage of every model call of a pipeline.
 type usageMeter struct {
 	mu    sync.Mutex
-	total llm.Usage
+	total contract.ModelUsage
 	calls int
 }
 
-func (u *usageMeter) add(v llm.Usage) {
+func (u *usageMeter) add(v contract.ModelUsage) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.total = u.total.Add(v)
 	u.calls++
 }
 
-func (u *usageMeter) get() (llm.Usage, int) {
+func (u *usageMeter) get() (contract.ModelUsage, int) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.total, u.calls
@@ -78,12 +80,12 @@ type journalledModel struct {
 
 var _ llm.ChatModel = journalledModel{}
 
-func (jm journalledModel) Complete(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+func (jm journalledModel) Complete(ctx context.Context, req contract.ModelRequest) (contract.ModelResponse, error) {
 	if req.Model == "" {
 		req.Model = jm.m.Name
 	}
 	name := trace.ExchangeModel + string(jm.role)
-	var resp llm.ChatResponse
+	var resp contract.ModelResponse
 	if ok, callErr, err := served(ctx, jm.rec, name, req, &resp); err != nil || ok {
 		if ok {
 			jm.meter.add(resp.Usage)

@@ -16,6 +16,7 @@ import (
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/replay"
+	"github.com/agentspine/spine/spine/ruleset"
 	spinetrace "github.com/agentspine/spine/spine/trace"
 )
 
@@ -97,7 +98,7 @@ func TestObserveRefusesAnAvoidedToolByRule(t *testing.T) {
 }
 
 // withCaution returns the shipped GGS rules with params.caution set to policy.
-func withCaution(t *testing.T, policy string) *engine.RuleSet {
+func withCaution(t *testing.T, policy string) *ruleset.RuleSet {
 	t.Helper()
 	src, err := rules.FS.ReadFile("ggs.yaml")
 	if err != nil {
@@ -185,7 +186,7 @@ func TestObserveCautionPolicyIsARule(t *testing.T) {
 // assertWhatIfAllows re-decides a run recorded under caution refuse with rules whose
 // caution param is allow: the refusal becomes memory_allowed. With the rule
 // edited away instead, the round's own rule wins that cycle.
-func assertWhatIfAllows(t *testing.T, tr []byte, allow *engine.RuleSet) {
+func assertWhatIfAllows(t *testing.T, tr []byte, allow *ruleset.RuleSet) {
 	t.Helper()
 	tf, err := spinetrace.Read("live", bytes.NewReader(tr))
 	if err != nil {

@@ -169,7 +169,7 @@ func TestCheckPlanRejectsARepeatedPlan(t *testing.T) {
 }
 
 func TestGroupsBySequence(t *testing.T) {
-	as := []Assignment{{SubTask: contract.SubTask{Sequence: 2}}, {SubTask: contract.SubTask{Sequence: 1}},
+	as := []contract.Assignment{{SubTask: contract.SubTask{Sequence: 2}}, {SubTask: contract.SubTask{Sequence: 1}},
 		{SubTask: contract.SubTask{Sequence: 2}}, {SubTask: contract.SubTask{Sequence: 5}}}
 	if got, want := groups(as), [][]int{{1}, {0, 2}, {3}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("groups = %v, want %v", got, want)

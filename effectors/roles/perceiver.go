@@ -40,7 +40,7 @@ func (p *Pipeline) perceive(ctx context.Context, rec recorder) (contract.TaskSpe
 	p.status(llm.R1, "", "reading the task")
 	m := p.model(llm.R1, rec)
 	user, _ := json.Marshal(map[string]string{"raw_input": raw}) // a map of strings always encodes
-	req := llm.ChatRequest{Messages: []llm.Message{
+	req := contract.ModelRequest{Messages: []contract.ModelMessage{
 		{Role: llm.RoleSystem, Content: perceiverPrompt},
 		{Role: llm.RoleUser, Content: string(user)},
 	}, Temperature: zero()}
@@ -64,7 +64,7 @@ func (p *Pipeline) perceive(ctx context.Context, rec recorder) (contract.TaskSpe
 		}
 		req.Messages = append(req.Messages,
 			llm.AssistantTurn(resps[len(resps)-1].Content, nil),
-			llm.Message{Role: llm.RoleUser, Content: "The user answered: " + answer +
+			contract.ModelMessage{Role: llm.RoleUser, Content: "The user answered: " + answer +
 				"\nAnswer again with the JSON object. Ask questions only if no reading is possible even now."})
 	}
 	intent := strings.Join(strings.Fields(per.Intent), " ")

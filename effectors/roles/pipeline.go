@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentspine/spine/clock"
-	"github.com/agentspine/spine/spine/trace"
 	"strings"
 	"time"
+
+	"github.com/agentspine/spine/clock"
+	"github.com/agentspine/spine/spine/trace"
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
@@ -82,7 +83,7 @@ type Clarifier interface {
 type Pipeline struct {
 	cfg   Config
 	tools []string // R3's tool names, in the toolbox's order
-	specs map[string]sandbox.ToolSpec
+	specs map[string]contract.ModelTool
 	meter usageMeter
 
 	task      contract.TaskSpec // R1's TaskSpec, as R1 produced it
@@ -112,7 +113,7 @@ func New(cfg Config) (*Pipeline, error) {
 	setDefault(&cfg.ToolTurns, DefaultToolTurns)
 	setDefault(&cfg.MaxSubTasks, DefaultMaxSubTasks)
 	setDefault(&cfg.Parallel, DefaultParallel)
-	p := &Pipeline{cfg: cfg, specs: map[string]sandbox.ToolSpec{}}
+	p := &Pipeline{cfg: cfg, specs: map[string]contract.ModelTool{}}
 	for _, s := range cfg.Tools.Specs() {
 		p.tools = append(p.tools, s.Name)
 		p.specs[s.Name] = s
@@ -133,7 +134,7 @@ func setDefault(v *int, def int) {
 func (p *Pipeline) Task() contract.TaskSpec { return p.task }
 
 // Usage is the token usage of every model call so far and the number of calls.
-func (p *Pipeline) Usage() (llm.Usage, int) { return p.meter.get() }
+func (p *Pipeline) Usage() (contract.ModelUsage, int) { return p.meter.get() }
 
 func (p *Pipeline) model(role llm.RoleName, rec recorder) llm.ChatModel {
 	return journalledModel{role: role, m: p.cfg.Models[role], rec: rec, clock: p.cfg.Clock, meter: &p.meter}
@@ -279,7 +280,7 @@ func (p *Pipeline) interrupted(ctx context.Context, post *bus.Post, stage string
 // is journalled between the two messages. A memory failure is on record (the answer's
 // error and the exchange's) and the round goes on without memory: calibration advises
 // the plan, it is not the plan.
-func (p *Pipeline) calibrate(ctx context.Context, rec recorder, post *bus.Post, q CalibrationQuery) (Calibration, error) {
+func (p *Pipeline) calibrate(ctx context.Context, rec recorder, post *bus.Post, q contract.MemoryQuery) (Calibration, error) {
 	if p.cfg.Memory == nil {
 		return Calibration{}, nil
 	}

@@ -16,10 +16,6 @@ import (
 	"github.com/agentspine/spine/spine/trace"
 )
 
-// Assignment is a SubTask as dispatched to R3 (declared in contract, where a reader of
-// a recorded run finds it).
-type Assignment = contract.Assignment
-
 // planner is R2's own state: the task R1 sent it, the directive of the round at hand, and
 // the plans it made. It knows of other roles' work only what arrived in its mailbox.
 type planner struct {
@@ -34,7 +30,7 @@ type planRecord struct {
 	round     int
 	directive *contract.PlanDirective
 	out       planOutput // the plan as the model wrote it, for a retry
-	plan      []Assignment
+	plan      []contract.Assignment
 	signature string
 	// faulted: the round ended on a fault of the machinery, not on the plan's merits
 	// (GGS answered retry), so the plan has not failed.
@@ -108,10 +104,10 @@ func (g guard) cautionLines() []string {
 
 // query is what memory is asked before the round's plan: the intent, every tool R3 has,
 // and the targets the directive blocks and the previous plan used.
-func (r *planner) query(tools []string) CalibrationQuery {
-	q := CalibrationQuery{Intent: r.task.Intent, Tools: tools, Targets: []ToolTarget{}}
-	seen := map[ToolTarget]bool{}
-	add := func(tt ToolTarget) {
+func (r *planner) query(tools []string) contract.MemoryQuery {
+	q := contract.MemoryQuery{Intent: r.task.Intent, Tools: tools, Targets: []contract.ToolTarget{}}
+	seen := map[contract.ToolTarget]bool{}
+	add := func(tt contract.ToolTarget) {
 		if tt.Tool != "" && strings.TrimSpace(tt.Target) != "" && !seen[tt] {
 			seen[tt] = true
 			q.Targets = append(q.Targets, tt)
@@ -120,14 +116,14 @@ func (r *planner) query(tools []string) CalibrationQuery {
 	if d := r.directive; d != nil {
 		for _, key := range d.BlockedTargets {
 			tool, tgt, _ := strings.Cut(key, ":")
-			add(ToolTarget{Tool: tool, Target: tgt})
+			add(contract.ToolTarget{Tool: tool, Target: tgt})
 		}
 	}
 	if n := len(r.plans); n > 0 {
 		for _, a := range r.plans[n-1].plan {
 			for _, tool := range a.Tools {
 				for _, tgt := range a.Targets {
-					add(ToolTarget{Tool: tool, Target: tgt})
+					add(contract.ToolTarget{Tool: tool, Target: tgt})
 				}
 			}
 		}
@@ -137,12 +133,12 @@ func (r *planner) query(tools []string) CalibrationQuery {
 
 // unasked lists the tool × target pairs a proposed plan names that memory was not asked
 // about this round, and marks them asked.
-func unasked(o planOutput, asked map[ToolTarget]bool) []ToolTarget {
-	var out []ToolTarget
+func unasked(o planOutput, asked map[contract.ToolTarget]bool) []contract.ToolTarget {
+	var out []contract.ToolTarget
 	for _, st := range o.SubTasks {
 		for _, tool := range st.Tools {
 			for _, tgt := range st.Targets {
-				tt := ToolTarget{Tool: tool, Target: tgt}
+				tt := contract.ToolTarget{Tool: tool, Target: tgt}
 				if strings.TrimSpace(tgt) == "" || asked[tt] {
 					continue
 				}
@@ -191,7 +187,7 @@ type subtaskDigest struct {
 // Before checking a proposed plan it asks memory about every tool × target the plan names
 // that the round's calibration did not cover, and adds the answer to cal, so that the
 // executor enforces it too.
-func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round int, cal *Calibration, asked CalibrationQuery) error {
+func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round int, cal *Calibration, asked contract.MemoryQuery) error {
 	r2 := &p.r2
 	if out := r2.retryPlan(round); out != nil {
 		// The round faulted after this plan was made: the plan has not failed, and the
@@ -204,7 +200,7 @@ func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round
 	body := planRequest{Task: r2.task, Round: round, Directive: r2.directive, MustNot: p.mustNotLines(must),
 		ShouldPrefer: append(append([]string{}, cal.Exploit...), cal.texts(contract.ActionExploit)...),
 		Caution:      g.cautionLines(), Previous: r2.lastDigest()}
-	seen := map[ToolTarget]bool{}
+	seen := map[contract.ToolTarget]bool{}
 	for _, tt := range asked.Targets {
 		seen[tt] = true
 	}
@@ -216,7 +212,7 @@ func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round
 	if err != nil {
 		return fmt.Errorf("R2 Planner: encoding the request: %w", err)
 	}
-	req := llm.ChatRequest{Messages: []llm.Message{
+	req := contract.ModelRequest{Messages: []contract.ModelMessage{
 		{Role: llm.RoleSystem, Content: plannerPrompt},
 		{Role: llm.RoleUser, Content: string(user)},
 	}, Temperature: zero()}
@@ -235,7 +231,7 @@ func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round
 			return fmt.Errorf("R2 Planner: %w", err)
 		}
 		if more := unasked(o, seen); len(more) > 0 && p.cfg.Memory != nil {
-			extra, err := p.calibrate(ctx, rec, post, CalibrationQuery{Tools: []string{}, Targets: more})
+			extra, err := p.calibrate(ctx, rec, post, contract.MemoryQuery{Tools: []string{}, Targets: more})
 			if err != nil {
 				return err
 			}
@@ -255,7 +251,7 @@ func (p *Pipeline) plan(ctx context.Context, rec recorder, post *bus.Post, round
 		p.status(llm.R2, "", "plan rejected by the validator; asking again")
 		req.Messages = append(req.Messages,
 			llm.AssistantTurn(resps[len(resps)-1].Content, nil),
-			llm.Message{Role: llm.RoleUser, Content: "The plan validator rejected this plan:\n- " + strings.Join(violations, "\n- ") +
+			contract.ModelMessage{Role: llm.RoleUser, Content: "The plan validator rejected this plan:\n- " + strings.Join(violations, "\n- ") +
 				"\nAnswer with a new plan, as the same JSON object, that respects every MUST NOT entry and differs from every plan that failed."})
 	}
 	return p.dispatchOf(post, round, out)
@@ -269,7 +265,7 @@ func (p *Pipeline) dispatchOf(post *bus.Post, round int, out planOutput) error {
 	rp := planRecord{round: round, directive: r2.directive, out: out, signature: signature(out)}
 	ids := make([]string, 0, len(out.SubTasks))
 	for _, st := range out.SubTasks {
-		a := Assignment{SubTask: contract.SubTask{
+		a := contract.Assignment{SubTask: contract.SubTask{
 			SubTaskID: p.cfg.IDs.NewID(), ParentTaskID: r2.task.TaskID, Intent: st.Intent,
 			SuccessCriteria: st.SuccessCriteria, Context: st.Context, Deadline: st.Deadline, Sequence: st.Sequence,
 		}, Tools: st.Tools, Targets: nonNil(st.Targets)}

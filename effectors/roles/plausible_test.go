@@ -86,7 +86,7 @@ func TestPlausibleCriteriaWeighD(t *testing.T) {
 	// The modes R2 stated travel with the subtask and are stamped on R4a's verdicts,
 	// whatever R4a's model wrote; the criterion stated as a plain string has none.
 	subs := messages(t, got.trace, contract.TypeSubTask)
-	st := decode[Assignment](t, subs[0])
+	st := decode[contract.Assignment](t, subs[0])
 	wantModes := []string{contract.ModePlausible, contract.ModeVerifiable, contract.ModePlausible, ""}
 	for i, c := range st.SuccessCriteria {
 		if c.Mode != wantModes[i] {

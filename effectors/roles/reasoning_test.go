@@ -45,7 +45,7 @@ func TestReasoningIsRecordedAndNeverSentBack(t *testing.T) {
 	var recorded []string
 	for _, name := range []string{"llm:R2", "llm:R3"} {
 		for _, x := range exchanges(t, got.trace, name) {
-			var resp llm.ChatResponse
+			var resp contract.ModelResponse
 			if err := json.Unmarshal(x.Response, &resp); err != nil {
 				t.Fatal(err)
 			}

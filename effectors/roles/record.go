@@ -2,12 +2,12 @@ package roles
 
 import (
 	"context"
-	"github.com/agentspine/spine/spine/trace"
 	"sync"
 
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // recorder receives what a role journals: nested exchanges (model and tool calls, memory

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/clock"
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 )
@@ -29,7 +30,7 @@ func TestJournalledModelKeepsAttemptsAndNamesTheRole(t *testing.T) {
 	ctx := llm.WithRetryHook(context.Background(), func(r llm.Retry) {
 		heard = append(heard, string(r.Role)+" "+r.Cause())
 	})
-	if _, err := jm.Complete(ctx, llm.ChatRequest{Messages: []llm.Message{{Role: llm.RoleUser, Content: "plan"}}}); err != nil {
+	if _, err := jm.Complete(ctx, contract.ModelRequest{Messages: []contract.ModelMessage{{Role: llm.RoleUser, Content: "plan"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := strings.Join(heard, "; "), "R2 HTTP 429 (Retry-After 2s); R2 HTTP 500"; got != want {

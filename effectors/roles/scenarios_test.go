@@ -310,7 +310,7 @@ func TestSubTaskIDsComeFromTheRuntime(t *testing.T) {
 	if got.err != nil || finalDirective(got) != contract.DirectiveAccept {
 		t.Fatalf("err %v, final %s", got.err, finalDirective(got))
 	}
-	st := decode[Assignment](t, messages(t, got.trace, contract.TypeSubTask)[0])
+	st := decode[contract.Assignment](t, messages(t, got.trace, contract.TypeSubTask)[0])
 	man := decode[contract.DispatchManifest](t, messages(t, got.trace, contract.TypeDispatchManifest)[0])
 	o := decode[contract.SubTaskOutcome](t, messages(t, got.trace, contract.TypeSubTaskOutcome)[0])
 	if st.SubTaskID != "sub-1" || st.ParentTaskID != "task-1" || strings.Join(man.SubTaskIDs, ",") != "sub-1" || o.SubTaskID != "sub-1" {
@@ -604,7 +604,7 @@ func (c fixedClock) Now() time.Time { return c.t }
 func attemptsOf(t testing.TB, x spinetrace.Exchange) int {
 	t.Helper()
 	b := mustJSON(x.Response)
-	return decode[llm.ChatResponse](t, b).Attempts
+	return decode[contract.ModelResponse](t, b).Attempts
 }
 
 func mustJSON(v any) []byte {

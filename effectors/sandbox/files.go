@@ -37,14 +37,14 @@ import (
 // outside file, renamed away at that moment, would then pass the first look with one
 // link. The look after the read sees the name's new file, or the old one named again
 // (a link made since, which changed it), and the content is not returned.
-func (s *Sandbox) ReadFile(ctx context.Context, p string) (ToolResult, error) {
-	return s.onWall(func() (ToolResult, error) { return s.readFile(ctx, p) })
+func (s *Sandbox) ReadFile(ctx context.Context, p string) (contract.ToolResponse, error) {
+	return s.onWall(func() (contract.ToolResponse, error) { return s.readFile(ctx, p) })
 }
 
 // readFile is ReadFile on the calling thread: the file tools' wall runs it.
-func (s *Sandbox) readFile(ctx context.Context, p string) (ToolResult, error) {
+func (s *Sandbox) readFile(ctx context.Context, p string) (contract.ToolResponse, error) {
 	if err := ctx.Err(); err != nil {
-		return ToolResult{}, err
+		return contract.ToolResponse{}, err
 	}
 	_, rel, _, err := s.resolve(ToolReadFile, p)
 	if err != nil {
@@ -85,7 +85,7 @@ func (s *Sandbox) readFile(ctx context.Context, p string) (ToolResult, error) {
 	}
 	data, err := readCapped(ctx, f, s.opts.MaxRead+1)
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return ToolResult{}, ctxErr
+		return contract.ToolResponse{}, ctxErr
 	}
 	if err != nil {
 		return s.ioFailure(ToolReadFile, p, err)
@@ -119,14 +119,14 @@ func (s *Sandbox) readFile(ctx context.Context, p string) (ToolResult, error) {
 // instead of silently cutting a link); the rename is what keeps the outside safe. A
 // replaced file keeps its permission bits (one with no write bit is not replaced); a new
 // one is created 0644 (less the umask).
-func (s *Sandbox) WriteFile(ctx context.Context, p, content string) (ToolResult, error) {
-	return s.onWall(func() (ToolResult, error) { return s.writeFile(ctx, p, content) })
+func (s *Sandbox) WriteFile(ctx context.Context, p, content string) (contract.ToolResponse, error) {
+	return s.onWall(func() (contract.ToolResponse, error) { return s.writeFile(ctx, p, content) })
 }
 
 // writeFile is WriteFile on the calling thread: the file tools' wall runs it.
-func (s *Sandbox) writeFile(ctx context.Context, p, content string) (ToolResult, error) {
+func (s *Sandbox) writeFile(ctx context.Context, p, content string) (contract.ToolResponse, error) {
 	if err := ctx.Err(); err != nil {
-		return ToolResult{}, err
+		return contract.ToolResponse{}, err
 	}
 	if len(content) > s.opts.MaxWrite {
 		return refusal(ToolWriteFile, p, &ArgsError{Tool: ToolWriteFile, Field: "content",
@@ -194,7 +194,7 @@ func (s *Sandbox) writeFile(ctx context.Context, p, content string) (ToolResult,
 	if err != nil {
 		_ = s.osRoot.Remove(tmp)
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ToolResult{}, ctxErr
+			return contract.ToolResponse{}, ctxErr
 		}
 		return s.openFailure(ToolWriteFile, p, err)
 	}
@@ -206,15 +206,15 @@ func (s *Sandbox) writeFile(ctx context.Context, p, content string) (ToolResult,
 // limit. Paths are relative to the root, so they can be passed to the other tools;
 // directories end in "/", symlinks in "@"; symlinks are not followed, and only
 // directories are ever opened (O_DIRECTORY), so a FIFO in the tree cannot block it.
-func (s *Sandbox) ListFiles(ctx context.Context, dir, pattern string, recursive bool) (ToolResult, error) {
-	return s.onWall(func() (ToolResult, error) { return s.listFiles(ctx, dir, pattern, recursive) })
+func (s *Sandbox) ListFiles(ctx context.Context, dir, pattern string, recursive bool) (contract.ToolResponse, error) {
+	return s.onWall(func() (contract.ToolResponse, error) { return s.listFiles(ctx, dir, pattern, recursive) })
 }
 
 // listFiles is ListFiles on the calling thread: the file tools' wall runs it.
-func (s *Sandbox) listFiles(ctx context.Context, dir, pattern string, recursive bool) (ToolResult, error) {
+func (s *Sandbox) listFiles(ctx context.Context, dir, pattern string, recursive bool) (contract.ToolResponse, error) {
 	target := listTarget(dir, pattern, recursive)
 	if err := ctx.Err(); err != nil {
-		return ToolResult{}, err
+		return contract.ToolResponse{}, err
 	}
 	if pattern == "" {
 		pattern = "*"
@@ -232,7 +232,7 @@ func (s *Sandbox) listFiles(ctx context.Context, dir, pattern string, recursive 
 	entries := firstEntries{max: s.opts.MaxList}
 	if err := s.walk(ctx, rel, pattern, recursive, &entries); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ToolResult{}, ctxErr
+			return contract.ToolResponse{}, ctxErr
 		}
 		if errors.Is(err, syscall.ENOTDIR) {
 			err = fmt.Errorf("%s is not a directory", dir)
@@ -400,7 +400,7 @@ func displayEntry(name string, d fs.DirEntry) string {
 
 // ioFailure reports an operating-system error of a file tool as a result and an error,
 // with the root's absolute path shortened to "<root>".
-func (s *Sandbox) ioFailure(tool, target string, err error) (ToolResult, error) {
+func (s *Sandbox) ioFailure(tool, target string, err error) (contract.ToolResponse, error) {
 	msg := s.scrubRoot(err.Error())
 	var pe *fs.PathError
 	var le *os.LinkError

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/fsmode"
 )
 
@@ -62,7 +63,7 @@ func toolVerb(tool string) string {
 const escapeMessage = "path escapes from parent"
 
 // openFailure reports an error from opening a path inside the root.
-func (s *Sandbox) openFailure(tool, target string, err error) (ToolResult, error) {
+func (s *Sandbox) openFailure(tool, target string, err error) (contract.ToolResponse, error) {
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Err.Error() == escapeMessage {
 		return refusal(tool, target, &RefusedError{Tool: tool, Target: target, Kind: ErrOutsideRoot,

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // TestFileToolsSwapRace swaps a path between a regular file inside the root and
@@ -148,17 +150,17 @@ func TestFileToolsStopBetweenChunks(t *testing.T) {
 	nothing := func(*testing.T) {}
 	cases := []struct {
 		name      string
-		call      func(ctx context.Context) (ToolResult, error)
+		call      func(ctx context.Context) (contract.ToolResponse, error)
 		unchanged func(t *testing.T) // after the cancelled call
 	}{
-		{"read", func(ctx context.Context) (ToolResult, error) { return f.sb.ReadFile(ctx, "big.txt") }, nothing},
-		{"write", func(ctx context.Context) (ToolResult, error) { return f.sb.WriteFile(ctx, "a.txt", big) }, func(t *testing.T) {
+		{"read", func(ctx context.Context) (contract.ToolResponse, error) { return f.sb.ReadFile(ctx, "big.txt") }, nothing},
+		{"write", func(ctx context.Context) (contract.ToolResponse, error) { return f.sb.WriteFile(ctx, "a.txt", big) }, func(t *testing.T) {
 			if got := f.read(t, "a.txt"); got != "alpha\n" {
 				t.Errorf("a.txt holds %d bytes after a cancelled write", len(got))
 			}
 			assertNoTemp(t, f.root)
 		}},
-		{"list", func(ctx context.Context) (ToolResult, error) { return f.sb.ListFiles(ctx, "tree", "", true) }, nothing},
+		{"list", func(ctx context.Context) (contract.ToolResponse, error) { return f.sb.ListFiles(ctx, "tree", "", true) }, nothing},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // prompt is how long a file tool may take on a special file before the test calls it a
@@ -33,7 +35,7 @@ func promptly[T any](t *testing.T, what string, call func() T) T {
 }
 
 type toolOutcome struct {
-	res ToolResult
+	res contract.ToolResponse
 	err error
 }
 
@@ -184,18 +186,22 @@ func TestFileToolsFIFOHonourContext(t *testing.T) {
 	cases := []struct {
 		name string
 		ctx  context.Context
-		call func(ctx context.Context) (ToolResult, error)
+		call func(ctx context.Context) (contract.ToolResponse, error)
 		want string // the error's text
 	}{
-		{"read, cancelled", canceled, func(ctx context.Context) (ToolResult, error) { return f.sb.ReadFile(ctx, "sub/pipe") },
+		{"read, cancelled", canceled, func(ctx context.Context) (contract.ToolResponse, error) { return f.sb.ReadFile(ctx, "sub/pipe") },
 			"context canceled"},
-		{"read, deadline", short, func(ctx context.Context) (ToolResult, error) { return f.sb.ReadFile(ctx, "sub/pipe") },
+		{"read, deadline", short, func(ctx context.Context) (contract.ToolResponse, error) { return f.sb.ReadFile(ctx, "sub/pipe") },
 			`read_file "sub/pipe" refused: the path is a named pipe (FIFO), not a regular file; read_file reads only regular files`},
-		{"write, deadline", short, func(ctx context.Context) (ToolResult, error) { return f.sb.WriteFile(ctx, "sub/pipe", "x") },
+		{"write, deadline", short, func(ctx context.Context) (contract.ToolResponse, error) { return f.sb.WriteFile(ctx, "sub/pipe", "x") },
 			`write_file "sub/pipe" refused: the path is a named pipe (FIFO), not a regular file; write_file replaces only regular files`},
-		{"list the fifo", short, func(ctx context.Context) (ToolResult, error) { return f.sb.ListFiles(ctx, "sub/pipe", "", false) },
+		{"list the fifo", short, func(ctx context.Context) (contract.ToolResponse, error) {
+			return f.sb.ListFiles(ctx, "sub/pipe", "", false)
+		},
 			`list_files "sub/pipe/*": sub/pipe is not a directory`},
-		{"list a tree holding it", short, func(ctx context.Context) (ToolResult, error) { return f.sb.ListFiles(ctx, "sub", "p*", true) },
+		{"list a tree holding it", short, func(ctx context.Context) (contract.ToolResponse, error) {
+			return f.sb.ListFiles(ctx, "sub", "p*", true)
+		},
 			""},
 	}
 	for _, tc := range cases {

@@ -7,17 +7,19 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentspine/spine/contract"
 )
 
 func TestFileToolsRefuseEscapes(t *testing.T) {
 	f := newFixture(t, Options{})
 	ctx := context.Background()
-	read := func(p string) (ToolResult, error) { return f.sb.ReadFile(ctx, p) }
-	write := func(p string) (ToolResult, error) { return f.sb.WriteFile(ctx, p, "pwned") }
-	list := func(p string) (ToolResult, error) { return f.sb.ListFiles(ctx, p, "", false) }
+	read := func(p string) (contract.ToolResponse, error) { return f.sb.ReadFile(ctx, p) }
+	write := func(p string) (contract.ToolResponse, error) { return f.sb.WriteFile(ctx, p, "pwned") }
+	list := func(p string) (contract.ToolResponse, error) { return f.sb.ListFiles(ctx, p, "", false) }
 	cases := []struct {
 		name string
-		call func(string) (ToolResult, error)
+		call func(string) (contract.ToolResponse, error)
 		tool string
 		path string
 		kind error

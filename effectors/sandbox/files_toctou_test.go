@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // swap replaces the entry at p by what make creates, in one rename, as an attacker
@@ -105,7 +107,7 @@ func TestFileToolsSwapAtTheWorstMoment(t *testing.T) {
 			testHookLooked, testHookOpened, testHookRead = at(tc.looked), at(tc.opened), at(tc.read)
 			defer func() { testHookLooked, testHookOpened, testHookRead = nil, nil, nil }()
 			got := promptly(t, tc.tool, func() toolOutcome {
-				var res ToolResult
+				var res contract.ToolResponse
 				var err error
 				if tc.tool == ToolReadFile {
 					res, err = f.sb.ReadFile(context.Background(), "x")

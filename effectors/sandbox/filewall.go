@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // The file tools' second wall. Their I/O happens in the spine's own process, where only
@@ -112,15 +114,15 @@ func (w *fileWall) close() {
 }
 
 // onWall runs a file tool's call on the wall, when there is one.
-func (s *Sandbox) onWall(call func() (ToolResult, error)) (ToolResult, error) {
+func (s *Sandbox) onWall(call func() (contract.ToolResponse, error)) (contract.ToolResponse, error) {
 	s.wallOnce.Do(func() { s.wall, s.wallNote = newFileWall(s.root) })
 	if s.wall == nil {
 		return call()
 	}
-	var res ToolResult
+	var res contract.ToolResponse
 	var err error
 	if werr := s.wall.do(func() { res, err = call() }); werr != nil {
-		return ToolResult{}, werr
+		return contract.ToolResponse{}, werr
 	}
 	return res, err
 }

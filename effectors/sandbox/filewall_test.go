@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // requireLandlock skips where the kernel has no Landlock: the file tools then run as
@@ -52,7 +54,7 @@ func TestFileWallRefusesWhatChecksMissed(t *testing.T) {
 	sb, outside := wallFixture(t)
 	var readErr, writeErr, createErr, inErr error
 	var inside []byte
-	_, err := sb.onWall(func() (ToolResult, error) {
+	_, err := sb.onWall(func() (contract.ToolResponse, error) {
 		_, readErr = os.ReadFile(outside)
 		writeErr = os.WriteFile(outside, []byte("x"), 0o644)
 		createErr = os.WriteFile(filepath.Join(filepath.Dir(outside), "planted"), []byte("x"), 0o644)
@@ -60,7 +62,7 @@ func TestFileWallRefusesWhatChecksMissed(t *testing.T) {
 		if inErr == nil {
 			inErr = os.WriteFile(filepath.Join(sb.Root(), "new.txt"), []byte("y"), 0o644)
 		}
-		return ToolResult{}, nil
+		return contract.ToolResponse{}, nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -96,9 +98,9 @@ func TestFileWallStopsABypassedTool(t *testing.T) {
 	if res, err := sb.readFile(ctx, "secret"); err != nil || res.Output != "outside" {
 		t.Fatalf("the bypass off the wall read %q, %v; the test shows nothing", res.Output, err)
 	}
-	for name, call := range map[string]func() (ToolResult, error){
-		"read_file":  func() (ToolResult, error) { return sb.readFile(ctx, "secret") },
-		"write_file": func() (ToolResult, error) { return sb.writeFile(ctx, "secret", "x") },
+	for name, call := range map[string]func() (contract.ToolResponse, error){
+		"read_file":  func() (contract.ToolResponse, error) { return sb.readFile(ctx, "secret") },
+		"write_file": func() (contract.ToolResponse, error) { return sb.writeFile(ctx, "secret", "x") },
 	} {
 		res, err := sb.onWall(call)
 		if err == nil || !strings.Contains(res.Output, "permission denied") || strings.Contains(res.Output, "outside") {

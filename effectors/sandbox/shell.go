@@ -23,19 +23,13 @@ const (
 // waitDelay bounds how long a killed command's leftover output pipes are waited for.
 const waitDelay = 500 * time.Millisecond
 
-// ToolResult is the outcome of one tool call: the tool exchange's response, declared in
-// contract (ToolResponse) so that a reader of a recorded run needs no effector. A
-// non-zero exit status or a timeout is a result, not an error: the command ran. Refused
-// is set when the call did not run; the error says why.
-type ToolResult = contract.ToolResponse
-
 // result completes a ToolResult with its evidence entry.
-func result(tool, target, output string) ToolResult {
-	return ToolResult{Tool: tool, Target: target, Output: output, Evidence: contract.FormatToolCall(tool, target, output)}
+func result(tool, target, output string) contract.ToolResponse {
+	return contract.ToolResponse{Tool: tool, Target: target, Output: output, Evidence: contract.FormatToolCall(tool, target, output)}
 }
 
 // refusal is the ToolResult of a call that did not run; its output tells the model why.
-func refusal(tool, target string, err error) (ToolResult, error) {
+func refusal(tool, target string, err error) (contract.ToolResponse, error) {
 	why := err.Error()
 	var re *RefusedError
 	if errors.As(err, &re) {
@@ -49,7 +43,7 @@ func refusal(tool, target string, err error) (ToolResult, error) {
 // Shell runs command with sh -c in the root. timeout 0 means the sandbox's limit; a
 // larger one is an error. The command is checked first (policy, paths, destructive forms;
 // see the package doc).
-func (s *Sandbox) Shell(ctx context.Context, command string, timeout time.Duration) (ToolResult, error) {
+func (s *Sandbox) Shell(ctx context.Context, command string, timeout time.Duration) (contract.ToolResponse, error) {
 	switch {
 	case timeout < 0 || timeout > s.opts.Timeout:
 		return refusal(ToolShell, command, &ArgsError{Tool: ToolShell, Field: "timeout_ms",
@@ -76,10 +70,10 @@ func (s *Sandbox) Shell(ctx context.Context, command string, timeout time.Durati
 	rep, runErr := jail.Run(callCtx, Process{Script: command, Dir: s.root, Env: s.env, Out: out})
 
 	if err := ctx.Err(); err != nil {
-		return ToolResult{}, fmt.Errorf("shell %q: %w", command, err)
+		return contract.ToolResponse{}, fmt.Errorf("shell %q: %w", command, err)
 	}
 	text, truncated := out.String()
-	res := ToolResult{Tool: ToolShell, Target: command, Truncated: truncated}
+	res := contract.ToolResponse{Tool: ToolShell, Target: command, Truncated: truncated}
 	var exitErr *exec.ExitError
 	switch {
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
@@ -92,7 +86,7 @@ func (s *Sandbox) Shell(ctx context.Context, command string, timeout time.Durati
 	case errors.Is(runErr, exec.ErrWaitDelay):
 		text = appendLine(text, "[a background process kept the output open; it was closed]")
 	default:
-		return ToolResult{}, fmt.Errorf("shell %q: %w", command, runErr)
+		return contract.ToolResponse{}, fmt.Errorf("shell %q: %w", command, runErr)
 	}
 	if len(rep.Limits) > 0 {
 		text = appendLine(text, "[limit reached: "+strings.Join(rep.Limits, ", ")+"]")

@@ -14,23 +14,18 @@ import (
 	"github.com/agentspine/spine/internal/strictjson"
 )
 
-// ToolSpec declares a tool for function calling: a name, what it does, and a JSON-schema
-// object for its arguments. It is the model request's tool declaration (contract.ModelTool,
-// which llm.Tool names too).
-type ToolSpec = contract.ModelTool
-
 // Toolbox is what an executor needs from a sandbox: the tools' declarations and a way
 // to call one by name with the model's JSON arguments.
 type Toolbox interface {
-	Specs() []ToolSpec
-	Call(ctx context.Context, name string, argsJSON []byte) (ToolResult, error)
+	Specs() []contract.ModelTool
+	Call(ctx context.Context, name string, argsJSON []byte) (contract.ToolResponse, error)
 }
 
 var _ Toolbox = (*Sandbox)(nil)
 
 // Specs returns the four tools' declarations, in a fixed order.
-func (s *Sandbox) Specs() []ToolSpec {
-	return []ToolSpec{
+func (s *Sandbox) Specs() []contract.ModelTool {
+	return []contract.ModelTool{
 		{
 			Name: ToolShell,
 			Description: fmt.Sprintf("Run a shell command with sh -c in the working directory. Output (stdout and stderr) "+
@@ -99,7 +94,7 @@ var knownFields = map[string]string{
 // Call runs the named tool with the model's JSON arguments. Arguments that do not fit
 // the tool's schema give an *ArgsError naming the field; the result still carries an
 // evidence entry so the attempt is on record.
-func (s *Sandbox) Call(ctx context.Context, name string, argsJSON []byte) (ToolResult, error) {
+func (s *Sandbox) Call(ctx context.Context, name string, argsJSON []byte) (contract.ToolResponse, error) {
 	switch name {
 	case ToolShell:
 		var a shellArgs

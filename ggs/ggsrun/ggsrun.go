@@ -16,6 +16,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -98,7 +99,7 @@ func (s *observed) Flush() error { return s.next.Flush() }
 // Config is one run to assemble. Rules, Plant and Task are required.
 type Config struct {
 	// Rules is a GGS rule set (ggs.CheckRuleSet).
-	Rules *engine.RuleSet
+	Rules *ruleset.RuleSet
 	// Plant is what GGS steers; Task is the task it steers it on.
 	Plant ggs.Plant
 	Task  contract.TaskSpec
@@ -127,7 +128,7 @@ type Run struct {
 // TaskResult is how a task ended.
 type TaskResult struct {
 	Task   contract.TaskSpec
-	Result engine.Result
+	Result trace.Halt
 	// Final is GGS's FinalResult. A run cancelled, at its iteration bound or stopped by
 	// an effector's error has one too, decided by a rule with the interruption as its
 	// reason; it is nil only when the run could not even reach a rule (an error of the

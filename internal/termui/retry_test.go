@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/roles"
 )
@@ -14,12 +15,12 @@ func ms(n int64) *int64 { return &n }
 
 // retries of one call: a 429 with Retry-After, a 500, a timeout; and a cut-short answer.
 var shownRetries = []llm.Retry{
-	{Role: llm.R2, Max: 4, Failed: llm.Attempt{N: 1, Status: 429, RetryAfterMS: ms(2000), WaitMS: ms(2000)}},
-	{Role: llm.R2, Max: 4, Failed: llm.Attempt{N: 2, Status: 500, WaitMS: ms(1500)}},
-	{Role: llm.R2, Max: 4, Failed: llm.Attempt{N: 3, Kind: llm.KindTimeout, WaitMS: ms(750)}},
-	{Role: llm.R3, Max: 4, Failed: llm.Attempt{N: 1, Status: 200, Kind: llm.KindConnection, WaitMS: ms(0)}},
-	{Role: llm.R4b, Max: 3, Failed: llm.Attempt{N: 2, Status: 502, Kind: llm.KindNonJSON, WaitMS: ms(61500)}},
-	{Max: 4, Failed: llm.Attempt{N: 1, Kind: llm.KindConnection, WaitMS: ms(999600)}},
+	{Role: llm.R2, Max: 4, Failed: contract.ModelAttempt{N: 1, Status: 429, RetryAfterMS: ms(2000), WaitMS: ms(2000)}},
+	{Role: llm.R2, Max: 4, Failed: contract.ModelAttempt{N: 2, Status: 500, WaitMS: ms(1500)}},
+	{Role: llm.R2, Max: 4, Failed: contract.ModelAttempt{N: 3, Kind: llm.KindTimeout, WaitMS: ms(750)}},
+	{Role: llm.R3, Max: 4, Failed: contract.ModelAttempt{N: 1, Status: 200, Kind: llm.KindConnection, WaitMS: ms(0)}},
+	{Role: llm.R4b, Max: 3, Failed: contract.ModelAttempt{N: 2, Status: 502, Kind: llm.KindNonJSON, WaitMS: ms(61500)}},
+	{Max: 4, Failed: contract.ModelAttempt{N: 1, Kind: llm.KindConnection, WaitMS: ms(999600)}},
 }
 
 func TestRetryLinesWhenPiped(t *testing.T) {

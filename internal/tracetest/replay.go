@@ -6,12 +6,12 @@ import (
 	"context"
 	"testing"
 
-	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/replay"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // AssertReplays replays a trace from its recording with rs and requires the same bytes.
-func AssertReplays(t testing.TB, trace []byte, rs *engine.RuleSet) {
+func AssertReplays(t testing.TB, trace []byte, rs *ruleset.RuleSet) {
 	t.Helper()
 	o := replay.CheckBytes(context.Background(), "live", trace, replay.CheckOptions{Rules: rs, Compare: true})
 	switch {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -78,11 +79,11 @@ func (tl *Timeline) Event(e *trace.Event) {
 		f := b.Fact
 		verb := strings.TrimPrefix(e.Kind, "fact_")
 		switch {
-		case f.Kind == engine.KindState:
+		case f.Kind == ruleset.KindState:
 			if tl.All {
 				p("state     %s", string(f.Payload))
 			}
-		case f.Kind == engine.KindObjective:
+		case f.Kind == ruleset.KindObjective:
 			var o struct{ Name, Rule string }
 			_ = json.Unmarshal(f.Payload, &o)
 			p("objective %s (set by %s)", o.Name, o.Rule)

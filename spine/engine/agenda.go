@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/spine/cond"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -46,7 +47,7 @@ type CycleResult struct {
 }
 
 type candidate struct {
-	rule    *Rule
+	rule    *ruleset.Rule
 	pos     int // the rule's position in the static order
 	recency uint64
 }
@@ -154,7 +155,7 @@ func (s *Session) LastCycle() *CycleResult {
 // returns (nil for none). With terminalOnly, only rules whose objective is terminal
 // take part. It keeps what the cycle's result is built from (see LastCycle) and builds
 // the result only for a sink that writes the conflict set.
-func (s *Session) step(ctx context.Context, terminalOnly bool) (*Rule, error) {
+func (s *Session) step(ctx context.Context, terminalOnly bool) (*ruleset.Rule, error) {
 	if err := s.canceled(ctx); err != nil {
 		return nil, err
 	}
@@ -196,7 +197,7 @@ func (s *Session) step(ctx context.Context, terminalOnly bool) (*Rule, error) {
 // empty) and what put that rule first.
 type agenda struct {
 	names     []string
-	first     *Rule
+	first     *ruleset.Rule
 	decidedBy string
 }
 
@@ -280,7 +281,7 @@ func (s *Session) evaluate(terminalOnly bool) (errs int, a *agenda) {
 // evaluateLeaf is evaluate for a leaf whose list the cache holds: the list is the
 // cycle's own when no rule is refracted, and a copy with the refracted rules marked
 // otherwise. When the leaf has an agenda and no rule is refracted, that is the cycle's.
-func (s *Session) evaluateLeaf(e *leafEvals, order []*Rule) *agenda {
+func (s *Session) evaluateLeaf(e *leafEvals, order []*ruleset.Rule) *agenda {
 	s.evals, s.sharedEvals = e.evals, true
 	if e.agenda.names != nil {
 		// The true rules read the same kinds: one recency, which must not be below
@@ -313,7 +314,7 @@ func (s *Session) evaluateLeaf(e *leafEvals, order []*Rule) *agenda {
 
 // candidate adds true rule r, at pos in the static order, to the conflict set unless it
 // is refracted, which it reports in refracted.
-func (s *Session) candidate(r *Rule, pos int, refracted *bool) {
+func (s *Session) candidate(r *ruleset.Rule, pos int, refracted *bool) {
 	rec, ref := s.recency(r)
 	if *refracted = ref; !ref {
 		s.cset = append(s.cset, candidate{rule: r, pos: pos, recency: rec})
@@ -322,7 +323,7 @@ func (s *Session) candidate(r *Rule, pos int, refracted *bool) {
 
 // evalVM runs a rule's predicate on expr's VM. A predicate that fails or panics is that
 // rule's outcome for the cycle; it never stops the engine.
-func (s *Session) evalVM(r *Rule) (bool, error) {
+func (s *Session) evalVM(r *ruleset.Rule) (bool, error) {
 	out, err := s.run(r.Program())
 	if err != nil {
 		return false, err
@@ -336,7 +337,7 @@ func (s *Session) evalVM(r *Rule) (bool, error) {
 
 // recency is the newest revision among the fact kinds r reads; r is refracted, fired
 // already on the current revisions of what it reads, while it is below r's firedAt.
-func (s *Session) recency(r *Rule) (rec uint64, refracted bool) {
+func (s *Session) recency(r *ruleset.Rule) (rec uint64, refracted bool) {
 	for _, k := range r.ReadKinds() {
 		rec = max(rec, s.wm.kinds[k].rev)
 	}
@@ -375,7 +376,7 @@ func tieBreaker(a, b candidate) string {
 // fire carries out a rule's then. Action errors (updating a fact that is not there, a
 // field of the wrong type) are recorded in the rule_fired event; they do not stop the
 // engine. With the Discard sink it also counts the cycle's conflict set event.
-func (s *Session) fire(r *Rule) {
+func (s *Session) fire(r *ruleset.Rule) {
 	s.firedAt[r.Index()] = s.wm.rev + 1
 	f := &s.firings[s.ring] // the ring of the last firings
 	f.Cycle, f.Rule, f.Stage = s.cycle, r.Name, s.cyc.stage
@@ -410,7 +411,7 @@ func (s *Session) fire(r *Rule) {
 }
 
 // act makes the fact changes of a rule's then and returns their errors.
-func (s *Session) act(r *Rule) (errs []string) {
+func (s *Session) act(r *ruleset.Rule) (errs []string) {
 	note := func(err error) {
 		if err != nil {
 			errs = append(errs, err.Error())
@@ -432,7 +433,7 @@ func (s *Session) act(r *Rule) (errs []string) {
 }
 
 // emitFired writes the rule_fired event, with the rule's then as encoded at load.
-func (s *Session) emitFired(r *Rule) {
+func (s *Session) emitFired(r *ruleset.Rule) {
 	then, err := r.ThenJSON()
 	if err != nil {
 		s.tracer.failSeq(trace.KindRuleFired, err)

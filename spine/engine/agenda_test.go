@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/spine/ruleset"
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
@@ -36,7 +37,7 @@ func cycle(t *testing.T, s *Session) *CycleResult {
 	return c
 }
 
-func put(t *testing.T, s *Session, kind, id string, fields Fields) {
+func put(t *testing.T, s *Session, kind, id string, fields ruleset.Fields) {
 	t.Helper()
 	if _, err := s.Put(kind, id, fields); err != nil {
 		t.Fatalf("put %s/%s: %v", kind, id, err)
@@ -80,7 +81,7 @@ func TestAgendaTieBreakers(t *testing.T) {
 `,
 			setup: func(t *testing.T, s *Session) {
 				put(t, s, "newer", "", nil)
-				put(t, s, "older", "", Fields{"x": 1}) // now the most recent change
+				put(t, s, "older", "", ruleset.Fields{"x": 1}) // now the most recent change
 			},
 			fired: "b_reads_older", decidedBy: DecidedRecency, cset: "b_reads_older,a_reads_newer",
 		},
@@ -141,7 +142,7 @@ func TestAgendaConflictSetTrace(t *testing.T) {
 `)
 	sink := &tr.MemorySink{}
 	s := NewSession(rs, WithTrace(sink))
-	put(t, s, "older", "", Fields{"x": 3})
+	put(t, s, "older", "", ruleset.Fields{"x": 3})
 	put(t, s, "newer", "", nil)
 	put(t, s, "elsewhere", "", nil)
 	res := cycle(t, s)
@@ -223,11 +224,11 @@ func TestAgendaRefraction(t *testing.T) {
 	}{
 		{nil, "watch", false},
 		{nil, "", true},
-		{func() { put(t, s, "elsewhere", "", Fields{"x": 1}) }, "", true},
+		{func() { put(t, s, "elsewhere", "", ruleset.Fields{"x": 1}) }, "", true},
 		{func() { put(t, s, "newer", "", nil) }, "", true},
-		{func() { put(t, s, "older", "", Fields{"x": 1}) }, "watch", false},
+		{func() { put(t, s, "older", "", ruleset.Fields{"x": 1}) }, "watch", false},
 		{nil, "", true},
-		{func() { put(t, s, "older", "", Fields{"x": 1}) }, "watch", false}, // same values, new revision
+		{func() { put(t, s, "older", "", ruleset.Fields{"x": 1}) }, "watch", false}, // same values, new revision
 		{func() {
 			if err := s.Retract("older", ""); err != nil {
 				t.Fatal(err)
@@ -265,7 +266,7 @@ func TestAgendaRefractionOfOneOfTwo(t *testing.T) {
 			t.Errorf("cycle %d: fired %q, conflict set %q, decided by %q; want %q, %q, %q", i+1, res.Fired, got, res.DecidedBy, want.fired, want.cset, want.decidedBy)
 		}
 	}
-	put(t, s, "older", "", Fields{"x": 1})
+	put(t, s, "older", "", ruleset.Fields{"x": 1})
 	if res := cycle(t, s); res.Fired != "high" || strings.Join(res.ConflictSet, ",") != "high,low" {
 		t.Errorf("after a change: fired %q, conflict set %v; want high of high,low", res.Fired, res.ConflictSet)
 	}
@@ -293,7 +294,7 @@ func TestAgendaRuntimeErrors(t *testing.T) {
 	}
 	// A predicate panics only through a bug; a rule built by hand, with no program,
 	// stands in for one.
-	if ok, err := s.evalVM(&Rule{Name: "panics"}); ok || err == nil || !strings.HasPrefix(err.Error(), "panic: ") {
+	if ok, err := s.evalVM(&ruleset.Rule{Name: "panics"}); ok || err == nil || !strings.HasPrefix(err.Error(), "panic: ") {
 		t.Errorf("a panicking predicate gives %v, %v; want false and a panic error", ok, err)
 	}
 	if s.Objective() != "go" {
@@ -371,8 +372,8 @@ rules:
 `)
 	sink := &tr.MemorySink{}
 	s := NewSession(rs, WithTrace(sink))
-	put(t, s, "note", "", Fields{"text": "keep"})
-	put(t, s, "item", "old", Fields{"status": "stale"})
+	put(t, s, "note", "", ruleset.Fields{"text": "keep"})
+	put(t, s, "item", "old", ruleset.Fields{"status": "stale"})
 	if res := cycle(t, s); res.Fired != "act" || res.Objective != "go" {
 		t.Fatalf("cycle: %+v", res)
 	}
@@ -385,7 +386,7 @@ rules:
 	if f, _ := s.Get("note", ""); field(t, f, "n") != 7 || field(t, f, "text") != "keep" {
 		t.Errorf("update did not take effect: %+v", f.Payload)
 	}
-	if f, ok := s.Get(KindObjective, ""); !ok || field(t, f, "name") != "go" || field(t, f, "rule") != "act" {
+	if f, ok := s.Get(ruleset.KindObjective, ""); !ok || field(t, f, "name") != "go" || field(t, f, "rule") != "act" {
 		t.Errorf("objective fact = %+v", f)
 	}
 	lines := traceLines(t, sink)

@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/clock"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
 // benchRules builds a rule set of n rules over a signals fact and a many-kind of items.
 // Rule i is true when signals.x is above its own threshold, so about half the rules are
 // in each cycle's conflict set.
-func benchRules(b *testing.B, n int) *RuleSet {
+func benchRules(b *testing.B, n int) *ruleset.RuleSet {
 	b.Helper()
 	var sb strings.Builder
 	sb.WriteString("name: bench\nparams: {floor: 0.5}\nfacts:\n  signals: {fields: {x: float, n: int}}\n  item: {many: true, fields: {v: float}}\n")
@@ -39,7 +40,7 @@ func BenchmarkAgendaCycle(b *testing.B) {
 			rs := benchRules(b, n)
 			s := NewSession(rs, WithTrace(trace.Discard), WithMaxFirings(1<<62))
 			for i := 0; i < 99; i++ {
-				if _, err := s.Assert("item", fmt.Sprintf("i%03d", i), Fields{"v": float64(i)}); err != nil {
+				if _, err := s.Assert("item", fmt.Sprintf("i%03d", i), ruleset.Fields{"v": float64(i)}); err != nil {
 					b.Fatal(err)
 				}
 			}

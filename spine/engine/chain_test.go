@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/spine/ruleset"
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
@@ -29,7 +30,7 @@ func (s *shellish) Mint(ctx context.Context, r MintRequest) (Construct, error) {
 //	1 header · 2 fact_asserted · 3 transition · 4 fact_updated · 5 conflict_set ·
 //	6 rule_fired · 7 fact_asserted · 8 transition · 9 fact_updated · 10 effector_call ·
 //	11 exchange (tool:shell) · 12 message · 13 effector_result · … 26 halt
-func chainedRun(t testing.TB) ([]byte, *RuleSet) {
+func chainedRun(t testing.TB) ([]byte, *ruleset.RuleSet) {
 	t.Helper()
 	rs, err := LoadRules("finish.yaml", []byte(finishRules))
 	if err != nil {

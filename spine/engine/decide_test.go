@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/clock"
+	"github.com/agentspine/spine/spine/ruleset"
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
@@ -39,11 +40,11 @@ func TestDecideIsCycle(t *testing.T) {
 		}
 		cycle(t, a)
 		steps := []func(s *Session){
-			func(s *Session) { put(t, s, "older", "", Fields{"x": 3}) },
+			func(s *Session) { put(t, s, "older", "", ruleset.Fields{"x": 3}) },
 			func(s *Session) { put(t, s, "newer", "", nil) },
 			func(s *Session) { put(t, s, "elsewhere", "", nil) },
 			func(s *Session) {},
-			func(s *Session) { put(t, s, "older", "", Fields{"x": 7}) },
+			func(s *Session) { put(t, s, "older", "", ruleset.Fields{"x": 7}) },
 			func(s *Session) {},
 			func(s *Session) {},
 			func(s *Session) {},

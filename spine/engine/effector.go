@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // Effector is the boundary between the deterministic control plane and everything that
@@ -50,10 +52,10 @@ const (
 
 // Change is one fact change reported by a gate.
 type Change struct {
-	Op     string `json:"op"`
-	Kind   string `json:"kind"`
-	ID     string `json:"id,omitempty"`
-	Fields Fields `json:"fields,omitempty"`
+	Op     string         `json:"op"`
+	Kind   string         `json:"kind"`
+	ID     string         `json:"id,omitempty"`
+	Fields ruleset.Fields `json:"fields,omitempty"`
 }
 
 // Finisher is an optional extension of Effector. When a run reaches a terminal

@@ -15,11 +15,9 @@ import (
 // FSM states of the engine loop; a rule's then.transition may name the two that
 // package ruleset declares.
 const (
-	StateObserve   = ruleset.StateObserve
-	StateSelect    = "select_objective"
-	StateAct       = "act"
-	StateEvaluate  = "evaluate"
-	StateTerminate = ruleset.StateTerminate
+	StateSelect   = "select_objective"
+	StateAct      = "act"
+	StateEvaluate = "evaluate"
 )
 
 // FSM events. Each names the step that just finished.
@@ -46,9 +44,6 @@ const (
 	OutcomeError         = "error"          // an effector, trace or runaway error
 )
 
-// Result summarises a finished run: the body of the trace's halt event.
-type Result = trace.Halt
-
 // Engine drives a Session through observe → select_objective → act → evaluate →
 // terminate_or_iterate with an Effector at the edge. See the package documentation for
 // the loop.
@@ -68,17 +63,17 @@ type Engine struct {
 func (e *Engine) ReloadError() error { return e.reloadErr }
 
 // NewEngine returns an engine over a fresh session. It writes the trace header.
-func NewEngine(rs *RuleSet, eff Effector, opt ...Option) *Engine {
+func NewEngine(rs *ruleset.RuleSet, eff Effector, opt ...Option) *Engine {
 	e := &Engine{sess: NewSession(rs, opt...), eff: eff}
-	e.fsm = fsm.NewFSM(StateObserve, fsm.Events{
-		{Name: evObserved, Src: []string{StateObserve}, Dst: StateSelect},
+	e.fsm = fsm.NewFSM(ruleset.StateObserve, fsm.Events{
+		{Name: evObserved, Src: []string{ruleset.StateObserve}, Dst: StateSelect},
 		{Name: evSelected, Src: []string{StateSelect}, Dst: StateAct},
-		{Name: evSkipAct, Src: []string{StateSelect}, Dst: StateTerminate},
-		{Name: evReobserve, Src: []string{StateSelect}, Dst: StateObserve},
+		{Name: evSkipAct, Src: []string{StateSelect}, Dst: ruleset.StateTerminate},
+		{Name: evReobserve, Src: []string{StateSelect}, Dst: ruleset.StateObserve},
 		{Name: evActed, Src: []string{StateAct}, Dst: StateEvaluate},
-		{Name: evEvaluated, Src: []string{StateEvaluate}, Dst: StateTerminate},
-		{Name: evIterate, Src: []string{StateTerminate}, Dst: StateObserve},
-		{Name: evInterrupted, Src: []string{StateObserve, StateSelect, StateAct, StateEvaluate}, Dst: StateTerminate},
+		{Name: evEvaluated, Src: []string{StateEvaluate}, Dst: ruleset.StateTerminate},
+		{Name: evIterate, Src: []string{ruleset.StateTerminate}, Dst: ruleset.StateObserve},
+		{Name: evInterrupted, Src: []string{ruleset.StateObserve, StateSelect, StateAct, StateEvaluate}, Dst: ruleset.StateTerminate},
 	}, nil)
 	return e
 }
@@ -91,7 +86,7 @@ func (e *Engine) Session() *Session { return e.sess }
 // context or an error; an effector that is an Interrupter then has its rules decide how
 // an interrupted run ends (see Interrupter). The trace is flushed at every cycle
 // boundary and when Run returns.
-func (e *Engine) Run(ctx context.Context) (Result, error) {
+func (e *Engine) Run(ctx context.Context) (trace.Halt, error) {
 	s := e.sess
 	res, err := e.loop(ctx)
 	res, err = e.interrupt(ctx, res, err)
@@ -114,19 +109,19 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 	return res, err
 }
 
-func (e *Engine) loop(ctx context.Context) (Result, error) {
+func (e *Engine) loop(ctx context.Context) (trace.Halt, error) {
 	s := e.sess
 	e.iteration = 1
-	s.setState(StateObserve, e.iteration)
+	s.setState(ruleset.StateObserve, e.iteration)
 	for {
 		if err := s.canceled(ctx); err != nil {
-			return Result{Outcome: OutcomeCanceled}, err
+			return trace.Halt{Outcome: OutcomeCanceled}, err
 		}
 		if err := s.Err(); err != nil {
-			return Result{Outcome: OutcomeError}, err
+			return trace.Halt{Outcome: OutcomeError}, err
 		}
 		switch e.fsm.Current() {
-		case StateObserve:
+		case ruleset.StateObserve:
 			if err := e.observe(ctx); err != nil {
 				return e.failed(err)
 			}
@@ -140,10 +135,10 @@ func (e *Engine) loop(ctx context.Context) (Result, error) {
 			obj, _ := s.rs.Objective(s.Objective())
 			switch {
 			case cyc.Fired == "":
-				return Result{Outcome: OutcomeNoRule, Reason: "no rule in the conflict set selected an objective"}, nil
-			case obj.Terminal != "" || s.requested == StateTerminate:
+				return trace.Halt{Outcome: OutcomeNoRule, Reason: "no rule in the conflict set selected an objective"}, nil
+			case obj.Terminal != "" || s.requested == ruleset.StateTerminate:
 				e.transition(ctx, evSkipAct)
-			case s.requested == StateObserve:
+			case s.requested == ruleset.StateObserve:
 				e.transition(ctx, evReobserve)
 			default:
 				e.transition(ctx, evSelected)
@@ -160,7 +155,7 @@ func (e *Engine) loop(ctx context.Context) (Result, error) {
 				return e.failed(err)
 			}
 			e.transition(ctx, evEvaluated)
-		case StateTerminate:
+		case ruleset.StateTerminate:
 			if r, done := e.terminal(); done {
 				return e.finish(ctx, r)
 			}
@@ -171,7 +166,7 @@ func (e *Engine) loop(ctx context.Context) (Result, error) {
 				return e.finish(ctx, r)
 			}
 			if e.iteration >= s.opts.maxIterations {
-				return Result{Outcome: OutcomeMaxIterations, Reason: fmt.Sprintf("reached the bound of %d iterations", s.opts.maxIterations)}, nil
+				return trace.Halt{Outcome: OutcomeMaxIterations, Reason: fmt.Sprintf("reached the bound of %d iterations", s.opts.maxIterations)}, nil
 			}
 			e.iteration++
 			e.transition(ctx, evIterate)
@@ -180,22 +175,22 @@ func (e *Engine) loop(ctx context.Context) (Result, error) {
 }
 
 // terminal reports a finished run when the current objective is terminal.
-func (e *Engine) terminal() (Result, bool) {
+func (e *Engine) terminal() (trace.Halt, bool) {
 	obj, ok := e.sess.rs.Objective(e.sess.Objective())
 	if !ok || obj.Terminal == "" {
-		return Result{}, false
+		return trace.Halt{}, false
 	}
 	if obj.Terminal == ruleset.TerminalSuccess {
-		return Result{Outcome: OutcomeSuccess}, true
+		return trace.Halt{Outcome: OutcomeSuccess}, true
 	}
-	return Result{Outcome: OutcomeFailure}, true
+	return trace.Halt{Outcome: OutcomeFailure}, true
 }
 
-func (e *Engine) failed(err error) (Result, error) {
+func (e *Engine) failed(err error) (trace.Halt, error) {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return Result{Outcome: OutcomeCanceled}, err
+		return trace.Halt{Outcome: OutcomeCanceled}, err
 	}
-	return Result{Outcome: OutcomeError}, err
+	return trace.Halt{Outcome: OutcomeError}, err
 }
 
 // transition fires an FSM event from the loop (never from a callback), traces it and
@@ -243,7 +238,7 @@ func (e *Engine) apply(op string, sig Signals, err error) error {
 	for i, c := range sig.Changes {
 		var err error
 		switch {
-		case c.Kind == KindState || c.Kind == KindObjective:
+		case c.Kind == ruleset.KindState || c.Kind == ruleset.KindObjective:
 			err = fmt.Errorf("the built-in kind %q is not the gate's to change", c.Kind)
 		case c.Op == ChangePut:
 			_, err = s.wm.change(c.Kind, c.ID, c.Fields, "")
@@ -263,7 +258,7 @@ func (e *Engine) apply(op string, sig Signals, err error) error {
 func (e *Engine) feedback() []Fact {
 	out := []Fact{}
 	for _, f := range e.sess.wm.All() {
-		if f.Kind != KindState && f.Kind != KindObjective {
+		if f.Kind != ruleset.KindState && f.Kind != ruleset.KindObjective {
 			out = append(out, f)
 		}
 	}
@@ -301,7 +296,7 @@ func exchange[Req, Resp any](ctx context.Context, e *Engine, op string, req Req,
 }
 
 // finish gives a Finisher effector its call on a terminal objective.
-func (e *Engine) finish(ctx context.Context, r Result) (Result, error) {
+func (e *Engine) finish(ctx context.Context, r trace.Halt) (trace.Halt, error) {
 	fin, ok := e.eff.(Finisher)
 	if !e.sess.x.Makes(e.calls+1, "finish", ok) {
 		return r, nil

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/clock"
+	"github.com/agentspine/spine/spine/ruleset"
+	"github.com/agentspine/spine/spine/trace"
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
@@ -50,7 +52,7 @@ func (e *scriptedEffector) Gate(ctx context.Context, req GateRequest) (Signals, 
 
 func (e *scriptedEffector) scoreSignals(iteration int) Signals {
 	v := e.scores[min(iteration, len(e.scores))-1]
-	return Signals{Changes: []Change{{Op: ChangePut, Kind: "score", Fields: Fields{"value": v, "round": iteration}}}}
+	return Signals{Changes: []Change{{Op: ChangePut, Kind: "score", Fields: ruleset.Fields{"value": v, "round": iteration}}}}
 }
 
 // flushSink is a MemorySink that remembers how much of the trace was flushed.
@@ -66,8 +68,8 @@ func (s *flushSink) Flush() error {
 
 type engineCase struct {
 	name       string
-	mode       string // seeds the mode fact when not ""
-	seedScore  Fields // seeds the score fact when not nil
+	mode       string         // seeds the mode fact when not ""
+	seedScore  ruleset.Fields // seeds the score fact when not nil
 	opts       []Option
 	eff        func(cancel context.CancelFunc) *scriptedEffector
 	outcome    string
@@ -98,11 +100,11 @@ func engineCases() []engineCase {
 			calls: "mint 1 work, gate 1 construct-1, mint 2 work, gate 2 construct-2, mint 3 work, gate 3 construct-3",
 		},
 		{
-			name: "no_rule", eff: scores(0.5), seedScore: Fields{"value": 0.5, "round": 0},
+			name: "no_rule", eff: scores(0.5), seedScore: ruleset.Fields{"value": 0.5, "round": 0},
 			outcome: OutcomeNoRule, iterations: 1, objective: "",
 		},
 		{
-			name: "terminal_at_select", eff: scores(0.5), seedScore: Fields{"value": 0.95, "round": 1},
+			name: "terminal_at_select", eff: scores(0.5), seedScore: ruleset.Fields{"value": 0.95, "round": 1},
 			outcome: OutcomeSuccess, iterations: 1, objective: "done",
 		},
 		{
@@ -140,7 +142,7 @@ func engineCases() []engineCase {
 			name: "gate_changes_builtin",
 			eff: func(context.CancelFunc) *scriptedEffector {
 				return &scriptedEffector{gate: func(context.Context, GateRequest) (Signals, error) {
-					return Signals{Changes: []Change{{Op: ChangePut, Kind: KindObjective, Fields: Fields{"name": "done"}}}}, nil
+					return Signals{Changes: []Change{{Op: ChangePut, Kind: ruleset.KindObjective, Fields: ruleset.Fields{"name": "done"}}}}, nil
 				}}
 			},
 			outcome: OutcomeError, iterations: 1, objective: "work",
@@ -152,7 +154,7 @@ func engineCases() []engineCase {
 			eff: func(context.CancelFunc) *scriptedEffector {
 				return &scriptedEffector{gate: func(context.Context, GateRequest) (Signals, error) {
 					return Signals{Changes: []Change{
-						{Op: ChangePut, Kind: "score", Fields: Fields{"value": 0.5, "round": 1}},
+						{Op: ChangePut, Kind: "score", Fields: ruleset.Fields{"value": 0.5, "round": 1}},
 						{Op: "upsert", Kind: "score"},
 					}}, nil
 				}}
@@ -192,7 +194,7 @@ func engineCases() []engineCase {
 	}
 }
 
-func loadEngineRules(tb testing.TB) *RuleSet {
+func loadEngineRules(tb testing.TB) *ruleset.RuleSet {
 	tb.Helper()
 	rs, err := LoadRulesFile("testdata/engine/climb.yaml")
 	if err != nil {
@@ -202,7 +204,7 @@ func loadEngineRules(tb testing.TB) *RuleSet {
 }
 
 // runEngineCase runs one case and returns its result, trace, effector calls and error.
-func runEngineCase(t *testing.T, rs *RuleSet, c engineCase) (Result, *flushSink, []string, error) {
+func runEngineCase(t *testing.T, rs *ruleset.RuleSet, c engineCase) (trace.Halt, *flushSink, []string, error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -211,7 +213,7 @@ func runEngineCase(t *testing.T, rs *RuleSet, c engineCase) (Result, *flushSink,
 	opts := append([]Option{WithTrace(sink), WithRunID("engine-" + c.name)}, c.opts...)
 	e := NewEngine(rs, eff, opts...)
 	if c.mode != "" {
-		if _, err := e.Session().Put("mode", "", Fields{"name": c.mode}); err != nil {
+		if _, err := e.Session().Put("mode", "", ruleset.Fields{"name": c.mode}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -272,7 +274,7 @@ func TestEngine(t *testing.T) {
 
 // checkHalt checks the trace's shape: seq counts up from 1, and the last event is the
 // halt event carrying the result and, on failure, the error.
-func checkHalt(t *testing.T, trace []byte, res Result, runErr error) {
+func checkHalt(t *testing.T, trace []byte, res trace.Halt, runErr error) {
 	t.Helper()
 	f, err := tr.Read("trace", bytes.NewReader(trace))
 	if err != nil || len(f.Events) == 0 {
@@ -381,7 +383,7 @@ func TestEngineSeesStateFact(t *testing.T) {
 	if strings.Join(states, ",") != want {
 		t.Errorf("state facts %v, want %s", states, want)
 	}
-	if f, ok := e.Session().Get(KindState, ""); !ok || field(t, f, "name") != StateTerminate {
+	if f, ok := e.Session().Get(ruleset.KindState, ""); !ok || field(t, f, "name") != ruleset.StateTerminate {
 		t.Errorf("final state fact %+v", f)
 	}
 }

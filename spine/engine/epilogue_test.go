@@ -3,9 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/agentspine/spine/spine/trace"
 	"strings"
 	"testing"
+
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // TestJournalTapAndEpilogue: the tap sees journalled events with their trace seqs, the

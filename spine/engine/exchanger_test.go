@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentspine/spine/spine/ruleset"
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
@@ -53,7 +54,7 @@ func (x *fakeExchanger) Exchange(_ context.Context, t Tape, c tr.EffectorCall, i
 	case "mint":
 		v = Construct{ID: fmt.Sprintf("c%d", c.Call)}
 	case "gate":
-		v = Signals{Changes: []Change{{Op: ChangePut, Kind: "score", Fields: Fields{"value": x.scores[x.gates], "round": x.gates + 1}}}}
+		v = Signals{Changes: []Change{{Op: ChangePut, Kind: "score", Fields: ruleset.Fields{"value": x.scores[x.gates], "round": x.gates + 1}}}}
 		x.gates++
 	}
 	b, err := json.Marshal(v)

@@ -45,7 +45,7 @@ func (kf *kindFacts) setPayload(dst reflect.Value, src any) error {
 	switch p := src.(type) {
 	case nil:
 		return nil
-	case Fields:
+	case ruleset.Fields:
 		return setFields(k, dst, p)
 	case map[string]any:
 		return setFields(k, dst, p)
@@ -59,7 +59,7 @@ func (kf *kindFacts) setPayload(dst reflect.Value, src any) error {
 		sv = sv.Elem()
 	}
 	if sv.Kind() != reflect.Struct {
-		return fmt.Errorf("payload of kind %q must be engine.Fields or a struct, got %T", k.Name, src)
+		return fmt.Errorf("payload of kind %q must be ruleset.Fields or a struct, got %T", k.Name, src)
 	}
 	plan, err := kf.structPlan(sv.Type())
 	if err != nil {
@@ -87,7 +87,7 @@ func (kf *kindFacts) setPayload(dst reflect.Value, src any) error {
 	return nil
 }
 
-func setFields(k *FactKind, dst reflect.Value, fields map[string]any) error {
+func setFields(k *ruleset.FactKind, dst reflect.Value, fields map[string]any) error {
 	// Sorted so that the first error reported does not depend on map order.
 	for _, name := range slices.Sorted(maps.Keys(fields)) {
 		i, ok := k.FieldIndex(name)
@@ -103,8 +103,8 @@ func setFields(k *FactKind, dst reflect.Value, fields map[string]any) error {
 
 type fieldMove struct {
 	src, dst int
-	same     bool      // the source field has the declared field's Go type
-	typ      FieldType // the declared type
+	same     bool              // the source field has the declared field's Go type
+	typ      ruleset.FieldType // the declared type
 }
 
 // structPlans caches, per (kind, Go struct type), which source field goes where, so a
@@ -112,7 +112,7 @@ type fieldMove struct {
 var structPlans sync.Map // planKey → []fieldMove
 
 type planKey struct {
-	kind *FactKind
+	kind *ruleset.FactKind
 	typ  reflect.Type
 }
 
@@ -139,7 +139,7 @@ type cachedPlan struct {
 // writesWhole reports whether plan writes every declared field, each from a field of
 // the declared Go type. Such a payload replaces the old one entirely, so the old
 // payload need not be copied first, and it is copied without reflection.
-func writesWhole(k *FactKind, plan []fieldMove) bool {
+func writesWhole(k *ruleset.FactKind, plan []fieldMove) bool {
 	written := make([]bool, len(k.Fields))
 	for _, m := range plan {
 		if !m.same {
@@ -249,13 +249,13 @@ func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []i
 	for _, mv := range c.plan {
 		s, d := ptrOf(sv.Field(mv.src)), dst[mv.dst]
 		switch mv.typ {
-		case TypeFloat:
+		case ruleset.TypeFloat:
 			m.f = bindMove(m.f, d.f, s.f, &m.sink.f, in.Num, slotOf(mv.dst, cond.TFloat))
-		case TypeInt:
+		case ruleset.TypeInt:
 			m.i = bindMove(m.i, d.i, s.i, &m.sink.i, in.Int, slotOf(mv.dst, cond.TInt))
-		case TypeBool:
+		case ruleset.TypeBool:
 			m.b = bindMove(m.b, d.b, s.b, &m.sink.b, in.Bool, slotOf(mv.dst, cond.TBool))
-		case TypeString:
+		case ruleset.TypeString:
 			m.s = bindMove(m.s, d.s, s.s, &m.sink.s, in.Str, slotOf(mv.dst, cond.TString))
 		default:
 			slotOf(mv.dst, cond.TOther) // refreshInput writes no other slot either
@@ -350,7 +350,7 @@ func (m *moves) text() {
 // declared type rejects its value: a float that is not finite, an int beyond
 // ruleset.MaxExactInt. byPointer names an int as the field's own Go type, int, the way
 // it was read.
-func badNumber(k *FactKind, dst int, f reflect.Value, byPointer bool) error {
+func badNumber(k *ruleset.FactKind, dst int, f reflect.Value, byPointer bool) error {
 	switch f.Kind() {
 	case reflect.Float64:
 		if x := f.Float(); !finite(x) {
@@ -367,7 +367,7 @@ func badNumber(k *FactKind, dst int, f reflect.Value, byPointer bool) error {
 	return nil
 }
 
-func lookupPlan(k *FactKind, t reflect.Type) ([]fieldMove, error) {
+func lookupPlan(k *ruleset.FactKind, t reflect.Type) ([]fieldMove, error) {
 	key := planKey{k, t}
 	if p, ok := structPlans.Load(key); ok {
 		return p.([]fieldMove), nil

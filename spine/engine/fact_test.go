@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 const factRules = `version: 1
@@ -17,7 +19,7 @@ rules:
 
 func TestFactGetAndJSON(t *testing.T) {
 	s := NewSession(mustLoad(t, factRules))
-	f, err := s.Assert("all", "", Fields{"f": 0.5, "i": 2, "b": true, "s": "x", "l": []string{"p"}})
+	f, err := s.Assert("all", "", ruleset.Fields{"f": 0.5, "i": 2, "b": true, "s": "x", "l": []string{"p"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +59,7 @@ func TestFactKindDeclaration(t *testing.T) {
 	if strings.Join(names, " ") != "f:float i:int b:bool s:string l:strings" {
 		t.Errorf("fields %v", names)
 	}
-	if f, ok := k.Field("i"); !ok || f.Type != TypeInt {
+	if f, ok := k.Field("i"); !ok || f.Type != ruleset.TypeInt {
 		t.Errorf("Field(i) = %+v, %v", f, ok)
 	}
 	if _, ok := k.Field("zz"); ok {

@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"github.com/agentspine/spine/spine/trace"
 	"strings"
 	"testing"
+
+	"github.com/agentspine/spine/spine/ruleset"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // finishing is a test double that ends its run with a final construct.
@@ -19,7 +21,7 @@ func (f *finishing) Mint(ctx context.Context, r MintRequest) (Construct, error) 
 }
 
 func (f *finishing) Gate(ctx context.Context, r GateRequest) (Signals, error) {
-	return Signals{Changes: []Change{{Op: ChangePut, Kind: "score", Fields: Fields{"value": 1.0}}}}, nil
+	return Signals{Changes: []Change{{Op: ChangePut, Kind: "score", Fields: ruleset.Fields{"value": 1.0}}}}, nil
 }
 
 func (f *finishing) Finish(ctx context.Context, r FinishRequest) (Construct, error) {

@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/agentspine/spine/spine/cond"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 
 	"github.com/expr-lang/expr/vm"
@@ -77,7 +78,7 @@ func fuzzSeeds(tb testing.TB) [][]byte {
 
 func checkLoadErrors(t *testing.T, err error) {
 	t.Helper()
-	var les LoadErrors
+	var les ruleset.LoadErrors
 	if !errors.As(err, &les) || len(les) == 0 {
 		t.Fatalf("error is %T, want a non-empty LoadErrors: %v", err, err)
 	}
@@ -97,31 +98,31 @@ func checkLoadErrors(t *testing.T, err error) {
 
 // factValueSets are the field values a fuzzed rule set's facts get: none (every kind
 // absent), zero values, ordinary values, and extremes that stress number handling.
-var factValueSets = []map[FieldType]any{
+var factValueSets = []map[ruleset.FieldType]any{
 	nil,
 	{},
-	{TypeFloat: 0.5, TypeInt: 3, TypeBool: true, TypeString: "x", TypeStrings: []string{"x", "y"}},
-	{TypeFloat: -1e300, TypeInt: 1 << 53, TypeBool: false, TypeString: "", TypeStrings: []string{}},
+	{ruleset.TypeFloat: 0.5, ruleset.TypeInt: 3, ruleset.TypeBool: true, ruleset.TypeString: "x", ruleset.TypeStrings: []string{"x", "y"}},
+	{ruleset.TypeFloat: -1e300, ruleset.TypeInt: 1 << 53, ruleset.TypeBool: false, ruleset.TypeString: "", ruleset.TypeStrings: []string{}},
 }
 
 // exerciseRuleSet runs cycles in a fresh session until no rule fires, so that every rule
 // is evaluated and every rule that can fire carries out its then. Unless values is nil,
 // every declared kind first gets facts with those field values. Before each cycle every
 // rule the matcher decides must agree with the expr VM.
-func exerciseRuleSet(t *testing.T, rs *RuleSet, values map[FieldType]any) {
+func exerciseRuleSet(t *testing.T, rs *ruleset.RuleSet, values map[ruleset.FieldType]any) {
 	t.Helper()
 	sink := &trace.MemorySink{}
 	s := NewSession(rs, WithTrace(sink), WithMaxFirings(len(rs.Rules())+2))
 	if values != nil {
 		for _, k := range rs.Kinds() {
-			if k.Name == KindState || k.Name == KindObjective {
+			if k.Name == ruleset.KindState || k.Name == ruleset.KindObjective {
 				continue
 			}
 			ids := []string{""}
 			if k.Many {
 				ids = []string{"b", "a"}
 			}
-			fields := Fields{}
+			fields := ruleset.Fields{}
 			for _, f := range k.Fields {
 				if v, ok := values[f.Type]; ok {
 					fields[f.Name] = v

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/agentspine/spine/spine/ruleset"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Reasons a run is interrupted: stopped from outside its rules.
@@ -49,7 +52,7 @@ func (e *EffectorError) Unwrap() error { return e.Err }
 // interruption names why the loop's end is an interruption, "" when it is not one: a
 // terminal objective, no rule to fire, or an error of the engine itself (the trace, a
 // runaway, a replay departing from its recording) ends the run as it is.
-func interruption(res Result, err error) (reason, detail string) {
+func interruption(res trace.Halt, err error) (reason, detail string) {
 	switch res.Outcome {
 	case OutcomeCanceled:
 		if err != nil {
@@ -68,7 +71,7 @@ func interruption(res Result, err error) (reason, detail string) {
 
 // interrupt lets an Interrupter's rules end an interrupted run: see Interrupter. A
 // failure on the way is joined to the run's error and makes the outcome error.
-func (e *Engine) interrupt(ctx context.Context, res Result, err error) (Result, error) {
+func (e *Engine) interrupt(ctx context.Context, res trace.Halt, err error) (trace.Halt, error) {
 	if e.finishing {
 		return res, err // Finish was called: the rules have decided already
 	}
@@ -87,7 +90,7 @@ func (e *Engine) interrupt(ctx context.Context, res Result, err error) (Result, 
 	if ok {
 		call = in.Interrupt
 	}
-	fail := func(ierr error) (Result, error) {
+	fail := func(ierr error) (trace.Halt, error) {
 		res.Outcome = OutcomeError
 		return res, errors.Join(err, ierr)
 	}
@@ -95,7 +98,7 @@ func (e *Engine) interrupt(ctx context.Context, res Result, err error) (Result, 
 	if ierr := e.apply("interrupt", sig, ierr); ierr != nil {
 		return fail(ierr)
 	}
-	if e.fsm.Current() != StateTerminate {
+	if e.fsm.Current() != ruleset.StateTerminate {
 		e.transition(ctx, evInterrupted)
 	}
 	if _, cerr := e.sess.runCycle(ctx, true); cerr != nil {

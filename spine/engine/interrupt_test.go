@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -39,7 +40,7 @@ func (f *interrupting) Gate(ctx context.Context, r GateRequest) (Signals, error)
 	if f.gates == f.failGate {
 		return Signals{}, errors.New("the judge is unreachable")
 	}
-	return Signals{Changes: []Change{{Op: ChangePut, Kind: "score", Fields: Fields{"value": float64(f.gates) / 10}}}}, nil
+	return Signals{Changes: []Change{{Op: ChangePut, Kind: "score", Fields: ruleset.Fields{"value": float64(f.gates) / 10}}}}, nil
 }
 
 func (f *interrupting) Interrupt(ctx context.Context, r InterruptRequest) (Signals, error) {
@@ -47,7 +48,7 @@ func (f *interrupting) Interrupt(ctx context.Context, r InterruptRequest) (Signa
 		return Signals{}, errors.New("Interrupt got a cancelled context")
 	}
 	f.interrupts = append(f.interrupts, r)
-	return Signals{Changes: []Change{{Op: ChangePut, Kind: "stop", Fields: Fields{"reason": r.Reason}}}}, nil
+	return Signals{Changes: []Change{{Op: ChangePut, Kind: "stop", Fields: ruleset.Fields{"reason": r.Reason}}}}, nil
 }
 
 func (f *interrupting) Finish(ctx context.Context, r FinishRequest) (Construct, error) {

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/agentspine/spine/spine/cond"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -36,7 +37,7 @@ const maxLeafEvals = 1 << 16
 
 // get returns the list of leaf, building it from outcomes (by rule index) the first
 // time; nil when the leaf is not kept.
-func (c *leafCache) get(m *cond.Matcher, leaf int, order []*Rule, outcomes []uint8) *leafEvals {
+func (c *leafCache) get(m *cond.Matcher, leaf int, order []*ruleset.Rule, outcomes []uint8) *leafEvals {
 	if leaf < 0 {
 		return nil
 	}

@@ -8,10 +8,11 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/agentspine/spine/spine/trace"
+	"github.com/expr-lang/expr/vm"
 
 	"github.com/agentspine/spine/internal/rulegen"
-	"github.com/expr-lang/expr/vm"
+	"github.com/agentspine/spine/spine/ruleset"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // matcherFuzzSeeds are run by TestMatcherMatchesVMSeeds and seed FuzzMatcherMatchesVM.
@@ -57,7 +58,7 @@ func checkSeed(t *testing.T, seed uint64) {
 			// The fact is stored with legal values, then its fields overwritten with any
 			// value at all: the matcher must read what expr reads, whatever working
 			// memory would have let in.
-			if err := s.Set(k.Name, "", Fields{}); err != nil {
+			if err := s.Set(k.Name, "", ruleset.Fields{}); err != nil {
 				t.Fatal(err)
 			}
 			kf := &s.wm.kinds[k.Index()]

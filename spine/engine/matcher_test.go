@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentspine/spine/spine/cond"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/agentspine/spine/spine/cond"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 const fastpathRules = `
@@ -100,7 +102,7 @@ func TestMatcherMatchesVM(t *testing.T) {
 					if k.Many || rng.IntN(4) == 0 {
 						continue // sometimes absent, to exercise nil checks and errors
 					}
-					f := Fields{}
+					f := ruleset.Fields{}
 					for _, fld := range k.Fields {
 						f[fld.Name] = randomValue(rng, fld.Type)
 					}
@@ -141,7 +143,7 @@ func TestCycleMatchesVM(t *testing.T) {
 				if k.Many || rng.IntN(4) == 0 {
 					continue
 				}
-				f := Fields{}
+				f := ruleset.Fields{}
 				for _, fld := range k.Fields {
 					f[fld.Name] = randomValue(rng, fld.Type)
 				}
@@ -167,15 +169,15 @@ func TestCycleMatchesVM(t *testing.T) {
 	}
 }
 
-func randomValue(rng *rand.Rand, t FieldType) any {
+func randomValue(rng *rand.Rand, t ruleset.FieldType) any {
 	switch t {
-	case TypeFloat:
+	case ruleset.TypeFloat:
 		return []float64{0, 0.25, 0.5, 0.75, 1, -1, rng.Float64(), rng.NormFloat64()}[rng.IntN(8)]
-	case TypeInt:
+	case ruleset.TypeInt:
 		return rng.IntN(7) - 2
-	case TypeBool:
+	case ruleset.TypeBool:
 		return rng.IntN(2) == 0
-	case TypeString:
+	case ruleset.TypeString:
 		return []string{"x", "y", ""}[rng.IntN(3)]
 	}
 	return []string{"a", "b"}

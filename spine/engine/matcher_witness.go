@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/agentspine/spine/spine/cond"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/agentspine/spine/spine/cond"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // maxWitnesses bounds the fact combinations checkMatcher tries per rule.
@@ -25,7 +27,7 @@ var errSpent = errors.New("the check's budget is spent")
 // every constant compared with it, one field varied at a time and, while their number
 // stays under maxWitnesses, every combination, with the facts present and absent. An
 // error names the facts on which they disagree, and the rule is returned with it.
-func checkMatcher(rs *RuleSet) (*Rule, error) {
+func checkMatcher(rs *ruleset.RuleSet) (*ruleset.Rule, error) {
 	wm := NewWorkingMemory(rs, nil)
 	m, kinds := rs.Matcher(), rs.Kinds()
 	var machine vm.VM
@@ -35,7 +37,7 @@ func checkMatcher(rs *RuleSet) (*Rule, error) {
 			continue
 		}
 		w := witnesses(rs, r)
-		err := w.points(func(facts map[int]Fields, absent int) error {
+		err := w.points(func(facts map[int]ruleset.Fields, absent int) error {
 			if spent += len(kinds); spent > checkBudget {
 				return errSpent
 			}
@@ -76,7 +78,7 @@ func checkMatcher(rs *RuleSet) (*Rule, error) {
 	return nil, nil
 }
 
-func describeFacts(rs *RuleSet, facts map[int]Fields, absent int) string {
+func describeFacts(rs *ruleset.RuleSet, facts map[int]ruleset.Fields, absent int) string {
 	s := ""
 	for _, k := range rs.Kinds() {
 		if f, ok := facts[k.Index()]; ok && k.Index() != absent {
@@ -92,13 +94,13 @@ func describeFacts(rs *RuleSet, facts map[int]Fields, absent int) string {
 // witnessSet is the facts a rule's condition reads and the values checkMatcher tries
 // for each field.
 type witnessSet struct {
-	rs     *RuleSet
+	rs     *ruleset.RuleSet
 	kinds  []int    // kinds the condition reads, present or absent
 	fields [][2]int // kind, field
 	values [][]any  // per field, the values to try
 }
 
-func witnesses(rs *RuleSet, r *Rule) *witnessSet {
+func witnesses(rs *ruleset.RuleSet, r *ruleset.Rule) *witnessSet {
 	w := &witnessSet{rs: rs}
 	var consts [][]cond.Const
 	var types []cond.Type
@@ -145,11 +147,11 @@ func witnesses(rs *RuleSet, r *Rule) *witnessSet {
 // values with the others at their first; then each kind absent in turn. facts holds
 // every kind the rule reads, absent (-1 for none) is the one to leave out, and both are
 // reused from call to call.
-func (w *witnessSet) points(try func(facts map[int]Fields, absent int) error) error {
+func (w *witnessSet) points(try func(facts map[int]ruleset.Fields, absent int) error) error {
 	pick := make([]int, len(w.fields))
-	facts := map[int]Fields{}
+	facts := map[int]ruleset.Fields{}
 	for _, k := range w.kinds {
-		facts[k] = Fields{}
+		facts[k] = ruleset.Fields{}
 	}
 	emit := func(absent int) error {
 		for i, f := range w.fields {

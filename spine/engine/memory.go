@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentspine/spine/spine/cond"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // Errors returned by WorkingMemory operations; wrapped with the kind and id involved.
@@ -36,7 +37,7 @@ const (
 //
 // A WorkingMemory is not safe for concurrent use; a Session owns one.
 type WorkingMemory struct {
-	rs       *RuleSet
+	rs       *ruleset.RuleSet
 	kinds    []kindFacts
 	rev      uint64
 	env      reflect.Value   // pointer to the rule set's environment struct
@@ -59,7 +60,7 @@ type WorkingMemory struct {
 
 // setRuleSet switches working memory to a reloaded rule set with the same kinds, whose
 // environment struct env already points at the current payloads.
-func (wm *WorkingMemory) setRuleSet(rs *RuleSet, env reflect.Value) {
+func (wm *WorkingMemory) setRuleSet(rs *ruleset.RuleSet, env reflect.Value) {
 	wm.rs, wm.env = rs, env
 	wm.bindEnv()
 	// The new rules' matcher reads other fields: fill its input from the facts.
@@ -99,7 +100,7 @@ func (wm *WorkingMemory) bindEnv() {
 // kindFacts holds the facts of one kind. A singleton kind keeps its one fact in a slot,
 // a many kind in a map by id: the singleton path runs on every decision.
 type kindFacts struct {
-	kind   *FactKind
+	kind   *ruleset.FactKind
 	many   bool
 	single Fact
 	has    bool
@@ -190,7 +191,7 @@ func (kf *kindFacts) get(id string) (Fact, bool) {
 
 // NewWorkingMemory returns an empty working memory for the rule set's fact kinds.
 // observe, when not nil, is called after every change.
-func NewWorkingMemory(rs *RuleSet, observe func(op string, f Fact)) *WorkingMemory {
+func NewWorkingMemory(rs *ruleset.RuleSet, observe func(op string, f Fact)) *WorkingMemory {
 	wm := &WorkingMemory{
 		rs:            rs,
 		kinds:         make([]kindFacts, len(rs.Kinds())),
@@ -220,7 +221,7 @@ func (wm *WorkingMemory) KindRev(kind string) uint64 {
 	return wm.kinds[k.Index()].rev
 }
 
-func (wm *WorkingMemory) kind(name, id string) (*FactKind, string, error) {
+func (wm *WorkingMemory) kind(name, id string) (*ruleset.FactKind, string, error) {
 	k, ok := wm.rs.Kind(name)
 	if !ok {
 		return nil, "", fmt.Errorf("%w %q", ErrUnknownKind, name)
@@ -367,7 +368,7 @@ func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFa
 }
 
 // takeSpare returns a payload nobody has seen, allocating one when there is no spare.
-func (kf *kindFacts) takeSpare(k *FactKind) *payload {
+func (kf *kindFacts) takeSpare(k *ruleset.FactKind) *payload {
 	buf := kf.spare
 	kf.spare = nil
 	if buf == nil {
@@ -398,7 +399,7 @@ func (wm *WorkingMemory) replaceLive(kf *kindFacts, buf *payload) {
 
 // stored records f, a fact of a many kind written already, as the kind's latest change
 // and reports it.
-func (wm *WorkingMemory) stored(k *FactKind, f Fact, op string) {
+func (wm *WorkingMemory) stored(k *ruleset.FactKind, f Fact, op string) {
 	wm.rev++
 	f.Rev = wm.rev
 	kf := &wm.kinds[k.Index()]
@@ -544,7 +545,7 @@ func (wm *WorkingMemory) All() []Fact {
 	return out
 }
 
-func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
+func (wm *WorkingMemory) sorted(k *ruleset.FactKind) []Fact {
 	kf := &wm.kinds[k.Index()]
 	if !kf.many {
 		if !kf.has {
@@ -560,7 +561,7 @@ func (wm *WorkingMemory) sorted(k *FactKind) []Fact {
 
 // syncEnv points the kind's environment field at its current payload(s) and refreshes
 // the matcher's input.
-func (wm *WorkingMemory) syncEnv(k *FactKind) {
+func (wm *WorkingMemory) syncEnv(k *ruleset.FactKind) {
 	if !k.Many {
 		wm.pointEnv(k.Index(), &wm.kinds[k.Index()])
 		wm.refreshInput(k)
@@ -587,7 +588,7 @@ func (wm *WorkingMemory) pointEnv(i int, kf *kindFacts) {
 
 // refreshInput copies singleton kind k's presence and the fields the matcher reads into
 // its input.
-func (wm *WorkingMemory) refreshInput(k *FactKind) {
+func (wm *WorkingMemory) refreshInput(k *ruleset.FactKind) {
 	if k.Many {
 		return
 	}

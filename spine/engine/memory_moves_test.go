@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -246,7 +247,7 @@ func bindingScript(t *testing.T, bound, unfused bool) string {
 	write(true)
 	do(s.Set("s", "", &movesHost{Tag: "b", N: 1}))
 	write(false)
-	do(s.Set("s", "", Fields{"x": 3.5}))
+	do(s.Set("s", "", ruleset.Fields{"x": 3.5}))
 	write(false)
 	a.X = math.Inf(-1)
 	write(true)

@@ -5,14 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/agentspine/spine/spine/trace"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/agentspine/spine/spine/ruleset"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // mustLoad compiles an inline rule file or fails the test.
-func mustLoad(tb testing.TB, src string) *RuleSet {
+func mustLoad(tb testing.TB, src string) *ruleset.RuleSet {
 	tb.Helper()
 	rs, err := LoadRules("inline.yaml", []byte(src))
 	if err != nil {
@@ -72,14 +74,14 @@ func field(t *testing.T, f Fact, name string) any {
 func TestMemoryAssertUpdateRetract(t *testing.T) {
 	s, _ := newMemorySession(t)
 	wm := s.Memory()
-	f, err := s.Assert("signals", "", Fields{"D": 0.5, "n": 3, "ok": true, "note": "hi", "tags": []string{"a"}})
+	f, err := s.Assert("signals", "", ruleset.Fields{"D": 0.5, "n": 3, "ok": true, "note": "hi", "tags": []string{"a"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f.Kind != "signals" || f.ID != "signals" || f.Rev != 1 {
 		t.Errorf("asserted %s/%s rev %d; want signals/signals rev 1 (a singleton's id is its kind)", f.Kind, f.ID, f.Rev)
 	}
-	u, err := s.Update("signals", "", Fields{"n": 4})
+	u, err := s.Update("signals", "", ruleset.Fields{"n": 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func TestMemoryAssertUpdateRetract(t *testing.T) {
 	if !ok || got.Rev != 2 {
 		t.Errorf("Get by explicit id = %+v, %v", got, ok)
 	}
-	if _, err := s.Assert("subtask", "s1", Fields{"status": "new"}); err != nil {
+	if _, err := s.Assert("subtask", "s1", ruleset.Fields{"status": "new"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Assert("unrelated", "", nil); err != nil {
@@ -122,11 +124,11 @@ func TestMemoryAssertUpdateRetract(t *testing.T) {
 
 func TestMemoryPut(t *testing.T) {
 	s, sink := newMemorySession(t)
-	a, err := s.Put("subtask", "x", Fields{"status": "new", "tries": 1})
+	a, err := s.Put("subtask", "x", ruleset.Fields{"status": "new", "tries": 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := s.Put("subtask", "x", Fields{"status": "done"})
+	b, err := s.Put("subtask", "x", ruleset.Fields{"status": "done"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +144,7 @@ func TestMemoryPut(t *testing.T) {
 func TestMemoryQueryOrder(t *testing.T) {
 	s, _ := newMemorySession(t)
 	for _, id := range []string{"c", "a", "b", "aa"} {
-		if _, err := s.Assert("subtask", id, Fields{"status": id}); err != nil {
+		if _, err := s.Assert("subtask", id, ruleset.Fields{"status": id}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -195,31 +197,37 @@ func TestMemoryErrors(t *testing.T) {
 			nil, `kind "subtask" holds many facts: an id is required`},
 		{"singleton with another id", func(s *Session) error { _, err := s.Assert("unrelated", "u1", nil); return err },
 			nil, `kind "unrelated" holds one fact: its id is "unrelated" or empty, not "u1"`},
-		{"wrong field type", func(s *Session) error { _, err := s.Assert("subtask", "n", Fields{"tries": "two"}); return err },
+		{"wrong field type", func(s *Session) error { _, err := s.Assert("subtask", "n", ruleset.Fields{"tries": "two"}); return err },
 			nil, `field "tries" of kind "subtask": want an integer, got two (string)`},
-		{"fraction for an int", func(s *Session) error { _, err := s.Assert("subtask", "n", Fields{"tries": 1.5}); return err },
+		{"fraction for an int", func(s *Session) error { _, err := s.Assert("subtask", "n", ruleset.Fields{"tries": 1.5}); return err },
 			nil, `field "tries" of kind "subtask": want an integer, got 1.5 (float64)`},
-		{"string for a bool", func(s *Session) error { _, err := s.Update("signals", "", Fields{"ok": "yes"}); return err },
+		{"string for a bool", func(s *Session) error { _, err := s.Update("signals", "", ruleset.Fields{"ok": "yes"}); return err },
 			nil, `field "ok" of kind "signals": want a bool, got string`},
-		{"number for a string", func(s *Session) error { _, err := s.Update("signals", "", Fields{"note": 1}); return err },
+		{"number for a string", func(s *Session) error { _, err := s.Update("signals", "", ruleset.Fields{"note": 1}); return err },
 			nil, `field "note" of kind "signals": want a string, got int`},
-		{"list of non-strings", func(s *Session) error { _, err := s.Update("signals", "", Fields{"tags": []any{"a", 2}}); return err },
+		{"list of non-strings", func(s *Session) error {
+			_, err := s.Update("signals", "", ruleset.Fields{"tags": []any{"a", 2}})
+			return err
+		},
 			nil, `field "tags" of kind "signals": want a list of strings, element 1 is int`},
-		{"unknown field", func(s *Session) error { _, err := s.Update("signals", "", Fields{"E": 1.0}); return err },
+		{"unknown field", func(s *Session) error { _, err := s.Update("signals", "", ruleset.Fields{"E": 1.0}); return err },
 			nil, `kind "signals" has no field "E" (fields: D, n, note, ok, tags)`},
-		{"NaN", func(s *Session) error { _, err := s.Update("signals", "", Fields{"D": math.NaN()}); return err },
+		{"NaN", func(s *Session) error { _, err := s.Update("signals", "", ruleset.Fields{"D": math.NaN()}); return err },
 			nil, `field "D" of kind "signals": want a finite number, got NaN`},
-		{"infinity", func(s *Session) error { _, err := s.Update("signals", "", Fields{"D": math.Inf(1)}); return err },
+		{"infinity", func(s *Session) error {
+			_, err := s.Update("signals", "", ruleset.Fields{"D": math.Inf(1)})
+			return err
+		},
 			nil, `field "D" of kind "signals": want a finite number, got +Inf`},
 		{"payload not a struct", func(s *Session) error { _, err := s.Update("signals", "", "D=1"); return err },
-			nil, `payload of kind "signals" must be engine.Fields or a struct, got string`},
+			nil, `payload of kind "signals" must be ruleset.Fields or a struct, got string`},
 		{"struct with an unknown tag", func(s *Session) error { _, err := s.Update("signals", "", hostBad{D: 1}); return err },
 			nil, `kind "signals" has no field "color" (from engine.hostBad.Color; fields: D, n, note, ok, tags)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s, sink := newMemorySession(t)
-			if _, err := s.Assert("signals", "", Fields{"D": 0.25}); err != nil {
+			if _, err := s.Assert("signals", "", ruleset.Fields{"D": 0.25}); err != nil {
 				t.Fatal(err)
 			}
 			before, traced := s.Memory().Rev(), len(traceLines(t, sink))
@@ -281,7 +289,7 @@ func TestMemoryPayloadForms(t *testing.T) {
 	}
 	// The stored list is a copy: changing the caller's slice afterwards changes nothing.
 	tags := []string{"m"}
-	if _, err := s.Update("signals", "", Fields{"tags": tags}); err != nil {
+	if _, err := s.Update("signals", "", ruleset.Fields{"tags": tags}); err != nil {
 		t.Fatal(err)
 	}
 	tags[0] = "changed"
@@ -297,7 +305,7 @@ func TestMemoryPayloadForms(t *testing.T) {
 		t.Errorf("nil pointer update: %+v, %v", g, err)
 	}
 	// The kind's own payload type, as read from a fact, can be stored back.
-	if _, err := s.Assert("subtask", "a", Fields{"status": "x", "tries": 2}); err != nil {
+	if _, err := s.Assert("subtask", "a", ruleset.Fields{"status": "x", "tries": 2}); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := s.Get("subtask", "a")
@@ -315,7 +323,7 @@ func TestMemoryPayloadForms(t *testing.T) {
 func TestMemoryManyKindAsList(t *testing.T) {
 	s, _ := newMemorySession(t)
 	for _, p := range [][2]string{{"s3", "third"}, {"s1", "first"}, {"s2", "second"}} {
-		if _, err := s.Assert("subtask", p[0], Fields{"status": p[1]}); err != nil {
+		if _, err := s.Assert("subtask", p[0], ruleset.Fields{"status": p[1]}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -347,10 +355,10 @@ func TestMemoryTrace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mustDo(s.Assert("signals", "", Fields{"D": 0.5, "tags": []string{"x"}}))
-	mustDo(s.Update("signals", "", Fields{"n": 2}))
-	mustDo(s.Put("subtask", "b", Fields{"status": "new"}))
-	mustDo(s.Put("subtask", "b", Fields{"tries": 1}))
+	mustDo(s.Assert("signals", "", ruleset.Fields{"D": 0.5, "tags": []string{"x"}}))
+	mustDo(s.Update("signals", "", ruleset.Fields{"n": 2}))
+	mustDo(s.Put("subtask", "b", ruleset.Fields{"status": "new"}))
+	mustDo(s.Put("subtask", "b", ruleset.Fields{"tries": 1}))
 	mustDo(Fact{}, s.Retract("subtask", "b"))
 	want := []string{
 		`{"seq":2,"t":"2000-01-01T00:00:00.001Z","kind":"fact_asserted","fact":{"kind":"signals","id":"signals","rev":1,"payload":{"D":0.5,"n":0,"ok":false,"note":"","tags":["x"]}}}`,

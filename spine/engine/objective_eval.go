@@ -5,8 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // ObjectiveEval is one scored objective's evaluation in a cycle. An evaluation that

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -65,18 +66,18 @@ func TestObjectivesEvaluatedEachCycle(t *testing.T) {
 	}
 	s := NewSession(rs)
 	for i, step := range []struct {
-		put        Fields // nil: no change before the cycle
+		put        ruleset.Fields // nil: no change before the cycle
 		objectives string
 		fired      string
 	}{
 		// both's && stops before s.ok; fragile reads the absent s, an error of expr's.
 		{nil, `[{"objective":"progress","score":0,"satisfied":false},{"objective":"both","satisfied":false},` +
 			`{"objective":"fragile","error":"score: reflect: call of reflect.Value.Field on zero Value (1:3)\n | s.x / (s.x - 1)\n | ..^"}]`, ""},
-		{Fields{"x": 0.4}, `[{"objective":"progress","score":0.4,"satisfied":false},{"objective":"both","satisfied":false},` +
+		{ruleset.Fields{"x": 0.4}, `[{"objective":"progress","score":0.4,"satisfied":false},{"objective":"both","satisfied":false},` +
 			`{"objective":"fragile","score":-0.6666666666666667}]`, "close_enough"},
 		{nil, `[{"objective":"progress","score":0.4,"satisfied":false},{"objective":"both","satisfied":false},` +
 			`{"objective":"fragile","score":-0.6666666666666667}]`, ""}, // refracted: s has not changed
-		{Fields{"x": 1.0, "ok": true}, `[{"objective":"progress","score":1,"satisfied":true},{"objective":"both","satisfied":true},` +
+		{ruleset.Fields{"x": 1.0, "ok": true}, `[{"objective":"progress","score":1,"satisfied":true},{"objective":"both","satisfied":true},` +
 			`{"objective":"fragile","error":"score: +Inf is not a finite number"}]`, "finished"},
 	} {
 		if step.put != nil {
@@ -151,7 +152,7 @@ rules: [{name: r, salience: 1, when: "objectives.whole.score == 7", then: {objec
 	s := NewSession(rs, WithTrace(sink))
 	for _, x := range []any{nil, 0.25, -3.5e-7} {
 		if x != nil {
-			if _, err := s.Put("s", "", Fields{"x": x}); err != nil {
+			if _, err := s.Put("s", "", ruleset.Fields{"x": x}); err != nil {
 				t.Fatal(err)
 			}
 		}

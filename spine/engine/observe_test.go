@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentspine/spine/spine/trace"
 	"strings"
 	"testing"
+
+	"github.com/agentspine/spine/spine/ruleset"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // observingEffector is a test double for the control plane: its gate scores each
@@ -28,7 +30,7 @@ func (e *observingEffector) Gate(ctx context.Context, req GateRequest) (Signals,
 	e.calls = append(e.calls, fmt.Sprintf("gate %d %s", req.Iteration, req.Construct.ID))
 	v := e.scores[req.Iteration-1]
 	e.verdict[req.Construct.ID] = v
-	return Signals{Changes: []Change{{Op: ChangePut, Kind: "sig", Fields: Fields{"value": v, "judged": "gate"}}}}, nil
+	return Signals{Changes: []Change{{Op: ChangePut, Kind: "sig", Fields: ruleset.Fields{"value": v, "judged": "gate"}}}}, nil
 }
 
 func (e *observingEffector) Observe(ctx context.Context, req ObserveRequest) (Signals, error) {
@@ -37,10 +39,10 @@ func (e *observingEffector) Observe(ctx context.Context, req ObserveRequest) (Si
 	}
 	if req.Construct == nil {
 		e.calls = append(e.calls, fmt.Sprintf("observe %d seed", req.Iteration))
-		return Signals{Changes: []Change{{Op: ChangePut, Kind: "sig", Fields: Fields{"value": 0.1, "judged": "seed"}}}}, nil
+		return Signals{Changes: []Change{{Op: ChangePut, Kind: "sig", Fields: ruleset.Fields{"value": 0.1, "judged": "seed"}}}}, nil
 	}
 	e.calls = append(e.calls, fmt.Sprintf("observe %d %s", req.Iteration, req.Construct.ID))
-	return Signals{Changes: []Change{{Op: ChangePut, Kind: "sig", Fields: Fields{"value": e.verdict[req.Construct.ID], "judged": req.Construct.ID}}}}, nil
+	return Signals{Changes: []Change{{Op: ChangePut, Kind: "sig", Fields: ruleset.Fields{"value": e.verdict[req.Construct.ID], "judged": req.Construct.ID}}}}, nil
 }
 
 const observeRules = `facts:

@@ -1,9 +1,10 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/spine/trace"
-	"time"
 )
 
 // Option configures a Session or an Engine.

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -52,7 +53,7 @@ rules:
 			f, _ := s.Get("s", "")
 			hold(f)
 		case 2:
-			if err := s.Set("s", "", Fields{"x": x, "tag": "t"}); err != nil {
+			if err := s.Set("s", "", ruleset.Fields{"x": x, "tag": "t"}); err != nil {
 				t.Fatal(err)
 			}
 			hold(s.Query("s")[0])
@@ -62,7 +63,7 @@ rules:
 			}
 			hold(s.Memory().All()[1])
 		case 4:
-			f, err := s.Update("s", "", Fields{"n": i})
+			f, err := s.Update("s", "", ruleset.Fields{"n": i})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,10 +81,10 @@ rules:
 		if _, err := s.Cycle(ctx); err != nil {
 			t.Fatal(err)
 		}
-		f, _ := s.Get(KindObjective, "")
+		f, _ := s.Get(ruleset.KindObjective, "")
 		hold(f)
 		// A change that fails half-way leaves the fact as it was.
-		if err := s.Set("s", "", Fields{"n": 1, "x": math.NaN()}); err == nil {
+		if err := s.Set("s", "", ruleset.Fields{"n": 1, "x": math.NaN()}); err == nil {
 			t.Fatal("NaN accepted")
 		}
 		if i%6 != 5 {
@@ -124,8 +125,8 @@ func TestBuiltinPayloadLayout(t *testing.T) {
 		name  string
 		types []reflect.Type
 	}{
-		{stateIndex, KindState, []reflect.Type{stringType, intType}},
-		{objectiveIndex, KindObjective, []reflect.Type{stringType, stringType}},
+		{stateIndex, ruleset.KindState, []reflect.Type{stringType, intType}},
+		{objectiveIndex, ruleset.KindObjective, []reflect.Type{stringType, stringType}},
 	} {
 		k := rs.Kinds()[c.index]
 		if k.Name != c.name {

@@ -29,7 +29,7 @@ type FileRuleSource struct {
 var _ RuleSource = (*FileRuleSource)(nil)
 
 // NewFileRuleSource watches path, starting from the rule set already running.
-func NewFileRuleSource(path string, running *RuleSet) *FileRuleSource {
+func NewFileRuleSource(path string, running *ruleset.RuleSet) *FileRuleSource {
 	return &FileRuleSource{Path: path, last: running.Hash()}
 }
 
@@ -85,7 +85,7 @@ func (s *Session) reload(name string, src []byte) error {
 
 // sameKinds requires identical fact kinds: the facts in memory must mean the same thing
 // under the new rules.
-func sameKinds(a, b *RuleSet) error {
+func sameKinds(a, b *ruleset.RuleSet) error {
 	ak, bk := a.Kinds(), b.Kinds()
 	if len(ak) != len(bk) {
 		return fmt.Errorf("the new rules declare other fact kinds; a running session keeps its kinds (restart the run to change them)")

@@ -30,7 +30,7 @@ func (c *counter) Mint(ctx context.Context, r MintRequest) (Construct, error) {
 
 func (c *counter) Gate(ctx context.Context, r GateRequest) (Signals, error) {
 	c.n++
-	return Signals{Changes: []Change{{Op: ChangePut, Kind: "score", Fields: Fields{"value": c.n}}}}, nil
+	return Signals{Changes: []Change{{Op: ChangePut, Kind: "score", Fields: ruleset.Fields{"value": c.n}}}}, nil
 }
 
 // scriptedSource offers a fixed sequence of rule sources, one per poll.

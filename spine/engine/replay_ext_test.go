@@ -7,11 +7,12 @@ import (
 
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/replay"
+	"github.com/agentspine/spine/spine/ruleset"
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
 func init() {
-	engine.ReplayTrace = func(t *testing.T, trace []byte, rs *engine.RuleSet) []byte {
+	engine.ReplayTrace = func(t *testing.T, trace []byte, rs *ruleset.RuleSet) []byte {
 		t.Helper()
 		tf, err := tr.Read("t", bytes.NewReader(trace))
 		if err != nil {

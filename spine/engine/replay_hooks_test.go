@@ -2,9 +2,11 @@ package engine
 
 import (
 	"bytes"
-	"github.com/agentspine/spine/spine/trace"
 	"strings"
 	"testing"
+
+	"github.com/agentspine/spine/spine/ruleset"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Package replay owns replaying and comparing traces and imports this package, so the
@@ -12,13 +14,13 @@ import (
 // replay_ext_test.go (package engine_test) fills.
 var (
 	// ReplayTrace replays trace with rs and returns the trace the replay wrote.
-	ReplayTrace func(t *testing.T, trace []byte, rs *RuleSet) []byte
+	ReplayTrace func(t *testing.T, trace []byte, rs *ruleset.RuleSet) []byte
 	// TraceDiff is the first difference between two traces, "" when they are identical.
 	TraceDiff func(a, b []byte) string
 )
 
 // assertReplays replays recorded with rs and requires the same bytes and an intact chain.
-func assertReplays(t *testing.T, recorded []byte, rs *RuleSet) {
+func assertReplays(t *testing.T, recorded []byte, rs *ruleset.RuleSet) {
 	t.Helper()
 	again := ReplayTrace(t, recorded, rs)
 	if d := TraceDiff(recorded, again); d != "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/agentspine/spine/clock"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -20,7 +21,7 @@ import (
 // (such as the GGS filter) drive a Session directly. A Session is not safe for
 // concurrent use; run one per goroutine. Sessions share their immutable RuleSet.
 type Session struct {
-	rs      *RuleSet
+	rs      *ruleset.RuleSet
 	wm      *WorkingMemory
 	opts    options
 	x       Exchanger // the clock, ids, effector calls, rule source and epilogue
@@ -53,7 +54,7 @@ type Session struct {
 }
 
 // NewSession starts a session over a rule set. It writes the trace header at once.
-func NewSession(rs *RuleSet, opt ...Option) *Session {
+func NewSession(rs *ruleset.RuleSet, opt ...Option) *Session {
 	o := defaultOptions()
 	for _, f := range opt {
 		f(&o)
@@ -99,7 +100,7 @@ func NewSession(rs *RuleSet, opt ...Option) *Session {
 // paramsJSON is the header's params: the rule set's parameters by name. Parameters
 // that do not encode (a NaN) are the trace's first error, as a body the sink cannot
 // encode would be, and the header records them as null.
-func (t *tracer) paramsJSON(rs *RuleSet) json.RawMessage {
+func (t *tracer) paramsJSON(rs *ruleset.RuleSet) json.RawMessage {
 	b, err := json.Marshal(rs.ParamMap())
 	if err != nil {
 		if t.err == nil {
@@ -132,7 +133,7 @@ func (s *Session) observe(op string, f Fact) {
 func (s *Session) RunID() string { return s.opts.runID }
 
 // RuleSet returns the session's rule set.
-func (s *Session) RuleSet() *RuleSet { return s.rs }
+func (s *Session) RuleSet() *ruleset.RuleSet { return s.rs }
 
 // Memory gives read access to the working memory. Change facts through the Session so
 // that changes are traced.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/spine/ruleset"
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
@@ -90,10 +91,10 @@ rules:
 `)
 	sink = &tr.MemorySink{}
 	s := NewSession(rs, WithTrace(sink))
-	if err := s.Set("note", "", Fields{"text": "x"}); err != nil {
+	if err := s.Set("note", "", ruleset.Fields{"text": "x"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Set("item", "old", Fields{"status": "stale"}); err != nil {
+	if err := s.Set("item", "old", ruleset.Fields{"status": "stale"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Cycle(context.Background()); err != nil {

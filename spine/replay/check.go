@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -14,7 +15,7 @@ import (
 type CheckOptions struct {
 	// Rules replaces the recorded rules (the run may diverge); nil replays with the
 	// recorded ones (RecordedRules).
-	Rules *engine.RuleSet
+	Rules *ruleset.RuleSet
 	// Compare compares the new trace with the recording, line by line.
 	Compare bool
 	// Keys, when set, must vouch for the recording's signature.
@@ -29,12 +30,12 @@ type CheckOptions struct {
 // Compare).
 type Outcome struct {
 	Path      string
-	Compare   bool          // the options' Compare
-	Result    engine.Result // how the replayed run ended
-	Lines     int           // complete lines of the recording
-	Failed    error         // the recording could not be read or its rules found: no replay ran
-	ReplayErr error         // the replay itself failed: divergence, recording ended, unusable line
-	RunErr    error         // the run's own error, as recorded (an effector error, a cancellation)
+	Compare   bool       // the options' Compare
+	Result    trace.Halt // how the replayed run ended
+	Lines     int        // complete lines of the recording
+	Failed    error      // the recording could not be read or its rules found: no replay ran
+	ReplayErr error      // the replay itself failed: divergence, recording ended, unusable line
+	RunErr    error      // the run's own error, as recorded (an effector error, a cancellation)
 	// Incomplete says why the recording is incomplete (torn mid-line, or cut at a line
 	// boundary before its halt: one verdict), "" when it is whole.
 	Incomplete string

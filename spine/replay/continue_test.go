@@ -17,6 +17,7 @@ import (
 	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/ruleset"
+	"github.com/agentspine/spine/spine/trace"
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
@@ -115,13 +116,13 @@ func recordingOf(t *testing.T, name string, data []byte) *Recording {
 	return rec
 }
 
-var compiled sync.Map // rule hash → *engine.RuleSet: compiling ggs.yaml per cut would dominate
+var compiled sync.Map // rule hash → *ruleset.RuleSet: compiling ggs.yaml per cut would dominate
 
 // rulesOf is the recording's embedded rule set, compiled once per rule file.
-func rulesOf(t *testing.T, rec *Recording) *engine.RuleSet {
+func rulesOf(t *testing.T, rec *Recording) *ruleset.RuleSet {
 	t.Helper()
 	if rs, ok := compiled.Load(rec.Header.Rules.Hash); ok {
-		return rs.(*engine.RuleSet)
+		return rs.(*ruleset.RuleSet)
 	}
 	rs, err := rec.EmbeddedRules()
 	if err != nil {
@@ -133,7 +134,7 @@ func rulesOf(t *testing.T, rec *Recording) *engine.RuleSet {
 
 // continued runs a continuation of the recording at path (already cut or whole) with
 // the world answering live, writing through the continuation's sink.
-func continued(t *testing.T, path string, full *Recording, opts ContinueOptions) (out []byte, cont *Continue, w *world, res engine.Result, err error) {
+func continued(t *testing.T, path string, full *Recording, opts ContinueOptions) (out []byte, cont *Continue, w *world, res trace.Halt, err error) {
 	t.Helper()
 	c, err := tr.OpenContinuation(path)
 	if err != nil {

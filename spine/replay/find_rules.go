@@ -24,7 +24,7 @@ import (
 // by hash, never by name, among every shipped rule file, the recorded path and the rule
 // files beside the trace; those two paths come from outside, so they are read only
 // through ReadRecordedRuleFile, and what it refused is named in the error.
-func (r *Recording) RecordedRules() (*engine.RuleSet, error) {
+func (r *Recording) RecordedRules() (*ruleset.RuleSet, error) {
 	if rs, err := r.EmbeddedRules(); rs != nil || err != nil {
 		return rs, err
 	}
@@ -132,7 +132,7 @@ func (e *RulesNotFoundError) Error() string {
 // hash. Identity is the hash alone: a file's name says nothing about its rules. When
 // none has it, the error is a *RulesNotFoundError with path (the recorded one) and
 // every file looked at.
-func FindRulesByHash(path, hash string, files []RuleFile) (*engine.RuleSet, error) {
+func FindRulesByHash(path, hash string, files []RuleFile) (*ruleset.RuleSet, error) {
 	nf := &RulesNotFoundError{Path: path, Hash: hash}
 	for _, f := range files {
 		src, err := f.Read()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -30,7 +31,7 @@ func Boundaries(rec *Recording) []Boundary {
 			continue
 		}
 		st := &evs[i+1]
-		if fc, ok := trace.As[trace.FactChange](st); !ok || fc.Fact.Kind != engine.KindState {
+		if fc, ok := trace.As[trace.FactChange](st); !ok || fc.Fact.Kind != ruleset.KindState {
 			continue
 		}
 		b := Boundary{Seq: st.Seq + 1, Iteration: tr.Iteration}

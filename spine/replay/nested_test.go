@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
@@ -66,7 +67,7 @@ func (c *climber) Gate(_ context.Context, r engine.GateRequest) (engine.Signals,
 	if err := json.Unmarshal(r.Construct.Body, &total); err != nil {
 		return engine.Signals{}, err
 	}
-	return engine.Signals{Changes: []engine.Change{{Op: engine.ChangePut, Kind: "score", Fields: engine.Fields{"value": total, "round": r.Iteration}}}}, nil
+	return engine.Signals{Changes: []engine.Change{{Op: engine.ChangePut, Kind: "score", Fields: ruleset.Fields{"value": total, "round": r.Iteration}}}}, nil
 }
 
 var durations = regexp.MustCompile(`"duration_ms":\d+`)

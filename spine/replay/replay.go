@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -174,7 +175,7 @@ type Exchanger struct {
 func (r *Exchanger) seed(s *engine.Session) error {
 	for _, e := range r.rec.seed {
 		f := e.Body.(trace.FactChange).Fact
-		if f.Kind == engine.KindState || f.Kind == engine.KindObjective {
+		if f.Kind == ruleset.KindState || f.Kind == ruleset.KindObjective {
 			continue
 		}
 		var err error
@@ -182,7 +183,7 @@ func (r *Exchanger) seed(s *engine.Session) error {
 		case trace.KindFactRetracted:
 			err = s.Retract(f.Kind, f.ID)
 		default:
-			fields := engine.Fields{}
+			fields := ruleset.Fields{}
 			if err := decodeNumbers(f.Payload, &fields); err != nil {
 				return fmt.Errorf("%s:%d: %w", r.rec.Name, e.Line, err)
 			}
@@ -470,7 +471,7 @@ func recordedError(msg string) error {
 // effector result from it and calling no effector, and writes the new trace to sink.
 // With the recorded rule set the new trace is byte-identical to the recording; with
 // another one the run may diverge, which is reported as a *DivergenceError.
-func Run(ctx context.Context, rec *Recording, rs *engine.RuleSet, sink trace.Sink) (engine.Result, error) {
+func Run(ctx context.Context, rec *Recording, rs *ruleset.RuleSet, sink trace.Sink) (trace.Halt, error) {
 	rp, h := &Exchanger{rec: rec}, rec.Header
 	opts := []engine.Option{
 		engine.WithExchanger(rp),
@@ -486,7 +487,7 @@ func Run(ctx context.Context, rec *Recording, rs *engine.RuleSet, sink trace.Sin
 	}
 	eng := engine.NewEngine(rs, nil, opts...)
 	if err := rp.seed(eng.Session()); err != nil {
-		return engine.Result{}, &RecordingError{err}
+		return trace.Halt{}, &RecordingError{err}
 	}
 	return eng.Run(ctx)
 }

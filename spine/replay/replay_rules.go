@@ -18,7 +18,7 @@ const MaxRecordedRuleFile = 1 << 20
 // named by the recorded path. It returns nil and no error for a trace written before
 // headers carried their rules. The source must hash to the recorded hash: a header whose
 // source was edited is refused rather than replayed with rules it does not name.
-func (r *Recording) EmbeddedRules() (*engine.RuleSet, error) {
+func (r *Recording) EmbeddedRules() (*ruleset.RuleSet, error) {
 	ref := r.Header.Rules
 	if ref.Source == "" {
 		return nil, nil

@@ -12,7 +12,7 @@ import (
 )
 
 // recordHeader records a session's header with rs and reads it back as a recording.
-func recordHeader(t *testing.T, rs *engine.RuleSet) *Recording {
+func recordHeader(t *testing.T, rs *ruleset.RuleSet) *Recording {
 	t.Helper()
 	sink := &tr.MemorySink{}
 	engine.NewSession(rs, engine.WithTrace(sink), engine.WithRunID("embed"))

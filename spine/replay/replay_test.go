@@ -12,10 +12,12 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
+	"github.com/agentspine/spine/spine/trace"
 	tr "github.com/agentspine/spine/spine/trace"
 )
 
-func replayFile(t *testing.T, path string, rs *engine.RuleSet) ([]byte, []byte, *Recording, engine.Result, error) {
+func replayFile(t *testing.T, path string, rs *ruleset.RuleSet) ([]byte, []byte, *Recording, trace.Halt, error) {
 	t.Helper()
 	recorded, err := os.ReadFile(path)
 	if err != nil {
@@ -216,7 +218,7 @@ func TestReplayFailed(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		path string
-		rs   *engine.RuleSet
+		rs   *ruleset.RuleSet
 		want string
 	}{
 		{"other rules", "../engine/testdata/engine/success.jsonl", labour, `replay diverged at seq 10 (call 1, mint): request field objective: recorded "work", replay asked "labour"`},

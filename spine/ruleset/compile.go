@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentspine/spine/spine/cond"
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/conf"
@@ -14,6 +13,8 @@ import (
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 	"gopkg.in/yaml.v3"
+
+	"github.com/agentspine/spine/spine/cond"
 )
 
 // compileExpr compiles an expression of the rule file, n's value, against the rule

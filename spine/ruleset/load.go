@@ -10,8 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentspine/spine/internal/yamlnode"
 	"gopkg.in/yaml.v3"
+
+	"github.com/agentspine/spine/internal/yamlnode"
 )
 
 // Load compiles a rule file. name is used in error messages and as the rule set's path.

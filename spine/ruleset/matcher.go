@@ -4,7 +4,6 @@ import (
 	"errors"
 	"reflect"
 
-	"github.com/agentspine/spine/spine/cond"
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/checker"
 	"github.com/expr-lang/expr/compiler"
@@ -13,6 +12,8 @@ import (
 	"github.com/expr-lang/expr/optimizer"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/agentspine/spine/spine/cond"
 )
 
 // exprOptions are the expr options of the rule file's expressions: typed by the rule

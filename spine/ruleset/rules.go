@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/agentspine/spine/internal/yamlnode"
 	"github.com/agentspine/spine/spine/trace"
-	"gopkg.in/yaml.v3"
 )
 
 // The engine's FSM states a rule may request with then.transition.

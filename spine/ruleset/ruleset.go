@@ -8,9 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/expr-lang/expr/vm"
+
 	"github.com/agentspine/spine/spine/cond"
 	"github.com/agentspine/spine/spine/trace"
-	"github.com/expr-lang/expr/vm"
 )
 
 // Objective terminal values.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -15,14 +16,14 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Play runs rs against the scenario with a deterministic clock and the scenario's name as
 // run id, writing the trace to sink.
-func Play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink, opt ...engine.Option) (engine.Result, error) {
+func Play(ctx context.Context, sc *Scenario, rs *ruleset.RuleSet, sink trace.Sink, opt ...engine.Option) (trace.Halt, error) {
 	rep, err := Run(ctx, sc, rs, sink, opt...)
 	return rep.Result, err
 }
 
 // Run is Play that also returns the run's Report, for the scorecard and candidates
 // sidecars. The report is never nil; after an error it describes where the run stopped.
-func Run(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink, opt ...engine.Option) (*Report, error) {
+func Run(ctx context.Context, sc *Scenario, rs *ruleset.RuleSet, sink trace.Sink, opt ...engine.Option) (*Report, error) {
 	opts := append([]engine.Option{
 		engine.WithTrace(sink),
 		engine.WithClock(clock.NewStep(Epoch, time.Millisecond)),

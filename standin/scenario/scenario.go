@@ -11,9 +11,11 @@ import (
 	"strings"
 	"sync"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/agentspine/spine/internal/yamlnode"
 	"github.com/agentspine/spine/spine/engine"
-	"gopkg.in/yaml.v3"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 // Scenario is a parsed scenario file.
@@ -120,7 +122,7 @@ func parseRound(n *yaml.Node) (Round, error) {
 			r.Changes = append(r.Changes, engine.Change{Op: engine.ChangeRetract, Kind: kind, ID: id})
 			continue
 		}
-		r.Changes = append(r.Changes, engine.Change{Op: engine.ChangePut, Kind: kind, ID: id, Fields: engine.Fields(m[k])})
+		r.Changes = append(r.Changes, engine.Change{Op: engine.ChangePut, Kind: kind, ID: id, Fields: ruleset.Fields(m[k])})
 	}
 	return r, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -45,8 +46,8 @@ func TestRoundsAreServedInOrder(t *testing.T) {
 	}
 	// Keys are applied in sorted order, whatever order the file lists them in.
 	want := []engine.Change{
-		{Op: engine.ChangePut, Kind: "s", Fields: engine.Fields{"a": 1}},
-		{Op: engine.ChangePut, Kind: "t", ID: "7", Fields: engine.Fields{"b": "x"}},
+		{Op: engine.ChangePut, Kind: "s", Fields: ruleset.Fields{"a": 1}},
+		{Op: engine.ChangePut, Kind: "t", ID: "7", Fields: ruleset.Fields{"b": "x"}},
 		{Op: engine.ChangeRetract, Kind: "u"},
 	}
 	if len(got.Changes) != len(want) {

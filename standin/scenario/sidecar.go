@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // Sidecar formats, written in each file's format field.
@@ -30,7 +32,7 @@ const (
 // verdict per topic) and candidates (the admitted constructs). It holds only what the
 // run decided, read from the engine's memory at the end: no wall clock, no map order.
 type Report struct {
-	Result engine.Result
+	Result trace.Halt
 	Rules  RulesRef
 	Topic  string
 	Entry  TopicEntry
@@ -46,7 +48,7 @@ type RulesRef struct {
 // TopicEntry is one topic's final verdict in a scorecard.
 type TopicEntry struct {
 	Construct  *engine.Construct           `json:"construct,omitempty"` // the construct gated last
-	Facts      map[string]engine.Fields    `json:"facts"`               // "kind" or "kind/id" → fields
+	Facts      map[string]ruleset.Fields   `json:"facts"`               // "kind" or "kind/id" → fields
 	Iterations int                         `json:"iterations"`
 	Objective  string                      `json:"objective"`
 	Objectives map[string]ObjectiveVerdict `json:"objectives,omitempty"`
@@ -62,9 +64,9 @@ type ObjectiveVerdict struct {
 }
 
 // newReport reads the end of a run from its engine.
-func newReport(sc *Scenario, rs *engine.RuleSet, res engine.Result, sess *engine.Session, eff *Effector) *Report {
+func newReport(sc *Scenario, rs *ruleset.RuleSet, res trace.Halt, sess *engine.Session, eff *Effector) *Report {
 	r := &Report{Result: res, Rules: RulesRef{Hash: rs.Hash(), Name: rs.Name()}, Topic: sc.Topic}
-	e := TopicEntry{Facts: map[string]engine.Fields{}, Iterations: res.Iterations, Objective: res.Objective, Outcome: res.Outcome}
+	e := TopicEntry{Facts: map[string]ruleset.Fields{}, Iterations: res.Iterations, Objective: res.Objective, Outcome: res.Outcome}
 	switch res.Outcome {
 	case engine.OutcomeSuccess:
 		e.Verdict = VerdictAdmitted
@@ -77,10 +79,10 @@ func newReport(sc *Scenario, rs *engine.RuleSet, res engine.Result, sess *engine
 		e.Construct = &c
 	}
 	for _, f := range sess.Memory().All() {
-		if f.Kind == engine.KindState {
+		if f.Kind == ruleset.KindState {
 			continue
 		}
-		if f.Kind == engine.KindObjective {
+		if f.Kind == ruleset.KindObjective {
 			if v, ok := f.Get("rule"); ok {
 				r.rule, _ = v.(string)
 			}
@@ -112,8 +114,8 @@ func newReport(sc *Scenario, rs *engine.RuleSet, res engine.Result, sess *engine
 }
 
 // fieldsOf reads a fact's declared fields by name.
-func fieldsOf(f engine.Fact) engine.Fields {
-	out := engine.Fields{}
+func fieldsOf(f engine.Fact) ruleset.Fields {
+	out := ruleset.Fields{}
 	b, err := json.Marshal(f.Payload)
 	if err != nil {
 		return out
@@ -135,7 +137,7 @@ func (r *Report) Scorecard() ([]byte, error) {
 // Candidate is one admitted construct in candidates.json.
 type Candidate struct {
 	Construct  *engine.Construct           `json:"construct"`
-	Facts      map[string]engine.Fields    `json:"facts"`
+	Facts      map[string]ruleset.Fields   `json:"facts"`
 	Iteration  int                         `json:"iteration"`
 	Objective  string                      `json:"objective"`
 	Objectives map[string]ObjectiveVerdict `json:"objectives,omitempty"`

@@ -53,18 +53,18 @@ func AnyTaskLLMConfig() llm.Config {
 var _ llm.ChatModel = AnyTask{}
 
 // Complete answers req as its role's rules say.
-func (AnyTask) Complete(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+func (AnyTask) Complete(ctx context.Context, req contract.ModelRequest) (contract.ModelResponse, error) {
 	if err := ctx.Err(); err != nil {
-		return llm.ChatResponse{}, err
+		return contract.ModelResponse{}, err
 	}
 	name, ok := strings.CutPrefix(req.Model, anyTaskPrefix)
 	role, known := llm.ParseRoleName(name)
 	if !ok || !known {
-		return llm.ChatResponse{}, fmt.Errorf("stand-in: model %q is not one of the stand-in's (%s<role>)", req.Model, anyTaskPrefix)
+		return contract.ModelResponse{}, fmt.Errorf("stand-in: model %q is not one of the stand-in's (%s<role>)", req.Model, anyTaskPrefix)
 	}
 	var (
 		content string
-		calls   []llm.ToolCall
+		calls   []contract.ModelToolCall
 		err     error
 	)
 	switch role {
@@ -82,17 +82,17 @@ func (AnyTask) Complete(ctx context.Context, req llm.ChatRequest) (llm.ChatRespo
 		err = fmt.Errorf("stand-in: the role %s is not one the stand-in answers", role)
 	}
 	if err != nil {
-		return llm.ChatResponse{}, err
+		return contract.ModelResponse{}, err
 	}
 	finish := "stop"
 	if len(calls) > 0 {
 		finish = "tool_calls"
 	}
-	return llm.ChatResponse{Model: req.Model, Content: content, ToolCalls: calls, FinishReason: finish, Attempts: 1}, nil
+	return contract.ModelResponse{Model: req.Model, Content: content, ToolCalls: calls, FinishReason: finish, Attempts: 1}, nil
 }
 
 // firstUser decodes the request's first user turn, the role's JSON request.
-func firstUser(req llm.ChatRequest, v any) error {
+func firstUser(req contract.ModelRequest, v any) error {
 	for _, m := range req.Messages {
 		if m.Role == llm.RoleUser {
 			if err := json.Unmarshal([]byte(m.Content), v); err != nil {
@@ -105,7 +105,7 @@ func firstUser(req llm.ChatRequest, v any) error {
 }
 
 // assistantTurns counts the replies already in the conversation.
-func assistantTurns(req llm.ChatRequest) int {
+func assistantTurns(req contract.ModelRequest) int {
 	n := 0
 	for _, m := range req.Messages {
 		if m.Role == llm.RoleAssistant {
@@ -116,7 +116,7 @@ func assistantTurns(req llm.ChatRequest) int {
 }
 
 // perceiveAny is R1: the user's words as the intent.
-func perceiveAny(req llm.ChatRequest) (string, error) {
+func perceiveAny(req contract.ModelRequest) (string, error) {
 	var in struct {
 		RawInput string `json:"raw_input"`
 	}
@@ -139,7 +139,7 @@ func reportCriterion(report string) string { return report + " " + critReport }
 // planAny is R2: one subtask surveying the work dir into a report file. A later round,
 // or a plan the validator rejected, names another report file, so no plan repeats one
 // that failed.
-func planAny(req llm.ChatRequest) (string, error) {
+func planAny(req contract.ModelRequest) (string, error) {
 	var in struct {
 		Task  contract.TaskSpec `json:"task"`
 		Round int               `json:"round"`

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 )
 
@@ -30,7 +31,7 @@ type survey struct {
 
 // executeAny is R3: list, read, write, answer — the next step is the first not yet in
 // the conversation.
-func executeAny(req llm.ChatRequest) (string, []llm.ToolCall, error) {
+func executeAny(req contract.ModelRequest) (string, []contract.ModelToolCall, error) {
 	var in struct {
 		SubTask struct {
 			Intent  string   `json:"intent"`
@@ -55,11 +56,11 @@ func executeAny(req llm.ChatRequest) (string, []llm.ToolCall, error) {
 	id := func(i int) string { return fmt.Sprintf("standin-%d-%d", turn, i+1) }
 	switch {
 	case !s.listed:
-		return "", []llm.ToolCall{call(id(0), "list_files", map[string]any{"path": ".", "recursive": true})}, nil
+		return "", []contract.ModelToolCall{call(id(0), "list_files", map[string]any{"path": ".", "recursive": true})}, nil
 	case failedReply(s.listReply):
 		return js(map[string]any{"status": "failed", "output": "list_files: " + s.listReply}), nil, nil
 	}
-	var next []llm.ToolCall
+	var next []contract.ModelToolCall
 	for _, f := range s.files {
 		if _, done := s.read[f]; !done && len(s.read)+len(next) < maxReadFiles {
 			next = append(next, call(id(len(next)), "read_file", map[string]any{"path": f}))
@@ -69,7 +70,7 @@ func executeAny(req llm.ChatRequest) (string, []llm.ToolCall, error) {
 		return "", next, nil
 	}
 	if !s.written {
-		return "", []llm.ToolCall{call(id(0), "write_file", map[string]any{"path": report, "content": s.report(taskOf(in.SubTask.Context, in.SubTask.Intent))})}, nil
+		return "", []contract.ModelToolCall{call(id(0), "write_file", map[string]any{"path": report, "content": s.report(taskOf(in.SubTask.Context, in.SubTask.Intent))})}, nil
 	}
 	out := map[string]any{"listed": len(s.files), "read": len(s.readOrder), "report": report, "write_file": s.writeOut}
 	if failedReply(s.writeOut) {
@@ -79,7 +80,7 @@ func executeAny(req llm.ChatRequest) (string, []llm.ToolCall, error) {
 }
 
 // readSurvey reads the conversation's tool calls and their replies.
-func readSurvey(req llm.ChatRequest, report string) survey {
+func readSurvey(req contract.ModelRequest, report string) survey {
 	s := survey{read: map[string]string{}}
 	replies := map[string]string{}
 	for _, m := range req.Messages {

@@ -5,11 +5,10 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/effectors/llm"
 )
 
 // judgeAny is R4a: each criterion judged on the attempt's tool_calls entries.
-func judgeAny(req llm.ChatRequest) (string, error) {
+func judgeAny(req contract.ModelRequest) (string, error) {
 	var in struct {
 		SubTask struct {
 			SuccessCriteria contract.Criteria `json:"success_criteria"`
@@ -35,7 +34,7 @@ func judgeAny(req llm.ChatRequest) (string, error) {
 }
 
 // mergeAny is R4b: the task's criteria judged on every subtask's tool_calls entries.
-func mergeAny(req llm.ChatRequest) (string, error) {
+func mergeAny(req contract.ModelRequest) (string, error) {
 	var in struct {
 		Intent       string            `json:"intent"`
 		TaskCriteria contract.Criteria `json:"task_criteria"`

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/agentspine/spine/contract"
-	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/taskrun"
@@ -83,18 +82,18 @@ func TestAnyTaskRunsAnyTask(t *testing.T) {
 func checkRepliesFromRequests(t *testing.T, trace []byte) {
 	t.Helper()
 	type call struct {
-		req  llm.ChatRequest
-		resp llm.ChatResponse
+		req  contract.ModelRequest
+		resp contract.ModelResponse
 	}
 	var calls []call
 	sc := bufio.NewScanner(bytes.NewReader(trace))
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
 		var e struct { // an exchange event's body is inline
-			Kind     string           `json:"kind"`
-			Name     string           `json:"name"`
-			Request  llm.ChatRequest  `json:"request"`
-			Response llm.ChatResponse `json:"response"`
+			Kind     string                 `json:"kind"`
+			Name     string                 `json:"name"`
+			Request  contract.ModelRequest  `json:"request"`
+			Response contract.ModelResponse `json:"response"`
 		}
 		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Kind == "exchange" && strings.HasPrefix(e.Name, "llm:") {
 			calls = append(calls, call{e.Request, e.Response})

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 )
 
@@ -39,7 +40,7 @@ type Script map[llm.RoleName][]Turn
 type Turn struct {
 	Expect    []string
 	Content   string
-	ToolCalls []llm.ToolCall
+	ToolCalls []contract.ModelToolCall
 }
 
 // modelPrefix marks the model names a Chat answers to.
@@ -68,13 +69,13 @@ func LLMConfig() llm.Config {
 var _ llm.ChatModel = (*Chat)(nil)
 
 // Complete answers req with its role's next scripted turn.
-func (c *Chat) Complete(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+func (c *Chat) Complete(ctx context.Context, req contract.ModelRequest) (contract.ModelResponse, error) {
 	if err := ctx.Err(); err != nil {
-		return llm.ChatResponse{}, err
+		return contract.ModelResponse{}, err
 	}
 	role, ok := roleOf(req.Model)
 	if !ok {
-		return llm.ChatResponse{}, fmt.Errorf("scripted chat: model %q is not one of the script's (%s<role>)", req.Model, modelPrefix)
+		return contract.ModelResponse{}, fmt.Errorf("scripted chat: model %q is not one of the script's (%s<role>)", req.Model, modelPrefix)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -90,15 +91,15 @@ func (c *Chat) Complete(ctx context.Context, req llm.ChatRequest) (llm.ChatRespo
 	if k := fitting(turns, c.used[role], req, last, n); k >= 0 {
 		n = k
 	} else if n >= len(turns) {
-		return llm.ChatResponse{}, fmt.Errorf("scripted chat: %s's script has %d turn(s) and this is request %d", role, len(turns), n+1)
+		return contract.ModelResponse{}, fmt.Errorf("scripted chat: %s's script has %d turn(s) and this is request %d", role, len(turns), n+1)
 	} else {
 		for _, want := range turns[n].Expect {
 			if !strings.Contains(last, want) {
-				return llm.ChatResponse{}, fmt.Errorf("scripted chat: %s turn %d expects its request's last message to contain %q; it reads %q",
+				return contract.ModelResponse{}, fmt.Errorf("scripted chat: %s turn %d expects its request's last message to contain %q; it reads %q",
 					role, n+1, want, clip(last, 300))
 			}
 		}
-		return llm.ChatResponse{}, fmt.Errorf("scripted chat: %s turn %d does not follow the replies the request holds", role, n+1)
+		return contract.ModelResponse{}, fmt.Errorf("scripted chat: %s turn %d does not follow the replies the request holds", role, n+1)
 	}
 	t := turns[n]
 	c.played[role] = n + 1
@@ -107,7 +108,7 @@ func (c *Chat) Complete(ctx context.Context, req llm.ChatRequest) (llm.ChatRespo
 	if len(t.ToolCalls) > 0 {
 		finish = "tool_calls"
 	}
-	return llm.ChatResponse{Model: req.Model, Content: t.Content, ToolCalls: slices.Clone(t.ToolCalls),
+	return contract.ModelResponse{Model: req.Model, Content: t.Content, ToolCalls: slices.Clone(t.ToolCalls),
 		FinishReason: finish, Attempts: 1}, nil
 }
 
@@ -118,8 +119,8 @@ func (c *Chat) Complete(ctx context.Context, req llm.ChatRequest) (llm.ChatRespo
 // the turns before it in the script (the replies of its conversation so far). Of the
 // turns that fit, the one whose Expect says the most wins; of those, the first not yet
 // played (next), else the first. A turn answers one request only. -1: none fits.
-func fitting(turns []Turn, used map[int]bool, req llm.ChatRequest, last string, next int) int {
-	var replies []llm.Message
+func fitting(turns []Turn, used map[int]bool, req contract.ModelRequest, last string, next int) int {
+	var replies []contract.ModelMessage
 	for _, m := range req.Messages {
 		if m.Role == llm.RoleAssistant {
 			replies = append(replies, m)
@@ -143,7 +144,7 @@ func fitting(turns []Turn, used map[int]bool, req llm.ChatRequest, last string, 
 }
 
 // sameReply says whether m is turn t's reply as a role keeps it in its conversation.
-func sameReply(t Turn, m llm.Message) bool {
+func sameReply(t Turn, m contract.ModelMessage) bool {
 	if t.Content != m.Content || len(t.ToolCalls) != len(m.ToolCalls) {
 		return false
 	}

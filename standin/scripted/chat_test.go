@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 )
 
-func ask(model, last string) llm.ChatRequest {
-	return llm.ChatRequest{Model: model, Messages: []llm.Message{
+func ask(model, last string) contract.ModelRequest {
+	return contract.ModelRequest{Model: model, Messages: []contract.ModelMessage{
 		{Role: llm.RoleSystem, Content: "a prompt that holds ROUND-2 but is not the last message"},
 		{Role: llm.RoleUser, Content: last},
 	}}
@@ -23,7 +24,7 @@ func ask(model, last string) llm.ChatRequest {
 func TestChatPlaysEachRoleInTurn(t *testing.T) {
 	c := NewChat(Script{
 		llm.R2:  {{Content: "plan 1"}, {Content: "plan 2"}},
-		llm.R3:  {{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "list_files", Arguments: `{}`}}}, {Content: "done"}},
+		llm.R3:  {{ToolCalls: []contract.ModelToolCall{{ID: "c1", Name: "list_files", Arguments: `{}`}}}, {Content: "done"}},
 		llm.R4b: {{Content: "merged"}},
 	})
 	steps := []struct {

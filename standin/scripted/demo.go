@@ -3,6 +3,7 @@ package scripted
 import (
 	"encoding/json"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
 )
 
@@ -82,18 +83,18 @@ func demoScript() Script {
 		},
 		llm.R3: {
 			// Round 1, attempt 1: the planned file is not there.
-			{Expect: []string{`"attempt":1`, "src/TODO.md"}, ToolCalls: []llm.ToolCall{call("call-1", "read_file", map[string]any{"path": "src/TODO.md"})}},
+			{Expect: []string{`"attempt":1`, "src/TODO.md"}, ToolCalls: []contract.ModelToolCall{call("call-1", "read_file", map[string]any{"path": "src/TODO.md"})}},
 			{Expect: []string{"no such file"}, Content: js(map[string]any{"status": "failed", "output": "src/TODO.md does not exist; there is no list to count"})},
 			// Attempt 2, after R4a's correction: the other spelling.
-			{Expect: []string{`"attempt":2`, "src/TODO"}, ToolCalls: []llm.ToolCall{call("call-2", "read_file", map[string]any{"path": "src/TODO"})}},
+			{Expect: []string{`"attempt":2`, "src/TODO"}, ToolCalls: []contract.ModelToolCall{call("call-2", "read_file", map[string]any{"path": "src/TODO"})}},
 			{Expect: []string{"no such file"}, Content: js(map[string]any{"status": "failed", "output": "src/TODO does not exist either"})},
 			// Attempt 3: read_file cannot search, and the plan names no other file.
 			{Expect: []string{`"attempt":3`}, Content: js(map[string]any{"status": "failed",
 				"output": "the subtask's TODO list is neither src/TODO.md nor src/TODO, and read_file cannot search for it; the plan must point elsewhere"})},
 			// Round 2: list, count in the sandbox, write.
-			{Expect: []string{`"attempt":1`, "List the files under src/"}, ToolCalls: []llm.ToolCall{call("call-3", "list_files", map[string]any{"path": "src"})}},
-			{Expect: []string{"main.go", "util.go"}, ToolCalls: []llm.ToolCall{call("call-4", "shell", map[string]any{"command": "grep -c TODO src/main.go src/util.go"})}},
-			{Expect: []string{"src/main.go:2", "src/util.go:1"}, ToolCalls: []llm.ToolCall{call("call-5", "write_file", map[string]any{"path": "report.txt", "content": "3\n"})}},
+			{Expect: []string{`"attempt":1`, "List the files under src/"}, ToolCalls: []contract.ModelToolCall{call("call-3", "list_files", map[string]any{"path": "src"})}},
+			{Expect: []string{"main.go", "util.go"}, ToolCalls: []contract.ModelToolCall{call("call-4", "shell", map[string]any{"command": "grep -c TODO src/main.go src/util.go"})}},
+			{Expect: []string{"src/main.go:2", "src/util.go:1"}, ToolCalls: []contract.ModelToolCall{call("call-5", "write_file", map[string]any{"path": "report.txt", "content": "3\n"})}},
 			{Expect: []string{"report.txt"}, Content: js(map[string]any{"status": "completed",
 				"output": "3 lines under src/ contain TODO (src/main.go: 2, src/util.go: 1); report.txt holds 3"})},
 		},
@@ -127,8 +128,8 @@ func js(v any) string {
 	return string(b)
 }
 
-func call(id, name string, args map[string]any) llm.ToolCall {
-	return llm.ToolCall{ID: id, Name: name, Arguments: js(args)}
+func call(id, name string, args map[string]any) contract.ModelToolCall {
+	return contract.ModelToolCall{ID: id, Name: name, Arguments: js(args)}
 }
 
 func verdict(criterion, v, class, evidence string) map[string]any {

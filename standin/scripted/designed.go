@@ -16,6 +16,7 @@ import (
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/standin/scenario"
 	"github.com/agentspine/spine/taskrun"
@@ -51,7 +52,7 @@ func ParseDesigned(name string, src []byte) (*Designed, error) {
 
 // LoadRules loads override when given, else the rule file the scenario names: a shipped
 // one by name, or a path relative to dir, the scenario's directory.
-func (d *Designed) LoadRules(override, dir string) (*engine.RuleSet, error) {
+func (d *Designed) LoadRules(override, dir string) (*ruleset.RuleSet, error) {
 	if override != "" {
 		return engine.LoadRulesFile(override)
 	}
@@ -69,7 +70,7 @@ func (d *Designed) LoadRules(override, dir string) (*engine.RuleSet, error) {
 const DemoScenario = "ggs/change_path_then_success.yaml"
 
 // Demo is the demo's scenario and the shipped rules it names.
-func Demo() (*Designed, *engine.RuleSet, error) {
+func Demo() (*Designed, *ruleset.RuleSet, error) {
 	src, err := fs.ReadFile(fixtures.FS, DemoScenario)
 	if err != nil {
 		return nil, nil, err
@@ -95,7 +96,7 @@ type PlayConfig struct {
 // PlayOutcome is what a play left: its trace and, for a signal scenario, the sidecars.
 type PlayOutcome struct {
 	TracePath             string // "" when the play was refused before its trace
-	Result                engine.Result
+	Result                trace.Halt
 	Scorecard, Candidates string
 	// OutOfRounds: the rules went on past the GGS scenario's last round. The trace ends
 	// in the FinalResult the rules decided for the failed round; the play is not an error.
@@ -105,7 +106,7 @@ type PlayOutcome struct {
 // PlayDesigned plays d with rs: a signal scenario through scenario.Run, whose scorecard
 // and candidates are written beside the trace, or a GGS scenario through Play. An error
 // with no TracePath is a refusal; with one, the trace is there and the error is the play's.
-func PlayDesigned(ctx context.Context, d *Designed, rs *engine.RuleSet, pc PlayConfig) (PlayOutcome, error) {
+func PlayDesigned(ctx context.Context, d *Designed, rs *ruleset.RuleSet, pc PlayConfig) (PlayOutcome, error) {
 	out := PlayOutcome{TracePath: pc.TracePath}
 	if out.TracePath == "" {
 		out.TracePath = taskrun.FreshPath(d.Name + ".trace.jsonl")

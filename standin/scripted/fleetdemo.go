@@ -1,7 +1,7 @@
 package scripted
 
 import (
-	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -11,7 +11,7 @@ import (
 // answers only its own task; the trace header names it ("standin"). It is for trying a
 // fleet and for tests; noSandbox runs the stand-in's tool calls unconfined where
 // bubblewrap cannot run.
-func DemoTaskConfig(workdir string, rs *engine.RuleSet, noSandbox bool) (taskrun.Config, error) {
+func DemoTaskConfig(workdir string, rs *ruleset.RuleSet, noSandbox bool) (taskrun.Config, error) {
 	if err := NewPipelineDemo().WriteFiles(workdir); err != nil {
 		return taskrun.Config{}, err
 	}

@@ -5,9 +5,10 @@ import (
 
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 )
 
-func loadGGS(t *testing.T) *engine.RuleSet {
+func loadGGS(t *testing.T) *ruleset.RuleSet {
 	t.Helper()
 	rs, err := engine.LoadRulesFS(rules.FS, rules.GGS)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/spine/engine"
+	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -21,12 +22,12 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // sink and passing every message to onMessage (which may be nil); opt configures the
 // Solver (memory, for instance). It fails when the run
 // does not end with the scenario's expected final directive.
-func Play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink, onMessage func(trace.Message), opt ...ggs.Option) (engine.Result, *contract.FinalResult, error) {
+func Play(ctx context.Context, sc *Scenario, rs *ruleset.RuleSet, sink trace.Sink, onMessage func(trace.Message), opt ...ggs.Option) (trace.Halt, *contract.FinalResult, error) {
 	return play(ctx, sc, rs, sink, onMessage, nil, opt...)
 }
 
 // play is Play with observers of the trace as written (the rule timeline).
-func play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink, onMessage func(trace.Message), events []ggsrun.EventObserver, opt ...ggs.Option) (engine.Result, *contract.FinalResult, error) {
+func play(ctx context.Context, sc *Scenario, rs *ruleset.RuleSet, sink trace.Sink, onMessage func(trace.Message), events []ggsrun.EventObserver, opt ...ggs.Option) (trace.Halt, *contract.FinalResult, error) {
 	if onMessage != nil {
 		events = append(events, ggsrun.Messages(onMessage))
 	}
@@ -39,7 +40,7 @@ func play(ctx context.Context, sc *Scenario, rs *engine.RuleSet, sink trace.Sink
 		Meta: map[string]string{"scenario": sc.Name, "task_id": sc.Task.TaskID, "intent": sc.Task.Intent},
 	})
 	if err != nil {
-		return engine.Result{}, nil, err
+		return trace.Halt{}, nil, err
 	}
 	out, err := run.Run(ctx)
 	res, final := out.Result, out.Final

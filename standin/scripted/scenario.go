@@ -7,11 +7,12 @@ import (
 	"os"
 	"sync"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/agentspine/spine/bus"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/internal/yamlnode"
-	"gopkg.in/yaml.v3"
 )
 
 // Scenario is a parsed GGS scenario file:
