@@ -124,19 +124,29 @@ func runUntil(t *testing.T, bin string, args []string, env []string, e *bodyEndp
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = pw, &stderr
 	var once sync.Once
+	// started is closed once Start has set cmd.Process: a request can reach the
+	// endpoint's goroutine before Start returns.
+	started := make(chan struct{})
 	check := func() {
 		if stop == nil {
 			return
 		}
 		if sig := stop(); sig != 0 {
-			once.Do(func() { _ = cmd.Process.Signal(sig) })
+			<-started
+			once.Do(func() {
+				if cmd.Process != nil {
+					_ = cmd.Process.Signal(sig)
+				}
+			})
 		}
 	}
 	e.mu.Lock()
 	e.onAsk = check
 	e.mu.Unlock()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	startErr := cmd.Start()
+	close(started)
+	if startErr != nil {
+		t.Fatal(startErr)
 	}
 	var out bytes.Buffer
 	done := make(chan struct{})
