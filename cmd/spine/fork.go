@@ -33,16 +33,9 @@ header's) should hold the files as they were at the boundary.`,
 		}
 		fs := c.Flags()
 		f := &forkFlags{
-			at:        fs.Int64("at", 0, "fork at the cycle boundary at or before this `SEQ` (required)"),
-			rulesPath: fs.String("rules", "", "the edited rule `FILE` applied at the boundary (default: keep the recorded rules)"),
-			resumeFlags: resumeFlags{
-				baseURL:    fs.String("base-url", "", "OpenAI-compatible endpoint `URL` for the live part (default: the one the header records)"),
-				configPath: fs.String("config", "", "YAML model configuration `FILE` (api_key, base_url, roles) as for spine run"),
-				tracePath:  fs.String("trace", "", "the new trace `FILE` (default: beside the recording, with -2, -3, …)"),
-				workdir:    fs.String("workdir", "", "`DIR` the tools work in (default: the one the header records)"),
-				asJSON:     fs.Bool("json", false, "print every message as a JSON line"),
-				noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them"),
-			},
+			at:          fs.Int64("at", 0, "fork at the cycle boundary at or before this `SEQ` (required)"),
+			rulesPath:   fs.String("rules", "", "the edited rule `FILE` applied at the boundary (default: keep the recorded rules)"),
+			resumeFlags: *newResumeFlags(fs),
 		}
 		_ = c.MarkFlagRequired("at")
 		c.RunE = func(c *cobra.Command, args []string) error {

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/internal/termui"
@@ -27,14 +28,7 @@ verifies it. A run that already ended is said so, and nothing is called.`,
 			Args: cobra.ExactArgs(1),
 		}
 		fs := c.Flags()
-		f := &resumeFlags{
-			baseURL:    fs.String("base-url", "", "OpenAI-compatible endpoint `URL` for the live part (default: the one the header records)"),
-			configPath: fs.String("config", "", "YAML model configuration `FILE` (api_key, base_url, roles) as for spine run"),
-			tracePath:  fs.String("trace", "", "the new trace `FILE` (default: beside the recording, with -2, -3, …)"),
-			workdir:    fs.String("workdir", "", "`DIR` the tools work in (default: the one the header records)"),
-			asJSON:     fs.Bool("json", false, "print every message as a JSON line"),
-			noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them"),
-		}
+		f := newResumeFlags(fs)
 		c.RunE = func(c *cobra.Command, args []string) error {
 			return resumeTask(c.Context(), io, f, args[0])
 		}
@@ -45,6 +39,18 @@ verifies it. A run that already ended is said so, and nothing is called.`,
 type resumeFlags struct {
 	baseURL, configPath, tracePath, workdir *string
 	asJSON, noSandbox                       *bool
+}
+
+// newResumeFlags declares the flags resume and fork share: both go live from a recording.
+func newResumeFlags(fs *pflag.FlagSet) *resumeFlags {
+	return &resumeFlags{
+		baseURL:    fs.String("base-url", "", "OpenAI-compatible endpoint `URL` for the live part (default: the one the header records)"),
+		configPath: fs.String("config", "", "YAML model configuration `FILE` (api_key, base_url, roles) as for spine run"),
+		tracePath:  fs.String("trace", "", "the new trace `FILE` (default: beside the recording, with -2, -3, …)"),
+		workdir:    fs.String("workdir", "", "`DIR` the tools work in (default: the one the header records)"),
+		asJSON:     fs.Bool("json", false, "print every message as a JSON line"),
+		noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them"),
+	}
 }
 
 // resumeTask is spine resume: the run is rebuilt and continued by taskrun.Resume; this

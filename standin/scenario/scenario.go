@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -47,15 +46,6 @@ type fileShape struct {
 	Topic       string      `yaml:"topic"`
 	Seed        yaml.Node   `yaml:"seed"`
 	Rounds      []yaml.Node `yaml:"rounds"`
-}
-
-// ParseFile reads a scenario file.
-func ParseFile(path string) (*Scenario, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(path, src)
 }
 
 // Parse reads a scenario. Each round is a mapping from "kind" or "kind/id" to the fields

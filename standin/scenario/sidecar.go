@@ -238,24 +238,11 @@ func (r *Report) WriteSidecars(tracePath string) (scorecard, candidates string, 
 		return "", "", err
 	}
 	scorecard, candidates = SidecarPaths(tracePath)
-	if err := writeNew(scorecard, card); err != nil {
+	if err := trace.WriteNewFile(scorecard, card); err != nil {
 		return "", "", err
 	}
-	if err := writeNew(candidates, cands); err != nil {
+	if err := trace.WriteNewFile(candidates, cands); err != nil {
 		return "", "", err
 	}
 	return scorecard, candidates, nil
-}
-
-// writeNew creates path, failing if it exists, and writes data to it.
-func writeNew(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
