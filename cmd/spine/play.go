@@ -83,7 +83,7 @@ func playDesigned(ctx context.Context, io stdio, d *scripted.Designed, rs *rules
 	}
 	if o := out.OutOfRounds; o != nil && err == nil {
 		printLine(io.out, "out of rounds: %s: they did not end the task where the scenario's own rules do; the run ends there, in the FinalResult the rules decide for a failed round (exit status 3)", o)
-		return exitStatus(3)
+		return exitStatus(exitOutOfRounds)
 	}
 	return err
 }

@@ -15,6 +15,9 @@ const (
 	// exitMemoryLost: spine run ended, but Megrams GGS sent to memory did not reach the
 	// store (the trace's memory_lost event lists them).
 	exitMemoryLost = 3
+	// exitOutOfRounds: spine play's designed GGS scenario ran out of rounds before the
+	// rules ended the run (edited rules asked for a round the scenario does not hold).
+	exitOutOfRounds = 3
 )
 
 // io bundles the standard streams a subcommand may use; subcommands never touch os.Std*.
