@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -178,12 +179,18 @@ func runExampleCommand(text string) ([]string, error) {
 	return strings.Split(strings.TrimRight(out.String()+errb.String(), "\n"), "\n"), nil
 }
 
-// sedSubstitute does what "sed 's/RE/TEXT/' in > out" does for the README's examples:
-// on each line, the first match of RE (which holds no "/" and no "\") becomes TEXT.
+// sedSubstitute does what "sed '[N]s/RE/TEXT/' in > out" does for the README's examples:
+// the first match of RE (which holds no "/" and no "\") on each line, or on line N
+// alone, becomes TEXT (which holds no "&").
 func sedSubstitute(script, in, out string) error {
+	only := 0
+	if i := strings.IndexFunc(script, func(r rune) bool { return r < '0' || r > '9' }); i > 0 {
+		only, _ = strconv.Atoi(script[:i])
+		script = script[i:]
+	}
 	parts := strings.Split(script, "/")
-	if len(parts) != 4 || parts[0] != "s" || parts[3] != "" || strings.ContainsAny(script, `\&`) {
-		return fmt.Errorf("sed script %q: want s/RE/TEXT/ with no \\ or &", script)
+	if len(parts) != 4 || parts[0] != "s" || parts[3] != "" || strings.Contains(script, `\`) || strings.Contains(parts[2], "&") {
+		return fmt.Errorf("sed script %q: want [N]s/RE/TEXT/ with no \\ and no & in TEXT", script)
 	}
 	re, err := regexp.Compile(parts[1])
 	if err != nil {
@@ -195,6 +202,9 @@ func sedSubstitute(script, in, out string) error {
 	}
 	lines := strings.SplitAfter(string(data), "\n")
 	for i, l := range lines {
+		if only != 0 && i+1 != only {
+			continue
+		}
 		if loc := re.FindStringIndex(l); loc != nil {
 			lines[i] = l[:loc[0]] + parts[2] + l[loc[1]:]
 		}
