@@ -306,3 +306,37 @@ func TestShellWords(t *testing.T) {
 		t.Error("shellWords accepted an unclosed quote")
 	}
 }
+
+// TestREADMECommandTable checks that the README's command table has a row for every
+// command "spine --help" lists ("help" aside).
+func TestREADMECommandTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(readme), "\n## Commands\n")
+	if !ok {
+		t.Fatal("README.md has no \"## Commands\" section")
+	}
+	table, _, _ = strings.Cut(table, "\n\n") // the table ends at the first blank line after it
+	var out, errb bytes.Buffer
+	if code := Run(context.Background(), []string{"--help"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("spine --help: status %d: %s", code, errb.String())
+	}
+	_, list, _ := strings.Cut(out.String(), "\nCommands:\n")
+	list, _, _ = strings.Cut(list, "\n\n")
+	n := 0
+	for _, l := range strings.Split(list, "\n") {
+		name := strings.Fields(l)[0]
+		n++
+		if name == "help" {
+			continue
+		}
+		if !regexp.MustCompile("(^|\n)\\|[^\n]*`spine " + regexp.QuoteMeta(name) + "[ `]").MatchString(table) {
+			t.Errorf("spine --help lists %q; the README's command table has no row for it", name)
+		}
+	}
+	if n < 10 {
+		t.Fatalf("spine --help lists %d commands:\n%s", n, out.String())
+	}
+}
