@@ -151,7 +151,9 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 		Rules: rs, RulesPath: *f.rulesPath, Watch: *f.watch, MaxIterations: *f.maxIter, MemoryDir: *f.memDir, TracePath: *f.tracePath,
 		AllowNet: f.allowNet, NoSandbox: *f.noSandbox, OnMessage: show.message, CautionPolicy: *f.caution, SignKey: *f.signKey,
 		MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io, msg) }, MCPServers: servers}
-	if tc.Snapshots, err = runSnapshots(io, *f.snapshot, f.snapshotSet, *f.workdir); err != nil {
+	// A run with shared memory cannot be resumed or forked: its snapshots would serve
+	// nothing, so they are taken only when asked for.
+	if tc.Snapshots, err = runSnapshots(io, *f.snapshot && (*f.memDir == "" || f.snapshotSet), f.snapshotSet, *f.workdir); err != nil {
 		return err
 	}
 	if termui.IsTerminal(io.in) && termui.IsTerminal(io.rawOut) {
