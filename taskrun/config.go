@@ -15,6 +15,7 @@ import (
 	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
+	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
@@ -111,6 +112,13 @@ type Config struct {
 	Getenv  func(string) string
 	Home    func() (string, error)
 	Environ []string
+
+	// Snapshots, when set, is the store the work dir is snapshotted into before the
+	// first round and at the end of every round; the trace records each root hash
+	// (roles.SnapshotName) and the header the store (meta snapshots). A resumed or
+	// forked run snapshots when its recording did, into the store its header names
+	// unless this one is set.
+	Snapshots *snapshot.Store
 
 	resume *resumption // set by Resume: the run continues a recording
 }

@@ -117,6 +117,16 @@ func continueRecording(ctx context.Context, o *Opened, cfg Config, opts replay.C
 	if cfg.TracePath == "" {
 		cfg.TracePath = FreshPath(o.Continuation.Name)
 	}
+	// A recording's rounds hold their snapshot exchanges when it took snapshots, and
+	// none when not: the re-run asks for them exactly where the recording made them,
+	// and the live part goes on as the recording did.
+	if h.Meta[MetaSnapshots] == "" {
+		cfg.Snapshots = nil
+	} else if cfg.Snapshots == nil {
+		if cfg.Snapshots, err = o.SnapshotStore(); err != nil {
+			return Result{}, replay.Switch{}, err
+		}
+	}
 	cfg.defaults()
 	r := &resumption{opened: o, cont: cont, stamps: stampsOf(o.Recording, cont, cfg.Clock, cfg.IDs)}
 	cfg.resume = r

@@ -62,6 +62,11 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if err := checkWorkdir(cfg.Workdir); err != nil {
 		return res, err
 	}
+	if cfg.Snapshots != nil {
+		if err := checkPlacement(cfg.Workdir, []ownFile{{"the snapshot store", cfg.Snapshots.Dir, "rewrite the snapshots a resume restores"}}); err != nil {
+			return res, err
+		}
+	}
 	signer, err := runSigner(cfg)
 	if err != nil {
 		return res, err
@@ -70,7 +75,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 
 	jail := cfg.Jail
 	if jail == nil {
-		if jail, err = toolJail(cfg.Warn, cfg.AllowNet, cfg.NetCheck, cfg.NoSandbox, []string{cfg.ConfigPath, cfg.TracePath, cfg.MemoryDir, traceDir, cfg.SignKey}); err != nil {
+		if jail, err = toolJail(cfg.Warn, cfg.AllowNet, cfg.NetCheck, cfg.NoSandbox, []string{cfg.ConfigPath, cfg.TracePath, cfg.MemoryDir, traceDir, cfg.SignKey, snapshotDir(cfg.Snapshots)}); err != nil {
 			return res, err
 		}
 	}
@@ -127,6 +132,13 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 		OnStatus: cfg.OnStatus, Clarify: cfg.Clarify, Caution: caution}
 	if r := cfg.resume; r != nil {
 		rc.IDs, rc.Stamps = r.stamps, r.stamps
+	}
+	if cfg.Snapshots != nil {
+		store, dir := cfg.Snapshots, cfg.Workdir
+		rc.Snapshot = func() (string, error) {
+			root, _, err := store.Take(dir)
+			return root, err
+		}
 	}
 	ggsOpts := []ggs.Option{ggs.WithCautionPolicy(cfg.CautionPolicy)}
 	var mem *memory.Service
@@ -222,6 +234,9 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	// TaskSpec message, not here. The task's own fields win a clash with the caller's.
 	meta := withMeta(withMeta(signMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), signer), cfg.Meta), mcpMeta)
 	meta["task_id"], meta["raw_input"] = p.Task().TaskID, p.Task().RawInput
+	if cfg.Snapshots != nil {
+		meta[MetaSnapshots] = cfg.Snapshots.Dir
+	}
 	if cfg.resume != nil {
 		meta = cfg.resume.opened.Recording.Header.Meta // the header is the recording's
 	}

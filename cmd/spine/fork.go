@@ -27,8 +27,11 @@ reload, then the live run; spine replay --check verifies it and spine trace diff
 where it parts from the original. spine what-if --rules FILE names the seq of the first
 decision the edit changes: fork --at that seq.
 
-Recorded tool calls are served, not made again: the work dir (--workdir, default the
-header's) should hold the files as they were at the boundary.`,
+Recorded tool calls are served, not made again: the work dir should hold the files as they
+were at the boundary. When the run snapshotted its work dir (spine run --snapshot), the
+snapshot of the last round before the boundary is restored into --workdir DIR (what the
+snapshot does not hold is removed from it), or into a new dir beside the recorded one;
+without snapshots the fork works in --workdir, default the header's.`,
 			Args: cobra.ExactArgs(1),
 		}
 		fs := c.Flags()
@@ -60,7 +63,8 @@ func forkTask(ctx context.Context, io stdio, f *forkFlags, path string) error {
 	if d := o.Continuation.Dropped(); d != "" {
 		fmt.Fprintf(io.err, "spine fork: %s\n", d)
 	}
-	if _, err := replay.ForkPoint(o.Recording, *f.at); err != nil {
+	b, err := replay.ForkPoint(o.Recording, *f.at)
+	if err != nil {
 		return failWith(exitUsage, err)
 	}
 	opts := taskrun.ForkOptions{At: *f.at}
@@ -84,8 +88,12 @@ func forkTask(ctx context.Context, io stdio, f *forkFlags, path string) error {
 		out = &termui.LockedWriter{W: io.rawOut}
 	}
 	show := newRunDisplay(out, o.Rules, *f.asJSON)
+	workdir, err := forkWorkdir(io, o, *f.workdir, b.Seq)
+	if err != nil {
+		return err
+	}
 	opts.Host, _ = os.Hostname()
-	tc := taskrun.Config{Workdir: *f.workdir, LLM: cfg, ConfigPath: *f.configPath, TracePath: *f.tracePath,
+	tc := taskrun.Config{Workdir: workdir, LLM: cfg, ConfigPath: *f.configPath, TracePath: *f.tracePath,
 		NoSandbox: *f.noSandbox, OnMessage: show.message, Warn: func(msg string) { warn(io, msg) }}
 	res, sw, runErr := taskrun.Fork(ctx, o, tc, opts)
 	if res.TracePath == "" {
@@ -97,4 +105,27 @@ func forkTask(ctx context.Context, io stdio, f *forkFlags, path string) error {
 	end := traceEnd{head: res.TraceHead, lines: res.TraceLines, cut: res.TraceCut}
 	code := show.finish(io, res.TaskResult, runErr, res.TracePath, end, res.Pipeline)
 	return exitStatus(traceIncomplete(io, res.TracePath, end, res.Final, code))
+}
+
+// forkWorkdir is the work dir the fork runs in: with snapshots, dir (else a new one)
+// holding the snapshot of the last round before the boundary at seq.
+func forkWorkdir(io stdio, o *taskrun.Opened, dir string, seq int64) (string, error) {
+	store, err := o.SnapshotStore()
+	if err != nil || store == nil {
+		return dir, err
+	}
+	if _, ok := taskrun.LastSnapshot(o.Recording, seq); !ok {
+		return dir, nil
+	}
+	if dir == "" {
+		if dir, err = taskrun.NewForkWorkdir(o.Workdir); err != nil {
+			return "", fmt.Errorf("a work dir for the fork: %w", err)
+		}
+	}
+	wc, _, err := taskrun.CheckWorkdir(store, o.Recording, seq, dir, true)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(io.err, "spine fork: the work dir %s holds the snapshot of round %d (%s)\n", dir, wc.Snapshot.At.Round, wc.Snapshot.Root)
+	return dir, nil
 }

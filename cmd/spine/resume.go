@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -24,13 +25,22 @@ re-run against its recording, every model and tool call the trace holds answered
 and the run goes live at the first call the trace lacks, with the endpoint and models the
 header records (the key from the environment, as for spine run). The new trace holds the
 recording's lines byte for byte, a resumed line, then the live run; spine replay --check
-verifies it. A run that already ended is said so, and nothing is called.`,
+verifies it. A run that already ended is said so, and nothing is called.
+
+When the run snapshotted its work dir (spine run --snapshot), the work dir is compared with
+the last snapshot the trace records and, when it differs, restored to it (the first
+differing file is named). With --no-restore a differing work dir is refused instead, naming
+that file, unless --force, which goes on with the files as they are. The snapshot is of the
+last round boundary before the interruption: what tools changed after it, in the round the
+kill cut short, is undone, while their recorded calls are served and not made again.`,
 			Args: cobra.ExactArgs(1),
 		}
 		fs := c.Flags()
 		f := newResumeFlags(fs)
+		noRestore := fs.Bool("no-restore", false, "refuse a work dir that differs from the last snapshot the trace records, naming the first differing file, instead of restoring it")
+		force := fs.Bool("force", false, "with --no-restore: go on with a work dir that differs from the last snapshot")
 		c.RunE = func(c *cobra.Command, args []string) error {
-			return resumeTask(c.Context(), io, f, args[0])
+			return resumeTask(c.Context(), io, f, args[0], workdirPolicy{restore: !*noRestore, force: *force})
 		}
 		return c
 	})
@@ -55,7 +65,7 @@ func newResumeFlags(fs *pflag.FlagSet) *resumeFlags {
 
 // resumeTask is spine resume: the run is rebuilt and continued by taskrun.Resume; this
 // shows it as spine run does.
-func resumeTask(ctx context.Context, io stdio, f *resumeFlags, path string) error {
+func resumeTask(ctx context.Context, io stdio, f *resumeFlags, path string, wp workdirPolicy) error {
 	o, err := taskrun.OpenResume(path)
 	if err != nil {
 		return err
@@ -76,6 +86,13 @@ func resumeTask(ctx context.Context, io stdio, f *resumeFlags, path string) erro
 	if err != nil {
 		return failWith(exitUsage, fmt.Errorf("%w\n(the header records the endpoint and models; the key comes from the environment or --config)", err))
 	}
+	workdir := *f.workdir
+	if workdir == "" {
+		workdir = o.Workdir
+	}
+	if err := resumeWorkdir(io, o, workdir, wp); err != nil {
+		return err
+	}
 	out := &termui.LockedWriter{W: io.out}
 	if *f.asJSON {
 		out = &termui.LockedWriter{W: io.rawOut}
@@ -94,4 +111,32 @@ func resumeTask(ctx context.Context, io stdio, f *resumeFlags, path string) erro
 	end := traceEnd{head: res.TraceHead, lines: res.TraceLines, cut: res.TraceCut}
 	code := show.finish(io, res.TaskResult, runErr, res.TracePath, end, res.Pipeline)
 	return exitStatus(traceIncomplete(io, res.TracePath, end, res.Final, code))
+}
+
+// workdirPolicy is what resume does with a work dir that differs from its last snapshot.
+type workdirPolicy struct{ restore, force bool }
+
+// resumeWorkdir holds the work dir to the last snapshot o's trace records before the
+// switch (the end of the recording), as wp says.
+func resumeWorkdir(io stdio, o *taskrun.Opened, dir string, wp workdirPolicy) error {
+	store, err := o.SnapshotStore()
+	if err != nil || store == nil {
+		return err
+	}
+	wc, ok, err := taskrun.CheckWorkdir(store, o.Recording, 0, dir, wp.restore)
+	var mismatch *taskrun.WorkdirMismatchError
+	switch {
+	case errors.As(err, &mismatch) && wp.force:
+		fmt.Fprintf(io.err, "spine resume: %v; going on with it as it is (--force)\n", err)
+		return nil
+	case errors.As(err, &mismatch):
+		return failWith(exitUsage, fmt.Errorf("%w\n(resume without --no-restore restores the snapshot; --force goes on with the files as they are)", err))
+	case err != nil:
+		return err
+	case !ok:
+		return nil
+	case wc.Restored:
+		fmt.Fprintf(io.err, "spine resume: the work dir differed from the snapshot of round %d (first at %s): restored it\n", wc.Snapshot.At.Round, wc.Differed)
+	}
+	return nil
 }

@@ -110,7 +110,7 @@ type resumeRun struct {
 }
 
 func resumeEnv(dir string) []string {
-	return append(os.Environ(), "SPINE_LLM_MAX_ATTEMPTS=1", "SPINE_TRACE_DIR="+dir,
+	return append(os.Environ(), "SPINE_LLM_MAX_ATTEMPTS=1", "SPINE_TRACE_DIR="+dir, "XDG_STATE_HOME="+filepath.Join(dir, "state"),
 		"OPENAI_API_KEY=", "OPENAI_BASE_URL=", "SPINE_MODEL=", "SPINE_TIER=", "SPINE_LLM_TIMEOUT=")
 }
 

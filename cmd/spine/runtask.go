@@ -49,10 +49,12 @@ func init() {
 			memCorrupt: fs.String("memory-corrupt", taskrun.MemoryCorruptRefuse, "when the --memory store is corrupt: `refuse|skip` (skip: run without memory, with a warning)"),
 			otlp:       fs.String("otlp", "", "when the run ends, send its trace to this OTLP/HTTP `URL` (e.g. http://localhost:4318; headers from $OTEL_EXPORTER_OTLP_HEADERS)"),
 		}
+		f.snapshot = fs.Bool("snapshot", true, snapshotFlagHelp)
 		f.signKey = fs.String("sign-key", "", "sign the trace with this ed25519 private key `FILE` (spine keygen; outside the work dir, hidden from the tools)")
 		fs.Var(&f.mcp, "mcp", mcpFlagHelp)
 		fs.Var(&f.allowNet, "allow-net", "let tools connect to `HOST[:PORT]` (repeatable; a host alone means ports 80 and 443; default: no network)")
 		c.RunE = func(c *cobra.Command, args []string) error {
+			f.snapshotSet = c.Flags().Changed("snapshot")
 			return runTask(c.Context(), io, f, args)
 		}
 		return c
@@ -64,9 +66,10 @@ type runFlags struct {
 	workdir, rulesPath, memDir, tracePath, baseURL, model, configPath, caution *string
 	otlp, signKey, memCorrupt                                                  *string
 	maxIter                                                                    *int
-	asJSON, watch, noSandbox                                                   *bool
+	asJSON, watch, noSandbox, snapshot                                         *bool
 	allowNet                                                                   sandbox.NetRules
 	mcp                                                                        mcpFlags
+	snapshotSet                                                                bool
 }
 
 // notConfigured is how to configure an endpoint, after llm.ErrNoEndpoint.
@@ -148,6 +151,11 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 		Rules: rs, RulesPath: *f.rulesPath, Watch: *f.watch, MaxIterations: *f.maxIter, MemoryDir: *f.memDir, TracePath: *f.tracePath,
 		AllowNet: f.allowNet, NoSandbox: *f.noSandbox, OnMessage: show.message, CautionPolicy: *f.caution, SignKey: *f.signKey,
 		MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io, msg) }, MCPServers: servers}
+	// A run with shared memory cannot be resumed or forked: its snapshots would serve
+	// nothing, so they are taken only when asked for.
+	if tc.Snapshots, err = runSnapshots(io, *f.snapshot && (*f.memDir == "" || f.snapshotSet), f.snapshotSet, *f.workdir); err != nil {
+		return err
+	}
 	if termui.IsTerminal(io.in) && termui.IsTerminal(io.rawOut) {
 		prompt := &termui.Prompt{In: bufio.NewReader(io.in), Out: out, Spin: spin}
 		tc.Confirmer, tc.Clarify, tc.Caution = prompt, prompt, prompt

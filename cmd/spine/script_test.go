@@ -14,6 +14,12 @@ import (
 var updateScripts = flag.Bool("rewrite", false, "rewrite the expected output in testscript files (cmp against files in the archive)")
 
 func TestMain(m *testing.M) {
+	// spine run snapshots its work dir into the state directory by default: the tests'
+	// runs keep theirs out of the user's (one store for every run of the tests: it is
+	// safe to share). The scripts' spine commands keep the environment their script sets.
+	if os.Getenv("XDG_STATE_HOME") == "" && filepath.Base(os.Args[0]) != "spine" {
+		os.Setenv("XDG_STATE_HOME", filepath.Join(os.TempDir(), "spine-test-state"))
+	}
 	testscript.Main(m, map[string]func(){
 		// As main does: the interrupt testscript sends a background command at the end of
 		// a script (spine serve, spine worker) cancels the run, even when the test was

@@ -55,6 +55,11 @@ type Config struct {
 	// resumed run serves the recording's while it re-runs recorded rounds.
 	Stamps Stamps
 
+	// Snapshot, when set, stores a snapshot of the work dir and returns its root hash:
+	// it is taken before the first round and at the end of every round, and journalled
+	// as a SnapshotName exchange. nil: no snapshots, and nothing journalled.
+	Snapshot func() (root string, err error)
+
 	// OnStatus hears what a role is working on as it starts, from any goroutine (a
 	// spinner). It must not block.
 	OnStatus func(Status)
@@ -169,6 +174,9 @@ func (p *Pipeline) elapsedMS() int64 {
 // still ends in a report, which carries the fault for the GGS rules to decide on. An
 // error means the round could not produce a report at all (a message was not what its
 // contract says). A cancelled context still ends in a report.
+//
+// With Config.Snapshot, the work dir is snapshotted before the first round and after
+// every round that produced a report.
 func (p *Pipeline) Round(ctx context.Context, loopPost *bus.Post, in ggs.RoundInput) error {
 	if p.task.TaskID == "" {
 		return errors.New("roles: Round before Begin")
@@ -178,6 +186,19 @@ func (p *Pipeline) Round(ctx context.Context, loopPost *bus.Post, in ggs.RoundIn
 	}
 	p.record = append(p.record, nil)
 	rec := journalRecorder{j: engine.JournalFrom(ctx), log: &p.record[len(p.record)-1]}
+	if len(p.record) == 1 {
+		if err := p.snapshotWorkdir(ctx, rec, in.Round, "start"); err != nil {
+			return err
+		}
+	}
+	if err := p.round(ctx, loopPost, rec, in); err != nil {
+		return err
+	}
+	return p.snapshotWorkdir(ctx, rec, in.Round, "end")
+}
+
+// round is Round's work between its snapshots.
+func (p *Pipeline) round(ctx context.Context, loopPost *bus.Post, rec journalRecorder, in ggs.RoundInput) error {
 	post := loopPost.Branch(rec)
 	if !p.posted {
 		if !p.perceived {

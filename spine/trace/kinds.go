@@ -47,4 +47,7 @@ const (
 	ExchangeCheck  = "check:"  // a check of a role's output, e.g. "check:plan"
 	ExchangeMemory = "memory:" // a query of shared memory, e.g. "memory:calibrate"
 	ExchangeUser   = "user:"   // a question to the user, e.g. "user:clarify"
+	// ExchangeSnapshot is a snapshot of the run's files, "snapshot:workdir": its
+	// response is the snapshot's root hash.
+	ExchangeSnapshot = "snapshot:"
 )
