@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/ggs/ggsrun"
+	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/internal/termui"
 	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
@@ -53,7 +54,7 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 		fmt.Fprintln(out, "R6   auditor: no findings")
 	}
 	showAudit(show, res.AuditErrors, res.Findings)
-	printLine(out, "memory: %s", o.MemoryByOrigin())
+	termtext.Printf(out, "memory: %s", o.MemoryByOrigin())
 	if res.Dream != nil {
 		showDream(show, res.Dream)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -54,15 +55,15 @@ func init() {
 			if err != nil {
 				return err
 			}
-			printLine(io.out, "task %s (%s, %s:%d): %q", t.ID, t.Final.Directive, t.Trace, t.FinalLine, t.Intent)
-			printLine(io.out, "recorded %d negative feedback record(s) in %s:", len(fb.Records), store)
+			termtext.Printf(io.out, "task %s (%s, %s:%d): %q", t.ID, t.Final.Directive, t.Trace, t.FinalLine, t.Intent)
+			termtext.Printf(io.out, "recorded %d negative feedback record(s) in %s:", len(fb.Records), store)
 			for i, r := range fb.Records {
-				printLine(io.out, "  %s %s (%s, %s) f=%g σ=%g k=%g origin=%s against %s",
+				termtext.Printf(io.out, "  %s %s (%s, %s) f=%g σ=%g k=%g origin=%s against %s",
 					r.ID, r.State, r.Space, r.Entity, r.F, r.Sigma, r.K, r.Origin, fb.Against[i].ID)
 			}
 			for i, r := range fb.Against {
 				p := fb.Potentials[i]
-				printLine(io.out, "  (%s, %s) now: attention %.3f, decision %+.3f → %s", r.Space, r.Entity, p.Attention, noNegZero(p.Decision), p.Action)
+				termtext.Printf(io.out, "  (%s, %s) now: attention %.3f, decision %+.3f → %s", r.Space, r.Entity, p.Attention, noNegZero(p.Decision), p.Action)
 			}
 			return nil
 		}

@@ -67,7 +67,7 @@ func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audi
 			} else if asJSON {
 				_ = json.NewEncoder(io.rawOut).Encode(rep)
 			} else {
-				printLine(io.out, "%s", rep.Line())
+				termtext.Printf(io.out, "%s", rep.Line())
 			}
 		})
 	}
@@ -78,11 +78,11 @@ func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audi
 		case asJSON:
 			_ = enc.Encode(e)
 		case e.Finding != nil:
-			printLine(io.out, "%s: %s", e.Run, textview.FindingLine(*e.Finding))
+			termtext.Printf(io.out, "%s: %s", e.Run, textview.FindingLine(*e.Finding))
 		case e.Ended && e.Error != "":
-			printLine(io.out, "%s: ended without a FinalResult (%s), %s", e.Run, termtext.OneLine(e.Error, len(e.Error)+1), plural(e.Messages, "message"))
+			termtext.Printf(io.out, "%s: ended without a FinalResult (%s), %s", e.Run, termtext.OneLine(e.Error, len(e.Error)+1), plural(e.Messages, "message"))
 		case e.Ended:
-			printLine(io.out, "%s: ended (FinalResult), %s", e.Run, plural(e.Messages, "message"))
+			termtext.Printf(io.out, "%s: ended (FinalResult), %s", e.Run, plural(e.Messages, "message"))
 		}
 		if e.Ended {
 			if ended++; ended == f.untilRuns {

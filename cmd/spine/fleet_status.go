@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/fleet/fleettext"
+	"github.com/agentspine/spine/internal/termtext"
 )
 
 func init() {
@@ -44,7 +45,7 @@ func init() {
 				if rep, ok, err := cl.LatestReport(c.Context()); err != nil {
 					return err
 				} else if ok {
-					printLine(io.out, "%s", rep.Line())
+					termtext.Printf(io.out, "%s", rep.Line())
 				}
 				return nil
 			},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentspine/spine/internal/termtext"
 )
 
 func init() {
@@ -53,7 +55,7 @@ spine trace show read it as any other. -o writes it to a new file (never overwri
 				if err := writeNewFile(out, b); err != nil {
 					return err
 				}
-				printLine(io.err, "%s: attempt %d (%s, run %s) → %s", args[0], a.N, a.State, a.RunID, out)
+				termtext.Printf(io.err, "%s: attempt %d (%s, run %s) → %s", args[0], a.N, a.State, a.RunID, out)
 				return nil
 			},
 		}

@@ -96,15 +96,7 @@ func forkTask(ctx context.Context, io stdio, f *forkFlags, path string) error {
 	tc := taskrun.Config{Workdir: workdir, LLM: cfg, ConfigPath: *f.configPath, TracePath: *f.tracePath,
 		NoSandbox: *f.noSandbox, OnMessage: show.message, Warn: func(msg string) { warn(io, msg) }}
 	res, sw, runErr := taskrun.Fork(ctx, o, tc, opts)
-	if res.TracePath == "" {
-		return runErr
-	}
-	if sw.Seq != 0 && !*f.asJSON {
-		fmt.Fprintf(io.out, "forked %s after its line %d: %s\n", path, sw.Line, sw.Reason)
-	}
-	end := traceEnd{head: res.TraceHead, lines: res.TraceLines, cut: res.TraceCut}
-	code := show.finish(io, res.TaskResult, runErr, res.TracePath, end, res.Pipeline)
-	return exitStatus(traceIncomplete(io, res.TracePath, end, res.Final, code))
+	return showContinued(io, show, "forked", path, res, sw, runErr, *f.asJSON)
 }
 
 // forkWorkdir is the work dir the fork runs in: with snapshots, dir (else a new one)

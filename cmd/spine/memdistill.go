@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -35,5 +36,5 @@ func showDream(d *runDisplay, o *taskrun.DreamOutcome) {
 	if o.Journal != "" {
 		line += "; distiller journal " + o.Journal
 	}
-	printLine(d.w, "%s", line)
+	termtext.Printf(d.w, "%s", line)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/internal/termui"
 	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
@@ -24,7 +25,7 @@ type pipelineDisplay struct {
 func (d *pipelineDisplay) message(m trace.Message) {
 	if m.From == "R4b" {
 		d.round++
-		printLine(d.w, "── round %d", d.round)
+		termtext.Printf(d.w, "── round %d", d.round)
 	}
 	head := fmt.Sprintf("%-4s → %-4s %-15s", m.From, m.To, m.Type)
 	pad := strings.Repeat(" ", 28)
@@ -37,25 +38,25 @@ func (d *pipelineDisplay) message(m trace.Message) {
 		if dl := p.Constraints.Deadline; dl != nil && *dl != "" {
 			line += " · by " + *dl
 		}
-		printLine(d.w, "%s", line)
+		termtext.Printf(d.w, "%s", line)
 	case *contract.Assignment:
-		printLine(d.w, "%s %s · step %d · %s · tools %s", head, termui.ShortID(p.SubTaskID), p.Sequence, oneLine(p.Intent, 70), strings.Join(p.Tools, ", "))
+		termtext.Printf(d.w, "%s %s · step %d · %s · tools %s", head, termui.ShortID(p.SubTaskID), p.Sequence, oneLine(p.Intent, 70), strings.Join(p.Tools, ", "))
 	case *contract.DispatchManifest:
-		printLine(d.w, "%s %d subtask(s) · task criteria:", head, len(p.SubTaskIDs))
+		termtext.Printf(d.w, "%s %d subtask(s) · task criteria:", head, len(p.SubTaskIDs))
 		for _, c := range p.TaskCriteria {
 			mode := ""
 			if c.Plausible() {
 				mode = " (plausible)"
 			}
-			printLine(d.w, "%s - %s%s", pad, oneLine(c.Criterion, 90), mode)
+			termtext.Printf(d.w, "%s - %s%s", pad, oneLine(c.Criterion, 90), mode)
 		}
 	case *contract.ExecutionResult:
-		printLine(d.w, "%s %s · %s · %d tool call(s)", head, termui.ShortID(p.SubTaskID), p.Status, len(p.ToolCalls))
+		termtext.Printf(d.w, "%s %s · %s · %d tool call(s)", head, termui.ShortID(p.SubTaskID), p.Status, len(p.ToolCalls))
 	case *contract.CorrectionSignal:
-		printLine(d.w, "%s %s · attempt %d failed %q (%s)", head, termui.ShortID(p.SubTaskID), p.AttemptNumber, oneLine(p.FailedCriterion, 60), p.FailureClass)
-		printLine(d.w, "%s %s", pad, oneLine(p.WhatToDo, 90))
+		termtext.Printf(d.w, "%s %s · attempt %d failed %q (%s)", head, termui.ShortID(p.SubTaskID), p.AttemptNumber, oneLine(p.FailedCriterion, 60), p.FailureClass)
+		termtext.Printf(d.w, "%s %s", pad, oneLine(p.WhatToDo, 90))
 	case *contract.SubTaskOutcome:
-		printLine(d.w, "%s %s · %s", head, termui.ShortID(p.SubTaskID), outcomeLine(p))
+		termtext.Printf(d.w, "%s %s · %s", head, termui.ShortID(p.SubTaskID), outcomeLine(p))
 	case *contract.ReplanRequest:
 		failed := 0
 		for _, o := range p.Outcomes {
@@ -69,42 +70,42 @@ func (d *pipelineDisplay) message(m trace.Message) {
 		} else {
 			d.lastGap, d.gapAt = gap, d.round
 		}
-		printLine(d.w, "%s %s · %d/%d subtask(s) failed · %s", head, p.TaskID, failed, len(p.Outcomes), gap)
+		termtext.Printf(d.w, "%s %s · %d/%d subtask(s) failed · %s", head, p.TaskID, failed, len(p.Outcomes), gap)
 	case *contract.OutcomeSummary:
-		printLine(d.w, "%s %s · all subtasks matched · %s", head, p.TaskID, p.Summary)
+		termtext.Printf(d.w, "%s %s · all subtasks matched · %s", head, p.TaskID, p.Summary)
 	case *contract.PlanDirective:
-		printLine(d.w, "%s %s · %s · %s → %s", head, p.TaskID, lossLine(p.Loss, p.GradL, d.epsilon), p.PrevDirective, p.Directive)
+		termtext.Printf(d.w, "%s %s · %s · %s → %s", head, p.TaskID, lossLine(p.Loss, p.GradL, d.epsilon), p.PrevDirective, p.Directive)
 		if len(p.BlockedTools) > 0 {
-			printLine(d.w, "%28s blocked tools: %s", "", strings.Join(p.BlockedTools, ", "))
+			termtext.Printf(d.w, "%28s blocked tools: %s", "", strings.Join(p.BlockedTools, ", "))
 		}
 		if len(p.BlockedTargets) > 0 {
-			printLine(d.w, "%28s blocked targets: %s", "", strings.Join(p.BlockedTargets, "; "))
+			termtext.Printf(d.w, "%28s blocked targets: %s", "", strings.Join(p.BlockedTargets, "; "))
 		}
-		printLine(d.w, "%28s %s", "", p.Rationale)
+		termtext.Printf(d.w, "%28s %s", "", p.Rationale)
 	case *contract.FinalResult:
 		mark := "✅"
 		if p.Loss.D > 0 && p.Directive == contract.DirectiveAbandon {
 			mark = "❌"
 		}
-		printLine(d.w, "%s %s · %s · %s → %s %s · %d replan(s)", head, p.TaskID, lossLine(p.Loss, p.GradL, d.epsilon), p.PrevDirective, p.Directive, mark, p.Replans)
-		printLine(d.w, "%28s %s", "", p.Summary)
+		termtext.Printf(d.w, "%s %s · %s · %s → %s %s · %d replan(s)", head, p.TaskID, lossLine(p.Loss, p.GradL, d.epsilon), p.PrevDirective, p.Directive, mark, p.Replans)
+		termtext.Printf(d.w, "%28s %s", "", p.Summary)
 		if p.Reason != "" {
-			printLine(d.w, "%28s reason: %s", "", p.Reason)
+			termtext.Printf(d.w, "%28s reason: %s", "", p.Reason)
 		}
 		if g := p.Failure; g != nil {
-			printLine(d.w, "%28s graceful failure: %d part(s) done, %d failure(s); next moves:", "", len(g.Completed), len(g.Failed))
+			termtext.Printf(d.w, "%28s graceful failure: %d part(s) done, %d failure(s); next moves:", "", len(g.Completed), len(g.Failed))
 			for i, m := range g.NextMoves {
-				printLine(d.w, "%28s   %d. %s", "", i+1, oneLine(m, 160))
+				termtext.Printf(d.w, "%28s   %d. %s", "", i+1, oneLine(m, 160))
 			}
 		}
 	case *contract.Megram:
-		printLine(d.w, "%s %s %s · %s · f %.2f σ %+.2f k %.2f", head, p.Space, p.Entity, p.State, p.F, p.Sigma, p.K)
+		termtext.Printf(d.w, "%s %s %s · %s · f %.2f σ %+.2f k %.2f", head, p.Space, p.Entity, p.State, p.F, p.Sigma, p.K)
 	case *contract.MemoryQuery:
-		printLine(d.w, "%s %s", head, memoryQueryLine(p))
+		termtext.Printf(d.w, "%s %s", head, memoryQueryLine(p))
 	case *contract.MemoryAnswer:
-		printLine(d.w, "%s %s", head, memoryAnswerLine(p))
+		termtext.Printf(d.w, "%s %s", head, memoryAnswerLine(p))
 	default:
-		printLine(d.w, "%s %s", head, compactJSON(m.Payload))
+		termtext.Printf(d.w, "%s %s", head, compactJSON(m.Payload))
 	}
 }
 

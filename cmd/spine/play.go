@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
@@ -76,13 +77,13 @@ func playDesigned(ctx context.Context, io stdio, d *scripted.Designed, rs *rules
 	}
 	res := out.Result
 	fmt.Fprintln(io.out)
-	printLine(io.out, "%s: %s (objective %s) after %d iteration(s), %d rule firing(s)", d.Name, res.Outcome, res.Objective, res.Iterations, res.Firings)
+	termtext.Printf(io.out, "%s: %s (objective %s) after %d iteration(s), %d rule firing(s)", d.Name, res.Outcome, res.Objective, res.Iterations, res.Firings)
 	fmt.Fprintf(io.out, "trace written to %s\n", out.TracePath)
 	if out.Scorecard != "" {
 		fmt.Fprintf(io.out, "scorecard written to %s, candidates to %s\n", out.Scorecard, out.Candidates)
 	}
 	if o := out.OutOfRounds; o != nil && err == nil {
-		printLine(io.out, "out of rounds: %s: they did not end the task where the scenario's own rules do; the run ends there, in the FinalResult the rules decide for a failed round (exit status 3)", o)
+		termtext.Printf(io.out, "out of rounds: %s: they did not end the task where the scenario's own rules do; the run ends there, in the FinalResult the rules decide for a failed round (exit status 3)", o)
 		return exitStatus(exitOutOfRounds)
 	}
 	return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/internal/termui"
+	"github.com/agentspine/spine/spine/replay"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -102,11 +103,17 @@ func resumeTask(ctx context.Context, io stdio, f *resumeFlags, path string, wp w
 	tc := taskrun.Config{Workdir: *f.workdir, LLM: cfg, ConfigPath: *f.configPath, TracePath: *f.tracePath,
 		NoSandbox: *f.noSandbox, OnMessage: show.message, Warn: func(msg string) { warn(io, msg) }}
 	res, sw, runErr := taskrun.Resume(ctx, o, tc, host)
+	return showContinued(io, show, "resumed", path, res, sw, runErr, *f.asJSON)
+}
+
+// showContinued ends a resumed or forked run (verb) as spine run ends its own: where it
+// went live, then the result, the trace and its status.
+func showContinued(io stdio, show *runDisplay, verb, path string, res taskrun.Result, sw replay.Switch, runErr error, asJSON bool) error {
 	if res.TracePath == "" {
 		return runErr
 	}
-	if sw.Seq != 0 && !*f.asJSON {
-		fmt.Fprintf(io.out, "resumed %s after its line %d: %s\n", path, sw.Line, sw.Reason)
+	if sw.Seq != 0 && !asJSON {
+		fmt.Fprintf(io.out, "%s %s after its line %d: %s\n", verb, path, sw.Line, sw.Reason)
 	}
 	end := traceEnd{head: res.TraceHead, lines: res.TraceLines, cut: res.TraceCut}
 	code := show.finish(io, res.TaskResult, runErr, res.TracePath, end, res.Pipeline)

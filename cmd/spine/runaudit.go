@@ -7,13 +7,14 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs/ggsrun"
+	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/spine/trace"
 )
 
 // showAudit prints the live Auditor's findings in the pipeline display.
 func showAudit(d *runDisplay, errs []string, findings []contract.AuditReport) {
 	for _, e := range errs {
-		printLine(d.w, "R6   auditor could not take a message: %s", e)
+		termtext.Printf(d.w, "R6   auditor could not take a message: %s", e)
 	}
 	for _, f := range findings {
 		if d.json != nil {
@@ -27,7 +28,7 @@ func showAudit(d *runDisplay, errs []string, findings []contract.AuditReport) {
 		for i, s := range f.Evidence {
 			seqs[i] = fmt.Sprint(s)
 		}
-		printLine(d.w, "R6   → Op   AuditReport     [%s] %s · task %s · seq %s · %s", f.Severity, f.Kind, f.TaskID, strings.Join(seqs, ","), f.Message)
+		termtext.Printf(d.w, "R6   → Op   AuditReport     [%s] %s · task %s · seq %s · %s", f.Severity, f.Kind, f.TaskID, strings.Join(seqs, ","), f.Message)
 	}
 }
 
@@ -46,10 +47,10 @@ func reloadNotices(w io.Writer) ggsrun.EventObserver {
 		if ev, ok := body.(trace.Reload); ok && derr == nil {
 			if ev.Error != "" {
 				// The error is a block (it quotes the rule file); the out writer escapes it.
-				printLine(w, "rules     %s did not load; the running rules stay:", ev.Path)
+				termtext.Printf(w, "rules     %s did not load; the running rules stay:", ev.Path)
 				fmt.Fprintf(w, "%s\n", ev.Error)
 			} else {
-				printLine(w, "rules     reloaded %s (%s)", ev.Path, ev.Hash)
+				termtext.Printf(w, "rules     reloaded %s (%s)", ev.Path, ev.Hash)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/termtext"
 )
 
 // traceEnd is where a run's trace file ends: the last line that reached the file, and
@@ -38,13 +39,13 @@ func traceIncomplete(io stdio, path string, end traceEnd, final *contract.FinalR
 	}
 	if final != nil {
 		if b, err := json.Marshal(final); err == nil {
-			printLine(io.err, "spine run: the FinalResult the trace could not take: %s", b)
+			termtext.Printf(io.err, "spine run: the FinalResult the trace could not take: %s", b)
 		}
 	}
 	where := "no line reached the file"
 	if end.lines > 0 {
 		where = fmt.Sprintf("its last complete line is line %d, whose hash is %s", end.lines, end.head)
 	}
-	printLine(io.err, "spine run: the trace %s is incomplete (%v): %s", path, end.cut, where)
+	termtext.Printf(io.err, "spine run: the trace %s is incomplete (%v): %s", path, end.cut, where)
 	return exitFail
 }

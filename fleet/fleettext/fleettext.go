@@ -15,10 +15,6 @@ import (
 	"github.com/agentspine/spine/report/textview"
 )
 
-func printLine(w io.Writer, format string, a ...any) {
-	fmt.Fprintln(w, termtext.Line(fmt.Sprintf(format, a...)))
-}
-
 // Statuses is one line a task, then the counts.
 func Statuses(w io.Writer, sts []fleet.Status) {
 	counts := map[string]int{}
@@ -28,15 +24,15 @@ func Statuses(w io.Writer, sts []fleet.Status) {
 		if out == "" {
 			out = "-"
 		}
-		printLine(w, "%-22s %-8s %-16s %d attempt(s)  %s", st.ID, st.State, out, len(st.Attempts), termtext.OneLine(st.Text, 60))
+		termtext.Printf(w, "%-22s %-8s %-16s %d attempt(s)  %s", st.ID, st.State, out, len(st.Attempts), termtext.OneLine(st.Text, 60))
 	}
-	printLine(w, "%d task(s): %d queued, %d running, %d finished", len(sts), counts[fleet.Queued], counts[fleet.Running], counts[fleet.Finished])
+	termtext.Printf(w, "%d task(s): %d queued, %d running, %d finished", len(sts), counts[fleet.Queued], counts[fleet.Running], counts[fleet.Finished])
 }
 
 // Status is a task with its attempts.
 func Status(w io.Writer, st fleet.Status) {
-	printLine(w, "%s  %s  submitted %s", st.ID, st.State, st.SubmittedAt.Format(time.RFC3339))
-	printLine(w, "  %s", termtext.OneLine(st.Text, 100))
+	termtext.Printf(w, "%s  %s  submitted %s", st.ID, st.State, st.SubmittedAt.Format(time.RFC3339))
+	termtext.Printf(w, "  %s", termtext.OneLine(st.Text, 100))
 	for _, a := range st.Attempts {
 		mark := " "
 		if a.N == st.Accepted {
@@ -52,19 +48,19 @@ func Status(w io.Writer, st fleet.Status) {
 		if a.Resumed != nil {
 			line += fmt.Sprintf(", resumed from attempt %d's line %d", a.Resumed.Attempt, a.Resumed.Line)
 		}
-		printLine(w, "%s)", line)
+		termtext.Printf(w, "%s)", line)
 		if a.Error != "" {
-			printLine(w, "     did not start: %s", wholeLine(a.Error))
+			termtext.Printf(w, "     did not start: %s", wholeLine(a.Error))
 		}
 	}
 	if o := st.Outcome(); o != "" {
-		printLine(w, "  outcome: %s", o)
+		termtext.Printf(w, "  outcome: %s", o)
 	}
 	if st.Final != nil && strings.TrimSpace(st.Final.Summary) != "" {
-		printLine(w, "  summary: %s", wholeLine(st.Final.Summary))
+		termtext.Printf(w, "  summary: %s", wholeLine(st.Final.Summary))
 	}
 	if st.Error != "" {
-		printLine(w, "  error: %s", wholeLine(st.Error))
+		termtext.Printf(w, "  error: %s", wholeLine(st.Error))
 	}
 }
 
@@ -72,9 +68,9 @@ func Status(w io.Writer, st fleet.Status) {
 // the roles that drifted.
 func AuditAnswer(w io.Writer, ans fleet.AuditAnswer) {
 	for _, r := range ans.Runs {
-		printLine(w, "%s  %s  ended %s  %s", r.Run, r.Outcome, r.Ended.UTC().Format(time.RFC3339), textview.Plural(len(r.Findings), "finding"))
+		termtext.Printf(w, "%s  %s  ended %s  %s", r.Run, r.Outcome, r.Ended.UTC().Format(time.RFC3339), textview.Plural(len(r.Findings), "finding"))
 		for _, f := range r.Roles {
-			printLine(w, "  %-4s %3d call(s) %7d tokens %7d ms  %d correction(s)  %d/%d result(s) failed",
+			termtext.Printf(w, "  %-4s %3d call(s) %7d tokens %7d ms  %d correction(s)  %d/%d result(s) failed",
 				f.Role, f.Calls, f.Tokens, f.LatencyMS, f.Corrections, f.Failed, f.Results)
 		}
 		for _, f := range r.Findings {
@@ -88,7 +84,7 @@ func AuditAnswer(w io.Writer, ans fleet.AuditAnswer) {
 	}
 	fmt.Fprintln(w, "; drift:")
 	for _, d := range ans.Drift {
-		printLine(w, "  %s (runs %s)", d, strings.Join(d.Runs, ", "))
+		termtext.Printf(w, "  %s (runs %s)", d, strings.Join(d.Runs, ", "))
 	}
 }
 

@@ -37,6 +37,8 @@
 package termtext
 
 import (
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -46,6 +48,14 @@ import (
 // Line returns s as one line of terminal text: no control character, newline or
 // invisible format character is left raw.
 func Line(s string) string { return escape(s, false) }
+
+// Printf writes one line of display: the formatted text, in which nothing a value
+// brings (a newline in a model's summary, a carriage return in a file name, an escape
+// sequence) can start another line or reach the terminal raw, then a newline. The
+// format itself must be one line.
+func Printf(w io.Writer, format string, a ...any) {
+	fmt.Fprintln(w, Line(fmt.Sprintf(format, a...)))
+}
 
 // Block returns s as terminal text that may span lines: newline and tab pass, every
 // other control, invalid byte and format character is escaped as by Line.

@@ -19,10 +19,6 @@ import (
 	"github.com/agentspine/spine/memory"
 )
 
-func printLine(w io.Writer, format string, a ...any) {
-	fmt.Fprintln(w, termtext.Line(fmt.Sprintf(format, a...)))
-}
-
 func orDash(s string) string {
 	if s == "" {
 		return "-"
@@ -83,21 +79,21 @@ func Pair(w io.Writer, rep memory.PairReport) {
 	for _, l := range slices.Sorted(maps.Keys(rep.Counts)) {
 		counts = append(counts, fmt.Sprintf("%s=%d", l, rep.Counts[l]))
 	}
-	printLine(w, "pair:      (%s, %s)", rep.Space, rep.Entity)
+	termtext.Printf(w, "pair:      (%s, %s)", rep.Space, rep.Entity)
 	fmt.Fprintf(w, "attention: %.4f\n", rep.Potentials.Attention)
 	fmt.Fprintf(w, "decision:  %+.4f\n", rep.Potentials.Decision)
-	printLine(w, "action:    %s", rep.Potentials.Action)
-	printLine(w, "entries:   %s", orDash(strings.Join(counts, " ")))
+	termtext.Printf(w, "action:    %s", rep.Potentials.Action)
+	termtext.Printf(w, "entries:   %s", orDash(strings.Join(counts, " ")))
 	fmt.Fprintf(w, "C entries: %d\n", len(rep.SOPs))
 	for _, sop := range rep.SOPs {
-		printLine(w, "  %s %s sigma=%+g %q", sop.ID, sop.State, sop.Sigma, sop.Content)
+		termtext.Printf(w, "  %s %s sigma=%+g %q", sop.ID, sop.State, sop.Sigma, sop.Content)
 	}
 }
 
 // Dream is a Dreamer pass: what it did, event by event, then its counts.
 func Dream(w io.Writer, events []memory.DreamEvent, rep memory.DreamReport) {
 	for _, ev := range events {
-		printLine(w, "%s", ev.Line())
+		termtext.Printf(w, "%s", ev.Line())
 	}
 	dry := ""
 	if rep.DryRun {
@@ -130,6 +126,6 @@ func Repair(w io.Writer, rep memory.RepairReport) {
 	fmt.Fprintf(w, "backup of the store as it was: %s\n", rep.Backup)
 	fmt.Fprintf(w, "megrams: %d before, %d after\n", rep.Before, rep.After)
 	for _, p := range rep.Problems {
-		printLine(w, "problem: %s", p)
+		termtext.Printf(w, "problem: %s", p)
 	}
 }

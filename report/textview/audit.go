@@ -16,7 +16,7 @@ import (
 
 // Findings prints one audited trace: its path with the counts, then a finding a line.
 func Findings(w io.Writer, path string, messages int, findings []contract.AuditReport) {
-	printLine(w, "%s: %s, %s", path, Plural(messages, "message"), Plural(len(findings), "finding"))
+	termtext.Printf(w, "%s: %s, %s", path, Plural(messages, "message"), Plural(len(findings), "finding"))
 	for _, f := range findings {
 		fmt.Fprintf(w, "  %s\n", FindingLine(f))
 	}

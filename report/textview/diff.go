@@ -17,8 +17,8 @@ const diffExcerpt = 160
 // first differing timestamp) and, kind by kind, what each side decided, sent and
 // exchanged. It reports whether they are identical.
 func Diff(w io.Writer, pathA, pathB string, d *runlog.Diff) (identical bool) {
-	printLine(w, "A %s: %d events", pathA, len(d.A.Events))
-	printLine(w, "B %s: %d events", pathB, len(d.B.Events))
+	termtext.Printf(w, "A %s: %d events", pathA, len(d.A.Events))
+	termtext.Printf(w, "B %s: %d events", pathB, len(d.B.Events))
 	switch {
 	case d.Header != nil || d.Event != nil:
 		if d.Header != nil {
@@ -83,7 +83,7 @@ func summarize(w io.Writer, s runlog.Sequence) {
 	}
 	fmt.Fprintln(w)
 	for _, c := range s.Counts {
-		printLine(w, "  %-28s A %d, B %d", c.Key, c.A, c.B)
+		termtext.Printf(w, "  %-28s A %d, B %d", c.Key, c.A, c.B)
 	}
 	item := func(items []string) string {
 		if s.At < len(items) {

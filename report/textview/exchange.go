@@ -36,7 +36,7 @@ func (tl *Timeline) exchange(x trace.Exchange, p func(string, ...any)) {
 
 // detail prints a line under the current event, past its seq and time columns.
 func (tl *Timeline) detail(s string) {
-	printLine(tl.W, "%s%s", tlIndent, s)
+	termtext.Printf(tl.W, "%s%s", tlIndent, s)
 }
 
 // block prints a JSON value indented under the current event, or nothing when absent.

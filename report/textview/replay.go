@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/internal/linecap"
+	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/spine/replay"
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -19,7 +20,7 @@ func Replay(out, errw io.Writer, r replay.Outcome) {
 	}
 	var ce *trace.ChainError
 	if r.ChainErr != nil && (r.Failed == nil || errors.As(r.ChainErr, &ce)) { // else the reader's error, in Failed
-		printLine(out, "%s: hash chain broken at %v", r.Path, r.ChainErr)
+		termtext.Printf(out, "%s: hash chain broken at %v", r.Path, r.ChainErr)
 	}
 	if r.OtherRules != "" {
 		fmt.Fprintf(out, "%s: %s\n", r.Path, r.OtherRules)
@@ -45,7 +46,7 @@ func Replay(out, errw io.Writer, r replay.Outcome) {
 		}
 		fmt.Fprintf(errw, "spine replay: %s\n", msg)
 	case r.Diff != nil:
-		printLine(out, "%s: differs from the recording at %s", r.Path, r.Diff)
+		termtext.Printf(out, "%s: differs from the recording at %s", r.Path, r.Diff)
 		if r.ReplayErr != nil {
 			fmt.Fprintf(out, "%s: %s\n", r.Path, linecap.BoundQuotes(r.ReplayErr.Error()))
 		}
@@ -64,14 +65,14 @@ func Replay(out, errw io.Writer, r replay.Outcome) {
 		if r.ChainErr != nil {
 			note = "but the recording's chain is broken"
 		}
-		printLine(out, "%s: incomplete: the recording ends before the run did; %d complete lines reproduced (%s)", r.Path, r.Lines, note)
+		termtext.Printf(out, "%s: incomplete: the recording ends before the run did; %d complete lines reproduced (%s)", r.Path, r.Lines, note)
 	case r.Compare && r.ChainErr != nil:
-		printLine(out, "%s: the replay is identical to the recording (%d lines), but the recording's chain is broken · %s", r.Path, r.Lines, r.Ending())
+		termtext.Printf(out, "%s: the replay is identical to the recording (%d lines), but the recording's chain is broken · %s", r.Path, r.Lines, r.Ending())
 	case r.Compare:
-		printLine(out, "%s: identical to the recording (%d lines, %s) · %s", r.Path, r.Lines, r.ChainNote(), r.Ending())
+		termtext.Printf(out, "%s: identical to the recording (%d lines, %s) · %s", r.Path, r.Lines, r.ChainNote(), r.Ending())
 	case !r.Chain.Chained && r.ChainErr == nil:
-		printLine(out, "%s: replayed · %s · %s", r.Path, r.ReplayedEnding(), r.Chain)
+		termtext.Printf(out, "%s: replayed · %s · %s", r.Path, r.ReplayedEnding(), r.Chain)
 	default:
-		printLine(out, "%s: replayed · %s", r.Path, r.ReplayedEnding())
+		termtext.Printf(out, "%s: replayed · %s", r.Path, r.ReplayedEnding())
 	}
 }

@@ -2,16 +2,9 @@ package textview
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/agentspine/spine/internal/termtext"
 )
-
-// printLine writes one line: the formatted text with nothing a value brings (a newline,
-// an escape sequence) left raw, then a newline. The format itself must be one line.
-func printLine(w io.Writer, format string, a ...any) {
-	fmt.Fprintln(w, termtext.Line(fmt.Sprintf(format, a...)))
-}
 
 // oneLine folds text onto one escaped line of at most n characters.
 func oneLine(text string, n int) string { return termtext.OneLine(text, n) }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/ruleset"
@@ -55,7 +56,7 @@ func (tl *Timeline) Event(e *trace.Event) {
 	// Every value shown is the trace's, so from a model, a tool or a file: one step is
 	// one line, and nothing in it reaches the terminal raw.
 	p := func(format string, args ...any) {
-		printLine(tl.W, "%s  %s", at, fmt.Sprintf(format, args...))
+		termtext.Printf(tl.W, "%s  %s", at, fmt.Sprintf(format, args...))
 	}
 	switch b := e.Body.(type) {
 	case trace.Header:

@@ -3,7 +3,6 @@ package replay
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
@@ -189,13 +188,7 @@ func (c *Continue) Exchange(ctx context.Context, t engine.Tape, body trace.Effec
 		why := fmt.Sprintf("effector call %d (%s) is not in the recording", body.Call, body.Op)
 		if rc != nil {
 			// In flight when the recording stopped: made again, for the same request.
-			if rc.body.Op != body.Op || rc.body.RequestHash != body.RequestHash {
-				d := &DivergenceError{Seq: rc.call.Seq, Call: body.Call, Op: body.Op}
-				if rc.body.Op != body.Op {
-					d.Field, d.Recorded, d.Got = "op", strconv.Quote(rc.body.Op), strconv.Quote(body.Op)
-				} else {
-					d.Field, d.Recorded, d.Got = firstDifference(rc.body.Request, body.Request, false)
-				}
+			if d := rc.differsFrom(body); d != nil {
 				c.depart(d)
 				return nil, d
 			}

@@ -239,13 +239,7 @@ func (r *Exchanger) Exchange(_ context.Context, t engine.Tape, body trace.Effect
 	if rc == nil {
 		return nil, r.ended(body, "")
 	}
-	if rc.body.Op != body.Op || rc.body.RequestHash != body.RequestHash {
-		d := &DivergenceError{Seq: rc.call.Seq, Call: body.Call, Op: body.Op}
-		if rc.body.Op != body.Op {
-			d.Field, d.Recorded, d.Got = "op", strconv.Quote(rc.body.Op), strconv.Quote(body.Op)
-		} else {
-			d.Field, d.Recorded, d.Got = firstDifference(rc.body.Request, body.Request, false)
-		}
+	if d := rc.differsFrom(body); d != nil {
 		return nil, d
 	}
 	t.Write(trace.KindEffectorCall, body)
@@ -554,4 +548,19 @@ func (r *Exchanger) writeMarks(t engine.Tape) error {
 		}
 		t.Write(e.Kind, b)
 	}
+}
+
+// differsFrom is the divergence of a call the run asks for (body) from the recorded
+// call rc, or nil when their op and request are the same.
+func (rc *recordedCall) differsFrom(body trace.EffectorCall) *DivergenceError {
+	if rc.body.Op == body.Op && rc.body.RequestHash == body.RequestHash {
+		return nil
+	}
+	d := &DivergenceError{Seq: rc.call.Seq, Call: body.Call, Op: body.Op}
+	if rc.body.Op != body.Op {
+		d.Field, d.Recorded, d.Got = "op", strconv.Quote(rc.body.Op), strconv.Quote(body.Op)
+	} else {
+		d.Field, d.Recorded, d.Got = firstDifference(rc.body.Request, body.Request, false)
+	}
+	return d
 }
