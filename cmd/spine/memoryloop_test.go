@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm/llmtest"
@@ -257,12 +258,34 @@ func mlRunOnce(t *testing.T, dir, name, work, store string, script map[string][]
 	return r
 }
 
-// mlPotentials reads a tool's pair (space × env:local) with `spine memory potentials`.
+// mlPotentials reads a tool's pair (space × env:local) with `spine memory potentials`,
+// its decay taken at the moment its newest Megram was written: the pair's figures are
+// then the ones the run left, however long the machine took to get here.
 func mlPotentials(t *testing.T, store, space string) (action string, decision float64, megrams int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	if code := Run(context.Background(), []string{"memory", "potentials", "--db", store, "--space", space,
+	if code := Run(context.Background(), []string{"memory", "ls", "--db", store, "--space", space,
 		"--entity", "env:local", "--json"}, nil, &out, &errOut); code != exitOK {
+		t.Fatalf("memory ls %s: exit %d\n%s", space, code, errOut.String())
+	}
+	var written time.Time
+	for dec := json.NewDecoder(&out); dec.More(); {
+		var e struct {
+			CreatedAt time.Time `json:"created_at"`
+		}
+		if err := dec.Decode(&e); err != nil {
+			t.Fatalf("memory ls %s: %v", space, err)
+		}
+		if e.CreatedAt.After(written) {
+			written = e.CreatedAt
+		}
+	}
+	if written.IsZero() {
+		t.Fatalf("memory ls %s: no Megram", space)
+	}
+	out.Reset()
+	if code := Run(context.Background(), []string{"memory", "potentials", "--db", store, "--space", space,
+		"--entity", "env:local", "--json", "--now", written.Format(time.RFC3339Nano)}, nil, &out, &errOut); code != exitOK {
 		t.Fatalf("memory potentials %s: exit %d\n%s", space, code, errOut.String())
 	}
 	var p struct {
