@@ -123,6 +123,26 @@ type Config struct {
 	resume *resumption // set by Resume: the run continues a recording
 }
 
+// Validate checks the fields that choose a policy or set a bound, before anything is
+// opened: CautionPolicy, MemoryCorrupt and MaxIterations. Its error names the field the
+// way a flag spells it (caution "ask": expected refuse, allow or log).
+func (c *Config) Validate() error {
+	switch c.CautionPolicy {
+	case "", CautionRefuse, CautionAllow, CautionLog:
+	default:
+		return fmt.Errorf("caution %q: expected refuse, allow or log", c.CautionPolicy)
+	}
+	switch c.MemoryCorrupt {
+	case "", MemoryCorruptRefuse, MemoryCorruptSkip:
+	default:
+		return fmt.Errorf("memory-corrupt %q: expected refuse or skip", c.MemoryCorrupt)
+	}
+	if c.MaxIterations < 0 {
+		return fmt.Errorf("max-iterations %d: expected at least 1, or 0 for the engine's default", c.MaxIterations)
+	}
+	return nil
+}
+
 // Result is how a task ended and where its record is.
 type Result struct {
 	ggsrun.TaskResult

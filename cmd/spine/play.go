@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
@@ -69,7 +70,7 @@ func playDesigned(ctx context.Context, io stdio, d *scripted.Designed, rs *rules
 		if err != nil {
 			return err
 		}
-		pc.OnMessage = (&pipelineDisplay{w: io.out, epsilon: p.Epsilon}).message
+		pc.OnMessage = (&textview.Pipeline{W: io.out, Epsilon: p.Epsilon}).Message
 	}
 	out, err := scripted.PlayDesigned(ctx, d, rs, pc)
 	if out.TracePath == "" {
