@@ -36,7 +36,7 @@ without snapshots the fork works in --workdir, default the header's.`,
 		f := &forkFlags{
 			at:          fs.Int64("at", 0, "fork at the cycle boundary at or before this `SEQ` (required)"),
 			rulesPath:   fs.String("rules", "", "the edited rule `FILE` applied at the boundary (default: keep the recorded rules)"),
-			resumeFlags: *newResumeFlags(fs),
+			resumeFlags: newResumeFlags(fs),
 		}
 		_ = c.MarkFlagRequired("at")
 		c.RunE = func(c *cobra.Command, args []string) error {
@@ -49,7 +49,7 @@ without snapshots the fork works in --workdir, default the header's.`,
 type forkFlags struct {
 	at        *int64
 	rulesPath *string
-	resumeFlags
+	*resumeFlags
 }
 
 // forkTask is spine fork: taskrun.Fork branches the run; this shows it as spine run does.
@@ -81,7 +81,7 @@ func forkTask(ctx context.Context, io stdio, f *forkFlags, path string) error {
 			opts.Host, _ = os.Hostname()
 			return taskrun.Fork(ctx, o, tc, opts)
 		},
-	}.run(io, &f.resumeFlags, path)
+	}.run(io, f.resumeFlags, path)
 }
 
 // forkWorkdir is the work dir the fork runs in: with snapshots, dir (else a new one)
