@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -33,16 +31,9 @@ func init() {
 			if len(args) != 1 {
 				return usageErrorf("expected one scenario file")
 			}
-			src, err := os.ReadFile(args[0])
+			d, err := scripted.ReadDesigned(args[0])
 			if err != nil {
 				return fileError(err)
-			}
-			if len(bytes.TrimSpace(src)) == 0 {
-				return fmt.Errorf("%s: the file is empty; expected a scenario: a mapping with name, rules and rounds", args[0])
-			}
-			d, err := scripted.ParseDesigned(args[0], src)
-			if err != nil {
-				return err
 			}
 			rs, err := d.LoadRules(*rulesPath, filepath.Dir(args[0]))
 			if err != nil {
