@@ -11,16 +11,17 @@ import (
 	"github.com/agentspine/spine/spine/ruleset"
 )
 
-// NewFromFile is a Solver deciding with the rule file at path, or with the shipped
-// rules/ggs.yaml when path is "".
-func NewFromFile(path string) (*Solver, error) {
-	var rs *ruleset.RuleSet
-	var err error
+// LoadRules loads the rule file at path, or the shipped rules/ggs.yaml when path is "".
+func LoadRules(path string) (*ruleset.RuleSet, error) {
 	if path != "" {
-		rs, err = engine.LoadRulesFile(path)
-	} else {
-		rs, err = engine.LoadRulesFS(rules.FS, rules.GGS)
+		return engine.LoadRulesFile(path)
 	}
+	return engine.LoadRulesFS(rules.FS, rules.GGS)
+}
+
+// NewFromFile is a Solver deciding with the rules LoadRules(path) loads.
+func NewFromFile(path string) (*Solver, error) {
+	rs, err := LoadRules(path)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/memory"
-	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/ruleset"
@@ -172,13 +171,7 @@ type Result struct {
 // LoadRules loads a GGS rule file, or the shipped rules/ggs.yaml when path is "", and
 // checks it is one (ggs.CheckRuleSet).
 func LoadRules(path string) (*ruleset.RuleSet, error) {
-	var rs *ruleset.RuleSet
-	var err error
-	if path != "" {
-		rs, err = engine.LoadRulesFile(path)
-	} else {
-		rs, err = engine.LoadRulesFS(rules.FS, rules.GGS)
-	}
+	rs, err := ggs.LoadRules(path)
 	if err != nil {
 		return nil, err
 	}
