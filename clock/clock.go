@@ -54,3 +54,12 @@ func (c *Step) Now() time.Time {
 	c.next = c.next.Add(c.step)
 	return t
 }
+
+// Fixed always reads the one time it holds, as given (its zone kept): a command's --now,
+// which evaluates the memory store's decay at a chosen time.
+type Fixed time.Time
+
+var _ Clock = Fixed{}
+
+// Now returns the fixed time.
+func (f Fixed) Now() time.Time { return time.Time(f) }

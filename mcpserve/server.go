@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -113,3 +114,13 @@ func textResult(text string) *sdk.CallToolResult {
 func Serve(ctx context.Context, o Options, t sdk.Transport) error {
 	return New(o).Run(ctx, t)
 }
+
+// StreamTransport is MCP over a process's stdin (r) and stdout (w): the protocol's
+// bytes as they are. Closing it closes neither stream.
+func StreamTransport(r io.Reader, w io.Writer) sdk.Transport {
+	return &sdk.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

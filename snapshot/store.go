@@ -222,3 +222,40 @@ func (s *Store) GC(keep []string) (GCResult, error) {
 	}
 	return res, nil
 }
+
+// OpenFor opens the store in stateDir's default place for a run that snapshots workdir,
+// and takes a first snapshot of it: the check that workdir can be snapshotted (within
+// the limits, no file a snapshot cannot hold), which also makes the run's own first
+// snapshot incremental. A store inside workdir is refused: the run would snapshot it.
+func OpenFor(stateDir, workdir string) (*Store, error) {
+	dir := DefaultDir(stateDir)
+	if inside(dir, workdir) {
+		return nil, fmt.Errorf("the snapshot store %s is inside the work dir %s", dir, workdir)
+	}
+	s, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := s.Take(workdir); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// inside reports whether path is dir or lies under it, symlinks resolved as far as they
+// exist.
+func inside(path, dir string) bool {
+	abs := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return p
+		}
+		if r, err := filepath.EvalSymlinks(a); err == nil {
+			return r
+		}
+		return a
+	}
+	p, d := abs(path), abs(dir)
+	rel, err := filepath.Rel(d, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}

@@ -14,7 +14,6 @@ import (
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/memory"
-	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/ruleset"
@@ -123,6 +122,26 @@ type Config struct {
 	resume *resumption // set by Resume: the run continues a recording
 }
 
+// Validate checks the fields that choose a policy or set a bound, before anything is
+// opened: CautionPolicy, MemoryCorrupt and MaxIterations. Its error names the field the
+// way a flag spells it (caution "ask": expected refuse, allow or log).
+func (c *Config) Validate() error {
+	switch c.CautionPolicy {
+	case "", CautionRefuse, CautionAllow, CautionLog:
+	default:
+		return fmt.Errorf("caution %q: expected refuse, allow or log", c.CautionPolicy)
+	}
+	switch c.MemoryCorrupt {
+	case "", MemoryCorruptRefuse, MemoryCorruptSkip:
+	default:
+		return fmt.Errorf("memory-corrupt %q: expected refuse or skip", c.MemoryCorrupt)
+	}
+	if c.MaxIterations < 0 {
+		return fmt.Errorf("max-iterations %d: expected at least 1, or 0 for the engine's default", c.MaxIterations)
+	}
+	return nil
+}
+
 // Result is how a task ended and where its record is.
 type Result struct {
 	ggsrun.TaskResult
@@ -152,13 +171,7 @@ type Result struct {
 // LoadRules loads a GGS rule file, or the shipped rules/ggs.yaml when path is "", and
 // checks it is one (ggs.CheckRuleSet).
 func LoadRules(path string) (*ruleset.RuleSet, error) {
-	var rs *ruleset.RuleSet
-	var err error
-	if path != "" {
-		rs, err = engine.LoadRulesFile(path)
-	} else {
-		rs, err = engine.LoadRulesFS(rules.FS, rules.GGS)
-	}
+	rs, err := ggs.LoadRules(path)
 	if err != nil {
 		return nil, err
 	}

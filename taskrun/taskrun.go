@@ -30,6 +30,9 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	if strings.TrimSpace(cfg.Task) == "" {
 		return res, fmt.Errorf("the task text is empty")
 	}
+	if err := cfg.Validate(); err != nil {
+		return res, err
+	}
 	if cfg.Watch && cfg.RulesPath == "" {
 		return res, fmt.Errorf("watching the rules needs a rule file (the shipped rules are built in)")
 	}

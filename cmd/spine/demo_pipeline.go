@@ -9,6 +9,7 @@ import (
 	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/internal/termui"
+	"github.com/agentspine/spine/runview"
 	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -32,7 +33,7 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 		return err
 	}
 	out := &termui.LockedWriter{W: io.out}
-	show := newRunDisplay(out, rs, false)
+	show := runview.New(out, rs, false)
 	fmt.Fprintf(out, "%s\n\n", d.Intro())
 	r := scripted.PipelineDemoRun{TracePath: tracePath, SignKey: signKey, Warn: func(msg string) { warn(io, msg) },
 		OnFallback: func(why string) {
@@ -43,7 +44,7 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	case all:
 		r.Events = []ggsrun.EventObserver{timelineEvents(&timeline{w: out, all: true})}
 	default:
-		r.OnMessage = show.message
+		r.OnMessage = show.Message
 	}
 	o, err := d.Run(ctx, r)
 	if err != nil {
@@ -53,19 +54,18 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	if len(res.Findings) == 0 && len(res.AuditErrors) == 0 {
 		fmt.Fprintln(out, "R6   auditor: no findings")
 	}
-	showAudit(show, res.AuditErrors, res.Findings)
+	show.Audit(res.AuditErrors, res.Findings)
 	termtext.Printf(out, "memory: %s", o.MemoryByOrigin())
 	if res.Dream != nil {
-		showDream(show, res.Dream)
+		show.Dream(res.Dream)
 	}
 	if o.ReportOK {
 		fmt.Fprintf(out, "work dir: %s now holds %q\n", d.Report, o.Report)
 	} else {
 		fmt.Fprintf(out, "work dir: %s was not written\n", d.Report)
 	}
-	end := traceEnd{head: res.TraceHead, lines: res.TraceLines, cut: res.TraceCut}
-	code := show.finish(io, res.TaskResult, o.RunErr, res.TracePath, end, res.Pipeline)
-	defer func() { traceIncomplete(io, res.TracePath, end, res.Final, exitFail) }()
+	code := runCode(show.Finish(io.out, io.err, res, o.RunErr))
+	defer runview.Incomplete(io.err, res)
 	if res.SignedBy != "" {
 		fmt.Fprintf(io.out, "Signed by:           %s\n", res.SignedBy)
 	}

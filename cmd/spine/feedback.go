@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/memory/memtext"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -56,15 +58,7 @@ func init() {
 				return err
 			}
 			termtext.Printf(io.out, "task %s (%s, %s:%d): %q", t.ID, t.Final.Directive, t.Trace, t.FinalLine, t.Intent)
-			termtext.Printf(io.out, "recorded %d negative feedback record(s) in %s:", len(fb.Records), store)
-			for i, r := range fb.Records {
-				termtext.Printf(io.out, "  %s %s (%s, %s) f=%g σ=%g k=%g origin=%s against %s",
-					r.ID, r.State, r.Space, r.Entity, r.F, r.Sigma, r.K, r.Origin, fb.Against[i].ID)
-			}
-			for i, r := range fb.Against {
-				p := fb.Potentials[i]
-				termtext.Printf(io.out, "  (%s, %s) now: attention %.3f, decision %+.3f → %s", r.Space, r.Entity, p.Attention, noNegZero(p.Decision), p.Action)
-			}
+			memtext.Feedback(io.out, store, fb.Records, fb.Against, fb.Potentials)
 			return nil
 		}
 		return c
@@ -72,21 +66,13 @@ func init() {
 }
 
 // nowFlag is the clock --now gives: the host's when it is empty.
-func nowFlag(now string) (memClock, error) {
+func nowFlag(now string) (clock.Clock, error) {
 	if now == "" {
-		return memClock{}, nil
+		return clock.System{}, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, now)
 	if err != nil {
-		return memClock{}, usageErrorf("--now %q: want an RFC 3339 time such as 2025-03-01T12:00:00Z", now)
+		return nil, usageErrorf("--now %q: want an RFC 3339 time such as 2025-03-01T12:00:00Z", now)
 	}
-	return memClock{fixed: t}, nil
-}
-
-// noNegZero prints a decision that rounds to zero as +0.000, not -0.000.
-func noNegZero(d float64) float64 {
-	if d > -0.0005 && d < 0.0005 {
-		return 0
-	}
-	return d
+	return clock.Fixed(t), nil
 }

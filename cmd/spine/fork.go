@@ -7,8 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentspine/spine/effectors/llm"
-	"github.com/agentspine/spine/internal/termui"
 	"github.com/agentspine/spine/spine/replay"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -38,7 +36,7 @@ without snapshots the fork works in --workdir, default the header's.`,
 		f := &forkFlags{
 			at:          fs.Int64("at", 0, "fork at the cycle boundary at or before this `SEQ` (required)"),
 			rulesPath:   fs.String("rules", "", "the edited rule `FILE` applied at the boundary (default: keep the recorded rules)"),
-			resumeFlags: *newResumeFlags(fs),
+			resumeFlags: newResumeFlags(fs),
 		}
 		_ = c.MarkFlagRequired("at")
 		c.RunE = func(c *cobra.Command, args []string) error {
@@ -51,52 +49,39 @@ without snapshots the fork works in --workdir, default the header's.`,
 type forkFlags struct {
 	at        *int64
 	rulesPath *string
-	resumeFlags
+	*resumeFlags
 }
 
 // forkTask is spine fork: taskrun.Fork branches the run; this shows it as spine run does.
 func forkTask(ctx context.Context, io stdio, f *forkFlags, path string) error {
-	o, err := taskrun.OpenResume(path)
-	if err != nil {
-		return err
-	}
-	if d := o.Continuation.Dropped(); d != "" {
-		fmt.Fprintf(io.err, "spine fork: %s\n", d)
-	}
-	b, err := replay.ForkPoint(o.Recording, *f.at)
-	if err != nil {
-		return failWith(exitUsage, err)
-	}
 	opts := taskrun.ForkOptions{At: *f.at}
-	if *f.rulesPath != "" {
-		if opts.Rules, err = taskrun.ReadForkRules(*f.rulesPath); err != nil {
-			return failWith(exitUsage, err)
-		}
-		opts.RulesPath = *f.rulesPath
-	}
-	base := *f.baseURL
-	if base == "" {
-		base = o.BaseURL
-	}
-	cfg, err := llm.LoadEndpointConfig(llm.Sources{File: *f.configPath, Getenv: os.LookupEnv,
-		Flags: llm.Overrides{BaseURL: base, Model: o.Model}})
-	if err != nil {
-		return failWith(exitUsage, fmt.Errorf("%w\n(the header records the endpoint and models; the key comes from the environment or --config)", err))
-	}
-	out := &termui.LockedWriter{W: io.out}
-	if *f.asJSON {
-		out = &termui.LockedWriter{W: io.rawOut}
-	}
-	show := newRunDisplay(out, o.Rules, *f.asJSON)
-	workdir, err := forkWorkdir(io, o, *f.workdir, b.Seq)
-	if err != nil {
-		return err
-	}
-	opts.Host, _ = os.Hostname()
-	tc := taskrun.Config{Workdir: workdir, LLM: cfg, ConfigPath: *f.configPath, TracePath: *f.tracePath,
-		NoSandbox: *f.noSandbox, OnMessage: show.message, Warn: func(msg string) { warn(io, msg) }}
-	res, sw, runErr := taskrun.Fork(ctx, o, tc, opts)
-	return showContinued(io, show, "forked", path, res, sw, runErr, *f.asJSON)
+	var seq int64 // the boundary's
+	var workdir string
+	return continuation{name: "fork", verb: "forked",
+		check: func(o *taskrun.Opened) (bool, error) {
+			b, err := replay.ForkPoint(o.Recording, *f.at)
+			if err != nil {
+				return false, failWith(exitUsage, err)
+			}
+			seq = b.Seq
+			if *f.rulesPath != "" {
+				if opts.Rules, err = taskrun.ReadForkRules(*f.rulesPath); err != nil {
+					return false, failWith(exitUsage, err)
+				}
+				opts.RulesPath = *f.rulesPath
+			}
+			return true, nil
+		},
+		workdir: func(o *taskrun.Opened) (err error) {
+			workdir, err = forkWorkdir(io, o, *f.workdir, seq)
+			return err
+		},
+		start: func(o *taskrun.Opened, tc taskrun.Config) (taskrun.Result, replay.Switch, error) {
+			tc.Workdir = workdir
+			opts.Host, _ = os.Hostname()
+			return taskrun.Fork(ctx, o, tc, opts)
+		},
+	}.run(io, f.resumeFlags, path)
 }
 
 // forkWorkdir is the work dir the fork runs in: with snapshots, dir (else a new one)

@@ -2,57 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/effectors/mcp"
-	"github.com/agentspine/spine/internal/termtext"
 )
 
-// mcpFlags is the repeatable --mcp NAME=COMMAND ARGS… | NAME=URL.
-type mcpFlags []mcp.Server
-
-func (m *mcpFlags) String() string {
-	var names []string
-	for _, s := range *m {
-		names = append(names, s.Name)
-	}
-	return strings.Join(names, ",")
-}
-
-// Type names the value in --help.
-func (m *mcpFlags) Type() string { return "NAME=CMD|URL" }
-
-func (m *mcpFlags) Set(v string) error {
-	s, err := mcp.ParseFlag(v)
-	if err != nil {
-		return err
-	}
-	*m = append(*m, s)
-	return nil
-}
-
 const mcpFlagHelp = "offer R3 the tools of an MCP server: `NAME=COMMAND ARGS…` (stdio, run in the tools' sandbox) or NAME=URL (Streamable HTTP); repeatable, beside the config file's mcp_servers"
-
-// mcpServers are the config file's servers, then the flags' (a name in both is an error).
-func mcpServers(configPath string, flags mcpFlags) ([]mcp.Server, error) {
-	var servers []mcp.Server
-	if configPath != "" {
-		data, err := os.ReadFile(configPath)
-		if err != nil {
-			return nil, err
-		}
-		if servers, err = mcp.ServersFromYAML(configPath, data); err != nil {
-			return nil, err
-		}
-	}
-	servers = append(servers, flags...)
-	return servers, mcp.CheckAll(servers)
-}
 
 func init() {
 	addCommand("", func(io stdio) *cobra.Command {
@@ -64,7 +21,7 @@ func init() {
 			Short: "start the MCP servers, in the sandbox, and list their tools with their schemas",
 			Args:  cobra.NoArgs,
 		}
-		var flags mcpFlags
+		var flags mcp.ServerFlags
 		fs := c.Flags()
 		fs.Var(&flags, "mcp", mcpFlagHelp)
 		configPath := fs.String("config", "", "configuration `FILE` whose mcp_servers to list")
@@ -72,7 +29,7 @@ func init() {
 		asJSON := fs.Bool("json", false, "print the tool list as JSON, as the trace header records it")
 		noSandbox := fs.Bool("no-sandbox", false, "start stdio servers UNCONFINED")
 		c.RunE = func(c *cobra.Command, _ []string) error {
-			servers, err := mcpServers(*configPath, flags)
+			servers, err := mcp.ConfigServers(*configPath, flags)
 			if err != nil {
 				return failWith(exitUsage, err)
 			}
@@ -95,29 +52,7 @@ func mcpList(ctx context.Context, io stdio, servers []mcp.Server, workdir string
 		fmt.Fprintln(io.rawOut, tb.Describe())
 		return nil
 	}
-	failed := false
-	for _, st := range tb.Status() {
-		if st.Unavailable != "" {
-			failed = true
-			fmt.Fprintf(io.out, "%s (%s): unavailable: %s\n", st.Name, st.Transport, termtext.Line(st.Unavailable))
-			continue
-		}
-		fmt.Fprintf(io.out, "%s (%s)\n", st.Name, st.Transport)
-		for _, t := range tb.Tools() {
-			if t.Server != st.Name {
-				continue
-			}
-			if t.Refused != "" {
-				fmt.Fprintf(io.out, "  refused %s: %s\n", termtext.Line(t.Remote), termtext.Line(t.Refused))
-				continue
-			}
-			var schema any
-			_ = json.Unmarshal(t.Schema, &schema)
-			compact, _ := json.Marshal(schema)
-			fmt.Fprintf(io.out, "  %s\n    %s\n    schema: %s\n", t.Name, termtext.Line(t.Description), termtext.Line(string(compact)))
-		}
-	}
-	if failed {
+	if tb.WriteListing(io.out) {
 		return exitStatus(exitFail)
 	}
 	return nil

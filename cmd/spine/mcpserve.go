@@ -3,15 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/effectors/mcp"
 	"github.com/agentspine/spine/mcpserve"
 )
 
@@ -25,9 +22,10 @@ func init() {
 			Short: "serve the spine's verbs as MCP tools on stdio: check and analyse rules, replay, what-if, loss table, timeline; run a task when a model is configured",
 			Args:  cobra.NoArgs,
 		}
-		var flags mcpFlags
+		var ep endpointFlags
+		var flags mcp.ServerFlags
 		fs := c.Flags()
-		configPath := fs.String("config", "", "model configuration `FILE`: with a model configured (here or in the environment) run_task is offered, with the file's mcp_servers")
+		ep.declare(fs, endpointHelp{config: "model configuration `FILE`: with a model configured (here or in the environment) run_task is offered, with the file's mcp_servers"})
 		fs.Var(&flags, "mcp", "offer R3 the tools of an MCP server in the tasks run_task runs: `NAME=COMMAND ARGS…` or NAME=URL; repeatable")
 		dir := fs.String("dir", ".", "the `DIR` relative paths in the tools' arguments are read from")
 		noSandbox := fs.Bool("no-sandbox", false, "run_task runs R3's tools UNCONFINED")
@@ -37,7 +35,7 @@ func init() {
 				return failWith(exitUsage, err)
 			}
 			o := mcpserve.Options{Dir: abs, Version: version}
-			cfg, err := llm.LoadEndpointConfig(llm.Sources{File: *configPath, Getenv: os.LookupEnv})
+			cfg, err := ep.load(llm.Overrides{})
 			switch {
 			case errors.Is(err, llm.ErrNoEndpoint):
 				if len(flags) > 0 {
@@ -47,24 +45,15 @@ func init() {
 			case err != nil:
 				return failWith(exitUsage, err)
 			default:
-				servers, err := mcpServers(*configPath, flags)
+				servers, err := mcp.ConfigServers(ep.config, flags)
 				if err != nil {
 					return failWith(exitUsage, err)
 				}
-				o.Run = &mcpserve.RunOptions{LLM: cfg, ConfigPath: *configPath, MCPServers: servers, NoSandbox: *noSandbox}
+				o.Run = &mcpserve.RunOptions{LLM: cfg, ConfigPath: ep.config, MCPServers: servers, NoSandbox: *noSandbox}
 			}
-			return mcpserve.Serve(c.Context(), o, stdioTransport(io))
+			// MCP's bytes go over stdin and stdout as they are, never the text streams' escaping.
+			return mcpserve.Serve(c.Context(), o, mcpserve.StreamTransport(io.in, io.rawOut))
 		}
 		return c
 	})
 }
-
-// stdioTransport is MCP over the command's stdin and stdout: the protocol's bytes, never
-// the text streams' escaping. Closing it closes neither.
-func stdioTransport(s stdio) sdk.Transport {
-	return &sdk.IOTransport{Reader: io.NopCloser(s.in), Writer: nopWriteCloser{s.rawOut}}
-}
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

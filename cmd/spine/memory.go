@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/memory/memtext"
 	"github.com/agentspine/spine/spine/trace"
@@ -70,9 +71,10 @@ type memFlags struct {
 	skipExisting         bool          // import: skip identical stored records, refuse differing ones
 	forgetGrace          time.Duration // dream, gc: spare pairs whose newest M/K entry is younger
 	positional           []string
-	clock                memClock
+	clock                clock.Clock
 	// dream: where the distiller comes from
-	baseURL, model, config, record, replay string
+	endpoint       endpointFlags
+	record, replay string
 }
 
 // memVerbCommand is `spine memory <verb>` with the verb's own flags; --db, --json and
@@ -134,25 +136,17 @@ func passFlags(fs *pflag.FlagSet, m *memFlags) {
 
 func dreamFlags(fs *pflag.FlagSet, m *memFlags) {
 	passFlags(fs, m)
-	fs.StringVar(&m.baseURL, "base-url", "", "OpenAI-compatible endpoint `URL` of the model that words consolidations")
-	fs.StringVar(&m.model, "model", "", "`NAME` of the model that words consolidations (default: $SPINE_MODEL)")
-	fs.StringVar(&m.config, "config", "", "YAML model configuration `FILE`, as for spine run")
+	m.endpoint.declare(fs, endpointHelp{
+		baseURL: "OpenAI-compatible endpoint `URL` of the model that words consolidations",
+		model:   "`NAME` of the model that words consolidations (default: $SPINE_MODEL)",
+		config:  "YAML model configuration `FILE`, as for spine run",
+	})
 	fs.StringVar(&m.record, "record", "", "journal every distiller exchange to this new `FILE`, for --replay")
 	fs.StringVar(&m.replay, "replay", "", "word consolidations from a journal `FILE` written by --record, calling no model")
 }
 
 func importFlags(fs *pflag.FlagSet, m *memFlags) {
 	fs.BoolVar(&m.skipExisting, "skip-existing", false, "skip records already stored identically and refuse ones that differ, so an interrupted import can be run again")
-}
-
-// memClock is the host clock, or a fixed time given with --now.
-type memClock struct{ fixed time.Time }
-
-func (c memClock) Now() time.Time {
-	if c.fixed.IsZero() {
-		return time.Now().UTC()
-	}
-	return c.fixed
 }
 
 // dir is how the verb opens the store; only import may create one.
@@ -235,7 +229,7 @@ func memPotentials(ctx context.Context, io stdio, m *memFlags) error {
 
 func memDream(ctx context.Context, io stdio, m *memFlags) error {
 	d, closeJournal, err := taskrun.DreamDistiller(taskrun.DistillerSource{Replay: m.replay, Record: m.record,
-		BaseURL: m.baseURL, Model: m.model, Config: m.config, Getenv: os.LookupEnv})
+		BaseURL: m.endpoint.baseURL, Model: m.endpoint.model, Config: m.endpoint.config, Getenv: os.LookupEnv})
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
@@ -294,16 +288,9 @@ func memImport(ctx context.Context, sio stdio, m *memFlags) error {
 	case err != nil:
 		return err
 	case m.jsonOut:
-		return memJSON(sio.rawOut, struct {
-			Imported int      `json:"imported"`
-			Skipped  int      `json:"skipped"`
-			IDs      []string `json:"ids"`
-		}{len(rep.Imported), rep.Skipped, rep.Imported})
-	case rep.Skipped > 0:
-		fmt.Fprintf(sio.out, "imported %d megrams, skipped %d already stored\n", len(rep.Imported), rep.Skipped)
-	default:
-		fmt.Fprintf(sio.out, "imported %d megrams\n", len(rep.Imported))
+		return memJSON(sio.rawOut, memtext.ImportedJSON(rep))
 	}
+	memtext.Imported(sio.out, rep)
 	return nil
 }
 

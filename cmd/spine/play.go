@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
@@ -32,16 +31,9 @@ func init() {
 			if len(args) != 1 {
 				return usageErrorf("expected one scenario file")
 			}
-			src, err := os.ReadFile(args[0])
+			d, err := scripted.ReadDesigned(args[0])
 			if err != nil {
 				return fileError(err)
-			}
-			if len(bytes.TrimSpace(src)) == 0 {
-				return fmt.Errorf("%s: the file is empty; expected a scenario: a mapping with name, rules and rounds", args[0])
-			}
-			d, err := scripted.ParseDesigned(args[0], src)
-			if err != nil {
-				return err
 			}
 			rs, err := d.LoadRules(*rulesPath, filepath.Dir(args[0]))
 			if err != nil {
@@ -69,7 +61,7 @@ func playDesigned(ctx context.Context, io stdio, d *scripted.Designed, rs *rules
 		if err != nil {
 			return err
 		}
-		pc.OnMessage = (&pipelineDisplay{w: io.out, epsilon: p.Epsilon}).message
+		pc.OnMessage = (&textview.Pipeline{W: io.out, Epsilon: p.Epsilon}).Message
 	}
 	out, err := scripted.PlayDesigned(ctx, d, rs, pc)
 	if out.TracePath == "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/internal/termui"
+	"github.com/agentspine/spine/runview"
 	"github.com/agentspine/spine/spine/replay"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -47,77 +49,93 @@ kill cut short, is undone, while their recorded calls are served and not made ag
 	})
 }
 
+// resumeFlags are the flags resume and fork share: both go live from a recording.
 type resumeFlags struct {
-	baseURL, configPath, tracePath, workdir *string
-	asJSON, noSandbox                       *bool
+	endpoint           endpointFlags
+	tracePath, workdir *string
+	asJSON, noSandbox  *bool
 }
 
-// newResumeFlags declares the flags resume and fork share: both go live from a recording.
 func newResumeFlags(fs *pflag.FlagSet) *resumeFlags {
-	return &resumeFlags{
-		baseURL:    fs.String("base-url", "", "OpenAI-compatible endpoint `URL` for the live part (default: the one the header records)"),
-		configPath: fs.String("config", "", "YAML model configuration `FILE` (api_key, base_url, roles) as for spine run"),
-		tracePath:  fs.String("trace", "", "the new trace `FILE` (default: beside the recording, with -2, -3, …)"),
-		workdir:    fs.String("workdir", "", "`DIR` the tools work in (default: the one the header records)"),
-		asJSON:     fs.Bool("json", false, "print every message as a JSON line"),
-		noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them"),
+	f := &resumeFlags{
+		tracePath: fs.String("trace", "", "the new trace `FILE` (default: beside the recording, with -2, -3, …)"),
+		workdir:   fs.String("workdir", "", "`DIR` the tools work in (default: the one the header records)"),
+		asJSON:    fs.Bool("json", false, "print every message as a JSON line"),
+		noSandbox: fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them"),
 	}
+	f.endpoint.declare(fs, endpointHelp{
+		baseURL: "OpenAI-compatible endpoint `URL` for the live part (default: the one the header records)",
+		config:  "YAML model configuration `FILE` (api_key, base_url, roles) as for spine run",
+	})
+	return f
 }
 
 // resumeTask is spine resume: the run is rebuilt and continued by taskrun.Resume; this
 // shows it as spine run does.
 func resumeTask(ctx context.Context, io stdio, f *resumeFlags, path string, wp workdirPolicy) error {
+	return continuation{name: "resume", verb: "resumed",
+		check: func(o *taskrun.Opened) (bool, error) {
+			if o.Ended != "" {
+				fmt.Fprintf(io.out, "%s: the run already ended (%s); nothing to resume\n", path, o.Ended)
+				return false, nil
+			}
+			return true, nil
+		},
+		workdir: func(o *taskrun.Opened) error { return resumeWorkdir(io, o, cmp.Or(*f.workdir, o.Workdir), wp) },
+		start: func(o *taskrun.Opened, tc taskrun.Config) (taskrun.Result, replay.Switch, error) {
+			tc.Workdir = *f.workdir // "": taskrun.Resume takes the header's
+			host, _ := os.Hostname()
+			return taskrun.Resume(ctx, o, tc, host)
+		},
+	}.run(io, f, path)
+}
+
+// continuation is what resume and fork (name, verb) do apart: check the opened
+// recording (false ends the command there), prepare the work dir once the endpoint is
+// loaded, and go live from the recording.
+type continuation struct {
+	name, verb string
+	check      func(*taskrun.Opened) (bool, error)
+	workdir    func(*taskrun.Opened) error
+	start      func(*taskrun.Opened, taskrun.Config) (taskrun.Result, replay.Switch, error)
+}
+
+// run opens the recording at path and continues it with the endpoint the header
+// records, then ends as spine run ends its own: where it went live, the result, the
+// trace and its status.
+func (c continuation) run(io stdio, f *resumeFlags, path string) error {
 	o, err := taskrun.OpenResume(path)
 	if err != nil {
 		return err
 	}
 	if d := o.Continuation.Dropped(); d != "" {
-		fmt.Fprintf(io.err, "spine resume: %s\n", d)
+		fmt.Fprintf(io.err, "spine %s: %s\n", c.name, d)
 	}
-	if o.Ended != "" {
-		fmt.Fprintf(io.out, "%s: the run already ended (%s); nothing to resume\n", path, o.Ended)
-		return nil
+	if goOn, err := c.check(o); !goOn || err != nil {
+		return err
 	}
-	base := *f.baseURL
-	if base == "" {
-		base = o.BaseURL
-	}
-	cfg, err := llm.LoadEndpointConfig(llm.Sources{File: *f.configPath, Getenv: os.LookupEnv,
-		Flags: llm.Overrides{BaseURL: base, Model: o.Model}})
+	cfg, err := f.endpoint.load(llm.Overrides{BaseURL: o.BaseURL, Model: o.Model})
 	if err != nil {
 		return failWith(exitUsage, fmt.Errorf("%w\n(the header records the endpoint and models; the key comes from the environment or --config)", err))
 	}
-	workdir := *f.workdir
-	if workdir == "" {
-		workdir = o.Workdir
-	}
-	if err := resumeWorkdir(io, o, workdir, wp); err != nil {
+	if err := c.workdir(o); err != nil {
 		return err
 	}
 	out := &termui.LockedWriter{W: io.out}
 	if *f.asJSON {
 		out = &termui.LockedWriter{W: io.rawOut}
 	}
-	show := newRunDisplay(out, o.Rules, *f.asJSON)
-	host, _ := os.Hostname()
-	tc := taskrun.Config{Workdir: *f.workdir, LLM: cfg, ConfigPath: *f.configPath, TracePath: *f.tracePath,
-		NoSandbox: *f.noSandbox, OnMessage: show.message, Warn: func(msg string) { warn(io, msg) }}
-	res, sw, runErr := taskrun.Resume(ctx, o, tc, host)
-	return showContinued(io, show, "resumed", path, res, sw, runErr, *f.asJSON)
-}
-
-// showContinued ends a resumed or forked run (verb) as spine run ends its own: where it
-// went live, then the result, the trace and its status.
-func showContinued(io stdio, show *runDisplay, verb, path string, res taskrun.Result, sw replay.Switch, runErr error, asJSON bool) error {
+	show := runview.New(out, o.Rules, *f.asJSON)
+	res, sw, runErr := c.start(o, taskrun.Config{LLM: cfg, ConfigPath: f.endpoint.config, TracePath: *f.tracePath,
+		NoSandbox: *f.noSandbox, OnMessage: show.Message, Warn: func(msg string) { warn(io, msg) }})
 	if res.TracePath == "" {
 		return runErr
 	}
-	if sw.Seq != 0 && !asJSON {
-		fmt.Fprintf(io.out, "%s %s after its line %d: %s\n", verb, path, sw.Line, sw.Reason)
+	if sw.Seq != 0 && !*f.asJSON {
+		fmt.Fprintf(io.out, "%s %s after its line %d: %s\n", c.verb, path, sw.Line, sw.Reason)
 	}
-	end := traceEnd{head: res.TraceHead, lines: res.TraceLines, cut: res.TraceCut}
-	code := show.finish(io, res.TaskResult, runErr, res.TracePath, end, res.Pipeline)
-	return exitStatus(traceIncomplete(io, res.TracePath, end, res.Final, code))
+	code := runCode(show.Finish(io.out, io.err, res, runErr))
+	return exitStatus(traceIncomplete(io, res, code))
 }
 
 // workdirPolicy is what resume does with a work dir that differs from its last snapshot.

@@ -4,7 +4,8 @@ import (
 	"io"
 
 	"github.com/agentspine/spine/internal/termtext"
-	"github.com/agentspine/spine/internal/termui"
+	"github.com/agentspine/spine/runview"
+	"github.com/agentspine/spine/taskrun"
 )
 
 // Exit statuses shared by every subcommand.
@@ -45,5 +46,20 @@ func newStdio(in io.Reader, stdout, stderr io.Writer) (s stdio, flush func()) {
 	}
 }
 
-// oneLine collapses text to one line of at most n characters, escaped (termui.OneLine).
-func oneLine(text string, n int) string { return termui.OneLine(text, n) }
+// runCode is the exit status of a run's result (runview's Finish): 0 when the task was
+// accepted or succeeded, 1 otherwise.
+func runCode(accepted bool) int {
+	if accepted {
+		return exitOK
+	}
+	return exitFail
+}
+
+// traceIncomplete ends the output of a run whose trace was cut short
+// (runview.Incomplete); the exit status is then 1, else code.
+func traceIncomplete(io stdio, res taskrun.Result, code int) int {
+	if runview.Incomplete(io.err, res) {
+		return exitFail
+	}
+	return code
+}

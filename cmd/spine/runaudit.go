@@ -3,34 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
-	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/spine/trace"
 )
-
-// showAudit prints the live Auditor's findings in the pipeline display.
-func showAudit(d *runDisplay, errs []string, findings []contract.AuditReport) {
-	for _, e := range errs {
-		termtext.Printf(d.w, "R6   auditor could not take a message: %s", e)
-	}
-	for _, f := range findings {
-		if d.json != nil {
-			_ = d.json.Encode(struct {
-				Type    string               `json:"type"`
-				Payload contract.AuditReport `json:"payload"`
-			}{contract.TypeAuditReport, f})
-			continue
-		}
-		seqs := make([]string, len(f.Evidence))
-		for i, s := range f.Evidence {
-			seqs[i] = fmt.Sprint(s)
-		}
-		termtext.Printf(d.w, "R6   → Op   AuditReport     [%s] %s · task %s · seq %s · %s", f.Severity, f.Kind, f.TaskID, strings.Join(seqs, ","), f.Message)
-	}
-}
 
 // reloadNotices tells the user, as it happens, that --watch reloaded the rules or kept
 // the running ones after a bad edit; it watches the trace as written (ggsrun.EventObserver).

@@ -2,26 +2,22 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
-	"github.com/agentspine/spine/effectors/roles"
+	"github.com/agentspine/spine/effectors/mcp"
 	"github.com/agentspine/spine/effectors/sandbox"
-	"github.com/agentspine/spine/ggs"
-	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/internal/termui"
-	"github.com/agentspine/spine/spine/ruleset"
-	"github.com/agentspine/spine/spine/trace"
+	"github.com/agentspine/spine/runview"
 	"github.com/agentspine/spine/taskrun"
 	"github.com/agentspine/spine/telemetry"
 )
@@ -39,9 +35,6 @@ func init() {
 			memDir:     fs.String("memory", "", "shared memory (LevelDB) `DIR`: calibrates plans, and GGS records what it learns"),
 			tracePath:  fs.String("trace", "", "trace `FILE` to create, outside the work dir (default: spine-<run id>.trace.jsonl in $SPINE_TRACE_DIR, else $XDG_STATE_HOME/spine/traces or ~/.local/state/spine/traces; never overwritten)"),
 			asJSON:     fs.Bool("json", false, "print every message as a JSON line instead of the pipeline display"),
-			baseURL:    fs.String("base-url", "", "OpenAI-compatible endpoint `URL`, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL or OpenAI)"),
-			model:      fs.String("model", "", "`NAME` of the model for every role without one of its own (default: $SPINE_MODEL)"),
-			configPath: fs.String("config", "", "YAML model configuration `FILE` (base_url, api_key, model, tiers, roles)"),
 			watch:      fs.Bool("watch", false, "with --rules: reload the rule file when it changes, at the next cycle boundary"),
 			caution:    fs.String("caution", "", "with no terminal to ask, what to do with a call memory advises caution for: `refuse|allow|log` (log: allow and warn; default: the rules' caution param, refuse as shipped)"),
 			noSandbox:  fs.Bool("no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (printed in red, recorded in the trace)"),
@@ -49,6 +42,11 @@ func init() {
 			memCorrupt: fs.String("memory-corrupt", taskrun.MemoryCorruptRefuse, "when the --memory store is corrupt: `refuse|skip` (skip: run without memory, with a warning)"),
 			otlp:       fs.String("otlp", "", "when the run ends, send its trace to this OTLP/HTTP `URL` (e.g. http://localhost:4318; headers from $OTEL_EXPORTER_OTLP_HEADERS)"),
 		}
+		f.endpoint.declare(fs, endpointHelp{
+			baseURL: "OpenAI-compatible endpoint `URL`, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL or OpenAI)",
+			model:   "`NAME` of the model for every role without one of its own (default: $SPINE_MODEL)",
+			config:  "YAML model configuration `FILE` (base_url, api_key, model, tiers, roles)",
+		})
 		f.snapshot = fs.Bool("snapshot", true, snapshotFlagHelp)
 		f.signKey = fs.String("sign-key", "", "sign the trace with this ed25519 private key `FILE` (spine keygen; outside the work dir, hidden from the tools)")
 		fs.Var(&f.mcp, "mcp", mcpFlagHelp)
@@ -63,13 +61,38 @@ func init() {
 
 // runFlags are spine run's flags.
 type runFlags struct {
-	workdir, rulesPath, memDir, tracePath, baseURL, model, configPath, caution *string
-	otlp, signKey, memCorrupt                                                  *string
-	maxIter                                                                    *int
-	asJSON, watch, noSandbox, snapshot                                         *bool
-	allowNet                                                                   sandbox.NetRules
-	mcp                                                                        mcpFlags
-	snapshotSet                                                                bool
+	workdir, rulesPath, memDir, tracePath, caution, otlp, signKey, memCorrupt *string
+	maxIter                                                                   *int
+	asJSON, watch, noSandbox, snapshot                                        *bool
+	endpoint                                                                  endpointFlags
+	allowNet                                                                  sandbox.NetRules
+	mcp                                                                       mcp.ServerFlags
+	snapshotSet                                                               bool
+}
+
+// endpointFlags are where the models are: --base-url, --model and --config, for every
+// command that calls a model (run, resume, fork, memory dream, mcp serve).
+type endpointFlags struct{ baseURL, model, config string }
+
+// endpointHelp is each flag's help in one command; a flag without one is not declared.
+type endpointHelp struct{ baseURL, model, config string }
+
+func (e *endpointFlags) declare(fs *pflag.FlagSet, h endpointHelp) {
+	for _, f := range []struct {
+		v          *string
+		name, help string
+	}{{&e.baseURL, "base-url", h.baseURL}, {&e.model, "model", h.model}, {&e.config, "config", h.config}} {
+		if f.help != "" {
+			fs.StringVar(f.v, f.name, "", f.help)
+		}
+	}
+}
+
+// load is the model configuration of the flags, the config file and the environment;
+// def fills in what the flags leave empty (the endpoint and model a trace records).
+func (e *endpointFlags) load(def llm.Overrides) (llm.Config, error) {
+	o := llm.Overrides{BaseURL: cmp.Or(e.baseURL, def.BaseURL), Model: cmp.Or(e.model, def.Model)}
+	return llm.LoadEndpointConfig(llm.Sources{File: e.config, Getenv: os.LookupEnv, Flags: o})
 }
 
 // notConfigured is how to configure an endpoint, after llm.ErrNoEndpoint.
@@ -90,41 +113,35 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 	if strings.TrimSpace(raw) == "" {
 		return usageErrorf(`expected the task text, e.g. spine run "summarise the TODOs in this repository"`)
 	}
-	switch *f.caution {
-	case "", taskrun.CautionRefuse, taskrun.CautionAllow, taskrun.CautionLog:
-	default:
-		return usageErrorf("--caution %q: expected refuse, allow or log", *f.caution)
+	tc := taskrun.Config{Task: raw, Workdir: *f.workdir, ConfigPath: f.endpoint.config, RulesPath: *f.rulesPath, Watch: *f.watch,
+		MaxIterations: *f.maxIter, MemoryDir: *f.memDir, TracePath: *f.tracePath, AllowNet: f.allowNet, NoSandbox: *f.noSandbox,
+		CautionPolicy: *f.caution, SignKey: *f.signKey, MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io, msg) }}
+	if *f.maxIter < 1 { // 0 is the library's "the engine's default", not a bound a user asks for
+		return usageErrorf("--max-iterations %d: expected at least 1", *f.maxIter)
 	}
-	switch *f.memCorrupt {
-	case taskrun.MemoryCorruptRefuse, taskrun.MemoryCorruptSkip:
-	default:
-		return usageErrorf("--memory-corrupt %q: expected refuse or skip", *f.memCorrupt)
+	if err := tc.Validate(); err != nil {
+		return usageErrorf("--%v", err)
 	}
 	if *f.otlp != "" {
 		if _, err := telemetry.ParseURL(*f.otlp, false); err != nil {
 			return usageErrorf("--otlp: %v", err)
 		}
 	}
-	if *f.maxIter < 1 {
-		return usageErrorf("--max-iterations %d: expected at least 1", *f.maxIter)
-	}
 	if *f.watch && *f.rulesPath == "" {
 		return usageErrorf("--watch needs --rules FILE (the shipped rules are built in; copy rules/ggs.yaml and edit the copy)")
 	}
-	cfg, err := llm.LoadEndpointConfig(llm.Sources{File: *f.configPath, Getenv: os.LookupEnv,
-		Flags: llm.Overrides{BaseURL: *f.baseURL, Model: *f.model}})
+	var err error
+	tc.LLM, err = f.endpoint.load(llm.Overrides{})
 	switch {
 	case errors.Is(err, llm.ErrNoEndpoint):
 		return failWith(exitUsage, fmt.Errorf("%w%s", err, notConfigured))
 	case err != nil:
 		return failWith(exitUsage, fmt.Errorf("%w\n(spine run --help lists the flags; spine demo needs no model)", err))
 	}
-	rs, err := taskrun.LoadRules(*f.rulesPath)
-	if err != nil {
+	if tc.Rules, err = taskrun.LoadRules(*f.rulesPath); err != nil {
 		return err
 	}
-	servers, err := mcpServers(*f.configPath, f.mcp)
-	if err != nil {
+	if tc.MCPServers, err = mcp.ConfigServers(f.endpoint.config, f.mcp); err != nil {
 		return failWith(exitUsage, err)
 	}
 
@@ -143,14 +160,11 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 	default:
 		out = &termui.LockedWriter{W: io.out}
 	}
-	show := newRunDisplay(out, rs, *f.asJSON)
+	show := runview.New(out, tc.Rules, *f.asJSON)
 	retries := termui.NewRetryDisplay(out, io.err, spin, *f.asJSON)
 	ctx = llm.WithRetryHook(ctx, retries.Retry)
 
-	tc := taskrun.Config{Task: raw, Workdir: *f.workdir, LLM: cfg, ConfigPath: *f.configPath,
-		Rules: rs, RulesPath: *f.rulesPath, Watch: *f.watch, MaxIterations: *f.maxIter, MemoryDir: *f.memDir, TracePath: *f.tracePath,
-		AllowNet: f.allowNet, NoSandbox: *f.noSandbox, OnMessage: show.message, CautionPolicy: *f.caution, SignKey: *f.signKey,
-		MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io, msg) }, MCPServers: servers}
+	tc.OnMessage = show.Message
 	// A run with shared memory cannot be resumed or forked: its snapshots would serve
 	// nothing, so they are taken only when asked for.
 	if tc.Snapshots, err = runSnapshots(io, *f.snapshot && (*f.memDir == "" || f.snapshotSet), f.snapshotSet, *f.workdir); err != nil {
@@ -174,15 +188,14 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 	if spin != nil {
 		spin.Stop()
 	}
-	showAudit(show, res.AuditErrors, res.Findings)
+	show.Audit(res.AuditErrors, res.Findings)
 	if res.Dream != nil {
-		showDream(show, res.Dream)
+		show.Dream(res.Dream)
 	}
 	// From here the run has a trace, and what is said is its result: how it ended, its
 	// error (recorded in the trace too), Megrams memory lost, a trace cut short. The
 	// status reports that result; the trace's own messages say it last.
-	end := traceEnd{head: res.TraceHead, lines: res.TraceLines, cut: res.TraceCut}
-	code := show.finish(io, res.TaskResult, runErr, res.TracePath, end, res.Pipeline)
+	code := runCode(show.Finish(io.out, io.err, res, runErr))
 	if res.SignedBy != "" && !*f.asJSON {
 		fmt.Fprintf(io.out, "trace signed by %s\n", res.SignedBy)
 	}
@@ -193,98 +206,5 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 		}
 	}
 	code = sendRunTrace(ctx, io, *f.otlp, res.TracePath, *f.asJSON, code)
-	return exitStatus(traceIncomplete(io, res.TracePath, end, res.Final, code))
-}
-
-// runDisplay prints the run as it goes: every message, the roles' and GGS's, through
-// the pipeline display of `spine play`; or every message as a JSON line.
-type runDisplay struct {
-	w        io.Writer
-	json     *json.Encoder
-	pipeline *pipelineDisplay
-}
-
-func newRunDisplay(w io.Writer, rs *ruleset.RuleSet, asJSON bool) *runDisplay {
-	d := &runDisplay{w: w}
-	if asJSON {
-		d.json = json.NewEncoder(w)
-		d.json.SetEscapeHTML(false)
-		return d
-	}
-	eps := 0.1
-	if p, err := ggs.ParamsFrom(rs); err == nil {
-		eps = p.Epsilon
-	}
-	d.pipeline = &pipelineDisplay{w: w, epsilon: eps}
-	return d
-}
-
-func (d *runDisplay) message(m trace.Message) {
-	if d.json != nil {
-		_ = d.json.Encode(m)
-		return
-	}
-	d.pipeline.message(m)
-}
-
-// outcomeLine is R4a's final state of a subtask: the mark, how many criteria passed, the
-// attempts, and the first failed criterion with its class.
-func outcomeLine(o *contract.SubTaskOutcome) string {
-	passed, failed := o.Tally()
-	n, attempts := len(o.CriteriaVerdicts), len(o.GapTrajectory)
-	switch {
-	case o.Status == contract.OutcomeMatched:
-		return fmt.Sprintf("✓ matched · %d/%d criteria · %d attempt(s)", passed, n, attempts)
-	case failed != nil:
-		return fmt.Sprintf("✗ failed · %d/%d criteria · %d attempt(s) · %q (%s)", passed, n, attempts, oneLine(failed.Criterion, 60), failed.Class())
-	case o.FailureReason != nil:
-		return "✗ " + oneLine(*o.FailureReason, 90)
-	}
-	return "✗ failed"
-}
-
-// finish prints how the run ended and returns the exit status: 0 when the task was
-// accepted or succeeded, 1 otherwise.
-func (d *runDisplay) finish(io stdio, res ggsrun.TaskResult, runErr error, path string, end traceEnd, p *roles.Pipeline) int {
-	if d.json != nil {
-		_ = d.json.Encode(struct {
-			taskrun.Summary
-			Cut *traceCut `json:"trace_incomplete,omitempty"`
-		}{taskrun.Summarize(res, path, p, runErr), end.json()})
-	} else {
-		sum := taskrun.Summarize(res, path, p, runErr)
-		fmt.Fprintln(io.out)
-		if res.Failure != nil {
-			// The FinalResult's lines above gave its summary and next moves: once is enough.
-			if details := termFailure(res.Failure).Details(); details != "" {
-				fmt.Fprint(io.out, details)
-				fmt.Fprintln(io.out)
-			}
-		}
-		fmt.Fprintf(io.out, "%s: %s (objective %s) after %d iteration(s) · %d model call(s), %d tokens\n",
-			res.Result.Run, res.Result.Outcome, res.Result.Objective, res.Result.Iterations, sum.Calls, sum.Usage.TotalTokens)
-		switch {
-		case end.cut != nil:
-			fmt.Fprintf(io.out, "the trace in %s is incomplete: it ends at line %d\n", path, end.lines)
-		case taskrun.Canceled(runErr):
-			fmt.Fprintf(io.out, "stopped on request; the trace up to that point is in %s\n", path)
-			fmt.Fprintf(io.out, "Resume it: spine resume %s\n", path)
-		default:
-			fmt.Fprintf(io.out, "trace written to %s\n", path)
-		}
-		fmt.Fprintf(io.out, "Replay and check it: spine replay --check %s\n", path)
-		if end.head != "" {
-			// The chain shows an edit inside the file; this copy outside it shows a file
-			// rewritten whole or cut short. It is the last line on the file, not the last
-			// one encoded.
-			fmt.Fprintf(io.out, "Its last line's hash is %s: keep it to tell whether the file is ever rewritten\n", end.head)
-		}
-	}
-	if runErr != nil && !taskrun.Canceled(runErr) {
-		fmt.Fprintf(io.err, "spine run: %v\n", runErr) // the run's error, after the result it ended
-	}
-	if taskrun.Accepted(res, runErr) {
-		return exitOK
-	}
-	return exitFail
+	return exitStatus(traceIncomplete(io, res, code))
 }

@@ -23,7 +23,7 @@ func (tl *timeline) view() *textview.Timeline {
 	if tl.v == nil {
 		tl.v = &textview.Timeline{W: tl.w, All: tl.all,
 			Messages: func(w io.Writer, eps float64) func(trace.Message) {
-				return (&runDisplay{w: w, pipeline: &pipelineDisplay{w: w, epsilon: eps}}).message
+				return (&textview.Pipeline{W: w, Epsilon: eps}).Message
 			},
 			Header: func(h trace.Header, all bool) []string { return textview.MCPToolLines(h, all) },
 		}

@@ -3,6 +3,8 @@ package mcp
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -47,4 +49,46 @@ func ServersFromYAML(name string, data []byte) ([]Server, error) {
 		return out, CheckAll(out)
 	}
 	return nil, nil
+}
+
+// ServerFlags is the repeatable --mcp NAME=COMMAND ARGS… | NAME=URL of a command line (a
+// pflag.Value), each value read by ParseFlag.
+type ServerFlags []Server
+
+func (m *ServerFlags) String() string {
+	var names []string
+	for _, s := range *m {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ",")
+}
+
+// Type names the value in --help.
+func (m *ServerFlags) Type() string { return "NAME=CMD|URL" }
+
+// Set adds the server v names.
+func (m *ServerFlags) Set(v string) error {
+	s, err := ParseFlag(v)
+	if err != nil {
+		return err
+	}
+	*m = append(*m, s)
+	return nil
+}
+
+// ConfigServers are the mcp_servers of the configuration file at path ("" for none),
+// then extra (a command line's): a name in both is an error.
+func ConfigServers(path string, extra []Server) ([]Server, error) {
+	var servers []Server
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if servers, err = ServersFromYAML(path, data); err != nil {
+			return nil, err
+		}
+	}
+	servers = append(servers, extra...)
+	return servers, CheckAll(servers)
 }

@@ -2,9 +2,13 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 
 	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/internal/termtext"
 )
 
 // OpenListing starts servers as a run would, in a sandbox over workdir (bubblewrap
@@ -38,4 +42,33 @@ func OpenListing(ctx context.Context, servers []Server, workdir string, unconfin
 		tb.Close()
 		box.Close()
 	}, nil
+}
+
+// WriteListing shows what OpenListing found, for `spine mcp ls`: each server with its
+// transport, then its tools with their descriptions and schemas, or why it or a tool is
+// unavailable. The servers' words go out one escaped line each. It reports whether a
+// server was unavailable.
+func (tb *Toolbox) WriteListing(w io.Writer) (unavailable bool) {
+	for _, st := range tb.Status() {
+		if st.Unavailable != "" {
+			unavailable = true
+			fmt.Fprintf(w, "%s (%s): unavailable: %s\n", st.Name, st.Transport, termtext.Line(st.Unavailable))
+			continue
+		}
+		fmt.Fprintf(w, "%s (%s)\n", st.Name, st.Transport)
+		for _, t := range tb.Tools() {
+			if t.Server != st.Name {
+				continue
+			}
+			if t.Refused != "" {
+				fmt.Fprintf(w, "  refused %s: %s\n", termtext.Line(t.Remote), termtext.Line(t.Refused))
+				continue
+			}
+			var schema any
+			_ = json.Unmarshal(t.Schema, &schema)
+			compact, _ := json.Marshal(schema)
+			fmt.Fprintf(w, "  %s\n    %s\n    schema: %s\n", t.Name, termtext.Line(t.Description), termtext.Line(string(compact)))
+		}
+	}
+	return unavailable
 }

@@ -163,3 +163,12 @@ func OneLine(text string, n int) string {
 	}
 	return string(r)
 }
+
+// ShortID keeps a long random ID readable on a line: its first 8 characters when it is
+// longer than 12.
+func ShortID(id string) string {
+	if len(id) > 12 {
+		return id[:8]
+	}
+	return id
+}

@@ -62,11 +62,11 @@ func (d *RetryDisplay) Retry(r llm.Retry) {
 	}
 	// The role's status gives way so that the retry stays on the spinner's line.
 	tail := fmt.Sprintf(" · attempt %d/%d · retrying %s (%s)", r.Next(), r.Max, waitWords(r.Wait()), r.Failed.Short())
-	waiting := OneLine(head, max(SpinnerWidth-len([]rune(tail)), 20)) + tail
+	waiting := termtext.OneLine(head, max(SpinnerWidth-len([]rune(tail)), 20)) + tail
 	d.spin.Set(waiting)
 	// Once the wait is over the attempt is under way; say so unless the line has moved on.
 	tail = fmt.Sprintf(" · attempt %d/%d (after %s)", r.Next(), r.Max, r.Failed.Short())
-	trying := OneLine(head, max(SpinnerWidth-len([]rune(tail)), 20)) + tail
+	trying := termtext.OneLine(head, max(SpinnerWidth-len([]rune(tail)), 20)) + tail
 	d.after(r.Wait(), func() { d.spin.Replace(waiting, trying) })
 }
 
@@ -98,15 +98,7 @@ func (l *LockedWriter) Write(p []byte) (int, error) {
 // StatusLine is the spinner's text for a role's status.
 func StatusLine(s roles.Status) string {
 	if s.SubTaskID != "" {
-		return fmt.Sprintf("%s %s · %s", s.Role, ShortID(s.SubTaskID), s.Text)
+		return fmt.Sprintf("%s %s · %s", s.Role, termtext.ShortID(s.SubTaskID), s.Text)
 	}
 	return s.Role + " · " + s.Text
-}
-
-// ShortID keeps a long random ID readable on a line.
-func ShortID(id string) string {
-	if len(id) > 12 {
-		return id[:8]
-	}
-	return id
 }

@@ -76,7 +76,7 @@ func StartSpinner(w io.Writer, interval time.Duration) *Spinner {
 func (s *Spinner) Set(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.status = OneLine(text, SpinnerWidth)
+	s.status = termtext.OneLine(text, SpinnerWidth)
 	s.draw()
 }
 
@@ -85,10 +85,10 @@ func (s *Spinner) Set(text string) {
 func (s *Spinner) Replace(old, text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.status != OneLine(old, SpinnerWidth) {
+	if s.status != termtext.OneLine(old, SpinnerWidth) {
 		return
 	}
-	s.status = OneLine(text, SpinnerWidth)
+	s.status = termtext.OneLine(text, SpinnerWidth)
 	s.draw()
 }
 
@@ -145,16 +145,6 @@ func (s *Spinner) clear() {
 		fmt.Fprint(s.w, "\r\033[K")
 		s.shown = false
 	}
-}
-
-// OneLine collapses text to one line of at most n characters: runs of white space
-// become one space, and what is left that a terminal would obey is escaped.
-func OneLine(text string, n int) string {
-	r := []rune(termtext.Line(strings.Join(strings.Fields(text), " ")))
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return string(r)
 }
 
 // Prompt asks the person at the terminal: R1's clarifying questions and the

@@ -1,5 +1,6 @@
 // Package memtext renders what the memory store reports for a terminal: the tables and
-// reports of `spine memory ls|show|potentials|dream|gc|verify|repair`. A view takes the
+// reports of `spine memory ls|show|potentials|dream|gc|import|verify|repair` and what
+// `spine feedback` recorded. A view takes the
 // store's values and an io.Writer; it opens no store and decides no exit status.
 //
 // A record's fields come from a run or an import and may hold anything: they are written
@@ -15,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/memory"
 )
@@ -128,4 +130,44 @@ func Repair(w io.Writer, rep memory.RepairReport) {
 	for _, p := range rep.Problems {
 		termtext.Printf(w, "problem: %s", p)
 	}
+}
+
+// Imported is what `memory import` wrote.
+func Imported(w io.Writer, rep memory.ImportReport) {
+	if rep.Skipped > 0 {
+		fmt.Fprintf(w, "imported %d megrams, skipped %d already stored\n", len(rep.Imported), rep.Skipped)
+		return
+	}
+	fmt.Fprintf(w, "imported %d megrams\n", len(rep.Imported))
+}
+
+// ImportedJSON is what `memory import --json` writes of rep.
+func ImportedJSON(rep memory.ImportReport) any {
+	return struct {
+		Imported int      `json:"imported"`
+		Skipped  int      `json:"skipped"`
+		IDs      []string `json:"ids"`
+	}{len(rep.Imported), rep.Skipped, rep.Imported}
+}
+
+// Feedback is what `spine feedback` recorded in the store dir: each negative feedback
+// record with the outcome it is against, then each outcome's pair's live potentials.
+func Feedback(w io.Writer, dir string, records, against []memory.Record, potentials []contract.Potentials) {
+	termtext.Printf(w, "recorded %d negative feedback record(s) in %s:", len(records), dir)
+	for i, r := range records {
+		termtext.Printf(w, "  %s %s (%s, %s) f=%g σ=%g k=%g origin=%s against %s",
+			r.ID, r.State, r.Space, r.Entity, r.F, r.Sigma, r.K, r.Origin, against[i].ID)
+	}
+	for i, r := range against {
+		p := potentials[i]
+		termtext.Printf(w, "  (%s, %s) now: attention %.3f, decision %+.3f → %s", r.Space, r.Entity, p.Attention, noNegZero(p.Decision), p.Action)
+	}
+}
+
+// noNegZero prints a decision that rounds to zero as +0.000, not -0.000.
+func noNegZero(d float64) float64 {
+	if d > -0.0005 && d < 0.0005 {
+		return 0
+	}
+	return d
 }

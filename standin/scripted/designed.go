@@ -1,10 +1,12 @@
 package scripted
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"gopkg.in/yaml.v3"
@@ -29,6 +31,19 @@ type Designed struct {
 	Rules             string // the rule file it names: a shipped one, or relative to its file
 	Signals           *scenario.Scenario
 	Reports           *Scenario
+}
+
+// ReadDesigned reads the scenario file at path (ParseDesigned); a file that cannot be
+// read is its *fs.PathError, an empty one is said so.
+func ReadDesigned(path string) (*Designed, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(src)) == 0 {
+		return nil, fmt.Errorf("%s: the file is empty; expected a scenario: a mapping with name, rules and rounds", path)
+	}
+	return ParseDesigned(path, src)
 }
 
 // ParseDesigned tells the two kinds apart by the GGS kind's task key.

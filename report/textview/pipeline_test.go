@@ -1,4 +1,4 @@
-package main
+package textview
 
 import (
 	"strings"
@@ -8,9 +8,9 @@ import (
 	"github.com/agentspine/spine/spine/trace"
 )
 
-// TestPipelineDisplayShowsMemoryReads: R2's query and R5's answer each get one line
+// TestPipelineShowsMemoryReads: R2's query and R5's answer each get one line
 // saying what was asked and what memory said.
-func TestPipelineDisplayShowsMemoryReads(t *testing.T) {
+func TestPipelineShowsMemoryReads(t *testing.T) {
 	for _, tc := range []struct {
 		typ, from, to, payload, want string
 	}{
@@ -22,8 +22,8 @@ func TestPipelineDisplayShowsMemoryReads(t *testing.T) {
 			"R5   → R2   MemoryAnswer    memory could not be read: leveldb: closed\n"},
 	} {
 		var b strings.Builder
-		d := &pipelineDisplay{w: &b, epsilon: 0.1}
-		d.message(trace.Message{From: tc.from, To: tc.to, Type: tc.typ, TaskID: "t", Payload: []byte(tc.payload)})
+		d := &Pipeline{W: &b, Epsilon: 0.1}
+		d.Message(trace.Message{From: tc.from, To: tc.to, Type: tc.typ, TaskID: "t", Payload: []byte(tc.payload)})
 		if b.String() != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.typ, b.String(), tc.want)
 		}
