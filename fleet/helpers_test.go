@@ -18,9 +18,11 @@ import (
 	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/ruleset"
+	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
@@ -32,16 +34,20 @@ const (
 	envWorkerURL    = "SPINE_FLEET_TEST_WORKER_URL"
 	envWorkerRoot   = "SPINE_FLEET_TEST_WORKER_ROOT"
 	envWorkerHoldAt = "SPINE_FLEET_TEST_WORKER_HOLD_AT" // see holdAt
+	// envWorkerSnapshots gives the worker process a snapshot store (WorkerConfig.Snapshots)
+	// in that dir, and makes it hold its task after the run's first snapshot at a round's
+	// end, instead of after a number of events.
+	envWorkerSnapshots = "SPINE_FLEET_TEST_WORKER_SNAPSHOTS"
 )
 
 func TestMain(m *testing.M) {
 	if url := os.Getenv(envWorkerURL); url != "" {
-		os.Exit(workerProcess(url, os.Getenv(envWorkerRoot), os.Getenv(envWorkerHoldAt)))
+		os.Exit(workerProcess(url, os.Getenv(envWorkerRoot), os.Getenv(envWorkerHoldAt), os.Getenv(envWorkerSnapshots)))
 	}
 	os.Exit(m.Run())
 }
 
-func workerProcess(url, root, holdAtEnv string) int {
+func workerProcess(url, root, holdAtEnv, snapDir string) int {
 	ctx := context.Background()
 	c, err := Connect(ctx, ConnectOptions{URL: url, Name: "test-worker"})
 	if err != nil {
@@ -54,6 +60,19 @@ func workerProcess(url, root, holdAtEnv string) int {
 		return 1
 	}
 	prep, conc := testPrepare(rs, noSandbox()), 2
+	var snaps *snapshot.Store
+	if snapDir != "" {
+		if snaps, err = snapshot.Open(snapDir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		holdAtEnv = ""
+		prep, conc = holdAfterSnapshot(countCalls(prep, func() { fmt.Fprintln(os.Stderr, callMarker) })), 1
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			os.Exit(3)
+		}()
+	}
 	if holdAtEnv != "" {
 		n, err := strconv.Atoi(holdAtEnv)
 		if err != nil || n < 1 {
@@ -72,7 +91,7 @@ func workerProcess(url, root, holdAtEnv string) int {
 		}()
 	}
 	w, err := c.NewWorker(ctx, WorkerConfig{Name: fmt.Sprintf("proc-%d", os.Getpid()), Concurrency: conc,
-		WorkdirRoot: root, Prepare: prep, Resume: killResume, Log: func(s string) { fmt.Fprintln(os.Stderr, s) }})
+		WorkdirRoot: root, Prepare: prep, Resume: killResume, Snapshots: snaps, Log: func(s string) { fmt.Fprintln(os.Stderr, s) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -100,17 +119,28 @@ func holdAt(prep PrepareFunc, n int) PrepareFunc {
 	}
 }
 
+// holdAfterSnapshot is holdAt at the event that records the run's first snapshot at
+// the end of a round: the round's files are in the snapshot, and the run goes on.
+func holdAfterSnapshot(prep PrepareFunc) PrepareFunc {
+	return func(ctx context.Context, t Task, workdir string) (taskrun.Config, error) {
+		cfg, err := prep(ctx, t, workdir)
+		cfg.WrapSink = func(next trace.Sink) trace.Sink { return &holdSink{next: next, task: t.ID, snapshot: true} }
+		return cfg, err
+	}
+}
+
 type holdSink struct {
-	next    trace.Sink
-	task    string
-	at, got int
+	next     trace.Sink
+	task     string
+	at, got  int
+	snapshot bool // hold at the first round's end snapshot, not at event at
 }
 
 func (s *holdSink) Write(e *trace.Event) error {
 	if err := s.next.Write(e); err != nil {
 		return err
 	}
-	if s.got++; s.got == s.at {
+	if s.got++; s.got == s.at || s.snapshot && endSnapshot(e) {
 		_ = s.next.Flush()
 		fmt.Fprintf(os.Stderr, "%s%s after %d trace events\n", holdMarker, s.task, s.got)
 		select {} // until the kill
@@ -119,6 +149,16 @@ func (s *holdSink) Write(e *trace.Event) error {
 }
 
 func (s *holdSink) Flush() error { return s.next.Flush() }
+
+// endSnapshot reports whether e records a snapshot taken at a round's end.
+func endSnapshot(e *trace.Event) bool {
+	x, ok := trace.As[trace.Exchange](e)
+	if !ok || x.Name != roles.SnapshotName || x.Error != "" {
+		return false
+	}
+	var at roles.SnapshotAt
+	return json.Unmarshal(x.Request, &at) == nil && at.At == "end"
+}
 
 // callMarker is the line a held worker process writes to stderr as it sends a model
 // request.

@@ -206,8 +206,14 @@ func storedModelCalls(t *testing.T, c *Client, task, worker string) int {
 // the worker's name.
 func killHeld(t *testing.T, c *Client, url, root string, at, k int) (task, worker string, calls int) {
 	t.Helper()
+	return killHeldEnv(t, c, url, root, k, envWorkerHoldAt+"="+strconv.Itoa(at))
+}
+
+// killHeldEnv is killHeld with the worker process's hold point (and anything else) in env.
+func killHeldEnv(t *testing.T, c *Client, url, root string, k int, env ...string) (task, worker string, calls int) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envWorkerURL+"="+url, envWorkerRoot+"="+root, envWorkerHoldAt+"="+strconv.Itoa(at))
+	cmd.Env = append(append(os.Environ(), envWorkerURL+"="+url, envWorkerRoot+"="+root), env...)
 	stdin, err := cmd.StdinPipe() // the process ends when it closes
 	if err != nil {
 		t.Fatal(err)

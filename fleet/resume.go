@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/agentspine/spine/snapshot"
+	"github.com/agentspine/spine/snapshot/tracerefs"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -21,51 +22,91 @@ import (
 type ResumeFunc func(ctx context.Context, partialTracePath string, cfg taskrun.Config) (taskrun.Result, error)
 
 // Resumption says where an attempt resumed: the earlier attempt whose stored lines it
-// continued, and the last of those lines (the line its trace's resumed event follows
-// at the latest: a call in flight there is made again).
+// continued, the last of those lines (the line its trace's resumed event follows at the
+// latest: a call in flight there is made again), and the work-dir snapshot it restored
+// first (the last those lines record; "" when they record none).
 type Resumption struct {
-	Attempt int `json:"attempt"`
-	Line    int `json:"line"`
+	Attempt  int    `json:"attempt"`
+	Line     int    `json:"line"`
+	Snapshot string `json:"snapshot,omitempty"`
 }
 
 // partialRun is what an attempt resumes from: an earlier attempt's stored lines,
 // written as a trace file in the attempt's dir (outside its work dir).
-//
-// It holds the trace lines only; a snapshot of the work dir, when the fleet stores
-// them, belongs beside them here, restored into the work dir before the resume.
 type partialRun struct {
 	from Resumption
 	path string
 }
 
-// start runs the attempt: resumed from the stored lines of an earlier attempt when the
-// worker has a ResumeFunc and an earlier attempt left lines whose chain holds, else from
-// the start with taskrun.RunTask.
-func (w *Worker) start(ctx context.Context, t Task, n int, dir string, cfg taskrun.Config) (taskrun.Result, error) {
-	if w.cfg.Resume == nil {
-		return taskrun.RunTask(ctx, cfg)
-	}
-	p := w.partial(ctx, t, n, dir)
+// start runs the attempt: resumed from p when there is one, else from the start with
+// taskrun.RunTask.
+func (w *Worker) start(ctx context.Context, p *partialRun, cfg taskrun.Config) (taskrun.Result, error) {
 	if p == nil {
 		return taskrun.RunTask(ctx, cfg)
 	}
-	w.cfg.Log(fmt.Sprintf("task %s: attempt %d resumes from attempt %d's line %d", t.ID, n, p.from.Attempt, p.from.Line))
-	from := filepath.Join(w.cfg.WorkdirRoot, t.ID, strconv.Itoa(p.from.Attempt), "work")
-	if carried, err := carryWorkdir(from, cfg.Workdir, dir); err != nil {
-		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir: %v; running it from the start", t.ID, p.from.Attempt, err))
-		return taskrun.RunTask(ctx, cfg)
-	} else if !carried {
-		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir is not on this worker: the resumed run sees the files its task began with", t.ID, p.from.Attempt))
-	}
 	return w.cfg.Resume(ctx, p.path, cfg)
+}
+
+// resumePoint finds what attempt n of t continues from and makes its work dir what the
+// run had there, then records the resumption in the attempt's status. nil: the attempt
+// runs from the start (the worker has no ResumeFunc, or no earlier attempt left lines
+// the chain vouches for).
+//
+// The work dir is the last snapshot the lines record, fetched from the fleet's store
+// into cfg.Snapshots (a store in the attempt's dir when nil, then the run's) and
+// restored. The rule when it cannot be fetched whole, every hash checked (an object
+// missing, expired or corrupt): the attempt runs from the start in the work dir Prepare
+// made, and pays its model calls again; it never resumes over files that are not the
+// ones the lines were recorded with. A fetched snapshot that cannot be restored fails
+// the attempt's start (an error), and the task is tried again. Lines that record no
+// snapshot (their run took none) resume with the earlier attempt's work dir when it is
+// on this machine (carryWorkdir), else with the files the task began with.
+func (w *Worker) resumePoint(ctx context.Context, t Task, n int, dir string, cfg *taskrun.Config) (*partialRun, error) {
+	if w.cfg.Resume == nil {
+		return nil, nil
+	}
+	p, lines := w.partial(ctx, t, n, dir)
+	if p == nil {
+		return nil, nil
+	}
+	if root := tracerefs.LastRoot(lines); root != "" {
+		if cfg.Snapshots == nil {
+			store, err := snapshot.Open(snapshot.DefaultDir(dir))
+			if err != nil {
+				w.cfg.Log(fmt.Sprintf("task %s: a snapshot store to restore attempt %d's work dir: %v; running it from the start", t.ID, p.from.Attempt, err))
+				return nil, nil
+			}
+			cfg.Snapshots = store
+		}
+		st, err := w.c.fetchSnapshot(ctx, cfg.Snapshots, root)
+		if err != nil {
+			w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir: %v; running it from the start", t.ID, p.from.Attempt, err))
+			return nil, nil
+		}
+		if err := cfg.Snapshots.Restore(root, cfg.Workdir); err != nil {
+			return nil, fmt.Errorf("restoring attempt %d's work dir (snapshot %s): %w", p.from.Attempt, root, err)
+		}
+		p.from.Snapshot = root
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir restored from snapshot %.12s… (%d file content(s), %d bytes fetched)", t.ID, p.from.Attempt, root, st.Blobs, st.Bytes))
+	} else {
+		from := filepath.Join(w.cfg.WorkdirRoot, t.ID, strconv.Itoa(p.from.Attempt), "work")
+		if carried, err := carryWorkdir(from, cfg.Workdir, dir); err != nil {
+			w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir: %v; running it from the start", t.ID, p.from.Attempt, err))
+			return nil, nil
+		} else if !carried {
+			w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir is not on this worker and its lines record no snapshot: the resumed run sees the files its task began with", t.ID, p.from.Attempt))
+		}
+	}
+	w.recordResumption(ctx, t.ID, n, p.from)
+	w.cfg.Log(fmt.Sprintf("task %s: attempt %d resumes from attempt %d's line %d", t.ID, n, p.from.Attempt, p.from.Line))
+	return p, nil
 }
 
 // carryWorkdir copies the work dir an earlier attempt left (from), when it is on this
 // worker, into the resuming attempt's (to), through a snapshot kept in the attempt's
 // dir (state): the recorded tool calls are served to the resumed run, not made again,
-// so their effects on the files come only from there. false: from is not here (the
-// attempt ran on another worker; until the fleet stores work-dir snapshots beside the
-// lines, the resumed run then sees the files its task began with).
+// so their effects on the files come only from there. It serves lines that record no
+// snapshot. false: from is not here (the attempt ran on another worker).
 func carryWorkdir(from, to, state string) (bool, error) {
 	if fi, err := os.Stat(from); err != nil || !fi.IsDir() {
 		return false, nil
@@ -83,13 +124,13 @@ func carryWorkdir(from, to, state string) (bool, error) {
 
 // partial finds what attempt n of t resumes from: of the earlier attempts that ran
 // (superseded or refused), the one with the most stored lines, the latest of those
-// tied. The attempt's record says it before the run begins. nil: nothing to resume
-// (no lines, or none the chain vouches for), and the run starts from nothing.
-func (w *Worker) partial(ctx context.Context, t Task, n int, dir string) *partialRun {
+// tied; and those lines. nil: nothing to resume (no lines, or none the chain vouches
+// for), and the run starts from nothing.
+func (w *Worker) partial(ctx context.Context, t Task, n int, dir string) (*partialRun, [][]byte) {
 	st, err := w.c.Status(ctx, t.ID)
 	if err != nil {
 		w.cfg.Log(fmt.Sprintf("task %s: reading its attempts to resume one: %v; running it from the start", t.ID, err))
-		return nil
+		return nil, nil
 	}
 	var best [][]byte
 	from := 0
@@ -107,33 +148,36 @@ func (w *Worker) partial(ctx context.Context, t Task, n int, dir string) *partia
 		}
 	}
 	if from == 0 {
-		return nil
+		return nil, nil
 	}
 	path := filepath.Join(dir, fmt.Sprintf("attempt-%d.partial.trace.jsonl", from))
 	if err := os.WriteFile(path, bytes.Join(best, nil), 0o600); err != nil {
 		w.cfg.Log(fmt.Sprintf("task %s: writing attempt %d's lines: %v; running it from the start", t.ID, from, err))
-		return nil
+		return nil, nil
 	}
 	c, err := trace.OpenContinuation(path)
 	if err != nil {
 		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's stored lines cannot be continued: %v; running it from the start", t.ID, from, err))
-		return nil
+		return nil, nil
 	}
 	line, _ := c.Last()
-	p := &partialRun{from: Resumption{Attempt: from, Line: line}, path: path}
-	if _, err := w.c.update(ctx, t.ID, func(s *Status) bool {
+	return &partialRun{from: Resumption{Attempt: from, Line: line}, path: path}, best[:min(line, len(best))]
+}
+
+// recordResumption says in attempt n's status, before its run begins, what it resumes from.
+func (w *Worker) recordResumption(ctx context.Context, task string, n int, from Resumption) {
+	if _, err := w.c.update(ctx, task, func(s *Status) bool {
 		for i := range s.Attempts {
 			if s.Attempts[i].N == n && s.Attempts[i].State == Running {
-				r := p.from
+				r := from
 				s.Attempts[i].Resumed = &r
 				return true
 			}
 		}
 		return false
 	}); err != nil {
-		w.cfg.Log(fmt.Sprintf("task %s: recording that attempt %d resumes: %v", t.ID, n, err))
+		w.cfg.Log(fmt.Sprintf("task %s: recording that attempt %d resumes: %v", task, n, err))
 	}
-	return p
 }
 
 // forgetLines purges a finished task's stored lines: its accepted trace is in the
