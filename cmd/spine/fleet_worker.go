@@ -19,42 +19,36 @@ import (
 )
 
 const workerLong = `Pull tasks from the fleet's queue and run each as spine run would: R1–R4b on the
-worker's model endpoint (its --config, --base-url, --model or the environment, as for
-spine run; a task's --model overrides the model), steered by GGS, its tools in a
-sandbox, in a work dir of its own under --workdir-root. A task is acknowledged only
-after its whole trace is stored in the fleet and its FinalResult recorded; a worker
-that dies loses nothing: its tasks come back after the ack wait and run again on
-another worker, and the new attempt's trace names the one it supersedes.
+worker's model endpoint (--config, --base-url, --model or the environment, as for spine
+run; a task's --model overrides the model), steered by GGS, its tools in a sandbox, in a
+work dir of its own under --workdir-root. A task is acknowledged only after its whole
+trace is stored in the fleet and its FinalResult recorded. Each trace line is stored as
+it is written, with the work-dir snapshot it records (--snapshot, into .snapshots under
+--workdir-root): a task whose worker dies comes back after the ack wait and resumes on
+any worker from the last stored line, its work dir restored from that snapshot, paying
+no model call whose answer is stored.
 
---demo runs every task, whatever its text, on spine demo --pipeline's tiny project
-with a stand-in for the model (scripted.AnyTask, named in every trace's header; no
-model, no key): it lists the files, reads them and writes report.md with the lines
-that mention the task's words. A fleet to try without an endpoint. A worker whose NATS
-server goes away reconnects with backoff (250 ms doubling to 4 s, forever): the runs in
-hand go on and keep their tasks' leases, their results are recorded once the server is
-back, and then it takes tasks again. Only a connection closed for good (a server that
-refuses its credentials) ends it, with status 1, after the runs in hand. An interrupt or
-SIGTERM stops it taking tasks (exit 0) once the runs in hand are recorded, or given up
-while the server is down; a second interrupt aborts them, and their tasks then run
-again elsewhere.
+--demo runs every task, whatever its text, on spine demo --pipeline's tiny project with
+a stand-in for the model (scripted.AnyTask, named in every trace's header; no model, no
+key): it lists the files, reads them and writes report.md. A worker whose NATS server
+goes away reconnects with backoff (250 ms doubling to 4 s, forever); the runs in hand go
+on and keep their leases. Only a connection closed for good (refused credentials) ends
+it, with status 1. An interrupt or SIGTERM stops it taking tasks (exit 0) once the runs
+in hand are recorded; a second interrupt aborts them, and they run again elsewhere.
 
-The worker decides a task's network, not the task: a task's --allow-net is opened only
-when the worker's own --allow-net holds the same host (names compare as written, never
-by what they resolve to) and port. Whatever the lists say, a name is resolved when the
-task starts and refused if it leads to loopback or this machine's own addresses (unless
-the worker's entry is the loopback address itself), to the fleet's NATS server (unless
-the worker's entry names that server's host and port), or to a link-local or
-unspecified address (never). A refused entry fails the attempt, naming the entry and why.
+The worker decides a task's network: a task's --allow-net is opened only when the
+worker's own --allow-net holds the same host (as written, never as resolved) and port;
+a name leading to loopback or this machine (unless the worker's entry is the loopback
+address itself), to the fleet's NATS server (unless named literally), or to a
+link-local or unspecified address (never) is refused, failing the attempt.
 
-Every trace the worker writes is signed with its own ed25519 key: --sign-key FILE, or
-worker-sign.key in $XDG_STATE_HOME/spine or ~/.local/state/spine,
-made (with worker-sign.key.pub) on the first start. spine status TASK shows which key
-signed each attempt's trace; spine replay --check --verify-key checks it.
+Every trace is signed with the worker's ed25519 key: --sign-key FILE, or
+worker-sign.key in $XDG_STATE_HOME/spine or ~/.local/state/spine, made on the first
+start; spine status TASK shows which key signed each attempt.
 
---memory DIR gives the worker a memory store that is an index of the fleet's Megram
-log: every worker's Megrams are appended to the log and restored into every store, so
-a run calibrates with the whole fleet's experience. One worker at a time, the holder of
-a lease in a JetStream key-value bucket, runs the Dreamer.`
+--memory DIR makes the worker's memory store an index of the fleet's Megram log, so a
+run calibrates with the whole fleet's experience; one worker at a time, the holder of a
+lease, runs the Dreamer.`
 
 func init() {
 	addCommand("", func(io stdio) *cobra.Command {
@@ -68,6 +62,7 @@ func init() {
 			leaseTTL               time.Duration
 			allowNet               sandbox.NetRules
 			signKey                string
+			snap                   bool
 		)
 		c := &cobra.Command{
 			Use:   "worker --workdir-root DIR [--concurrency N] [--ack-wait D] [--demo] [flags]",
@@ -92,22 +87,15 @@ func init() {
 						return scripted.DemoTaskConfig(workdir, rs, noSandbox)
 					}
 				} else {
-					if err := fleet.CheckIsolation(noSandbox); err != nil {
+					live, err := fleet.NewLiveTasks(rs, rulesPath, configPath, llm.Overrides{BaseURL: baseURL, Model: model}, noSandbox, func(msg string) { warn(io, msg) })
+					if errors.Is(err, llm.ErrNoEndpoint) {
+						return usageErrorf("%v (as for spine run: $OPENAI_API_KEY, --base-url, --config); --demo needs none", err)
+					} else if _, bad := errors.AsType[*fleet.ConfigError](err); bad {
+						return usageErrorf("%v", err)
+					} else if err != nil {
 						return err
 					}
-					// The worker's configuration is checked once, before any task is taken.
-					llmCfg, err := llm.LoadEndpointConfig(llm.Sources{File: configPath, Getenv: os.LookupEnv,
-						Flags: llm.Overrides{BaseURL: baseURL, Model: model}})
-					switch {
-					case errors.Is(err, llm.ErrNoEndpoint):
-						return usageErrorf("%v (as for spine run: $OPENAI_API_KEY, --base-url, --config); --demo needs none", err)
-					case err != nil:
-						return usageErrorf("%v", err)
-					}
-					base = &llmCfg
-					live := fleet.LiveTasks{Rules: rs, RulesPath: rulesPath, LLM: llmCfg, ConfigPath: configPath,
-						NoSandbox: noSandbox, Warn: func(msg string) { warn(io, msg) }}
-					cfg.Prepare = live.Prepare()
+					base, cfg.Prepare = &live.LLM, live.Prepare()
 				}
 				if !quiet {
 					cfg.Log = func(line string) { fmt.Fprintf(io.err, "spine worker: %s\n", line) }
@@ -118,21 +106,12 @@ func init() {
 					return err
 				}
 				defer cl.Close()
-				if memDir != "" {
-					if cfg.Name == "" { // the store is shared under the worker's name
-						cfg.Name = fleet.DefaultWorkerName()
-					}
-					sm, closeMem, err := cl.OpenWorkerMemory(ctx, memDir, cfg.Name, leaseTTL, base)
-					if err != nil {
-						return err
-					}
-					defer closeMem()
-					cfg.Memory = sm
-				}
 				cfg.AllowNet = allowNet
-				// A redelivered task continues from the stored lines of the attempt it
-				// supersedes: no model call whose answer they hold is made again.
-				cfg.Resume = taskrun.ResumePartial
+				closeExtras, err := cl.Equip(ctx, &cfg, fleet.WorkerExtras{MemoryDir: memDir, LeaseTTL: leaseTTL, Distil: base, Snapshots: snap})
+				if err != nil {
+					return err
+				}
+				defer closeExtras()
 				if cfg.Signer, cfg.SignKey, err = workerSigner(io, signKey); err != nil {
 					return err
 				}
@@ -167,6 +146,7 @@ func init() {
 		fs.BoolVar(&noSandbox, "no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (recorded in every trace)")
 		fs.Var(&allowNet, "allow-net", "the most a task's --allow-net may open: `HOST[:PORT]` (repeatable; default none). Loopback and the fleet's NATS server open only when named here literally; link-local never")
 		fs.StringVar(&signKey, "sign-key", "", "sign every trace with this ed25519 private key `FILE` (default: worker-sign.key in the state directory, made on first start)")
+		fs.BoolVar(&snap, "snapshot", true, "snapshot each run's work dir at every round boundary into .snapshots under --workdir-root, streamed to the fleet, so a resumed task gets its files back")
 		fs.BoolVar(&cfg.Drain, "drain", false, "exit once the queue is empty and no task is in any worker's hands")
 		fs.BoolVar(&quiet, "quiet", false, "do not log each task's start and end")
 		return c

@@ -10,6 +10,8 @@ import (
 
 	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/snapshot"
+	"github.com/agentspine/spine/snapshot/tracerefs"
+	"github.com/agentspine/spine/taskrun"
 )
 
 const snapshotSummary = "inspect and prune the work-dir snapshots in the state directory"
@@ -78,30 +80,51 @@ A work dir over 256 MiB of files or 20,000 entries is refused.`
 		}
 	})
 	addCommand("snapshot", func(io stdio) *cobra.Command {
+		var (
+			req tracerefs.GCRequest
+			all bool
+		)
 		c := &cobra.Command{
-			Use:   "gc --keep ROOT...",
-			Short: "remove every snapshot not kept, and every file content no kept snapshot holds",
-			Args:  cobra.NoArgs,
-			RunE: func(c *cobra.Command, _ []string) error {
-				keep, _ := c.Flags().GetStringSlice("keep")
-				all, _ := c.Flags().GetBool("all")
-				if len(keep) == 0 && !all {
-					return usageErrorf("expected --keep ROOT (repeatable, or comma-separated), or --all to remove every snapshot")
+			Use:   "gc [--keep ROOT]... [--traces DIR]... [--dry-run] | --all",
+			Short: "remove every snapshot that no trace records and --keep does not name, and every file content no kept snapshot holds",
+			Long: `Remove every snapshot that no trace records and --keep does not name, and every file
+content no kept snapshot holds. The traces are read from spine run's trace directory
+($SPINE_TRACE_DIR, else traces in the state directory) and every --traces DIR (read
+recursively: a worker's --workdir-root holds its traces). --dry-run lists what would go.`,
+			Args: cobra.NoArgs,
+			RunE: withSnapshots(func(s *snapshot.Store, _ []string) error {
+				if all && len(req.Keep)+len(req.Traces) > 0 {
+					return usageErrorf("--all removes every snapshot: give it without --keep or --traces")
 				}
-				s, err := openSnapshots(c)
+				if !all {
+					req.DefaultTraces, _ = taskrun.DefaultTraceDir() // none: only --traces are read
+				}
+				res, found, err := tracerefs.GC(s, req)
 				if err != nil {
 					return err
 				}
-				res, err := s.GC(keep)
-				if err != nil {
-					return err
+				verb := "removed"
+				if req.DryRun {
+					verb = "would remove"
+					for _, g := range res.Gone {
+						if g.Root != "" {
+							fmt.Fprintf(io.out, "would remove snapshot %s\n", g.Root)
+						} else {
+							fmt.Fprintf(io.out, "would remove file content %s (%d bytes)\n", g.Blob, g.Bytes)
+						}
+					}
 				}
-				fmt.Fprintf(io.out, "removed %d snapshots and %d file contents (%d bytes); kept %d snapshots\n", res.Manifests, res.Blobs, res.Bytes, len(keep))
+				fmt.Fprintf(io.out, "%s %d snapshots and %d file contents (%d bytes); kept %d snapshots (%d traces read)\n", verb, res.Manifests, res.Blobs, res.Bytes, res.Kept, found.Traces)
+				if len(res.Missing) > 0 {
+					warn(io, fmt.Sprintf("%d snapshot(s) the traces record are not in this store (taken into another)", len(res.Missing)))
+				}
 				return nil
-			},
+			}),
 		}
-		c.Flags().StringSlice("keep", nil, "keep the snapshot `ROOT` and everything it references")
-		c.Flags().Bool("all", false, "remove every snapshot")
+		c.Flags().StringSliceVar(&req.Keep, "keep", nil, "keep the snapshot `ROOT` and everything it references")
+		c.Flags().StringArrayVar(&req.Traces, "traces", nil, "keep the snapshots the traces under `DIR` record (repeatable), besides spine run's trace directory")
+		c.Flags().BoolVar(&req.DryRun, "dry-run", false, "list what would be removed; remove nothing")
+		c.Flags().BoolVar(&all, "all", false, "remove every snapshot, whatever the traces record")
 		return c
 	})
 }

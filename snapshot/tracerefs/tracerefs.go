@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -113,4 +115,32 @@ func scanFile(path string, roots map[string]bool) error {
 
 func isHash(s string) bool {
 	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// GCRequest says what GC keeps besides the roots traces record.
+type GCRequest struct {
+	Keep          []string // roots kept whatever the traces say; one the store lacks is an error
+	Traces        []string // dirs of traces to scan; each must exist
+	DefaultTraces string   // a dir scanned when it exists (spine run's default trace dir)
+	DryRun        bool
+}
+
+// GC collects s: it keeps r.Keep and every root the traces under r.Traces and
+// r.DefaultTraces record, with everything they reference, and removes the rest (with
+// DryRun: says what it would remove). It returns what the scan found beside.
+func GC(s *snapshot.Store, r GCRequest) (snapshot.GCResult, Found, error) {
+	dirs := r.Traces
+	if r.DefaultTraces != "" {
+		if _, err := os.Stat(r.DefaultTraces); err == nil {
+			dirs = append(slices.Clip(dirs), r.DefaultTraces)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return snapshot.GCResult{}, Found{}, err
+		}
+	}
+	found, err := Scan(dirs...)
+	if err != nil {
+		return snapshot.GCResult{}, found, fmt.Errorf("reading the traces for the snapshots they record: %w", err)
+	}
+	res, err := s.GC(r.Keep, snapshot.GCOptions{Referenced: found.Roots, DryRun: r.DryRun})
+	return res, found, err
 }
