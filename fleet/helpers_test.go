@@ -33,11 +33,15 @@ import (
 const (
 	envWorkerURL    = "SPINE_FLEET_TEST_WORKER_URL"
 	envWorkerRoot   = "SPINE_FLEET_TEST_WORKER_ROOT"
-	envWorkerHoldAt = "SPINE_FLEET_TEST_WORKER_HOLD_AT" // see holdAt
+	envWorkerHoldAt = "SPINE_FLEET_TEST_WORKER_HOLD_AT" // see holdAt, holdAtSnapshot
 	// envWorkerSnapshots gives the worker process a snapshot store (WorkerConfig.Snapshots)
-	// in that dir, and makes it hold its task after the run's first snapshot at a round's
-	// end, instead of after a number of events.
+	// in that dir.
 	envWorkerSnapshots = "SPINE_FLEET_TEST_WORKER_SNAPSHOTS"
+	// holdAtSnapshot as envWorkerHoldAt holds the task after the run's first snapshot at
+	// a round's end (holdAfterSnapshot) rather than after a number of events.
+	holdAtSnapshot = "end-snapshot"
+	// holdAtWrite holds it after the run's first write_file tool call (writeCall).
+	holdAtWrite = "write-call"
 )
 
 func TestMain(m *testing.M) {
@@ -66,22 +70,22 @@ func workerProcess(url, root, holdAtEnv, snapDir string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		holdAtEnv = ""
-		prep, conc = holdAfterSnapshot(countCalls(prep, func() { fmt.Fprintln(os.Stderr, callMarker) })), 1
-		go func() {
-			_, _ = io.Copy(io.Discard, os.Stdin)
-			os.Exit(3)
-		}()
 	}
 	if holdAtEnv != "" {
-		n, err := strconv.Atoi(holdAtEnv)
-		if err != nil || n < 1 {
-			fmt.Fprintf(os.Stderr, "%s=%q: expected a positive number\n", envWorkerHoldAt, holdAtEnv)
-			return 1
-		}
 		// One task at a time: the process holds the first, and takes no other. Each
 		// model request it sends is said on stderr, so the test counts them after the kill.
-		prep, conc = holdAt(countCalls(prep, func() { fmt.Fprintln(os.Stderr, callMarker) }), n), 1
+		prep = countCalls(prep, func() { fmt.Fprintln(os.Stderr, callMarker) })
+		if holdAtEnv == holdAtSnapshot {
+			prep = holdAfter(prep, endSnapshot)
+		} else if holdAtEnv == holdAtWrite {
+			prep = holdAfter(prep, writeCall)
+		} else if n, err := strconv.Atoi(holdAtEnv); err == nil && n > 0 {
+			prep = holdAt(prep, n)
+		} else {
+			fmt.Fprintf(os.Stderr, "%s=%q: expected a positive number or %q\n", envWorkerHoldAt, holdAtEnv, holdAtSnapshot)
+			return 1
+		}
+		conc = 1
 		// Its stdin is the test's pipe: closed, the test process is gone, and so is this
 		// one. (Pdeathsig would not do: it follows the thread that started the process,
 		// and the sandbox ends threads that left the mount namespace.)
@@ -119,28 +123,27 @@ func holdAt(prep PrepareFunc, n int) PrepareFunc {
 	}
 }
 
-// holdAfterSnapshot is holdAt at the event that records the run's first snapshot at
-// the end of a round: the round's files are in the snapshot, and the run goes on.
-func holdAfterSnapshot(prep PrepareFunc) PrepareFunc {
+// holdAfter is holdAt at the first event for which at says true.
+func holdAfter(prep PrepareFunc, at func(*trace.Event) bool) PrepareFunc {
 	return func(ctx context.Context, t Task, workdir string) (taskrun.Config, error) {
 		cfg, err := prep(ctx, t, workdir)
-		cfg.WrapSink = func(next trace.Sink) trace.Sink { return &holdSink{next: next, task: t.ID, snapshot: true} }
+		cfg.WrapSink = func(next trace.Sink) trace.Sink { return &holdSink{next: next, task: t.ID, when: at} }
 		return cfg, err
 	}
 }
 
 type holdSink struct {
-	next     trace.Sink
-	task     string
-	at, got  int
-	snapshot bool // hold at the first round's end snapshot, not at event at
+	next    trace.Sink
+	task    string
+	at, got int
+	when    func(*trace.Event) bool // when set, the event to hold at, not the at-th
 }
 
 func (s *holdSink) Write(e *trace.Event) error {
 	if err := s.next.Write(e); err != nil {
 		return err
 	}
-	if s.got++; s.got == s.at || s.snapshot && endSnapshot(e) {
+	if s.got++; s.got == s.at || s.when != nil && s.when(e) {
 		_ = s.next.Flush()
 		fmt.Fprintf(os.Stderr, "%s%s after %d trace events\n", holdMarker, s.task, s.got)
 		select {} // until the kill
@@ -150,7 +153,14 @@ func (s *holdSink) Write(e *trace.Event) error {
 
 func (s *holdSink) Flush() error { return s.next.Flush() }
 
-// endSnapshot reports whether e records a snapshot taken at a round's end.
+// writeCall reports whether e records a write_file tool call.
+func writeCall(e *trace.Event) bool {
+	x, ok := trace.As[trace.Exchange](e)
+	return ok && x.Name == trace.ExchangeTool+"write_file"
+}
+
+// endSnapshot reports whether e records a snapshot taken at a round's end: the round's
+// files are in it, and the run goes on.
 func endSnapshot(e *trace.Event) bool {
 	x, ok := trace.As[trace.Exchange](e)
 	if !ok || x.Name != roles.SnapshotName || x.Error != "" {

@@ -50,17 +50,24 @@ func (w *Worker) start(ctx context.Context, p *partialRun, cfg taskrun.Config) (
 // resumePoint finds what attempt n of t continues from and makes its work dir what the
 // run had there, then records the resumption in the attempt's status. nil: the attempt
 // runs from the start (the worker has no ResumeFunc, or no earlier attempt left lines
-// the chain vouches for).
+// the chain vouches for, or none of the rules below can give it its files).
 //
-// The work dir is the last snapshot the lines record, fetched from the fleet's store
-// into cfg.Snapshots (a store in the attempt's dir when nil, then the run's) and
-// restored. The rule when it cannot be fetched whole, every hash checked (an object
-// missing, expired or corrupt): the attempt runs from the start in the work dir Prepare
-// made, and pays its model calls again; it never resumes over files that are not the
-// ones the lines were recorded with. A fetched snapshot that cannot be restored fails
-// the attempt's start (an error), and the task is tried again. Lines that record no
-// snapshot (their run took none) resume with the earlier attempt's work dir when it is
-// on this machine (carryWorkdir), else with the files the task began with.
+// A resumed run is served the recorded tool calls, not made again, so its files must
+// be those the recording had, from one of two sources:
+//   - the last snapshot the lines record, fetched from the fleet's store into
+//     cfg.Snapshots (a store in the attempt's dir when nil), every hash checked, and
+//     restored: when no tool call follows it in the lines, the run resumes from the last
+//     line; when one does (the kill cut a round short after a tool call), the earlier
+//     attempt's own work dir is used instead if it is on this machine, and otherwise the
+//     lines are cut at the snapshot and the run resumes from that round boundary (the
+//     cut round's calls are made again: at-least-once, never over wrong files);
+//   - lines that record no snapshot resume with the earlier attempt's work dir when it
+//     is on this machine (carryWorkdir), else with the files the task began with.
+//
+// The rule when the snapshot cannot be fetched whole (an object missing, expired or
+// corrupt): the earlier attempt's work dir if it is here, else the attempt runs from
+// the start in the work dir Prepare made and pays its model calls again. A fetched
+// snapshot that cannot be restored fails the attempt's start, and the task is tried again.
 func (w *Worker) resumePoint(ctx context.Context, t Task, n int, dir string, cfg *taskrun.Config) (*partialRun, error) {
 	if w.cfg.Resume == nil {
 		return nil, nil
@@ -69,57 +76,82 @@ func (w *Worker) resumePoint(ctx context.Context, t Task, n int, dir string, cfg
 	if p == nil {
 		return nil, nil
 	}
-	if root := tracerefs.LastRoot(lines); root != "" {
-		if cfg.Snapshots == nil {
-			store, err := snapshot.Open(snapshot.DefaultDir(dir))
-			if err != nil {
-				w.cfg.Log(fmt.Sprintf("task %s: a snapshot store to restore attempt %d's work dir: %v; running it from the start", t.ID, p.from.Attempt, err))
-				return nil, nil
-			}
-			cfg.Snapshots = store
-		}
-		st, err := w.c.fetchSnapshot(ctx, cfg.Snapshots, root)
+	here := filepath.Join(w.cfg.WorkdirRoot, t.ID, strconv.Itoa(p.from.Attempt), "work")
+	if fi, err := os.Stat(here); err != nil || !fi.IsDir() {
+		here = ""
+	}
+	root, at := tracerefs.LastRoot(lines)
+	cut := root != "" && tracerefs.ToolCallAfter(lines, at)
+	if root != "" && (!cut || here == "") {
+		restored, err := w.restore(ctx, t, p.from.Attempt, root, dir, cfg)
 		if err != nil {
-			w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir: %v; running it from the start", t.ID, p.from.Attempt, err))
+			return nil, err
+		}
+		if restored {
+			p.from.Snapshot = root
+			if cut {
+				if err := os.WriteFile(p.path, bytes.Join(lines[:at], nil), 0o600); err != nil {
+					return nil, err
+				}
+				w.cfg.Log(fmt.Sprintf("task %s: attempt %d's lines after its snapshot (line %d) record tool calls whose files it does not hold: resuming from the snapshot's round boundary", t.ID, p.from.Attempt, at))
+				p.from.Line = at
+			}
+			w.recordResumption(ctx, t.ID, n, p.from)
+			w.cfg.Log(fmt.Sprintf("task %s: attempt %d resumes from attempt %d's line %d", t.ID, n, p.from.Attempt, p.from.Line))
+			return p, nil
+		}
+		if here == "" {
+			w.cfg.Log(fmt.Sprintf("task %s: running it from the start", t.ID))
 			return nil, nil
 		}
-		if err := cfg.Snapshots.Restore(root, cfg.Workdir); err != nil {
-			return nil, fmt.Errorf("restoring attempt %d's work dir (snapshot %s): %w", p.from.Attempt, root, err)
-		}
-		p.from.Snapshot = root
-		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir restored from snapshot %.12s… (%d file content(s), %d bytes fetched)", t.ID, p.from.Attempt, root, st.Blobs, st.Bytes))
-	} else {
-		from := filepath.Join(w.cfg.WorkdirRoot, t.ID, strconv.Itoa(p.from.Attempt), "work")
-		if carried, err := carryWorkdir(from, cfg.Workdir, dir); err != nil {
-			w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir: %v; running it from the start", t.ID, p.from.Attempt, err))
-			return nil, nil
-		} else if !carried {
-			w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir is not on this worker and its lines record no snapshot: the resumed run sees the files its task began with", t.ID, p.from.Attempt))
-		}
+	}
+	if here == "" {
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir is not on this worker and its lines record no snapshot: the resumed run sees the files its task began with", t.ID, p.from.Attempt))
+	} else if err := carryWorkdir(here, cfg.Workdir, dir); err != nil {
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir: %v; running it from the start", t.ID, p.from.Attempt, err))
+		return nil, nil
 	}
 	w.recordResumption(ctx, t.ID, n, p.from)
 	w.cfg.Log(fmt.Sprintf("task %s: attempt %d resumes from attempt %d's line %d", t.ID, n, p.from.Attempt, p.from.Line))
 	return p, nil
 }
 
-// carryWorkdir copies the work dir an earlier attempt left (from), when it is on this
-// worker, into the resuming attempt's (to), through a snapshot kept in the attempt's
-// dir (state): the recorded tool calls are served to the resumed run, not made again,
-// so their effects on the files come only from there. It serves lines that record no
-// snapshot. false: from is not here (the attempt ran on another worker).
-func carryWorkdir(from, to, state string) (bool, error) {
-	if fi, err := os.Stat(from); err != nil || !fi.IsDir() {
+// restore fetches snapshot root from the fleet into cfg.Snapshots (a store in the
+// attempt's dir when nil, then the run's) and restores it into the work dir. false: it
+// could not be fetched whole (said in the log); an error: fetched, not restored.
+func (w *Worker) restore(ctx context.Context, t Task, from int, root, dir string, cfg *taskrun.Config) (bool, error) {
+	if cfg.Snapshots == nil {
+		store, err := snapshot.Open(snapshot.DefaultDir(dir))
+		if err != nil {
+			w.cfg.Log(fmt.Sprintf("task %s: a snapshot store to restore attempt %d's work dir: %v", t.ID, from, err))
+			return false, nil
+		}
+		cfg.Snapshots = store
+	}
+	st, err := w.c.fetchSnapshot(ctx, cfg.Snapshots, root)
+	if err != nil {
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir: %v", t.ID, from, err))
 		return false, nil
 	}
+	if err := cfg.Snapshots.Restore(root, cfg.Workdir); err != nil {
+		return false, fmt.Errorf("restoring attempt %d's work dir (snapshot %s): %w", from, root, err)
+	}
+	w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir restored from snapshot %.12s… (%d file content(s), %d bytes fetched)", t.ID, from, root, st.Blobs, st.Bytes))
+	return true, nil
+}
+
+// carryWorkdir copies the work dir an earlier attempt left on this worker (from) into
+// the resuming attempt's (to), through a snapshot kept in the attempt's dir (state).
+func carryWorkdir(from, to, state string) error {
 	st, err := snapshot.Open(snapshot.DefaultDir(state))
 	if err != nil {
-		return false, err
+		return err
 	}
 	root, _, err := st.Take(from)
 	if err != nil {
-		return false, err
+		return err
 	}
-	return true, st.Restore(root, to)
+	return st.Restore(root, to)
 }
 
 // partial finds what attempt n of t resumes from: of the earlier attempts that ran

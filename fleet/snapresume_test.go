@@ -23,6 +23,11 @@ import (
 // round wrote report.md. It returns the task, the killed attempt's stored lines and the
 // root they record last.
 func killAfterRound(t *testing.T, c *Client, url string) (task string, lines [][]byte, root string) {
+	return killAt(t, c, url, holdAtSnapshot)
+}
+
+// killAt is killAfterRound held where hold (an envWorkerHoldAt value) says.
+func killAt(t *testing.T, c *Client, url, hold string) (task string, lines [][]byte, root string) {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := c.workConsumer(ctx, 750*time.Millisecond); err != nil {
@@ -32,14 +37,15 @@ func killAfterRound(t *testing.T, c *Client, url string) (task string, lines [][
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, _, _ = killHeldEnv(t, c, url, t.TempDir(), 1, envWorkerSnapshots+"="+filepath.Join(t.TempDir(), "snapshots"))
+	task, _, _ = killHeldEnv(t, c, url, t.TempDir(), 1, envWorkerHoldAt+"="+hold,
+		envWorkerSnapshots+"="+filepath.Join(t.TempDir(), "snapshots"))
 	if task != st.ID {
 		t.Fatalf("the worker process held %s, want %s", task, st.ID)
 	}
 	if lines, err = c.attemptLines(ctx, task, 1); err != nil {
 		t.Fatal(err)
 	}
-	if root = tracerefs.LastRoot(lines); root == "" {
+	if root, _ = tracerefs.LastRoot(lines); root == "" {
 		t.Fatalf("the killed attempt's %d stored lines record no snapshot", len(lines))
 	}
 	return task, lines, root
@@ -70,7 +76,7 @@ func survivor(t *testing.T, c *Client, task string) (Status, string, int64, stri
 
 // uninterrupted runs the demo task alone as attempt 1 of task would have: the same run
 // id, so the same FinalResult; it returns that and the root of its final work dir.
-func uninterrupted(t *testing.T, task string, scratch *snapshot.Store) (string, string) {
+func uninterrupted(t *testing.T, task string, scratch *snapshot.Store) (final, root string) {
 	t.Helper()
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
@@ -198,4 +204,43 @@ func TestResumeWithoutItsSnapshotRunsFromStart(t *testing.T) {
 	if got := takeRoot(t, scratch, filepath.Join(workRoot, task, "2", "work")); got != wantRoot {
 		t.Errorf("the work dir of the rerun is not the uninterrupted run's")
 	}
+}
+
+// TestResumeCutAtSnapshotOnAnotherWorker: killed after the round's write_file call,
+// before the round's end: the last snapshot (the round's start) does not hold what the
+// served call wrote, and the killed attempt's work dir is on another machine, so the
+// resume is cut at the snapshot's line: the round runs again live from there (its model
+// requests made again), and the task ends with the uninterrupted run's FinalResult and
+// files.
+func TestResumeCutAtSnapshotOnAnotherWorker(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a worker process")
+	}
+	srv, c := testFleet(t)
+	task, lines, root := killAt(t, c, srv.URL(), holdAtWrite)
+	_, at := tracerefs.LastRoot(lines)
+	st, workRoot, calls, log := survivor(t, c, task)
+	as := st.Attempts
+	want := Resumption{Attempt: 1, Line: at, Snapshot: root}
+	if len(as) != 2 || as[1].State != Finished || as[1].Resumed == nil || *as[1].Resumed != want || st.Final == nil {
+		t.Fatalf("attempts %+v (attempt 2 resumed %+v, want %+v), final %v\nlog:\n%s", as, as[len(as)-1].Resumed, want, st.Final, log)
+	}
+	scratch, err := snapshot.Open(filepath.Join(t.TempDir(), "scratch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFinal, wantRoot := uninterrupted(t, task, scratch)
+	if got := finalJSON(t, st.Final); got != wantFinal {
+		t.Errorf("FinalResult:\n got %s\nwant %s", got, wantFinal)
+	}
+	if got := takeRoot(t, scratch, filepath.Join(workRoot, task, "2", "work")); got != wantRoot {
+		t.Errorf("the work dir is not the uninterrupted run's")
+	}
+	trace, _, err := c.Trace(context.Background(), task, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracetest.AssertReplays(t, trace, testRules(t))
+	t.Logf("killed after line %d (a tool call after the snapshot at line %d): resumed from line %d on another worker, %d model requests made again", len(lines), at, at, calls)
 }

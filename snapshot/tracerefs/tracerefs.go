@@ -47,14 +47,32 @@ func RootOf(line []byte) (root string, ok bool) {
 	return root, true
 }
 
-// LastRoot is the root of the last snapshot lines record, "" for none.
-func LastRoot(lines [][]byte) string {
-	for _, l := range slices.Backward(lines) {
+// LastRoot is the root of the last snapshot lines record and its line (1-based); ""
+// and 0 for none.
+func LastRoot(lines [][]byte) (root string, line int) {
+	for i, l := range slices.Backward(lines) {
 		if root, ok := RootOf(l); ok {
-			return root
+			return root, i + 1
 		}
 	}
-	return ""
+	return "", 0
+}
+
+// ToolCallAfter reports whether lines record a tool call after line n (1-based): a
+// call whose effect on the files a snapshot at line n does not hold, though a replay
+// serves its recorded answer.
+func ToolCallAfter(lines [][]byte, n int) bool {
+	pfx := []byte(`"name":"` + trace.ExchangeTool)
+	for _, l := range lines[min(n, len(lines)):] {
+		if !bytes.Contains(l, pfx) {
+			continue
+		}
+		var e struct{ Kind, Name string }
+		if json.Unmarshal(l, &e) == nil && e.Kind == trace.KindExchange && strings.HasPrefix(e.Name, trace.ExchangeTool) {
+			return true
+		}
+	}
+	return false
 }
 
 // Found is what Scan read: the roots the traces record (sorted, each once) and how many

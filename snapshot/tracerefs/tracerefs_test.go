@@ -65,8 +65,16 @@ func TestScan(t *testing.T) {
 	if err != nil || f.Traces != 2 || strings.Join(f.Roots, ",") != rootA+","+rootB {
 		t.Fatalf("Scan: %+v, %v; want 2 traces and the roots a…, b…", f, err)
 	}
-	if got := LastRoot([][]byte{[]byte(line(rootA)), []byte(line(rootB)), []byte(`{"kind":"halt"}`)}); got != rootB {
-		t.Errorf("LastRoot = %q", got)
+	lines := [][]byte{[]byte(line(rootA)), []byte(line(rootB)), []byte(`{"kind":"exchange","name":"llm:R3"}`), []byte(`{"kind":"halt"}`)}
+	if got, n := LastRoot(lines); got != rootB || n != 2 {
+		t.Errorf("LastRoot = %q, line %d; want b…, line 2", got, n)
+	}
+	if ToolCallAfter(lines, 2) {
+		t.Errorf("a model call taken for a tool call")
+	}
+	lines = append(lines, []byte(`{"seq":9,"kind":"exchange","name":"tool:write_file","request":{}}`))
+	if !ToolCallAfter(lines, 2) || ToolCallAfter(lines, len(lines)) {
+		t.Errorf("ToolCallAfter misses the tool call after line 2, or sees one after the last line")
 	}
 	if _, err := Scan(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Scan of a missing dir: %v", err)
