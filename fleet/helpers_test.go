@@ -231,13 +231,6 @@ func (errChat) Complete(context.Context, contract.ModelRequest) (contract.ModelR
 	return contract.ModelResponse{}, errors.New("stand-in: this request is not one it answers")
 }
 
-// DemoPrepare runs every task as `spine worker --demo` does.
-func DemoPrepare(rs *ruleset.RuleSet, noSandbox bool) PrepareFunc {
-	return func(_ context.Context, _ Task, workdir string) (taskrun.Config, error) {
-		return scripted.DemoTaskConfig(workdir, rs, noSandbox)
-	}
-}
-
 // testPrepare runs the demo worker's stand-in, or, for a task naming downTask, a run
 // whose model answers nothing, so the fleet sees two outcomes.
 func testPrepare(rs *ruleset.RuleSet, noSandbox bool) PrepareFunc {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -144,4 +145,59 @@ func WorkerSigner(path, dir string) (sg *trace.Signer, used, made string, err er
 		return nil, path, made, fmt.Errorf("--sign-key: %w", err)
 	}
 	return sg, path, made, nil
+}
+
+// OpenSnapshots opens the snapshot store in dir, or, dir empty, the one in the state
+// directory (snapshot.DefaultDir), which spine run snapshots into.
+func OpenSnapshots(dir string, getenv func(string) string) (*snapshot.Store, error) {
+	if strings.TrimSpace(dir) == "" {
+		state, err := StateDir(getenv)
+		if err != nil {
+			return nil, fmt.Errorf("no snapshot store: %w", err)
+		}
+		dir = snapshot.DefaultDir(state)
+	}
+	return snapshot.Open(dir)
+}
+
+// RunSnapshots opens the store spine run snapshots workdir into (the state directory's)
+// and takes a first snapshot: the check that the work dir can be snapshotted, which
+// makes the run's own first one incremental. It refuses a store inside the work dir. An
+// error says why there can be no snapshots (a *snapshot.LimitError when the work dir is
+// over the limits); the caller decides whether that is fatal.
+func RunSnapshots(workdir string, getenv func(string) string) (*snapshot.Store, error) {
+	state, err := StateDir(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("no state directory: %w", err)
+	}
+	dir := snapshot.DefaultDir(state)
+	if inside(dir, workdir) {
+		return nil, fmt.Errorf("the snapshot store %s is inside the work dir %s", dir, workdir)
+	}
+	s, err := snapshot.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := s.Take(workdir); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// inside reports whether path is dir or lies under it, symlinks resolved as far as they
+// exist.
+func inside(path, dir string) bool {
+	abs := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return p
+		}
+		if r, err := filepath.EvalSymlinks(a); err == nil {
+			return r
+		}
+		return a
+	}
+	p, d := abs(path), abs(dir)
+	rel, err := filepath.Rel(d, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

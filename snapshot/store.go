@@ -185,6 +185,15 @@ type Gone struct {
 	Bytes      int64 // a blob's size
 }
 
+// String is the object as GC's dry run lists it: "snapshot ROOT" or "file content
+// HASH (N bytes)".
+func (g Gone) String() string {
+	if g.Root != "" {
+		return "snapshot " + g.Root
+	}
+	return fmt.Sprintf("file content %s (%d bytes)", g.Blob, g.Bytes)
+}
+
 // GC removes every snapshot neither in keep nor in opts.Referenced, and every blob no
 // kept snapshot references. A root in keep that the store does not hold is an error,
 // before anything is removed: a typo must not empty the store.
