@@ -49,6 +49,7 @@ type Client struct {
 	url    string
 	status jetstream.KeyValue
 	traces jetstream.ObjectStore
+	snaps  snapRemote // the fleet's snapshot objects (snapstore.go)
 }
 
 // natsOptions turns o into nats.go's options, refusing mixed credentials.

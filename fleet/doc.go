@@ -26,6 +26,10 @@
 //     stored as the run flushes it, and the resume of a redelivered task from the
 //     longest run of lines its earlier attempts stored (WorkerConfig.Resume; without it
 //     the task runs from the start), the attempt's status naming that attempt and line;
+//   - the work-dir snapshots (snapstore.go): each snapshot's new objects in the object
+//     store of snapshots before the line that records its root, and a resumed attempt's
+//     work dir restored from the last one its lines record, every hash checked
+//     (resume.go says which files a resume gets when that cannot be done);
 //   - the Megram log (SharedMemory): every worker's store is an index of one stream of
 //     exported records, restored once by id; the Dreamer runs on the holder of a lease
 //     in a key-value bucket;

@@ -18,7 +18,9 @@ import (
 	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
@@ -31,17 +33,25 @@ import (
 const (
 	envWorkerURL    = "SPINE_FLEET_TEST_WORKER_URL"
 	envWorkerRoot   = "SPINE_FLEET_TEST_WORKER_ROOT"
-	envWorkerHoldAt = "SPINE_FLEET_TEST_WORKER_HOLD_AT" // see holdAt
+	envWorkerHoldAt = "SPINE_FLEET_TEST_WORKER_HOLD_AT" // see holdAt, holdAtSnapshot
+	// envWorkerSnapshots gives the worker process a snapshot store (WorkerConfig.Snapshots)
+	// in that dir.
+	envWorkerSnapshots = "SPINE_FLEET_TEST_WORKER_SNAPSHOTS"
+	// holdAtSnapshot as envWorkerHoldAt holds the task after the run's first snapshot at
+	// a round's end (holdAfterSnapshot) rather than after a number of events.
+	holdAtSnapshot = "end-snapshot"
+	// holdAtWrite holds it after the run's first write_file tool call (writeCall).
+	holdAtWrite = "write-call"
 )
 
 func TestMain(m *testing.M) {
 	if url := os.Getenv(envWorkerURL); url != "" {
-		os.Exit(workerProcess(url, os.Getenv(envWorkerRoot), os.Getenv(envWorkerHoldAt)))
+		os.Exit(workerProcess(url, os.Getenv(envWorkerRoot), os.Getenv(envWorkerHoldAt), os.Getenv(envWorkerSnapshots)))
 	}
 	os.Exit(m.Run())
 }
 
-func workerProcess(url, root, holdAtEnv string) int {
+func workerProcess(url, root, holdAtEnv, snapDir string) int {
 	ctx := context.Background()
 	c, err := Connect(ctx, ConnectOptions{URL: url, Name: "test-worker"})
 	if err != nil {
@@ -54,15 +64,28 @@ func workerProcess(url, root, holdAtEnv string) int {
 		return 1
 	}
 	prep, conc := testPrepare(rs, noSandbox()), 2
-	if holdAtEnv != "" {
-		n, err := strconv.Atoi(holdAtEnv)
-		if err != nil || n < 1 {
-			fmt.Fprintf(os.Stderr, "%s=%q: expected a positive number\n", envWorkerHoldAt, holdAtEnv)
+	var snaps *snapshot.Store
+	if snapDir != "" {
+		if snaps, err = snapshot.Open(snapDir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
+	}
+	if holdAtEnv != "" {
 		// One task at a time: the process holds the first, and takes no other. Each
 		// model request it sends is said on stderr, so the test counts them after the kill.
-		prep, conc = holdAt(countCalls(prep, func() { fmt.Fprintln(os.Stderr, callMarker) }), n), 1
+		prep = countCalls(prep, func() { fmt.Fprintln(os.Stderr, callMarker) })
+		if holdAtEnv == holdAtSnapshot {
+			prep = holdAfter(prep, endSnapshot)
+		} else if holdAtEnv == holdAtWrite {
+			prep = holdAfter(prep, writeCall)
+		} else if n, err := strconv.Atoi(holdAtEnv); err == nil && n > 0 {
+			prep = holdAt(prep, n)
+		} else {
+			fmt.Fprintf(os.Stderr, "%s=%q: expected a positive number or %q\n", envWorkerHoldAt, holdAtEnv, holdAtSnapshot)
+			return 1
+		}
+		conc = 1
 		// Its stdin is the test's pipe: closed, the test process is gone, and so is this
 		// one. (Pdeathsig would not do: it follows the thread that started the process,
 		// and the sandbox ends threads that left the mount namespace.)
@@ -72,7 +95,7 @@ func workerProcess(url, root, holdAtEnv string) int {
 		}()
 	}
 	w, err := c.NewWorker(ctx, WorkerConfig{Name: fmt.Sprintf("proc-%d", os.Getpid()), Concurrency: conc,
-		WorkdirRoot: root, Prepare: prep, Resume: killResume, Log: func(s string) { fmt.Fprintln(os.Stderr, s) }})
+		WorkdirRoot: root, Prepare: prep, Resume: killResume, Snapshots: snaps, Log: func(s string) { fmt.Fprintln(os.Stderr, s) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -100,17 +123,27 @@ func holdAt(prep PrepareFunc, n int) PrepareFunc {
 	}
 }
 
+// holdAfter is holdAt at the first event for which at says true.
+func holdAfter(prep PrepareFunc, at func(*trace.Event) bool) PrepareFunc {
+	return func(ctx context.Context, t Task, workdir string) (taskrun.Config, error) {
+		cfg, err := prep(ctx, t, workdir)
+		cfg.WrapSink = func(next trace.Sink) trace.Sink { return &holdSink{next: next, task: t.ID, when: at} }
+		return cfg, err
+	}
+}
+
 type holdSink struct {
 	next    trace.Sink
 	task    string
 	at, got int
+	when    func(*trace.Event) bool // when set, the event to hold at, not the at-th
 }
 
 func (s *holdSink) Write(e *trace.Event) error {
 	if err := s.next.Write(e); err != nil {
 		return err
 	}
-	if s.got++; s.got == s.at {
+	if s.got++; s.got == s.at || s.when != nil && s.when(e) {
 		_ = s.next.Flush()
 		fmt.Fprintf(os.Stderr, "%s%s after %d trace events\n", holdMarker, s.task, s.got)
 		select {} // until the kill
@@ -119,6 +152,23 @@ func (s *holdSink) Write(e *trace.Event) error {
 }
 
 func (s *holdSink) Flush() error { return s.next.Flush() }
+
+// writeCall reports whether e records a write_file tool call.
+func writeCall(e *trace.Event) bool {
+	x, ok := trace.As[trace.Exchange](e)
+	return ok && x.Name == trace.ExchangeTool+"write_file"
+}
+
+// endSnapshot reports whether e records a snapshot taken at a round's end: the round's
+// files are in it, and the run goes on.
+func endSnapshot(e *trace.Event) bool {
+	x, ok := trace.As[trace.Exchange](e)
+	if !ok || x.Name != roles.SnapshotName || x.Error != "" {
+		return false
+	}
+	var at roles.SnapshotAt
+	return json.Unmarshal(x.Request, &at) == nil && at.At == "end"
+}
 
 // callMarker is the line a held worker process writes to stderr as it sends a model
 // request.
@@ -179,13 +229,6 @@ type errChat struct{}
 
 func (errChat) Complete(context.Context, contract.ModelRequest) (contract.ModelResponse, error) {
 	return contract.ModelResponse{}, errors.New("stand-in: this request is not one it answers")
-}
-
-// DemoPrepare runs every task as `spine worker --demo` does.
-func DemoPrepare(rs *ruleset.RuleSet, noSandbox bool) PrepareFunc {
-	return func(_ context.Context, _ Task, workdir string) (taskrun.Config, error) {
-		return scripted.DemoTaskConfig(workdir, rs, noSandbox)
-	}
 }
 
 // testPrepare runs the demo worker's stand-in, or, for a task naming downTask, a run

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/internal/tracetest"
+	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
@@ -35,6 +36,8 @@ import (
 // run with no kills: the survivors resume with killResume, and the requests made again
 // are at most those in flight at the kills (sent, their answers in no stored line);
 // with no resume (killResume nil) they are every request the killed attempts made.
+// Every worker snapshots its runs' work dirs into a store of its own, so an attempt
+// resumed after a round restores its files from the fleet's copy of the snapshot.
 func TestKilledWorkers(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -82,7 +85,7 @@ func TestKilledWorkers(t *testing.T) {
 	for k := 0; k < kills; k++ {
 		// Held after the at-th event: never the last, so the run has not ended.
 		at := 1 + rng.IntN(events-1)
-		task, worker, calls := killHeld(t, c, srv.URL(), root, at, k+1)
+		task, worker, calls := killHeldSnapshotting(t, c, srv.URL(), root, at, k+1)
 		killed = append(killed, kill{task, worker, at})
 		answered := storedModelCalls(t, c, task, worker)
 		killedCalls += calls
@@ -90,7 +93,11 @@ func TestKilledWorkers(t *testing.T) {
 	}
 	// The survivors: two workers as goroutines take what the killed ones left.
 	var survivorCalls atomic.Int64
-	stop := workers(t, c, 2, WorkerConfig{Concurrency: 2, WorkdirRoot: root, Resume: killResume,
+	snaps, err := snapshot.Open(filepath.Join(t.TempDir(), "survivors-snapshots"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := workers(t, c, 2, WorkerConfig{Concurrency: 2, WorkdirRoot: root, Resume: killResume, Snapshots: snaps,
 		Prepare: countCalls(testPrepare(rs, noSandbox()), func() { survivorCalls.Add(1) })})
 	sts := waitFinished(t, c, ids, 3*time.Minute)
 	stop()
@@ -104,11 +111,14 @@ func TestKilledWorkers(t *testing.T) {
 	}
 
 	byID := map[string]Status{}
-	attempts, superseded, redelivered := 0, 0, 0
+	attempts, superseded, redelivered, restored := 0, 0, 0, 0
 	for _, st := range sts {
 		byID[st.ID] = st
 		accepted := 0
 		for _, a := range st.Attempts {
+			if a.Resumed != nil && a.Resumed.Snapshot != "" {
+				restored++
+			}
 			if a.State == Finished {
 				accepted++
 			}
@@ -158,6 +168,7 @@ func TestKilledWorkers(t *testing.T) {
 	if killResume != nil {
 		mode = "resumed"
 	}
+	t.Logf("%d resumed attempts restored their work dir from a snapshot fetched from the fleet (each killed worker had a store of its own)", restored)
 	t.Logf("model requests (%s): %d across all attempts, %d for the same tasks with no kills (%d a task); %d made again; the killed attempts made %d, of which %d were in flight (no stored line holds their answer)",
 		mode, total, noKills, perRun, again, killedCalls, inFlight)
 }
@@ -206,8 +217,22 @@ func storedModelCalls(t *testing.T, c *Client, task, worker string) int {
 // the worker's name.
 func killHeld(t *testing.T, c *Client, url, root string, at, k int) (task, worker string, calls int) {
 	t.Helper()
+	return killHeldEnv(t, c, url, root, k, envWorkerHoldAt+"="+strconv.Itoa(at))
+}
+
+// killHeldSnapshotting is killHeld for a worker process that snapshots its runs' work
+// dirs into a store of its own (under root, beside the task dirs).
+func killHeldSnapshotting(t *testing.T, c *Client, url, root string, at, k int) (task, worker string, calls int) {
+	t.Helper()
+	return killHeldEnv(t, c, url, root, k, envWorkerHoldAt+"="+strconv.Itoa(at),
+		envWorkerSnapshots+"="+filepath.Join(root, fmt.Sprintf(".snapshots-%d", k)))
+}
+
+// killHeldEnv is killHeld with the worker process's hold point (and anything else) in env.
+func killHeldEnv(t *testing.T, c *Client, url, root string, k int, env ...string) (task, worker string, calls int) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envWorkerURL+"="+url, envWorkerRoot+"="+root, envWorkerHoldAt+"="+strconv.Itoa(at))
+	cmd.Env = append(append(os.Environ(), envWorkerURL+"="+url, envWorkerRoot+"="+root), env...)
 	stdin, err := cmd.StdinPipe() // the process ends when it closes
 	if err != nil {
 		t.Fatal(err)

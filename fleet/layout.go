@@ -10,7 +10,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// The fleet's JetStream layout (and LineStream, the trace lines: tracestream.go).
+// The fleet's JetStream layout (and LineStream, the trace lines: tracestream.go; and
+// SnapshotBucket, the work-dir snapshots: snapstore.go).
 const (
 	TaskStream     = "SPINE_TASKS"    // work queue of submitted tasks
 	TaskSubject    = "spine.task"     // what Submit publishes on
@@ -47,6 +48,9 @@ func (c *Client) setup(ctx context.Context) error {
 	if c.traces, err = c.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
 		Bucket: TraceBucket, Storage: jetstream.FileStorage}); err != nil {
 		return fmt.Errorf("trace store: %w", err)
+	}
+	if err := c.snapshotBucket(ctx); err != nil {
+		return err
 	}
 	if _, err := c.js.Consumer(ctx, TaskStream, WorkConsumer); errors.Is(err, jetstream.ErrConsumerNotFound) {
 		_, err = c.workConsumer(ctx, 0)

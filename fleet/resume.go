@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/agentspine/spine/snapshot"
+	"github.com/agentspine/spine/snapshot/tracerefs"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -21,75 +22,147 @@ import (
 type ResumeFunc func(ctx context.Context, partialTracePath string, cfg taskrun.Config) (taskrun.Result, error)
 
 // Resumption says where an attempt resumed: the earlier attempt whose stored lines it
-// continued, and the last of those lines (the line its trace's resumed event follows
-// at the latest: a call in flight there is made again).
+// continued, the last of those lines (the line its trace's resumed event follows at the
+// latest: a call in flight there is made again), and the work-dir snapshot it restored
+// first (the last those lines record; "" when they record none).
 type Resumption struct {
-	Attempt int `json:"attempt"`
-	Line    int `json:"line"`
+	Attempt  int    `json:"attempt"`
+	Line     int    `json:"line"`
+	Snapshot string `json:"snapshot,omitempty"`
 }
 
 // partialRun is what an attempt resumes from: an earlier attempt's stored lines,
 // written as a trace file in the attempt's dir (outside its work dir).
-//
-// It holds the trace lines only; a snapshot of the work dir, when the fleet stores
-// them, belongs beside them here, restored into the work dir before the resume.
 type partialRun struct {
 	from Resumption
 	path string
 }
 
-// start runs the attempt: resumed from the stored lines of an earlier attempt when the
-// worker has a ResumeFunc and an earlier attempt left lines whose chain holds, else from
-// the start with taskrun.RunTask.
-func (w *Worker) start(ctx context.Context, t Task, n int, dir string, cfg taskrun.Config) (taskrun.Result, error) {
-	if w.cfg.Resume == nil {
-		return taskrun.RunTask(ctx, cfg)
-	}
-	p := w.partial(ctx, t, n, dir)
+// start runs the attempt: resumed from p when there is one, else from the start with
+// taskrun.RunTask.
+func (w *Worker) start(ctx context.Context, p *partialRun, cfg taskrun.Config) (taskrun.Result, error) {
 	if p == nil {
 		return taskrun.RunTask(ctx, cfg)
-	}
-	w.cfg.Log(fmt.Sprintf("task %s: attempt %d resumes from attempt %d's line %d", t.ID, n, p.from.Attempt, p.from.Line))
-	from := filepath.Join(w.cfg.WorkdirRoot, t.ID, strconv.Itoa(p.from.Attempt), "work")
-	if carried, err := carryWorkdir(from, cfg.Workdir, dir); err != nil {
-		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir: %v; running it from the start", t.ID, p.from.Attempt, err))
-		return taskrun.RunTask(ctx, cfg)
-	} else if !carried {
-		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir is not on this worker: the resumed run sees the files its task began with", t.ID, p.from.Attempt))
 	}
 	return w.cfg.Resume(ctx, p.path, cfg)
 }
 
-// carryWorkdir copies the work dir an earlier attempt left (from), when it is on this
-// worker, into the resuming attempt's (to), through a snapshot kept in the attempt's
-// dir (state): the recorded tool calls are served to the resumed run, not made again,
-// so their effects on the files come only from there. false: from is not here (the
-// attempt ran on another worker; until the fleet stores work-dir snapshots beside the
-// lines, the resumed run then sees the files its task began with).
-func carryWorkdir(from, to, state string) (bool, error) {
-	if fi, err := os.Stat(from); err != nil || !fi.IsDir() {
+// resumePoint finds what attempt n of t continues from and makes its work dir what the
+// run had there, then records the resumption in the attempt's status. nil: the attempt
+// runs from the start (the worker has no ResumeFunc, or no earlier attempt left lines
+// the chain vouches for, or none of the rules below can give it its files).
+//
+// A resumed run is served the recorded tool calls, not made again, so its files must
+// be those the recording had, from one of two sources:
+//   - the last snapshot the lines record, fetched from the fleet's store into
+//     cfg.Snapshots (a store in the attempt's dir when nil), every hash checked, and
+//     restored: when no tool call follows it in the lines, the run resumes from the last
+//     line; when one does (the kill cut a round short after a tool call), the earlier
+//     attempt's own work dir is used instead if it is on this machine, and otherwise the
+//     lines are cut at the snapshot and the run resumes from that round boundary (the
+//     cut round's calls are made again: at-least-once, never over wrong files);
+//   - lines that record no snapshot resume with the earlier attempt's work dir when it
+//     is on this machine (carryWorkdir), else with the files the task began with.
+//
+// The rule when the snapshot cannot be fetched whole (an object missing, expired or
+// corrupt): the earlier attempt's work dir if it is here, else the attempt runs from
+// the start in the work dir Prepare made and pays its model calls again. A fetched
+// snapshot that cannot be restored fails the attempt's start, and the task is tried again.
+func (w *Worker) resumePoint(ctx context.Context, t Task, n int, dir string, cfg *taskrun.Config) (*partialRun, error) {
+	if w.cfg.Resume == nil {
+		return nil, nil
+	}
+	p, lines := w.partial(ctx, t, n, dir)
+	if p == nil {
+		return nil, nil
+	}
+	here := filepath.Join(w.cfg.WorkdirRoot, t.ID, strconv.Itoa(p.from.Attempt), "work")
+	if fi, err := os.Stat(here); err != nil || !fi.IsDir() {
+		here = ""
+	}
+	root, at := tracerefs.LastRoot(lines)
+	cut := root != "" && tracerefs.ToolCallAfter(lines, at)
+	if root != "" && (!cut || here == "") {
+		restored, err := w.restore(ctx, t, p.from.Attempt, root, dir, cfg)
+		if err != nil {
+			return nil, err
+		}
+		if restored {
+			p.from.Snapshot = root
+			if cut {
+				if err := os.WriteFile(p.path, bytes.Join(lines[:at], nil), 0o600); err != nil {
+					return nil, err
+				}
+				w.cfg.Log(fmt.Sprintf("task %s: attempt %d's lines after its snapshot (line %d) record tool calls whose files it does not hold: resuming from the snapshot's round boundary", t.ID, p.from.Attempt, at))
+				p.from.Line = at
+			}
+			w.recordResumption(ctx, t.ID, n, p.from)
+			w.cfg.Log(fmt.Sprintf("task %s: attempt %d resumes from attempt %d's line %d", t.ID, n, p.from.Attempt, p.from.Line))
+			return p, nil
+		}
+		if here == "" {
+			w.cfg.Log(fmt.Sprintf("task %s: running it from the start", t.ID))
+			return nil, nil
+		}
+	}
+	if here == "" {
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir is not on this worker and its lines record no snapshot: the resumed run sees the files its task began with", t.ID, p.from.Attempt))
+	} else if err := carryWorkdir(here, cfg.Workdir, dir); err != nil {
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir: %v; running it from the start", t.ID, p.from.Attempt, err))
+		return nil, nil
+	}
+	w.recordResumption(ctx, t.ID, n, p.from)
+	w.cfg.Log(fmt.Sprintf("task %s: attempt %d resumes from attempt %d's line %d", t.ID, n, p.from.Attempt, p.from.Line))
+	return p, nil
+}
+
+// restore fetches snapshot root from the fleet into cfg.Snapshots (a store in the
+// attempt's dir when nil, then the run's) and restores it into the work dir. false: it
+// could not be fetched whole (said in the log); an error: fetched, not restored.
+func (w *Worker) restore(ctx context.Context, t Task, from int, root, dir string, cfg *taskrun.Config) (bool, error) {
+	if cfg.Snapshots == nil {
+		store, err := snapshot.Open(snapshot.DefaultDir(dir))
+		if err != nil {
+			w.cfg.Log(fmt.Sprintf("task %s: a snapshot store to restore attempt %d's work dir: %v", t.ID, from, err))
+			return false, nil
+		}
+		cfg.Snapshots = store
+	}
+	st, err := w.c.fetchSnapshot(ctx, cfg.Snapshots, root)
+	if err != nil {
+		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir: %v", t.ID, from, err))
 		return false, nil
 	}
+	if err := cfg.Snapshots.Restore(root, cfg.Workdir); err != nil {
+		return false, fmt.Errorf("restoring attempt %d's work dir (snapshot %s): %w", from, root, err)
+	}
+	w.cfg.Log(fmt.Sprintf("task %s: attempt %d's work dir restored from snapshot %.12s… (%d file content(s), %d bytes fetched)", t.ID, from, root, st.Blobs, st.Bytes))
+	return true, nil
+}
+
+// carryWorkdir copies the work dir an earlier attempt left on this worker (from) into
+// the resuming attempt's (to), through a snapshot kept in the attempt's dir (state).
+func carryWorkdir(from, to, state string) error {
 	st, err := snapshot.Open(snapshot.DefaultDir(state))
 	if err != nil {
-		return false, err
+		return err
 	}
 	root, _, err := st.Take(from)
 	if err != nil {
-		return false, err
+		return err
 	}
-	return true, st.Restore(root, to)
+	return st.Restore(root, to)
 }
 
 // partial finds what attempt n of t resumes from: of the earlier attempts that ran
 // (superseded or refused), the one with the most stored lines, the latest of those
-// tied. The attempt's record says it before the run begins. nil: nothing to resume
-// (no lines, or none the chain vouches for), and the run starts from nothing.
-func (w *Worker) partial(ctx context.Context, t Task, n int, dir string) *partialRun {
+// tied; and those lines. nil: nothing to resume (no lines, or none the chain vouches
+// for), and the run starts from nothing.
+func (w *Worker) partial(ctx context.Context, t Task, n int, dir string) (*partialRun, [][]byte) {
 	st, err := w.c.Status(ctx, t.ID)
 	if err != nil {
 		w.cfg.Log(fmt.Sprintf("task %s: reading its attempts to resume one: %v; running it from the start", t.ID, err))
-		return nil
+		return nil, nil
 	}
 	var best [][]byte
 	from := 0
@@ -107,33 +180,36 @@ func (w *Worker) partial(ctx context.Context, t Task, n int, dir string) *partia
 		}
 	}
 	if from == 0 {
-		return nil
+		return nil, nil
 	}
 	path := filepath.Join(dir, fmt.Sprintf("attempt-%d.partial.trace.jsonl", from))
 	if err := os.WriteFile(path, bytes.Join(best, nil), 0o600); err != nil {
 		w.cfg.Log(fmt.Sprintf("task %s: writing attempt %d's lines: %v; running it from the start", t.ID, from, err))
-		return nil
+		return nil, nil
 	}
 	c, err := trace.OpenContinuation(path)
 	if err != nil {
 		w.cfg.Log(fmt.Sprintf("task %s: attempt %d's stored lines cannot be continued: %v; running it from the start", t.ID, from, err))
-		return nil
+		return nil, nil
 	}
 	line, _ := c.Last()
-	p := &partialRun{from: Resumption{Attempt: from, Line: line}, path: path}
-	if _, err := w.c.update(ctx, t.ID, func(s *Status) bool {
+	return &partialRun{from: Resumption{Attempt: from, Line: line}, path: path}, best[:min(line, len(best))]
+}
+
+// recordResumption says in attempt n's status, before its run begins, what it resumes from.
+func (w *Worker) recordResumption(ctx context.Context, task string, n int, from Resumption) {
+	if _, err := w.c.update(ctx, task, func(s *Status) bool {
 		for i := range s.Attempts {
 			if s.Attempts[i].N == n && s.Attempts[i].State == Running {
-				r := p.from
+				r := from
 				s.Attempts[i].Resumed = &r
 				return true
 			}
 		}
 		return false
 	}); err != nil {
-		w.cfg.Log(fmt.Sprintf("task %s: recording that attempt %d resumes: %v", t.ID, n, err))
+		w.cfg.Log(fmt.Sprintf("task %s: recording that attempt %d resumes: %v", task, n, err))
 	}
-	return p
 }
 
 // forgetLines purges a finished task's stored lines: its accepted trace is in the

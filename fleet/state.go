@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -144,4 +145,30 @@ func WorkerSigner(path, dir string) (sg *trace.Signer, used, made string, err er
 		return nil, path, made, fmt.Errorf("--sign-key: %w", err)
 	}
 	return sg, path, made, nil
+}
+
+// OpenSnapshots opens the snapshot store in dir, or, dir empty, the one in the state
+// directory (snapshot.DefaultDir), which spine run snapshots into.
+func OpenSnapshots(dir string, getenv func(string) string) (*snapshot.Store, error) {
+	if strings.TrimSpace(dir) == "" {
+		state, err := StateDir(getenv)
+		if err != nil {
+			return nil, fmt.Errorf("no snapshot store: %w", err)
+		}
+		dir = snapshot.DefaultDir(state)
+	}
+	return snapshot.Open(dir)
+}
+
+// RunSnapshots opens the store spine run snapshots workdir into, the state directory's
+// (snapshot.OpenFor: a first snapshot checks the work dir can be taken and makes the
+// run's own first one incremental; a store inside the work dir is refused). An error
+// says why there can be no snapshots (a *snapshot.LimitError when the work dir is over
+// the limits); the caller decides whether that is fatal.
+func RunSnapshots(workdir string, getenv func(string) string) (*snapshot.Store, error) {
+	state, err := StateDir(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("no state directory: %w", err)
+	}
+	return snapshot.OpenFor(state, workdir)
 }

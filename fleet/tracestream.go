@@ -77,6 +77,8 @@ type lineTap struct {
 	// partSize is the most a message carries of a line; 0: the connection's payload
 	// limit, less room for the headers.
 	partSize int
+	// snaps, when set, sends the snapshot a line records before the line.
+	snaps *snapPush
 
 	mu      sync.Mutex
 	f       *os.File
@@ -91,9 +93,10 @@ type lineTap struct {
 // sentLine is a line read from the file and not yet acknowledged; acks is nil until it
 // is (again) sent.
 type sentLine struct {
-	n    int
-	data []byte
-	acks []jetstream.PubAckFuture
+	n      int
+	data   []byte
+	acks   []jetstream.PubAckFuture
+	pushed bool // the snapshot it records, if any, is in the fleet's store
 }
 
 func newLineTap(c *Client, task string, attempt int, path string) *lineTap {
@@ -141,6 +144,15 @@ func (t *lineTap) sync(ctx context.Context) {
 		p := &t.pending[i]
 		if p.acks != nil {
 			continue
+		}
+		if !p.pushed {
+			// A stored line's snapshot is always there to restore: until it is sent,
+			// neither the line nor any after it is.
+			if err := t.snaps.before(p.data); err != nil {
+				t.fail(err)
+				break
+			}
+			p.pushed = true
 		}
 		acks, err := t.send(p.n, p.data, size)
 		if err != nil {

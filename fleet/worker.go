@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -55,6 +56,13 @@ type WorkerConfig struct {
 	// attempt stored (every attempt stores its trace's lines as they are written)
 	// instead of running it from the start; nil reruns it.
 	Resume ResumeFunc
+	// Snapshots, when set, is the store every run snapshots its work dir into at each
+	// round boundary (unless the task shares memory: such runs cannot be resumed); each
+	// snapshot's new objects go to the fleet's store before the line that records it, and
+	// a task resumed here restores the last one its stored lines record (resume.go).
+	// nil: no snapshots (a resume of lines that record some still restores, through a
+	// store in the attempt's dir).
+	Snapshots *snapshot.Store
 	// Drain ends Run once the queue holds nothing for any worker: no task waiting and
 	// none in another worker's hands (a batch's end, a script's).
 	Drain bool
@@ -366,18 +374,8 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 	cfg.Task, cfg.Workdir, cfg.RunID = t.Text, work, runID
 	cfg.TracePath = filepath.Join(dir, "trace.jsonl")
 	cfg.Meta = fleetMeta(cfg.Meta, t, n, w.cfg.Name, superseded)
-	tap := newBusTap(w.c, runID)
-	cfg.Events = append(cfg.Events, tap.publish)
-	// The line stream stores the file's bytes as written, so it sits on the file's sink
-	// itself rather than on the observer path, which sees events, not their lines.
-	lines := newLineTap(w.c, t.ID, n, cfg.TracePath)
-	wrap := cfg.WrapSink
-	cfg.WrapSink = func(next trace.Sink) trace.Sink {
-		next = lines.wrap(next)
-		if wrap != nil {
-			next = wrap(next)
-		}
-		return next
+	if cfg.Snapshots == nil && w.cfg.Memory == nil {
+		cfg.Snapshots = w.cfg.Snapshots
 	}
 	if m := w.cfg.Memory; m != nil {
 		// Every record the log holds now is in the store before the run calibrates.
@@ -388,7 +386,29 @@ func (w *Worker) run(ctx context.Context, t Task, n int, runID string, supersede
 		cancel()
 		cfg.Memory, cfg.MemoryDir, cfg.SkipDream = m.Store(), "", true
 	}
-	res, runErr := w.start(ctx, t, n, dir, cfg)
+	// What the attempt continues from, its snapshot restored: before the run, which may
+	// then snapshot into the store the restore used.
+	from, err := w.resumePoint(ctx, t, n, dir, &cfg)
+	if err != nil {
+		return out, err
+	}
+	tap := newBusTap(w.c, runID)
+	cfg.Events = append(cfg.Events, tap.publish)
+	// The line stream stores the file's bytes as written, so it sits on the file's sink
+	// itself rather than on the observer path, which sees events, not their lines.
+	lines := newLineTap(w.c, t.ID, n, cfg.TracePath)
+	if cfg.Snapshots != nil {
+		lines.snaps = &snapPush{store: cfg.Snapshots, remote: &w.c.snaps, connected: w.c.Connected}
+	}
+	wrap := cfg.WrapSink
+	cfg.WrapSink = func(next trace.Sink) trace.Sink {
+		next = lines.wrap(next)
+		if wrap != nil {
+			next = wrap(next)
+		}
+		return next
+	}
+	res, runErr := w.start(ctx, from, cfg)
 	if res.TracePath != "" {
 		tap.end(runErr) // a run that ended on an error ends for the fleet's Auditor too
 	}

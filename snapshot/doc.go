@@ -12,7 +12,9 @@
 // Take that saw it is hashed again next time, as git treats a "racily clean" file. Restore writes
 // a snapshot back into a dir, Compare names the first file where a dir and a snapshot
 // differ, and List, Show and GC inspect and prune the store (GC keeps what a given set
-// of roots references).
+// of roots references). Push and Fetch move a snapshot's objects to and from a Remote
+// (a fleet's object store), only those the other side lacks; Fetch checks every
+// object's hash and the store's limits before it keeps it.
 //
 // The work dir is written by untrusted tools, so Take refuses what a snapshot cannot
 // hold faithfully (symlinks whose target leaves the dir, devices, FIFOs, sockets) with

@@ -243,7 +243,7 @@ func TestTakeIncremental(t *testing.T) {
 		t.Fatalf("a racily clean file was reused unread: %+v", st)
 	}
 	// A blob removed by GC is not reused from the index.
-	if _, err := s.GC(nil); err != nil {
+	if _, err := s.GC(nil, GCOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	_, st = take(t, s, dir)
@@ -266,13 +266,13 @@ func TestListShowGC(t *testing.T) {
 	if err != nil || len(m.Entries) != 10 {
 		t.Fatalf("Show: %v, %v", m, err)
 	}
-	if _, err := s.GC([]string{strings.Repeat("0", 64)}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.GC([]string{strings.Repeat("0", 64)}, GCOptions{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("GC keeping an unknown root: %v", err)
 	}
 	if l, _ := s.List(); len(l) != 2 {
 		t.Fatal("a refused GC removed snapshots")
 	}
-	res, err := s.GC([]string{first})
+	res, err := s.GC([]string{first}, GCOptions{})
 	if err != nil || res.Manifests != 1 || res.Blobs != 1 || res.Bytes != 1000 {
 		t.Fatalf("GC: %+v, %v; want 1 manifest and the 1000-byte blob", res, err)
 	}

@@ -158,24 +158,53 @@ func (s *Store) List() ([]Info, error) {
 	return out, nil
 }
 
-// GCResult is what GC removed.
+// GCOptions say what else GC keeps, and whether it removes anything.
+type GCOptions struct {
+	// Referenced are roots something outside the store still uses (the traces that
+	// record them): kept with everything they reference when the store holds them; one
+	// it does not hold is no error (a trace may come from another machine), only
+	// counted in GCResult.Missing.
+	Referenced []string
+	// DryRun removes nothing: the result says what would go.
+	DryRun bool
+}
+
+// GCResult is what GC removed (with DryRun: would remove).
 type GCResult struct {
 	Manifests int
 	Blobs     int
 	Bytes     int64
+	Kept      int      // snapshots kept
+	Missing   []string // referenced roots the store does not hold, sorted
+	Gone      []Gone   // every object removed: snapshots first, then blobs, each sorted by name
 }
 
-// GC removes every snapshot whose root is not in keep and every blob no kept snapshot
-// references. A root in keep that the store does not hold is an error, before anything
-// is removed: a typo must not empty the store.
-func (s *Store) GC(keep []string) (GCResult, error) {
+// Gone is one object GC removed: a snapshot (Root) or a file content (Blob).
+type Gone struct {
+	Root, Blob string
+	Bytes      int64 // a blob's size
+}
+
+// String is the object as GC's dry run lists it: "snapshot ROOT" or "file content
+// HASH (N bytes)".
+func (g Gone) String() string {
+	if g.Root != "" {
+		return "snapshot " + g.Root
+	}
+	return fmt.Sprintf("file content %s (%d bytes)", g.Blob, g.Bytes)
+}
+
+// GC removes every snapshot neither in keep nor in opts.Referenced, and every blob no
+// kept snapshot references. A root in keep that the store does not hold is an error,
+// before anything is removed: a typo must not empty the store.
+func (s *Store) GC(keep []string, opts GCOptions) (GCResult, error) {
 	var res GCResult
 	live := map[string]bool{}
 	kept := map[string]bool{}
-	for _, root := range keep {
+	hold := func(root string) error {
 		m, err := s.Manifest(root)
 		if err != nil {
-			return res, err
+			return err
 		}
 		kept[root] = true
 		for _, e := range m.Entries {
@@ -183,6 +212,36 @@ func (s *Store) GC(keep []string) (GCResult, error) {
 				live[e.Hash] = true
 			}
 		}
+		return nil
+	}
+	for _, root := range keep {
+		if err := hold(root); err != nil {
+			return res, err
+		}
+	}
+	missing := map[string]bool{}
+	for _, root := range opts.Referenced {
+		if kept[root] || missing[root] {
+			continue
+		}
+		if _, err := os.Lstat(s.manifestPath(root)); isHash(root) && errors.Is(err, os.ErrNotExist) {
+			missing[root] = true
+			continue
+		}
+		if err := hold(root); err != nil {
+			return res, err
+		}
+	}
+	for r := range missing {
+		res.Missing = append(res.Missing, r)
+	}
+	slices.Sort(res.Missing)
+	res.Kept = len(kept)
+	remove := func(path string) error {
+		if opts.DryRun {
+			return nil
+		}
+		return os.Remove(path)
 	}
 	des, err := os.ReadDir(filepath.Join(s.Dir, "manifests"))
 	if err != nil {
@@ -192,10 +251,11 @@ func (s *Store) GC(keep []string) (GCResult, error) {
 		if kept[de.Name()] {
 			continue
 		}
-		if err := os.Remove(filepath.Join(s.Dir, "manifests", de.Name())); err != nil {
+		if err := remove(filepath.Join(s.Dir, "manifests", de.Name())); err != nil {
 			return res, err
 		}
 		res.Manifests++
+		res.Gone = append(res.Gone, Gone{Root: de.Name()})
 	}
 	shards, err := os.ReadDir(filepath.Join(s.Dir, "blobs"))
 	if err != nil {
@@ -211,13 +271,16 @@ func (s *Store) GC(keep []string) (GCResult, error) {
 			if live[b.Name()] {
 				continue
 			}
+			g := Gone{Blob: b.Name()}
 			if fi, err := b.Info(); err == nil {
-				res.Bytes += fi.Size()
+				g.Bytes = fi.Size()
 			}
-			if err := os.Remove(filepath.Join(dir, b.Name())); err != nil {
+			if err := remove(filepath.Join(dir, b.Name())); err != nil {
 				return res, err
 			}
 			res.Blobs++
+			res.Bytes += g.Bytes
+			res.Gone = append(res.Gone, g)
 		}
 	}
 	return res, nil

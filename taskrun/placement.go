@@ -51,6 +51,10 @@ func runPlacement(workdir, config, trace, memory, watchedRules string, getenv fu
 	return dir, nil
 }
 
+// DefaultTraceDir is where spine run puts a trace when --trace is not given (as
+// defaultTraceDir says), for the commands that look for traces there.
+func DefaultTraceDir() (string, error) { return defaultTraceDir(os.Getenv, os.UserHomeDir) }
+
 // defaultTraceDir is $SPINE_TRACE_DIR, else $XDG_STATE_HOME/spine/traces, else
 // ~/.local/state/spine/traces. It is not created here.
 func defaultTraceDir(getenv func(string) string, home func() (string, error)) (string, error) {

@@ -3,13 +3,14 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/snapshot"
+	"github.com/agentspine/spine/snapshot/tracerefs"
+	"github.com/agentspine/spine/taskrun"
 )
 
 const snapshotSummary = "inspect and prune the work-dir snapshots in the state directory"
@@ -26,106 +27,96 @@ A work dir over 256 MiB of files or 20,000 entries is refused.`
 		c.PersistentFlags().String("store", "", "snapshot store `DIR` (default: snapshots in the state directory)")
 		return c
 	})
-	addCommand("snapshot", func(io stdio) *cobra.Command {
-		return &cobra.Command{
-			Use:   "take DIR",
-			Short: "store a snapshot of DIR and print its root hash",
-			Args:  cobra.ExactArgs(1),
-			RunE: withSnapshots(func(s *snapshot.Store, args []string) error {
-				root, st, err := s.Take(args[0])
-				if err != nil {
-					return err
-				}
+	snapshotVerb("take DIR", "store a snapshot of DIR and print its root hash", 1, func(io stdio, _ *cobra.Command) snapshotRun {
+		return func(s *snapshot.Store, args []string) error {
+			root, st, err := s.Take(args[0])
+			if err == nil {
 				fmt.Fprintf(io.out, "%s\n", root)
-				fmt.Fprintf(io.err, "%d files, %d bytes: %d read, %d unchanged since the last snapshot; %d bytes newly stored\n",
-					st.Files, st.Bytes, st.Hashed, st.Reused, st.Stored)
-				return nil
-			}),
+				fmt.Fprintf(io.err, "%d files, %d bytes: %d read, %d unchanged since the last snapshot; %d bytes newly stored\n", st.Files, st.Bytes, st.Hashed, st.Reused, st.Stored)
+			}
+			return err
 		}
 	})
-	addCommand("snapshot", func(io stdio) *cobra.Command {
-		return &cobra.Command{
-			Use:   "ls",
-			Short: "list the stored snapshots, oldest first",
-			Args:  cobra.NoArgs,
-			RunE: withSnapshots(func(s *snapshot.Store, _ []string) error {
-				list, err := s.List()
-				if err != nil {
-					return err
-				}
-				w := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "ROOT\tSTORED\tFILES\tBYTES")
-				for _, i := range list {
-					fmt.Fprintf(w, "%s\t%s\t%d\t%d\n", i.Root, i.Stored.UTC().Format("2006-01-02T15:04:05Z"), i.Files, i.Bytes)
-				}
-				return w.Flush()
-			}),
-		}
-	})
-	addCommand("snapshot", func(io stdio) *cobra.Command {
-		return &cobra.Command{
-			Use:   "show ROOT",
-			Short: "print a snapshot's manifest: every path with its type, mode, size and hash or target",
-			Args:  cobra.ExactArgs(1),
-			RunE: withSnapshots(func(s *snapshot.Store, args []string) error {
-				m, err := s.Manifest(args[0])
-				if err != nil {
-					return err
-				}
-				_, err = io.out.Write(m.Encode())
+	snapshotVerb("ls", "list the stored snapshots, oldest first", 0, func(io stdio, _ *cobra.Command) snapshotRun {
+		return func(s *snapshot.Store, _ []string) error {
+			list, err := s.List()
+			if err != nil {
 				return err
-			}),
+			}
+			w := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "ROOT\tSTORED\tFILES\tBYTES")
+			for _, i := range list {
+				fmt.Fprintf(w, "%s\t%s\t%d\t%d\n", i.Root, i.Stored.UTC().Format("2006-01-02T15:04:05Z"), i.Files, i.Bytes)
+			}
+			return w.Flush()
 		}
 	})
-	addCommand("snapshot", func(io stdio) *cobra.Command {
-		c := &cobra.Command{
-			Use:   "gc --keep ROOT...",
-			Short: "remove every snapshot not kept, and every file content no kept snapshot holds",
-			Args:  cobra.NoArgs,
-			RunE: func(c *cobra.Command, _ []string) error {
-				keep, _ := c.Flags().GetStringSlice("keep")
-				all, _ := c.Flags().GetBool("all")
-				if len(keep) == 0 && !all {
-					return usageErrorf("expected --keep ROOT (repeatable, or comma-separated), or --all to remove every snapshot")
-				}
-				s, err := openSnapshots(c)
-				if err != nil {
-					return err
-				}
-				res, err := s.GC(keep)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(io.out, "removed %d snapshots and %d file contents (%d bytes); kept %d snapshots\n", res.Manifests, res.Blobs, res.Bytes, len(keep))
-				return nil
-			},
+	snapshotVerb("show ROOT", "print a snapshot's manifest: every path with its type, mode, size and hash or target", 1, func(io stdio, _ *cobra.Command) snapshotRun {
+		return func(s *snapshot.Store, args []string) error {
+			m, err := s.Manifest(args[0])
+			if err == nil {
+				_, err = io.out.Write(m.Encode())
+			}
+			return err
 		}
-		c.Flags().StringSlice("keep", nil, "keep the snapshot `ROOT` and everything it references")
-		c.Flags().Bool("all", false, "remove every snapshot")
-		return c
 	})
+	snapshotVerb("gc [--keep ROOT]... [--traces DIR]... [--dry-run] | --all", "remove every snapshot no trace records and --keep does not name, and every file content no kept snapshot holds", 0, snapshotGC)
 }
 
-// openSnapshots opens the store --store names, or the one in the state directory.
-func openSnapshots(c *cobra.Command) (*snapshot.Store, error) {
-	dir, _ := c.Flags().GetString("store")
-	if strings.TrimSpace(dir) == "" {
-		state, err := fleet.StateDir(os.Getenv)
-		if err != nil {
-			return nil, fmt.Errorf("no snapshot store: %w", err)
+// snapshotGC is spine snapshot gc: its flags on c, and what it does.
+func snapshotGC(io stdio, c *cobra.Command) snapshotRun {
+	var req tracerefs.GCRequest
+	var all bool
+	c.Long = `The traces read are those in spine run's trace directory ($SPINE_TRACE_DIR, else traces in
+the state directory) and under every --traces DIR (recursively: a worker's --workdir-root
+holds its traces, its store is .snapshots there). --dry-run lists what would go.`
+	c.Flags().StringSliceVar(&req.Keep, "keep", nil, "keep the snapshot `ROOT` and everything it references")
+	c.Flags().StringArrayVar(&req.Traces, "traces", nil, "keep the snapshots the traces under `DIR` record (repeatable), besides spine run's trace directory")
+	c.Flags().BoolVar(&req.DryRun, "dry-run", false, "list what would be removed; remove nothing")
+	c.Flags().BoolVar(&all, "all", false, "remove every snapshot, whatever the traces record")
+	return func(s *snapshot.Store, _ []string) error {
+		if all && len(req.Keep)+len(req.Traces) > 0 {
+			return usageErrorf("--all removes every snapshot: give it without --keep or --traces")
 		}
-		dir = snapshot.DefaultDir(state)
-	}
-	return snapshot.Open(dir)
-}
-
-// withSnapshots is a RunE that opens the store (openSnapshots) and hands it to run.
-func withSnapshots(run func(s *snapshot.Store, args []string) error) func(*cobra.Command, []string) error {
-	return func(c *cobra.Command, args []string) error {
-		s, err := openSnapshots(c)
+		if !all {
+			req.DefaultTraces, _ = taskrun.DefaultTraceDir() // none: only --traces are read
+		}
+		res, found, err := tracerefs.GC(s, req)
 		if err != nil {
 			return err
 		}
-		return run(s, args)
+		verb := "removed"
+		if req.DryRun {
+			verb = "would remove"
+			for _, g := range res.Gone {
+				fmt.Fprintf(io.out, "would remove %s\n", g)
+			}
+		}
+		fmt.Fprintf(io.out, "%s %d snapshots and %d file contents (%d bytes); kept %d snapshots (%d traces read)\n", verb, res.Manifests, res.Blobs, res.Bytes, res.Kept, found.Traces)
+		if len(res.Missing) > 0 {
+			warn(io, fmt.Sprintf("%d snapshot(s) the traces record are not in this store (taken into another)", len(res.Missing)))
+		}
+		return nil
 	}
+}
+
+// snapshotRun is a snapshot verb's work on the store.
+type snapshotRun func(s *snapshot.Store, args []string) error
+
+// snapshotVerb adds `spine snapshot USE`, taking nargs arguments; build adds its flags
+// and gives its work, run on the store --store names, or the one in the state directory.
+func snapshotVerb(use, short string, nargs int, build func(io stdio, c *cobra.Command) snapshotRun) {
+	addCommand("snapshot", func(io stdio) *cobra.Command {
+		c := &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(nargs)}
+		run := build(io, c)
+		c.RunE = func(c *cobra.Command, args []string) error {
+			dir, _ := c.Flags().GetString("store")
+			s, err := fleet.OpenSnapshots(dir, os.Getenv)
+			if err != nil {
+				return err
+			}
+			return run(s, args)
+		}
+		return c
+	})
 }

@@ -47,6 +47,9 @@ func Status(w io.Writer, st fleet.Status) {
 		}
 		if a.Resumed != nil {
 			line += fmt.Sprintf(", resumed from attempt %d's line %d", a.Resumed.Attempt, a.Resumed.Line)
+			if a.Resumed.Snapshot != "" {
+				line += fmt.Sprintf(", work dir restored from snapshot %.12s", a.Resumed.Snapshot)
+			}
 		}
 		termtext.Printf(w, "%s)", line)
 		if a.Error != "" {
