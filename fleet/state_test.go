@@ -1,10 +1,14 @@
 package fleet
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // TestStateFile: the state directory follows $XDG_STATE_HOME, else $HOME; the state
@@ -81,5 +85,48 @@ func TestParseFlags(t *testing.T) {
 	}
 	if _, err := ReadTaskFile(empty); err == nil {
 		t.Error("a file of no task was taken")
+	}
+}
+
+// TestTaskTexts: a submit's text is one task, --file's lines are many, both or neither
+// is a TaskArgError.
+func TestTaskTexts(t *testing.T) {
+	tasks := filepath.Join(t.TempDir(), "tasks.txt")
+	if err := os.WriteFile(tasks, []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text, file string
+		want       []string
+		argErr     bool
+	}{
+		{"count the TODOs", "", []string{"count the TODOs"}, false},
+		{"", tasks, []string{"one", "two"}, false},
+		{"count", tasks, nil, true},
+		{"  ", "", nil, true},
+	} {
+		got, err := TaskTexts(tc.text, tc.file)
+		var ae *TaskArgError
+		if errors.As(err, &ae) != tc.argErr || !slices.Equal(got, tc.want) {
+			t.Errorf("TaskTexts(%q, %q) = %q, %v", tc.text, tc.file, got, err)
+		}
+	}
+}
+
+// TestAuditAnswerFailed: an answer fails its asker on an error finding or on drift only.
+func TestAuditAnswerFailed(t *testing.T) {
+	run := func(sev string) RunReport { return RunReport{Findings: []contract.AuditReport{{Severity: sev}}} }
+	for _, tc := range []struct {
+		ans  AuditAnswer
+		want bool
+	}{
+		{AuditAnswer{}, false},
+		{AuditAnswer{Runs: []RunReport{run("warning")}}, false},
+		{AuditAnswer{Runs: []RunReport{run("warning"), run("error")}}, true},
+		{AuditAnswer{Drift: []Drift{{Role: "R3"}}}, true},
+	} {
+		if got := tc.ans.Failed(); got != tc.want {
+			t.Errorf("%+v: Failed %v, want %v", tc.ans, got, tc.want)
+		}
 	}
 }

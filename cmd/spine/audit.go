@@ -121,5 +121,3 @@ func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *textv
 	}
 	textview.Findings(io.out, path, res.Messages, res.Findings)
 }
-
-var plural = textview.Plural

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"os"
 
@@ -40,12 +39,8 @@ func init() {
 				if (tlsCert == "") != (tlsKey == "") {
 					return usageErrorf("--tls-cert and --tls-key go together")
 				}
-				if tlsCert != "" {
-					pair, err := tls.LoadX509KeyPair(tlsCert, tlsKey)
-					if err != nil {
-						return fmt.Errorf("TLS: %w", err)
-					}
-					cfg.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+				if err := cfg.LoadTLS(tlsCert, tlsKey); err != nil {
+					return err
 				}
 				return runServe(c.Context(), io, cfg)
 			},
