@@ -2,10 +2,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 	"syscall"
 
+	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -59,4 +62,20 @@ func namedError(path string, err error) string {
 		return msg
 	}
 	return path + ": " + err.Error()
+}
+
+// readTraceFile reads a spine trace whole for a `spine trace` subcommand, with the
+// verdicts of trace show: a file that is not a spine trace, or has an unreadable line,
+// is an error; an incomplete recording is said on warn and read up to where it ends.
+// The hash chain is checked (File.Chain, File.ChainErr); what a broken one means is the
+// caller's to say. The error's long quoted input is cut (linecap.BoundQuotes).
+func readTraceFile(sub, path string, warn io.Writer) (*trace.File, error) {
+	f, err := trace.ReadFile(path)
+	if err != nil {
+		return nil, errors.New(linecap.BoundQuotes(fileError(err).Error()))
+	}
+	if inc := f.Incomplete(); inc != "" {
+		fmt.Fprintf(warn, "spine trace %s: %s: %s\n", sub, path, inc)
+	}
+	return f, nil
 }
