@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"strings"
-	"syscall"
 
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -33,36 +31,8 @@ func traceArgs(args []string) ([]string, error) {
 var writeNewFile = trace.WriteNewFile
 
 // fileError says an input file's error the same way in every command: "PATH: reason"
-// ("missing.yaml: no such file or directory"), not the system call's "stat PATH: …" or
-// "open PATH: …". Other errors are returned as they are: they name their file already.
-func fileError(err error) error {
-	var pe *fs.PathError
-	if !errors.As(err, &pe) {
-		return err
-	}
-	why := pe.Err.Error()
-	if errors.Is(pe.Err, syscall.EISDIR) {
-		why = "a directory, not a regular file"
-	}
-	return &pathError{strings.Replace(err.Error(), pe.Error(), pe.Path+": "+why, 1), err}
-}
-
-// pathError is fileError's rewording; errors.Is and errors.As still see the original.
-type pathError struct {
-	msg string
-	err error
-}
-
-func (e *pathError) Error() string { return e.msg }
-func (e *pathError) Unwrap() error { return e.err }
-
-// namedError is err headed by path, unless it already begins with it.
-func namedError(path string, err error) string {
-	if msg := err.Error(); strings.HasPrefix(msg, path+":") {
-		return msg
-	}
-	return path + ": " + err.Error()
-}
+// (cli.FileError).
+var fileError = cli.FileError
 
 // readTraceFile reads a spine trace whole for a `spine trace` subcommand, with the
 // verdicts of trace show: a file that is not a spine trace, or has an unreadable line,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -38,11 +37,7 @@ func init() {
 				return usageErrorf("--budget %d: want a number of steps ≥ 0 (0: no bound)", f.Budget)
 			}
 			f.Analyze = f.Analyze || f.Expect != ""
-			for _, p := range strings.Split(*host, ",") {
-				if p = strings.TrimSpace(p); p != "" {
-					f.HostParams = append(f.HostParams, p)
-				}
-			}
+			f.AddHostParams(*host)
 			// The params a built-in host reads from the rule set it is given need no rule.
 			f.HostParamsOf = func(name string) []string { return map[string][]string{"ggs": ggs.HostParams}[name] }
 			if *htmlOut != "" {
