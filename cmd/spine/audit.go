@@ -68,10 +68,7 @@ func runAudit(ctx context.Context, io stdio, cfg audit.Config, asJSON bool, veri
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if ring != nil && !auditSignature(io, p, ring, &tally) {
-			continue
-		}
-		auditOne(io, cfg, p, asJSON, &tally)
+		auditOne(io, cfg, p, ring, asJSON, &tally)
 	}
 	if !asJSON {
 		fmt.Fprintln(io.out, tally.Summary())
@@ -82,28 +79,17 @@ func runAudit(ctx context.Context, io stdio, cfg audit.Config, asJSON bool, veri
 	return nil
 }
 
-// auditSignature verifies a trace's signature before it is audited; a trace the
-// trusted keys do not vouch for is refused (and not audited).
-func auditSignature(io stdio, path string, ring trace.KeyRing, tally *textview.AuditTally) bool {
-	tf, err := trace.ReadFile(path)
-	if tf == nil || errors.As(err, new(*trace.NotATraceError)) {
-		fmt.Fprintf(io.err, "spine audit: %v\n", fileError(err))
-		tally.NotRead(path)
-		return false
-	}
-	if _, err := tf.VerifySignature(ring); err != nil {
-		fmt.Fprintf(io.err, "spine audit: %s: %v\n", path, err)
-		tally.Refuse(path)
-		return false
-	}
-	return true
-}
-
 // auditOne audits one trace file and prints its findings. A trace that cannot be read
-// to its end is reported, and the messages before the bad line are audited.
-func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *textview.AuditTally) {
-	res, err := audit.AuditFile(cfg, path)
+// to its end is reported, and the messages before the bad line are audited; one the
+// trusted keys do not vouch for is refused, and not audited.
+func auditOne(io stdio, cfg audit.Config, path string, ring trace.KeyRing, asJSON bool, tally *textview.AuditTally) {
+	res, err := audit.AuditFile(cfg, path, ring)
 	err = fileError(err)
+	if errors.As(err, new(*trace.SignatureError)) {
+		fmt.Fprintf(io.err, "spine audit: %v\n", err)
+		tally.Refuse(path)
+		return
+	}
 	if !tally.Trace(io.err, "spine audit", path, res, err) {
 		return // not read as a trace at all: there is nothing audited to list
 	}
