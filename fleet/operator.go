@@ -32,6 +32,20 @@ func Secrets(user string, getenv func(string) string) (password, token string, o
 	return password, "", password != ""
 }
 
+// FromEnv fills in what the environment gives a client, since secrets never go on a
+// command line: the password of User, or without a user the token (Secrets), and the URL
+// from $SPINE_NATS_URL when none is given. A user without a password is an error.
+func (o *ConnectOptions) FromEnv(getenv func(string) string) error {
+	var ok bool
+	if o.Password, o.Token, ok = Secrets(o.User, getenv); !ok {
+		return fmt.Errorf("%s needs its password in $%s", o.User, EnvPassword)
+	}
+	if o.URL == "" {
+		o.URL = getenv(EnvURL)
+	}
+	return nil
+}
+
 // StartRecorded starts the embedded server with its store in cfg.Dir (default: nats
 // beside the state file), made if need be, and writes its URL to the state file for the
 // clients given none. It returns the server, the store and the state file's path.

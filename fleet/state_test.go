@@ -130,3 +130,23 @@ func TestAuditAnswerFailed(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectFromEnv: the secrets and the URL come from the environment, a URL given
+// wins, and a user without a password is refused naming the variable.
+func TestConnectFromEnv(t *testing.T) {
+	env := map[string]string{EnvURL: "nats://env:4222", EnvPassword: "pw", EnvToken: "tok"}
+	getenv := func(k string) string { return env[k] }
+	o := ConnectOptions{}
+	if err := o.FromEnv(getenv); err != nil || o.URL != "nats://env:4222" || o.Token != "tok" || o.Password != "" {
+		t.Errorf("no user: %+v, %v", o, err)
+	}
+	o = ConnectOptions{URL: "nats://flag:4222", User: "op"}
+	if err := o.FromEnv(getenv); err != nil || o.URL != "nats://flag:4222" || o.Password != "pw" || o.Token != "" {
+		t.Errorf("a user: %+v, %v", o, err)
+	}
+	delete(env, EnvPassword)
+	o = ConnectOptions{User: "op"}
+	if err := o.FromEnv(getenv); err == nil || err.Error() != "op needs its password in $"+EnvPassword {
+		t.Errorf("a user without a password: %v", err)
+	}
+}
