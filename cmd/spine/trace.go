@@ -46,14 +46,12 @@ func runTraceShow(io stdio, all bool, verifyKey string, path string) error {
 	if tf == nil || errors.As(err, &nt) {
 		return fileError(err)
 	}
-	if ring != nil {
-		// A trace that is not vouched for by a trusted key is not shown at all.
-		rep, serr := tf.VerifySignature(ring)
-		if serr != nil {
-			return fmt.Errorf("%s: %w", path, serr)
-		}
-		fmt.Fprintf(io.err, "spine trace show: %s: %s (verified)\n", path, rep)
-	} else if note := signatureNote(tf); note != "" {
+	// A trace that is not vouched for by a trusted key is not shown at all.
+	note, serr := textview.SignatureNote(tf, ring)
+	if serr != nil {
+		return fmt.Errorf("%s: %w", path, serr)
+	}
+	if note != "" {
 		fmt.Fprintf(io.err, "spine trace show: %s: %s\n", path, note)
 	}
 	// The chain is checked first and a break announced before the timeline, and marked

@@ -1,6 +1,7 @@
 package textview
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -31,5 +32,35 @@ func TestLiveLines(t *testing.T) {
 	(&Timeline{W: &b}).Written()(&trace.Event{Seq: 3, Time: at, Kind: trace.KindRulesReloaded, Body: trace.Reload{Path: "r.yaml", Hash: "sha256:ab"}})
 	if !strings.Contains(b.String(), "rules     reloaded r.yaml (sha256:ab)") {
 		t.Errorf("Written: %q", b.String())
+	}
+}
+
+// TestSignatureNote: a signed trace is said signed, verified or not; an unsigned one says
+// nothing, and with keys is refused.
+func TestSignatureNote(t *testing.T) {
+	signed := trace.SignatureReport{Signed: true, Key: "SHA256:abc", Lines: 9}
+	for _, tc := range []struct {
+		r        trace.SignatureReport
+		verified bool
+		want     string
+	}{
+		{signed, true, "signed by SHA256:abc (verified)"},
+		{signed, false, "signed by SHA256:abc (not verified: pass --verify-key)"},
+		{trace.SignatureReport{}, false, ""},
+	} {
+		if got := signatureText(tc.r, tc.verified); got != tc.want {
+			t.Errorf("%+v, verified %v: %q, want %q", tc.r, tc.verified, got, tc.want)
+		}
+	}
+	tf, err := trace.Read("unsigned", strings.NewReader(`{"seq":1,"t":"2026-01-01T00:00:00Z","kind":"header","format":"spine-trace/1"}`+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note, err := SignatureNote(tf, nil); note != "" || err != nil {
+		t.Errorf("unsigned, no keys: %q, %v", note, err)
+	}
+	var se *trace.SignatureError
+	if _, err := SignatureNote(tf, trace.KeyRing{}); !errors.As(err, &se) {
+		t.Errorf("unsigned, with keys: %v, want a SignatureError", err)
 	}
 }
