@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/audit"
-	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -40,12 +38,6 @@ func init() {
 		}
 		return c
 	})
-}
-
-// auditLine is one finding in --json output: an AuditReport with the trace it is in.
-type auditLine struct {
-	Trace string `json:"trace"`
-	contract.AuditReport
 }
 
 // runAudit audits each trace in turn: what is wrong with one trace is said on stderr
@@ -94,14 +86,9 @@ func auditOne(io stdio, cfg audit.Config, path string, ring trace.KeyRing, asJSO
 		return // not read as a trace at all: there is nothing audited to list
 	}
 	if asJSON {
-		for _, f := range res.Findings {
-			line, err := json.Marshal(auditLine{Trace: path, AuditReport: f})
-			if err != nil {
-				fmt.Fprintf(io.err, "spine audit: %v\n", err)
-				tally.Failed = true
-				return
-			}
-			fmt.Fprintf(io.rawOut, "%s\n", line)
+		if err := textview.FindingsJSON(io.rawOut, path, res.Findings); err != nil {
+			fmt.Fprintf(io.err, "spine audit: %v\n", err)
+			tally.Failed = true
 		}
 		return
 	}

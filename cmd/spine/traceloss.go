@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -52,18 +51,11 @@ func runTraceLoss(io stdio, asJSON bool, paths []string) error {
 		traces = append(traces, *lt)
 	}
 	if asJSON {
-		enc := json.NewEncoder(io.rawOut)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(traces); err != nil {
+		if err := textview.LossJSON(io.rawOut, traces); err != nil {
 			return err
 		}
-		return exitStatus(code)
-	}
-	for i, lt := range traces {
-		if i > 0 {
-			fmt.Fprintln(io.out)
-		}
-		textview.LossTable(io.out, lt)
+	} else {
+		textview.LossTables(io.out, traces)
 	}
 	return exitStatus(code)
 }

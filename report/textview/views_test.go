@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -62,5 +63,35 @@ func TestSignatureNote(t *testing.T) {
 	var se *trace.SignatureError
 	if _, err := SignatureNote(tf, trace.KeyRing{}); !errors.As(err, &se) {
 		t.Errorf("unsigned, with keys: %v, want a SignatureError", err)
+	}
+}
+
+// TestFindingsJSON: one line a finding, headed by its trace, HTML characters escaped as
+// encoding/json does.
+func TestFindingsJSON(t *testing.T) {
+	var b strings.Builder
+	fs := []contract.AuditReport{{Severity: "error", Kind: "budget_overrun", Message: "Ω <= θ"}, {Severity: "warning", Kind: "excessive_retries"}}
+	if err := FindingsJSON(&b, "a.jsonl", fs); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"trace":"a.jsonl","`) || !strings.Contains(lines[0], `\u003c=`) || !strings.Contains(lines[1], `"kind":"excessive_retries"`) {
+		t.Errorf("FindingsJSON:\n%s", b.String())
+	}
+}
+
+// TestLossTablesAndJSON: no trace is an empty JSON array; two tables are apart by one
+// blank line, each headed by its trace.
+func TestLossTablesAndJSON(t *testing.T) {
+	var b strings.Builder
+	if err := LossJSON(&b, []runlog.Loss{}); err != nil || b.String() != "[]\n" {
+		t.Errorf("no trace: %q, %v", b.String(), err)
+	}
+	b.Reset()
+	LossTables(&b, []runlog.Loss{{Trace: "a.jsonl"}, {Trace: "b.jsonl"}})
+	var one strings.Builder
+	LossTable(&one, runlog.Loss{Trace: "a.jsonl"})
+	if !strings.HasPrefix(b.String(), one.String()+"\n") || !strings.Contains(b.String(), "b.jsonl") {
+		t.Errorf("two tables:\n%s", b.String())
 	}
 }
