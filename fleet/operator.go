@@ -36,12 +36,26 @@ func Secrets(user string, getenv func(string) string) (password, token string, o
 // command line: the password of User, or without a user the token (Secrets), and the URL
 // from $SPINE_NATS_URL when none is given. A user without a password is an error.
 func (o *ConnectOptions) FromEnv(getenv func(string) string) error {
-	var ok bool
-	if o.Password, o.Token, ok = Secrets(o.User, getenv); !ok {
-		return fmt.Errorf("%s needs its password in $%s", o.User, EnvPassword)
+	if err := secretsOf(o.User, &o.Password, &o.Token, getenv); err != nil {
+		return err
 	}
 	if o.URL == "" {
 		o.URL = getenv(EnvURL)
+	}
+	return nil
+}
+
+// FromEnv fills in the secrets a server requires of its clients from the environment:
+// the password of User, or without a user the token (Secrets). A user without a
+// password is an error.
+func (cfg *ServerConfig) FromEnv(getenv func(string) string) error {
+	return secretsOf(cfg.User, &cfg.Password, &cfg.Token, getenv)
+}
+
+func secretsOf(user string, password, token *string, getenv func(string) string) error {
+	var ok bool
+	if *password, *token, ok = Secrets(user, getenv); !ok {
+		return fmt.Errorf("%s needs its password in $%s", user, EnvPassword)
 	}
 	return nil
 }

@@ -149,4 +149,12 @@ func TestConnectFromEnv(t *testing.T) {
 	if err := o.FromEnv(getenv); err == nil || err.Error() != "op needs its password in $"+EnvPassword {
 		t.Errorf("a user without a password: %v", err)
 	}
+	srv := ServerConfig{User: "op"}
+	if err := srv.FromEnv(getenv); err == nil || err.Error() != "op needs its password in $"+EnvPassword {
+		t.Errorf("a server's user without a password: %v", err)
+	}
+	srv = ServerConfig{}
+	if err := srv.FromEnv(getenv); err != nil || srv.Token != "tok" {
+		t.Errorf("a server's token: %+v, %v", srv, err)
+	}
 }

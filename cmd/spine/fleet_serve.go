@@ -61,9 +61,8 @@ func serveConfig(dir, listen, user string) (fleet.ServerConfig, error) {
 	if err := cfg.ParseListen(listen); err != nil {
 		return cfg, usageErrorf("--listen %v", err)
 	}
-	var ok bool
-	if cfg.Password, cfg.Token, ok = fleet.Secrets(user, os.Getenv); !ok {
-		return cfg, usageErrorf("--user %s needs its password in $%s", user, envNATSPassword)
+	if err := cfg.FromEnv(os.Getenv); err != nil {
+		return cfg, usageErrorf("--user %v", err)
 	}
 	return cfg, nil
 }
