@@ -30,6 +30,16 @@ type FileCheck struct {
 	Budget int
 }
 
+// AddHostParams adds the params of a comma-separated list (a command line's), spaces
+// around each and empty items dropped.
+func (c *FileCheck) AddHostParams(list string) {
+	for _, p := range strings.Split(list, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			c.HostParams = append(c.HostParams, p)
+		}
+	}
+}
+
 // Checked is what CheckFile found in a rule file that loads.
 type Checked struct {
 	Rules  *ruleset.RuleSet

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,5 +68,16 @@ rules:
 	var les ruleset.LoadErrors
 	if _, err := CheckFile(bad, FileCheck{}); !errors.As(err, &les) {
 		t.Errorf("load errors: %v", err)
+	}
+}
+
+// TestAddHostParams: a command line's list, spaces and empty items dropped, adds to what
+// is there.
+func TestAddHostParams(t *testing.T) {
+	c := FileCheck{HostParams: []string{"eps"}}
+	c.AddHostParams(" w1, ,w2,")
+	c.AddHostParams("")
+	if want := []string{"eps", "w1", "w2"}; !slices.Equal(c.HostParams, want) {
+		t.Errorf("HostParams %q, want %q", c.HostParams, want)
 	}
 }

@@ -89,6 +89,16 @@ func recordedObjective(c trace.ConflictSet, rs *ruleset.RuleSet) string {
 	return ""
 }
 
+// WhatIfFile re-decides the trace in the file path with edited rules (WhatIf over
+// replay.ReadRecording's recording).
+func WhatIfFile(path string, edited *ruleset.RuleSet) (*WhatIfResult, error) {
+	rec, err := replay.ReadRecording(path)
+	if err != nil {
+		return nil, err
+	}
+	return WhatIf(rec, edited)
+}
+
 // WhatIf re-decides every agenda cycle of a recording with edited rules, calling no
 // effector. Working memory is rebuilt from the recorded fact events up to each recorded
 // conflict_set, in a fresh session of the edited rules, and one cycle of that session

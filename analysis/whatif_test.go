@@ -195,3 +195,25 @@ func TestWhatIfBadFactEvent(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestWhatIfFile: a trace file is re-decided as its recording is; a missing one is the
+// reader's error.
+func TestWhatIfFile(t *testing.T) {
+	const p = "ggs/accept.trace.jsonl"
+	trace, err := fs.ReadFile(fixtures.FS, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := shipped(t, rulesFor(p))
+	want, err := WhatIf(recording(t, "../fixtures/"+p, trace), rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := WhatIfFile("../fixtures/"+p, rs)
+	if err != nil || got.Trace != want.Trace || len(got.Decisions) != len(want.Decisions) || len(got.Changes()) != 0 {
+		t.Errorf("WhatIfFile: %+v, %v; want %d decisions as WhatIf", got, err, len(want.Decisions))
+	}
+	if _, err := WhatIfFile("../fixtures/ggs/missing.trace.jsonl", rs); err == nil {
+		t.Error("a missing trace was re-decided")
+	}
+}

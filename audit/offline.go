@@ -40,8 +40,10 @@ func AuditTrace(cfg Config, name string, tf *trace.File) (TraceResult, error) {
 // stopped there delivered nothing after it. A malformed line before the end is returned as the error,
 // with the findings on the messages before it, and the stream is not ended. A broken
 // chain is returned as an error wrapping the *trace.ChainError (also in
-// TraceResult.Broken), with the findings on the whole trace as it now reads.
-func AuditFile(cfg Config, path string) (TraceResult, error) {
+// TraceResult.Broken), with the findings on the whole trace as it now reads. With keys,
+// a trace they do not vouch for is refused, not audited: an error wrapping the
+// *trace.SignatureError, naming the file.
+func AuditFile(cfg Config, path string, keys trace.KeyRing) (TraceResult, error) {
 	tf, err := trace.ReadFile(path)
 	if tf == nil {
 		return TraceResult{}, err
@@ -51,6 +53,11 @@ func AuditFile(cfg Config, path string) (TraceResult, error) {
 	var nt *trace.NotATraceError
 	if errors.As(err, &nt) {
 		return TraceResult{}, err
+	}
+	if keys != nil {
+		if _, serr := tf.VerifySignature(keys); serr != nil {
+			return TraceResult{}, fmt.Errorf("%s: %w", path, serr)
+		}
 	}
 	res, aerr := auditLines(cfg, path, tf, err == nil)
 	res.Torn, res.Chain, res.Incomplete, res.Broken = tf.Torn, tf.Chain, tf.Incomplete(), tf.Broken()

@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -307,7 +308,7 @@ func TestAuditFileEndsOnlyWholeTraces(t *testing.T) {
 		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res, err := AuditFile(DefaultConfig(), path)
+		res, err := AuditFile(DefaultConfig(), path, nil)
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.err)
 		}
@@ -322,7 +323,21 @@ func TestAuditFileEndsOnlyWholeTraces(t *testing.T) {
 			t.Errorf("%s: %d message(s), findings %v, torn %v; want 1 message, %d finding(s), torn %v", tc.name, res.Messages, res.Findings, res.Torn, tc.findings, tc.torn)
 		}
 	}
-	if _, err := AuditFile(DefaultConfig(), filepath.Join(dir, "missing.jsonl")); err == nil {
+	if _, err := AuditFile(DefaultConfig(), filepath.Join(dir, "missing.jsonl"), nil); err == nil {
 		t.Error("AuditFile of a missing file succeeded")
+	}
+	// With trusted keys, a trace they do not vouch for is refused and not audited.
+	key := filepath.Join(dir, "k.key")
+	if _, err := trace.WriteKeyPair(key); err != nil {
+		t.Fatal(err)
+	}
+	ring, err := trace.LoadKeyRing(key + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var se *trace.SignatureError
+	res, err := AuditFile(DefaultConfig(), filepath.Join(dir, "whole.jsonl"), ring)
+	if !errors.As(err, &se) || !strings.HasPrefix(err.Error(), filepath.Join(dir, "whole.jsonl")+": ") || res.Messages != 0 {
+		t.Errorf("an unsigned trace with keys: %+v, %v; want it refused, naming the file", res, err)
 	}
 }

@@ -2,9 +2,11 @@ package fleet
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentspine/spine/spine/trace"
@@ -28,6 +30,34 @@ func Secrets(user string, getenv func(string) string) (password, token string, o
 	}
 	password = getenv(EnvPassword)
 	return password, "", password != ""
+}
+
+// FromEnv fills in what the environment gives a client, since secrets never go on a
+// command line: the password of User, or without a user the token (Secrets), and the URL
+// from $SPINE_NATS_URL when none is given. A user without a password is an error.
+func (o *ConnectOptions) FromEnv(getenv func(string) string) error {
+	if err := secretsOf(o.User, &o.Password, &o.Token, getenv); err != nil {
+		return err
+	}
+	if o.URL == "" {
+		o.URL = getenv(EnvURL)
+	}
+	return nil
+}
+
+// FromEnv fills in the secrets a server requires of its clients from the environment:
+// the password of User, or without a user the token (Secrets). A user without a
+// password is an error.
+func (cfg *ServerConfig) FromEnv(getenv func(string) string) error {
+	return secretsOf(cfg.User, &cfg.Password, &cfg.Token, getenv)
+}
+
+func secretsOf(user string, password, token *string, getenv func(string) string) error {
+	var ok bool
+	if *password, *token, ok = Secrets(user, getenv); !ok {
+		return fmt.Errorf("%s needs its password in $%s", user, EnvPassword)
+	}
+	return nil
 }
 
 // StartRecorded starts the embedded server with its store in cfg.Dir (default: nats
@@ -104,4 +134,52 @@ func (c *Client) ReportEvery(ctx context.Context, every time.Duration, dc DriftC
 			last = now
 		}
 	}
+}
+
+// TaskArgError is a submit given both a task's text and a file of tasks, or neither.
+type TaskArgError struct{ Msg string }
+
+func (e *TaskArgError) Error() string { return e.Msg }
+
+// TaskTexts is what one submit puts on the queue: text as one task, or every task of
+// the file path names (ReadTaskFile). Both, or neither, is a *TaskArgError.
+func TaskTexts(text, path string) ([]string, error) {
+	switch blank := strings.TrimSpace(text) == ""; {
+	case path != "" && !blank:
+		return nil, &TaskArgError{"give the task text or --file, not both"}
+	case path != "":
+		return ReadTaskFile(path)
+	case blank:
+		return nil, &TaskArgError{`expected the task text, e.g. spine submit "summarise the TODOs"`}
+	}
+	return []string{text}, nil
+}
+
+// Statuses reads the status of each task of ids, or of every task when ids is empty (List).
+func (c *Client) Statuses(ctx context.Context, ids []string) ([]Status, error) {
+	if len(ids) == 0 {
+		return c.List(ctx)
+	}
+	out := make([]Status, len(ids))
+	for i, id := range ids {
+		var err error
+		if out[i], err = c.Status(ctx, id); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// LoadTLS makes the server speak TLS with the certificate and key in the files certFile
+// and keyFile; with neither it stays plain.
+func (cfg *ServerConfig) LoadTLS(certFile, keyFile string) error {
+	if certFile == "" && keyFile == "" {
+		return nil
+	}
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return fmt.Errorf("TLS: %w", err)
+	}
+	cfg.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	return nil
 }

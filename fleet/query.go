@@ -41,6 +41,17 @@ type AuditAnswer struct {
 	Drift []Drift     `json:"drift"`
 }
 
+// Failed says whether the answer should fail its asker: a finding that is an error, or
+// a role that drifted.
+func (a AuditAnswer) Failed() bool {
+	for _, r := range a.Runs {
+		if slices.ContainsFunc(r.Findings, func(f contract.AuditReport) bool { return f.Severity == "error" }) {
+			return true
+		}
+	}
+	return len(a.Drift) > 0
+}
+
 // QueryAudit answers q from the fleet's statuses and stored traces: each finished task's
 // accepted run, with its roles' figures and the findings its own Auditor wrote, and the
 // roles that drifted over the matched runs.

@@ -1,10 +1,14 @@
 package fleet
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/agentspine/spine/contract"
 )
 
 // TestStateFile: the state directory follows $XDG_STATE_HOME, else $HOME; the state
@@ -81,5 +85,76 @@ func TestParseFlags(t *testing.T) {
 	}
 	if _, err := ReadTaskFile(empty); err == nil {
 		t.Error("a file of no task was taken")
+	}
+}
+
+// TestTaskTexts: a submit's text is one task, --file's lines are many, both or neither
+// is a TaskArgError.
+func TestTaskTexts(t *testing.T) {
+	tasks := filepath.Join(t.TempDir(), "tasks.txt")
+	if err := os.WriteFile(tasks, []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text, file string
+		want       []string
+		argErr     bool
+	}{
+		{"count the TODOs", "", []string{"count the TODOs"}, false},
+		{"", tasks, []string{"one", "two"}, false},
+		{"count", tasks, nil, true},
+		{"  ", "", nil, true},
+	} {
+		got, err := TaskTexts(tc.text, tc.file)
+		var ae *TaskArgError
+		if errors.As(err, &ae) != tc.argErr || !slices.Equal(got, tc.want) {
+			t.Errorf("TaskTexts(%q, %q) = %q, %v", tc.text, tc.file, got, err)
+		}
+	}
+}
+
+// TestAuditAnswerFailed: an answer fails its asker on an error finding or on drift only.
+func TestAuditAnswerFailed(t *testing.T) {
+	run := func(sev string) RunReport { return RunReport{Findings: []contract.AuditReport{{Severity: sev}}} }
+	for _, tc := range []struct {
+		ans  AuditAnswer
+		want bool
+	}{
+		{AuditAnswer{}, false},
+		{AuditAnswer{Runs: []RunReport{run("warning")}}, false},
+		{AuditAnswer{Runs: []RunReport{run("warning"), run("error")}}, true},
+		{AuditAnswer{Drift: []Drift{{Role: "R3"}}}, true},
+	} {
+		if got := tc.ans.Failed(); got != tc.want {
+			t.Errorf("%+v: Failed %v, want %v", tc.ans, got, tc.want)
+		}
+	}
+}
+
+// TestConnectFromEnv: the secrets and the URL come from the environment, a URL given
+// wins, and a user without a password is refused naming the variable.
+func TestConnectFromEnv(t *testing.T) {
+	env := map[string]string{EnvURL: "nats://env:4222", EnvPassword: "pw", EnvToken: "tok"}
+	getenv := func(k string) string { return env[k] }
+	o := ConnectOptions{}
+	if err := o.FromEnv(getenv); err != nil || o.URL != "nats://env:4222" || o.Token != "tok" || o.Password != "" {
+		t.Errorf("no user: %+v, %v", o, err)
+	}
+	o = ConnectOptions{URL: "nats://flag:4222", User: "op"}
+	if err := o.FromEnv(getenv); err != nil || o.URL != "nats://flag:4222" || o.Password != "pw" || o.Token != "" {
+		t.Errorf("a user: %+v, %v", o, err)
+	}
+	delete(env, EnvPassword)
+	o = ConnectOptions{User: "op"}
+	if err := o.FromEnv(getenv); err == nil || err.Error() != "op needs its password in $"+EnvPassword {
+		t.Errorf("a user without a password: %v", err)
+	}
+	srv := ServerConfig{User: "op"}
+	if err := srv.FromEnv(getenv); err == nil || err.Error() != "op needs its password in $"+EnvPassword {
+		t.Errorf("a server's user without a password: %v", err)
+	}
+	srv = ServerConfig{}
+	if err := srv.FromEnv(getenv); err != nil || srv.Token != "tok" {
+		t.Errorf("a server's token: %+v, %v", srv, err)
 	}
 }

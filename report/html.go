@@ -1,10 +1,12 @@
 package report
 
 import (
+	"bytes"
 	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -74,6 +76,38 @@ func Write(w io.Writer, name string, f *trace.File) error {
 		return err
 	}
 	return Render(w, r)
+}
+
+// PageFile is where the page of the trace at path goes: out, or by default beside the
+// trace, .jsonl made .html; "-" is stdout. A page that would overwrite its trace is an
+// error.
+func PageFile(path, out string) (string, error) {
+	if out == "" {
+		out = strings.TrimSuffix(path, ".jsonl") + ".html"
+	}
+	if out != "-" && filepath.Clean(out) == filepath.Clean(path) {
+		return "", fmt.Errorf("%s: the page would overwrite the trace; name another file with -o", path)
+	}
+	return out, nil
+}
+
+// WriteTracePage builds the page of the trace f read from path and writes it to out
+// (PageFile's answer): to stdout for "-", else through WritePage. It returns the report
+// the page shows.
+func WriteTracePage(path string, f *trace.File, out string, stdout io.Writer) (*Report, error) {
+	r, err := Build(path, f)
+	if err != nil {
+		return nil, err
+	}
+	var page bytes.Buffer
+	if err := Render(&page, r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if out == "-" {
+		_, err = stdout.Write(page.Bytes())
+		return r, err
+	}
+	return r, WritePage(out, page.Bytes())
 }
 
 // shortHash is a rule hash cut for display, the algorithm kept: sha256:005c41a51e5b.

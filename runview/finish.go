@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/report/textview"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -19,7 +20,7 @@ func (d *Display) Finish(out, errw io.Writer, res taskrun.Result, runErr error) 
 	if d.json != nil {
 		_ = d.json.Encode(struct {
 			taskrun.Summary
-			Cut *TraceCut `json:"trace_incomplete,omitempty"`
+			Cut *trace.Cut `json:"trace_incomplete,omitempty"`
 		}{sum, Cut(res)})
 	} else {
 		fmt.Fprintln(out)
@@ -55,20 +56,10 @@ func (d *Display) Finish(out, errw io.Writer, res taskrun.Result, runErr error) 
 	return taskrun.Accepted(res.TaskResult, runErr)
 }
 
-// TraceCut is a trace cut short, as --json reports it.
-type TraceCut struct {
-	Lines int    `json:"lines"`
-	Head  string `json:"head,omitempty"`
-	Error string `json:"error"`
-}
-
 // Cut is where res's trace was cut short (a full disk), nil when every line reached the
 // file.
-func Cut(res taskrun.Result) *TraceCut {
-	if res.TraceCut == nil {
-		return nil
-	}
-	return &TraceCut{Lines: res.TraceLines, Head: res.TraceHead, Error: res.TraceCut.Error()}
+func Cut(res taskrun.Result) *trace.Cut {
+	return trace.CutAt(trace.Mark{Line: res.TraceLines, Head: res.TraceHead}, res.TraceCut)
 }
 
 // Incomplete ends the output of a run whose trace was cut short: the FinalResult the
@@ -83,10 +74,6 @@ func Incomplete(errw io.Writer, res taskrun.Result) (cut bool) {
 			termtext.Printf(errw, "spine run: the FinalResult the trace could not take: %s", b)
 		}
 	}
-	where := "no line reached the file"
-	if res.TraceLines > 0 {
-		where = fmt.Sprintf("its last complete line is line %d, whose hash is %s", res.TraceLines, res.TraceHead)
-	}
-	termtext.Printf(errw, "spine run: the trace %s is incomplete (%v): %s", res.TracePath, res.TraceCut, where)
+	termtext.Printf(errw, "spine run: the trace %s is incomplete (%v): %s", res.TracePath, res.TraceCut, Cut(res).Where())
 	return true
 }

@@ -75,6 +75,9 @@ func TestCautionPolicies(t *testing.T) {
 	}{{"", false, ""}, {CautionRefuse, false, ""}, {CautionAllow, true, ""}, {CautionLog, true, ""},
 		{"ask", false, `caution policy "ask": expected refuse, allow or log`}} {
 		c, err := cautionConfirmer(tc.policy, func(s string) { warned = append(warned, s) })
+		if cerr := CheckCautionPolicy(tc.policy); (cerr == nil) != (tc.err == "") {
+			t.Errorf("CheckCautionPolicy(%q) = %v", tc.policy, cerr)
+		}
 		if tc.err != "" {
 			if err == nil || err.Error() != tc.err {
 				t.Errorf("%q: error %v, want %s", tc.policy, err, tc.err)

@@ -160,6 +160,16 @@ const (
 	CautionLog    = "log"    // make the call and warn that memory advised caution
 )
 
+// CheckCautionPolicy says whether policy is one of the caution policies ("" is the rule
+// set's), for a command line to refuse a wrong one before a run starts.
+func CheckCautionPolicy(policy string) error {
+	switch policy {
+	case "", CautionRefuse, CautionAllow, CautionLog:
+		return nil
+	}
+	return fmt.Errorf("%q: expected refuse, allow or log", policy)
+}
+
 // cautionConfirmer is the Confirmer of memory's Caution verdicts when no person is at a
 // terminal, by policy.
 func cautionConfirmer(policy string, warn func(string)) (sandbox.Confirmer, error) {
@@ -176,7 +186,7 @@ func cautionConfirmer(policy string, warn func(string)) (sandbox.Confirmer, erro
 			return true, nil
 		}), nil
 	}
-	return nil, fmt.Errorf("caution policy %q: expected refuse, allow or log", policy)
+	return nil, fmt.Errorf("caution policy %w", CheckCautionPolicy(policy))
 }
 
 // NewDistiller is the Dreamer's distiller for a model configuration: the planner's (R2)

@@ -243,3 +243,18 @@ func TestServerAttrs(t *testing.T) {
 		}
 	}
 }
+
+// TestParseHeaders: none is nil; the arguments make one map, a later key winning; one bad
+// argument is ParseHeader's error.
+func TestParseHeaders(t *testing.T) {
+	if hs, err := ParseHeaders(nil); hs != nil || err != nil {
+		t.Errorf("no headers: %v, %v", hs, err)
+	}
+	hs, err := ParseHeaders([]string{"Authorization=Bearer a", "X-Scope=t1", "Authorization=Bearer b"})
+	if err != nil || len(hs) != 2 || hs["Authorization"] != "Bearer b" || hs["X-Scope"] != "t1" {
+		t.Errorf("headers: %v, %v", hs, err)
+	}
+	if _, err := ParseHeaders([]string{"X-Scope=t1", "Authorization Bearer sk"}); err == nil || strings.Contains(err.Error(), "sk") {
+		t.Errorf("a bad header: %v", err)
+	}
+}

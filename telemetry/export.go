@@ -82,6 +82,22 @@ func ParseHeader(kv string) (string, string, error) {
 	return k, v, nil
 }
 
+// ParseHeaders reads KEY=VALUE header arguments (ParseHeader) into a map, nil for none.
+func ParseHeaders(kvs []string) (map[string]string, error) {
+	var hs map[string]string
+	for _, kv := range kvs {
+		k, v, err := ParseHeader(kv)
+		if err != nil {
+			return nil, err
+		}
+		if hs == nil {
+			hs = map[string]string{}
+		}
+		hs[k] = v
+	}
+	return hs, nil
+}
+
 // Send exports spans to the endpoint in one request. Errors from the endpoint (refused,
 // a 4xx or 5xx) are returned with at most an excerpt of what it answered.
 func Send(ctx context.Context, ep Endpoint, spans []sdktrace.ReadOnlySpan) error {

@@ -2,10 +2,11 @@ package main
 
 import (
 	"errors"
-	"io/fs"
-	"strings"
-	"syscall"
+	"fmt"
+	"io"
 
+	"github.com/agentspine/spine/internal/cli"
+	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -21,7 +22,7 @@ func traceArgs(args []string) ([]string, error) {
 	}
 	paths, err := trace.Paths(args)
 	if err != nil {
-		return nil, fileError(err)
+		return nil, cli.FileError(err)
 	}
 	return paths, nil
 }
@@ -29,34 +30,18 @@ func traceArgs(args []string) ([]string, error) {
 // writeNewFile writes a trace to path, which must not exist (trace.WriteNewFile).
 var writeNewFile = trace.WriteNewFile
 
-// fileError says an input file's error the same way in every command: "PATH: reason"
-// ("missing.yaml: no such file or directory"), not the system call's "stat PATH: …" or
-// "open PATH: …". Other errors are returned as they are: they name their file already.
-func fileError(err error) error {
-	var pe *fs.PathError
-	if !errors.As(err, &pe) {
-		return err
+// readTraceFile reads a spine trace whole for a `spine trace` subcommand, with the
+// verdicts of trace show: a file that is not a spine trace, or has an unreadable line,
+// is an error; an incomplete recording is said on warn and read up to where it ends.
+// The hash chain is checked (File.Chain, File.ChainErr); what a broken one means is the
+// caller's to say. The error's long quoted input is cut (linecap.BoundQuotes).
+func readTraceFile(sub, path string, warn io.Writer) (*trace.File, error) {
+	f, err := trace.ReadFile(path)
+	if err != nil {
+		return nil, errors.New(linecap.BoundQuotes(cli.FileError(err).Error()))
 	}
-	why := pe.Err.Error()
-	if errors.Is(pe.Err, syscall.EISDIR) {
-		why = "a directory, not a regular file"
+	if inc := f.Incomplete(); inc != "" {
+		fmt.Fprintf(warn, "spine trace %s: %s: %s\n", sub, path, inc)
 	}
-	return &pathError{strings.Replace(err.Error(), pe.Error(), pe.Path+": "+why, 1), err}
-}
-
-// pathError is fileError's rewording; errors.Is and errors.As still see the original.
-type pathError struct {
-	msg string
-	err error
-}
-
-func (e *pathError) Error() string { return e.msg }
-func (e *pathError) Unwrap() error { return e.err }
-
-// namedError is err headed by path, unless it already begins with it.
-func namedError(path string, err error) string {
-	if msg := err.Error(); strings.HasPrefix(msg, path+":") {
-		return msg
-	}
-	return path + ": " + err.Error()
+	return f, nil
 }

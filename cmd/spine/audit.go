@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/audit"
-	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/trace"
 )
@@ -42,12 +41,6 @@ func init() {
 	})
 }
 
-// auditLine is one finding in --json output: an AuditReport with the trace it is in.
-type auditLine struct {
-	Trace string `json:"trace"`
-	contract.AuditReport
-}
-
 // runAudit audits each trace in turn: what is wrong with one trace is said on stderr
 // beside its findings and the others are still audited; the status is 1 when a trace
 // failed or a finding is an error.
@@ -61,17 +54,14 @@ func runAudit(ctx context.Context, io stdio, cfg audit.Config, asJSON bool, veri
 	}
 	ring, err := loadVerifyKey(verifyKey)
 	if err != nil {
-		return fileError(err)
+		return cli.FileError(err)
 	}
 	var tally textview.AuditTally
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if ring != nil && !auditSignature(io, p, ring, &tally) {
-			continue
-		}
-		auditOne(io, cfg, p, asJSON, &tally)
+		auditOne(io, cfg, p, ring, asJSON, &tally)
 	}
 	if !asJSON {
 		fmt.Fprintln(io.out, tally.Summary())
@@ -82,44 +72,26 @@ func runAudit(ctx context.Context, io stdio, cfg audit.Config, asJSON bool, veri
 	return nil
 }
 
-// auditSignature verifies a trace's signature before it is audited; a trace the
-// trusted keys do not vouch for is refused (and not audited).
-func auditSignature(io stdio, path string, ring trace.KeyRing, tally *textview.AuditTally) bool {
-	tf, err := trace.ReadFile(path)
-	if tf == nil || errors.As(err, new(*trace.NotATraceError)) {
-		fmt.Fprintf(io.err, "spine audit: %v\n", fileError(err))
-		tally.NotRead(path)
-		return false
-	}
-	if _, err := tf.VerifySignature(ring); err != nil {
-		fmt.Fprintf(io.err, "spine audit: %s: %v\n", path, err)
-		tally.Refuse(path)
-		return false
-	}
-	return true
-}
-
 // auditOne audits one trace file and prints its findings. A trace that cannot be read
-// to its end is reported, and the messages before the bad line are audited.
-func auditOne(io stdio, cfg audit.Config, path string, asJSON bool, tally *textview.AuditTally) {
-	res, err := audit.AuditFile(cfg, path)
-	err = fileError(err)
+// to its end is reported, and the messages before the bad line are audited; one the
+// trusted keys do not vouch for is refused, and not audited.
+func auditOne(io stdio, cfg audit.Config, path string, ring trace.KeyRing, asJSON bool, tally *textview.AuditTally) {
+	res, err := audit.AuditFile(cfg, path, ring)
+	err = cli.FileError(err)
+	if errors.As(err, new(*trace.SignatureError)) {
+		fmt.Fprintf(io.err, "spine audit: %v\n", err)
+		tally.Refuse(path)
+		return
+	}
 	if !tally.Trace(io.err, "spine audit", path, res, err) {
 		return // not read as a trace at all: there is nothing audited to list
 	}
 	if asJSON {
-		for _, f := range res.Findings {
-			line, err := json.Marshal(auditLine{Trace: path, AuditReport: f})
-			if err != nil {
-				fmt.Fprintf(io.err, "spine audit: %v\n", err)
-				tally.Failed = true
-				return
-			}
-			fmt.Fprintf(io.rawOut, "%s\n", line)
+		if err := textview.FindingsJSON(io.rawOut, path, res.Findings); err != nil {
+			fmt.Fprintf(io.err, "spine audit: %v\n", err)
+			tally.Failed = true
 		}
 		return
 	}
 	textview.Findings(io.out, path, res.Messages, res.Findings)
 }
-
-var plural = textview.Plural

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/analysis"
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/internal/cli"
 	tracereport "github.com/agentspine/spine/report"
 )
 
@@ -38,16 +38,12 @@ func init() {
 				return usageErrorf("--budget %d: want a number of steps ≥ 0 (0: no bound)", f.Budget)
 			}
 			f.Analyze = f.Analyze || f.Expect != ""
-			for _, p := range strings.Split(*host, ",") {
-				if p = strings.TrimSpace(p); p != "" {
-					f.HostParams = append(f.HostParams, p)
-				}
-			}
+			f.AddHostParams(*host)
 			// The params a built-in host reads from the rule set it is given need no rule.
 			f.HostParamsOf = func(name string) []string { return map[string][]string{"ggs": ggs.HostParams}[name] }
 			if *htmlOut != "" {
 				if err := tracereport.WriteMapFile(*htmlOut, args[0], f, *axes); err != nil {
-					return fileError(err)
+					return cli.FileError(err)
 				}
 			}
 			code := exitOK

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,36 +21,16 @@ Case does not matter, and other spellings work (omega for Ω, grad for ∇L). Wi
 term, every term is listed. The README's glossary is the same text.`,
 			RunE: func(c *cobra.Command, args []string) error {
 				if len(args) == 0 {
-					for _, t := range glossary.Terms {
-						fmt.Fprintf(io.out, "%-18s %s\n", t.Name, firstSentence(t.Text))
-					}
+					glossary.WriteList(io.out)
 					return nil
 				}
-				name := strings.Join(args, " ")
-				t, ok := glossary.Lookup(name)
-				if !ok {
-					msg := fmt.Sprintf("no term %q", name)
-					if near := glossary.Near(name); len(near) > 0 {
-						msg += "; did you mean " + strings.Join(near, ", ") + "?"
-					}
-					return usageErrorf("%s (spine explain lists every term)", msg)
-				}
-				fmt.Fprintf(io.out, "%s — %s\n", t.Name, t.Text)
-				if len(t.Aliases) > 0 {
-					fmt.Fprintf(io.out, "(also: %s)\n", strings.Join(t.Aliases, ", "))
+				if err := glossary.Explain(io.out, strings.Join(args, " ")); err != nil {
+					return usageErrorf("%v (spine explain lists every term)", err)
 				}
 				return nil
 			},
 		}
 	})
-}
-
-// firstSentence is text up to its first ". ", for the list.
-func firstSentence(text string) string {
-	if i := strings.Index(text, ". "); i >= 0 {
-		return text[:i+1]
-	}
-	return text
 }
 
 // explainHint ends the demos' output: where their words are explained.

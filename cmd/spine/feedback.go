@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/clock"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/memory/memtext"
 	"github.com/agentspine/spine/spine/trace"
@@ -47,7 +48,7 @@ func init() {
 			}
 			// A file that is not a trace is said as every reader of traces says it.
 			if tf, err := trace.ReadFile(args[0]); tf == nil || errors.As(err, new(*trace.NotATraceError)) {
-				return fileError(err)
+				return cli.FileError(err)
 			}
 			t, err := taskrun.ReadFinishedTask(args[0], *task)
 			if err != nil {

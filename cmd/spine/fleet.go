@@ -25,41 +25,27 @@ const (
 
 // natsFlags are the connection flags every fleet client command takes.
 type natsFlags struct {
-	url, user, nkey, creds, ca, cert, key string
-	wait                                  time.Duration
+	o    fleet.ConnectOptions
+	wait time.Duration
 }
 
 func (n *natsFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&n.url, "nats", "", "NATS `URL` (default: $"+envNATSURL+", else the server `spine serve` started, from its state file)")
-	fs.StringVar(&n.user, "nats-user", "", "NATS user `NAME`; the password is read from $"+envNATSPassword+" (a token from $"+envNATSToken+")")
-	fs.StringVar(&n.nkey, "nats-nkey", "", "NKey seed `FILE` to sign in with")
-	fs.StringVar(&n.creds, "nats-creds", "", "NATS credentials `FILE` (user JWT and seed)")
-	fs.StringVar(&n.ca, "nats-ca", "", "CA certificate `FILE` to trust for TLS")
-	fs.StringVar(&n.cert, "nats-cert", "", "TLS client certificate `FILE` (with --nats-key)")
-	fs.StringVar(&n.key, "nats-key", "", "TLS client key `FILE` (with --nats-cert)")
+	fs.StringVar(&n.o.URL, "nats", "", "NATS `URL` (default: $"+envNATSURL+", else the server `spine serve` started, from its state file)")
+	fs.StringVar(&n.o.User, "nats-user", "", "NATS user `NAME`; the password is read from $"+envNATSPassword+" (a token from $"+envNATSToken+")")
+	fs.StringVar(&n.o.NKeyFile, "nats-nkey", "", "NKey seed `FILE` to sign in with")
+	fs.StringVar(&n.o.CredsFile, "nats-creds", "", "NATS credentials `FILE` (user JWT and seed)")
+	fs.StringVar(&n.o.CAFile, "nats-ca", "", "CA certificate `FILE` to trust for TLS")
+	fs.StringVar(&n.o.CertFile, "nats-cert", "", "TLS client certificate `FILE` (with --nats-key)")
+	fs.StringVar(&n.o.KeyFile, "nats-key", "", "TLS client key `FILE` (with --nats-cert)")
 	fs.DurationVar(&n.wait, "nats-wait", 0, "keep trying to reach the server this long (workers started before it)")
 }
 
-// options resolves the flags and the environment into connection options.
-func (n *natsFlags) options() (fleet.ConnectOptions, error) {
-	o := fleet.ConnectOptions{URL: n.url, User: n.user, NKeyFile: n.nkey, CredsFile: n.creds,
-		CAFile: n.ca, CertFile: n.cert, KeyFile: n.key}
-	var ok bool
-	if o.Password, o.Token, ok = fleet.Secrets(n.user, os.Getenv); !ok {
-		return o, usageErrorf("--nats-user %s needs its password in $%s", n.user, envNATSPassword)
-	}
-	if o.URL == "" {
-		o.URL = os.Getenv(envNATSURL)
-	}
-	return o, nil
-}
-
-// connect reaches the fleet, waiting up to --nats-wait for a server (and, without a URL,
-// for serve's state file).
+// connect reaches the fleet with the flags and the environment's secrets (FromEnv),
+// waiting up to --nats-wait for a server (and, without a URL, for serve's state file).
 func (n *natsFlags) connect(ctx context.Context, name string) (*fleet.Client, error) {
-	o, err := n.options()
-	if err != nil {
-		return nil, err
+	o := n.o
+	if err := o.FromEnv(os.Getenv); err != nil {
+		return nil, usageErrorf("--nats-user %v", err)
 	}
 	o.Name = name
 	return fleet.Dial(ctx, o, n.wait)

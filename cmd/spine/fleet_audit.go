@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/fleet/fleettext"
 	"github.com/agentspine/spine/internal/termtext"
-	"github.com/agentspine/spine/report/textview"
 )
 
 // auditFollowFlags are spine audit's fleet flags: --follow runs the Auditor over the
@@ -74,15 +74,10 @@ func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audi
 	return cl.FollowAudit(ctx, cfg, f.fromStart, func(e fleet.FollowEvent) {
 		mu.Lock()
 		defer mu.Unlock()
-		switch {
-		case asJSON:
+		if asJSON {
 			_ = enc.Encode(e)
-		case e.Finding != nil:
-			termtext.Printf(io.out, "%s: %s", e.Run, textview.FindingLine(*e.Finding))
-		case e.Ended && e.Error != "":
-			termtext.Printf(io.out, "%s: ended without a FinalResult (%s), %s", e.Run, termtext.OneLine(e.Error, len(e.Error)+1), plural(e.Messages, "message"))
-		case e.Ended:
-			termtext.Printf(io.out, "%s: ended (FinalResult), %s", e.Run, plural(e.Messages, "message"))
+		} else {
+			fleettext.Follow(io.out, e)
 		}
 		if e.Ended {
 			if ended++; ended == f.untilRuns {

@@ -61,14 +61,7 @@ func init() {
 				} else {
 					fleettext.AuditAnswer(io.out, ans)
 				}
-				for _, r := range ans.Runs {
-					for _, f := range r.Findings {
-						if f.Severity == "error" {
-							return exitStatus(exitFail)
-						}
-					}
-				}
-				if len(ans.Drift) > 0 {
+				if ans.Failed() {
 					return exitStatus(exitFail)
 				}
 				return nil

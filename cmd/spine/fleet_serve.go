@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"os"
 
@@ -40,12 +39,8 @@ func init() {
 				if (tlsCert == "") != (tlsKey == "") {
 					return usageErrorf("--tls-cert and --tls-key go together")
 				}
-				if tlsCert != "" {
-					pair, err := tls.LoadX509KeyPair(tlsCert, tlsKey)
-					if err != nil {
-						return fmt.Errorf("TLS: %w", err)
-					}
-					cfg.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+				if err := cfg.LoadTLS(tlsCert, tlsKey); err != nil {
+					return err
 				}
 				return runServe(c.Context(), io, cfg)
 			},
@@ -66,9 +61,8 @@ func serveConfig(dir, listen, user string) (fleet.ServerConfig, error) {
 	if err := cfg.ParseListen(listen); err != nil {
 		return cfg, usageErrorf("--listen %v", err)
 	}
-	var ok bool
-	if cfg.Password, cfg.Token, ok = fleet.Secrets(user, os.Getenv); !ok {
-		return cfg, usageErrorf("--user %s needs its password in $%s", user, envNATSPassword)
+	if err := cfg.FromEnv(os.Getenv); err != nil {
+		return cfg, usageErrorf("--user %v", err)
 	}
 	return cfg, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/fleet/fleettext"
 	"github.com/agentspine/spine/internal/termtext"
 )
@@ -24,14 +23,8 @@ func init() {
 					return err
 				}
 				defer cl.Close()
-				var sts []fleet.Status
-				if len(args) == 1 {
-					st, err := cl.Status(c.Context(), args[0])
-					if err != nil {
-						return err
-					}
-					sts = []fleet.Status{st}
-				} else if sts, err = cl.List(c.Context()); err != nil {
+				sts, err := cl.Statuses(c.Context(), args)
+				if err != nil {
 					return err
 				}
 				if asJSON {

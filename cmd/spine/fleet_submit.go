@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -28,25 +29,14 @@ would, with the run flags given here; the model endpoint, its key and the work d
 the worker's.`,
 			Args: cobra.ArbitraryArgs,
 			RunE: func(c *cobra.Command, args []string) error {
-				text := strings.Join(args, " ")
-				var texts []string
-				switch {
-				case file != "" && strings.TrimSpace(text) != "":
-					return usageErrorf("give the task text or --file, not both")
-				case file != "":
-					var err error
-					if texts, err = fleet.ReadTaskFile(file); err != nil {
-						return err
-					}
-				case strings.TrimSpace(text) == "":
-					return usageErrorf(`expected the task text, e.g. spine submit "summarise the TODOs"`)
-				default:
-					texts = []string{text}
+				texts, err := fleet.TaskTexts(strings.Join(args, " "), file)
+				if errors.As(err, new(*fleet.TaskArgError)) {
+					return usageErrorf("%v", err)
+				} else if err != nil {
+					return err
 				}
-				switch o.Caution {
-				case "", taskrun.CautionRefuse, taskrun.CautionAllow, taskrun.CautionLog:
-				default:
-					return usageErrorf("--caution %q: expected refuse, allow or log", o.Caution)
+				if err := taskrun.CheckCautionPolicy(o.Caution); err != nil {
+					return usageErrorf("--caution %v", err)
 				}
 				// A name that leads where no worker may ever open is refused now; the rest
 				// is the worker's to decide.

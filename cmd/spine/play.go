@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/ruleset"
@@ -33,7 +34,7 @@ func init() {
 			}
 			d, err := scripted.ReadDesigned(args[0])
 			if err != nil {
-				return fileError(err)
+				return cli.FileError(err)
 			}
 			rs, err := d.LoadRules(*rulesPath, filepath.Dir(args[0]))
 			if err != nil {

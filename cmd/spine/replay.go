@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/replay"
@@ -37,11 +38,11 @@ func init() {
 			}
 			o := replay.CheckOptions{Compare: *check}
 			if o.Keys, err = loadVerifyKey(*verifyKey); err != nil {
-				return fileError(err)
+				return cli.FileError(err)
 			}
 			if *rulesPath != "" {
 				if o.Rules, err = engine.LoadRulesFile(*rulesPath); err != nil {
-					return fileError(err)
+					return cli.FileError(err)
 				}
 			}
 			results := replay.CheckAll(c.Context(), paths, max(*jobs, 1), o)

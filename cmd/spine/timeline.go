@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"io"
 
 	"github.com/agentspine/spine/ggs/ggsrun"
@@ -35,23 +32,5 @@ func (tl *timeline) view() *textview.Timeline {
 // trace's layout is the decoder's error.
 func (tl *timeline) line(raw []byte) error { return tl.view().Line(raw) }
 
-// timelineEvents renders each event of a run as it is written (ggsrun.EventObserver).
-func timelineEvents(tl *timeline) ggsrun.EventObserver {
-	var buf []byte
-	return func(e *trace.Event) {
-		// The event as a reader of the trace will get it: encoded, then decoded by kind.
-		var err error
-		if buf, err = e.AppendJSON(buf[:0]); err == nil {
-			_ = tl.line(bytes.TrimSuffix(buf, []byte("\n"))) // a line it cannot render is not the run's error
-		}
-	}
-}
-
-// compactJSON is v as one line of JSON, for the pipeline display.
-func compactJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
+// timelineEvents renders each event of a run as it is written (textview's Written).
+func timelineEvents(tl *timeline) ggsrun.EventObserver { return tl.view().Written() }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/trace"
@@ -39,21 +40,19 @@ func init() {
 func runTraceShow(io stdio, all bool, verifyKey string, path string) error {
 	ring, err := loadVerifyKey(verifyKey)
 	if err != nil {
-		return fileError(err)
+		return cli.FileError(err)
 	}
 	tf, err := trace.ReadFile(path)
 	var nt *trace.NotATraceError
 	if tf == nil || errors.As(err, &nt) {
-		return fileError(err)
+		return cli.FileError(err)
 	}
-	if ring != nil {
-		// A trace that is not vouched for by a trusted key is not shown at all.
-		rep, serr := tf.VerifySignature(ring)
-		if serr != nil {
-			return fmt.Errorf("%s: %w", path, serr)
-		}
-		fmt.Fprintf(io.err, "spine trace show: %s: %s (verified)\n", path, rep)
-	} else if note := signatureNote(tf); note != "" {
+	// A trace that is not vouched for by a trusted key is not shown at all.
+	note, serr := textview.SignatureNote(tf, ring)
+	if serr != nil {
+		return fmt.Errorf("%s: %w", path, serr)
+	}
+	if note != "" {
 		fmt.Fprintf(io.err, "spine trace show: %s: %s\n", path, note)
 	}
 	// The chain is checked first and a break announced before the timeline, and marked

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
@@ -34,7 +31,7 @@ func runTraceDiff(io stdio, pathA, pathB string) error {
 	for i, path := range []string{pathA, pathB} {
 		f, err := readTraceFile("diff", path, io.err)
 		if err != nil {
-			return fmt.Errorf("%s", linecap.BoundQuotes(err.Error()))
+			return err
 		}
 		files[i] = f
 	}

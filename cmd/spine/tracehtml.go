@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -43,45 +40,24 @@ another file; -o - writes it to stdout.`,
 }
 
 func runTraceHTML(io stdio, path, out string) error {
-	fail := func(format string, a ...any) error {
-		return errors.New(linecap.BoundQuotes(fmt.Sprintf(format, a...)))
-	}
-	if out == "" {
-		out = htmlPath(path)
-	}
-	if out != "-" && filepath.Clean(out) == filepath.Clean(path) {
-		return fail("%s: the page would overwrite the trace; name another file with -o", path)
+	out, err := tracereport.PageFile(path, out)
+	if err != nil {
+		return err
 	}
 	f, err := readTraceFile("html", path, io.err)
 	if err != nil {
-		return fail("%v", err)
+		return err
 	}
 	if ce := f.Broken(); ce != nil {
 		fmt.Fprintf(io.err, "spine trace html: warning: %s: hash chain broken at %v; the page says so, and shows the lines from line %d on as read, not verified\n", path, ce, ce.Line)
 	}
-	r, err := tracereport.Build(path, f)
+	r, err := tracereport.WriteTracePage(path, f, out, io.rawOut)
 	if err != nil {
-		return fail("%v", err)
+		return errors.New(linecap.BoundQuotes(err.Error()))
 	}
-	var page bytes.Buffer
-	if err := tracereport.Render(&page, r); err != nil {
-		return fail("%s: %v", path, err)
+	if out != "-" {
+		fmt.Fprintf(io.out, "wrote %s: %d round(s), %d exchange(s), %d message(s), %d finding(s)\n",
+			out, len(r.Loss.Rounds), r.Totals.Exchanges, r.Totals.Messages, len(r.Findings))
 	}
-	if out == "-" {
-		if _, err := io.rawOut.Write(page.Bytes()); err != nil {
-			return fail("%v", err)
-		}
-		return nil
-	}
-	if err := tracereport.WritePage(out, page.Bytes()); err != nil {
-		return fail("%v", err)
-	}
-	fmt.Fprintf(io.out, "wrote %s: %d round(s), %d exchange(s), %d message(s), %d finding(s)\n",
-		out, len(r.Loss.Rounds), r.Totals.Exchanges, r.Totals.Messages, len(r.Findings))
 	return nil
-}
-
-// htmlPath is where the page of a trace goes by default: beside it, .jsonl made .html.
-func htmlPath(trace string) string {
-	return strings.TrimSuffix(trace, ".jsonl") + ".html"
 }

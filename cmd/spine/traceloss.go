@@ -1,16 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/runlog"
-	"github.com/agentspine/spine/spine/trace"
 )
 
 // `spine trace loss` reads GGS's rounds back out of a trace: the signals fact GGS's gate
@@ -54,34 +51,11 @@ func runTraceLoss(io stdio, asJSON bool, paths []string) error {
 		traces = append(traces, *lt)
 	}
 	if asJSON {
-		enc := json.NewEncoder(io.rawOut)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(traces); err != nil {
+		if err := textview.LossJSON(io.rawOut, traces); err != nil {
 			return err
 		}
-		return exitStatus(code)
-	}
-	for i, lt := range traces {
-		if i > 0 {
-			fmt.Fprintln(io.out)
-		}
-		textview.LossTable(io.out, lt)
+	} else {
+		textview.LossTables(io.out, traces)
 	}
 	return exitStatus(code)
-}
-
-// readTraceFile reads a spine trace whole for a `spine trace` subcommand, with the
-// verdicts of trace show: a file that is not a spine trace, or has an unreadable line,
-// is an error; an incomplete recording is said on warn and read up to where it ends.
-// The hash chain is checked (File.Chain, File.ChainErr); what a broken one means is the
-// caller's to say.
-func readTraceFile(sub, path string, warn io.Writer) (*trace.File, error) {
-	f, err := trace.ReadFile(path)
-	if err != nil {
-		return nil, fileError(err)
-	}
-	if inc := f.Incomplete(); inc != "" {
-		fmt.Fprintf(warn, "spine trace %s: %s: %s\n", sub, path, inc)
-	}
-	return f, nil
 }

@@ -80,15 +80,9 @@ func (o otlpFlags) endpoint(headers []string) (telemetry.Endpoint, error) {
 		return telemetry.Endpoint{}, usageErrorf("--timeout %v: expected a positive duration", o.timeout)
 	}
 	ep := telemetry.Endpoint{URL: o.url, Insecure: o.insecure, Gzip: o.gzip, Timeout: o.timeout}
-	for _, h := range headers {
-		k, v, err := telemetry.ParseHeader(h)
-		if err != nil {
-			return telemetry.Endpoint{}, usageErrorf("--header: %v", err)
-		}
-		if ep.Headers == nil {
-			ep.Headers = map[string]string{}
-		}
-		ep.Headers[k] = v
+	var err error
+	if ep.Headers, err = telemetry.ParseHeaders(headers); err != nil {
+		return telemetry.Endpoint{}, usageErrorf("--header: %v", err)
 	}
 	return ep, nil
 }

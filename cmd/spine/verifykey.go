@@ -27,12 +27,3 @@ func loadVerifyKey(path string) (trace.KeyRing, error) {
 	}
 	return ring, nil
 }
-
-// signatureNote says who signed a trace, for a reader given no key: "signed by
-// SHA256:… (not verified: pass --verify-key)", or "" for an unsigned trace.
-func signatureNote(tf *trace.File) string {
-	if r := tf.Signature(); r.Signed {
-		return r.String() + " (not verified: pass --verify-key)"
-	}
-	return ""
-}

@@ -7,9 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/analysis"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/engine"
-	"github.com/agentspine/spine/spine/replay"
 )
 
 func init() {
@@ -43,18 +43,14 @@ func whatIfTraces(io stdio, rulesPath string, paths []string, all bool) error {
 	}
 	edited, err := engine.LoadRulesFile(rulesPath)
 	if err != nil {
-		return fileError(err)
+		return cli.FileError(err)
 	}
 	code, changed, traces := exitOK, 0, 0
 	for _, p := range paths {
-		rec, err := replay.ReadRecording(p)
-		var res *analysis.WhatIfResult
-		if err == nil {
-			res, err = analysis.WhatIf(rec, edited)
-		}
+		res, err := analysis.WhatIfFile(p, edited)
 		if err != nil {
 			// An input error, on stderr, said once: the reader's errors name the file.
-			fmt.Fprintf(io.err, "spine what-if: %v\n", namedError(p, fileError(err)))
+			fmt.Fprintf(io.err, "spine what-if: %v\n", cli.Named(p, cli.FileError(err)))
 			code = exitFail
 			continue
 		}

@@ -93,3 +93,16 @@ func AuditAnswer(w io.Writer, ans fleet.AuditAnswer) {
 
 // wholeLine is a reason on one line, never cut: it says what to do at its end.
 func wholeLine(s string) string { return termtext.OneLine(s, len(s)+1) }
+
+// Follow is one event of the fleet's live Auditor (spine audit --follow): a finding of a
+// run, or the run's end.
+func Follow(w io.Writer, e fleet.FollowEvent) {
+	switch {
+	case e.Finding != nil:
+		termtext.Printf(w, "%s: %s", e.Run, textview.FindingLine(*e.Finding))
+	case e.Ended && e.Error != "":
+		termtext.Printf(w, "%s: ended without a FinalResult (%s), %s", e.Run, wholeLine(e.Error), textview.Plural(e.Messages, "message"))
+	case e.Ended:
+		termtext.Printf(w, "%s: ended (FinalResult), %s", e.Run, textview.Plural(e.Messages, "message"))
+	}
+}

@@ -5,7 +5,9 @@
 package glossary
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 )
@@ -55,6 +57,39 @@ func Lookup(name string) (Term, bool) {
 		}
 	}
 	return Term{}, false
+}
+
+// WriteList writes every term, one line each: its name and its text's first sentence.
+func WriteList(w io.Writer) {
+	for _, t := range Terms {
+		fmt.Fprintf(w, "%-18s %s\n", t.Name, firstSentence(t.Text))
+	}
+}
+
+// firstSentence is text up to its first ". ", for the list.
+func firstSentence(text string) string {
+	if i := strings.Index(text, ". "); i >= 0 {
+		return text[:i+1]
+	}
+	return text
+}
+
+// Explain writes the term name finds (Lookup) with its other spellings. A name that finds
+// none is an error that names the terms near it (Near).
+func Explain(w io.Writer, name string) error {
+	t, ok := Lookup(name)
+	if !ok {
+		msg := fmt.Sprintf("no term %q", name)
+		if near := Near(name); len(near) > 0 {
+			msg += "; did you mean " + strings.Join(near, ", ") + "?"
+		}
+		return errors.New(msg)
+	}
+	fmt.Fprintf(w, "%s — %s\n", t.Name, t.Text)
+	if len(t.Aliases) > 0 {
+		fmt.Fprintf(w, "(also: %s)\n", strings.Join(t.Aliases, ", "))
+	}
+	return nil
 }
 
 // Near lists the terms whose name or alias is close to name (a small edit distance, or

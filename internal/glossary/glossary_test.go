@@ -2,7 +2,9 @@ package glossary
 
 import (
 	"flag"
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -63,5 +65,27 @@ func TestLookupAndNear(t *testing.T) {
 			}
 			seen[strings.ToLower(n)] = true
 		}
+	}
+}
+
+// TestExplainAndList: a term is written with its other spellings; an unknown one is an
+// error naming the near terms; the list is one line a term, its first sentence.
+func TestExplainAndList(t *testing.T) {
+	for _, tc := range []struct{ q, out, err string }{
+		{"omega", "Ω — " + Terms[slices.IndexFunc(Terms, func(t Term) bool { return t.Name == "Ω" })].Text + "\n(also: omega, budget)\n", ""},
+		{"megrm", "", `no term "megrm"; did you mean Megram?`},
+		{"xylophone", "", `no term "xylophone"`},
+	} {
+		var b strings.Builder
+		err := Explain(&b, tc.q)
+		if got := fmt.Sprint(err); b.String() != tc.out || (tc.err == "" && err != nil) || (tc.err != "" && got != tc.err) {
+			t.Errorf("Explain(%q) wrote %q, error %v; want %q, error %q", tc.q, b.String(), err, tc.out, tc.err)
+		}
+	}
+	var b strings.Builder
+	WriteList(&b)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != len(Terms) || !strings.HasPrefix(lines[0], fmt.Sprintf("%-18s ", Terms[0].Name)) || strings.Contains(lines[0], ". ") {
+		t.Errorf("WriteList: %d lines for %d terms, first %q", len(lines), len(Terms), lines[0])
 	}
 }

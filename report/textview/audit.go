@@ -1,6 +1,7 @@
 package textview
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,22 @@ import (
 	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/spine/trace"
 )
+
+// FindingsJSON writes one audited trace's findings as JSON, one AuditReport a line with
+// a "trace" field naming its trace.
+func FindingsJSON(w io.Writer, path string, findings []contract.AuditReport) error {
+	for _, f := range findings {
+		line, err := json.Marshal(struct {
+			Trace string `json:"trace"`
+			contract.AuditReport
+		}{path, f})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s\n", line)
+	}
+	return nil
+}
 
 // Findings prints one audited trace: its path with the counts, then a finding a line.
 func Findings(w io.Writer, path string, messages int, findings []contract.AuditReport) {

@@ -1,6 +1,7 @@
 package textview
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -9,6 +10,23 @@ import (
 	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/runlog"
 )
+
+// LossTables prints each trace's table (LossTable), a blank line between two.
+func LossTables(w io.Writer, traces []runlog.Loss) {
+	for i, lt := range traces {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		LossTable(w, lt)
+	}
+}
+
+// LossJSON writes the traces' rounds as one indented JSON array.
+func LossJSON(w io.Writer, traces []runlog.Loss) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(traces)
+}
 
 // LossTable prints one trace's GGS rounds, headed by its path, numbers as the pipeline
 // display prints them.

@@ -105,7 +105,7 @@ func (d *Pipeline) Message(m trace.Message) {
 	case *contract.MemoryAnswer:
 		termtext.Printf(d.W, "%s %s", head, MemoryAnswerLine(p))
 	default:
-		termtext.Printf(d.W, "%s %s", head, compactJSON(m.Payload))
+		termtext.Printf(d.W, "%s %s", head, CompactJSON(m.Payload))
 	}
 }
 

@@ -25,13 +25,10 @@ func Replay(out, errw io.Writer, r replay.Outcome) {
 	if r.OtherRules != "" {
 		fmt.Fprintf(out, "%s: %s\n", r.Path, r.OtherRules)
 	}
-	switch {
-	case r.SigErr != nil:
+	if r.SigErr != nil {
 		fmt.Fprintf(out, "%s: %v\n", r.Path, r.SigErr)
-	case r.Verified:
-		fmt.Fprintf(out, "%s: %s (verified)\n", r.Path, r.Signature)
-	case r.Signature.Signed:
-		fmt.Fprintf(out, "%s: %s (not verified: pass --verify-key)\n", r.Path, r.Signature)
+	} else if note := signatureText(r.Signature, r.Verified); note != "" {
+		fmt.Fprintf(out, "%s: %s\n", r.Path, note)
 	}
 	var unusable *replay.RecordingError
 	switch {
@@ -75,4 +72,28 @@ func Replay(out, errw io.Writer, r replay.Outcome) {
 	default:
 		termtext.Printf(out, "%s: replayed · %s", r.Path, r.ReplayedEnding())
 	}
+}
+
+// SignatureNote says who signed a trace read whole: with keys, the signature they
+// verified ("signed by SHA256:… (verified)") or the *trace.SignatureError of one they do
+// not vouch for; without, who signed it, not verified; "" for an unsigned trace.
+func SignatureNote(tf *trace.File, keys trace.KeyRing) (string, error) {
+	if keys == nil {
+		return signatureText(tf.Signature(), false), nil
+	}
+	rep, err := tf.VerifySignature(keys)
+	if err != nil {
+		return "", err
+	}
+	return signatureText(rep, true), nil
+}
+
+func signatureText(r trace.SignatureReport, verified bool) string {
+	switch {
+	case verified:
+		return r.String() + " (verified)"
+	case r.Signed:
+		return r.String() + " (not verified: pass --verify-key)"
+	}
+	return ""
 }

@@ -68,7 +68,7 @@ func (tl *Timeline) Event(e *trace.Event) {
 		var params map[string]any
 		_ = json.Unmarshal(b.Params, &params)
 		if len(params) > 0 {
-			p("params %s", compactJSON(params))
+			p("params %s", CompactJSON(params))
 		}
 		if tl.Header != nil {
 			for _, l := range tl.Header(b, tl.All) {
@@ -175,7 +175,8 @@ func (tl *Timeline) conflictSet(c trace.ConflictSet, p func(string, ...any)) {
 	p("%-9s cycle %d: fired %s (decided by %s) · conflict set [%s]%s", scope, c.Cycle, c.Fired, c.DecidedBy, strings.Join(c.ConflictSet, ", "), suffix)
 }
 
-func compactJSON(v any) string {
+// CompactJSON is v as one line of JSON (its fmt form when it does not encode).
+func CompactJSON(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
