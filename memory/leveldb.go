@@ -272,25 +272,10 @@ func (l *levelBackend) scanIdx(prefix string, fn func(indexEntry) error) error {
 		}
 		e.summary = s
 		if err := fn(e); err != nil {
-			if errors.Is(err, errStop) {
-				return nil
-			}
-			return err
+			return scanEnd(err)
 		}
 	}
 	return it.Error()
-}
-
-func (l *levelBackend) scanPair(space, entity string, fn func(indexEntry) error) error {
-	return l.scanIdx(pairPrefix(space, entity), fn)
-}
-
-func (l *levelBackend) scanSpace(space string, fn func(indexEntry) error) error {
-	return l.scanIdx(spacePrefix(space), fn)
-}
-
-func (l *levelBackend) scanIndex(fn func(indexEntry) error) error {
-	return l.scanIdx(prefixIdx, fn)
 }
 
 func (l *levelBackend) scanLevel(level string, fn func(string) error) error {
@@ -299,10 +284,7 @@ func (l *levelBackend) scanLevel(level string, fn func(string) error) error {
 	defer it.Release()
 	for it.Next() {
 		if err := fn(string(it.Key()[len(p):])); err != nil {
-			if errors.Is(err, errStop) {
-				return nil
-			}
-			return err
+			return scanEnd(err)
 		}
 	}
 	return it.Error()
@@ -320,10 +302,7 @@ func (l *levelBackend) scanRecords(fn func(Record) error) error {
 			return err
 		}
 		if err := fn(r); err != nil {
-			if errors.Is(err, errStop) {
-				return nil
-			}
-			return err
+			return scanEnd(err)
 		}
 	}
 	return it.Error()
