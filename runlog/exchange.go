@@ -88,8 +88,7 @@ func PlanCheckOf(x trace.Exchange) (PlanCheck, bool) {
 	var resp struct {
 		Violations []string `json:"violations"`
 	}
-	_ = json.Unmarshal(x.Request, &req)
-	_ = json.Unmarshal(x.Response, &resp)
+	decodeCall(x, &req, &resp)
 	return PlanCheck{Round: req.Round, Attempt: req.Attempt, Violations: resp.Violations}, true
 }
 
@@ -105,8 +104,7 @@ func CalibrationOf(x trace.Exchange) (Calibration, bool) {
 		return Calibration{}, false
 	}
 	var c Calibration
-	_ = json.Unmarshal(x.Request, &c.Query)
-	_ = json.Unmarshal(x.Response, &c.Answer)
+	decodeCall(x, &c.Query, &c.Answer)
 	return c, true
 }
 
