@@ -46,19 +46,7 @@ func RuleSet(rng *rand.Rand) (string, string) {
 		}
 		return "-s.x " + pick("<", ">") + " " + pick(consts...)
 	}
-	var cond func(depth int) string
-	cond = func(depth int) string {
-		if depth == 0 || rng.IntN(3) == 0 {
-			return atom()
-		}
-		switch rng.IntN(3) {
-		case 0:
-			return "(" + cond(depth-1) + " && " + cond(depth-1) + ")"
-		case 1:
-			return "(" + cond(depth-1) + " || " + cond(depth-1) + ")"
-		}
-		return "!(" + cond(depth-1) + ")"
-	}
+	cond := conditions(rng, atom, []string{"&&", "||"}, func() string { return "!" })
 	var b strings.Builder
 	b.WriteString("params: {p: 0.5, q: 1.5, k: 1, flag: true, mode: a}\n")
 	b.WriteString("facts:\n  s:\n    fields: {x: float, y: float, n: int, b: bool, m: string, tags: strings}\n  t:\n    fields: {z: float}\n")
@@ -114,23 +102,7 @@ func Wide(rng *rand.Rand) string {
 		}
 		return pick(terms...) + " " + cmp() + " " + pick(nums...)
 	}
-	var cond func(depth int) string
-	cond = func(depth int) string {
-		if depth == 0 || rng.IntN(3) == 0 {
-			return atom()
-		}
-		switch rng.IntN(5) {
-		case 0:
-			return "(" + cond(depth-1) + " && " + cond(depth-1) + ")"
-		case 1:
-			return "(" + cond(depth-1) + " || " + cond(depth-1) + ")"
-		case 2:
-			return "(" + cond(depth-1) + " and " + cond(depth-1) + ")"
-		case 3:
-			return "(" + cond(depth-1) + " or " + cond(depth-1) + ")"
-		}
-		return pick("!", "not ") + "(" + cond(depth-1) + ")"
-	}
+	cond := conditions(rng, atom, []string{"&&", "||", "and", "or"}, func() string { return pick("!", "not ") })
 	var b strings.Builder
 	b.WriteString("params: {p: 0.5, q: 1.5, flag: true, mode: a}\n")
 	b.WriteString("facts:\n  s:\n    fields: {x: float, y: float, n: int, b: bool, m: string, tags: strings}\n  t:\n    fields: {z: float, k: int}\n")
@@ -140,6 +112,22 @@ func Wide(rng *rand.Rand) string {
 		fmt.Fprintf(&b, "  - {name: r%d, salience: %d, when: '%s', then: {objective: %s}}\n", i, rng.IntN(3), cond(3), pick("o1", "o2"))
 	}
 	return b.String()
+}
+
+// conditions returns a writer of random conditions up to a depth: an atom, or a
+// junction of two conditions by one of joins, or a negation spelt by not.
+func conditions(rng *rand.Rand, atom func() string, joins []string, not func() string) func(depth int) string {
+	var cond func(depth int) string
+	cond = func(depth int) string {
+		if depth == 0 || rng.IntN(3) == 0 {
+			return atom()
+		}
+		if i := rng.IntN(len(joins) + 1); i < len(joins) {
+			return "(" + cond(depth-1) + " " + joins[i] + " " + cond(depth-1) + ")"
+		}
+		return not() + "(" + cond(depth-1) + ")"
+	}
+	return cond
 }
 
 // Value is a random value of a field type (float, int, bool, string, strings), among
