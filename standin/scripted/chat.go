@@ -58,10 +58,16 @@ func NewChat(script Script) *Chat {
 // LLMConfig is a model configuration that names a Chat's models for every role (and no
 // endpoint, no key): what the roles and the trace header read.
 func LLMConfig() llm.Config {
+	return standInConfig("none: scripted replies (no model is called)", ModelName)
+}
+
+// standInConfig is the default model configuration with every role's model named by
+// model and, for an endpoint, a note that says a stand-in answers.
+func standInConfig(note string, model func(llm.RoleName) string) llm.Config {
 	cfg := llm.DefaultConfig()
-	cfg.BaseURL = "none: scripted replies (no model is called)"
+	cfg.BaseURL = note
 	for _, r := range llm.Roles {
-		cfg.Roles[r] = llm.RoleModel{Model: ModelName(r)}
+		cfg.Roles[r] = llm.RoleModel{Model: model(r)}
 	}
 	return cfg
 }
