@@ -47,17 +47,13 @@ func RuleSet(rng *rand.Rand) (string, string) {
 		return "-s.x " + pick("<", ">") + " " + pick(consts...)
 	}
 	cond := conditions(rng, atom, []string{"&&", "||"}, func() string { return "!" })
-	var b strings.Builder
-	b.WriteString("params: {p: 0.5, q: 1.5, k: 1, flag: true, mode: a}\n")
-	b.WriteString("facts:\n  s:\n    fields: {x: float, y: float, n: int, b: bool, m: string, tags: strings}\n  t:\n    fields: {z: float}\n")
-	b.WriteString("objectives: [{name: o1}, {name: o2}, {name: o3, terminal: success}]\n")
-	b.WriteString("rules:\n")
+	b := ruleFile("{p: 0.5, q: 1.5, k: 1, flag: true, mode: a}", "{z: float}", "[{name: o1}, {name: o2}, {name: o3, terminal: success}]")
 	for i, n := 0, 2+rng.IntN(5); i < n; i++ {
 		c := cond(2)
 		if rng.IntN(2) == 0 {
 			c = "s != nil && " + c
 		}
-		fmt.Fprintf(&b, "  - {name: r%d, salience: %d, when: '%s', then: {objective: %s}}\n", i, rng.IntN(3), c, pick("o1", "o2", "o3"))
+		b.rule(i, rng.IntN(3), c, pick("o1", "o2", "o3"))
 	}
 	domains := ""
 	if rng.IntN(2) == 0 {
@@ -103,15 +99,30 @@ func Wide(rng *rand.Rand) string {
 		return pick(terms...) + " " + cmp() + " " + pick(nums...)
 	}
 	cond := conditions(rng, atom, []string{"&&", "||", "and", "or"}, func() string { return pick("!", "not ") })
-	var b strings.Builder
-	b.WriteString("params: {p: 0.5, q: 1.5, flag: true, mode: a}\n")
-	b.WriteString("facts:\n  s:\n    fields: {x: float, y: float, n: int, b: bool, m: string, tags: strings}\n  t:\n    fields: {z: float, k: int}\n")
-	b.WriteString("objectives: [{name: o1}, {name: o2}]\n")
-	b.WriteString("rules:\n")
+	b := ruleFile("{p: 0.5, q: 1.5, flag: true, mode: a}", "{z: float, k: int}", "[{name: o1}, {name: o2}]")
 	for i, n := 0, 1+rng.IntN(8); i < n; i++ {
-		fmt.Fprintf(&b, "  - {name: r%d, salience: %d, when: '%s', then: {objective: %s}}\n", i, rng.IntN(3), cond(3), pick("o1", "o2"))
+		b.rule(i, rng.IntN(3), cond(3), pick("o1", "o2"))
 	}
 	return b.String()
+}
+
+// fileWriter writes a rule file over kind s (the same fields in every file) and kind t.
+type fileWriter struct{ strings.Builder }
+
+// ruleFile starts a rule file with its params, t's fields and its objectives, and opens
+// its rules.
+func ruleFile(params, tFields, objectives string) *fileWriter {
+	b := &fileWriter{}
+	b.WriteString("params: " + params + "\n")
+	b.WriteString("facts:\n  s:\n    fields: {x: float, y: float, n: int, b: bool, m: string, tags: strings}\n  t:\n    fields: " + tFields + "\n")
+	b.WriteString("objectives: " + objectives + "\n")
+	b.WriteString("rules:\n")
+	return b
+}
+
+// rule adds rule r<i>.
+func (b *fileWriter) rule(i, salience int, when, objective string) {
+	fmt.Fprintf(b, "  - {name: r%d, salience: %d, when: '%s', then: {objective: %s}}\n", i, salience, when, objective)
 }
 
 // conditions returns a writer of random conditions up to a depth: an atom, or a
