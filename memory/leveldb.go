@@ -67,26 +67,41 @@ func levelOptions(o StorageOptions, readOnly bool) *opt.Options {
 	}
 }
 
-// openStorage takes the store's lock (shared when readOnly) and checks its files; a
-// damaged store is refused with a *CorruptError and left as it was.
-func openStorage(dir string, o StorageOptions, readOnly bool) (storage.Storage, error) {
-	if o.MustExist || readOnly {
+// lockFiles opens the files in dir under the store's lock (shared when readOnly). When
+// mustExist, a store is there only with its CURRENT file: without it, the damage of the
+// files that are there is returned (no storage, no error), or, when there are none, an
+// error saying there is no store.
+func lockFiles(dir string, mustExist, readOnly bool) (storage.Storage, []Damage, error) {
+	if mustExist {
 		// LevelDB would create the directory before noticing the store is missing.
 		if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err != nil {
 			if d, derr := checkFiles(dir); derr == nil && len(d) > 0 {
-				return nil, &CorruptError{Dir: dir, Damage: d} // files without CURRENT
+				return nil, d, nil
 			}
-			return nil, fmt.Errorf("memory: no store in %s: %w", dir, err)
+			return nil, nil, fmt.Errorf("memory: no store in %s: %w", dir, err)
 		}
 	}
 	stor, err := storage.OpenFile(dir, readOnly)
 	if err != nil {
 		if lockBusy(err) {
-			return nil, lockedError(dir, err)
+			return nil, nil, lockedError(dir, err)
 		}
-		return nil, fmt.Errorf("memory: open %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("memory: open %s: %w", dir, err)
 	}
-	damage, err := checkFiles(dir)
+	return stor, nil, nil
+}
+
+// openStorage takes the store's lock (shared when readOnly) and checks its files; a
+// damaged store is refused with a *CorruptError and left as it was.
+func openStorage(dir string, o StorageOptions, readOnly bool) (storage.Storage, error) {
+	stor, damage, err := lockFiles(dir, o.MustExist || readOnly, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	if damage != nil {
+		return nil, &CorruptError{Dir: dir, Damage: damage} // files without CURRENT
+	}
+	damage, err = checkFiles(dir)
 	if err == nil && len(damage) > 0 {
 		err = &CorruptError{Dir: dir, Damage: damage}
 	}
