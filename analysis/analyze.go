@@ -247,24 +247,11 @@ func (a *analyzer) finish() {
 // demoted lists the atoms of a formula that finish turned opaque.
 func demoted(sp *space, f formula) []Opaque {
 	var out []Opaque
-	var walk func(formula)
-	walk = func(f formula) {
-		switch x := f.(type) {
-		case fAtom:
-			if at := sp.atoms[x.a]; at.opaque != "" {
-				out = append(out, Opaque{Text: at.text, Reason: at.opaque})
-			}
-		case fNot:
-			walk(x.x)
-		case fAnd:
-			walk(x.l)
-			walk(x.r)
-		case fOr:
-			walk(x.l)
-			walk(x.r)
+	eachAtom(f, func(x fAtom) {
+		if at := sp.atoms[x.a]; at.opaque != "" {
+			out = append(out, Opaque{Text: at.text, Reason: at.opaque})
 		}
-	}
-	walk(f)
+	})
 	return out
 }
 

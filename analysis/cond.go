@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -19,20 +20,40 @@ import (
 type formula interface{ isFormula() }
 
 type (
-	fConst  struct{ v bool }
-	fAtom   struct{ a int }
-	fNot    struct{ x formula }
-	fAnd    struct{ l, r formula }
-	fOr     struct{ l, r formula }
+	fConst struct{ v bool }
+	fAtom  struct{ a int }
+	fNot   struct{ x formula }
+	// fJunction is && or ||: the right side is evaluated only where the left side's
+	// outcome is goOn (true for &&, false for ||), as the engine short-circuits; where
+	// it is not, the left side's outcome is the junction's.
+	fJunction struct {
+		l, r formula
+		goOn oset
+	}
 	fOpaque struct{ part Opaque }
 )
 
-func (fConst) isFormula()  {}
-func (fAtom) isFormula()   {}
-func (fNot) isFormula()    {}
-func (fAnd) isFormula()    {}
-func (fOr) isFormula()     {}
-func (fOpaque) isFormula() {}
+func fAnd(l, r formula) formula { return fJunction{l, r, oT} }
+func fOr(l, r formula) formula  { return fJunction{l, r, oF} }
+
+func (fConst) isFormula()    {}
+func (fAtom) isFormula()     {}
+func (fNot) isFormula()      {}
+func (fJunction) isFormula() {}
+func (fOpaque) isFormula()   {}
+
+// eachAtom calls visit on every atom of f, left to right.
+func eachAtom(f formula, visit func(fAtom)) {
+	switch x := f.(type) {
+	case fAtom:
+		visit(x)
+	case fNot:
+		eachAtom(x.x, visit)
+	case fJunction:
+		eachAtom(x.l, visit)
+		eachAtom(x.r, visit)
+	}
+}
 
 // Opaque is a part of a condition the analysis cannot model.
 type Opaque struct {
@@ -115,9 +136,9 @@ func (c *converter) node(n *cond.Node) formula {
 	case cond.OpNot:
 		return fNot{c.node(n.L)}
 	case cond.OpAnd:
-		return fAnd{c.node(n.L), c.node(n.R)}
+		return fAnd(c.node(n.L), c.node(n.R))
 	case cond.OpOr:
-		return fOr{c.node(n.L), c.node(n.R)}
+		return fOr(c.node(n.L), c.node(n.R))
 	case cond.OpAtom:
 		return c.atom(n)
 	}
@@ -187,9 +208,9 @@ func (c *converter) boolean(n ast.Node) formula {
 	case *ast.BinaryNode:
 		switch x.Operator {
 		case "&&", "and":
-			return fAnd{c.boolean(x.Left), c.boolean(x.Right)}
+			return fAnd(c.boolean(x.Left), c.boolean(x.Right))
 		case "||", "or":
-			return fOr{c.boolean(x.Left), c.boolean(x.Right)}
+			return fOr(c.boolean(x.Left), c.boolean(x.Right))
 		case "==", "!=", "<", "<=", ">", ">=":
 			return c.compare(x)
 		case "in":
@@ -463,21 +484,11 @@ func setItems(v any) ([]cval, bool) {
 		for n := range set {
 			items = append(items, cval{kind: 'n', num: float64(n), text: strconv.Itoa(n)})
 		}
-		slices.SortFunc(items, func(a, b cval) int { return cmpFloat(a.num, b.num) })
+		slices.SortFunc(items, func(a, b cval) int { return cmp.Compare(a.num, b.num) }) // whole numbers: no NaN
 	default:
 		return nil, false
 	}
 	return items, true
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // constant folds literals, params, unary signs and arithmetic on them.

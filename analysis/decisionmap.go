@@ -87,7 +87,7 @@ func GGSMap(rs *ruleset.RuleSet, opt Options) (*DecisionMap, error) {
 	p := map[string]float64{}
 	for _, n := range []string{"theta", "delta", "epsilon", "rho"} {
 		v, ok := rs.Param(n)
-		f, num := toFloat(v)
+		f, num := ruleset.Number(v)
 		if !ok || !num {
 			return nil, fmt.Errorf("%s: not a GGS rule set: no numeric param %s", rs.Path(), n)
 		}
@@ -304,18 +304,6 @@ func (sp *space) axis(i int) *Axis {
 		ax.Pieces = append(ax.Pieces, Span{Lo: math.Max(a, lo), Hi: math.Min(b, hi)})
 	}
 	return ax
-}
-
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	}
-	return 0, false
 }
 
 // MapFile draws the decision map of the rule file at path, with the options checking it

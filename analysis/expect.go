@@ -247,7 +247,7 @@ func (x *Expectations) bind(rs *ruleset.RuleSet, sp *space) ([]*cell, error) {
 					continue
 				}
 			}
-			if c.Rule != "" && !hasRule(rs, c.Rule) {
+			if c.Rule != "" && ruleNamed(rs, c.Rule) == nil {
 				l.add(c.Line, c.Col, "%s: no rule %q in %s", where, c.Rule, rs.Path())
 				continue
 			}
@@ -263,15 +263,6 @@ func (x *Expectations) bind(rs *ruleset.RuleSet, sp *space) ([]*cell, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-func hasRule(rs *ruleset.RuleSet, name string) bool {
-	for _, r := range rs.Rules() {
-		if r.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // checkNames reports the first undeclared param, kind or field a condition reads.

@@ -197,17 +197,10 @@ func (sp *space) eval(f formula, r region) oset {
 			out |= oT
 		}
 		return out
-	case fAnd:
+	case fJunction:
 		l := sp.eval(x.l, r)
-		out := l & (oF | oE)
-		if l.has(oT) {
-			out |= sp.eval(x.r, r)
-		}
-		return out
-	case fOr:
-		l := sp.eval(x.l, r)
-		out := l & (oT | oE)
-		if l.has(oF) {
+		out := l &^ x.goOn
+		if l.has(x.goOn) {
 			out |= sp.eval(x.r, r)
 		}
 		return out
@@ -226,18 +219,11 @@ func (sp *space) findSplit(f formula, r region) int {
 		}
 	case fNot:
 		return sp.findSplit(x.x, r)
-	case fAnd:
+	case fJunction:
 		if i := sp.findSplit(x.l, r); i >= 0 {
 			return i
 		}
-		if sp.eval(x.l, r).has(oT) {
-			return sp.findSplit(x.r, r)
-		}
-	case fOr:
-		if i := sp.findSplit(x.l, r); i >= 0 {
-			return i
-		}
-		if sp.eval(x.l, r).has(oF) {
+		if sp.eval(x.l, r).has(x.goOn) {
 			return sp.findSplit(x.r, r)
 		}
 	}

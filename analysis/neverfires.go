@@ -161,29 +161,16 @@ func (a *analyzer) newNeverFires(budget int) *neverFires {
 // reads lists the presence variables a formula reads, sorted.
 func (a *analyzer) reads(f formula) []int {
 	seen := map[int]bool{}
-	var walk func(formula)
-	walk = func(f formula) {
-		switch x := f.(type) {
-		case fAtom:
-			at := a.sp.atoms[x.a]
-			v := a.sp.vars[at.v]
-			if v.form == varPresence {
-				seen[at.v] = true
-			}
-			for _, p := range v.needs {
-				seen[p] = true
-			}
-		case fNot:
-			walk(x.x)
-		case fAnd:
-			walk(x.l)
-			walk(x.r)
-		case fOr:
-			walk(x.l)
-			walk(x.r)
+	eachAtom(f, func(x fAtom) {
+		at := a.sp.atoms[x.a]
+		v := a.sp.vars[at.v]
+		if v.form == varPresence {
+			seen[at.v] = true
 		}
-	}
-	walk(f)
+		for _, p := range v.needs {
+			seen[p] = true
+		}
+	})
 	out := make([]int, 0, len(seen))
 	for p := range seen {
 		out = append(out, p)

@@ -272,6 +272,7 @@ func refracted(snap map[string]uint64, reads []string, kindRev map[string]uint64
 	return true
 }
 
+// ruleNamed is the rule of rs called name, nil when it has none.
 func ruleNamed(rs *ruleset.RuleSet, name string) *ruleset.Rule {
 	for _, r := range rs.Rules() {
 		if r.Name == name {

@@ -15,10 +15,8 @@ type task struct {
 	// PlanDirectives.
 	directives []int64 // seqs of every PlanDirective
 	prev       *directiveRec
-	thrash     []directiveRec // current run of break_symmetry with D not decreasing
-	stall      []directiveRec // current run with L not decreasing
-	thrashDone bool           // the current thrash run is reported
-	stallDone  bool           // the current stall run is reported
+	thrash     streak // break_symmetry after break_symmetry with D not decreasing
+	stall      streak // L not decreasing
 
 	// Fan-in.
 	manifests []*manifest // open manifests, oldest first
@@ -83,94 +81,48 @@ func (a *Auditor) observe(m *trace.Message) {
 // decode dispatches on the type. It returns the message's task and whether the payload
 // could be read.
 func (a *Auditor) decode(m *trace.Message) (string, bool) {
-	bad := func(err error) (string, bool) {
-		a.raise(KindMalformedMessage, m.TaskID, fmt.Sprintf("%s from %s: %v", m.Type, m.From, err), m.Seq)
-		return m.TaskID, false
-	}
 	switch m.Type {
 	case contract.TypeTaskSpec:
-		var p taskSpecMsg
-		if err := decodeObject(m.Payload, &p); err != nil {
-			return bad(err)
-		}
-		id := a.taskOf(m, p.TaskID)
-		if id != "" {
-			a.task(id).life.began(m.Seq)
-		}
-		return id, true
+		return withPayload(a, m, func(p taskSpecMsg) string {
+			id := a.taskOf(m, p.TaskID)
+			if id != "" {
+				a.task(id).life.began(m.Seq)
+			}
+			return id
+		})
 	case contract.TypeSubTask:
-		var p subTaskMsg
-		if err := decodeObject(m.Payload, &p); err != nil {
-			return bad(err)
-		}
-		id := a.taskOf(m, p.ParentTaskID)
-		a.claim(p.SubTaskID, id, m.Seq)
-		a.task(id).plan(m.Seq, p)
-		return id, true
+		return withPayload(a, m, func(p subTaskMsg) string {
+			id := a.taskOf(m, p.ParentTaskID)
+			a.claim(p.SubTaskID, id, m.Seq)
+			a.task(id).plan(m.Seq, p)
+			return id
+		})
 	case contract.TypeDispatchManifest:
-		var p manifestMsg
-		if err := decodeObject(m.Payload, &p); err != nil {
-			return bad(err)
-		}
-		id := a.taskOf(m, p.TaskID)
-		a.onManifest(a.task(id), m.Seq, p.SubTaskIDs)
-		return id, true
+		return detect(a, m, func(t *task, seq int64, p manifestMsg) { a.onManifest(t, seq, p.SubTaskIDs) })
 	case contract.TypeCorrectionSignal:
-		var p correctionMsg
-		if err := decodeObject(m.Payload, &p); err != nil {
-			return bad(err)
-		}
-		id := m.TaskID
-		if id == "" {
-			id = a.lastTask // a CorrectionSignal names its subtask only
-		}
-		a.onCorrection(a.task(id), m.Seq, p.SubTaskID)
-		return id, true
+		return withPayload(a, m, func(p correctionMsg) string {
+			id := m.TaskID
+			if id == "" {
+				id = a.lastTask // a CorrectionSignal names its subtask only
+			}
+			a.onCorrection(a.task(id), m.Seq, p.SubTaskID)
+			return id
+		})
 	case contract.TypeSubTaskOutcome:
-		var p outcomeMsg
-		if err := decodeObject(m.Payload, &p); err != nil {
-			return bad(err)
-		}
-		id := a.taskOf(m, p.ParentTaskID)
-		a.onOutcome(a.task(id), m.Seq, p)
-		return id, true
+		return detect(a, m, a.onOutcome)
 	case contract.TypeReplanRequest, contract.TypeOutcomeSummary:
-		var p reportMsg
-		if err := decodeObject(m.Payload, &p); err != nil {
-			return bad(err)
-		}
-		id := a.taskOf(m, p.TaskID)
-		a.onReport(a.task(id), m.Seq, m.Type, p)
-		return id, true
+		return detect(a, m, func(t *task, seq int64, p reportMsg) { a.onReport(t, seq, m.Type, p) })
 	case contract.TypePlanDirective:
-		var p directiveMsg
-		if err := decodeObject(m.Payload, &p); err != nil {
-			return bad(err)
-		}
-		id := a.taskOf(m, p.TaskID)
-		a.onDirective(a.task(id), m.Seq, p)
-		return id, true
+		return detect(a, m, a.onDirective)
 	case contract.TypeFinalResult:
-		var p finalMsg
-		if err := decodeObject(m.Payload, &p); err != nil {
-			return bad(err)
-		}
-		id := a.taskOf(m, p.TaskID)
-		a.onFinal(a.task(id), m.Seq, p)
-		a.task(id).life.final = true
-		return id, true
-	case contract.TypeMemoryQuery, contract.TypeMemoryAnswer:
-		var err error
-		if m.Type == contract.TypeMemoryQuery {
-			err = decodeObject(m.Payload, &memoryQueryMsg{})
-		} else {
-			err = decodeObject(m.Payload, &memoryAnswerMsg{})
-		}
-		if err != nil {
-			return bad(err)
-		}
-		a.onMemoryRead(a.task(m.TaskID), m)
-		return m.TaskID, true
+		return detect(a, m, func(t *task, seq int64, p finalMsg) {
+			a.onFinal(t, seq, p)
+			t.life.final = true
+		})
+	case contract.TypeMemoryQuery:
+		return withPayload(a, m, func(memoryQueryMsg) string { a.onMemoryRead(a.task(m.TaskID), m); return m.TaskID })
+	case contract.TypeMemoryAnswer:
+		return withPayload(a, m, func(memoryAnswerMsg) string { a.onMemoryRead(a.task(m.TaskID), m); return m.TaskID })
 	case bus.TypeModelCall:
 		id := m.TaskID
 		if id == "" {
@@ -182,4 +134,29 @@ func (a *Auditor) decode(m *trace.Message) (string, bool) {
 		return id, true
 	}
 	return m.TaskID, true
+}
+
+// withPayload decodes m's payload as a P and hands it to use, which returns the message's
+// task. A payload that cannot be read is reported as malformed and not used; the message
+// then belongs to the envelope's task.
+func withPayload[P any](a *Auditor, m *trace.Message, use func(P) string) (string, bool) {
+	var p P
+	if err := decodeObject(m.Payload, &p); err != nil {
+		a.raise(KindMalformedMessage, m.TaskID, fmt.Sprintf("%s from %s: %v", m.Type, m.From, err), m.Seq)
+		return m.TaskID, false
+	}
+	return use(p), true
+}
+
+// taskPayload is a payload that names its task.
+type taskPayload interface{ taskID() string }
+
+// detect decodes m's payload as a P, reconciles the task it names with the envelope's
+// (taskOf) and hands the payload to the detector on.
+func detect[P taskPayload](a *Auditor, m *trace.Message, on func(t *task, seq int64, p P)) (string, bool) {
+	return withPayload(a, m, func(p P) string {
+		id := a.taskOf(m, p.taskID())
+		on(a.task(id), m.Seq, p)
+		return id
+	})
 }

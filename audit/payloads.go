@@ -99,3 +99,9 @@ func jsonKind(t reflect.Type) string {
 	}
 	return t.String()
 }
+
+func (p outcomeMsg) taskID() string   { return p.ParentTaskID }
+func (p reportMsg) taskID() string    { return p.TaskID }
+func (p directiveMsg) taskID() string { return p.TaskID }
+func (p finalMsg) taskID() string     { return p.TaskID }
+func (p manifestMsg) taskID() string  { return p.TaskID }

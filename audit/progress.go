@@ -18,34 +18,17 @@ func (a *Auditor) onDirective(t *task, seq int64, p directiveMsg) {
 	t.newRound()
 
 	// ggs_thrashing: break_symmetry after break_symmetry, D not decreasing.
-	if cur.directive == contract.DirectiveBreakSymmetry && prev != nil &&
-		prev.directive == contract.DirectiveBreakSymmetry && cur.d >= prev.d {
-		if len(t.thrash) == 0 {
-			t.thrash = []directiveRec{*prev}
-		}
-		t.thrash = append(t.thrash, cur)
-	} else {
-		t.thrash, t.thrashDone = nil, false
-	}
-	if len(t.thrash) >= a.cfg.ThrashingRun && !t.thrashDone {
-		t.thrashDone = true
+	thrashing := cur.directive == contract.DirectiveBreakSymmetry && prev != nil &&
+		prev.directive == contract.DirectiveBreakSymmetry && cur.d >= prev.d
+	if run := t.thrash.next(prev, cur, thrashing, a.cfg.ThrashingRun); run != nil {
 		a.raise(KindGGSThrashing, t.id, fmt.Sprintf("%d consecutive break_symmetry directives without D decreasing (D %s)",
-			len(t.thrash), trend(t.thrash, func(r directiveRec) float64 { return r.d })), seqsOf(t.thrash)...)
+			len(run), trend(run, func(r directiveRec) float64 { return r.d })), seqsOf(run)...)
 	}
 
 	// replanning_without_improvement: L not decreasing from one directive to the next.
-	if prev != nil && cur.l >= prev.l {
-		if len(t.stall) == 0 {
-			t.stall = []directiveRec{*prev}
-		}
-		t.stall = append(t.stall, cur)
-	} else {
-		t.stall, t.stallDone = nil, false
-	}
-	if len(t.stall) >= a.cfg.StallRun && !t.stallDone {
-		t.stallDone = true
+	if run := t.stall.next(prev, cur, prev != nil && cur.l >= prev.l, a.cfg.StallRun); run != nil {
 		a.raise(KindReplanningWithoutImprovement, t.id, fmt.Sprintf("%d consecutive PlanDirectives without L decreasing (L %s)",
-			len(t.stall), trend(t.stall, func(r directiveRec) float64 { return r.l })), seqsOf(t.stall)...)
+			len(run), trend(run, func(r directiveRec) float64 { return r.l })), seqsOf(run)...)
 	}
 
 	// budget_overrun: a directive issued with the budget spent (Ω ≥ θ), or, with the
@@ -74,6 +57,32 @@ func (a *Auditor) checkElapsed(t *task, seq int64, typ string, elapsed int64) {
 	if elapsed > a.cfg.TimeBudgetMS && a.once("time\x00"+t.id) {
 		a.raise(KindBudgetOverrun, t.id, fmt.Sprintf("R4b's %s reports %d ms elapsed; the time budget is %d ms", typ, elapsed, a.cfg.TimeBudgetMS), seq)
 	}
+}
+
+// streak is the current run of consecutive PlanDirectives that did not improve on the one
+// before, and whether it is already reported.
+type streak struct {
+	run      []directiveRec
+	reported bool
+}
+
+// next extends the run with cur when cur continues it (prev then being the directive
+// before), else ends it. It returns the run when it has reached atLeast directives and is not
+// yet reported, once per run.
+func (s *streak) next(prev *directiveRec, cur directiveRec, continues bool, atLeast int) []directiveRec {
+	if !continues {
+		s.run, s.reported = nil, false
+		return nil
+	}
+	if len(s.run) == 0 {
+		s.run = []directiveRec{*prev}
+	}
+	s.run = append(s.run, cur)
+	if len(s.run) < atLeast || s.reported {
+		return nil
+	}
+	s.reported = true
+	return s.run
 }
 
 func seqsOf(rs []directiveRec) []int64 {

@@ -49,19 +49,21 @@ func (r RoleRun) metric(name string) float64 {
 	case "corrections":
 		return float64(r.Corrections)
 	case "failure_rate":
-		if r.Results == 0 {
-			return 0
-		}
-		return float64(r.Failed) / float64(r.Results)
+		return perEach(r.Failed, r.Results)
 	case "tokens":
 		return float64(r.Tokens)
 	case "latency_ms":
-		if r.Calls == 0 {
-			return 0
-		}
-		return float64(r.LatencyMS) / float64(r.Calls)
+		return perEach(r.LatencyMS, int64(r.Calls))
 	}
 	return 0
+}
+
+// perEach is total shared over n (a rate or a mean), 0 when there are none.
+func perEach[N int | int64](total, n N) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(total) / float64(n)
 }
 
 // RunFigures reads every role's figures, and the Auditor's findings, from a run's trace.

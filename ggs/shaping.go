@@ -242,9 +242,7 @@ func rationale(directive string, s Signals, p Params, b blocked, merged bool) st
 	switch directive {
 	case contract.DirectiveBreakSymmetry:
 		w.say(": the approach is wrong and stuck. Do not use the tools of ", whose, " (")
-		w.list(b.tools)
-		w.say("); plan with a different class of tool.")
-		w.kept(b)
+		w.blockedTools(b, "plan with a different class of tool.")
 	case contract.DirectiveChangeApproach:
 		w.say(": the method is wrong. ")
 		switch {
@@ -255,9 +253,7 @@ func rationale(directive string, s Signals, p Params, b blocked, merged bool) st
 		default:
 			w.say("Blocked: the tools of ", whose, " (")
 		}
-		w.list(b.tools)
-		w.say("); switch to a different method.")
-		w.kept(b)
+		w.blockedTools(b, "switch to a different method.")
 	case contract.DirectiveChangePath:
 		w.say(": the approach is sound but keeps hitting the same wall. Keep the tools and use different targets (blocked so far: ")
 		w.int(len(b.targets))
@@ -275,6 +271,14 @@ func rationale(directive string, s Signals, p Params, b blocked, merged bool) st
 		w.say(").")
 	}
 	return w.String()
+}
+
+// blockedTools lists the tools a directive blocks, closes their parenthesis with what to
+// do instead, and says which earlier targets stay blocked.
+func (w *prose) blockedTools(b blocked, instead string) {
+	w.list(b.tools)
+	w.say("); ", instead)
+	w.kept(b)
 }
 
 // kept says that a directive which adds no target still blocks those of earlier ones.

@@ -58,24 +58,24 @@ func New(o Options) *sdk.Server {
 			"Paths are files on the machine the spine runs on; relative ones are read from " + dirOf(o.Dir) + ".",
 	})
 	v := &verbs{dir: o.Dir, run: o.Run}
-	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
-	sdk.AddTool(s, &sdk.Tool{Name: ToolCheck, Annotations: readOnly,
-		Description: "Check a rule file: every load error with its line and column, unused params, rules that never fire."}, v.check)
-	sdk.AddTool(s, &sdk.Tool{Name: ToolAnalyze, Annotations: readOnly,
-		Description: "Analyse a rule file: partition the signal space and report gaps (no rule fires), overlaps (rules tie) and the regions each rule wins; with expect, the decision table the rules must reproduce."}, v.analyze)
-	sdk.AddTool(s, &sdk.Tool{Name: ToolReplay, Annotations: readOnly,
-		Description: "Replay a recorded trace without calling any model or tool: with its recorded rules it must reproduce the recording byte for byte; with other rules, say how the run would have ended."}, v.replay)
-	sdk.AddTool(s, &sdk.Tool{Name: ToolWhatIf, Annotations: readOnly,
-		Description: "Re-decide every recorded decision of a trace with an edited rule file and list where the decision changes, with the facts the rules read: what these rules would have decided."}, v.whatIf)
-	sdk.AddTool(s, &sdk.Tool{Name: ToolLoss, Annotations: readOnly,
-		Description: "A trace's loss table: one row per GGS round with D, P, Ω, L, ∇L, the directive, the rule that decided it and the blocked tools and targets."}, v.loss)
-	sdk.AddTool(s, &sdk.Tool{Name: ToolTimeline, Annotations: readOnly,
-		Description: "A trace's timeline: every model call, tool call (built-in and MCP), plan check and message in order, and how the run ended."}, v.timeline)
+	addReadOnly(s, ToolCheck, "Check a rule file: every load error with its line and column, unused params, rules that never fire.", v.check)
+	addReadOnly(s, ToolAnalyze, "Analyse a rule file: partition the signal space and report gaps (no rule fires), overlaps (rules tie) and the regions each rule wins; with expect, the decision table the rules must reproduce.", v.analyze)
+	addReadOnly(s, ToolReplay, "Replay a recorded trace without calling any model or tool: with its recorded rules it must reproduce the recording byte for byte; with other rules, say how the run would have ended.", v.replay)
+	addReadOnly(s, ToolWhatIf, "Re-decide every recorded decision of a trace with an edited rule file and list where the decision changes, with the facts the rules read: what these rules would have decided.", v.whatIf)
+	addReadOnly(s, ToolLoss, "A trace's loss table: one row per GGS round with D, P, Ω, L, ∇L, the directive, the rule that decided it and the blocked tools and targets.", v.loss)
+	addReadOnly(s, ToolTimeline, "A trace's timeline: every model call, tool call (built-in and MCP), plan check and message in order, and how the run ended.", v.timeline)
 	if o.Run != nil {
 		sdk.AddTool(s, &sdk.Tool{Name: ToolRunTask, Annotations: &sdk.ToolAnnotations{OpenWorldHint: ptr(true)},
 			Description: "Run a task live with the configured model: R3 works in workdir inside the sandbox and the rules decide how the task ends. Returns the final result and the trace's path."}, v.runTask)
 	}
 	return s
+}
+
+// addReadOnly adds a tool that only reads files: calling it again with the same
+// arguments answers the same.
+func addReadOnly[In, Out any](s *sdk.Server, name, description string, h sdk.ToolHandlerFor[In, Out]) {
+	sdk.AddTool(s, &sdk.Tool{Name: name, Description: description,
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}}, h)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -73,12 +73,9 @@ type backend interface {
 	// getStored returns the megram: record as written, without the recall: time: for
 	// readers of M and K entries (which have no recall: key) that hold the ID as bytes.
 	getStored(id []byte) (Record, error)
-	// scanPair yields the idx: entries of one tag pair in ID order.
-	scanPair(space, entity string, fn func(indexEntry) error) error
-	// scanSpace yields the idx: entries of one space in (entity, ID) key order.
-	scanSpace(space string, fn func(indexEntry) error) error
-	// scanIndex yields every idx: entry in key order: all entries of a pair are adjacent.
-	scanIndex(fn func(indexEntry) error) error
+	// scanIdx yields the idx: entries whose key starts with prefix, in key order: all
+	// entries of a pair are adjacent. scanPair, scanSpace and scanIndex name its prefixes.
+	scanIdx(prefix string, fn func(indexEntry) error) error
 	// scanLevel yields the IDs under lvl:<level>: in ID order.
 	scanLevel(level string, fn func(id string) error) error
 	// scanRecords yields every megram: record in ID order.
@@ -90,8 +87,32 @@ type backend interface {
 	close() error
 }
 
+// scanPair yields the idx: entries of one tag pair in ID order.
+func scanPair(b backend, space, entity string, fn func(indexEntry) error) error {
+	return b.scanIdx(pairPrefix(space, entity), fn)
+}
+
+// scanSpace yields the idx: entries of one space in (entity, ID) key order.
+func scanSpace(b backend, space string, fn func(indexEntry) error) error {
+	return b.scanIdx(spacePrefix(space), fn)
+}
+
+// scanIndex yields every idx: entry in key order.
+func scanIndex(b backend, fn func(indexEntry) error) error {
+	return b.scanIdx(prefixIdx, fn)
+}
+
 // errStop ends a scan early without error.
 var errStop = errors.New("stop scan")
+
+// scanEnd is what a scan returns when its callback returned err: nothing for errStop,
+// else err.
+func scanEnd(err error) error {
+	if errors.Is(err, errStop) {
+		return nil
+	}
+	return err
+}
 
 // VerifyReport is the result of a consistency check of the whole store.
 type VerifyReport struct {

@@ -126,7 +126,7 @@ func (s *Service) planPass(ctx context.Context, now time.Time, o DreamOptions, r
 	var cur pairScan
 	started := false
 	n := 0
-	err := s.be.scanIndex(func(e indexEntry) error {
+	err := scanIndex(s.be, func(e indexEntry) error {
 		if n++; n%8192 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -423,7 +423,7 @@ type weighted struct {
 // Only the entries sent are read; their IDs stay bytes until then.
 func (s *Service) evidence(now time.Time, space, entity string, sc *evidenceScratch) ([]DistilEvidence, error) {
 	sc.ids, sc.ws = sc.ids[:0], sc.ws[:0]
-	err := s.be.scanPair(space, entity, func(e indexEntry) error {
+	err := scanPair(s.be, space, entity, func(e indexEntry) error {
 		if countsInPotentials(e.Level) {
 			att, _ := Contribution(e.F, e.Sigma, e.K, e.Ref, now)
 			start := len(sc.ids)

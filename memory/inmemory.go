@@ -181,7 +181,7 @@ func (m *memBackend) snapshotIdx(prefix string) (idxSnapshot, error) {
 	return snap, nil
 }
 
-func (m *memBackend) yieldIdx(prefix string, fn func(indexEntry) error) error {
+func (m *memBackend) scanIdx(prefix string, fn func(indexEntry) error) error {
 	snap, err := m.snapshotIdx(prefix)
 	if err != nil {
 		return err
@@ -190,27 +190,12 @@ func (m *memBackend) yieldIdx(prefix string, fn func(indexEntry) error) error {
 	for _, p := range snap.pairs {
 		for _, se := range snap.entries[start:p.end] {
 			if err := fn(indexEntry{Space: p.space, Entity: p.entity, idStr: se.id, summary: se.s}); err != nil {
-				if errors.Is(err, errStop) {
-					return nil
-				}
-				return err
+				return scanEnd(err)
 			}
 		}
 		start = p.end
 	}
 	return nil
-}
-
-func (m *memBackend) scanPair(space, entity string, fn func(indexEntry) error) error {
-	return m.yieldIdx(pairPrefix(space, entity), fn)
-}
-
-func (m *memBackend) scanSpace(space string, fn func(indexEntry) error) error {
-	return m.yieldIdx(spacePrefix(space), fn)
-}
-
-func (m *memBackend) scanIndex(fn func(indexEntry) error) error {
-	return m.yieldIdx(prefixIdx, fn)
 }
 
 func (m *memBackend) scanLevel(level string, fn func(string) error) error {
@@ -227,10 +212,7 @@ func (m *memBackend) scanLevel(level string, fn func(string) error) error {
 	sort.Strings(ids)
 	for _, id := range ids {
 		if err := fn(id); err != nil {
-			if errors.Is(err, errStop) {
-				return nil
-			}
-			return err
+			return scanEnd(err)
 		}
 	}
 	return nil
@@ -250,10 +232,7 @@ func (m *memBackend) scanRecords(fn func(Record) error) error {
 			return err
 		}
 		if err := fn(r); err != nil {
-			if errors.Is(err, errStop) {
-				return nil
-			}
-			return err
+			return scanEnd(err)
 		}
 	}
 	return nil

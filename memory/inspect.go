@@ -27,7 +27,7 @@ func (s *Service) Get(ctx context.Context, id string) (Record, error) {
 func (s *Service) SupersededBy(ctx context.Context, r Record) (string, error) {
 	var by string
 	err := s.use(func() error {
-		return s.be.scanPair(r.Space, r.Entity, func(e indexEntry) error {
+		return scanPair(s.be, r.Space, r.Entity, func(e indexEntry) error {
 			if e.Supersedes == r.ID {
 				by = e.id()
 				return errStop
@@ -74,9 +74,9 @@ func (s *Service) List(ctx context.Context, f ListFilter, fn func(Record) error)
 		}
 		switch {
 		case f.Space != "" && f.Entity != "":
-			return s.be.scanPair(f.Space, f.Entity, fromIdx)
+			return scanPair(s.be, f.Space, f.Entity, fromIdx)
 		case f.Space != "":
-			return s.be.scanSpace(f.Space, fromIdx)
+			return scanSpace(s.be, f.Space, fromIdx)
 		case f.Level != "":
 			return s.be.scanLevel(f.Level, emit)
 		default:

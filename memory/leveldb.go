@@ -67,26 +67,41 @@ func levelOptions(o StorageOptions, readOnly bool) *opt.Options {
 	}
 }
 
-// openStorage takes the store's lock (shared when readOnly) and checks its files; a
-// damaged store is refused with a *CorruptError and left as it was.
-func openStorage(dir string, o StorageOptions, readOnly bool) (storage.Storage, error) {
-	if o.MustExist || readOnly {
+// lockFiles opens the files in dir under the store's lock (shared when readOnly). When
+// mustExist, a store is there only with its CURRENT file: without it, the damage of the
+// files that are there is returned (no storage, no error), or, when there are none, an
+// error saying there is no store.
+func lockFiles(dir string, mustExist, readOnly bool) (storage.Storage, []Damage, error) {
+	if mustExist {
 		// LevelDB would create the directory before noticing the store is missing.
 		if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err != nil {
 			if d, derr := checkFiles(dir); derr == nil && len(d) > 0 {
-				return nil, &CorruptError{Dir: dir, Damage: d} // files without CURRENT
+				return nil, d, nil
 			}
-			return nil, fmt.Errorf("memory: no store in %s: %w", dir, err)
+			return nil, nil, fmt.Errorf("memory: no store in %s: %w", dir, err)
 		}
 	}
 	stor, err := storage.OpenFile(dir, readOnly)
 	if err != nil {
 		if lockBusy(err) {
-			return nil, lockedError(dir, err)
+			return nil, nil, lockedError(dir, err)
 		}
-		return nil, fmt.Errorf("memory: open %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("memory: open %s: %w", dir, err)
 	}
-	damage, err := checkFiles(dir)
+	return stor, nil, nil
+}
+
+// openStorage takes the store's lock (shared when readOnly) and checks its files; a
+// damaged store is refused with a *CorruptError and left as it was.
+func openStorage(dir string, o StorageOptions, readOnly bool) (storage.Storage, error) {
+	stor, damage, err := lockFiles(dir, o.MustExist || readOnly, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	if damage != nil {
+		return nil, &CorruptError{Dir: dir, Damage: damage} // files without CURRENT
+	}
+	damage, err = checkFiles(dir)
 	if err == nil && len(damage) > 0 {
 		err = &CorruptError{Dir: dir, Damage: damage}
 	}
@@ -272,25 +287,10 @@ func (l *levelBackend) scanIdx(prefix string, fn func(indexEntry) error) error {
 		}
 		e.summary = s
 		if err := fn(e); err != nil {
-			if errors.Is(err, errStop) {
-				return nil
-			}
-			return err
+			return scanEnd(err)
 		}
 	}
 	return it.Error()
-}
-
-func (l *levelBackend) scanPair(space, entity string, fn func(indexEntry) error) error {
-	return l.scanIdx(pairPrefix(space, entity), fn)
-}
-
-func (l *levelBackend) scanSpace(space string, fn func(indexEntry) error) error {
-	return l.scanIdx(spacePrefix(space), fn)
-}
-
-func (l *levelBackend) scanIndex(fn func(indexEntry) error) error {
-	return l.scanIdx(prefixIdx, fn)
 }
 
 func (l *levelBackend) scanLevel(level string, fn func(string) error) error {
@@ -299,10 +299,7 @@ func (l *levelBackend) scanLevel(level string, fn func(string) error) error {
 	defer it.Release()
 	for it.Next() {
 		if err := fn(string(it.Key()[len(p):])); err != nil {
-			if errors.Is(err, errStop) {
-				return nil
-			}
-			return err
+			return scanEnd(err)
 		}
 	}
 	return it.Error()
@@ -320,10 +317,7 @@ func (l *levelBackend) scanRecords(fn func(Record) error) error {
 			return err
 		}
 		if err := fn(r); err != nil {
-			if errors.Is(err, errStop) {
-				return nil
-			}
-			return err
+			return scanEnd(err)
 		}
 	}
 	return it.Error()

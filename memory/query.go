@@ -40,7 +40,7 @@ func (s *Service) viewPairWith(ctx context.Context, space, entity string, each f
 	var cs []string
 	superseded := map[string]bool{}
 	n := 0
-	err := s.be.scanPair(space, entity, func(e indexEntry) error {
+	err := scanPair(s.be, space, entity, func(e indexEntry) error {
 		if n++; n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err

@@ -23,19 +23,10 @@ import (
 // (missing, locked).
 func VerifyLevelDB(ctx context.Context, dir string) (VerifyReport, error) {
 	var rep VerifyReport
-	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err != nil {
-		if d, derr := checkFiles(dir); derr == nil && len(d) > 0 {
-			rep.Damage = d
-			return rep, nil
-		}
-		return rep, fmt.Errorf("memory: no store in %s: %w", dir, err)
-	}
-	stor, err := storage.OpenFile(dir, true)
-	if err != nil {
-		if lockBusy(err) {
-			return rep, lockedError(dir, err)
-		}
-		return rep, fmt.Errorf("memory: open %s: %w", dir, err)
+	stor, damage, err := lockFiles(dir, true, true)
+	if err != nil || damage != nil {
+		rep.Damage = damage // files without CURRENT
+		return rep, err
 	}
 	defer stor.Close()
 	if rep.Damage, err = checkFiles(dir); err != nil {

@@ -25,13 +25,10 @@ type ModelExchange struct {
 
 // Model decodes a model call's exchange; ok is false when x is not one.
 func Model(x trace.Exchange) (m ModelExchange, ok bool) {
-	m.Role, ok = strings.CutPrefix(x.Name, trace.ExchangeModel)
-	if !ok {
+	if m.Role, ok = strings.CutPrefix(x.Name, trace.ExchangeModel); !ok {
 		return m, false
 	}
-	_ = json.Unmarshal(x.Request, &m.Request)
-	_ = json.Unmarshal(x.Response, &m.Response)
-	m.Answered = answered(x.Response)
+	m.Answered = decodeCall(x, &m.Request, &m.Response)
 	m.Usage = m.Response.Usage
 	if x.Usage != nil {
 		m.Usage = *x.Usage
@@ -59,13 +56,10 @@ type ToolExchange struct {
 
 // Tool decodes a tool call's exchange; ok is false when x is not one.
 func Tool(x trace.Exchange) (t ToolExchange, ok bool) {
-	t.Tool, ok = strings.CutPrefix(x.Name, trace.ExchangeTool)
-	if !ok {
+	if t.Tool, ok = strings.CutPrefix(x.Name, trace.ExchangeTool); !ok {
 		return t, false
 	}
-	_ = json.Unmarshal(x.Request, &t.Request)
-	_ = json.Unmarshal(x.Response, &t.Response)
-	t.Answered = answered(x.Response)
+	t.Answered = decodeCall(x, &t.Request, &t.Response)
 	var exit struct {
 		Code *int `json:"exit_code"`
 	}
@@ -94,8 +88,7 @@ func PlanCheckOf(x trace.Exchange) (PlanCheck, bool) {
 	var resp struct {
 		Violations []string `json:"violations"`
 	}
-	_ = json.Unmarshal(x.Request, &req)
-	_ = json.Unmarshal(x.Response, &resp)
+	decodeCall(x, &req, &resp)
 	return PlanCheck{Round: req.Round, Attempt: req.Attempt, Violations: resp.Violations}, true
 }
 
@@ -111,12 +104,14 @@ func CalibrationOf(x trace.Exchange) (Calibration, bool) {
 		return Calibration{}, false
 	}
 	var c Calibration
-	_ = json.Unmarshal(x.Request, &c.Query)
-	_ = json.Unmarshal(x.Response, &c.Answer)
+	decodeCall(x, &c.Query, &c.Answer)
 	return c, true
 }
 
-// answered says whether an exchange recorded a response.
-func answered(resp json.RawMessage) bool {
-	return len(resp) > 0 && string(resp) != "null"
+// decodeCall decodes a call's request and response into its kind's shapes, as far as
+// they go (a view shows what decodes), and says whether a response was recorded.
+func decodeCall(x trace.Exchange, req, resp any) (answered bool) {
+	_ = json.Unmarshal(x.Request, req)
+	_ = json.Unmarshal(x.Response, resp)
+	return len(x.Response) > 0 && string(x.Response) != "null"
 }

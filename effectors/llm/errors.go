@@ -80,19 +80,6 @@ func KeyRefused(err error) bool {
 	return errors.As(err, &se) && (se.StatusCode == http.StatusUnauthorized || se.StatusCode == http.StatusForbidden)
 }
 
-// cut shortens s to at most n bytes on a rune boundary, marking the cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
 // ResponseTooLargeError is a model's answer over the size limit (contract.MaxModelResponse
 // by default): an HTTP body longer than the limit, counted but not kept, or a decoded
 // answer whose text is. The answer is refused, not retried (the same request would bring

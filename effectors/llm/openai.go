@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/linecap"
 )
 
 // Defaults of OpenAIOptions.
@@ -311,7 +312,7 @@ func bodyFailureKind(err error) string {
 }
 
 func (m *OpenAIModel) scrubCut(s string) string {
-	return cut(m.key.Scrub(s), maxErrorBody)
+	return linecap.Clip(m.key.Scrub(s), maxErrorBody)
 }
 
 // toWire converts a ChatRequest into go-openai's request.

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 )
@@ -31,24 +32,12 @@ func (l Limits) withDefaults() (Limits, error) {
 		return l, errors.New("sandbox: limits must not be negative")
 	}
 	d := DefaultLimits
-	if l.Processes == 0 {
-		l.Processes = d.Processes
-	}
-	if l.MemoryBytes == 0 {
-		l.MemoryBytes = d.MemoryBytes
-	}
-	if l.FileBytes == 0 {
-		l.FileBytes = d.FileBytes
-	}
-	if l.CPUSeconds == 0 {
-		l.CPUSeconds = d.CPUSeconds
-	}
-	if l.OpenFiles == 0 {
-		l.OpenFiles = d.OpenFiles
-	}
-	if l.TmpBytes == 0 {
-		l.TmpBytes = d.TmpBytes
-	}
+	l.Processes = cmp.Or(l.Processes, d.Processes)
+	l.MemoryBytes = cmp.Or(l.MemoryBytes, d.MemoryBytes)
+	l.FileBytes = cmp.Or(l.FileBytes, d.FileBytes)
+	l.CPUSeconds = cmp.Or(l.CPUSeconds, d.CPUSeconds)
+	l.OpenFiles = cmp.Or(l.OpenFiles, d.OpenFiles)
+	l.TmpBytes = cmp.Or(l.TmpBytes, d.TmpBytes)
 	return l, nil
 }
 

@@ -142,6 +142,15 @@ const (
 	offArg1 = 24
 )
 
+// The instructions the filter uses: load a word of seccomp_data; jump on equal, greater or
+// equal, or any bit set.
+const (
+	ld   = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+	jeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+	jge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+	jset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+)
+
 // bpfProgram assembles classic BPF with forward jumps to labels.
 type bpfProgram struct {
 	ins    []unix.SockFilter
@@ -173,6 +182,17 @@ func (p *bpfProgram) label(name string) {
 }
 
 func (p *bpfProgram) ret(k uint32) { p.stmt(unix.BPF_RET|unix.BPF_K, k) }
+
+// argIn adds the code at label that loads the argument at off and jumps to onMatch when
+// it is one of values; any other value returns otherwise.
+func (p *bpfProgram) argIn(label string, off uint32, values []uint32, onMatch string, otherwise uint32) {
+	p.label(label)
+	p.stmt(ld, off)
+	for _, v := range values {
+		p.jump(jeq, v, onMatch, "")
+	}
+	p.ret(otherwise)
+}
 
 func (p *bpfProgram) resolve() ([]unix.SockFilter, error) {
 	off := func(from int, name string) (uint8, error) {
@@ -206,12 +226,6 @@ func retErrno(e unix.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(e)&u
 // buildSeccomp compiles the filter for arch.
 func buildSeccomp(arch seccompArch) ([]unix.SockFilter, error) {
 	var p bpfProgram
-	const (
-		ld   = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-		jeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-		jge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
-		jset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
-	)
 	p.stmt(ld, offArch)
 	p.jump(jeq, arch.audit, "", "kill")
 	p.stmt(ld, offNr)
@@ -244,26 +258,9 @@ func buildSeccomp(arch seccompArch) ([]unix.SockFilter, error) {
 	p.stmt(ld, offArg0)
 	p.jump(jset, nsCloneFlags, "eperm", "allow")
 
-	p.label("personality")
-	p.stmt(ld, offArg0)
-	for _, v := range allowedPersonalities {
-		p.jump(jeq, v, "allow", "")
-	}
-	p.ret(retErrno(unix.EPERM))
-
-	p.label("ioctl")
-	p.stmt(ld, offArg1)
-	for _, v := range deniedIoctls {
-		p.jump(jeq, v, "eperm", "")
-	}
-	p.ret(unix.SECCOMP_RET_ALLOW)
-
-	p.label("socket")
-	p.stmt(ld, offArg0)
-	for _, v := range allowedSocketFamilies {
-		p.jump(jeq, v, "allow", "")
-	}
-	p.ret(retErrno(unix.EAFNOSUPPORT))
+	p.argIn("personality", offArg0, allowedPersonalities, "allow", retErrno(unix.EPERM))
+	p.argIn("ioctl", offArg1, deniedIoctls, "eperm", unix.SECCOMP_RET_ALLOW)
+	p.argIn("socket", offArg0, allowedSocketFamilies, "allow", retErrno(unix.EAFNOSUPPORT))
 
 	p.label("eperm")
 	p.ret(retErrno(unix.EPERM))

@@ -4,23 +4,30 @@ package fsmode
 
 import "io/fs"
 
+// names are the file types by their mode bit, in the order they are told apart: a
+// character device has ModeDevice set as well.
+var names = []struct {
+	bit  fs.FileMode
+	name string
+}{
+	{fs.ModeSymlink, "a symlink"},
+	{fs.ModeNamedPipe, "a named pipe (FIFO)"},
+	{fs.ModeSocket, "a socket"},
+	{fs.ModeCharDevice, "a character device"},
+	{fs.ModeDevice, "a block device"},
+	{fs.ModeDir, "a directory"},
+}
+
 // Name is a file type with its article: "a named pipe (FIFO)", "a directory", …
 func Name(m fs.FileMode) string {
-	switch t := m.Type(); {
-	case t&fs.ModeSymlink != 0:
-		return "a symlink"
-	case t&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case t&fs.ModeSocket != 0:
-		return "a socket"
-	case t&fs.ModeCharDevice != 0:
-		return "a character device"
-	case t&fs.ModeDevice != 0:
-		return "a block device"
-	case t&fs.ModeDir != 0:
-		return "a directory"
-	case t == 0:
+	t := m.Type()
+	if t == 0 {
 		return "a regular file"
+	}
+	for _, n := range names {
+		if t&n.bit != 0 {
+			return n.name
+		}
 	}
 	return "a special file"
 }

@@ -115,6 +115,18 @@ func Excerpt(b []byte) string {
 	return fmt.Sprintf("%s…(%d bytes)", strconv.Quote(string(b[:cut])), len(b))
 }
 
+// Clip cuts s to at most n bytes on a rune boundary, marking the cut with "…"; a
+// string of at most n bytes is returned whole. It is for text shown, not quoted.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 // ExcerptString is Excerpt for a string.
 func ExcerptString(s string) string { return Excerpt([]byte(s)) }
 

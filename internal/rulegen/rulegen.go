@@ -46,30 +46,14 @@ func RuleSet(rng *rand.Rand) (string, string) {
 		}
 		return "-s.x " + pick("<", ">") + " " + pick(consts...)
 	}
-	var cond func(depth int) string
-	cond = func(depth int) string {
-		if depth == 0 || rng.IntN(3) == 0 {
-			return atom()
-		}
-		switch rng.IntN(3) {
-		case 0:
-			return "(" + cond(depth-1) + " && " + cond(depth-1) + ")"
-		case 1:
-			return "(" + cond(depth-1) + " || " + cond(depth-1) + ")"
-		}
-		return "!(" + cond(depth-1) + ")"
-	}
-	var b strings.Builder
-	b.WriteString("params: {p: 0.5, q: 1.5, k: 1, flag: true, mode: a}\n")
-	b.WriteString("facts:\n  s:\n    fields: {x: float, y: float, n: int, b: bool, m: string, tags: strings}\n  t:\n    fields: {z: float}\n")
-	b.WriteString("objectives: [{name: o1}, {name: o2}, {name: o3, terminal: success}]\n")
-	b.WriteString("rules:\n")
+	cond := conditions(rng, atom, []string{"&&", "||"}, func() string { return "!" })
+	b := ruleFile("{p: 0.5, q: 1.5, k: 1, flag: true, mode: a}", "{z: float}", "[{name: o1}, {name: o2}, {name: o3, terminal: success}]")
 	for i, n := 0, 2+rng.IntN(5); i < n; i++ {
 		c := cond(2)
 		if rng.IntN(2) == 0 {
 			c = "s != nil && " + c
 		}
-		fmt.Fprintf(&b, "  - {name: r%d, salience: %d, when: '%s', then: {objective: %s}}\n", i, rng.IntN(3), c, pick("o1", "o2", "o3"))
+		b.rule(i, rng.IntN(3), c, pick("o1", "o2", "o3"))
 	}
 	domains := ""
 	if rng.IntN(2) == 0 {
@@ -114,32 +98,47 @@ func Wide(rng *rand.Rand) string {
 		}
 		return pick(terms...) + " " + cmp() + " " + pick(nums...)
 	}
+	cond := conditions(rng, atom, []string{"&&", "||", "and", "or"}, func() string { return pick("!", "not ") })
+	b := ruleFile("{p: 0.5, q: 1.5, flag: true, mode: a}", "{z: float, k: int}", "[{name: o1}, {name: o2}]")
+	for i, n := 0, 1+rng.IntN(8); i < n; i++ {
+		b.rule(i, rng.IntN(3), cond(3), pick("o1", "o2"))
+	}
+	return b.String()
+}
+
+// fileWriter writes a rule file over kind s (the same fields in every file) and kind t.
+type fileWriter struct{ strings.Builder }
+
+// ruleFile starts a rule file with its params, t's fields and its objectives, and opens
+// its rules.
+func ruleFile(params, tFields, objectives string) *fileWriter {
+	b := &fileWriter{}
+	b.WriteString("params: " + params + "\n")
+	b.WriteString("facts:\n  s:\n    fields: {x: float, y: float, n: int, b: bool, m: string, tags: strings}\n  t:\n    fields: " + tFields + "\n")
+	b.WriteString("objectives: " + objectives + "\n")
+	b.WriteString("rules:\n")
+	return b
+}
+
+// rule adds rule r<i>.
+func (b *fileWriter) rule(i, salience int, when, objective string) {
+	fmt.Fprintf(b, "  - {name: r%d, salience: %d, when: '%s', then: {objective: %s}}\n", i, salience, when, objective)
+}
+
+// conditions returns a writer of random conditions up to a depth: an atom, or a
+// junction of two conditions by one of joins, or a negation spelt by not.
+func conditions(rng *rand.Rand, atom func() string, joins []string, not func() string) func(depth int) string {
 	var cond func(depth int) string
 	cond = func(depth int) string {
 		if depth == 0 || rng.IntN(3) == 0 {
 			return atom()
 		}
-		switch rng.IntN(5) {
-		case 0:
-			return "(" + cond(depth-1) + " && " + cond(depth-1) + ")"
-		case 1:
-			return "(" + cond(depth-1) + " || " + cond(depth-1) + ")"
-		case 2:
-			return "(" + cond(depth-1) + " and " + cond(depth-1) + ")"
-		case 3:
-			return "(" + cond(depth-1) + " or " + cond(depth-1) + ")"
+		if i := rng.IntN(len(joins) + 1); i < len(joins) {
+			return "(" + cond(depth-1) + " " + joins[i] + " " + cond(depth-1) + ")"
 		}
-		return pick("!", "not ") + "(" + cond(depth-1) + ")"
+		return not() + "(" + cond(depth-1) + ")"
 	}
-	var b strings.Builder
-	b.WriteString("params: {p: 0.5, q: 1.5, flag: true, mode: a}\n")
-	b.WriteString("facts:\n  s:\n    fields: {x: float, y: float, n: int, b: bool, m: string, tags: strings}\n  t:\n    fields: {z: float, k: int}\n")
-	b.WriteString("objectives: [{name: o1}, {name: o2}]\n")
-	b.WriteString("rules:\n")
-	for i, n := 0, 1+rng.IntN(8); i < n; i++ {
-		fmt.Fprintf(&b, "  - {name: r%d, salience: %d, when: '%s', then: {objective: %s}}\n", i, rng.IntN(3), cond(3), pick("o1", "o2"))
-	}
-	return b.String()
+	return cond
 }
 
 // Value is a random value of a field type (float, int, bool, string, strings), among

@@ -155,36 +155,30 @@ func EncodePublicKey(pub ed25519.PublicKey) ([]byte, error) {
 
 // ParsePrivateKey reads an Ed25519 private key from a PEM PKCS #8 block.
 func ParsePrivateKey(b []byte) (ed25519.PrivateKey, error) {
-	der, err := pemBlock(b, "PRIVATE KEY")
-	if err != nil {
-		return nil, err
-	}
-	k, err := x509.ParsePKCS8PrivateKey(der)
-	if err != nil {
-		return nil, fmt.Errorf("not a PKCS #8 private key: %w", err)
-	}
-	priv, ok := k.(ed25519.PrivateKey)
-	if !ok {
-		return nil, fmt.Errorf("a %T, not an Ed25519 key", k)
-	}
-	return priv, nil
+	return parseKey[ed25519.PrivateKey](b, "PRIVATE KEY", "PKCS #8 private key", x509.ParsePKCS8PrivateKey)
 }
 
 // ParsePublicKey reads an Ed25519 public key from a PEM PKIX block.
 func ParsePublicKey(b []byte) (ed25519.PublicKey, error) {
-	der, err := pemBlock(b, "PUBLIC KEY")
+	return parseKey[ed25519.PublicKey](b, "PUBLIC KEY", "PKIX public key", x509.ParsePKIXPublicKey)
+}
+
+// parseKey reads the one PEM block of type block, decodes it with parse (what names its
+// encoding in errors) and accepts only an Ed25519 key of type K.
+func parseKey[K ed25519.PrivateKey | ed25519.PublicKey](b []byte, block, what string, parse func([]byte) (any, error)) (K, error) {
+	der, err := pemBlock(b, block)
 	if err != nil {
 		return nil, err
 	}
-	k, err := x509.ParsePKIXPublicKey(der)
+	k, err := parse(der)
 	if err != nil {
-		return nil, fmt.Errorf("not a PKIX public key: %w", err)
+		return nil, fmt.Errorf("not a %s: %w", what, err)
 	}
-	pub, ok := k.(ed25519.PublicKey)
+	key, ok := k.(K)
 	if !ok {
 		return nil, fmt.Errorf("a %T, not an Ed25519 key", k)
 	}
-	return pub, nil
+	return key, nil
 }
 
 func pemBlock(b []byte, want string) ([]byte, error) {

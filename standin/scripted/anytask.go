@@ -42,12 +42,7 @@ const AnyTaskNote = "scripted.AnyTask: every reply is made by fixed rules from i
 
 // AnyTaskLLMConfig names AnyTask's models for every role, and no endpoint and no key.
 func AnyTaskLLMConfig() llm.Config {
-	cfg := llm.DefaultConfig()
-	cfg.BaseURL = "none: a stand-in answers (scripted.AnyTask; no model is called)"
-	for _, r := range llm.Roles {
-		cfg.Roles[r] = llm.RoleModel{Model: AnyTaskModelName(r)}
-	}
-	return cfg
+	return standInConfig("none: a stand-in answers (scripted.AnyTask; no model is called)", AnyTaskModelName)
 }
 
 var _ llm.ChatModel = AnyTask{}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/effectors/llm"
+	"github.com/agentspine/spine/internal/linecap"
 )
 
 // Chat is a test double for the control plane, not a model: it replays a fixed script
@@ -58,10 +59,16 @@ func NewChat(script Script) *Chat {
 // LLMConfig is a model configuration that names a Chat's models for every role (and no
 // endpoint, no key): what the roles and the trace header read.
 func LLMConfig() llm.Config {
+	return standInConfig("none: scripted replies (no model is called)", ModelName)
+}
+
+// standInConfig is the default model configuration with every role's model named by
+// model and, for an endpoint, a note that says a stand-in answers.
+func standInConfig(note string, model func(llm.RoleName) string) llm.Config {
 	cfg := llm.DefaultConfig()
-	cfg.BaseURL = "none: scripted replies (no model is called)"
+	cfg.BaseURL = note
 	for _, r := range llm.Roles {
-		cfg.Roles[r] = llm.RoleModel{Model: ModelName(r)}
+		cfg.Roles[r] = llm.RoleModel{Model: model(r)}
 	}
 	return cfg
 }
@@ -96,7 +103,7 @@ func (c *Chat) Complete(ctx context.Context, req contract.ModelRequest) (contrac
 		for _, want := range turns[n].Expect {
 			if !strings.Contains(last, want) {
 				return contract.ModelResponse{}, fmt.Errorf("scripted chat: %s turn %d expects its request's last message to contain %q; it reads %q",
-					role, n+1, want, clip(last, 300))
+					role, n+1, want, linecap.Clip(last, 300))
 			}
 		}
 		return contract.ModelResponse{}, fmt.Errorf("scripted chat: %s turn %d does not follow the replies the request holds", role, n+1)
@@ -177,16 +184,3 @@ func roleOf(model string) (llm.RoleName, bool) {
 	}
 	return llm.ParseRoleName(name)
 }
-
-// clip shortens s to n bytes for a message, on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8Start(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
