@@ -328,6 +328,10 @@ func (wm *WorkingMemory) moveLive(kf *kindFacts) error {
 	wm.rev++ // as storedSingle does
 	kf.single.Rev, kf.rev = wm.rev, wm.rev
 	if wm.counter != nil {
+		if wm.deferCount {
+			wm.deferred++
+			return nil
+		}
 		wm.counter.Add(1)
 		return nil
 	}

@@ -55,7 +55,12 @@ type WorkingMemory struct {
 	// number from it. A session whose trace discards every event numbers its fact
 	// events this way, without building them.
 	counter *atomic.Int64
-	stamps  uint64 // counts moves bound, each stamped with the count (see Binding)
+	// deferCount makes the in-place write of a bound fact (moveLive) count its event in
+	// deferred instead of counter; Session.DecideWith sets it around its write and adds
+	// deferred to the seq with the cycle's events.
+	deferCount bool
+	deferred   int64
+	stamps     uint64 // counts moves bound, each stamped with the count (see Binding)
 }
 
 // setRuleSet switches working memory to a reloaded rule set with the same kinds, whose
