@@ -120,11 +120,7 @@ func (s *Session) Decide(ctx context.Context) (Decided, error) {
 // atomic add a decision instead of two. Nothing can come between the write and the
 // cycle, since one call makes both.
 func (s *Session) DecideWith(ctx context.Context, b *Binding) (Decided, error) {
-	s.wm.deferCount = s.tracer.discard
-	err := b.Write()
-	s.wm.deferCount = false
-	if err != nil {
-		s.settle()
+	if err := s.wm.inPlace(b, s.tracer.discard); err != nil { // a failed write defers nothing
 		return Decided{}, &WriteError{Err: err}
 	}
 	return s.Decide(ctx)
