@@ -104,6 +104,11 @@ func (s *Session) Decide(ctx context.Context) (Decided, error) {
 	if err != nil {
 		return Decided{}, err
 	}
+	return s.outcome(r)
+}
+
+// outcome is what the cycle that fired r decided, with the trace's first error.
+func (s *Session) outcome(r *ruleset.Rule) (Decided, error) {
 	d := Decided{Objective: s.cyc.objective, Errors: s.cyc.errs}
 	if r != nil {
 		d.Fired = r.Name
@@ -123,7 +128,11 @@ func (s *Session) DecideWith(ctx context.Context, b *Binding) (Decided, error) {
 	if err := s.wm.inPlace(b, s.tracer.discard); err != nil { // a failed write defers nothing
 		return Decided{}, &WriteError{Err: err}
 	}
-	return s.Decide(ctx)
+	r, err := s.step(ctx, false)
+	if err != nil {
+		return Decided{}, err
+	}
+	return s.outcome(r)
 }
 
 // WriteError is DecideWith's error when the write failed; no cycle ran.
