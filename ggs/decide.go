@@ -70,13 +70,11 @@ func CheckRuleSet(rs *ruleset.RuleSet) error {
 // objective the fired rule sets is the decision.
 func (d *RulesDecider) Decide(ctx context.Context, s Signals) (Decision, error) {
 	d.sig = s
-	// The signals fact written and one cycle run in one call; the cycle's result is
-	// built only for an error below.
-	dec, err := d.sess.DecideWith(ctx, d.put)
+	if err := d.put.Write(); err != nil {
+		return Decision{}, fmt.Errorf("ggs: signals fact: %w", err)
+	}
+	dec, err := d.sess.Decide(ctx) // the cycle's result is built only for an error below
 	if err != nil {
-		if we, ok := err.(*engine.WriteError); ok {
-			return Decision{}, fmt.Errorf("ggs: signals fact: %w", we.Err)
-		}
 		return Decision{}, fmt.Errorf("ggs: agenda cycle: %w", err)
 	}
 	if dec.Errors > 0 {

@@ -104,11 +104,6 @@ func (s *Session) Decide(ctx context.Context) (Decided, error) {
 	if err != nil {
 		return Decided{}, err
 	}
-	return s.outcome(r)
-}
-
-// outcome is what the cycle that fired r decided, with the trace's first error.
-func (s *Session) outcome(r *ruleset.Rule) (Decided, error) {
 	d := Decided{Objective: s.cyc.objective, Errors: s.cyc.errs}
 	if r != nil {
 		d.Fired = r.Name
@@ -117,36 +112,6 @@ func (s *Session) outcome(r *ruleset.Rule) (Decided, error) {
 		return d, s.tracer.err
 	}
 	return d, s.Flush()
-}
-
-// DecideWith writes b, as b.Write does, and runs the cycle Decide runs, for a host that
-// writes one fact before every decision. The trace is the same as theirs. With a sink
-// that discards every event, the fact event's seq is taken with the cycle's: one
-// atomic add a decision instead of two. Nothing can come between the write and the
-// cycle, since one call makes both.
-func (s *Session) DecideWith(ctx context.Context, b *Binding) (Decided, error) {
-	if err := s.wm.inPlace(b, s.tracer.discard); err != nil { // a failed write defers nothing
-		return Decided{}, &WriteError{Err: err}
-	}
-	r, err := s.step(ctx, false)
-	if err != nil {
-		return Decided{}, err
-	}
-	return s.outcome(r)
-}
-
-// WriteError is DecideWith's error when the write failed; no cycle ran.
-type WriteError struct{ Err error }
-
-func (e *WriteError) Error() string { return e.Err.Error() }
-func (e *WriteError) Unwrap() error { return e.Err }
-
-// settle adds the fact events DecideWith counted but did not number yet to the seq.
-func (s *Session) settle() {
-	if n := s.wm.deferred; n > 0 {
-		s.wm.deferred = 0
-		s.tracer.seq.Add(n)
-	}
 }
 
 // cycleState is what a cycle keeps to build its CycleResult when a sink or a caller
@@ -192,11 +157,9 @@ func (s *Session) LastCycle() *CycleResult {
 // the result only for a sink that writes the conflict set.
 func (s *Session) step(ctx context.Context, terminalOnly bool) (*ruleset.Rule, error) {
 	if err := s.canceled(ctx); err != nil {
-		s.settle()
 		return nil, err
 	}
 	if s.nFirings >= s.opts.maxFirings {
-		s.settle()
 		return nil, &RunawayError{Limit: s.opts.maxFirings, Last: s.lastFirings()}
 	}
 	s.cycle++
@@ -216,8 +179,7 @@ func (s *Session) step(ctx context.Context, terminalOnly bool) (*ruleset.Rule, e
 		// Nobody reads the events: the conflict set's and the firing's only take their
 		// seqs, and the objective's fact event takes its own (see putObjective).
 		if first == nil {
-			s.tracer.seq.Add(1 + s.wm.deferred) // the deferred fact events come first
-			s.wm.deferred = 0
+			s.tracer.skip()
 		} else {
 			s.fire(first)
 		}
@@ -439,15 +401,12 @@ func (s *Session) fire(r *ruleset.Rule) {
 	if s.tracer.discard {
 		// Nobody reads them: do not build the bodies. The conflict set, the firing and
 		// the objective's fact event take their seqs together.
-		// Fact events DecideWith deferred come first: they take their seqs here too.
-		n := s.wm.deferred
-		s.wm.deferred = 0
 		if len(t.Retract)+len(t.Assert)+len(t.Update) == 0 && t.Objective != "" && s.wm.objectiveInPlace(t.Objective, r.Name) {
-			s.tracer.seq.Add(3 + n)
+			s.tracer.seq.Add(3)
 			s.requested = t.Transition
 			return
 		}
-		s.tracer.seq.Add(2 + n)
+		s.tracer.seq.Add(2)
 	} else {
 		s.emitFired(r)
 	}

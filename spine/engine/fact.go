@@ -268,10 +268,10 @@ func (m *moves) bind(c *cachedPlan, src reflect.Value, dst []fieldPtr, slots []i
 // inPlace writes the struct of b through the live payload's moves when they are bound
 // to it; moves that are not b's (none yet, or a change since made another payload live)
 // take the path of Set, which binds them.
-func (wm *WorkingMemory) inPlace(b *Binding, deferCount bool) error {
+func (wm *WorkingMemory) inPlace(b *Binding) error {
 	kf := b.kf
 	if p := kf.live; p != nil && p.moves.stamp == b.stamp && !kf.shared && p.moves.gen == wm.inGen {
-		return wm.moveLive(kf, deferCount)
+		return wm.moveLive(kf)
 	}
 	if _, _, err := wm.write(kf.kind.Name, "", b.src, ""); err != nil {
 		return err
@@ -285,11 +285,9 @@ func (wm *WorkingMemory) inPlace(b *Binding, deferCount bool) error {
 // moveLive writes the source of the live payload's moves into the payload and the
 // input, and records the change, when every number fits its declared type (floats
 // finite, ints within ruleset.MaxExactInt); when one does not, it writes nothing and
-// returns the error of the first. With deferCount, a change that would only be
-// counted is counted in wm.deferred (see Session.DecideWith). This runs on every
-// decision: the numbers are checked as they are copied, in one pass, and the old ones
-// put back on the rare bad one.
-func (wm *WorkingMemory) moveLive(kf *kindFacts, deferCount bool) error {
+// returns the error of the first. This runs on every decision: the numbers are checked
+// as they are copied, in one pass, and the old ones put back on the rare bad one.
+func (wm *WorkingMemory) moveLive(kf *kindFacts) error {
 	m := &kf.live.moves
 	fs, is := m.f, m.i // locals, which the stores below cannot change
 	var z float64      // x−x is 0 for a finite x and NaN otherwise, and a NaN sum stays NaN
@@ -330,10 +328,6 @@ func (wm *WorkingMemory) moveLive(kf *kindFacts, deferCount bool) error {
 	wm.rev++ // as storedSingle does
 	kf.single.Rev, kf.rev = wm.rev, wm.rev
 	if wm.counter != nil {
-		if deferCount {
-			wm.deferred++
-			return nil
-		}
 		wm.counter.Add(1)
 		return nil
 	}

@@ -55,10 +55,7 @@ type WorkingMemory struct {
 	// number from it. A session whose trace discards every event numbers its fact
 	// events this way, without building them.
 	counter *atomic.Int64
-	// deferred counts the events of in-place writes of a bound fact (moveLive) that
-	// Session.DecideWith made and adds to the seq with the cycle's events.
-	deferred int64
-	stamps   uint64 // counts moves bound, each stamped with the count (see Binding)
+	stamps  uint64 // counts moves bound, each stamped with the count (see Binding)
 }
 
 // setRuleSet switches working memory to a reloaded rule set with the same kinds, whose
@@ -286,7 +283,7 @@ func (wm *WorkingMemory) Bind(kind string, src any) (*Binding, error) {
 }
 
 // Write puts the current values of the bound struct into working memory, as Set does.
-func (b *Binding) Write() error { return b.wm.inPlace(b, false) }
+func (b *Binding) Write() error { return b.wm.inPlace(b) }
 
 // handOut marks the payload of a fact that leaves working memory as seen.
 func (wm *WorkingMemory) handOut(f Fact, err error) (Fact, error) {
@@ -351,7 +348,7 @@ func (wm *WorkingMemory) write(kind, id string, payload any, op string) (*kindFa
 		return kf, id, nil
 	}
 	if exists && !kf.shared && wm.bindLive(kf, payload) { // nobody has seen the live payload
-		return kf, id, wm.moveLive(kf, false)
+		return kf, id, wm.moveLive(kf)
 	}
 	buf := kf.takeSpare(k)
 	dst := buf.ptr.Elem()

@@ -278,7 +278,7 @@ func (s *Session) canceled(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if s.stopAt > 0 && s.tracer.seq.Load()+s.wm.deferred+1 == s.stopAt {
+	if s.stopAt > 0 && s.tracer.seq.Load()+1 == s.stopAt {
 		return context.Canceled
 	}
 	return nil
