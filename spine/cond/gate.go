@@ -99,6 +99,22 @@ func (m *Matcher) combine(n int) {
 	m.combined = combined
 }
 
+// foldGate drops the test of a gated part's gate from its table, whose weight joins
+// the base: the table is looked up only while the gate is present, so the test would
+// always hold.
+func (p *part) foldGate() {
+	t := p.t
+	kept := []itest{}
+	for _, x := range t.present {
+		if int(x.at) == p.gate {
+			t.base += x.w
+			continue
+		}
+		kept = append(kept, x)
+	}
+	t.present = kept
+}
+
 // shutOutcomes are a gated part's outcomes while its gate is absent: false, but for a
 // rule only the VM evaluates, which stays the VM's.
 func (p *part) shutOutcomes() []uint8 {

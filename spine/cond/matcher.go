@@ -115,7 +115,13 @@ func Compile(conds []*Node) *Matcher {
 		}
 	}
 	m.top = &table{parts: m}
-	if len(m.parts) == 1 && len(m.parts[0].index) == len(conds) {
+	single := len(m.parts) == 1 && len(m.parts[0].index) == len(conds)
+	for _, p := range m.parts {
+		if p.gate >= 0 && !single {
+			p.foldGate()
+		}
+	}
+	if single {
 		// One table decides every rule: nothing to skip, and its own outcomes stand
 		// when the gate is absent.
 		m.parts[0].gate, m.parts[0].shut = -1, nil
@@ -123,7 +129,7 @@ func Compile(conds []*Node) *Matcher {
 	} else if len(m.vmOnly) < len(conds) {
 		if m.combine(len(conds)); m.combined != nil {
 			top := *m.parts[0].t
-			top.rest, m.top = m, &top
+			top.rest, top.restGate, m.top = m, m.parts[0].gate, &top
 		}
 	}
 	return m

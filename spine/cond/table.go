@@ -28,7 +28,8 @@ type table struct {
 	parts                *Matcher // for a matcher of several parts, its top table: lookup decides each
 	// rest is set on the top table of a matcher whose parts' leaves are combined: a copy
 	// of its first part's table, after which lookup decides the other parts.
-	rest *Matcher
+	rest     *Matcher
+	restGate int // with rest: the first part's gate, -1 for none
 }
 
 // Limits of a part's table beyond which the part is halved, and of the work of building
@@ -49,7 +50,7 @@ func (t *table) lookup(in *Input, out []uint8) ([]uint8, int) {
 	}
 	// The top table of gated parts (gate.go) is the first part's: it is read as a
 	// single table is, and the other parts only for the gates that are present.
-	if r := t.rest; r != nil && r.parts[0].gate >= 0 && !in.Present[r.parts[0].gate] {
+	if r := t.rest; r != nil && t.restGate >= 0 && !in.Present[t.restGate] {
 		return r.decideRest(in, 0)
 	}
 	// The tests add their weights without a branch: which hold varies from one lookup
@@ -86,7 +87,7 @@ func (t *table) lookup(in *Input, out []uint8) ([]uint8, int) {
 	}
 	leaf := t.cells[ix]
 	if t.rest != nil {
-		return t.rest.decideRest(in, int(leaf)+b2i(t.rest.parts[0].gate >= 0))
+		return t.rest.decideRest(in, int(leaf)+b2i(t.restGate >= 0))
 	}
 	return t.leaves[leaf], int(leaf)
 }

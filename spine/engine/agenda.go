@@ -189,7 +189,11 @@ func (s *Session) step(ctx context.Context, terminalOnly bool) (*ruleset.Rule, e
 			s.fire(first)
 		}
 	}
-	c.objective = s.Objective()
+	if first != nil && first.Then.Objective != "" {
+		c.objective = first.Then.Objective // what fire set last, without reading it back
+	} else {
+		c.objective = s.Objective()
+	}
 	return first, nil
 }
 
@@ -285,14 +289,22 @@ func (s *Session) evaluateLeaf(e *leafEvals, order []*ruleset.Rule) *agenda {
 	s.evals, s.sharedEvals = e.evals, true
 	if e.agenda.names != nil {
 		// The true rules read the same kinds: one recency, which must not be below
-		// the firedAt of any of them.
+		// the firedAt of any of them. No firedAt is above the last firing's, so a
+		// recency at or above it needs no look at the rules.
 		var rec uint64
-		for _, k := range e.reads {
-			rec = max(rec, s.wm.kinds[k].rev)
+		if e.read >= 0 {
+			rec = s.wm.kinds[e.read].rev
+		} else {
+			for _, k := range e.reads {
+				rec = max(rec, s.wm.kinds[k].rev)
+			}
 		}
-		fresh := true
-		for _, i := range e.trueRules {
-			fresh = fresh && rec >= s.firedAt[i]
+		fresh := rec >= s.lastFiredAt
+		if !fresh {
+			fresh = true
+			for _, i := range e.trueRules {
+				fresh = fresh && rec >= s.firedAt[i]
+			}
 		}
 		if fresh {
 			return &e.agenda
@@ -378,6 +390,7 @@ func tieBreaker(a, b candidate) string {
 // engine. With the Discard sink it also counts the cycle's conflict set event.
 func (s *Session) fire(r *ruleset.Rule) {
 	s.firedAt[r.Index()] = s.wm.rev + 1
+	s.lastFiredAt = s.wm.rev + 1
 	f := &s.firings[s.ring] // the ring of the last firings
 	f.Cycle, f.Rule, f.Stage = s.cycle, r.Name, s.cyc.stage
 	s.nFirings++

@@ -26,8 +26,10 @@ type leafEvals struct {
 	// read the same kinds: then they have one recency, and the leaf fixes the order.
 	// Its names are nil otherwise.
 	agenda agenda
-	// With an agenda: the kinds the true rules read, and the rules' indexes.
+	// With an agenda: the kinds the true rules read, the one when they read one (-1
+	// otherwise), and the rules' indexes.
 	reads     []int
+	read      int
 	trueRules []int32
 }
 
@@ -50,7 +52,7 @@ func (c *leafCache) get(m *cond.Matcher, leaf int, order []*ruleset.Rule, outcom
 	if c.kept+len(order) > maxLeafEvals {
 		return nil
 	}
-	e := &leafEvals{evals: make([]trace.RuleEval, len(order))}
+	e := &leafEvals{evals: make([]trace.RuleEval, len(order)), read: -1}
 	for pos, r := range order {
 		e.evals[pos] = trace.RuleEval{Rule: r.Name, Result: ResultFalse}
 		switch outcomes[r.Index()] {
@@ -75,6 +77,9 @@ func (c *leafCache) get(m *cond.Matcher, leaf int, order []*ruleset.Rule, outcom
 		}
 		if len(cset) > 0 {
 			e.reads = cset[0].rule.ReadKinds()
+		}
+		if len(e.reads) == 1 {
+			e.read = e.reads[0]
 		}
 	}
 	c.entries[leaf] = e

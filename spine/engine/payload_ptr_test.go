@@ -132,3 +132,66 @@ rules: [{name: r, salience: 1, when: 'true', then: {transition: observe}}]
 		t.Errorf("partial update: got %s, want %s", got, want)
 	}
 }
+
+// TestBindingRejectsWhatSetRejects: a bound struct written in place (the moves) takes
+// the numbers a general write takes and refuses the others with the same error,
+// leaving the fact and the matcher's input as they were.
+func TestBindingRejectsWhatSetRejects(t *testing.T) {
+	rs, err := LoadRules("b.yaml", []byte(`
+facts: {s: {fields: {f: float, i: int, j: int}}}
+rules: [{name: r, salience: 1, when: 's != nil && s.i > 0 && s.j > 0 && s.f > 0', then: {transition: observe}}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type payload struct {
+		F float64 `json:"f"`
+		I int     `json:"i"`
+		J int     `json:"j"`
+	}
+	const max = 1 << 53
+	var src payload
+	wm := NewWorkingMemory(rs, nil)
+	b, err := wm.Bind("s", &src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := rs.Kind("s")
+	kf := &wm.kinds[k.Index()]
+	// Read without handing the payload out, which would send the next write the
+	// general way.
+	stored := func() string {
+		if !kf.has {
+			return "none"
+		}
+		j, _ := json.Marshal(kf.single.Payload)
+		return string(j)
+	}
+	moved := 0
+	for _, v := range []payload{
+		{F: 1, I: 1, J: 1}, {F: 2, I: max, J: -max}, {F: 3, I: max + 1}, {F: 4, J: -max - 1},
+		{F: 5, I: math.MaxInt64}, {F: 6, J: math.MinInt64}, {F: math.NaN(), I: 2}, {F: math.Inf(-1)},
+		{F: 7, I: 3, J: 4}, {F: -math.MaxFloat64, I: -1, J: max},
+	} {
+		before, in := stored(), fmt.Sprint(wm.in)
+		if kf.live != nil && kf.live.moves.from != nil {
+			moved++
+		}
+		src = v
+		werr := b.Write()
+		v2 := v
+		serr := NewWorkingMemory(rs, nil).Set("s", "", &v2)
+		if fmt.Sprint(werr) != fmt.Sprint(serr) {
+			t.Errorf("%+v: Write %v, Set %v", v, werr, serr)
+		}
+		if werr != nil && (stored() != before || fmt.Sprint(wm.in) != in) {
+			t.Errorf("%+v: a refused write changed memory: %s → %s, input %s → %v", v, before, stored(), in, wm.in)
+		}
+		if want, _ := json.Marshal(v); werr == nil && stored() != string(want) {
+			t.Errorf("%+v: stored %s", v, stored())
+		}
+	}
+	if moved < 8 { // the first write binds the moves, the second finds them bound
+		t.Errorf("%d writes found the moves bound, want 8", moved)
+	}
+}

@@ -37,8 +37,11 @@ type Session struct {
 	// firedAt is, per rule, 1 + the memory's revision when it last fired, 0 if it has
 	// not: revisions only grow, so no kind the rule reads has changed since while its
 	// recency is below it.
-	firedAt   []uint64
-	requested string // transition requested by the last rule fired
+	firedAt []uint64
+	// lastFiredAt is the last firing's firedAt: no rule's is above it, since the
+	// revisions only grow (a reload keeps some of the values).
+	lastFiredAt uint64
+	requested   string // transition requested by the last rule fired
 
 	// reused per cycle
 	cyc         cycleState  // what the last cycle kept, from which res is built when read
