@@ -46,7 +46,7 @@ func init() {
 // failed or a finding is an error.
 func runAudit(ctx context.Context, io stdio, cfg audit.Config, asJSON bool, verifyKey string, args []string) error {
 	if err := cfg.Validate(); err != nil {
-		return failWith(exitUsage, err)
+		return cli.Fail(exitUsage, err)
 	}
 	paths, err := traceArgs(args)
 	if err != nil {
@@ -67,7 +67,7 @@ func runAudit(ctx context.Context, io stdio, cfg audit.Config, asJSON bool, veri
 		fmt.Fprintln(io.out, tally.Summary())
 	}
 	if tally.Failed || tally.Errors > 0 {
-		return exitStatus(exitFail)
+		return cli.Exit(exitFail)
 	}
 	return nil
 }

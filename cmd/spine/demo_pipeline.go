@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/ggs/ggsrun"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/internal/termui"
 	"github.com/agentspine/spine/runview"
@@ -73,11 +74,11 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	fmt.Fprintf(io.out, "Read it:             spine trace show %s\n", res.TracePath)
 	fmt.Fprintln(io.out, explainHint)
 	if errors.Is(o.RunErr, context.Canceled) {
-		return exitStatus(code)
+		return cli.Exit(code)
 	}
 	// The demo checks itself: the pipeline must have done what the demo shows.
 	if wrong := o.Wrong(d); len(wrong) > 0 {
 		return fmt.Errorf("the pipeline demo went wrong: %s", strings.Join(wrong, "; "))
 	}
-	return exitStatus(code)
+	return cli.Exit(code)
 }

@@ -30,13 +30,13 @@ func init() {
 		c.RunE = func(c *cobra.Command, args []string) error {
 			switch {
 			case len(args) != 1:
-				return usageErrorf("expected one trace file, got %d arguments", len(args))
+				return cli.Usagef("expected one trace file, got %d arguments", len(args))
 			case strings.TrimSpace(*bad) == "":
-				return usageErrorf("--bad WHY is required: say what is wrong with the task's result")
+				return cli.Usagef("--bad WHY is required: say what is wrong with the task's result")
 			case *dir != "" && *db != "" && *dir != *db:
-				return usageErrorf("--memory %s and --db %s name different stores", *dir, *db)
+				return cli.Usagef("--memory %s and --db %s name different stores", *dir, *db)
 			case *dir == "" && *db == "":
-				return usageErrorf("--memory DIR is required: the store the task ran with")
+				return cli.Usagef("--memory DIR is required: the store the task ran with")
 			}
 			store := *dir
 			if store == "" {
@@ -73,7 +73,7 @@ func nowFlag(now string) (clock.Clock, error) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, now)
 	if err != nil {
-		return nil, usageErrorf("--now %q: want an RFC 3339 time such as 2025-03-01T12:00:00Z", now)
+		return nil, cli.Usagef("--now %q: want an RFC 3339 time such as 2025-03-01T12:00:00Z", now)
 	}
 	return clock.Fixed(t), nil
 }

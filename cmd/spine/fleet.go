@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/internal/cli"
 )
 
 // The fleet's commands (serve, submit, status, worker, trace get) share how they reach
@@ -45,7 +46,7 @@ func (n *natsFlags) add(fs *pflag.FlagSet) {
 func (n *natsFlags) connect(ctx context.Context, name string) (*fleet.Client, error) {
 	o := n.o
 	if err := o.FromEnv(os.Getenv); err != nil {
-		return nil, usageErrorf("--nats-user %v", err)
+		return nil, cli.Usagef("--nats-user %v", err)
 	}
 	o.Name = name
 	return fleet.Dial(ctx, o, n.wait)

@@ -12,6 +12,7 @@ import (
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/fleet/fleettext"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/termtext"
 )
 
@@ -38,13 +39,13 @@ func addAuditFollowFlags(fs *pflag.FlagSet) *auditFollowFlags {
 // line when a run ends; with --json, one FollowEvent a line.
 func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audit.Config, asJSON bool, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf("--follow reads the fleet's bus, not trace files (%s)", args[0])
+		return cli.Usagef("--follow reads the fleet's bus, not trace files (%s)", args[0])
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageErrorf("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	if f.untilRuns < 0 {
-		return usageErrorf("--until-runs %d: expected a count of runs, 0 or more", f.untilRuns)
+		return cli.Usagef("--until-runs %d: expected a count of runs, 0 or more", f.untilRuns)
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()

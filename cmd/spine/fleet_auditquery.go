@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/fleet/fleettext"
+	"github.com/agentspine/spine/internal/cli"
 )
 
 const auditQueryLong = `Ask the fleet's Auditor about finished runs: a run (--run, a run or task id), a role
@@ -37,13 +38,13 @@ func init() {
 				now := time.Now()
 				var err error
 				if q.Since, err = fleet.ParseWhen(since, now); err != nil {
-					return usageErrorf("--since %v", err)
+					return cli.Usagef("--since %v", err)
 				}
 				if q.Until, err = fleet.ParseWhen(until, now); err != nil {
-					return usageErrorf("--until %v", err)
+					return cli.Usagef("--until %v", err)
 				}
 				if err := dc.Check(); err != nil {
-					return usageErrorf("%v", err)
+					return cli.Usagef("%v", err)
 				}
 				cl, err := nf.connect(c.Context(), "spine audit query")
 				if err != nil {
@@ -62,7 +63,7 @@ func init() {
 					fleettext.AuditAnswer(io.out, ans)
 				}
 				if ans.Failed() {
-					return exitStatus(exitFail)
+					return cli.Exit(exitFail)
 				}
 				return nil
 			},

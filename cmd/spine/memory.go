@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentspine/spine/clock"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/memory/memtext"
 	"github.com/agentspine/spine/spine/trace"
@@ -24,7 +25,7 @@ const memorySummary = "inspect, consolidate and garbage-collect the shared memor
 
 func init() {
 	addCommand("", func(io stdio) *cobra.Command {
-		c := groupCommand("memory", memorySummary, "verb")
+		c := cli.GroupCommand("memory", memorySummary, "verb")
 		c.Long = memorySummary + `
 
 Every verb takes --db DIR, --json for JSON output and --now TIME (RFC 3339) to evaluate
@@ -95,13 +96,13 @@ func memVerbCommand(io stdio, v memVerb) *cobra.Command {
 			now, _ := fs.GetString("now")
 			m.positional = args
 			if m.db == "" {
-				return usageErrorf("--db DIR is required")
+				return cli.Usagef("--db DIR is required")
 			}
 			if want := len(strings.Fields(v.args)); len(args) != want {
 				if want == 0 {
-					return usageErrorf("unexpected argument %q", args[0])
+					return cli.Usagef("unexpected argument %q", args[0])
 				}
-				return usageErrorf("want exactly one %s argument, got %d", v.args, len(args))
+				return cli.Usagef("want exactly one %s argument, got %d", v.args, len(args))
 			}
 			var err error
 			if m.clock, err = nowFlag(now); err != nil {
@@ -172,8 +173,6 @@ func (m *memFlags) with(create bool, f func(*memory.Service) error) error {
 	return f(s)
 }
 
-func memJSON(w io.Writer, v any) error { return json.NewEncoder(w).Encode(v) }
-
 // memRead opens the store for a read-only verb, asks it with q, and writes the answer as a
 // JSON line with --json, else through text.
 func memRead[T any](m *memFlags, io stdio, q func(*memory.Service) (T, error), text func(T)) error {
@@ -183,7 +182,7 @@ func memRead[T any](m *memFlags, io stdio, q func(*memory.Service) (T, error), t
 		case err != nil:
 			return err
 		case m.jsonOut:
-			return memJSON(io.rawOut, v)
+			return json.NewEncoder(io.rawOut).Encode(v)
 		}
 		text(v)
 		return nil
@@ -201,7 +200,7 @@ func memLs(ctx context.Context, io stdio, m *memFlags) error {
 			return nil
 		}
 		for _, e := range entries {
-			if err := memJSON(io.rawOut, e); err != nil {
+			if err := json.NewEncoder(io.rawOut).Encode(e); err != nil {
 				return err
 			}
 		}
@@ -217,11 +216,11 @@ func memShow(ctx context.Context, io stdio, m *memFlags) error {
 func memPotentials(ctx context.Context, io stdio, m *memFlags) error {
 	switch {
 	case m.intent != "" && (m.space != "" || m.entity != ""):
-		return usageErrorf("give --intent or --space and --entity, not both")
+		return cli.Usagef("give --intent or --space and --entity, not both")
 	case m.intent != "":
 		m.space, m.entity = memory.IntentSpace(m.intent), memory.EntityLocal
 	case m.space == "" || m.entity == "":
-		return usageErrorf("--space and --entity (or --intent) are required")
+		return cli.Usagef("--space and --entity (or --intent) are required")
 	}
 	return memRead(m, io, func(s *memory.Service) (memory.PairReport, error) { return s.Pair(ctx, m.space, m.entity) },
 		func(rep memory.PairReport) { memtext.Pair(io.out, rep) })
@@ -231,7 +230,7 @@ func memDream(ctx context.Context, io stdio, m *memFlags) error {
 	d, closeJournal, err := taskrun.DreamDistiller(taskrun.DistillerSource{Replay: m.replay, Record: m.record,
 		BaseURL: m.endpoint.baseURL, Model: m.endpoint.model, Config: m.endpoint.config, Getenv: os.LookupEnv})
 	if err != nil {
-		return usageErrorf("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	err = m.pass(ctx, io, d, memory.DreamOptions{DryRun: m.dryRun}, false)
 	if cerr := closeJournal(); cerr != nil {
@@ -251,7 +250,7 @@ func (m *memFlags) pass(ctx context.Context, io stdio, d memory.Distiller, o mem
 		return m.corrupt(err)
 	}
 	if m.jsonOut {
-		return memJSON(io.rawOut, res)
+		return json.NewEncoder(io.rawOut).Encode(res)
 	}
 	memtext.Dream(io.out, res.Events, res.Report)
 	return nil
@@ -288,7 +287,7 @@ func memImport(ctx context.Context, sio stdio, m *memFlags) error {
 	case err != nil:
 		return err
 	case m.jsonOut:
-		return memJSON(sio.rawOut, memtext.ImportedJSON(rep))
+		return json.NewEncoder(sio.rawOut).Encode(memtext.ImportedJSON(rep))
 	}
 	memtext.Imported(sio.out, rep)
 	return nil
@@ -325,14 +324,14 @@ func (m *memFlags) findings(jsonOut io.Writer, rep any, err error, text func(), 
 		return err
 	}
 	if m.jsonOut {
-		if err := memJSON(jsonOut, rep); err != nil {
+		if err := json.NewEncoder(jsonOut).Encode(rep); err != nil {
 			return err
 		}
 	} else {
 		text()
 	}
 	if found {
-		return exitStatus(exitFail)
+		return cli.Exit(exitFail)
 	}
 	return nil
 }

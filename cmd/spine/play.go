@@ -30,7 +30,7 @@ func init() {
 		memDir := fs.String("memory", "", "GGS scenarios: let GGS write its Megrams to the LevelDB memory store in `DIR`")
 		c.RunE = func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageErrorf("expected one scenario file")
+				return cli.Usagef("expected one scenario file")
 			}
 			d, err := scripted.ReadDesigned(args[0])
 			if err != nil {
@@ -41,7 +41,7 @@ func init() {
 				return err
 			}
 			if *memDir != "" && d.Reports == nil {
-				return usageErrorf("--memory applies to GGS scenarios only")
+				return cli.Usagef("--memory applies to GGS scenarios only")
 			}
 			pc := scripted.PlayConfig{TracePath: *tracePath, MemoryDir: *memDir}
 			return playDesigned(c.Context(), io, d, rs, pc, *quiet, *all)
@@ -77,7 +77,7 @@ func playDesigned(ctx context.Context, io stdio, d *scripted.Designed, rs *rules
 	}
 	if o := out.OutOfRounds; o != nil && err == nil {
 		termtext.Printf(io.out, "out of rounds: %s: they did not end the task where the scenario's own rules do; the run ends there, in the FinalResult the rules decide for a failed round (exit status 3)", o)
-		return exitStatus(exitOutOfRounds)
+		return cli.Exit(exitOutOfRounds)
 	}
 	return err
 }
@@ -99,7 +99,7 @@ func init() {
 				return runDemoPipeline(c.Context(), io, *tracePath, *quiet, *all, *signKey)
 			}
 			if *signKey != "" {
-				return usageErrorf("--sign-key needs --pipeline (the scenario demo writes its trace without the run library)")
+				return cli.Usagef("--sign-key needs --pipeline (the scenario demo writes its trace without the run library)")
 			}
 			d, rs, err := scripted.Demo()
 			if err != nil {

@@ -16,7 +16,9 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/mcp"
 	"github.com/agentspine/spine/effectors/sandbox"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/termui"
+	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/runview"
 	"github.com/agentspine/spine/taskrun"
 	"github.com/agentspine/spine/telemetry"
@@ -111,38 +113,38 @@ To see the loop without a model or a key, run: spine demo (or spine demo --pipel
 func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 	raw := strings.Join(args, " ")
 	if strings.TrimSpace(raw) == "" {
-		return usageErrorf(`expected the task text, e.g. spine run "summarise the TODOs in this repository"`)
+		return cli.Usagef(`expected the task text, e.g. spine run "summarise the TODOs in this repository"`)
 	}
 	tc := taskrun.Config{Task: raw, Workdir: *f.workdir, ConfigPath: f.endpoint.config, RulesPath: *f.rulesPath, Watch: *f.watch,
 		MaxIterations: *f.maxIter, MemoryDir: *f.memDir, TracePath: *f.tracePath, AllowNet: f.allowNet, NoSandbox: *f.noSandbox,
 		CautionPolicy: *f.caution, SignKey: *f.signKey, MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io, msg) }}
 	if *f.maxIter < 1 { // 0 is the library's "the engine's default", not a bound a user asks for
-		return usageErrorf("--max-iterations %d: expected at least 1", *f.maxIter)
+		return cli.Usagef("--max-iterations %d: expected at least 1", *f.maxIter)
 	}
 	if err := tc.Validate(); err != nil {
-		return usageErrorf("--%v", err)
+		return cli.Usagef("--%v", err)
 	}
 	if *f.otlp != "" {
 		if _, err := telemetry.ParseURL(*f.otlp, false); err != nil {
-			return usageErrorf("--otlp: %v", err)
+			return cli.Usagef("--otlp: %v", err)
 		}
 	}
 	if *f.watch && *f.rulesPath == "" {
-		return usageErrorf("--watch needs --rules FILE (the shipped rules are built in; copy rules/ggs.yaml and edit the copy)")
+		return cli.Usagef("--watch needs --rules FILE (the shipped rules are built in; copy rules/ggs.yaml and edit the copy)")
 	}
 	var err error
 	tc.LLM, err = f.endpoint.load(llm.Overrides{})
 	switch {
 	case errors.Is(err, llm.ErrNoEndpoint):
-		return failWith(exitUsage, fmt.Errorf("%w%s", err, notConfigured))
+		return cli.Fail(exitUsage, fmt.Errorf("%w%s", err, notConfigured))
 	case err != nil:
-		return failWith(exitUsage, fmt.Errorf("%w\n(spine run --help lists the flags; spine demo needs no model)", err))
+		return cli.Fail(exitUsage, fmt.Errorf("%w\n(spine run --help lists the flags; spine demo needs no model)", err))
 	}
 	if tc.Rules, err = taskrun.LoadRules(*f.rulesPath); err != nil {
 		return err
 	}
 	if tc.MCPServers, err = mcp.ConfigServers(f.endpoint.config, f.mcp); err != nil {
-		return failWith(exitUsage, err)
+		return cli.Fail(exitUsage, err)
 	}
 
 	// The display: JSON lines, or the pipeline with a spinner when stdout is a terminal.
@@ -178,7 +180,7 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 		tc.OnStatus = retries.Status
 	}
 	if *f.watch {
-		tc.Events = append(tc.Events, reloadNotices(out))
+		tc.Events = append(tc.Events, textview.ReloadNotices(out))
 	}
 	res, runErr := taskrun.RunTask(ctx, tc)
 	if res.TracePath == "" {
@@ -206,5 +208,5 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 		}
 	}
 	code = sendRunTrace(ctx, io, *f.otlp, res.TracePath, *f.asJSON, code)
-	return exitStatus(traceIncomplete(io, res, code))
+	return cli.Exit(traceIncomplete(io, res, code))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/snapshot/tracerefs"
 	"github.com/agentspine/spine/taskrun"
@@ -17,7 +18,7 @@ const snapshotSummary = "inspect and prune the work-dir snapshots in the state d
 
 func init() {
 	addCommand("", func(io stdio) *cobra.Command {
-		c := groupCommand("snapshot", snapshotSummary, "verb")
+		c := cli.GroupCommand("snapshot", snapshotSummary, "verb")
 		c.Long = snapshotSummary + `
 
 Snapshots are content-addressed: a file's content is stored once however many snapshots
@@ -76,7 +77,7 @@ holds its traces, its store is .snapshots there). --dry-run lists what would go.
 	c.Flags().BoolVar(&all, "all", false, "remove every snapshot, whatever the traces record")
 	return func(s *snapshot.Store, _ []string) error {
 		if all && len(req.Keep)+len(req.Traces) > 0 {
-			return usageErrorf("--all removes every snapshot: give it without --keep or --traces")
+			return cli.Usagef("--all removes every snapshot: give it without --keep or --traces")
 		}
 		if !all {
 			req.DefaultTraces, _ = taskrun.DefaultTraceDir() // none: only --traces are read

@@ -14,7 +14,7 @@ import (
 
 func init() {
 	addCommand("", func(io stdio) *cobra.Command {
-		return groupCommand("trace", "show a trace as a readable timeline and check its hash chain, tabulate its GGS rounds, or compare two traces", "subcommand")
+		return cli.GroupCommand("trace", "show a trace as a readable timeline and check its hash chain, tabulate its GGS rounds, or compare two traces", "subcommand")
 	})
 	addCommand("trace", func(io stdio) *cobra.Command {
 		var all bool
@@ -24,7 +24,7 @@ func init() {
 			Short: "show a trace as a readable timeline: every exchange, tool call, plan check and message; the hash chain checked",
 			RunE: func(c *cobra.Command, args []string) error {
 				if len(args) != 1 {
-					return usageErrorf("expected one trace file")
+					return cli.Usagef("expected one trace file")
 				}
 				return runTraceShow(io, all, *verifyKey, args[0])
 			},

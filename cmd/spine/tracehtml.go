@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/linecap"
 	tracereport "github.com/agentspine/spine/report"
 )
@@ -29,7 +30,7 @@ The page goes to the trace's path with .html in place of .jsonl unless -o names
 another file; -o - writes it to stdout.`,
 			RunE: func(c *cobra.Command, args []string) error {
 				if len(args) != 1 {
-					return usageErrorf("expected one trace file, got %d arguments", len(args))
+					return cli.Usagef("expected one trace file, got %d arguments", len(args))
 				}
 				return runTraceHTML(io, args[0], out)
 			},
