@@ -9,7 +9,6 @@ import (
 	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/termtext"
-	"github.com/agentspine/spine/internal/termui"
 	"github.com/agentspine/spine/runview"
 	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
@@ -33,8 +32,8 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	if err != nil {
 		return err
 	}
-	out := &termui.LockedWriter{W: io.out}
-	show := runview.New(out, rs, false)
+	show := runview.NewLive(runview.Streams{In: io.in, Text: io.out, Raw: io.rawOut, Err: io.err}, rs, false)
+	out := show.Out
 	fmt.Fprintf(out, "%s\n\n", d.Intro())
 	r := scripted.PipelineDemoRun{TracePath: tracePath, SignKey: signKey, Warn: func(msg string) { warn(io, msg) },
 		OnFallback: func(why string) {
