@@ -155,19 +155,12 @@ func (m *memFlags) dir(create bool, d memory.Distiller) memory.DirOptions {
 	return memory.DirOptions{Clock: m.clock, ForgetGrace: m.forgetGrace, Distiller: d, Create: create}
 }
 
-// corrupt points a damaged store's error to verify and repair.
-func (m *memFlags) corrupt(err error) error {
-	if memory.IsCorrupt(err) {
-		return fmt.Errorf("%w\nsee all of it: spine memory verify --db %s; repair it: spine memory repair --db %s", err, m.db, m.db)
-	}
-	return err
-}
-
-// with opens the store, hands it to f and closes it.
+// with opens the store, hands it to f and closes it; a damaged store's error points to
+// verify and repair (memtext.Corrupt).
 func (m *memFlags) with(create bool, f func(*memory.Service) error) error {
 	s, err := memory.OpenDir(m.db, m.dir(create, nil), nil)
 	if err != nil {
-		return m.corrupt(err)
+		return memtext.Corrupt(err, m.db)
 	}
 	defer s.Close()
 	return f(s)
@@ -178,14 +171,10 @@ func (m *memFlags) with(create bool, f func(*memory.Service) error) error {
 func memRead[T any](m *memFlags, io stdio, q func(*memory.Service) (T, error), text func(T)) error {
 	return m.with(false, func(s *memory.Service) error {
 		v, err := q(s)
-		switch {
-		case err != nil:
+		if err != nil {
 			return err
-		case m.jsonOut:
-			return json.NewEncoder(io.rawOut).Encode(v)
 		}
-		text(v)
-		return nil
+		return memtext.Show(io.rawOut, m.jsonOut, v, func() { text(v) })
 	})
 }
 
@@ -247,13 +236,9 @@ func memGC(ctx context.Context, io stdio, m *memFlags) error {
 func (m *memFlags) pass(ctx context.Context, io stdio, d memory.Distiller, o memory.DreamOptions, compact bool) error {
 	res, err := memory.DreamDir(ctx, m.db, m.dir(false, d), o, compact)
 	if err != nil {
-		return m.corrupt(err)
+		return memtext.Corrupt(err, m.db)
 	}
-	if m.jsonOut {
-		return json.NewEncoder(io.rawOut).Encode(res)
-	}
-	memtext.Dream(io.out, res.Events, res.Report)
-	return nil
+	return memtext.Show(io.rawOut, m.jsonOut, res, func() { memtext.Dream(io.out, res.Events, res.Report) })
 }
 
 // memImport reads one JSONL file (memory.ReadImportFile), checking every line before
@@ -283,14 +268,10 @@ func memImport(ctx context.Context, sio stdio, m *memFlags) error {
 	if err != nil && len(rep.Imported) > 0 && !m.skipExisting && !errors.As(err, &ie) {
 		err = fmt.Errorf("%w; run it again with --skip-existing", err)
 	}
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case m.jsonOut:
-		return json.NewEncoder(sio.rawOut).Encode(memtext.ImportedJSON(rep))
 	}
-	memtext.Imported(sio.out, rep)
-	return nil
+	return memtext.Show(sio.rawOut, m.jsonOut, memtext.ImportedJSON(rep), func() { memtext.Imported(sio.out, rep) })
 }
 
 // memExport writes every record, in ID order, as JSONL on standard output.
@@ -320,15 +301,11 @@ func memRepair(ctx context.Context, io stdio, m *memFlags) error {
 // findings shows what verify or repair found, as JSON on jsonOut with --json; what they
 // found is the result, and makes the exit status 1.
 func (m *memFlags) findings(jsonOut io.Writer, rep any, err error, text func(), found bool) error {
+	if err == nil {
+		err = memtext.Show(jsonOut, m.jsonOut, rep, text)
+	}
 	if err != nil {
 		return err
-	}
-	if m.jsonOut {
-		if err := json.NewEncoder(jsonOut).Encode(rep); err != nil {
-			return err
-		}
-	} else {
-		text()
 	}
 	if found {
 		return cli.Exit(exitFail)
