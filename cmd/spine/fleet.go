@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"os"
 	"time"
 
@@ -50,16 +48,4 @@ func (n *natsFlags) connect(ctx context.Context, name string) (*fleet.Client, er
 	}
 	o.Name = name
 	return fleet.Dial(ctx, o, n.wait)
-}
-
-// jsonLines writes each value as one line of JSON, HTML characters as they are.
-func jsonLines[T any](w io.Writer, vs ...T) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, v := range vs {
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-	}
-	return nil
 }

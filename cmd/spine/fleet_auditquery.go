@@ -55,12 +55,8 @@ func init() {
 				if err != nil {
 					return err
 				}
-				if asJSON {
-					if err := jsonLines(io.rawOut, ans); err != nil {
-						return err
-					}
-				} else {
-					fleettext.AuditAnswer(io.out, ans)
+				if err := cli.Show(io.rawOut, asJSON, ans, func() { fleettext.AuditAnswer(io.out, ans) }); err != nil {
+					return err
 				}
 				if ans.Failed() {
 					return cli.Exit(exitFail)

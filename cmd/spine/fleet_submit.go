@@ -57,12 +57,8 @@ the worker's.`,
 					if err != nil {
 						return err
 					}
-					if asJSON {
-						if err := jsonLines(io.rawOut, st); err != nil {
-							return err
-						}
-					} else {
-						fmt.Fprintln(io.out, st.ID)
+					if err := cli.Show(io.rawOut, asJSON, st, func() { fmt.Fprintln(io.out, st.ID) }); err != nil {
+						return err
 					}
 				}
 				return nil

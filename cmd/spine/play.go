@@ -21,6 +21,7 @@ func init() {
 		c := &cobra.Command{
 			Use:   "play [flags] SCENARIO",
 			Short: "run a rule set against a designed scenario (no model) and write its trace",
+			Args:  cli.ExactArgs(1, "one scenario file"),
 		}
 		fs := c.Flags()
 		rulesPath := fs.String("rules", "", "rule `FILE` to use instead of the one the scenario names")
@@ -29,9 +30,6 @@ func init() {
 		all := fs.Bool("all", false, "show the rule timeline (every evaluation and state change) instead of the pipeline")
 		memDir := fs.String("memory", "", "GGS scenarios: let GGS write its Megrams to the LevelDB memory store in `DIR`")
 		c.RunE = func(c *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return cli.Usagef("expected one scenario file")
-			}
 			d, err := scripted.ReadDesigned(args[0])
 			if err != nil {
 				return cli.FileError(err)

@@ -22,10 +22,8 @@ func init() {
 		c := &cobra.Command{
 			Use:   "show [flags] FILE",
 			Short: "show a trace as a readable timeline: every exchange, tool call, plan check and message; the hash chain checked",
+			Args:  cli.ExactArgs(1, "one trace file"),
 			RunE: func(c *cobra.Command, args []string) error {
-				if len(args) != 1 {
-					return cli.Usagef("expected one trace file")
-				}
 				return runTraceShow(io, all, *verifyKey, args[0])
 			},
 		}

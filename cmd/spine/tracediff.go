@@ -17,10 +17,8 @@ func init() {
 		return &cobra.Command{
 			Use:   "diff [flags] A B",
 			Short: "compare two traces: the first differing event, then decisions, messages and exchanges side by side (exit 0 identical, 1 different)",
+			Args:  cli.ExactArgs(2, "two trace files, A and B"),
 			RunE: func(c *cobra.Command, args []string) error {
-				if len(args) != 2 {
-					return cli.Usagef("expected two trace files, A and B")
-				}
 				return runTraceDiff(io, args[0], args[1])
 			},
 		}

@@ -21,10 +21,8 @@ func init() {
 		c := &cobra.Command{
 			Use:   "loss [flags] TRACE...",
 			Short: "one row per GGS round of each trace: D, P, Ω, L, ∇L, directive, rule, blocked tools and targets",
+			Args:  cli.MinimumArgs(1, "one or more trace files"),
 			RunE: func(c *cobra.Command, args []string) error {
-				if len(args) == 0 {
-					return cli.Usagef("expected one or more trace files")
-				}
 				return runTraceLoss(io, asJSON, args)
 			},
 		}

@@ -318,3 +318,24 @@ func flagExpects(f *pflag.Flag) string {
 	}
 	return ""
 }
+
+// ExactArgs is cobra.ExactArgs worded as the command's own usage error: "expected " +
+// what ("one trace file").
+func ExactArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return Usagef("expected %s", what)
+		}
+		return nil
+	}
+}
+
+// MinimumArgs is cobra.MinimumNArgs worded as ExactArgs is.
+func MinimumArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < n {
+			return Usagef("expected %s", what)
+		}
+		return nil
+	}
+}
