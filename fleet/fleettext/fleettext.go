@@ -1,13 +1,15 @@
 // Package fleettext renders the fleet's answers for a terminal: the task statuses of
-// `spine status` and the Auditor's answer of `spine audit query`. A view takes fleet's
-// values and an io.Writer; it connects to nothing. What a task or a run says came from a
+// `spine status`, the Auditor's answer of `spine audit query` and what `spine audit
+// --follow` shows. A view takes fleet's values and an io.Writer; it connects to nothing. What a task or a run says came from a
 // person or a model: it is written only as escaped lines (termtext).
 package fleettext
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentspine/spine/fleet"
@@ -104,5 +106,42 @@ func Follow(w io.Writer, e fleet.FollowEvent) {
 		termtext.Printf(w, "%s: ended without a FinalResult (%s), %s", e.Run, wholeLine(e.Error), textview.Plural(e.Messages, "message"))
 	case e.Ended:
 		termtext.Printf(w, "%s: ended (FinalResult), %s", e.Run, textview.Plural(e.Messages, "message"))
+	}
+}
+
+// Follower is what spine audit --follow shows as it goes: the live Auditor's events
+// (Follow) and the fleet's periodic reports, as JSON lines on Raw with JSON, else as text
+// on Text. The report's goroutine and the follower share it: each write is whole.
+type Follower struct {
+	Text, Raw, Err io.Writer
+	JSON           bool
+	mu             sync.Mutex
+}
+
+// Event shows one event of the live Auditor.
+func (f *Follower) Event(e fleet.FollowEvent) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.JSON {
+		enc := json.NewEncoder(f.Raw)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(e)
+		return
+	}
+	Follow(f.Text, e)
+}
+
+// Report shows one of the fleet's periodic reports, or on Err why it could not be made
+// (fleet.Client.ReportEvery's callback).
+func (f *Follower) Report(rep fleet.Report, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case err != nil:
+		fmt.Fprintf(f.Err, "spine audit: the report: %v\n", err)
+	case f.JSON:
+		_ = json.NewEncoder(f.Raw).Encode(rep)
+	default:
+		termtext.Printf(f.Text, "%s", rep.Line())
 	}
 }
