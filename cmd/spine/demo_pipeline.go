@@ -9,6 +9,7 @@ import (
 	"github.com/agentspine/spine/ggs/ggsrun"
 	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/runview"
 	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
@@ -42,7 +43,7 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	switch {
 	case quiet:
 	case all:
-		r.Events = []ggsrun.EventObserver{timelineEvents(&timeline{w: out, all: true})}
+		r.Events = []ggsrun.EventObserver{textview.NewTimeline(out, true).Written()}
 	default:
 		r.OnMessage = show.Message
 	}

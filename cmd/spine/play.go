@@ -54,7 +54,7 @@ func playDesigned(ctx context.Context, io stdio, d *scripted.Designed, rs *rules
 	switch {
 	case quiet:
 	case d.Signals != nil || all:
-		pc.Events = append(pc.Events, timelineEvents(&timeline{w: io.out, all: all}))
+		pc.Events = append(pc.Events, textview.NewTimeline(io.out, all).Written())
 	default:
 		p, err := ggs.ParamsFrom(rs)
 		if err != nil {

@@ -59,7 +59,7 @@ func runTraceShow(io stdio, all bool, verifyKey string, path string) error {
 	if locked, _ := trace.Locked(path); locked {
 		fmt.Fprintf(io.err, "spine trace show: %s is still being written by a run\n", path)
 	}
-	(&timeline{w: io.out, all: all}).view().Trace(tf)
+	textview.NewTimeline(io.out, all).Trace(tf)
 	if err != nil {
 		return errors.New(linecap.BoundQuotes(err.Error()))
 	}

@@ -36,6 +36,14 @@ type Timeline struct {
 	msgBuf  bytes.Buffer
 }
 
+// NewTimeline is the timeline spine trace show, play and demo print on w: the bus
+// messages as the live display of a run shows them (Pipeline), and the MCP tools R3 was
+// offered under the header (MCPToolLines).
+func NewTimeline(w io.Writer, all bool) *Timeline {
+	return &Timeline{W: w, All: all, Header: MCPToolLines,
+		Messages: func(w io.Writer, eps float64) func(trace.Message) { return (&Pipeline{W: w, Epsilon: eps}).Message }}
+}
+
 // Line decodes one encoded event line and shows it; a line that is not an event of the
 // trace's layout is the decoder's error.
 func (tl *Timeline) Line(raw []byte) error {
