@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -174,7 +173,7 @@ func memRead[T any](m *memFlags, io stdio, q func(*memory.Service) (T, error), t
 		if err != nil {
 			return err
 		}
-		return memtext.Show(io.rawOut, m.jsonOut, v, func() { text(v) })
+		return memtext.Show(io.rawOut, m.jsonOut, func() { text(v) }, v)
 	})
 }
 
@@ -184,16 +183,7 @@ func memLs(ctx context.Context, io stdio, m *memFlags) error {
 		if err != nil {
 			return err
 		}
-		if !m.jsonOut {
-			memtext.Entries(io.out, entries)
-			return nil
-		}
-		for _, e := range entries {
-			if err := json.NewEncoder(io.rawOut).Encode(e); err != nil {
-				return err
-			}
-		}
-		return nil
+		return memtext.Show(io.rawOut, m.jsonOut, func() { memtext.Entries(io.out, entries) }, entries...)
 	})
 }
 
@@ -238,7 +228,7 @@ func (m *memFlags) pass(ctx context.Context, io stdio, d memory.Distiller, o mem
 	if err != nil {
 		return memtext.Corrupt(err, m.db)
 	}
-	return memtext.Show(io.rawOut, m.jsonOut, res, func() { memtext.Dream(io.out, res.Events, res.Report) })
+	return memtext.Show(io.rawOut, m.jsonOut, func() { memtext.Dream(io.out, res.Events, res.Report) }, res)
 }
 
 // memImport reads one JSONL file (memory.ReadImportFile), checking every line before
@@ -271,7 +261,7 @@ func memImport(ctx context.Context, sio stdio, m *memFlags) error {
 	if err != nil {
 		return err
 	}
-	return memtext.Show(sio.rawOut, m.jsonOut, memtext.ImportedJSON(rep), func() { memtext.Imported(sio.out, rep) })
+	return memtext.Show(sio.rawOut, m.jsonOut, func() { memtext.Imported(sio.out, rep) }, memtext.ImportedJSON(rep))
 }
 
 // memExport writes every record, in ID order, as JSONL on standard output.
@@ -302,7 +292,7 @@ func memRepair(ctx context.Context, io stdio, m *memFlags) error {
 // found is the result, and makes the exit status 1.
 func (m *memFlags) findings(jsonOut io.Writer, rep any, err error, text func(), found bool) error {
 	if err == nil {
-		err = memtext.Show(jsonOut, m.jsonOut, rep, text)
+		err = memtext.Show(jsonOut, m.jsonOut, text, rep)
 	}
 	if err != nil {
 		return err

@@ -66,13 +66,7 @@ func playDesigned(ctx context.Context, io stdio, d *scripted.Designed, rs *rules
 	if out.TracePath == "" {
 		return err
 	}
-	res := out.Result
-	fmt.Fprintln(io.out)
-	termtext.Printf(io.out, "%s: %s (objective %s) after %d iteration(s), %d rule firing(s)", d.Name, res.Outcome, res.Objective, res.Iterations, res.Firings)
-	fmt.Fprintf(io.out, "trace written to %s\n", out.TracePath)
-	if out.Scorecard != "" {
-		fmt.Fprintf(io.out, "scorecard written to %s, candidates to %s\n", out.Scorecard, out.Candidates)
-	}
+	out.Summary(io.out, d.Name)
 	if o := out.OutOfRounds; o != nil && err == nil {
 		termtext.Printf(io.out, "out of rounds: %s: they did not end the task where the scenario's own rules do; the run ends there, in the FinalResult the rules decide for a failed round (exit status 3)", o)
 		return cli.Exit(exitOutOfRounds)

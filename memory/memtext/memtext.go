@@ -173,13 +173,19 @@ func noNegZero(d float64) float64 {
 	return d
 }
 
-// Show writes v as one JSON line on w with asJSON, else calls text: the --json choice of
-// every `spine memory` verb.
-func Show(w io.Writer, asJSON bool, v any, text func()) error {
-	if asJSON {
-		return json.NewEncoder(w).Encode(v)
+// Show writes each of vs as one JSON line on w with asJSON, else calls text: the --json
+// choice of every `spine memory` verb.
+func Show[T any](w io.Writer, asJSON bool, text func(), vs ...T) error {
+	if !asJSON {
+		text()
+		return nil
 	}
-	text()
+	enc := json.NewEncoder(w)
+	for _, v := range vs {
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
