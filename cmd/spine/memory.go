@@ -16,7 +16,6 @@ import (
 	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/memory/memtext"
-	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -231,21 +230,10 @@ func (m *memFlags) pass(ctx context.Context, io stdio, d memory.Distiller, o mem
 	return memtext.Show(io.rawOut, m.jsonOut, func() { memtext.Dream(io.out, res.Events, res.Report) }, res)
 }
 
-// memImport reads one JSONL file (memory.ReadImportFile), checking every line before
+// memImport reads one JSONL file (memory.OpenImportFile), checking every line before
 // anything is written, then imports or restores it.
 func memImport(ctx context.Context, sio stdio, m *memFlags) error {
-	var in io.Reader = sio.in
-	name := m.positional[0]
-	if name != "-" {
-		// A named file must be a regular one: a FIFO would hang, /dev/zero never end.
-		f, err := trace.OpenRegular(name)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
-	}
-	file, err := memory.ReadImportFile(name, in)
+	file, err := memory.OpenImportFile(m.positional[0], sio.in)
 	if err != nil {
 		return err
 	}
