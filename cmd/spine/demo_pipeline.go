@@ -60,11 +60,7 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	if res.Dream != nil {
 		show.Dream(res.Dream)
 	}
-	if o.ReportOK {
-		fmt.Fprintf(out, "work dir: %s now holds %q\n", d.Report, o.Report)
-	} else {
-		fmt.Fprintf(out, "work dir: %s was not written\n", d.Report)
-	}
+	fmt.Fprintln(out, o.WorkDir(d))
 	code := runCode(show.Finish(io.out, io.err, res, o.RunErr))
 	defer runview.Incomplete(io.err, res)
 	if res.SignedBy != "" {

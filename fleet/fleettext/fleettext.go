@@ -1,7 +1,8 @@
 // Package fleettext renders the fleet's answers for a terminal: the task statuses of
-// `spine status`, the Auditor's answer of `spine audit query` and what `spine audit
-// --follow` shows. A view takes fleet's values and an io.Writer; it connects to nothing. What a task or a run says came from a
-// person or a model: it is written only as escaped lines (termtext).
+// `spine status`, the Auditor's answer of `spine audit query`, what `spine audit
+// --follow` shows and the work-dir snapshots of `spine snapshot ls|gc`. A view takes
+// fleet's values and an io.Writer; it connects to nothing. What a task or a run says
+// came from a person or a model: it is written only as escaped lines (termtext).
 package fleettext
 
 import (
@@ -10,11 +11,13 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/report/textview"
+	"github.com/agentspine/spine/snapshot"
 )
 
 // Statuses is one line a task, then the counts.
@@ -144,4 +147,27 @@ func (f *Follower) Report(rep fleet.Report, err error) {
 	default:
 		termtext.Printf(f.Text, "%s", rep.Line())
 	}
+}
+
+// Snapshots is the table of `spine snapshot ls`: one stored snapshot a row, oldest first.
+func Snapshots(w io.Writer, list []snapshot.Info) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ROOT\tSTORED\tFILES\tBYTES")
+	for _, i := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", i.Root, i.Stored.UTC().Format("2006-01-02T15:04:05Z"), i.Files, i.Bytes)
+	}
+	return tw.Flush()
+}
+
+// SnapshotGC is what `spine snapshot gc` removed, or with dryRun would remove (each
+// object listed), and kept, after reading traces traces.
+func SnapshotGC(w io.Writer, res snapshot.GCResult, traces int, dryRun bool) {
+	verb := "removed"
+	if dryRun {
+		verb = "would remove"
+		for _, g := range res.Gone {
+			fmt.Fprintf(w, "would remove %s\n", g)
+		}
+	}
+	fmt.Fprintf(w, "%s %d snapshots and %d file contents (%d bytes); kept %d snapshots (%d traces read)\n", verb, res.Manifests, res.Blobs, res.Bytes, res.Kept, traces)
 }
