@@ -45,17 +45,12 @@ func runTraceShow(io stdio, all bool, verifyKey string, path string) error {
 	if tf == nil || errors.As(err, &nt) {
 		return cli.FileError(err)
 	}
-	// A trace that is not vouched for by a trusted key is not shown at all.
-	note, serr := textview.SignatureNote(tf, ring)
-	if serr != nil {
-		return fmt.Errorf("%s: %w", path, serr)
+	// A trace that is not vouched for by a trusted key is not shown at all. The chain is
+	// checked first and a break announced before the timeline, and marked where it is:
+	// what the trace says from there on is shown but not vouched for.
+	if serr := textview.ShowNotes(io.err, "spine trace show", path, tf, ring, err); serr != nil {
+		return serr
 	}
-	if note != "" {
-		fmt.Fprintf(io.err, "spine trace show: %s: %s\n", path, note)
-	}
-	// The chain is checked first and a break announced before the timeline, and marked
-	// where it is: what the trace says from there on is shown but not vouched for.
-	textview.ChainNote(io.err, "spine trace show", path, tf, err)
 	if locked, _ := trace.Locked(path); locked {
 		fmt.Fprintf(io.err, "spine trace show: %s is still being written by a run\n", path)
 	}

@@ -229,6 +229,21 @@ func (tl *Timeline) Trace(f *trace.File) {
 	mark()
 }
 
+// ShowNotes says on errw, under prefix, what trace show says before a trace's
+// timeline: who signed it (SignatureNote), then whether its chain holds (ChainNote). A
+// trace the keys do not vouch for is the error, and is not to be shown at all.
+func ShowNotes(errw io.Writer, prefix, path string, f *trace.File, keys trace.KeyRing, readErr error) error {
+	note, err := SignatureNote(f, keys)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if note != "" {
+		fmt.Fprintf(errw, "%s: %s: %s\n", prefix, path, note)
+	}
+	ChainNote(errw, prefix, path, f, readErr)
+	return nil
+}
+
 // ChainNote says on errw, headed by prefix, what a trace's hash chain vouches for: where
 // it broke (the timeline marks the place), or that its lines carry no hashes. readErr is
 // the reader's error, which the caller reports itself.
