@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"github.com/agentspine/spine/fixtures"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/ggs/ggsrun"
-	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/rules"
 	"github.com/agentspine/spine/spine/engine"
@@ -118,18 +116,6 @@ type PlayOutcome struct {
 	// OutOfRounds: the rules went on past the GGS scenario's last round. The trace ends
 	// in the FinalResult the rules decided for the failed round; the play is not an error.
 	OutOfRounds *OutOfRoundsError
-}
-
-// Summary is what spine play and spine demo say of a play that has its trace (the
-// scenario named name): after a blank line, how it ended, the trace, and the sidecars.
-func (o PlayOutcome) Summary(w io.Writer, name string) {
-	r := o.Result
-	fmt.Fprintln(w)
-	termtext.Printf(w, "%s: %s (objective %s) after %d iteration(s), %d rule firing(s)", name, r.Outcome, r.Objective, r.Iterations, r.Firings)
-	fmt.Fprintf(w, "trace written to %s\n", o.TracePath)
-	if o.Scorecard != "" {
-		fmt.Fprintf(w, "scorecard written to %s, candidates to %s\n", o.Scorecard, o.Candidates)
-	}
 }
 
 // PlayDesigned plays d with rs: a signal scenario through scenario.Run, whose scorecard
