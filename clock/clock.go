@@ -63,3 +63,16 @@ var _ Clock = Fixed{}
 
 // Now returns the fixed time.
 func (f Fixed) Now() time.Time { return time.Time(f) }
+
+// At is the clock of a command's --now: System when at is empty, else Fixed at the
+// RFC 3339 time at.
+func At(at string) (Clock, error) {
+	if at == "" {
+		return System{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return nil, err
+	}
+	return Fixed(t), nil
+}

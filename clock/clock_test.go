@@ -20,3 +20,30 @@ func TestStep(t *testing.T) {
 		}
 	}
 }
+
+func TestAt(t *testing.T) {
+	for _, tc := range []struct {
+		at, want string // want "": System; "error": refused
+	}{
+		{"", ""},
+		{"2025-03-01T12:00:00Z", "2025-03-01T12:00:00Z"},
+		{"2025-03-01T12:00:00.5+02:00", "2025-03-01T12:00:00.5+02:00"},
+		{"yesterday", "error"},
+	} {
+		c, err := At(tc.at)
+		switch {
+		case tc.want == "error":
+			if err == nil {
+				t.Errorf("At(%q) = %v, want an error", tc.at, c)
+			}
+		case err != nil:
+			t.Errorf("At(%q): %v", tc.at, err)
+		case tc.want == "":
+			if _, ok := c.(System); !ok {
+				t.Errorf("At(%q) = %T, want System", tc.at, c)
+			}
+		case c.Now().Format(time.RFC3339Nano) != tc.want:
+			t.Errorf("At(%q).Now() = %s, want %s", tc.at, c.Now().Format(time.RFC3339Nano), tc.want)
+		}
+	}
+}

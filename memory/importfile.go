@@ -11,6 +11,7 @@ import (
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/internal/strictjson"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 // ImportFile is a JSONL file of either kind an import takes: Megrams, one per line (a
@@ -20,6 +21,21 @@ type ImportFile struct {
 	Megrams  []contract.Megram
 	Exported []ExportedRecord
 	Lines    []int // the file's line of each entry, in order
+}
+
+// OpenImportFile reads the import file at path (ReadImportFile), or stdin when path is
+// "-". A named file must be a regular one: a FIFO would hang, /dev/zero never end
+// (trace.OpenRegular).
+func OpenImportFile(path string, stdin io.Reader) (*ImportFile, error) {
+	if path == "-" {
+		return ReadImportFile(path, stdin)
+	}
+	f, err := trace.OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadImportFile(path, f)
 }
 
 // ReadImportFile reads and checks every line of an import file before anything is

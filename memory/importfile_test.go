@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,4 +71,24 @@ func FuzzReadImportFile(f *testing.F) {
 			t.Fatalf("%d lines for %d entries", len(file.Lines), len(file.Megrams)+len(file.Exported))
 		}
 	})
+}
+
+// TestOpenImportFile: "-" reads stdin; a named file must be a regular one, and its lines
+// are named by the file.
+func TestOpenImportFile(t *testing.T) {
+	const megram = `{"id":"x1","space":"tool:go","entity":"path:x","level":"M","state":"ok","f":0.5,"sigma":1,"k":0.1}`
+	if f, err := OpenImportFile("-", strings.NewReader(megram+"\n")); err != nil || len(f.Megrams) != 1 {
+		t.Fatalf("stdin: %v", err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(path, []byte(megram+"\n{}x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenImportFile(path, nil); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("a bad second line: %v", err)
+	}
+	if _, err := OpenImportFile(dir, nil); err == nil {
+		t.Error("a directory was read as an import file")
+	}
 }

@@ -18,7 +18,7 @@ import (
 // every command that reads a file.
 func traceArgs(args []string) ([]string, error) {
 	if len(args) == 0 {
-		return nil, usageErrorf("expected trace files or directories")
+		return nil, cli.Usagef("expected trace files or directories")
 	}
 	paths, err := trace.Paths(args)
 	if err != nil {
@@ -26,9 +26,6 @@ func traceArgs(args []string) ([]string, error) {
 	}
 	return paths, nil
 }
-
-// writeNewFile writes a trace to path, which must not exist (trace.WriteNewFile).
-var writeNewFile = trace.WriteNewFile
 
 // readTraceFile reads a spine trace whole for a `spine trace` subcommand, with the
 // verdicts of trace show: a file that is not a spine trace, or has an unreadable line,

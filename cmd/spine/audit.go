@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -10,7 +9,6 @@ import (
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/report/textview"
-	"github.com/agentspine/spine/spine/trace"
 )
 
 func init() {
@@ -46,7 +44,7 @@ func init() {
 // failed or a finding is an error.
 func runAudit(ctx context.Context, io stdio, cfg audit.Config, asJSON bool, verifyKey string, args []string) error {
 	if err := cfg.Validate(); err != nil {
-		return failWith(exitUsage, err)
+		return cli.Fail(exitUsage, err)
 	}
 	paths, err := traceArgs(args)
 	if err != nil {
@@ -61,37 +59,16 @@ func runAudit(ctx context.Context, io stdio, cfg audit.Config, asJSON bool, veri
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		auditOne(io, cfg, p, ring, asJSON, &tally)
+		// A trace that cannot be read to its end is reported, and the messages before the
+		// bad line are audited; one the trusted keys do not vouch for is not audited.
+		res, err := audit.AuditFile(cfg, p, ring)
+		tally.Audited(io.out, io.rawOut, io.err, "spine audit", p, res, cli.FileError(err), asJSON)
 	}
 	if !asJSON {
 		fmt.Fprintln(io.out, tally.Summary())
 	}
 	if tally.Failed || tally.Errors > 0 {
-		return exitStatus(exitFail)
+		return cli.Exit(exitFail)
 	}
 	return nil
-}
-
-// auditOne audits one trace file and prints its findings. A trace that cannot be read
-// to its end is reported, and the messages before the bad line are audited; one the
-// trusted keys do not vouch for is refused, and not audited.
-func auditOne(io stdio, cfg audit.Config, path string, ring trace.KeyRing, asJSON bool, tally *textview.AuditTally) {
-	res, err := audit.AuditFile(cfg, path, ring)
-	err = cli.FileError(err)
-	if errors.As(err, new(*trace.SignatureError)) {
-		fmt.Fprintf(io.err, "spine audit: %v\n", err)
-		tally.Refuse(path)
-		return
-	}
-	if !tally.Trace(io.err, "spine audit", path, res, err) {
-		return // not read as a trace at all: there is nothing audited to list
-	}
-	if asJSON {
-		if err := textview.FindingsJSON(io.rawOut, path, res.Findings); err != nil {
-			fmt.Fprintf(io.err, "spine audit: %v\n", err)
-			tally.Failed = true
-		}
-		return
-	}
-	textview.Findings(io.out, path, res.Messages, res.Findings)
 }

@@ -31,11 +31,11 @@ func init() {
 		c.RunE = func(c *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0:
-				return usageErrorf("expected rule files")
+				return cli.Usagef("expected rule files")
 			case (f.Domains != "" || f.Expect != "") && len(args) > 1:
-				return usageErrorf("--domains and --expect take one rule file")
+				return cli.Usagef("--domains and --expect take one rule file")
 			case f.Budget < 0:
-				return usageErrorf("--budget %d: want a number of steps ≥ 0 (0: no bound)", f.Budget)
+				return cli.Usagef("--budget %d: want a number of steps ≥ 0 (0: no bound)", f.Budget)
 			}
 			f.Analyze = f.Analyze || f.Expect != ""
 			f.AddHostParams(*host)
@@ -59,7 +59,7 @@ func init() {
 					code = exitFail
 				}
 			}
-			return exitStatus(code) // the findings above are the result
+			return cli.Exit(code) // the findings above are the result
 		}
 		return c
 	})

@@ -7,8 +7,9 @@ import (
 	"strings"
 
 	"github.com/agentspine/spine/ggs/ggsrun"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/termtext"
-	"github.com/agentspine/spine/internal/termui"
+	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/runview"
 	"github.com/agentspine/spine/standin/scripted"
 	"github.com/agentspine/spine/taskrun"
@@ -32,8 +33,8 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	if err != nil {
 		return err
 	}
-	out := &termui.LockedWriter{W: io.out}
-	show := runview.New(out, rs, false)
+	show := runview.NewLive(runview.Streams{In: io.in, Text: io.out, Raw: io.rawOut, Err: io.err}, rs, false)
+	out := show.Out
 	fmt.Fprintf(out, "%s\n\n", d.Intro())
 	r := scripted.PipelineDemoRun{TracePath: tracePath, SignKey: signKey, Warn: func(msg string) { warn(io, msg) },
 		OnFallback: func(why string) {
@@ -42,7 +43,7 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	switch {
 	case quiet:
 	case all:
-		r.Events = []ggsrun.EventObserver{timelineEvents(&timeline{w: out, all: true})}
+		r.Events = []ggsrun.EventObserver{textview.NewTimeline(out, true).Written()}
 	default:
 		r.OnMessage = show.Message
 	}
@@ -59,11 +60,7 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	if res.Dream != nil {
 		show.Dream(res.Dream)
 	}
-	if o.ReportOK {
-		fmt.Fprintf(out, "work dir: %s now holds %q\n", d.Report, o.Report)
-	} else {
-		fmt.Fprintf(out, "work dir: %s was not written\n", d.Report)
-	}
+	fmt.Fprintln(out, o.WorkDir(d))
 	code := runCode(show.Finish(io.out, io.err, res, o.RunErr))
 	defer runview.Incomplete(io.err, res)
 	if res.SignedBy != "" {
@@ -73,11 +70,11 @@ func runDemoPipeline(ctx context.Context, io stdio, tracePath string, quiet, all
 	fmt.Fprintf(io.out, "Read it:             spine trace show %s\n", res.TracePath)
 	fmt.Fprintln(io.out, explainHint)
 	if errors.Is(o.RunErr, context.Canceled) {
-		return exitStatus(code)
+		return cli.Exit(code)
 	}
 	// The demo checks itself: the pipeline must have done what the demo shows.
 	if wrong := o.Wrong(d); len(wrong) > 0 {
 		return fmt.Errorf("the pipeline demo went wrong: %s", strings.Join(wrong, "; "))
 	}
-	return exitStatus(code)
+	return cli.Exit(code)
 }

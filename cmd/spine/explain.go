@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/glossary"
 )
 
@@ -25,7 +26,7 @@ term, every term is listed. The README's glossary is the same text.`,
 					return nil
 				}
 				if err := glossary.Explain(io.out, strings.Join(args, " ")); err != nil {
-					return usageErrorf("%v (spine explain lists every term)", err)
+					return cli.Usagef("%v (spine explain lists every term)", err)
 				}
 				return nil
 			},

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +19,7 @@ func init() {
 		c := &cobra.Command{
 			Use:   "feedback [flags] TRACE",
 			Short: "record the user's verdict on a finished task: a negative feedback in memory against the outcome GGS wrote",
+			Args:  cli.ExactArgsCounted(1, "one trace file"),
 		}
 		fset := c.Flags()
 		bad := fset.String("bad", "", "`WHY` the task's result is wrong (required): the content of the feedback record")
@@ -29,14 +29,12 @@ func init() {
 		now := fset.String("now", "", "record at this `TIME` (RFC 3339) instead of the host clock")
 		c.RunE = func(c *cobra.Command, args []string) error {
 			switch {
-			case len(args) != 1:
-				return usageErrorf("expected one trace file, got %d arguments", len(args))
 			case strings.TrimSpace(*bad) == "":
-				return usageErrorf("--bad WHY is required: say what is wrong with the task's result")
+				return cli.Usagef("--bad WHY is required: say what is wrong with the task's result")
 			case *dir != "" && *db != "" && *dir != *db:
-				return usageErrorf("--memory %s and --db %s name different stores", *dir, *db)
+				return cli.Usagef("--memory %s and --db %s name different stores", *dir, *db)
 			case *dir == "" && *db == "":
-				return usageErrorf("--memory DIR is required: the store the task ran with")
+				return cli.Usagef("--memory DIR is required: the store the task ran with")
 			}
 			store := *dir
 			if store == "" {
@@ -68,12 +66,9 @@ func init() {
 
 // nowFlag is the clock --now gives: the host's when it is empty.
 func nowFlag(now string) (clock.Clock, error) {
-	if now == "" {
-		return clock.System{}, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, now)
+	c, err := clock.At(now)
 	if err != nil {
-		return nil, usageErrorf("--now %q: want an RFC 3339 time such as 2025-03-01T12:00:00Z", now)
+		return nil, cli.Usagef("--now %q: want an RFC 3339 time such as 2025-03-01T12:00:00Z", now)
 	}
-	return clock.Fixed(t), nil
+	return c, nil
 }

@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"os"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/internal/cli"
 )
 
 // The fleet's commands (serve, submit, status, worker, trace get) share how they reach
@@ -45,20 +44,8 @@ func (n *natsFlags) add(fs *pflag.FlagSet) {
 func (n *natsFlags) connect(ctx context.Context, name string) (*fleet.Client, error) {
 	o := n.o
 	if err := o.FromEnv(os.Getenv); err != nil {
-		return nil, usageErrorf("--nats-user %v", err)
+		return nil, cli.Usagef("--nats-user %v", err)
 	}
 	o.Name = name
 	return fleet.Dial(ctx, o, n.wait)
-}
-
-// jsonLines writes each value as one line of JSON, HTML characters as they are.
-func jsonLines[T any](w io.Writer, vs ...T) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, v := range vs {
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -12,7 +10,7 @@ import (
 	"github.com/agentspine/spine/audit"
 	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/fleet/fleettext"
-	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/internal/cli"
 )
 
 // auditFollowFlags are spine audit's fleet flags: --follow runs the Auditor over the
@@ -38,13 +36,13 @@ func addAuditFollowFlags(fs *pflag.FlagSet) *auditFollowFlags {
 // line when a run ends; with --json, one FollowEvent a line.
 func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audit.Config, asJSON bool, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf("--follow reads the fleet's bus, not trace files (%s)", args[0])
+		return cli.Usagef("--follow reads the fleet's bus, not trace files (%s)", args[0])
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageErrorf("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	if f.untilRuns < 0 {
-		return usageErrorf("--until-runs %d: expected a count of runs, 0 or more", f.untilRuns)
+		return cli.Usagef("--until-runs %d: expected a count of runs, 0 or more", f.untilRuns)
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -54,32 +52,14 @@ func runAuditFollow(ctx context.Context, io stdio, f *auditFollowFlags, cfg audi
 		return err
 	}
 	defer cl.Close()
-	enc := json.NewEncoder(io.rawOut)
-	enc.SetEscapeHTML(false)
 	fmt.Fprintf(io.err, "spine audit: following the runs on %s; interrupt to stop\n", cl.URL())
-	var mu sync.Mutex // the report goroutine and the follower share the output
+	show := &fleettext.Follower{Text: io.out, Raw: io.rawOut, Err: io.err, JSON: asJSON}
 	if f.reportEvery > 0 {
-		go cl.ReportEvery(ctx, f.reportEvery, fleet.DefaultDrift, func(rep fleet.Report, err error) {
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				fmt.Fprintf(io.err, "spine audit: the report: %v\n", err)
-			} else if asJSON {
-				_ = json.NewEncoder(io.rawOut).Encode(rep)
-			} else {
-				termtext.Printf(io.out, "%s", rep.Line())
-			}
-		})
+		go cl.ReportEvery(ctx, f.reportEvery, fleet.DefaultDrift, show.Report)
 	}
 	return cl.FollowAudit(ctx, cfg, f.fromStart, func(e fleet.FollowEvent) {
-		mu.Lock()
-		defer mu.Unlock()
-		if asJSON {
-			_ = enc.Encode(e)
-		} else {
-			fleettext.Follow(io.out, e)
-		}
-		if e.Ended {
+		show.Event(e)
+		if e.Ended { // the follower's events come one at a time
 			if ended++; ended == f.untilRuns {
 				stop()
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/fleet/fleettext"
+	"github.com/agentspine/spine/internal/cli"
 )
 
 const auditQueryLong = `Ask the fleet's Auditor about finished runs: a run (--run, a run or task id), a role
@@ -37,13 +38,13 @@ func init() {
 				now := time.Now()
 				var err error
 				if q.Since, err = fleet.ParseWhen(since, now); err != nil {
-					return usageErrorf("--since %v", err)
+					return cli.Usagef("--since %v", err)
 				}
 				if q.Until, err = fleet.ParseWhen(until, now); err != nil {
-					return usageErrorf("--until %v", err)
+					return cli.Usagef("--until %v", err)
 				}
 				if err := dc.Check(); err != nil {
-					return usageErrorf("%v", err)
+					return cli.Usagef("%v", err)
 				}
 				cl, err := nf.connect(c.Context(), "spine audit query")
 				if err != nil {
@@ -54,15 +55,11 @@ func init() {
 				if err != nil {
 					return err
 				}
-				if asJSON {
-					if err := jsonLines(io.rawOut, ans); err != nil {
-						return err
-					}
-				} else {
-					fleettext.AuditAnswer(io.out, ans)
+				if err := cli.Show(io.rawOut, asJSON, ans, func() { fleettext.AuditAnswer(io.out, ans) }); err != nil {
+					return err
 				}
 				if ans.Failed() {
-					return exitStatus(exitFail)
+					return cli.Exit(exitFail)
 				}
 				return nil
 			},

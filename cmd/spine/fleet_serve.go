@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/internal/cli"
 )
 
 const serveLong = `Start an embedded NATS server with JetStream storing in --dir, print its URL and
@@ -37,7 +38,7 @@ func init() {
 				}
 				cfg.NKeys = nkeyUsers
 				if (tlsCert == "") != (tlsKey == "") {
-					return usageErrorf("--tls-cert and --tls-key go together")
+					return cli.Usagef("--tls-cert and --tls-key go together")
 				}
 				if err := cfg.LoadTLS(tlsCert, tlsKey); err != nil {
 					return err
@@ -59,10 +60,10 @@ func init() {
 func serveConfig(dir, listen, user string) (fleet.ServerConfig, error) {
 	cfg := fleet.ServerConfig{Dir: dir, User: user}
 	if err := cfg.ParseListen(listen); err != nil {
-		return cfg, usageErrorf("--listen %v", err)
+		return cfg, cli.Usagef("--listen %v", err)
 	}
 	if err := cfg.FromEnv(os.Getenv); err != nil {
-		return cfg, usageErrorf("--user %v", err)
+		return cfg, cli.Usagef("--user %v", err)
 	}
 	return cfg, nil
 }

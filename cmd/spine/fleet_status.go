@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/fleet/fleettext"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/termtext"
 )
 
@@ -28,7 +29,7 @@ func init() {
 					return err
 				}
 				if asJSON {
-					return jsonLines(io.rawOut, sts...)
+					return cli.JSONLines(io.rawOut, sts...)
 				}
 				if len(args) == 1 {
 					fleettext.Status(io.out, sts[0])

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -31,17 +32,17 @@ the worker's.`,
 			RunE: func(c *cobra.Command, args []string) error {
 				texts, err := fleet.TaskTexts(strings.Join(args, " "), file)
 				if errors.As(err, new(*fleet.TaskArgError)) {
-					return usageErrorf("%v", err)
+					return cli.Usagef("%v", err)
 				} else if err != nil {
 					return err
 				}
 				if err := taskrun.CheckCautionPolicy(o.Caution); err != nil {
-					return usageErrorf("--caution %v", err)
+					return cli.Usagef("--caution %v", err)
 				}
 				// A name that leads where no worker may ever open is refused now; the rest
 				// is the worker's to decide.
 				if err := fleet.CheckSubmitNet(c.Context(), allowNet, nil); err != nil {
-					return usageErrorf("%v", err)
+					return cli.Usagef("%v", err)
 				}
 				for _, r := range allowNet {
 					o.AllowNet = append(o.AllowNet, r.String())
@@ -56,12 +57,8 @@ the worker's.`,
 					if err != nil {
 						return err
 					}
-					if asJSON {
-						if err := jsonLines(io.rawOut, st); err != nil {
-							return err
-						}
-					} else {
-						fmt.Fprintln(io.out, st.ID)
+					if err := cli.Show(io.rawOut, asJSON, st, func() { fmt.Fprintln(io.out, st.ID) }); err != nil {
+						return err
 					}
 				}
 				return nil

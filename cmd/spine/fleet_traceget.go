@@ -5,7 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/termtext"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 func init() {
@@ -26,11 +28,11 @@ spine trace show read it as any other. -o writes it to a new file (never overwri
 			RunE: func(c *cobra.Command, args []string) error {
 				switch {
 				case attempt < 0:
-					return usageErrorf("--attempt %d: expected 1 or more", attempt)
+					return cli.Usagef("--attempt %d: expected 1 or more", attempt)
 				case all && (len(args) != 0 || out == "" || attempt != 0):
-					return usageErrorf("--all takes no ID and no --attempt, and needs -o DIR")
+					return cli.Usagef("--all takes no ID and no --attempt, and needs -o DIR")
 				case !all && len(args) != 1:
-					return usageErrorf("expected one task ID (or --all -o DIR)")
+					return cli.Usagef("expected one task ID (or --all -o DIR)")
 				}
 				cl, err := nf.connect(c.Context(), "spine trace get")
 				if err != nil {
@@ -52,7 +54,7 @@ spine trace show read it as any other. -o writes it to a new file (never overwri
 					_, err = io.rawOut.Write(b)
 					return err
 				}
-				if err := writeNewFile(out, b); err != nil {
+				if err := trace.WriteNewFile(out, b); err != nil {
 					return err
 				}
 				termtext.Printf(io.err, "%s: attempt %d (%s, run %s) → %s", args[0], a.N, a.State, a.RunID, out)

@@ -9,6 +9,7 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/sandbox"
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/internal/cli"
 )
 
 const workerLong = `Pull tasks from the fleet's queue and run each as spine run would (the model from
@@ -48,17 +49,17 @@ func init() {
 			Args:  cobra.NoArgs,
 			RunE: func(c *cobra.Command, args []string) error {
 				if cfg.WorkdirRoot == "" {
-					return usageErrorf("expected --workdir-root DIR: each task gets a work dir under it")
+					return cli.Usagef("expected --workdir-root DIR: each task gets a work dir under it")
 				}
 				if cfg.Concurrency < 1 {
-					return usageErrorf("--concurrency %d: expected 1 or more", cfg.Concurrency)
+					return cli.Usagef("--concurrency %d: expected 1 or more", cfg.Concurrency)
 				}
 				ws.Warn = func(msg string) { warn(io, msg) }
 				err := ws.Tasks(&cfg)
 				if errors.Is(err, llm.ErrNoEndpoint) {
-					return usageErrorf("%v (as for spine run: $OPENAI_API_KEY, --base-url, --config); --demo needs none", err)
+					return cli.Usagef("%v (as for spine run: $OPENAI_API_KEY, --base-url, --config); --demo needs none", err)
 				} else if _, bad := errors.AsType[*fleet.ConfigError](err); bad {
-					return usageErrorf("%v", err)
+					return cli.Usagef("%v", err)
 				} else if err != nil {
 					return err
 				}

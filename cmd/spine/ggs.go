@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/ggs"
+	"github.com/agentspine/spine/internal/cli"
 )
 
 func init() {
@@ -35,10 +36,10 @@ is reported on stderr too, after which a message for that id starts a new task.`
 		fs.IntVar(&bound.MaxEvicted, "max-evicted-tasks", ggs.DefaultMaxEvictedTasks, "`N` evicted task ids remembered, so that a later message for one is refused, not decided afresh; beyond it the oldest is forgotten, and that is reported (0: no limit)")
 		c.RunE = func(c *cobra.Command, args []string) error {
 			if err := bound.Check(); err != nil {
-				return usageErrorf("--%v", err)
+				return cli.Usagef("--%v", err)
 			}
 			if len(args) > 0 {
-				return usageErrorf("unexpected argument %q: messages are read from stdin", args[0])
+				return cli.Usagef("unexpected argument %q: messages are read from stdin", args[0])
 			}
 			return runGGS(c.Context(), io, *rulesFile, ggs.StreamReport{Text: io.err, Raw: io.rawErr, JSON: *jsonErrors, Bound: bound})
 		}
@@ -66,7 +67,7 @@ func runGGS(ctx context.Context, io stdio, rulesFile string, report ggs.StreamRe
 	case err != nil:
 		return err
 	case report.BadLines > 0: // the bad lines, already said, are the result
-		return exitStatus(exitFail)
+		return cli.Exit(exitFail)
 	}
 	return nil
 }

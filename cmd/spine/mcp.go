@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/effectors/mcp"
+	"github.com/agentspine/spine/internal/cli"
 )
 
 const mcpFlagHelp = "offer R3 the tools of an MCP server: `NAME=COMMAND ARGS…` (stdio, run in the tools' sandbox) or NAME=URL (Streamable HTTP); repeatable, beside the config file's mcp_servers"
@@ -31,10 +32,10 @@ func init() {
 		c.RunE = func(c *cobra.Command, _ []string) error {
 			servers, err := mcp.ConfigServers(*configPath, flags)
 			if err != nil {
-				return failWith(exitUsage, err)
+				return cli.Fail(exitUsage, err)
 			}
 			if len(servers) == 0 {
-				return usageErrorf("no MCP server: give --mcp NAME=COMMAND ARGS… or a --config file with mcp_servers")
+				return cli.Usagef("no MCP server: give --mcp NAME=COMMAND ARGS… or a --config file with mcp_servers")
 			}
 			return mcpList(c.Context(), io, servers, *workdir, *noSandbox, *asJSON)
 		}
@@ -53,7 +54,7 @@ func mcpList(ctx context.Context, io stdio, servers []mcp.Server, workdir string
 		return nil
 	}
 	if tb.WriteListing(io.out) {
-		return exitStatus(exitFail)
+		return cli.Exit(exitFail)
 	}
 	return nil
 }

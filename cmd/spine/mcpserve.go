@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/mcp"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/mcpserve"
 )
 
@@ -32,22 +33,22 @@ func init() {
 		c.RunE = func(c *cobra.Command, _ []string) error {
 			abs, err := filepath.Abs(*dir)
 			if err != nil {
-				return failWith(exitUsage, err)
+				return cli.Fail(exitUsage, err)
 			}
 			o := mcpserve.Options{Dir: abs, Version: version}
 			cfg, err := ep.load(llm.Overrides{})
 			switch {
 			case errors.Is(err, llm.ErrNoEndpoint):
 				if len(flags) > 0 {
-					return usageErrorf("--mcp is for the tasks run_task runs, and no model is configured (give --config FILE or the environment's settings)")
+					return cli.Usagef("--mcp is for the tasks run_task runs, and no model is configured (give --config FILE or the environment's settings)")
 				}
 				fmt.Fprintln(io.err, "spine mcp serve: no model is configured, so run_task is not offered")
 			case err != nil:
-				return failWith(exitUsage, err)
+				return cli.Fail(exitUsage, err)
 			default:
 				servers, err := mcp.ConfigServers(ep.config, flags)
 				if err != nil {
-					return failWith(exitUsage, err)
+					return cli.Fail(exitUsage, err)
 				}
 				o.Run = &mcpserve.RunOptions{LLM: cfg, ConfigPath: ep.config, MCPServers: servers, NoSandbox: *noSandbox}
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,9 +13,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentspine/spine/clock"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/memory"
 	"github.com/agentspine/spine/memory/memtext"
-	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -24,7 +23,7 @@ const memorySummary = "inspect, consolidate and garbage-collect the shared memor
 
 func init() {
 	addCommand("", func(io stdio) *cobra.Command {
-		c := groupCommand("memory", memorySummary, "verb")
+		c := cli.GroupCommand("memory", memorySummary, "verb")
 		c.Long = memorySummary + `
 
 Every verb takes --db DIR, --json for JSON output and --now TIME (RFC 3339) to evaluate
@@ -95,13 +94,13 @@ func memVerbCommand(io stdio, v memVerb) *cobra.Command {
 			now, _ := fs.GetString("now")
 			m.positional = args
 			if m.db == "" {
-				return usageErrorf("--db DIR is required")
+				return cli.Usagef("--db DIR is required")
 			}
 			if want := len(strings.Fields(v.args)); len(args) != want {
 				if want == 0 {
-					return usageErrorf("unexpected argument %q", args[0])
+					return cli.Usagef("unexpected argument %q", args[0])
 				}
-				return usageErrorf("want exactly one %s argument, got %d", v.args, len(args))
+				return cli.Usagef("want exactly one %s argument, got %d", v.args, len(args))
 			}
 			var err error
 			if m.clock, err = nowFlag(now); err != nil {
@@ -154,39 +153,26 @@ func (m *memFlags) dir(create bool, d memory.Distiller) memory.DirOptions {
 	return memory.DirOptions{Clock: m.clock, ForgetGrace: m.forgetGrace, Distiller: d, Create: create}
 }
 
-// corrupt points a damaged store's error to verify and repair.
-func (m *memFlags) corrupt(err error) error {
-	if memory.IsCorrupt(err) {
-		return fmt.Errorf("%w\nsee all of it: spine memory verify --db %s; repair it: spine memory repair --db %s", err, m.db, m.db)
-	}
-	return err
-}
-
-// with opens the store, hands it to f and closes it.
+// with opens the store, hands it to f and closes it; a damaged store's error points to
+// verify and repair (memtext.Corrupt).
 func (m *memFlags) with(create bool, f func(*memory.Service) error) error {
 	s, err := memory.OpenDir(m.db, m.dir(create, nil), nil)
 	if err != nil {
-		return m.corrupt(err)
+		return memtext.Corrupt(err, m.db)
 	}
 	defer s.Close()
 	return f(s)
 }
-
-func memJSON(w io.Writer, v any) error { return json.NewEncoder(w).Encode(v) }
 
 // memRead opens the store for a read-only verb, asks it with q, and writes the answer as a
 // JSON line with --json, else through text.
 func memRead[T any](m *memFlags, io stdio, q func(*memory.Service) (T, error), text func(T)) error {
 	return m.with(false, func(s *memory.Service) error {
 		v, err := q(s)
-		switch {
-		case err != nil:
+		if err != nil {
 			return err
-		case m.jsonOut:
-			return memJSON(io.rawOut, v)
 		}
-		text(v)
-		return nil
+		return memtext.Show(io.rawOut, m.jsonOut, func() { text(v) }, v)
 	})
 }
 
@@ -196,16 +182,7 @@ func memLs(ctx context.Context, io stdio, m *memFlags) error {
 		if err != nil {
 			return err
 		}
-		if !m.jsonOut {
-			memtext.Entries(io.out, entries)
-			return nil
-		}
-		for _, e := range entries {
-			if err := memJSON(io.rawOut, e); err != nil {
-				return err
-			}
-		}
-		return nil
+		return memtext.Show(io.rawOut, m.jsonOut, func() { memtext.Entries(io.out, entries) }, entries...)
 	})
 }
 
@@ -217,11 +194,11 @@ func memShow(ctx context.Context, io stdio, m *memFlags) error {
 func memPotentials(ctx context.Context, io stdio, m *memFlags) error {
 	switch {
 	case m.intent != "" && (m.space != "" || m.entity != ""):
-		return usageErrorf("give --intent or --space and --entity, not both")
+		return cli.Usagef("give --intent or --space and --entity, not both")
 	case m.intent != "":
 		m.space, m.entity = memory.IntentSpace(m.intent), memory.EntityLocal
 	case m.space == "" || m.entity == "":
-		return usageErrorf("--space and --entity (or --intent) are required")
+		return cli.Usagef("--space and --entity (or --intent) are required")
 	}
 	return memRead(m, io, func(s *memory.Service) (memory.PairReport, error) { return s.Pair(ctx, m.space, m.entity) },
 		func(rep memory.PairReport) { memtext.Pair(io.out, rep) })
@@ -231,7 +208,7 @@ func memDream(ctx context.Context, io stdio, m *memFlags) error {
 	d, closeJournal, err := taskrun.DreamDistiller(taskrun.DistillerSource{Replay: m.replay, Record: m.record,
 		BaseURL: m.endpoint.baseURL, Model: m.endpoint.model, Config: m.endpoint.config, Getenv: os.LookupEnv})
 	if err != nil {
-		return usageErrorf("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	err = m.pass(ctx, io, d, memory.DreamOptions{DryRun: m.dryRun}, false)
 	if cerr := closeJournal(); cerr != nil {
@@ -248,30 +225,15 @@ func memGC(ctx context.Context, io stdio, m *memFlags) error {
 func (m *memFlags) pass(ctx context.Context, io stdio, d memory.Distiller, o memory.DreamOptions, compact bool) error {
 	res, err := memory.DreamDir(ctx, m.db, m.dir(false, d), o, compact)
 	if err != nil {
-		return m.corrupt(err)
+		return memtext.Corrupt(err, m.db)
 	}
-	if m.jsonOut {
-		return memJSON(io.rawOut, res)
-	}
-	memtext.Dream(io.out, res.Events, res.Report)
-	return nil
+	return memtext.Show(io.rawOut, m.jsonOut, func() { memtext.Dream(io.out, res.Events, res.Report) }, res)
 }
 
-// memImport reads one JSONL file (memory.ReadImportFile), checking every line before
+// memImport reads one JSONL file (memory.OpenImportFile), checking every line before
 // anything is written, then imports or restores it.
 func memImport(ctx context.Context, sio stdio, m *memFlags) error {
-	var in io.Reader = sio.in
-	name := m.positional[0]
-	if name != "-" {
-		// A named file must be a regular one: a FIFO would hang, /dev/zero never end.
-		f, err := trace.OpenRegular(name)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
-	}
-	file, err := memory.ReadImportFile(name, in)
+	file, err := memory.OpenImportFile(m.positional[0], sio.in)
 	if err != nil {
 		return err
 	}
@@ -284,14 +246,10 @@ func memImport(ctx context.Context, sio stdio, m *memFlags) error {
 	if err != nil && len(rep.Imported) > 0 && !m.skipExisting && !errors.As(err, &ie) {
 		err = fmt.Errorf("%w; run it again with --skip-existing", err)
 	}
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case m.jsonOut:
-		return memJSON(sio.rawOut, memtext.ImportedJSON(rep))
 	}
-	memtext.Imported(sio.out, rep)
-	return nil
+	return memtext.Show(sio.rawOut, m.jsonOut, func() { memtext.Imported(sio.out, rep) }, memtext.ImportedJSON(rep))
 }
 
 // memExport writes every record, in ID order, as JSONL on standard output.
@@ -321,18 +279,14 @@ func memRepair(ctx context.Context, io stdio, m *memFlags) error {
 // findings shows what verify or repair found, as JSON on jsonOut with --json; what they
 // found is the result, and makes the exit status 1.
 func (m *memFlags) findings(jsonOut io.Writer, rep any, err error, text func(), found bool) error {
+	if err == nil {
+		err = memtext.Show(jsonOut, m.jsonOut, text, rep)
+	}
 	if err != nil {
 		return err
 	}
-	if m.jsonOut {
-		if err := memJSON(jsonOut, rep); err != nil {
-			return err
-		}
-	} else {
-		text()
-	}
 	if found {
-		return exitStatus(exitFail)
+		return cli.Exit(exitFail)
 	}
 	return nil
 }

@@ -21,6 +21,7 @@ func init() {
 		c := &cobra.Command{
 			Use:   "play [flags] SCENARIO",
 			Short: "run a rule set against a designed scenario (no model) and write its trace",
+			Args:  cli.ExactArgs(1, "one scenario file"),
 		}
 		fs := c.Flags()
 		rulesPath := fs.String("rules", "", "rule `FILE` to use instead of the one the scenario names")
@@ -29,9 +30,6 @@ func init() {
 		all := fs.Bool("all", false, "show the rule timeline (every evaluation and state change) instead of the pipeline")
 		memDir := fs.String("memory", "", "GGS scenarios: let GGS write its Megrams to the LevelDB memory store in `DIR`")
 		c.RunE = func(c *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErrorf("expected one scenario file")
-			}
 			d, err := scripted.ReadDesigned(args[0])
 			if err != nil {
 				return cli.FileError(err)
@@ -41,7 +39,7 @@ func init() {
 				return err
 			}
 			if *memDir != "" && d.Reports == nil {
-				return usageErrorf("--memory applies to GGS scenarios only")
+				return cli.Usagef("--memory applies to GGS scenarios only")
 			}
 			pc := scripted.PlayConfig{TracePath: *tracePath, MemoryDir: *memDir}
 			return playDesigned(c.Context(), io, d, rs, pc, *quiet, *all)
@@ -56,7 +54,7 @@ func playDesigned(ctx context.Context, io stdio, d *scripted.Designed, rs *rules
 	switch {
 	case quiet:
 	case d.Signals != nil || all:
-		pc.Events = append(pc.Events, timelineEvents(&timeline{w: io.out, all: all}))
+		pc.Events = append(pc.Events, textview.NewTimeline(io.out, all).Written())
 	default:
 		p, err := ggs.ParamsFrom(rs)
 		if err != nil {
@@ -68,16 +66,10 @@ func playDesigned(ctx context.Context, io stdio, d *scripted.Designed, rs *rules
 	if out.TracePath == "" {
 		return err
 	}
-	res := out.Result
-	fmt.Fprintln(io.out)
-	termtext.Printf(io.out, "%s: %s (objective %s) after %d iteration(s), %d rule firing(s)", d.Name, res.Outcome, res.Objective, res.Iterations, res.Firings)
-	fmt.Fprintf(io.out, "trace written to %s\n", out.TracePath)
-	if out.Scorecard != "" {
-		fmt.Fprintf(io.out, "scorecard written to %s, candidates to %s\n", out.Scorecard, out.Candidates)
-	}
+	out.Summary(io.out, d.Name)
 	if o := out.OutOfRounds; o != nil && err == nil {
 		termtext.Printf(io.out, "out of rounds: %s: they did not end the task where the scenario's own rules do; the run ends there, in the FinalResult the rules decide for a failed round (exit status 3)", o)
-		return exitStatus(exitOutOfRounds)
+		return cli.Exit(exitOutOfRounds)
 	}
 	return err
 }
@@ -99,7 +91,7 @@ func init() {
 				return runDemoPipeline(c.Context(), io, *tracePath, *quiet, *all, *signKey)
 			}
 			if *signKey != "" {
-				return usageErrorf("--sign-key needs --pipeline (the scenario demo writes its trace without the run library)")
+				return cli.Usagef("--sign-key needs --pipeline (the scenario demo writes its trace without the run library)")
 			}
 			d, rs, err := scripted.Demo()
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/replay"
+	"github.com/agentspine/spine/spine/trace"
 )
 
 func init() {
@@ -34,7 +35,7 @@ func init() {
 				return whatIfTraces(io, *rulesPath, paths, false)
 			}
 			if *out != "" && len(paths) != 1 {
-				return usageErrorf("--out takes one trace")
+				return cli.Usagef("--out takes one trace")
 			}
 			o := replay.CheckOptions{Compare: *check}
 			if o.Keys, err = loadVerifyKey(*verifyKey); err != nil {
@@ -57,12 +58,12 @@ func init() {
 				fmt.Fprintln(io.out, replay.Summary(results, *check))
 			}
 			if *out != "" && results[0].Replayed != nil {
-				if err := writeNewFile(*out, results[0].Replayed); err != nil {
+				if err := trace.WriteNewFile(*out, results[0].Replayed); err != nil {
 					return err
 				}
 				fmt.Fprintf(io.out, "new trace written to %s\n", *out)
 			}
-			return exitStatus(code)
+			return cli.Exit(code)
 		}
 		return c
 	})

@@ -18,10 +18,10 @@ import (
 //
 // A command's RunE returns
 //   - nil: exit 0;
-//   - exitStatus(code): the command has already said what was wrong; exit code;
-//   - usageErrorf(...): the command line was wrong; said on stderr as "spine <cmd>: ...",
+//   - cli.Exit(code): the command has already said what was wrong; exit code;
+//   - cli.Usagef(...): the command line was wrong; said on stderr as "spine <cmd>: ...",
 //     with a pointer to --help; exit 2;
-//   - failWith(code, err): said on stderr as "spine <cmd>: ..."; exit code;
+//   - cli.Fail(code, err): said on stderr as "spine <cmd>: ..."; exit code;
 //   - any other error: said on stderr as "spine <cmd>: ..."; exit 1.
 //
 // Flag errors and argument-count errors (cobra.ExactArgs and the like) are usage errors.
@@ -42,16 +42,9 @@ func addCommand(parent string, build func(io stdio) *cobra.Command) {
 	builders = append(builders, commandBuilder{parent: parent, build: build})
 }
 
-// exitStatus turns a command's exit status into RunE's result (cli.Exit).
-func exitStatus(code int) error { return cli.Exit(code) }
-
-// usageErrorf is a wrong command line (cli.UsageError): exit 2.
-func usageErrorf(format string, a ...any) error { return cli.Usagef(format, a...) }
-
-// groupCommand is a command that only holds subcommands (cli.GroupCommand).
-func groupCommand(use, short, noun string) *cobra.Command { return cli.GroupCommand(use, short, noun) }
-
-// failWith ends a command with err, printed once by Run, and exit status code (cli.Fail).
+// exitStatus and failWith are cli.Exit and cli.Fail, kept only for resume.go, fork.go
+// and runsnapshot.go; every other command calls cli directly.
+func exitStatus(code int) error          { return cli.Exit(code) }
 func failWith(code int, err error) error { return cli.Fail(code, err) }
 
 // Run is the whole CLI: main only wires the process's streams and signals to it, and the

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -16,7 +14,8 @@ import (
 	"github.com/agentspine/spine/effectors/llm"
 	"github.com/agentspine/spine/effectors/mcp"
 	"github.com/agentspine/spine/effectors/sandbox"
-	"github.com/agentspine/spine/internal/termui"
+	"github.com/agentspine/spine/internal/cli"
+	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/runview"
 	"github.com/agentspine/spine/taskrun"
 	"github.com/agentspine/spine/telemetry"
@@ -95,15 +94,6 @@ func (e *endpointFlags) load(def llm.Overrides) (llm.Config, error) {
 	return llm.LoadEndpointConfig(llm.Sources{File: e.config, Getenv: os.LookupEnv, Flags: o})
 }
 
-// notConfigured is how to configure an endpoint, after llm.ErrNoEndpoint.
-const notConfigured = `.
-  OpenAI:         export OPENAI_API_KEY=... SPINE_MODEL=gpt-4o-mini
-  Ollama:         spine run --base-url http://localhost:11434/v1 --model qwen2.5:7b "task"
-  vLLM:           spine run --base-url http://localhost:8000/v1 --model <served model name> "task"
-  any other OpenAI-compatible server: --base-url (or OPENAI_BASE_URL) and --model (or SPINE_MODEL),
-  or a config file (--config FILE) with base_url, api_key, model and per-role models.
-To see the loop without a model or a key, run: spine demo (or spine demo --pipeline for every role)`
-
 // runTask is spine run: it checks the flags, loads the model configuration and the
 // rules, runs the task through taskrun and shows it. A refusal before the run is its
 // error; once the run has a trace, the display says how it went and the exit status
@@ -111,83 +101,58 @@ To see the loop without a model or a key, run: spine demo (or spine demo --pipel
 func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 	raw := strings.Join(args, " ")
 	if strings.TrimSpace(raw) == "" {
-		return usageErrorf(`expected the task text, e.g. spine run "summarise the TODOs in this repository"`)
+		return cli.Usagef(`expected the task text, e.g. spine run "summarise the TODOs in this repository"`)
 	}
 	tc := taskrun.Config{Task: raw, Workdir: *f.workdir, ConfigPath: f.endpoint.config, RulesPath: *f.rulesPath, Watch: *f.watch,
 		MaxIterations: *f.maxIter, MemoryDir: *f.memDir, TracePath: *f.tracePath, AllowNet: f.allowNet, NoSandbox: *f.noSandbox,
 		CautionPolicy: *f.caution, SignKey: *f.signKey, MemoryCorrupt: *f.memCorrupt, Warn: func(msg string) { warn(io, msg) }}
 	if *f.maxIter < 1 { // 0 is the library's "the engine's default", not a bound a user asks for
-		return usageErrorf("--max-iterations %d: expected at least 1", *f.maxIter)
+		return cli.Usagef("--max-iterations %d: expected at least 1", *f.maxIter)
 	}
 	if err := tc.Validate(); err != nil {
-		return usageErrorf("--%v", err)
+		return cli.Usagef("--%v", err)
 	}
 	if *f.otlp != "" {
 		if _, err := telemetry.ParseURL(*f.otlp, false); err != nil {
-			return usageErrorf("--otlp: %v", err)
+			return cli.Usagef("--otlp: %v", err)
 		}
 	}
 	if *f.watch && *f.rulesPath == "" {
-		return usageErrorf("--watch needs --rules FILE (the shipped rules are built in; copy rules/ggs.yaml and edit the copy)")
+		return cli.Usagef("--watch needs --rules FILE (the shipped rules are built in; copy rules/ggs.yaml and edit the copy)")
 	}
 	var err error
 	tc.LLM, err = f.endpoint.load(llm.Overrides{})
 	switch {
 	case errors.Is(err, llm.ErrNoEndpoint):
-		return failWith(exitUsage, fmt.Errorf("%w%s", err, notConfigured))
+		return cli.Fail(exitUsage, fmt.Errorf("%w%s", err, llm.HowToConfigure))
 	case err != nil:
-		return failWith(exitUsage, fmt.Errorf("%w\n(spine run --help lists the flags; spine demo needs no model)", err))
+		return cli.Fail(exitUsage, fmt.Errorf("%w\n(spine run --help lists the flags; spine demo needs no model)", err))
 	}
 	if tc.Rules, err = taskrun.LoadRules(*f.rulesPath); err != nil {
 		return err
 	}
 	if tc.MCPServers, err = mcp.ConfigServers(f.endpoint.config, f.mcp); err != nil {
-		return failWith(exitUsage, err)
+		return cli.Fail(exitUsage, err)
 	}
 
-	// The display: JSON lines, or the pipeline with a spinner when stdout is a terminal.
-	// JSON lines are for programs and keep their bytes; the spinner draws with its own
-	// control codes and escapes what it is given to print.
-	out := io.out
-	var spin *termui.Spinner
-	switch {
-	case *f.asJSON:
-		out = &termui.LockedWriter{W: io.rawOut}
-	case termui.IsTerminal(io.rawOut):
-		spin = termui.StartSpinner(io.rawOut, 120*time.Millisecond)
-		defer spin.Stop()
-		out = spin
-	default:
-		out = &termui.LockedWriter{W: io.out}
-	}
-	show := runview.New(out, tc.Rules, *f.asJSON)
-	retries := termui.NewRetryDisplay(out, io.err, spin, *f.asJSON)
-	ctx = llm.WithRetryHook(ctx, retries.Retry)
-
-	tc.OnMessage = show.Message
+	// The display: JSON lines, or the pipeline with a spinner and prompts on a terminal.
+	show := runview.NewLive(runview.Streams{In: io.in, Text: io.out, Raw: io.rawOut, Err: io.err, Interactive: true}, tc.Rules, *f.asJSON)
+	defer show.Stop()
+	ctx = show.Wire(ctx, &tc)
 	// A run with shared memory cannot be resumed or forked: its snapshots would serve
 	// nothing, so they are taken only when asked for.
 	if tc.Snapshots, err = runSnapshots(io, *f.snapshot && (*f.memDir == "" || f.snapshotSet), f.snapshotSet, *f.workdir); err != nil {
 		return err
 	}
-	if termui.IsTerminal(io.in) && termui.IsTerminal(io.rawOut) {
-		prompt := &termui.Prompt{In: bufio.NewReader(io.in), Out: out, Spin: spin}
-		tc.Confirmer, tc.Clarify, tc.Caution = prompt, prompt, prompt
-	}
-	if spin != nil {
-		tc.OnStatus = retries.Status
-	}
 	if *f.watch {
-		tc.Events = append(tc.Events, reloadNotices(out))
+		tc.Events = append(tc.Events, textview.ReloadNotices(show.Out))
 	}
 	res, runErr := taskrun.RunTask(ctx, tc)
 	if res.TracePath == "" {
 		// Refused before anything was contacted: nothing ran, and no trace was made.
 		return runErr
 	}
-	if spin != nil {
-		spin.Stop()
-	}
+	show.Stop()
 	show.Audit(res.AuditErrors, res.Findings)
 	if res.Dream != nil {
 		show.Dream(res.Dream)
@@ -206,5 +171,5 @@ func runTask(ctx context.Context, io stdio, f *runFlags, args []string) error {
 		}
 	}
 	code = sendRunTrace(ctx, io, *f.otlp, res.TracePath, *f.asJSON, code)
-	return exitStatus(traceIncomplete(io, res, code))
+	return cli.Exit(traceIncomplete(io, res, code))
 }

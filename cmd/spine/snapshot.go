@@ -3,11 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/fleet/fleettext"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/snapshot/tracerefs"
 	"github.com/agentspine/spine/taskrun"
@@ -17,7 +18,7 @@ const snapshotSummary = "inspect and prune the work-dir snapshots in the state d
 
 func init() {
 	addCommand("", func(io stdio) *cobra.Command {
-		c := groupCommand("snapshot", snapshotSummary, "verb")
+		c := cli.GroupCommand("snapshot", snapshotSummary, "verb")
 		c.Long = snapshotSummary + `
 
 Snapshots are content-addressed: a file's content is stored once however many snapshots
@@ -43,12 +44,7 @@ A work dir over 256 MiB of files or 20,000 entries is refused.`
 			if err != nil {
 				return err
 			}
-			w := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "ROOT\tSTORED\tFILES\tBYTES")
-			for _, i := range list {
-				fmt.Fprintf(w, "%s\t%s\t%d\t%d\n", i.Root, i.Stored.UTC().Format("2006-01-02T15:04:05Z"), i.Files, i.Bytes)
-			}
-			return w.Flush()
+			return fleettext.Snapshots(io.out, list)
 		}
 	})
 	snapshotVerb("show ROOT", "print a snapshot's manifest: every path with its type, mode, size and hash or target", 1, func(io stdio, _ *cobra.Command) snapshotRun {
@@ -76,7 +72,7 @@ holds its traces, its store is .snapshots there). --dry-run lists what would go.
 	c.Flags().BoolVar(&all, "all", false, "remove every snapshot, whatever the traces record")
 	return func(s *snapshot.Store, _ []string) error {
 		if all && len(req.Keep)+len(req.Traces) > 0 {
-			return usageErrorf("--all removes every snapshot: give it without --keep or --traces")
+			return cli.Usagef("--all removes every snapshot: give it without --keep or --traces")
 		}
 		if !all {
 			req.DefaultTraces, _ = taskrun.DefaultTraceDir() // none: only --traces are read
@@ -85,14 +81,7 @@ holds its traces, its store is .snapshots there). --dry-run lists what would go.
 		if err != nil {
 			return err
 		}
-		verb := "removed"
-		if req.DryRun {
-			verb = "would remove"
-			for _, g := range res.Gone {
-				fmt.Fprintf(io.out, "would remove %s\n", g)
-			}
-		}
-		fmt.Fprintf(io.out, "%s %d snapshots and %d file contents (%d bytes); kept %d snapshots (%d traces read)\n", verb, res.Manifests, res.Blobs, res.Bytes, res.Kept, found.Traces)
+		fleettext.SnapshotGC(io.out, res, found.Traces, req.DryRun)
 		if len(res.Missing) > 0 {
 			warn(io, fmt.Sprintf("%d snapshot(s) the traces record are not in this store (taken into another)", len(res.Missing)))
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentspine/spine/effectors/llm/llmtest"
 	"github.com/agentspine/spine/internal/golden"
+	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/spine/trace"
 )
 
@@ -145,8 +146,7 @@ func FuzzTimelineLine(f *testing.F) {
 		parsed := derr == nil
 		for _, all := range []bool{false, true} {
 			var b bytes.Buffer
-			tl := &timeline{w: &b, all: all}
-			err := tl.line(raw)
+			err := textview.NewTimeline(&b, all).Line(raw)
 			if parsed != (err == nil) {
 				t.Fatalf("%q: decoded %v, shown with error %v", raw, derr, err)
 			}

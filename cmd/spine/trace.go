@@ -14,7 +14,7 @@ import (
 
 func init() {
 	addCommand("", func(io stdio) *cobra.Command {
-		return groupCommand("trace", "show a trace as a readable timeline and check its hash chain, tabulate its GGS rounds, or compare two traces", "subcommand")
+		return cli.GroupCommand("trace", "show a trace as a readable timeline and check its hash chain, tabulate its GGS rounds, or compare two traces", "subcommand")
 	})
 	addCommand("trace", func(io stdio) *cobra.Command {
 		var all bool
@@ -22,10 +22,8 @@ func init() {
 		c := &cobra.Command{
 			Use:   "show [flags] FILE",
 			Short: "show a trace as a readable timeline: every exchange, tool call, plan check and message; the hash chain checked",
+			Args:  cli.ExactArgs(1, "one trace file"),
 			RunE: func(c *cobra.Command, args []string) error {
-				if len(args) != 1 {
-					return usageErrorf("expected one trace file")
-				}
 				return runTraceShow(io, all, *verifyKey, args[0])
 			},
 		}
@@ -47,21 +45,16 @@ func runTraceShow(io stdio, all bool, verifyKey string, path string) error {
 	if tf == nil || errors.As(err, &nt) {
 		return cli.FileError(err)
 	}
-	// A trace that is not vouched for by a trusted key is not shown at all.
-	note, serr := textview.SignatureNote(tf, ring)
-	if serr != nil {
-		return fmt.Errorf("%s: %w", path, serr)
+	// A trace that is not vouched for by a trusted key is not shown at all. The chain is
+	// checked first and a break announced before the timeline, and marked where it is:
+	// what the trace says from there on is shown but not vouched for.
+	if serr := textview.ShowNotes(io.err, "spine trace show", path, tf, ring, err); serr != nil {
+		return serr
 	}
-	if note != "" {
-		fmt.Fprintf(io.err, "spine trace show: %s: %s\n", path, note)
-	}
-	// The chain is checked first and a break announced before the timeline, and marked
-	// where it is: what the trace says from there on is shown but not vouched for.
-	textview.ChainNote(io.err, "spine trace show", path, tf, err)
 	if locked, _ := trace.Locked(path); locked {
 		fmt.Fprintf(io.err, "spine trace show: %s is still being written by a run\n", path)
 	}
-	(&timeline{w: io.out, all: all}).view().Trace(tf)
+	textview.NewTimeline(io.out, all).Trace(tf)
 	if err != nil {
 		return errors.New(linecap.BoundQuotes(err.Error()))
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/runlog"
 	"github.com/agentspine/spine/spine/trace"
@@ -16,10 +17,8 @@ func init() {
 		return &cobra.Command{
 			Use:   "diff [flags] A B",
 			Short: "compare two traces: the first differing event, then decisions, messages and exchanges side by side (exit 0 identical, 1 different)",
+			Args:  cli.ExactArgs(2, "two trace files, A and B"),
 			RunE: func(c *cobra.Command, args []string) error {
-				if len(args) != 2 {
-					return usageErrorf("expected two trace files, A and B")
-				}
 				return runTraceDiff(io, args[0], args[1])
 			},
 		}
@@ -38,5 +37,5 @@ func runTraceDiff(io stdio, pathA, pathB string) error {
 	if textview.Diff(io.out, pathA, pathB, runlog.Compare(files[0], files[1])) {
 		return nil
 	}
-	return exitStatus(exitFail)
+	return cli.Exit(exitFail)
 }

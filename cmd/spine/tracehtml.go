@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/linecap"
 	tracereport "github.com/agentspine/spine/report"
 )
@@ -27,10 +28,8 @@ directive), the rule timeline with conflict sets and tie-breakers, every exchang
 message expandable to its full request and response, and the Auditor's findings.
 The page goes to the trace's path with .html in place of .jsonl unless -o names
 another file; -o - writes it to stdout.`,
+			Args: cli.ExactArgsCounted(1, "one trace file"),
 			RunE: func(c *cobra.Command, args []string) error {
-				if len(args) != 1 {
-					return usageErrorf("expected one trace file, got %d arguments", len(args))
-				}
 				return runTraceHTML(io, args[0], out)
 			},
 		}

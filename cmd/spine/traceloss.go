@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/internal/linecap"
 	"github.com/agentspine/spine/report/textview"
 	"github.com/agentspine/spine/runlog"
@@ -20,10 +21,8 @@ func init() {
 		c := &cobra.Command{
 			Use:   "loss [flags] TRACE...",
 			Short: "one row per GGS round of each trace: D, P, Ω, L, ∇L, directive, rule, blocked tools and targets",
+			Args:  cli.MinimumArgs(1, "one or more trace files"),
 			RunE: func(c *cobra.Command, args []string) error {
-				if len(args) == 0 {
-					return usageErrorf("expected one or more trace files")
-				}
 				return runTraceLoss(io, asJSON, args)
 			},
 		}
@@ -57,5 +56,5 @@ func runTraceLoss(io stdio, asJSON bool, paths []string) error {
 	} else {
 		textview.LossTables(io.out, traces)
 	}
-	return exitStatus(code)
+	return cli.Exit(code)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/telemetry"
 )
 
@@ -45,7 +46,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return exitStatus(runTraceOTLP(c.Context(), io, ep, telemetry.Options{Content: content}, args))
+				return cli.Exit(runTraceOTLP(c.Context(), io, ep, telemetry.Options{Content: content}, args))
 			},
 		}
 		fs := c.Flags()
@@ -71,18 +72,18 @@ type otlpFlags struct {
 // value is never echoed.
 func (o otlpFlags) endpoint(headers []string) (telemetry.Endpoint, error) {
 	if o.url == "" {
-		return telemetry.Endpoint{}, usageErrorf("--endpoint URL is required")
+		return telemetry.Endpoint{}, cli.Usagef("--endpoint URL is required")
 	}
 	if _, err := telemetry.ParseURL(o.url, o.insecure); err != nil {
-		return telemetry.Endpoint{}, usageErrorf("--endpoint: %v", err)
+		return telemetry.Endpoint{}, cli.Usagef("--endpoint: %v", err)
 	}
 	if o.timeout <= 0 {
-		return telemetry.Endpoint{}, usageErrorf("--timeout %v: expected a positive duration", o.timeout)
+		return telemetry.Endpoint{}, cli.Usagef("--timeout %v: expected a positive duration", o.timeout)
 	}
 	ep := telemetry.Endpoint{URL: o.url, Insecure: o.insecure, Gzip: o.gzip, Timeout: o.timeout}
 	var err error
 	if ep.Headers, err = telemetry.ParseHeaders(headers); err != nil {
-		return telemetry.Endpoint{}, usageErrorf("--header: %v", err)
+		return telemetry.Endpoint{}, cli.Usagef("--header: %v", err)
 	}
 	return ep, nil
 }

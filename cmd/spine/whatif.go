@@ -39,7 +39,7 @@ func init() {
 // --what-if` comes here too.
 func whatIfTraces(io stdio, rulesPath string, paths []string, all bool) error {
 	if rulesPath == "" {
-		return failWith(exitUsage, errors.New("--rules EDITED.yaml is required"))
+		return cli.Fail(exitUsage, errors.New("--rules EDITED.yaml is required"))
 	}
 	edited, err := engine.LoadRulesFile(rulesPath)
 	if err != nil {
@@ -65,5 +65,5 @@ func whatIfTraces(io stdio, rulesPath string, paths []string, all bool) error {
 	if len(paths) > 1 {
 		fmt.Fprintf(io.out, "%s: %s changed in %s\n", textview.Plural(len(paths), "trace"), textview.Plural(changed, "decision"), textview.Plural(traces, "trace"))
 	}
-	return exitStatus(code)
+	return cli.Exit(code)
 }

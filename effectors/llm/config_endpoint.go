@@ -10,6 +10,15 @@ import (
 // endpoint but OpenAI's default, and no file.
 var ErrNoEndpoint = errors.New("no model endpoint is configured")
 
+// HowToConfigure is how to configure an endpoint, for a host to say after ErrNoEndpoint.
+const HowToConfigure = `.
+  OpenAI:         export OPENAI_API_KEY=... SPINE_MODEL=gpt-4o-mini
+  Ollama:         spine run --base-url http://localhost:11434/v1 --model qwen2.5:7b "task"
+  vLLM:           spine run --base-url http://localhost:8000/v1 --model <served model name> "task"
+  any other OpenAI-compatible server: --base-url (or OPENAI_BASE_URL) and --model (or SPINE_MODEL),
+  or a config file (--config FILE) with base_url, api_key, model and per-role models.
+To see the loop without a model or a key, run: spine demo (or spine demo --pipeline for every role)`
+
 // LoadEndpointConfig is LoadConfig for a host that must reach a model (spine run, a fleet
 // worker). A value that does not load (file, variable or flag) is reported as it is; only
 // a configuration read whole with no key and OpenAI's endpoint, or one incomplete without

@@ -1,18 +1,23 @@
 // Package fleettext renders the fleet's answers for a terminal: the task statuses of
-// `spine status` and the Auditor's answer of `spine audit query`. A view takes fleet's
-// values and an io.Writer; it connects to nothing. What a task or a run says came from a
-// person or a model: it is written only as escaped lines (termtext).
+// `spine status`, the Auditor's answer of `spine audit query`, what `spine audit
+// --follow` shows and the work-dir snapshots of `spine snapshot ls|gc`. A view takes
+// fleet's values and an io.Writer; it connects to nothing. What a task or a run says
+// came from a person or a model: it is written only as escaped lines (termtext).
 package fleettext
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/agentspine/spine/fleet"
 	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/report/textview"
+	"github.com/agentspine/spine/snapshot"
 )
 
 // Statuses is one line a task, then the counts.
@@ -105,4 +110,64 @@ func Follow(w io.Writer, e fleet.FollowEvent) {
 	case e.Ended:
 		termtext.Printf(w, "%s: ended (FinalResult), %s", e.Run, textview.Plural(e.Messages, "message"))
 	}
+}
+
+// Follower is what spine audit --follow shows as it goes: the live Auditor's events
+// (Follow) and the fleet's periodic reports, as JSON lines on Raw with JSON, else as text
+// on Text. The report's goroutine and the follower share it: each write is whole.
+type Follower struct {
+	Text, Raw, Err io.Writer
+	JSON           bool
+	mu             sync.Mutex
+}
+
+// Event shows one event of the live Auditor.
+func (f *Follower) Event(e fleet.FollowEvent) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.JSON {
+		enc := json.NewEncoder(f.Raw)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(e)
+		return
+	}
+	Follow(f.Text, e)
+}
+
+// Report shows one of the fleet's periodic reports, or on Err why it could not be made
+// (fleet.Client.ReportEvery's callback).
+func (f *Follower) Report(rep fleet.Report, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case err != nil:
+		fmt.Fprintf(f.Err, "spine audit: the report: %v\n", err)
+	case f.JSON:
+		_ = json.NewEncoder(f.Raw).Encode(rep)
+	default:
+		termtext.Printf(f.Text, "%s", rep.Line())
+	}
+}
+
+// Snapshots is the table of `spine snapshot ls`: one stored snapshot a row, oldest first.
+func Snapshots(w io.Writer, list []snapshot.Info) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ROOT\tSTORED\tFILES\tBYTES")
+	for _, i := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", i.Root, i.Stored.UTC().Format("2006-01-02T15:04:05Z"), i.Files, i.Bytes)
+	}
+	return tw.Flush()
+}
+
+// SnapshotGC is what `spine snapshot gc` removed, or with dryRun would remove (each
+// object listed), and kept, after reading traces traces.
+func SnapshotGC(w io.Writer, res snapshot.GCResult, traces int, dryRun bool) {
+	verb := "removed"
+	if dryRun {
+		verb = "would remove"
+		for _, g := range res.Gone {
+			fmt.Fprintf(w, "would remove %s\n", g)
+		}
+	}
+	fmt.Fprintf(w, "%s %d snapshots and %d file contents (%d bytes); kept %d snapshots (%d traces read)\n", verb, res.Manifests, res.Blobs, res.Bytes, res.Kept, traces)
 }

@@ -318,3 +318,35 @@ func flagExpects(f *pflag.Flag) string {
 	}
 	return ""
 }
+
+// ExactArgs is cobra.ExactArgs worded as the command's own usage error: "expected " +
+// what ("one trace file").
+func ExactArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return Usagef("expected %s", what)
+		}
+		return nil
+	}
+}
+
+// ExactArgsCounted is ExactArgs saying how many were given: "expected one trace file,
+// got 2 arguments".
+func ExactArgsCounted(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return Usagef("expected %s, got %d arguments", what, len(args))
+		}
+		return nil
+	}
+}
+
+// MinimumArgs is cobra.MinimumNArgs worded as ExactArgs is.
+func MinimumArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < n {
+			return Usagef("expected %s", what)
+		}
+		return nil
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -153,4 +154,26 @@ func Assemble(root *cobra.Command, builders []Builder) {
 	root.InitDefaultHelpCmd()
 	CompletionCommand(root)
 	MarkUsageErrors(root)
+}
+
+// JSONLines writes each value as one line of JSON, HTML characters as they are.
+func JSONLines[T any](w io.Writer, vs ...T) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, v := range vs {
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Show is a command's result as --json chooses: v as one JSON line on raw (JSONLines),
+// or text.
+func Show[T any](raw io.Writer, asJSON bool, v T, text func()) error {
+	if asJSON {
+		return JSONLines(raw, v)
+	}
+	text()
+	return nil
 }

@@ -204,3 +204,14 @@ func (t *Prompt) Confirm(ctx context.Context, c sandbox.Confirmation) (bool, err
 	a = strings.ToLower(a)
 	return a == "y" || a == "yes", nil
 }
+
+// Warn prints a warning on the terminal raw, in red, when raw is one; else on text,
+// the same stream through termtext's escaping. The colour is the spine's own; the
+// message, which may quote a path or a rule, is escaped as all text is.
+func Warn(raw, text io.Writer, msg string) {
+	if IsTerminal(raw) {
+		fmt.Fprintf(raw, "\x1b[1;31mwarning: %s\x1b[0m\n", termtext.Block(msg))
+		return
+	}
+	fmt.Fprintf(text, "warning: %s\n", msg)
+}

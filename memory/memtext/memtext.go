@@ -8,6 +8,7 @@
 package memtext
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -170,4 +171,29 @@ func noNegZero(d float64) float64 {
 		return 0
 	}
 	return d
+}
+
+// Show writes each of vs as one JSON line on w with asJSON, else calls text: the --json
+// choice of every `spine memory` verb.
+func Show[T any](w io.Writer, asJSON bool, text func(), vs ...T) error {
+	if !asJSON {
+		text()
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	for _, v := range vs {
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Corrupt points an error that says the store in db is damaged (memory.IsCorrupt) to
+// verify and repair; any other error is returned as it is.
+func Corrupt(err error, db string) error {
+	if memory.IsCorrupt(err) {
+		return fmt.Errorf("%w\nsee all of it: spine memory verify --db %s; repair it: spine memory repair --db %s", err, db, db)
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package memtext
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -20,5 +21,30 @@ func TestFeedback(t *testing.T) {
 		"  (intent:x, env:local) now: attention 0.250, decision +0.000 → Caution\n"
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestShowAndCorrupt: --json writes each value as a JSON line (HTML escaped, as the
+// store's verbs always wrote), text otherwise; a damaged store's error points to verify
+// and repair, any other is left as it is.
+func TestShowAndCorrupt(t *testing.T) {
+	var b strings.Builder
+	if err := Show(&b, true, func() { t.Error("text with --json") }, "<a>", "b"); err != nil || b.String() != "\"\\u003ca\\u003e\"\n\"b\"\n" {
+		t.Errorf("Show --json: %v, %q", err, b.String())
+	}
+	shown := false
+	if err := Show(&b, false, func() { shown = true }, 1); err != nil || !shown {
+		t.Errorf("Show: %v, text shown %v", err, shown)
+	}
+	plain := errors.New("no such store")
+	if got := Corrupt(plain, "/mem"); got != plain {
+		t.Errorf("Corrupt(plain) = %v", got)
+	}
+	damaged := &memory.CorruptError{Dir: "/mem"}
+	if got := Corrupt(damaged, "/mem"); !errors.Is(got, damaged) || !strings.HasSuffix(got.Error(), "\nsee all of it: spine memory verify --db /mem; repair it: spine memory repair --db /mem") {
+		t.Errorf("Corrupt(damaged) = %v", got)
+	}
+	if got := Corrupt(nil, "/mem"); got != nil {
+		t.Errorf("Corrupt(nil) = %v", got)
 	}
 }

@@ -164,6 +164,29 @@ func (t *AuditTally) Trace(errw io.Writer, prefix, path string, res audit.TraceR
 	return true
 }
 
+// Audited shows one trace's audit (audit.AuditFile's answer) under prefix and counts
+// it. A trace the trusted keys do not vouch for is said on errw and refused, not
+// audited; one read as a trace has what was wrong with it said (Trace) and its findings
+// listed, as JSON lines on raw with asJSON, else as text on w.
+func (t *AuditTally) Audited(w, raw, errw io.Writer, prefix, path string, res audit.TraceResult, err error, asJSON bool) {
+	if errors.As(err, new(*trace.SignatureError)) {
+		fmt.Fprintf(errw, "%s: %v\n", prefix, err)
+		t.Refuse(path)
+		return
+	}
+	if !t.Trace(errw, prefix, path, res, err) {
+		return // not read as a trace at all: there is nothing audited to list
+	}
+	if asJSON {
+		if err := FindingsJSON(raw, path, res.Findings); err != nil {
+			fmt.Fprintf(errw, "%s: %v\n", prefix, err)
+			t.Failed = true
+		}
+		return
+	}
+	Findings(w, path, res.Messages, res.Findings)
+}
+
 // sameLine reports whether err is a malformed-line error at line n, which the chain
 // check then reports too: one message is enough.
 func sameLine(err error, n int) bool {

@@ -36,6 +36,14 @@ type Timeline struct {
 	msgBuf  bytes.Buffer
 }
 
+// NewTimeline is the timeline spine trace show, play and demo print on w: the bus
+// messages as the live display of a run shows them (Pipeline), and the MCP tools R3 was
+// offered under the header (MCPToolLines).
+func NewTimeline(w io.Writer, all bool) *Timeline {
+	return &Timeline{W: w, All: all, Header: MCPToolLines,
+		Messages: func(w io.Writer, eps float64) func(trace.Message) { return (&Pipeline{W: w, Epsilon: eps}).Message }}
+}
+
 // Line decodes one encoded event line and shows it; a line that is not an event of the
 // trace's layout is the decoder's error.
 func (tl *Timeline) Line(raw []byte) error {
@@ -219,6 +227,21 @@ func (tl *Timeline) Trace(f *trace.File) {
 		tl.Event(&f.Events[i])
 	}
 	mark()
+}
+
+// ShowNotes says on errw, under prefix, what trace show says before a trace's
+// timeline: who signed it (SignatureNote), then whether its chain holds (ChainNote). A
+// trace the keys do not vouch for is the error, and is not to be shown at all.
+func ShowNotes(errw io.Writer, prefix, path string, f *trace.File, keys trace.KeyRing, readErr error) error {
+	note, err := SignatureNote(f, keys)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if note != "" {
+		fmt.Fprintf(errw, "%s: %s: %s\n", prefix, path, note)
+	}
+	ChainNote(errw, prefix, path, f, readErr)
+	return nil
 }
 
 // ChainNote says on errw, headed by prefix, what a trace's hash chain vouches for: where

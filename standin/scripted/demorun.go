@@ -152,6 +152,15 @@ func (o PipelineDemoOutcome) Wrong(d PipelineDemo) []string {
 	return wrong
 }
 
+// WorkDir says what the run left in the work dir: the report the demo asks for, or
+// that it was not written.
+func (o PipelineDemoOutcome) WorkDir(d PipelineDemo) string {
+	if o.ReportOK {
+		return fmt.Sprintf("work dir: %s now holds %q", d.Report, o.Report)
+	}
+	return fmt.Sprintf("work dir: %s was not written", d.Report)
+}
+
 // MemoryByOrigin says what the store holds after the run, by who wrote it: GGS's
 // Megrams and whatever the Dreamer added, origins in order.
 func (o PipelineDemoOutcome) MemoryByOrigin() string {

@@ -3,12 +3,14 @@ package scripted
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/agentspine/spine/clock"
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/ggs"
 	"github.com/agentspine/spine/ggs/ggsrun"
+	"github.com/agentspine/spine/internal/termtext"
 	"github.com/agentspine/spine/spine/engine"
 	"github.com/agentspine/spine/spine/ruleset"
 	"github.com/agentspine/spine/spine/trace"
@@ -57,4 +59,16 @@ func play(ctx context.Context, sc *Scenario, rs *ruleset.RuleSet, sink trace.Sin
 		}
 	}
 	return res, final, nil
+}
+
+// Summary is what spine play and spine demo say of a play that has its trace (the
+// scenario named name): after a blank line, how it ended, the trace, and the sidecars.
+func (o PlayOutcome) Summary(w io.Writer, name string) {
+	r := o.Result
+	fmt.Fprintln(w)
+	termtext.Printf(w, "%s: %s (objective %s) after %d iteration(s), %d rule firing(s)", name, r.Outcome, r.Objective, r.Iterations, r.Firings)
+	fmt.Fprintf(w, "trace written to %s\n", o.TracePath)
+	if o.Scorecard != "" {
+		fmt.Fprintf(w, "scorecard written to %s, candidates to %s\n", o.Scorecard, o.Candidates)
+	}
 }
