@@ -44,7 +44,7 @@ type bodyEndpoint struct {
 	order   map[string][][32]byte // each model's distinct bodies, in the order first asked
 	asked   [][32]byte            // every request, in order
 	onAsk   func()
-	keyOf   func(body []byte) []byte // what of a body tells requests apart; nil: all of it
+	keyOf   func(body []byte) []byte   // what of a body tells requests apart; nil: all of it
 	script  map[string][]llmtest.Reply // each model's replies; nil: resumeScript
 }
 
