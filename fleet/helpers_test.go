@@ -40,8 +40,11 @@ const (
 	// holdAtSnapshot as envWorkerHoldAt holds the task after the run's first snapshot at
 	// a round's end (holdAfterSnapshot) rather than after a number of events.
 	holdAtSnapshot = "end-snapshot"
-	// holdAtWrite holds it after the run's first write_file tool call (writeCall).
+	// holdAtWrite holds it after the run's first write_file tool call (writeCall), before
+	// the snapshot that follows it is written.
 	holdAtWrite = "write-call"
+	// holdAtWriteSnapshot holds it after the snapshot that follows that call.
+	holdAtWriteSnapshot = "write-snapshot"
 )
 
 func TestMain(m *testing.M) {
@@ -79,6 +82,8 @@ func workerProcess(url, root, holdAtEnv, snapDir string) int {
 			prep = holdAfter(prep, endSnapshot)
 		} else if holdAtEnv == holdAtWrite {
 			prep = holdAfter(prep, writeCall)
+		} else if holdAtEnv == holdAtWriteSnapshot {
+			prep = holdAfter(prep, snapshotAfterWrite())
 		} else if n, err := strconv.Atoi(holdAtEnv); err == nil && n > 0 {
 			prep = holdAt(prep, n)
 		} else {
@@ -159,6 +164,24 @@ func writeCall(e *trace.Event) bool {
 	return ok && x.Name == trace.ExchangeTool+"write_file"
 }
 
+// snapshotAfterWrite reports whether e records the snapshot taken right after the
+// run's first write_file call.
+func snapshotAfterWrite() func(*trace.Event) bool {
+	wrote := false
+	return func(e *trace.Event) bool {
+		if writeCall(e) {
+			wrote = true
+			return false
+		}
+		x, ok := trace.As[trace.Exchange](e)
+		if !wrote || !ok || x.Name != roles.SnapshotName || x.Error != "" {
+			return false
+		}
+		var at roles.SnapshotAt
+		return json.Unmarshal(x.Request, &at) == nil && at.At == roles.SnapshotTool
+	}
+}
+
 // endSnapshot reports whether e records a snapshot taken at a round's end: the round's
 // files are in it, and the run goes on.
 func endSnapshot(e *trace.Event) bool {
@@ -167,7 +190,7 @@ func endSnapshot(e *trace.Event) bool {
 		return false
 	}
 	var at roles.SnapshotAt
-	return json.Unmarshal(x.Request, &at) == nil && at.At == "end"
+	return json.Unmarshal(x.Request, &at) == nil && at.At == roles.SnapshotEnd
 }
 
 // callMarker is the line a held worker process writes to stderr as it sends a model

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/snapshot/tracerefs"
 	"github.com/agentspine/spine/spine/trace"
@@ -53,21 +54,23 @@ func (w *Worker) start(ctx context.Context, p *partialRun, cfg taskrun.Config) (
 // the chain vouches for, or none of the rules below can give it its files).
 //
 // A resumed run is served the recorded tool calls, not made again, so its files must
-// be those the recording had, from one of two sources:
-//   - the last snapshot the lines record, fetched from the fleet's store into
-//     cfg.Snapshots (a store in the attempt's dir when nil), every hash checked, and
-//     restored: when no tool call follows it in the lines, the run resumes from the last
-//     line; when one does (the kill cut a round short after a tool call), the earlier
-//     attempt's own work dir is used instead if it is on this machine, and otherwise the
-//     lines are cut at the snapshot and the run resumes from that round boundary (the
-//     cut round's calls are made again: at-least-once, never over wrong files);
-//   - lines that record no snapshot resume with the earlier attempt's work dir when it
-//     is on this machine (carryWorkdir), else with the files the task began with.
+// be those the recording had. A run snapshots its work dir right after every tool call
+// that may change it (taskrun.Config.Snapshots), so the last snapshot the lines record
+// holds what every call before it did:
+//   - it is fetched from the fleet's store into cfg.Snapshots (a store in the attempt's
+//     dir when nil), every hash checked, and restored, and the run resumes from the last
+//     line; when a tool call follows that snapshot (the kill fell between a call's line
+//     and its snapshot's, or the lines are of a run that snapshotted only at round
+//     boundaries), the resume goes live at that call (taskrun.Resume), which is made
+//     again: at-least-once, never over wrong files;
+//   - only when it cannot be fetched whole (an object missing, expired or corrupt), or
+//     when the lines record none: the earlier attempt's own work dir if it is on this
+//     machine (carryWorkdir), else, for lines with a snapshot, the attempt runs from the
+//     start in the work dir Prepare made and pays its model calls again, and for lines
+//     without one, it resumes with the files the task began with.
 //
-// The rule when the snapshot cannot be fetched whole (an object missing, expired or
-// corrupt): the earlier attempt's work dir if it is here, else the attempt runs from
-// the start in the work dir Prepare made and pays its model calls again. A fetched
-// snapshot that cannot be restored fails the attempt's start, and the task is tried again.
+// A fetched snapshot that cannot be restored fails the attempt's start, and the task
+// is tried again.
 func (w *Worker) resumePoint(ctx context.Context, t Task, n int, dir string, cfg *taskrun.Config) (*partialRun, error) {
 	if w.cfg.Resume == nil {
 		return nil, nil
@@ -81,21 +84,17 @@ func (w *Worker) resumePoint(ctx context.Context, t Task, n int, dir string, cfg
 		here = ""
 	}
 	root, at := tracerefs.LastRoot(lines)
-	cut := root != "" && tracerefs.ToolCallAfter(lines, at)
-	if root != "" && (!cut || here == "") {
+	if root != "" {
+		if call := tracerefs.ToolCallAfter(lines, at, roles.ToolChangesWorkdir); call > 0 {
+			w.cfg.Log(fmt.Sprintf("task %s: attempt %d's line %d records a tool call after its last snapshot (line %d): the resume goes live there, the call made again", t.ID, p.from.Attempt, call, at))
+			p.from.Line = call - 1
+		}
 		restored, err := w.restore(ctx, t, p.from.Attempt, root, dir, cfg)
 		if err != nil {
 			return nil, err
 		}
 		if restored {
 			p.from.Snapshot = root
-			if cut {
-				if err := os.WriteFile(p.path, bytes.Join(lines[:at], nil), 0o600); err != nil {
-					return nil, err
-				}
-				w.cfg.Log(fmt.Sprintf("task %s: attempt %d's lines after its snapshot (line %d) record tool calls whose files it does not hold: resuming from the snapshot's round boundary", t.ID, p.from.Attempt, at))
-				p.from.Line = at
-			}
 			w.recordResumption(ctx, t.ID, n, p.from)
 			w.cfg.Log(fmt.Sprintf("task %s: attempt %d resumes from attempt %d's line %d", t.ID, n, p.from.Attempt, p.from.Line))
 			return p, nil

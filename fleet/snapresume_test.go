@@ -15,6 +15,7 @@ import (
 	"github.com/agentspine/spine/internal/tracetest"
 	"github.com/agentspine/spine/snapshot"
 	"github.com/agentspine/spine/snapshot/tracerefs"
+	"github.com/agentspine/spine/spine/trace"
 	"github.com/agentspine/spine/taskrun"
 )
 
@@ -206,41 +207,74 @@ func TestResumeWithoutItsSnapshotRunsFromStart(t *testing.T) {
 	}
 }
 
-// TestResumeCutAtSnapshotOnAnotherWorker: killed after the round's write_file call,
-// before the round's end: the last snapshot (the round's start) does not hold what the
-// served call wrote, and the killed attempt's work dir is on another machine, so the
-// resume is cut at the snapshot's line: the round runs again live from there (its model
-// requests made again), and the task ends with the uninterrupted run's FinalResult and
-// files.
-func TestResumeCutAtSnapshotOnAnotherWorker(t *testing.T) {
+// TestResumeAfterWriteOnAnotherWorker: killed in the middle of a round, after its
+// write_file call: once after the snapshot that follows the call (the snapshot holds
+// what the call wrote, and the resume goes on from the last line), once between the
+// call's line and its snapshot's (the last snapshot lacks the call's effect, and the
+// resume goes live at the call, which is made again). The killed attempt's work dir is
+// on another machine either way. The task pays no model request again and ends with
+// the uninterrupted run's FinalResult and files.
+func TestResumeAfterWriteOnAnotherWorker(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("starts a worker process")
+		t.Skip("starts worker processes")
 	}
-	srv, c := testFleet(t)
-	task, lines, root := killAt(t, c, srv.URL(), holdAtWrite)
-	_, at := tracerefs.LastRoot(lines)
-	st, workRoot, calls, log := survivor(t, c, task)
-	as := st.Attempts
-	want := Resumption{Attempt: 1, Line: at, Snapshot: root}
-	if len(as) != 2 || as[1].State != Finished || as[1].Resumed == nil || *as[1].Resumed != want || st.Final == nil {
-		t.Fatalf("attempts %+v (attempt 2 resumed %+v, want %+v), final %v\nlog:\n%s", as, as[len(as)-1].Resumed, want, st.Final, log)
+	for _, tc := range []struct {
+		hold string
+		back int // lines before the last stored one the resume goes live after
+	}{{holdAtWriteSnapshot, 0}, {holdAtWrite, 1}} {
+		t.Run(tc.hold, func(t *testing.T) {
+			t.Parallel()
+			srv, c := testFleet(t)
+			task, lines, root := killAt(t, c, srv.URL(), tc.hold)
+			st, workRoot, calls, log := survivor(t, c, task)
+			as := st.Attempts
+			want := Resumption{Attempt: 1, Line: len(lines) - tc.back, Snapshot: root}
+			if len(as) != 2 || as[1].State != Finished || as[1].Resumed == nil || *as[1].Resumed != want || st.Final == nil {
+				t.Fatalf("attempts %+v (attempt 2 resumed %+v, want %+v), final %v\nlog:\n%s", as, as[len(as)-1].Resumed, want, st.Final, log)
+			}
+			// The model requests made again: the survivor's, beside the answers the
+			// killed attempt's lines hold, against a run with no kill.
+			_, perRun := demoEvents(t, testRules(t))
+			again := int(calls) + answeredIn(t, lines) - perRun
+			if again != 0 {
+				t.Errorf("%d model requests made again (the resumed attempt made %d, the stored lines hold %d answers, a run makes %d)\nlog:\n%s",
+					again, calls, answeredIn(t, lines), perRun, log)
+			}
+			scratch, err := snapshot.Open(filepath.Join(t.TempDir(), "scratch"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantFinal, wantRoot := uninterrupted(t, task, scratch)
+			if got := finalJSON(t, st.Final); got != wantFinal {
+				t.Errorf("FinalResult:\n got %s\nwant %s", got, wantFinal)
+			}
+			if got := takeRoot(t, scratch, filepath.Join(workRoot, task, "2", "work")); got != wantRoot {
+				t.Errorf("the work dir is not the uninterrupted run's")
+			}
+			trace, _, err := c.Trace(context.Background(), task, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tracetest.AssertReplays(t, trace, testRules(t))
+			t.Logf("killed after line %d (%s): resumed after line %d from snapshot %.12s… on another worker, %d model requests made again",
+				len(lines), tc.hold, want.Line, root, again)
+		})
 	}
-	scratch, err := snapshot.Open(filepath.Join(t.TempDir(), "scratch"))
-	if err != nil {
-		t.Fatal(err)
+}
+
+// answeredIn is how many model calls lines hold the answer to.
+func answeredIn(t *testing.T, lines [][]byte) int {
+	t.Helper()
+	n := 0
+	for _, l := range lines {
+		var e struct{ Kind, Name, Error string }
+		if err := json.Unmarshal(l, &e); err != nil {
+			t.Fatalf("a stored line is not JSON: %v", err)
+		}
+		if e.Kind == trace.KindExchange && strings.HasPrefix(e.Name, trace.ExchangeModel) && e.Error == "" {
+			n++
+		}
 	}
-	wantFinal, wantRoot := uninterrupted(t, task, scratch)
-	if got := finalJSON(t, st.Final); got != wantFinal {
-		t.Errorf("FinalResult:\n got %s\nwant %s", got, wantFinal)
-	}
-	if got := takeRoot(t, scratch, filepath.Join(workRoot, task, "2", "work")); got != wantRoot {
-		t.Errorf("the work dir is not the uninterrupted run's")
-	}
-	trace, _, err := c.Trace(context.Background(), task, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tracetest.AssertReplays(t, trace, testRules(t))
-	t.Logf("killed after line %d (a tool call after the snapshot at line %d): resumed from line %d on another worker, %d model requests made again", len(lines), at, at, calls)
+	return n
 }

@@ -57,7 +57,7 @@ type WorkerConfig struct {
 	// instead of running it from the start; nil reruns it.
 	Resume ResumeFunc
 	// Snapshots, when set, is the store every run snapshots its work dir into at each
-	// round boundary (unless the task shares memory: such runs cannot be resumed); each
+	// round boundary and after each tool call that may change it (unless the task shares memory: such runs cannot be resumed); each
 	// snapshot's new objects go to the fleet's store before the line that records it, and
 	// a task resumed here restores the last one its stored lines record (resume.go).
 	// nil: no snapshots (a resume of lines that record some still restores, through a

@@ -74,3 +74,66 @@ func BenchmarkSnapshotIncremental(b *testing.B) {
 		}
 	}
 }
+
+// smallDir is a run's typical work dir: 50 files of 4 KB in 5 directories, with mtimes
+// an hour old.
+func smallDir(b *testing.B) string {
+	b.Helper()
+	dir := b.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for i := range 50 {
+		p := filepath.Join(dir, fmt.Sprintf("d%d", i%5), fmt.Sprintf("f%02d.txt", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("%04096d", i)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// BenchmarkSnapshotSmallUnchanged is the snapshot after a tool call that changed
+// nothing (a shell command that only read) of a small work dir: every hash reused,
+// nothing written to the store.
+func BenchmarkSnapshotSmallUnchanged(b *testing.B) {
+	dir := smallDir(b)
+	s, err := Open(filepath.Join(b.TempDir(), "snapshots"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := s.Take(dir); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, st, err := s.Take(dir); err != nil || st.Reused != 50 {
+			b.Fatal(st, err)
+		}
+	}
+}
+
+// BenchmarkSnapshotSmallWrite is the snapshot after a write_file call of a small work
+// dir: one file rewritten (new content each time), the others reused.
+func BenchmarkSnapshotSmallWrite(b *testing.B) {
+	dir := smallDir(b)
+	s, err := Open(filepath.Join(b.TempDir(), "snapshots"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := s.Take(dir); err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	for b.Loop() {
+		i++
+		if err := os.WriteFile(filepath.Join(dir, "d0", "f00.txt"), []byte(fmt.Sprintf("%04096d", i)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if _, st, err := s.Take(dir); err != nil || st.Hashed != 1 {
+			b.Fatal(st, err)
+		}
+	}
+}

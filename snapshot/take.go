@@ -64,7 +64,8 @@ type TakeStats struct {
 }
 
 // Take stores a snapshot of dir and returns its root hash. See the package
-// documentation for what it refuses and what it reuses.
+// documentation for what it refuses and what it reuses. A Take that finds every file as
+// the last one saw it writes nothing: the manifest is stored already, and so is the index.
 func (s *Store) Take(dir string) (string, TakeStats, error) {
 	start := time.Now()
 	key, err := indexKey(dir)
@@ -101,8 +102,25 @@ func (s *Store) Take(dir string) (string, TakeStats, error) {
 	if err != nil {
 		return "", st, err
 	}
-	s.writeIndex(key, next)
+	if !sameIndex(prev, next) {
+		s.writeIndex(key, next)
+	}
 	return root, st, nil
+}
+
+// sameIndex reports whether a Take saw every file as the previous one did: then the
+// index is not written again (a snapshot after a tool call that changed nothing writes
+// nothing to the store: its manifest is stored already).
+func sameIndex(prev map[string]seen, next []seen) bool {
+	if len(prev) != len(next) {
+		return false
+	}
+	for _, n := range next {
+		if p, ok := prev[n.Path]; !ok || p != n {
+			return false
+		}
+	}
+	return true
 }
 
 // walk reads dir into a manifest without following links; file gives a regular file's

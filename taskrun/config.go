@@ -113,10 +113,11 @@ type Config struct {
 	Environ []string
 
 	// Snapshots, when set, is the store the work dir is snapshotted into before the
-	// first round and at the end of every round; the trace records each root hash
-	// (roles.SnapshotName) and the header the store (meta snapshots). A resumed or
-	// forked run snapshots when its recording did, into the store its header names
-	// unless this one is set.
+	// first round, right after every tool call that may have changed it
+	// (roles.ToolChangesWorkdir) and at the end of every round; the trace records each
+	// root hash (roles.SnapshotName) and the header the store (meta snapshots, and
+	// snapshot_tools). A resumed or forked run snapshots where its recording did, into
+	// the store its header names unless this one is set.
 	Snapshots *snapshot.Store
 
 	resume *resumption // set by Resume: the run continues a recording

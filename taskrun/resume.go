@@ -97,6 +97,11 @@ func Resume(ctx context.Context, o *Opened, cfg Config, host string) (Result, re
 	if o.Ended != "" {
 		return Result{}, replay.Switch{}, fmt.Errorf("%s: the run already ended (%s): nothing to resume", o.Continuation.Name, o.Ended)
 	}
+	if n, err := o.coverTools(); err != nil {
+		return Result{}, replay.Switch{}, err
+	} else if n > 0 && cfg.Warn != nil {
+		cfg.Warn(fmt.Sprintf("line %d records a tool call after the last snapshot of the work dir, which does not hold its effect: resuming from line %d, the call made again", n, n-1))
+	}
 	return continueRecording(ctx, o, cfg, replay.ContinueOptions{Rerun: true, Host: host, Stopped: o.Stopped})
 }
 

@@ -142,6 +142,8 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 			root, _, err := store.Take(dir)
 			return root, err
 		}
+		// A recording from before snapshots followed tool calls re-runs as it was made.
+		rc.SnapshotTools = cfg.resume == nil || cfg.resume.opened.Recording.Header.Meta[MetaSnapshotTools] != ""
 	}
 	ggsOpts := []ggs.Option{ggs.WithCautionPolicy(cfg.CautionPolicy)}
 	var mem *memory.Service
@@ -238,7 +240,7 @@ func RunTask(ctx context.Context, cfg Config) (Result, error) {
 	meta := withMeta(withMeta(signMeta(runMeta(cfg.LLM, cfg.Workdir, cfg.MemoryDir, res.Isolation), signer), cfg.Meta), mcpMeta)
 	meta["task_id"], meta["raw_input"] = p.Task().TaskID, p.Task().RawInput
 	if cfg.Snapshots != nil {
-		meta[MetaSnapshots] = cfg.Snapshots.Dir
+		meta[MetaSnapshots], meta[MetaSnapshotTools] = cfg.Snapshots.Dir, SnapshotToolsWrites
 	}
 	if cfg.resume != nil {
 		meta = cfg.resume.opened.Recording.Header.Meta // the header is the recording's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentspine/spine/effectors/roles"
 	"github.com/agentspine/spine/snapshot"
@@ -15,6 +16,15 @@ import (
 // MetaSnapshots is the header field naming the snapshot store of a run that snapshotted
 // its work dir (Config.Snapshots).
 const MetaSnapshots = "snapshots"
+
+// MetaSnapshotTools is the header field of a run that also snapshotted its work dir
+// right after every tool call that may have changed it (SnapshotToolsWrites), not only
+// at round boundaries: its re-run asks for those snapshots where it made them.
+const MetaSnapshotTools = "snapshot_tools"
+
+// SnapshotToolsWrites is MetaSnapshotTools's value: after the calls of every tool but
+// the read-only ones (roles.ToolChangesWorkdir).
+const SnapshotToolsWrites = "writes"
 
 func snapshotDir(s *snapshot.Store) string {
 	if s == nil {
@@ -49,9 +59,62 @@ func LastSnapshot(rec *replay.Recording, before int64) (RecordedSnapshot, bool) 
 		if json.Unmarshal(x.Response, &s.Root) != nil || json.Unmarshal(x.Request, &s.At) != nil || s.Root == "" {
 			continue
 		}
-		s.Seq, last, found = e.Seq, s, true
+		s.Seq = e.Seq
+		last, found = s, true
 	}
 	return last, found
+}
+
+// UncoveredToolCall is the line (1-based) of the first tool call rec records after its
+// last snapshot that may have changed the work dir (roles.ToolChangesWorkdir), 0 when
+// there is none or rec records no snapshot. That snapshot does not hold what the call
+// did, though a re-run would serve its recorded answer: a resume restoring it must make
+// the call again. In a trace whose run snapshotted after tool calls (MetaSnapshotTools)
+// that is a call whose own snapshot the kill cut off; in an older one, any tool call
+// after the last round boundary.
+func UncoveredToolCall(rec *replay.Recording) int {
+	s, ok := LastSnapshot(rec, 0)
+	if !ok {
+		return 0
+	}
+	for i := range rec.Events {
+		e := &rec.Events[i]
+		if e.Seq <= s.Seq {
+			continue
+		}
+		x, ok := trace.As[trace.Exchange](e)
+		if !ok {
+			continue
+		}
+		if tool, ok := strings.CutPrefix(x.Name, trace.ExchangeTool); ok && roles.ToolChangesWorkdir(tool) {
+			return e.Line
+		}
+	}
+	return 0
+}
+
+// coverTools cuts o's recording before its first tool call the last snapshot does not
+// cover (UncoveredToolCall), so that a resume restoring that snapshot makes the call
+// again instead of serving it over files that lack its effect. It returns the line
+// cut at, 0 when nothing was cut.
+func (o *Opened) coverTools() (int, error) {
+	if o.Recording.Header.Meta[MetaSnapshots] == "" {
+		return 0, nil
+	}
+	n := UncoveredToolCall(o.Recording)
+	if n == 0 {
+		return 0, nil
+	}
+	c := o.Continuation
+	keep := n - 1
+	f := &trace.File{Name: c.File.Name, Events: c.File.Events[:keep]}
+	rec, err := replay.NewRecording(c.Name, f)
+	if err != nil {
+		return 0, err
+	}
+	o.Continuation = &trace.Continuation{Name: c.Name, File: f, Lines: c.Lines[:keep], Head: f.Events[keep-1].H}
+	o.Recording = rec
+	return n, nil
 }
 
 // SnapshotStore opens the store o's header names, nil when the run took no snapshots.

@@ -108,7 +108,7 @@ func init() {
 		fs.BoolVar(&ws.NoSandbox, "no-sandbox", false, "run tools UNCONFINED when this machine cannot isolate them (recorded in every trace)")
 		fs.Var((*sandbox.NetRules)(&cfg.AllowNet), "allow-net", "the most a task's --allow-net may open: `HOST[:PORT]` (repeatable; default none). Loopback and the fleet's NATS server open only when named here literally; link-local never")
 		fs.StringVar(&signKey, "sign-key", "", "sign every trace with this ed25519 private key `FILE` (default: worker-sign.key in the state directory, made on first start)")
-		fs.BoolVar(&ws.Snapshots, "snapshot", true, "snapshot each run's work dir at every round boundary (into .snapshots under --workdir-root), streamed to the fleet: a resumed task gets its files back")
+		fs.BoolVar(&ws.Snapshots, "snapshot", true, "snapshot each run's work dir at every round boundary and after every tool call that may change it (into .snapshots under --workdir-root), streamed to the fleet: a resumed task gets its files back")
 		fs.BoolVar(&cfg.Drain, "drain", false, "exit once the queue is empty and no task is in any worker's hands")
 		fs.BoolVar(&quiet, "quiet", false, "do not log each task's start and end")
 		return c

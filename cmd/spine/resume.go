@@ -33,9 +33,12 @@ verifies it. A run that already ended is said so, and nothing is called.
 When the run snapshotted its work dir (spine run --snapshot), the work dir is compared with
 the last snapshot the trace records and, when it differs, restored to it (the first
 differing file is named). With --no-restore a differing work dir is refused instead, naming
-that file, unless --force, which goes on with the files as they are. The snapshot is of the
-last round boundary before the interruption: what tools changed after it, in the round the
-kill cut short, is undone, while their recorded calls are served and not made again.`,
+that file, unless --force, which goes on with the files as they are. A run snapshots its
+work dir right after every tool call that may change it (all but read_file and list_files),
+so that snapshot holds what every recorded tool call did, and those calls are served, not
+made again. A tool call the last snapshot does not cover (the kill fell between the call's
+line and its snapshot's, or the trace is from before such snapshots) is where the resume
+goes live: that call is made again, and so is any call in flight at the kill.`,
 			Args: cobra.ExactArgs(1),
 		}
 		fs := c.Flags()

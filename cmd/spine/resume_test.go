@@ -44,7 +44,8 @@ type bodyEndpoint struct {
 	order   map[string][][32]byte // each model's distinct bodies, in the order first asked
 	asked   [][32]byte            // every request, in order
 	onAsk   func()
-	keyOf   func(body []byte) []byte // what of a body tells requests apart; nil: all of it
+	keyOf   func(body []byte) []byte   // what of a body tells requests apart; nil: all of it
+	script  map[string][]llmtest.Reply // each model's replies; nil: resumeScript
 }
 
 func newBodyEndpoint(t testing.TB) (*bodyEndpoint, string) {
@@ -71,6 +72,9 @@ func (e *bodyEndpoint) serve(w http.ResponseWriter, r *http.Request) {
 	rep, seen := e.answers[key]
 	if !seen {
 		script := resumeScript[chat.Model]
+		if e.script != nil {
+			script = e.script[chat.Model]
+		}
 		if e.next[chat.Model] >= len(script) {
 			e.mu.Unlock()
 			e.t.Errorf("model %s asked more than its script", chat.Model)

@@ -9,7 +9,7 @@ import (
 	"github.com/agentspine/spine/snapshot"
 )
 
-const snapshotFlagHelp = "snapshot the work dir before the first round and after every round into the state directory's store, each root hash in the trace, for spine resume and fork (default on without --memory; off with a warning when the work dir is over 256 MiB or 20,000 entries)"
+const snapshotFlagHelp = "snapshot the work dir before the first round, after every tool call that may change it and after every round into the state directory's store, each root hash in the trace, for spine resume and fork (default on without --memory; off with a warning when the work dir is over 256 MiB or 20,000 entries)"
 
 // runSnapshots is the store spine run snapshots its work dir into, nil for none. On by
 // default, it is turned off with a warning when the work dir cannot be snapshotted

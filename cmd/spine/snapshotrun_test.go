@@ -46,7 +46,8 @@ func snapshotsIn(t *testing.T, path string) []snapshotLine {
 }
 
 // TestSnapshotRunResumeFork runs the two-round scripted task with snapshots (on by
-// default): the trace records a root hash before the first round and after each round,
+// default): the trace records a root hash before the first round, after each round and
+// after the shell call,
 // each in the store, and replays byte for byte. A resume of the run cut short in its
 // second round, its work dir edited since, refuses with --no-restore naming the edited
 // file, and by default restores the files and ends as the run did. A fork restores the
@@ -55,8 +56,10 @@ func TestSnapshotRunResumeFork(t *testing.T) {
 	dir, work, cfg, full, want, e := forkSetup(t)
 	store := filepath.Join(dir, "state", "spine", "snapshots")
 	snaps := snapshotsIn(t, full)
-	if len(snaps) != 3 || snaps[0].at != (roles.SnapshotAt{Round: 1, At: "start"}) || snaps[2].at.At != "end" {
-		t.Fatalf("the run's snapshots: %+v, want one before the first round and one after each of two", snaps)
+	// Round 1 reads with read_file, round 2 runs a shell command: a snapshot follows it.
+	if len(snaps) != 4 || snaps[0].at != (roles.SnapshotAt{Round: 1, At: roles.SnapshotStart}) || snaps[1].at != (roles.SnapshotAt{Round: 1, At: roles.SnapshotEnd}) ||
+		snaps[2].at.At != roles.SnapshotTool || snaps[2].at.Round != 2 || snaps[2].at.ToolCall != "s1" || snaps[3].at != (roles.SnapshotAt{Round: 2, At: roles.SnapshotEnd}) {
+		t.Fatalf("the run's snapshots: %+v, want one before the first round, one after each of two and one after round 2's shell call", snaps)
 	}
 	for _, s := range snaps {
 		if code, out := forkRun(t, "snapshot", "show", "--store", store, s.root); code != exitOK || !strings.Contains(out, "config/app.yaml") {
@@ -101,8 +104,8 @@ func TestSnapshotRunResumeFork(t *testing.T) {
 	if code, out := forkRun(t, "replay", "--check", resumed); code != exitOK {
 		t.Errorf("replay --check of the resumed trace: exit %d\n%s", code, out)
 	}
-	if got := snapshotsIn(t, resumed); len(got) != 3 || got[0].root != snaps[0].root || got[1].root != snaps[1].root {
-		t.Errorf("the resumed trace's snapshots %+v, want the recorded two then the live one", got)
+	if got := snapshotsIn(t, resumed); len(got) != 4 || got[0].root != snaps[0].root || got[1].root != snaps[1].root || got[2].at.At != roles.SnapshotTool || got[2].at.ToolCall != "s1" {
+		t.Errorf("the resumed trace's snapshots %+v, want the recorded two then the live ones", got)
 	}
 
 	// A fork at the second cycle: the snapshot after round 1 into a new dir, then into

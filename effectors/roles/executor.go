@@ -216,6 +216,9 @@ func (p *Pipeline) callTool(ctx context.Context, rec recorder, post *bus.Post, a
 		}
 		rec.exchange(x)
 	}
+	if serr := p.snapshotAfterTool(ctx, rec, a.SubTaskID, tc.Name, tc.ID); serr != nil {
+		return "", "", serr
+	}
 	entry := r.Evidence
 	if entry == "" {
 		entry = contract.FormatToolCall(tc.Name, tgt, r.Output)

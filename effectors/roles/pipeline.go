@@ -59,6 +59,10 @@ type Config struct {
 	// it is taken before the first round and at the end of every round, and journalled
 	// as a SnapshotName exchange. nil: no snapshots, and nothing journalled.
 	Snapshot func() (root string, err error)
+	// SnapshotTools, with Snapshot, also snapshots the work dir right after every tool
+	// call that may have changed it (ToolChangesWorkdir), so that the last snapshot
+	// before any line holds the effects of every tool call recorded before it.
+	SnapshotTools bool
 
 	// OnStatus hears what a role is working on as it starts, from any goroutine (a
 	// spinner). It must not block.
@@ -96,8 +100,10 @@ type Pipeline struct {
 	perceived bool // R1 has produced the TaskSpec
 	posted    bool // R1's TaskSpec has gone to R2
 
-	r2     planner           // R2's own state
-	record [][]trace.Message // the messages the roles posted, round by round
+	r2      planner           // R2's own state
+	record  [][]trace.Message // the messages the roles posted, round by round
+	current int               // the round in progress (rounds never overlap)
+	snap    snapshotter
 }
 
 var _ ggs.Plant = (*Pipeline)(nil)
@@ -176,7 +182,8 @@ func (p *Pipeline) elapsedMS() int64 {
 // contract says). A cancelled context still ends in a report.
 //
 // With Config.Snapshot, the work dir is snapshotted before the first round and after
-// every round that produced a report.
+// every round that produced a report (and with SnapshotTools after every tool call that
+// may have changed it).
 func (p *Pipeline) Round(ctx context.Context, loopPost *bus.Post, in ggs.RoundInput) error {
 	if p.task.TaskID == "" {
 		return errors.New("roles: Round before Begin")
@@ -185,16 +192,17 @@ func (p *Pipeline) Round(ctx context.Context, loopPost *bus.Post, in ggs.RoundIn
 		return fmt.Errorf("roles: round for task %q, the pipeline's task is %q", in.TaskID, p.task.TaskID)
 	}
 	p.record = append(p.record, nil)
+	p.current = in.Round
 	rec := journalRecorder{j: engine.JournalFrom(ctx), log: &p.record[len(p.record)-1]}
 	if len(p.record) == 1 {
-		if err := p.snapshotWorkdir(ctx, rec, in.Round, "start"); err != nil {
+		if err := p.snapshotWorkdir(ctx, rec, in.Round, SnapshotStart); err != nil {
 			return err
 		}
 	}
 	if err := p.round(ctx, loopPost, rec, in); err != nil {
 		return err
 	}
-	return p.snapshotWorkdir(ctx, rec, in.Round, "end")
+	return p.snapshotWorkdir(ctx, rec, in.Round, SnapshotEnd)
 }
 
 // round is Round's work between its snapshots.

@@ -14,6 +14,9 @@ import (
 // queries) and, as the record of a bus.Post, the messages posted.
 type recorder interface {
 	exchange(engine.Exchange)
+	// snapshot journals the exchange take makes, calling it when the line is written
+	// (a snapshot of the work dir as it is then).
+	snapshot(take func() engine.Exchange)
 	bus.Recorder
 }
 
@@ -29,6 +32,8 @@ var _ recorder = journalRecorder{}
 
 func (r journalRecorder) exchange(x engine.Exchange) { r.j.Record(x) }
 
+func (r journalRecorder) snapshot(take func() engine.Exchange) { r.j.Record(take()) }
+
 func (r journalRecorder) Message(m trace.Message) int64 {
 	m.Seq = r.j.Message(m)
 	if r.log != nil {
@@ -37,10 +42,11 @@ func (r journalRecorder) Message(m trace.Message) int64 {
 	return m.Seq
 }
 
-// event is one buffered journal entry: exactly one of the two is set.
+// event is one buffered journal entry: exactly one of the three is set.
 type event struct {
-	x *engine.Exchange
-	m *trace.Message
+	x    *engine.Exchange
+	m    *trace.Message
+	take func() engine.Exchange // a snapshot, taken when written through
 }
 
 // buffer holds a subtask's journal entries until every subtask before it in its group
@@ -66,6 +72,18 @@ func (b *buffer) exchange(x engine.Exchange) {
 	b.events = append(b.events, event{x: &x})
 }
 
+// snapshot keeps take for the flush, where the snapshot is taken: it then holds what
+// every line written before it did.
+func (b *buffer) snapshot(take func() engine.Exchange) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.to != nil {
+		b.to.snapshot(take)
+		return
+	}
+	b.events = append(b.events, event{take: take})
+}
+
 // Message keeps m for the flush; its seq is not known until then. A buffer that writes
 // through does not know it either, as far as its subtask is told: what a subtask sees
 // must not depend on when its buffer started writing through.
@@ -86,9 +104,12 @@ func (b *buffer) through(to recorder) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, e := range b.events {
-		if e.x != nil {
+		switch {
+		case e.x != nil:
 			to.exchange(*e.x)
-		} else {
+		case e.take != nil:
+			to.snapshot(e.take)
+		default:
 			to.Message(*e.m)
 		}
 	}

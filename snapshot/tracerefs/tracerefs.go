@@ -58,21 +58,25 @@ func LastRoot(lines [][]byte) (root string, line int) {
 	return "", 0
 }
 
-// ToolCallAfter reports whether lines record a tool call after line n (1-based): a
-// call whose effect on the files a snapshot at line n does not hold, though a replay
-// serves its recorded answer.
-func ToolCallAfter(lines [][]byte, n int) bool {
+// ToolCallAfter is the line (1-based) of the first tool call lines record after line n
+// whose tool changes reports may change the files, 0 for none: a call whose effect a
+// snapshot at line n does not hold, though a replay serves its recorded answer. (The
+// spine's table is roles.ToolChangesWorkdir; this package imports no role.)
+func ToolCallAfter(lines [][]byte, n int, changes func(tool string) bool) int {
 	pfx := []byte(`"name":"` + trace.ExchangeTool)
-	for _, l := range lines[min(n, len(lines)):] {
-		if !bytes.Contains(l, pfx) {
+	for i := min(n, len(lines)); i < len(lines); i++ {
+		if !bytes.Contains(lines[i], pfx) {
 			continue
 		}
 		var e struct{ Kind, Name string }
-		if json.Unmarshal(l, &e) == nil && e.Kind == trace.KindExchange && strings.HasPrefix(e.Name, trace.ExchangeTool) {
-			return true
+		if json.Unmarshal(lines[i], &e) != nil || e.Kind != trace.KindExchange {
+			continue
+		}
+		if tool, ok := strings.CutPrefix(e.Name, trace.ExchangeTool); ok && changes(tool) {
+			return i + 1
 		}
 	}
-	return false
+	return 0
 }
 
 // Found is what Scan read: the roots the traces record (sorted, each once) and how many

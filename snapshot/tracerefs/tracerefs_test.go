@@ -69,12 +69,24 @@ func TestScan(t *testing.T) {
 	if got, n := LastRoot(lines); got != rootB || n != 2 {
 		t.Errorf("LastRoot = %q, line %d; want b…, line 2", got, n)
 	}
-	if ToolCallAfter(lines, 2) {
-		t.Errorf("a model call taken for a tool call")
+	changes := roles.ToolChangesWorkdir
+	if n := ToolCallAfter(lines, 2, changes); n != 0 {
+		t.Errorf("a model call taken for a tool call (line %d)", n)
 	}
-	lines = append(lines, []byte(`{"seq":9,"kind":"exchange","name":"tool:write_file","request":{}}`))
-	if !ToolCallAfter(lines, 2) || ToolCallAfter(lines, len(lines)) {
-		t.Errorf("ToolCallAfter misses the tool call after line 2, or sees one after the last line")
+	lines = append(lines, []byte(`{"seq":9,"kind":"exchange","name":"tool:read_file","request":{}}`))
+	if n := ToolCallAfter(lines, 2, changes); n != 0 {
+		t.Errorf("read_file taken for a call that changes the files (line %d)", n)
+	}
+	lines = append(lines, []byte(`{"seq":10,"kind":"exchange","name":"tool:write_file","request":{}}`),
+		[]byte(`{"seq":11,"kind":"exchange","name":"tool:mcp__fs__touch","request":{}}`))
+	if n := ToolCallAfter(lines, 2, changes); n != 6 {
+		t.Errorf("ToolCallAfter(2) = %d, want the write_file call's line 6", n)
+	}
+	if n := ToolCallAfter(lines, 6, changes); n != 7 {
+		t.Errorf("ToolCallAfter(6) = %d, want the MCP tool's line 7", n)
+	}
+	if n := ToolCallAfter(lines, len(lines), changes); n != 0 {
+		t.Errorf("ToolCallAfter sees a call after the last line (line %d)", n)
 	}
 	if _, err := Scan(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Scan of a missing dir: %v", err)
