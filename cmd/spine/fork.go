@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/spine/replay"
 	"github.com/agentspine/spine/taskrun"
 )
@@ -61,12 +62,12 @@ func forkTask(ctx context.Context, io stdio, f *forkFlags, path string) error {
 		check: func(o *taskrun.Opened) (bool, error) {
 			b, err := replay.ForkPoint(o.Recording, *f.at)
 			if err != nil {
-				return false, failWith(exitUsage, err)
+				return false, cli.Fail(exitUsage, err)
 			}
 			seq = b.Seq
 			if *f.rulesPath != "" {
 				if opts.Rules, err = taskrun.ReadForkRules(*f.rulesPath); err != nil {
-					return false, failWith(exitUsage, err)
+					return false, cli.Fail(exitUsage, err)
 				}
 				opts.RulesPath = *f.rulesPath
 			}

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentspine/spine/effectors/llm"
-	"github.com/agentspine/spine/internal/termui"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/runview"
 	"github.com/agentspine/spine/spine/replay"
 	"github.com/agentspine/spine/taskrun"
@@ -119,16 +119,12 @@ func (c continuation) run(io stdio, f *resumeFlags, path string) error {
 	}
 	cfg, err := f.endpoint.load(llm.Overrides{BaseURL: o.BaseURL, Model: o.Model})
 	if err != nil {
-		return failWith(exitUsage, fmt.Errorf("%w\n(the header records the endpoint and models; the key comes from the environment or --config)", err))
+		return cli.Fail(exitUsage, fmt.Errorf("%w\n(the header records the endpoint and models; the key comes from the environment or --config)", err))
 	}
 	if err := c.workdir(o); err != nil {
 		return err
 	}
-	out := &termui.LockedWriter{W: io.out}
-	if *f.asJSON {
-		out = &termui.LockedWriter{W: io.rawOut}
-	}
-	show := runview.New(out, o.Rules, *f.asJSON)
+	show := runview.NewLive(runview.Streams{In: io.in, Text: io.out, Raw: io.rawOut, Err: io.err}, o.Rules, *f.asJSON)
 	res, sw, runErr := c.start(o, taskrun.Config{LLM: cfg, ConfigPath: f.endpoint.config, TracePath: *f.tracePath,
 		NoSandbox: *f.noSandbox, OnMessage: show.Message, Warn: func(msg string) { warn(io, msg) }})
 	if res.TracePath == "" {
@@ -138,7 +134,7 @@ func (c continuation) run(io stdio, f *resumeFlags, path string) error {
 		fmt.Fprintf(io.out, "%s %s after its line %d: %s\n", c.verb, path, sw.Line, sw.Reason)
 	}
 	code := runCode(show.Finish(io.out, io.err, res, runErr))
-	return exitStatus(traceIncomplete(io, res, code))
+	return cli.Exit(traceIncomplete(io, res, code))
 }
 
 // workdirPolicy is what resume does with a work dir that differs from its last snapshot.
@@ -158,7 +154,7 @@ func resumeWorkdir(io stdio, o *taskrun.Opened, dir string, wp workdirPolicy) er
 		fmt.Fprintf(io.err, "spine resume: %v; going on with it as it is (--force)\n", err)
 		return nil
 	case errors.As(err, &mismatch):
-		return failWith(exitUsage, fmt.Errorf("%w\n(resume without --no-restore restores the snapshot; --force goes on with the files as they are)", err))
+		return cli.Fail(exitUsage, fmt.Errorf("%w\n(resume without --no-restore restores the snapshot; --force goes on with the files as they are)", err))
 	case err != nil:
 		return err
 	case !ok:

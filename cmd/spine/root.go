@@ -42,11 +42,6 @@ func addCommand(parent string, build func(io stdio) *cobra.Command) {
 	builders = append(builders, commandBuilder{parent: parent, build: build})
 }
 
-// exitStatus and failWith are cli.Exit and cli.Fail, kept only for resume.go, fork.go
-// and runsnapshot.go; every other command calls cli directly.
-func exitStatus(code int) error          { return cli.Exit(code) }
-func failWith(code int, err error) error { return cli.Fail(code, err) }
-
 // Run is the whole CLI: main only wires the process's streams and signals to it, and the
 // testscript tests call it in-process.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/agentspine/spine/fleet"
+	"github.com/agentspine/spine/internal/cli"
 	"github.com/agentspine/spine/snapshot"
 )
 
@@ -21,7 +22,7 @@ func runSnapshots(io stdio, on, explicit bool, workdir string) (*snapshot.Store,
 	}
 	s, err := fleet.RunSnapshots(workdir, os.Getenv)
 	if _, limit := errors.AsType[*snapshot.LimitError](err); err != nil && explicit && !limit {
-		return nil, failWith(exitUsage, fmt.Errorf("--snapshot: %w", err))
+		return nil, cli.Fail(exitUsage, fmt.Errorf("--snapshot: %w", err))
 	} else if err != nil {
 		warn(io, fmt.Sprintf("no snapshots of the work dir: %v (--snapshot=false says so quietly)", err))
 		return nil, nil
