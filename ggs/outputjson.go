@@ -156,6 +156,13 @@ func (w *jsonWriter) any(v any, depth int) {
 			w.any(e, depth+1)
 		}
 		w.b = append(w.b, ']')
+	case *rawOutput:
+		d, ok := v.value()
+		if !ok {
+			w.bad = true
+			return
+		}
+		w.any(d, depth)
 	case map[string]any:
 		if v == nil {
 			w.raw("null")

@@ -2,6 +2,7 @@ package ggs
 
 import (
 	"bytes"
+	"github.com/agentspine/spine/contract"
 	"reflect"
 	"testing"
 )
@@ -112,4 +113,72 @@ func decodeReference(line []byte) (Message, error) {
 		return Message{}, errNotReport
 	}
 	return decodeReport(*env.Type, env.Payload, false)
+}
+
+// In shared mode, line after line through one decoder (each reusing the structs of the
+// one before), the single pass gives what the reference gives, its outputs decoded.
+func TestReportScanSharedAgrees(t *testing.T) {
+	lines := append(append([]string{}, scanCases...), goldenBadLines...)
+	var gen bytes.Buffer
+	if _, err := genStream(&gen, 40, 7); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range bytes.Split(append(goldenStream(t), gen.Bytes()...), []byte("\n")) {
+		lines = append(lines, string(l))
+	}
+	d := messageDecoder{scan: reportScan{sh: lineShare{on: true}}}
+	for _, l := range lines {
+		line := bytes.TrimSpace([]byte(l))
+		if len(line) == 0 {
+			continue
+		}
+		got, gerr := d.decode(line)
+		want, werr := decodeEnvelope(line)
+		if errText(gerr) != errText(werr) {
+			t.Fatalf("%s:\ngot  %v\nwant %v", l, gerr, werr)
+		}
+		if gerr == nil {
+			got = decodedOutputs(t, got)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s:\ngot  %+v\nwant %+v", l, got, want)
+		}
+	}
+}
+
+// decodedOutputs is m with each output kept as its JSON text (rawOutput) decoded, in
+// structs of its own.
+func decodedOutputs(t *testing.T, m Message) Message {
+	t.Helper()
+	value := func(v any) any {
+		if r, ok := v.(*rawOutput); ok {
+			d, ok := r.value()
+			if !ok {
+				t.Fatalf("output %s does not decode", r.text)
+			}
+			return d
+		}
+		return v
+	}
+	subtasks := func(os []contract.SubTaskOutcome) []contract.SubTaskOutcome {
+		if os == nil {
+			return nil
+		}
+		out := append([]contract.SubTaskOutcome{}, os...)
+		for i := range out {
+			out[i].Output = value(out[i].Output)
+		}
+		return out
+	}
+	if m.Replan != nil {
+		r := *m.Replan
+		r.Outcomes = subtasks(r.Outcomes)
+		m.Replan = &r
+	}
+	if m.Outcome != nil {
+		o := *m.Outcome
+		o.Output, o.Outcomes = value(o.Output), subtasks(o.Outcomes)
+		m.Outcome = &o
+	}
+	return m
 }

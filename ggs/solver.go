@@ -132,9 +132,10 @@ type message struct {
 	allMatched     bool
 	tally          Tally
 	calls          roundCalls
-	output         any
-	fault          *contract.Fault // the round's fault of the machinery, if any
-	faultOnly      bool            // the fault is all that failed
+	output         any                       // an OutcomeSummary's output
+	outputs        []contract.SubTaskOutcome // a ReplanRequest's: merged only if delivered
+	fault          *contract.Fault           // the round's fault of the machinery, if any
+	faultOnly      bool                      // the fault is all that failed
 }
 
 func replanMessage(req *contract.ReplanRequest) message {
@@ -142,7 +143,7 @@ func replanMessage(req *contract.ReplanRequest) message {
 	return message{
 		taskID: req.TaskID, intent: req.Intent, gap: req.GapSummary,
 		d: t.D(), p: t.P(), elapsedMS: req.ElapsedMS,
-		tally: t, calls: failingCalls(req.Outcomes, req.TaskCriteriaVerdicts), output: mergedOutputs(req.Outcomes),
+		tally: t, calls: failingCalls(req.Outcomes, req.TaskCriteriaVerdicts), outputs: req.Outcomes,
 		fault: RoundFault(req), faultOnly: faultOnly(req),
 	}
 }
@@ -301,16 +302,25 @@ func (s *Solver) final(in message, sig Signals, prev, directive string) *contrac
 	}
 	switch directive {
 	case contract.DirectiveAccept:
-		fr.Summary, fr.Output = in.summary, in.output
+		fr.Summary, fr.Output = in.summary, in.delivered()
 		if fr.Summary == "" {
 			fr.Summary = summary(directive, sig, s.params, "")
 		}
 	case contract.DirectiveSuccess:
-		fr.Summary, fr.Output = summary(directive, sig, s.params, in.gap), in.output
+		fr.Summary, fr.Output = summary(directive, sig, s.params, in.gap), in.delivered()
 	default:
 		fr.Summary = summary(directive, sig, s.params, in.gap)
 	}
 	return fr
+}
+
+// delivered is what a success or an accept delivers: an OutcomeSummary's output, or a
+// ReplanRequest's subtask outputs merged.
+func (in message) delivered() any {
+	if in.outputs != nil {
+		return mergedOutputs(in.outputs)
+	}
+	return in.output
 }
 
 // mergedOutputs maps each subtask_id to its output, leaving out null outputs; nil when
