@@ -17,8 +17,8 @@ import (
 // decodeEnvelope, whose encoding/json reading is the definition and whose errors are the
 // ones users see. FuzzReportScanAgrees holds the two to the same Message.
 //
-// In shared mode (spine ggs's stream, see lineShare) the report's strings share the
-// memory of their line and its outputs are kept as their JSON text.
+// In shared mode (spine ggs's stream, see lineShare) the report's strings share one
+// string per line and its outputs are kept as their JSON text.
 type reportScan struct {
 	b   []byte
 	i   int
@@ -387,7 +387,7 @@ func (s *reportScan) output(out *any) bool {
 	if _, ok := s.anyValue(0, false); !ok {
 		return false
 	}
-	*out = s.sh.raw(start, s.i)
+	*out = s.sh.raw(s.b[start:s.i])
 	return true
 }
 
@@ -410,37 +410,57 @@ func (s *reportScan) rawString() ([]byte, bool) {
 }
 
 // stringValue reads a string. Text that is not UTF-8, and an escaped surrogate, go to
-// the reference (which writes U+FFFD for them).
+// the reference (which writes U+FFFD for them). In shared mode it is the line's
+// (lineShare.text), which has read it before.
 func (s *reportScan) stringValue() (string, bool) {
-	if !s.peek('"') {
-		return "", false
-	}
-	start := s.i + 1
-	high := false
-	j := start
-	for ; j < len(s.b); j++ {
-		c := s.b[j]
-		if c == '"' {
-			break
-		}
-		if c == '\\' {
-			return s.escaped(start)
-		}
-		if c < 0x20 {
+	if s.sh.on {
+		if !s.peek('"') {
 			return "", false
 		}
-		if c >= utf8.RuneSelf {
+		v, end, ok := s.sh.lookup(s.i + 1)
+		if ok {
+			s.i = end + 1
+		}
+		return v, ok
+	}
+	b, _, ok := s.text()
+	if !ok {
+		return "", false
+	}
+	return intern(b), true
+}
+
+// text reads a string and gives its text: in place when it has no escapes, else
+// unescaped into s.buf, until the next call.
+func (s *reportScan) text() (b []byte, inPlace, ok bool) {
+	if !s.peek('"') {
+		return nil, false, false
+	}
+	at := s.i + 1
+	high := false
+	for j := at; j < len(s.b); j++ {
+		switch c := s.b[j]; {
+		case c == '"':
+			if high && !utf8.Valid(s.b[at:j]) {
+				return nil, false, false
+			}
+			s.i = j + 1
+			return s.b[at:j], true, true
+		case c == '\\':
+			buf, end, ok := unescape(s.buf[:0], s.b, at)
+			s.buf = buf
+			if !ok {
+				return nil, false, false
+			}
+			s.i = end + 1
+			return buf, false, true
+		case c < 0x20:
+			return nil, false, false
+		case c >= utf8.RuneSelf:
 			high = true
 		}
 	}
-	if j >= len(s.b) || high && !utf8.Valid(s.b[start:j]) {
-		return "", false
-	}
-	s.i = j + 1
-	if s.sh.on {
-		return s.sh.text[start:j], true
-	}
-	return intern(s.b[start:j]), true
+	return nil, false, false
 }
 
 // intern returns the enumerated values of a report without allocating.
@@ -470,22 +490,6 @@ func intern(b []byte) string {
 		return "retry"
 	}
 	return string(b)
-}
-
-// escaped reads the rest of a string that has escapes, from start.
-func (s *reportScan) escaped(start int) (string, bool) {
-	if s.sh.on {
-		v, end, ok := s.sh.escaped(start)
-		s.i = end + 1
-		return v, ok
-	}
-	buf, end, ok := unescape(s.buf[:0], s.b, start)
-	s.buf = buf
-	if !ok {
-		return "", false
-	}
-	s.i = end + 1
-	return string(buf), true
 }
 
 // unescape appends the text of the string that starts at b[start] (after its quote) to
@@ -623,11 +627,11 @@ func (s *reportScan) anyValue(depth int, build bool) (any, bool) {
 	}
 	switch c := s.b[s.i]; {
 	case c == '"':
-		v, ok := s.stringValue()
 		if !build {
+			_, _, ok := s.text()
 			return nil, ok
 		}
-		return v, ok
+		return s.stringValue()
 	case c == '{':
 		return s.anyObject(depth, build)
 	case c == '[':
@@ -669,7 +673,13 @@ func (s *reportScan) anyObject(depth int, build bool) (any, bool) {
 		return m, true
 	}
 	for {
-		key, ok := s.stringValue()
+		var key string
+		ok := false
+		if build {
+			key, ok = s.stringValue()
+		} else {
+			_, _, ok = s.text()
+		}
 		if !ok || !s.peek(':') {
 			return nil, false
 		}

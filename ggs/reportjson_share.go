@@ -4,30 +4,32 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentspine/spine/contract"
 )
 
 // lineShare is the shared mode of reportScan, for a stream whose reports live for one
-// round each (Filter.Run): a report's strings are slices of one string copy of its line,
-// those with escapes slices of one string of their unescaped texts, and its outputs are
-// kept as their JSON text (rawOutput), decoded only if a FinalResult writes them. A
+// round each (Filter.Run). Before the scan, one quick pass over the line (start) copies
+// the text of its strings, unescaped, into one string, text, and the report's strings
+// are slices of it; the text of keys and of outputs is left out: an output is kept as
+// its JSON text in the line (rawOutput), checked by the scan, and decoded only if a
+// FinalResult writes it. The report's structs and lists are reused line after line. A
 // line's report then costs a handful of allocations instead of one per string and value.
 //
-// What the Solver keeps between rounds must not hold a line: the task_id, the intent and
-// the tool calls (kept) are copied, the first two interned in a bounded table since they
-// repeat every round of a task. Everything else of a report is dropped with its round,
-// and the *string and output targets (ptr, raw) are reused by the next line.
+// So a report, and what the Solver makes of it in the round, is valid until the next
+// line. What the Solver keeps between rounds must not hold a line: the task_id, the
+// intent and the tool calls (kept) are copied, the first two interned in a bounded table
+// since they repeat every round of a task.
 type lineShare struct {
-	on   bool
-	text string // the line
-	esc  struct {
-		text  string // the unescaped texts, one after another
-		spans []escSpan
-		next  int // the next span the scan reaches
-		buf   []byte
-	}
+	on    bool
+	text  string    // the text of the line's strings, one after another
+	pool  []byte    // text, being written
+	spans []strSpan // the line's strings in text, in the order of the line
+	next  int       // the span after the one the scan read last
+
 	ptrs []string
 	raws []rawOutput
 	kept map[string]string
@@ -43,57 +45,127 @@ type lineShare struct {
 	strings  []string
 }
 
-// escSpan is a string of the line with escapes: from at (after its opening quote) to
-// end (its closing quote), its text esc.text[lo:hi]; hi < 0 if the reference is to read it.
-type escSpan struct{ at, end, lo, hi int }
+// strSpan is a string of the line: from at (after its opening quote) to end (its closing
+// quote), its text text[lo:hi].
+type strSpan struct{ at, end, lo, hi int }
 
 // maxKept bounds the table of kept strings: a few megabytes of ids; when full it starts
 // again empty.
 const maxKept = 1 << 15
 
-// start readies the share for line: its string copy, and its strings with escapes
-// unescaped in advance, in the order the scan meets them.
+// start readies the share for line: the text of its strings (not keys, not within an
+// output), checked as the scan would check them. It stops at a string the scan would not
+// take, which the scan then does not find: the reference reads the line.
 func (sh *lineShare) start(line []byte) {
-	sh.text = string(line)
 	sh.ptrs, sh.raws, sh.faults = sh.ptrs[:0], sh.raws[:0], sh.faults[:0]
 	sh.subtasks, sh.verdicts, sh.gaps = sh.subtasks[:0], sh.verdicts[:0], sh.gaps[:0]
 	sh.failed, sh.strings = sh.failed[:0], sh.strings[:0]
-	e := &sh.esc
-	e.buf, e.spans, e.next = e.buf[:0], e.spans[:0], 0
-	// A backslash is in a string, which opens at the last quote before it: no escape
-	// stands between the end of the string before and the backslash.
-	for i := 0; i < len(line); {
-		k := bytes.IndexByte(line[i:], '\\')
-		if k < 0 {
+	sh.pool, sh.spans, sh.next = sh.pool[:0], sh.spans[:0], 0
+	for i := 0; ; {
+		q := bytes.IndexByte(line[i:], '"')
+		if q < 0 {
 			break
 		}
-		at := bytes.LastIndexByte(line[i:i+k], '"') + 1
-		if at == 0 {
-			break // not in a string: the scan stops before
-		}
-		at += i
-		lo := len(e.buf)
-		buf, end, ok := unescape(e.buf, line, at)
-		e.buf = buf
+		at, lo := i+q+1, len(sh.pool)
+		end, ok := sh.copyString(line, at)
 		if !ok {
-			e.spans = append(e.spans, escSpan{at: at, hi: -1})
-			break // the scan stops there too
+			break
 		}
-		e.spans = append(e.spans, escSpan{at: at, end: end, lo: lo, hi: len(buf)})
 		i = end + 1
+		if k := skipSpace(line, i); k < len(line) && line[k] == ':' { // a key
+			sh.pool = sh.pool[:lo]
+			if string(line[at:end]) == "output" {
+				if i = skipValue(line, k+1); i < 0 {
+					break
+				}
+			}
+			continue
+		}
+		sh.spans = append(sh.spans, strSpan{at: at, end: end, lo: lo, hi: len(sh.pool)})
 	}
-	e.text = string(e.buf)
+	sh.text = string(sh.pool)
 }
 
-// escaped is the string with escapes that starts at at, and the index of its closing quote.
-func (sh *lineShare) escaped(at int) (string, int, bool) {
-	e := &sh.esc
-	if e.next >= len(e.spans) || e.spans[e.next].at != at || e.spans[e.next].hi < 0 {
-		return "", 0, false
+// copyString appends the text of the string that starts at line[at] to the pool and
+// gives the index of its closing quote; ok is false for a string the scan does not take.
+func (sh *lineShare) copyString(line []byte, at int) (end int, ok bool) {
+	high := false
+	for j := at; j < len(line); j++ {
+		switch c := line[j]; {
+		case c == '"':
+			if high && !utf8.Valid(line[at:j]) {
+				return 0, false
+			}
+			sh.pool = append(sh.pool, line[at:j]...)
+			return j, true
+		case c == '\\':
+			sh.pool, end, ok = unescape(sh.pool, line, at)
+			return end, ok
+		case c < 0x20:
+			return 0, false
+		case c >= utf8.RuneSelf:
+			high = true
+		}
 	}
-	sp := e.spans[e.next]
-	e.next++
-	return e.text[sp.lo:sp.hi], sp.end, true
+	return 0, false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index after the JSON value from b[i], found by its quotes and
+// brackets alone (the scan checks it), or -1.
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for i = skipSpace(b, i); i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(b) {
+				return -1
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+			if depth < 0 {
+				return i // a number or literal ends at its container's end
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// lookup is the text of the string whose text starts at at, and the index of its
+// closing quote; ok is false for a string start did not read.
+func (sh *lineShare) lookup(at int) (string, int, bool) {
+	k := sh.next // the scan meets them in order
+	if k >= len(sh.spans) || sh.spans[k].at != at {
+		var found bool
+		if k, found = slices.BinarySearchFunc(sh.spans, at, func(sp strSpan, at int) int { return sp.at - at }); !found {
+			return "", 0, false
+		}
+	}
+	sh.next = k + 1
+	sp := sh.spans[k]
+	return sh.text[sp.lo:sp.hi], sp.end, true
 }
 
 // own returns v in memory of its own.
@@ -142,31 +214,38 @@ func (sh *lineShare) ptr(v string) *string {
 	return &sh.ptrs[len(sh.ptrs)-1]
 }
 
-// raw is the output whose JSON text is text[start:end], valid until the next line.
-func (sh *lineShare) raw(start, end int) *rawOutput {
-	sh.raws = append(sh.raws, rawOutput{text: sh.text[start:end]})
+// raw is the output whose JSON text is text, valid until the next line.
+func (sh *lineShare) raw(text []byte) *rawOutput {
+	sh.raws = append(sh.raws, rawOutput{text: text})
 	return &sh.raws[len(sh.raws)-1]
 }
 
 // rawOutput is an output of a report kept as its JSON text, which reportScan has checked
-// it reads. It is written as the value encoding/json decodes from that text would be.
-type rawOutput struct{ text string }
+// it reads: in shared mode, in the line, so valid until the next line. It is written as
+// the value encoding/json decodes from that text would be.
+type rawOutput struct{ text []byte }
 
 // value decodes the output as encoding/json does into an interface.
 func (r *rawOutput) value() (any, bool) {
-	s := reportScan{b: []byte(r.text)}
+	s := reportScan{b: r.text}
 	return s.anyValue(0, true)
+}
+
+// write writes the output as encoding/json writes the value it decodes to.
+func (r *rawOutput) write(w *jsonWriter, depth int) {
+	s := reportScan{b: r.text}
+	w.scanned(&s, depth)
 }
 
 // MarshalJSON writes the decoded value, as appendOutput would.
 func (r *rawOutput) MarshalJSON() ([]byte, error) {
+	w := jsonWriter{}
+	if r.write(&w, 0); w.ok() {
+		return w.b, nil
+	}
 	v, ok := r.value()
 	if !ok {
 		return nil, errors.New("ggs: an output that does not decode")
-	}
-	w := jsonWriter{}
-	if w.any(v, 0); w.ok() {
-		return w.b, nil
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

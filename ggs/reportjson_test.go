@@ -87,9 +87,16 @@ func FuzzReportScanAgrees(f *testing.F) {
 	for _, l := range bytes.Split(gen.Bytes(), []byte("\n")) {
 		f.Add(l)
 	}
+	// The shared mode's decoder has read a line before: what it reuses must not show.
+	shared := reportScan{sh: lineShare{on: true}}
+	shared.message(gen.Bytes()[:bytes.IndexByte(gen.Bytes(), '\n')])
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var s reportScan
 		m, ok := s.message(line)
+		sm, sok := shared.message(line)
+		if ok != sok {
+			t.Fatalf("%q: the single pass took it %v, in shared mode %v", line, ok, sok)
+		}
 		if !ok {
 			return
 		}
@@ -99,6 +106,9 @@ func FuzzReportScanAgrees(f *testing.F) {
 		}
 		if !reflect.DeepEqual(m, want) {
 			t.Fatalf("%q:\nsingle pass %+v\nreference   %+v", line, m, want)
+		}
+		if sm = decodedOutputs(t, sm); !reflect.DeepEqual(sm, want) {
+			t.Fatalf("%q:\nshared mode %+v\nreference   %+v", line, sm, want)
 		}
 	})
 }
