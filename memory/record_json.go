@@ -1,10 +1,11 @@
 package memory
 
 import (
-	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentspine/spine/internal/jsonw"
 )
 
 // appendRecordJSON appends r as the same JSON bytes encoding/json produces for it
@@ -44,69 +45,14 @@ func appendRecordJSON(b []byte, r Record) []byte {
 	return append(b, '}')
 }
 
-// appendJSONFloat formats like encoding/json: shortest 'f' form, 'e' form outside
-// [1e-6, 1e21) with a one-digit negative exponent unpadded.
+// appendJSONFloat formats like encoding/json; r is valid, so f is finite.
 func appendJSONFloat(b []byte, f float64) []byte {
-	format := byte('f')
-	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
+	b, _ = jsonw.Float(b, f)
 	return b
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString quotes s like encoding/json with HTML escaping: control characters,
-// '"', '\\', '<', '>', '&', U+2028 and U+2029 are escaped; s is valid UTF-8.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			start = i + size
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendJSONString quotes s like encoding/json with HTML escaping.
+func appendJSONString(b []byte, s string) []byte { return jsonw.String(b, s, true) }
 
 // decodeRecordFast reads a megram: value written in the exact form appendRecordJSON
 // gives it: its keys in its order, no whitespace, strings without escapes and in valid
