@@ -2,12 +2,42 @@ package ggs
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 
 	"github.com/agentspine/spine/contract"
 	"github.com/agentspine/spine/internal/jsonw"
 )
+
+// AppendOutput appends o as one JSONL bus message, {"type": ..., "payload": {...}}, to
+// buf, byte for byte as encoding/json writes it with HTML escaping off, so that targets
+// and rationales read as written. The hot path writes without reflection (appendOutput);
+// what it does not write (a graceful failure, an output of another Go type, a number
+// JSON cannot hold) is written by encoding/json, which also gives the error.
+func AppendOutput(buf []byte, o Output) ([]byte, error) {
+	if out, ok := appendOutput(buf, o); ok {
+		return out, nil
+	}
+	return appendOutputReflect(buf, o)
+}
+
+// appendOutputReflect is AppendOutput by encoding/json: the reference appendOutput is
+// held to (TestAppendOutputAgrees, FuzzAppendOutputAgrees).
+func appendOutputReflect(buf []byte, o Output) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		Type    string `json:"type"`
+		Payload any    `json:"payload"`
+	}{o.Type(), o.Payload()})
+	if err != nil {
+		return buf, fmt.Errorf("ggs: encode %s: %w", o.Type(), err)
+	}
+	return append(buf, b.Bytes()...), nil
+}
 
 // appendOutput writes o as encoding/json does (HTML escaping off), without reflection.
 // It reports false, having written nothing, for what it leaves to encoding/json: a
@@ -107,29 +137,27 @@ func (w *jsonWriter) float(f float64) {
 func (w *jsonWriter) str(s string) { w.b = jsonw.String(w.b, s, false) }
 
 // list writes n elements, each by elem, as an array.
-func (w *jsonWriter) list(n int, elem func(i int)) {
-	w.b = append(w.b, '[')
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		elem(i)
-	}
-	w.b = append(w.b, ']')
-}
+func (w *jsonWriter) list(n int, elem func(i int)) { w.seq('[', ']', n, elem) }
 
 // object writes n members, each by key(i) and value(i), as an object.
 func (w *jsonWriter) object(n int, key, value func(i int)) {
-	w.b = append(w.b, '{')
+	w.seq('{', '}', n, func(i int) {
+		key(i)
+		w.b = append(w.b, ':')
+		value(i)
+	})
+}
+
+// seq writes n items, each by item, between open and close and separated by commas.
+func (w *jsonWriter) seq(open, close byte, n int, item func(i int)) {
+	w.b = append(w.b, open)
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		key(i)
-		w.b = append(w.b, ':')
-		value(i)
+		item(i)
 	}
-	w.b = append(w.b, '}')
+	w.b = append(w.b, close)
 }
 
 // strs writes a list of strings; a nil list is null.

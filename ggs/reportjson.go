@@ -463,31 +463,18 @@ func (s *reportScan) text() (b []byte, inPlace, ok bool) {
 	return nil, false, false
 }
 
-// intern returns the enumerated values of a report without allocating.
+// enumerated are the values of a report's enumerations, which intern returns without
+// allocating.
+var enumerated = [...]string{"", contract.OutcomeMatched, contract.OutcomeFailed, contract.VerdictPass,
+	contract.VerdictFail, contract.ModeVerifiable, contract.ModePlausible, contract.FailureLogical,
+	contract.FailureEnvironmental, "replan", "retry"}
+
+// intern returns b as a string, without allocating for an enumerated value.
 func intern(b []byte) string {
-	switch string(b) {
-	case "":
-		return ""
-	case contract.OutcomeMatched:
-		return contract.OutcomeMatched
-	case contract.OutcomeFailed:
-		return contract.OutcomeFailed
-	case contract.VerdictPass:
-		return contract.VerdictPass
-	case contract.VerdictFail:
-		return contract.VerdictFail
-	case contract.ModeVerifiable:
-		return contract.ModeVerifiable
-	case contract.ModePlausible:
-		return contract.ModePlausible
-	case contract.FailureLogical:
-		return contract.FailureLogical
-	case contract.FailureEnvironmental:
-		return contract.FailureEnvironmental
-	case "replan":
-		return "replan"
-	case "retry":
-		return "retry"
+	for _, v := range enumerated {
+		if string(b) == v {
+			return v
+		}
 	}
 	return string(b)
 }
@@ -499,51 +486,38 @@ func intern(b []byte) string {
 func unescape(dst, b []byte, start int) (out []byte, end int, ok bool) {
 	from := len(dst)
 	for j := start; j < len(b); {
-		c := b[j]
+		k := j
+		for k < len(b) && b[k] != '"' && b[k] != '\\' && b[k] >= 0x20 {
+			k++
+		}
+		dst = append(dst, b[j:k]...)
 		switch {
-		case c == '"':
-			return dst, j, utf8.Valid(dst[from:])
-		case c < 0x20:
+		case k < len(b) && b[k] == '"':
+			return dst, k, utf8.Valid(dst[from:])
+		case k+1 >= len(b) || b[k] < 0x20:
 			return dst, 0, false
-		case c != '\\':
+		}
+		e := b[k+1] // after a backslash
+		if c := unescaped[e]; c != 0 {
 			dst = append(dst, c)
-			j++
+			j = k + 2
 			continue
 		}
-		if j+1 >= len(b) {
+		if e != 'u' || k+6 > len(b) {
 			return dst, 0, false
 		}
-		switch e := b[j+1]; e {
-		case '"', '\\', '/':
-			dst = append(dst, e)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			if j+6 > len(b) {
-				return dst, 0, false
-			}
-			r, ok := hex4(b[j+2 : j+6])
-			if !ok || r >= 0xD800 && r < 0xE000 {
-				return dst, 0, false
-			}
-			dst = utf8.AppendRune(dst, r)
-			j += 6
-			continue
-		default:
+		r, ok := hex4(b[k+2 : k+6])
+		if !ok || r >= 0xD800 && r < 0xE000 {
 			return dst, 0, false
 		}
-		j += 2
+		dst = utf8.AppendRune(dst, r)
+		j = k + 6
 	}
 	return dst, 0, false
 }
+
+// unescaped is the character of each one-letter escape.
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // number reads a number's text, strictly by the JSON grammar; integer says whether it
 // has neither fraction nor exponent, exp whether it has an exponent.

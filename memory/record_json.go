@@ -12,37 +12,33 @@ import (
 // (FuzzRecordJSONMatchesEncodingJSON holds it to that), without reflection: encoding is
 // the largest CPU cost of a write. r must be valid (see Record.validate).
 func appendRecordJSON(b []byte, r Record) []byte {
-	b = append(b, `{"id":`...)
-	b = appendJSONString(b, r.ID)
-	b = append(b, `,"level":`...)
-	b = appendJSONString(b, r.Level)
+	b = appendMembers(b, `{"id":`, r.ID, `,"level":`, r.Level)
 	b = append(b, `,"created_at":"`...)
 	b = r.CreatedAt.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","last_recalled_at":"`...)
 	b = r.LastRecalledAt.AppendFormat(b, time.RFC3339Nano)
-	b = append(b, `","space":`...)
-	b = appendJSONString(b, r.Space)
-	b = append(b, `,"entity":`...)
-	b = appendJSONString(b, r.Entity)
-	b = append(b, `,"content":`...)
-	b = appendJSONString(b, r.Content)
-	b = append(b, `,"state":`...)
-	b = appendJSONString(b, r.State)
-	b = append(b, `,"f":`...)
-	b = appendJSONFloat(b, r.F)
-	b = append(b, `,"sigma":`...)
-	b = appendJSONFloat(b, r.Sigma)
-	b = append(b, `,"k":`...)
-	b = appendJSONFloat(b, r.K)
-	if r.Origin != "" {
-		b = append(b, `,"origin":`...)
-		b = appendJSONString(b, r.Origin)
+	b = append(b, '"')
+	b = appendMembers(b, `,"space":`, r.Space, `,"entity":`, r.Entity, `,"content":`, r.Content, `,"state":`, r.State)
+	for _, m := range [...]struct {
+		key string
+		v   float64
+	}{{`,"f":`, r.F}, {`,"sigma":`, r.Sigma}, {`,"k":`, r.K}} {
+		b = appendJSONFloat(append(b, m.key...), m.v)
 	}
-	if r.Supersedes != "" {
-		b = append(b, `,"supersedes":`...)
-		b = appendJSONString(b, r.Supersedes)
+	for _, m := range [...][2]string{{`,"origin":`, r.Origin}, {`,"supersedes":`, r.Supersedes}} {
+		if m[1] != "" { // omitempty
+			b = appendMembers(b, m[0], m[1])
+		}
 	}
 	return append(b, '}')
+}
+
+// appendMembers appends each key (the text before a member's value) and its string.
+func appendMembers(b []byte, keyValues ...string) []byte {
+	for i := 0; i+1 < len(keyValues); i += 2 {
+		b = appendJSONString(append(b, keyValues[i]...), keyValues[i+1])
+	}
+	return b
 }
 
 // appendJSONFloat formats like encoding/json; r is valid, so f is finite.
