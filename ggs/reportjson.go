@@ -1,6 +1,7 @@
 package ggs
 
 import (
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -397,16 +398,12 @@ func (s *reportScan) rawString() ([]byte, bool) {
 		return nil, false
 	}
 	start := s.i + 1
-	for j := start; j < len(s.b); j++ {
-		switch c := s.b[j]; {
-		case c == '"':
-			s.i = j + 1
-			return s.b[start:j], true
-		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
-			return nil, false
-		}
+	j, high := plainRun(s.b, start)
+	if high || j >= len(s.b) || s.b[j] != '"' {
+		return nil, false
 	}
-	return nil, false
+	s.i = j + 1
+	return s.b[start:j], true
 }
 
 // stringValue reads a string. Text that is not UTF-8, and an escaped surrogate, go to
@@ -437,30 +434,24 @@ func (s *reportScan) text() (b []byte, inPlace, ok bool) {
 		return nil, false, false
 	}
 	at := s.i + 1
-	high := false
-	for j := at; j < len(s.b); j++ {
-		switch c := s.b[j]; {
-		case c == '"':
-			if high && !utf8.Valid(s.b[at:j]) {
-				return nil, false, false
-			}
-			s.i = j + 1
-			return s.b[at:j], true, true
-		case c == '\\':
-			buf, end, ok := unescape(s.buf[:0], s.b, at)
-			s.buf = buf
-			if !ok {
-				return nil, false, false
-			}
-			s.i = end + 1
-			return buf, false, true
-		case c < 0x20:
+	j, high := plainRun(s.b, at)
+	switch {
+	case j >= len(s.b) || s.b[j] < 0x20:
+		return nil, false, false
+	case s.b[j] == '"':
+		if high && !utf8.Valid(s.b[at:j]) {
 			return nil, false, false
-		case c >= utf8.RuneSelf:
-			high = true
 		}
+		s.i = j + 1
+		return s.b[at:j], true, true
 	}
-	return nil, false, false
+	buf, end, ok := unescape(s.buf[:0], s.b, at)
+	s.buf = buf
+	if !ok {
+		return nil, false, false
+	}
+	s.i = end + 1
+	return buf, false, true
 }
 
 // enumerated are the values of a report's enumerations, which intern returns without
@@ -486,10 +477,7 @@ func intern(b []byte) string {
 func unescape(dst, b []byte, start int) (out []byte, end int, ok bool) {
 	from := len(dst)
 	for j := start; j < len(b); {
-		k := j
-		for k < len(b) && b[k] != '"' && b[k] != '\\' && b[k] >= 0x20 {
-			k++
-		}
+		k, _ := plainRun(b, j)
 		dst = append(dst, b[j:k]...)
 		switch {
 		case k < len(b) && b[k] == '"':
@@ -711,4 +699,30 @@ func hex4(b []byte) (rune, bool) {
 		r = r<<4 | rune(c)
 	}
 	return r, true
+}
+
+// plainRun returns the index of the first byte from b[i] on that ends a string's plain
+// text: a quote, a backslash or a control character (len(b) if none), and whether a byte
+// before it is not ASCII. It reads eight bytes at a time.
+func plainRun(b []byte, i int) (end int, high bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	var seen uint64
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, bs := x^(ones*'"'), x^(ones*'\\')
+		// The high bit of each byte below 0x20, or equal to a quote or a backslash (and
+		// perhaps of bytes above one of them): then the bytes are read one by one.
+		if ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
+			break
+		}
+		seen |= x
+	}
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+		seen |= uint64(c)
+	}
+	return i, seen&highs != 0
 }

@@ -89,25 +89,19 @@ func (sh *lineShare) start(line []byte) {
 // copyString appends the text of the string that starts at line[at] to the pool and
 // gives the index of its closing quote; ok is false for a string the scan does not take.
 func (sh *lineShare) copyString(line []byte, at int) (end int, ok bool) {
-	high := false
-	for j := at; j < len(line); j++ {
-		switch c := line[j]; {
-		case c == '"':
-			if high && !utf8.Valid(line[at:j]) {
-				return 0, false
-			}
-			sh.pool = append(sh.pool, line[at:j]...)
-			return j, true
-		case c == '\\':
-			sh.pool, end, ok = unescape(sh.pool, line, at)
-			return end, ok
-		case c < 0x20:
+	j, high := plainRun(line, at)
+	switch {
+	case j >= len(line) || line[j] < 0x20:
+		return 0, false
+	case line[j] == '"':
+		if high && !utf8.Valid(line[at:j]) {
 			return 0, false
-		case c >= utf8.RuneSelf:
-			high = true
 		}
+		sh.pool = append(sh.pool, line[at:j]...)
+		return j, true
 	}
-	return 0, false
+	sh.pool, end, ok = unescape(sh.pool, line, at)
+	return end, ok
 }
 
 func skipSpace(b []byte, i int) int {

@@ -192,3 +192,22 @@ func decodedOutputs(t *testing.T, m Message) Message {
 	}
 	return m
 }
+
+// FuzzPlainRun: the eight-bytes-at-a-time reading of plain text finds what a byte loop finds.
+func FuzzPlainRun(f *testing.F) {
+	for _, s := range []string{"", "abcdefgh\"", "abcdefghijklmnop\\", "é→“quoted”\x1f", "\x7f\x80\xff\x20\x21\x22", "0123456789abcdef0123456789"} {
+		f.Add([]byte(s), 0)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, i int) {
+		if i < 0 || i > len(b) {
+			return
+		}
+		want, wantHigh := i, false
+		for ; want < len(b) && b[want] != '"' && b[want] != '\\' && b[want] >= 0x20; want++ {
+			wantHigh = wantHigh || b[want] >= 0x80
+		}
+		if got, high := plainRun(b, i); got != want || high != wantHigh {
+			t.Fatalf("plainRun(%q, %d) = %d, %v; want %d, %v", b, i, got, high, want, wantHigh)
+		}
+	})
+}
