@@ -48,7 +48,8 @@ type Solver struct {
 	clock   clock.Clock
 	ids     engine.IDSource
 	sessOpt []engine.Option
-	caution string // a Loop's caution policy (WithCautionPolicy); "" is the rule set's
+	caution string        // a Loop's caution policy (WithCautionPolicy); "" is the rule set's
+	spare   *pendingRound // a concluded round's, for the next
 }
 
 // Option configures a Solver.
@@ -177,7 +178,12 @@ func (s *Solver) observe(in message) Signals {
 	_, known := s.tasks.tasks[in.taskID]
 	st := s.tasks.get(in.taskID)
 	sig := st.signals(s.params, in)
-	st.pending = &pendingRound{in: in, sig: sig, known: known}
+	p := s.spare
+	if s.spare = nil; p == nil {
+		p = new(pendingRound)
+	}
+	*p = pendingRound{in: in, sig: sig, known: known}
+	st.pending = p
 	return sig
 }
 
@@ -191,7 +197,13 @@ func (s *Solver) drop(taskID string) {
 		delete(s.tasks.tasks, taskID)
 		return
 	}
-	st.pending = nil
+	s.release(st)
+}
+
+// release ends st's pending round, keeping its memory for the next.
+func (s *Solver) release(st *taskState) {
+	*st.pending = pendingRound{}
+	s.spare, st.pending = st.pending, nil
 }
 
 // ObserveReplan computes the signals of a ReplanRequest's round and holds the round
@@ -225,7 +237,7 @@ func (s *Solver) Conclude(taskID string, dec Decision) (Output, error) {
 		s.drop(taskID)
 		return Output{}, fmt.Errorf("%w (task %s)", err, taskID)
 	}
-	st.pending = nil
+	s.release(st)
 	out := Output{Signals: sig, Rule: dec.Rule}
 	prev := st.prev
 	if in.intent != "" {
