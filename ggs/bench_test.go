@@ -142,6 +142,7 @@ func BenchmarkGGSFilterDecodeOnly(b *testing.B) {
 		decode func([]byte) (Message, error)
 	}{
 		{"scan", new(messageDecoder).decode},
+		{"scan-shared", (&messageDecoder{scan: reportScan{sh: lineShare{on: true}}}).decode},
 		{"encoding-json", decodeEnvelope},
 		{"json-experiment", new(v2Decoder).decode},
 	} {

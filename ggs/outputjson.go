@@ -1,13 +1,43 @@
 package ggs
 
 import (
-	"math"
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/agentspine/spine/contract"
+	"github.com/agentspine/spine/internal/jsonw"
 )
+
+// AppendOutput appends o as one JSONL bus message, {"type": ..., "payload": {...}}, to
+// buf, byte for byte as encoding/json writes it with HTML escaping off, so that targets
+// and rationales read as written. The hot path writes without reflection (appendOutput);
+// what it does not write (a graceful failure, an output of another Go type, a number
+// JSON cannot hold) is written by encoding/json, which also gives the error.
+func AppendOutput(buf []byte, o Output) ([]byte, error) {
+	if out, ok := appendOutput(buf, o); ok {
+		return out, nil
+	}
+	return appendOutputReflect(buf, o)
+}
+
+// appendOutputReflect is AppendOutput by encoding/json: the reference appendOutput is
+// held to (TestAppendOutputAgrees, FuzzAppendOutputAgrees).
+func appendOutputReflect(buf []byte, o Output) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		Type    string `json:"type"`
+		Payload any    `json:"payload"`
+	}{o.Type(), o.Payload()})
+	if err != nil {
+		return buf, fmt.Errorf("ggs: encode %s: %w", o.Type(), err)
+	}
+	return append(buf, b.Bytes()...), nil
+}
 
 // appendOutput writes o as encoding/json does (HTML escaping off), without reflection.
 // It reports false, having written nothing, for what it leaves to encoding/json: a
@@ -73,8 +103,9 @@ func appendOutput(buf []byte, o Output) ([]byte, bool) {
 
 // jsonWriter appends JSON; bad is set by a value it leaves to encoding/json.
 type jsonWriter struct {
-	b   []byte
-	bad bool
+	b       []byte
+	bad     bool
+	members []rawMember // the members of the raw objects being written, innermost last
 }
 
 func (w *jsonWriter) ok() bool { return !w.bad }
@@ -93,22 +124,40 @@ func (w *jsonWriter) loss(l contract.Loss) {
 	w.b = append(w.b, '}')
 }
 
-// float writes f as encoding/json does: the shortest text that reads back as f, in
-// exponent form below 1e-6 and from 1e21 on, with a two-digit exponent shortened.
+// float writes f as encoding/json does; NaN and the infinities are encoding/json's (an
+// error there).
 func (w *jsonWriter) float(f float64) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+	var ok bool
+	if w.b, ok = jsonw.Float(w.b, f); !ok {
 		w.bad = true
-		return
 	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
+}
+
+// str writes s quoted as encoding/json does with HTML escaping off.
+func (w *jsonWriter) str(s string) { w.b = jsonw.String(w.b, s, false) }
+
+// list writes n elements, each by elem, as an array.
+func (w *jsonWriter) list(n int, elem func(i int)) { w.seq('[', ']', n, elem) }
+
+// object writes n members, each by key(i) and value(i), as an object.
+func (w *jsonWriter) object(n int, key, value func(i int)) {
+	w.seq('{', '}', n, func(i int) {
+		key(i)
+		w.b = append(w.b, ':')
+		value(i)
+	})
+}
+
+// seq writes n items, each by item, between open and close and separated by commas.
+func (w *jsonWriter) seq(open, close byte, n int, item func(i int)) {
+	w.b = append(w.b, open)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		item(i)
 	}
-	w.b = strconv.AppendFloat(w.b, f, format, -1, 64)
-	if n := len(w.b); format == 'e' && n >= 4 && w.b[n-4] == 'e' && w.b[n-3] == '-' && w.b[n-2] == '0' {
-		w.b[n-2] = w.b[n-1] // e-09 → e-9
-		w.b = w.b[:n-1]
-	}
+	w.b = append(w.b, close)
 }
 
 // strs writes a list of strings; a nil list is null.
@@ -117,18 +166,12 @@ func (w *jsonWriter) strs(ss []string) {
 		w.raw("null")
 		return
 	}
-	w.b = append(w.b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.str(s)
-	}
-	w.b = append(w.b, ']')
+	w.list(len(ss), func(i int) { w.str(ss[i]) })
 }
 
 // any writes a value JSON decoding makes (nil, bool, float64, string, []any,
-// map[string]any with its keys sorted); another type is left to encoding/json.
+// map[string]any with its keys sorted), or an output kept as its JSON text; another type
+// is left to encoding/json.
 func (w *jsonWriter) any(v any, depth int) {
 	if depth > maxScanDepth {
 		w.bad = true
@@ -143,19 +186,14 @@ func (w *jsonWriter) any(v any, depth int) {
 		w.float(v)
 	case string:
 		w.str(v)
+	case *rawOutput:
+		v.write(w, depth)
 	case []any:
 		if v == nil {
 			w.raw("null")
 			return
 		}
-		w.b = append(w.b, '[')
-		for i, e := range v {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.any(e, depth+1)
-		}
-		w.b = append(w.b, ']')
+		w.list(len(v), func(i int) { w.any(v[i], depth+1) })
 	case map[string]any:
 		if v == nil {
 			w.raw("null")
@@ -166,72 +204,105 @@ func (w *jsonWriter) any(v any, depth int) {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		w.b = append(w.b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.str(k)
-			w.b = append(w.b, ':')
-			w.any(v[k], depth+1)
-		}
-		w.b = append(w.b, '}')
+		w.object(len(keys), func(i int) { w.str(keys[i]) }, func(i int) { w.any(v[keys[i]], depth+1) })
 	default:
 		w.bad = true
 	}
 }
 
-const hexDigits = "0123456789abcdef"
+// rawMember is a member of a raw object: its key, and where its value starts.
+type rawMember struct {
+	key []byte
+	at  int
+}
 
-// str writes s quoted as encoding/json does with HTML escaping off: control characters,
-// quote and backslash escaped, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
-func (w *jsonWriter) str(s string) {
-	b := append(w.b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
+// scanned writes the value s reads next, a value s has read before, as encoding/json
+// writes the value it decodes to: an object with its keys sorted, a repeated key's last
+// value, numbers as float64.
+func (w *jsonWriter) scanned(s *reportScan, depth int) {
+	s.ws()
+	if depth > maxScanDepth || s.i >= len(s.b) {
+		w.bad = true
+		return
 	}
-	b = append(b, s[start:]...)
-	w.b = append(b, '"')
+	switch c := s.b[s.i]; {
+	case c == '"':
+		v, _, ok := s.text()
+		w.bad = w.bad || !ok
+		w.b = jsonw.String(w.b, v, false)
+	case c == '{':
+		w.scannedObject(s, depth)
+	case c == '[':
+		s.i++
+		w.b = append(w.b, '[')
+		more := !s.peek(']')
+		if !more {
+			s.i++
+		}
+		for more {
+			w.scanned(s, depth+1)
+			var ok bool
+			if more, ok = s.next(']'); !ok {
+				w.bad = true
+				return
+			} else if more {
+				w.b = append(w.b, ',')
+			}
+		}
+		w.b = append(w.b, ']')
+	case c == 't' || c == 'f' || c == 'n':
+		v, ok := s.anyValue(depth, true)
+		w.bad = w.bad || !ok
+		w.any(v, depth)
+	default:
+		text, _, _, ok := s.number()
+		f, err := strconv.ParseFloat(string(text), 64)
+		w.bad = w.bad || !ok || err != nil
+		w.float(f)
+	}
+}
+
+func (w *jsonWriter) scannedObject(s *reportScan, depth int) {
+	base := len(w.members)
+	defer func() { w.members = w.members[:base] }()
+	s.i++
+	more := !s.peek('}')
+	if !more {
+		s.i++
+	}
+	for more {
+		key, inPlace, ok := s.text()
+		if !inPlace {
+			key = bytes.Clone(key)
+		}
+		if !ok || !s.peek(':') {
+			w.bad = true
+			return
+		}
+		s.i++
+		s.ws()
+		w.members = append(w.members, rawMember{key: key, at: s.i})
+		if _, ok := s.anyValue(depth+1, false); !ok {
+			w.bad = true
+			return
+		}
+		if more, ok = s.next('}'); !ok {
+			w.bad = true
+			return
+		}
+	}
+	end, top := s.i, len(w.members)
+	slices.SortStableFunc(w.members[base:], func(a, b rawMember) int { return bytes.Compare(a.key, b.key) })
+	// The last of each key: a stable sort keeps repeated keys in the order they came.
+	kept := w.members[base:base]
+	for i := base; i < top; i++ {
+		if i+1 == top || !bytes.Equal(w.members[i+1].key, w.members[i].key) {
+			kept = append(kept, w.members[i])
+		}
+	}
+	w.object(len(kept), func(i int) { w.b = jsonw.String(w.b, w.members[base+i].key, false) }, func(i int) {
+		s.i = w.members[base+i].at
+		w.scanned(s, depth+1)
+	})
+	s.i = end
 }

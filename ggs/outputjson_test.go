@@ -3,6 +3,7 @@ package ggs
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -72,6 +73,43 @@ func FuzzAppendOutputAgrees(f *testing.F) {
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("got  %s\nwant %s (%v)", got, want, err)
 			}
+		}
+	})
+}
+
+// rawCases are outputs as their JSON text: nesting, repeated keys, escapes, numbers.
+var rawCases = []string{
+	`{"b":[1,{"z":[],"a":{}}],"a":"\u003ctag\u003e \"q\" é","b":[[1]],"c":[[],[{}]]}`,
+	`[-0,1e400,0.1,1E+2,-1.5e-7,123456789012345678,true,false,null,"\u2028\ud83d\ude00"]`,
+	`{"k\u0065y":1,"key":2,"":{"":""}}`, ` [ 1 , { "a" : null } ] `, `"\/\b\f\n\r\t"`, `{"a":1,"a":{"b":2},"a":[3]}`,
+}
+
+// FuzzRawOutputAgrees: an output kept as its JSON text is written as encoding/json
+// writes the value it decodes to, whatever the text around it.
+func FuzzRawOutputAgrees(f *testing.F) {
+	for _, c := range rawCases {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		s := reportScan{b: []byte(text)}
+		if _, ok := s.anyValue(0, false); !ok {
+			return
+		}
+		if s.ws(); s.i != len(s.b) {
+			return
+		}
+		var v any
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			t.Fatalf("the scan took %q; encoding/json: %v", text, err)
+		}
+		o := Output{Final: &contract.FinalResult{TaskID: "t", Output: map[string]any{"s": &rawOutput{text: []byte(text)}, "v": []any{&rawOutput{text: []byte(text)}}}}}
+		got, ok := appendOutput(nil, o)
+		want, err := appendOutputReflect(nil, Output{Final: &contract.FinalResult{TaskID: "t", Output: map[string]any{"s": v, "v": []any{v}}}})
+		if !ok || err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%q:\ngot  %s (%v)\nwant %s (%v)", text, got, ok, want, err)
+		}
+		if marshalled, err := appendOutputReflect(nil, o); err != nil || !bytes.Equal(marshalled, want) {
+			t.Fatalf("%q: through MarshalJSON:\ngot  %s (%v)\nwant %s", text, marshalled, err, want)
 		}
 	})
 }

@@ -1,7 +1,9 @@
 package ggs
 
 import (
+	"encoding/binary"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/agentspine/spine/contract"
@@ -15,10 +17,15 @@ import (
 // encoding/json would keep a value) it stops, and DecodeMessage asks the reference,
 // decodeEnvelope, whose encoding/json reading is the definition and whose errors are the
 // ones users see. FuzzReportScanAgrees holds the two to the same Message.
+//
+// In shared mode (spine ggs's stream, see lineShare) the report's strings share one
+// string per line and its outputs are kept as their JSON text.
 type reportScan struct {
 	b   []byte
 	i   int
 	buf []byte // scratch for strings with escapes
+	f   field  // the member being read (fields)
+	sh  lineShare
 }
 
 // maxScanDepth bounds the nesting of outputs the scan follows; deeper goes to the
@@ -27,6 +34,9 @@ const maxScanDepth = 512
 
 func (s *reportScan) message(line []byte) (Message, bool) {
 	s.b, s.i = line, 0
+	if s.sh.on {
+		s.sh.start(line)
+	}
 	var m Message
 	var target int // 0 none yet, 1 replan, 2 outcome
 	decoded := false
@@ -53,10 +63,10 @@ func (s *reportScan) message(line []byte) (Message, bool) {
 			decoded = true
 			switch target {
 			case 1:
-				m.Replan = new(contract.ReplanRequest)
+				m.Replan = s.sh.replanRequest()
 				return s.replan(m.Replan)
 			case 2:
-				m.Outcome = new(contract.OutcomeSummary)
+				m.Outcome = s.sh.outcomeSummary()
 				return s.outcome(m.Outcome)
 			}
 			return false // the payload before its type
@@ -74,148 +84,64 @@ func (s *reportScan) message(line []byte) (Message, bool) {
 	return m, true
 }
 
+// The report's structs, one reader each: a chain of its fields, each f.is(name) &&
+// f.set(read), in which the first field named by the key reads the value.
+
 func (s *reportScan) replan(r *contract.ReplanRequest) bool {
-	var seen uint32
-	return s.object(func(key []byte) bool {
-		var bit uint32
-		ok := false
-		switch string(key) {
-		case "task_id":
-			bit, ok = 1<<0, s.str(&r.TaskID)
-		case "intent":
-			bit, ok = 1<<1, s.str(&r.Intent)
-		case "gap_summary":
-			bit, ok = 1<<2, s.str(&r.GapSummary)
-		case "failed_subtasks":
-			bit, ok = 1<<3, s.strings(&r.FailedSubTasks)
-		case "correction_count":
-			bit, ok = 1<<4, s.int(&r.CorrectionCount)
-		case "elapsed_ms":
-			bit, ok = 1<<5, s.int64(&r.ElapsedMS)
-		case "outcomes":
-			bit, ok = 1<<6, s.subtasks(&r.Outcomes)
-		case "task_criteria_verdicts":
-			bit, ok = 1<<7, s.verdicts(&r.TaskCriteriaVerdicts)
-		case "recommendation":
-			bit, ok = 1<<8, s.str(&r.Recommendation)
-		case "fault":
-			bit, ok = 1<<9, s.fault(&r.Fault)
-		}
-		return once(&seen, bit) && ok
+	return s.fields(func(f *field) bool {
+		return f.is("task_id") && f.set(s.kept(&r.TaskID)) || f.is("intent") && f.set(s.kept(&r.Intent)) ||
+			f.is("gap_summary") && f.set(s.str(&r.GapSummary)) ||
+			f.is("failed_subtasks") && f.set(s.strings(&r.FailedSubTasks, false)) ||
+			f.is("correction_count") && f.set(s.int(&r.CorrectionCount)) ||
+			f.is("elapsed_ms") && f.set(s.int64(&r.ElapsedMS)) ||
+			f.is("outcomes") && f.set(s.subtasks(&r.Outcomes)) ||
+			f.is("task_criteria_verdicts") && f.set(s.verdicts(&r.TaskCriteriaVerdicts)) ||
+			f.is("recommendation") && f.set(s.str(&r.Recommendation)) ||
+			f.is("fault") && f.set(s.fault(&r.Fault))
 	})
 }
 
 func (s *reportScan) outcome(o *contract.OutcomeSummary) bool {
-	var seen uint32
-	return s.object(func(key []byte) bool {
-		var bit uint32
-		ok := false
-		switch string(key) {
-		case "task_id":
-			bit, ok = 1<<0, s.str(&o.TaskID)
-		case "intent":
-			bit, ok = 1<<1, s.str(&o.Intent)
-		case "summary":
-			bit, ok = 1<<2, s.str(&o.Summary)
-		case "output":
-			bit, ok = 1<<3, s.anyValue(&o.Output, 0)
-		case "elapsed_ms":
-			bit, ok = 1<<4, s.int64(&o.ElapsedMS)
-		case "outcomes":
-			bit, ok = 1<<5, s.subtasks(&o.Outcomes)
-		}
-		return once(&seen, bit) && ok
+	return s.fields(func(f *field) bool {
+		return f.is("task_id") && f.set(s.kept(&o.TaskID)) || f.is("intent") && f.set(s.kept(&o.Intent)) ||
+			f.is("summary") && f.set(s.str(&o.Summary)) || f.is("output") && f.set(s.output(&o.Output)) ||
+			f.is("elapsed_ms") && f.set(s.int64(&o.ElapsedMS)) || f.is("outcomes") && f.set(s.subtasks(&o.Outcomes))
 	})
 }
 
 func (s *reportScan) subtasks(out *[]contract.SubTaskOutcome) bool {
-	return array(s, out, func() bool {
-		*out = append(*out, contract.SubTaskOutcome{})
-		o := &(*out)[len(*out)-1]
-		var seen uint32
-		return s.object(func(key []byte) bool {
-			var bit uint32
-			ok := false
-			switch string(key) {
-			case "subtask_id":
-				bit, ok = 1<<0, s.str(&o.SubTaskID)
-			case "parent_task_id":
-				bit, ok = 1<<1, s.str(&o.ParentTaskID)
-			case "status":
-				bit, ok = 1<<2, s.str(&o.Status)
-			case "output":
-				bit, ok = 1<<3, s.anyValue(&o.Output, 0)
-			case "failure_reason":
-				bit, ok = 1<<4, s.strPtr(&o.FailureReason)
-			case "criteria_verdicts":
-				bit, ok = 1<<5, s.verdicts(&o.CriteriaVerdicts)
-			case "gap_trajectory":
-				bit, ok = 1<<6, s.gaps(&o.GapTrajectory)
-			case "tool_calls":
-				bit, ok = 1<<7, s.strings(&o.ToolCalls)
-			case "fault":
-				bit, ok = 1<<8, s.fault(&o.Fault)
-			}
-			return once(&seen, bit) && ok
+	return array(s, out, &s.sh.subtasks, func(o *contract.SubTaskOutcome) bool {
+		return s.fields(func(f *field) bool {
+			return f.is("subtask_id") && f.set(s.str(&o.SubTaskID)) ||
+				f.is("parent_task_id") && f.set(s.str(&o.ParentTaskID)) || f.is("status") && f.set(s.str(&o.Status)) ||
+				f.is("output") && f.set(s.output(&o.Output)) || f.is("failure_reason") && f.set(s.strPtr(&o.FailureReason)) ||
+				f.is("criteria_verdicts") && f.set(s.verdicts(&o.CriteriaVerdicts)) ||
+				f.is("gap_trajectory") && f.set(s.gaps(&o.GapTrajectory)) ||
+				f.is("tool_calls") && f.set(s.strings(&o.ToolCalls, true)) || f.is("fault") && f.set(s.fault(&o.Fault))
 		})
 	})
 }
 
 func (s *reportScan) verdicts(out *[]contract.CriterionVerdict) bool {
-	return array(s, out, func() bool {
-		*out = append(*out, contract.CriterionVerdict{})
-		v := &(*out)[len(*out)-1]
-		var seen uint32
-		return s.object(func(key []byte) bool {
-			var bit uint32
-			ok := false
-			switch string(key) {
-			case "criterion":
-				bit, ok = 1<<0, s.str(&v.Criterion)
-			case "mode":
-				bit, ok = 1<<1, s.str(&v.Mode)
-			case "verdict":
-				bit, ok = 1<<2, s.str(&v.Verdict)
-			case "failure_class":
-				bit, ok = 1<<3, s.strPtr(&v.FailureClass)
-			case "evidence":
-				bit, ok = 1<<4, s.str(&v.Evidence)
-			}
-			return once(&seen, bit) && ok
+	return array(s, out, &s.sh.verdicts, func(v *contract.CriterionVerdict) bool {
+		return s.fields(func(f *field) bool {
+			return f.is("criterion") && f.set(s.str(&v.Criterion)) || f.is("mode") && f.set(s.str(&v.Mode)) ||
+				f.is("verdict") && f.set(s.str(&v.Verdict)) || f.is("failure_class") && f.set(s.strPtr(&v.FailureClass)) ||
+				f.is("evidence") && f.set(s.str(&v.Evidence))
 		})
 	})
 }
 
 func (s *reportScan) gaps(out *[]contract.GapAttempt) bool {
-	return array(s, out, func() bool {
-		*out = append(*out, contract.GapAttempt{})
-		g := &(*out)[len(*out)-1]
-		var seen uint32
-		return s.object(func(key []byte) bool {
-			var bit uint32
-			ok := false
-			switch string(key) {
-			case "attempt":
-				bit, ok = 1<<0, s.int(&g.Attempt)
-			case "failed_criteria":
-				bit, ok = 1<<1, array(s, &g.FailedCriteria, func() bool {
-					g.FailedCriteria = append(g.FailedCriteria, contract.FailedCriterion{})
-					fc := &g.FailedCriteria[len(g.FailedCriteria)-1]
-					var seen uint32
-					return s.object(func(key []byte) bool {
-						var bit uint32
-						ok := false
-						switch string(key) {
-						case "criterion":
-							bit, ok = 1<<0, s.str(&fc.Criterion)
-						case "failure_class":
-							bit, ok = 1<<1, s.str(&fc.FailureClass)
-						}
-						return once(&seen, bit) && ok
+	return array(s, out, &s.sh.gaps, func(g *contract.GapAttempt) bool {
+		return s.fields(func(f *field) bool {
+			return f.is("attempt") && f.set(s.int(&g.Attempt)) ||
+				f.is("failed_criteria") && f.set(array(s, &g.FailedCriteria, &s.sh.failed, func(fc *contract.FailedCriterion) bool {
+					return s.fields(func(f *field) bool {
+						return f.is("criterion") && f.set(s.str(&fc.Criterion)) ||
+							f.is("failure_class") && f.set(s.str(&fc.FailureClass))
 					})
-				})
-			}
-			return once(&seen, bit) && ok
+				}))
 		})
 	})
 }
@@ -224,32 +150,55 @@ func (s *reportScan) fault(out **contract.Fault) bool {
 	if s.null() {
 		return true
 	}
-	f := new(contract.Fault)
-	*out = f
-	var seen uint32
-	return s.object(func(key []byte) bool {
-		var bit uint32
-		ok := false
-		switch string(key) {
-		case "role":
-			bit, ok = 1<<0, s.str(&f.Role)
-		case "kind":
-			bit, ok = 1<<1, s.str(&f.Kind)
-		case "detail":
-			bit, ok = 1<<2, s.str(&f.Detail)
-		}
-		return once(&seen, bit) && ok
+	x := s.sh.fault()
+	*out = x
+	return s.fields(func(f *field) bool {
+		return f.is("role") && f.set(s.str(&x.Role)) || f.is("kind") && f.set(s.str(&x.Kind)) ||
+			f.is("detail") && f.set(s.str(&x.Detail))
 	})
 }
 
-// once marks a field seen; a field seen before (a repeated key) or unknown (bit 0) is
-// the reference's to read.
-func once(seen *uint32, bit uint32) bool {
-	if bit == 0 || *seen&bit != 0 {
+// field is the key of one member of a struct's object, matched against the struct's
+// fields in turn.
+type field struct {
+	key  []byte
+	n    uint // the fields named so far
+	bit  uint32
+	read bool // the value was read
+}
+
+// is reports whether the key names this field.
+func (f *field) is(name string) bool {
+	f.n++
+	if string(f.key) != name {
 		return false
 	}
-	*seen |= bit
+	f.bit = 1 << f.n
 	return true
+}
+
+// set records whether the field's value was read; it is true, ending the chain.
+func (f *field) set(read bool) bool {
+	f.read = read
+	return true
+}
+
+// fields reads an object into a struct, each member by the chain of its fields. A key
+// no field names, or a field seen before (a repeated key), is the reference's to read.
+// The field matched is s.f, saved around a nested struct's reading.
+func (s *reportScan) fields(chain func(*field) bool) bool {
+	outer := s.f
+	var seen uint32
+	ok := s.object(func(key []byte) bool {
+		s.f = field{key: key}
+		if !chain(&s.f) || seen&s.f.bit != 0 {
+			return false
+		}
+		seen |= s.f.bit
+		return s.f.read
+	})
+	s.f = outer
+	return ok
 }
 
 // The JSON grammar, strictly. Each reader skips the whitespace before its value.
@@ -280,6 +229,24 @@ func (s *reportScan) null() bool {
 	return false
 }
 
+// next reads the separator after a member or element: true to go on, false at close,
+// which it consumes. ok is false for anything else.
+func (s *reportScan) next(close byte) (more, ok bool) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return false, false
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		return true, true
+	case close:
+		s.i++
+		return false, true
+	}
+	return false, false
+}
+
 // object reads {"key": value, ...}, calling member with each key (which must have no
 // escapes) to read its value.
 func (s *reportScan) object(member func(key []byte) bool) bool {
@@ -300,25 +267,18 @@ func (s *reportScan) object(member func(key []byte) bool) bool {
 		if !member(key) {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
+		if more, ok := s.next('}'); !more {
+			return ok
 		}
 	}
 }
 
-// array reads null (a nil slice) or [elem, ...]: an empty array is an empty slice, as
-// encoding/json makes it. A null element goes to the reference.
-func array[T any](s *reportScan, out *[]T, elem func() bool) bool {
+// array reads null (a nil slice) or [elem, ...], each element read into a zero T
+// appended to out: an empty array is an empty slice, as encoding/json makes it. A null
+// element goes to the reference. In shared mode the elements go to pool, the line's
+// lists of T, and out is their part of it: no list holds one of its own type, so an
+// array's elements are contiguous there.
+func array[T any](s *reportScan, out *[]T, pool *[]T, elem func(*T) bool) bool {
 	if s.null() {
 		*out = nil
 		return true
@@ -327,39 +287,49 @@ func array[T any](s *reportScan, out *[]T, elem func() bool) bool {
 		return false
 	}
 	s.i++
+	if !s.sh.on {
+		var own []T
+		pool = &own
+	}
+	start := len(*pool)
+	*out = (*pool)[start:start:start]
 	if s.peek(']') {
-		*out = []T{}
+		if *out == nil {
+			*out = []T{}
+		}
 		s.i++
 		return true
 	}
-	*out = make([]T, 0, 4) // most lists of a report are short: one allocation
 	for {
-		if s.peek('n') || !elem() {
+		if s.peek('n') {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.b) {
+		if cap(*pool) == 0 {
+			*pool = make([]T, 0, 4) // most lists of a report are short: one allocation
+		}
+		var zero T
+		*pool = append(*pool, zero)
+		if !elem(&(*pool)[len(*pool)-1]) {
 			return false
 		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return true
-		default:
-			return false
+		more, ok := s.next(']')
+		if !more {
+			*out = (*pool)[start:len(*pool):len(*pool)]
+			return ok
 		}
 	}
 }
 
-func (s *reportScan) strings(out *[]string) bool {
-	return array(s, out, func() bool {
-		var v string
-		if !s.str(&v) {
+// strings reads a list of strings; kept says the Solver keeps them between rounds
+// (tool calls, each of its own: they seldom repeat).
+func (s *reportScan) strings(out *[]string, kept bool) bool {
+	return array(s, out, &s.sh.strings, func(v *string) bool {
+		if !s.str(v) {
 			return false
 		}
-		*out = append(*out, v)
+		if kept && s.sh.on {
+			*v = strings.Clone(*v)
+		}
 		return true
 	})
 }
@@ -374,14 +344,52 @@ func (s *reportScan) str(out *string) bool {
 	return ok
 }
 
+// kept reads a string the Solver keeps between rounds (a task_id, an intent, a tool
+// call): in shared mode it must not hold its line.
+func (s *reportScan) kept(out *string) bool {
+	if !s.str(out) {
+		return false
+	}
+	if s.sh.on {
+		*out = s.sh.own(*out)
+	}
+	return true
+}
+
 func (s *reportScan) strPtr(out **string) bool {
 	if s.null() {
 		*out = nil
 		return true
 	}
+	if s.sh.on {
+		v, ok := s.stringValue()
+		*out = s.sh.ptr(v)
+		return ok
+	}
 	v, ok := s.stringValue()
 	*out = &v
 	return ok
+}
+
+// output reads a report's output: in shared mode as its JSON text (rawOutput), checked
+// as anyValue reads it; else by anyValue.
+func (s *reportScan) output(out *any) bool {
+	if !s.sh.on {
+		v, ok := s.anyValue(0, true)
+		*out = v
+		return ok
+	}
+	if s.null() {
+		*out = nil
+		return true
+	}
+	s.ws()
+	start := s.i
+	if _, ok := s.anyValue(0, false); !ok {
+		return false
+	}
+	*out = s.sh.raw(s.b[start:s.i])
+	return true
 }
 
 // rawString reads a string with no escapes and returns its bytes, in place.
@@ -390,135 +398,118 @@ func (s *reportScan) rawString() ([]byte, bool) {
 		return nil, false
 	}
 	start := s.i + 1
-	for j := start; j < len(s.b); j++ {
-		switch c := s.b[j]; {
-		case c == '"':
-			s.i = j + 1
-			return s.b[start:j], true
-		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
-			return nil, false
-		}
+	j, high := plainRun(s.b, start)
+	if high || j >= len(s.b) || s.b[j] != '"' {
+		return nil, false
 	}
-	return nil, false
+	s.i = j + 1
+	return s.b[start:j], true
 }
 
 // stringValue reads a string. Text that is not UTF-8, and an escaped surrogate, go to
-// the reference (which writes U+FFFD for them).
+// the reference (which writes U+FFFD for them). In shared mode it is the line's
+// (lineShare.text), which has read it before.
 func (s *reportScan) stringValue() (string, bool) {
-	if !s.peek('"') {
-		return "", false
-	}
-	start := s.i + 1
-	high := false
-	j := start
-	for ; j < len(s.b); j++ {
-		c := s.b[j]
-		if c == '"' {
-			break
-		}
-		if c == '\\' {
-			return s.escaped(start)
-		}
-		if c < 0x20 {
+	if s.sh.on {
+		if !s.peek('"') {
 			return "", false
 		}
-		if c >= utf8.RuneSelf {
-			high = true
+		v, end, ok := s.sh.lookup(s.i + 1)
+		if ok {
+			s.i = end + 1
 		}
+		return v, ok
 	}
-	if j >= len(s.b) || high && !utf8.Valid(s.b[start:j]) {
+	b, _, ok := s.text()
+	if !ok {
 		return "", false
 	}
-	s.i = j + 1
-	return intern(s.b[start:j]), true
+	return intern(b), true
 }
 
-// intern returns the enumerated values of a report without allocating.
+// text reads a string and gives its text: in place when it has no escapes, else
+// unescaped into s.buf, until the next call.
+func (s *reportScan) text() (b []byte, inPlace, ok bool) {
+	if !s.peek('"') {
+		return nil, false, false
+	}
+	at := s.i + 1
+	j, high := plainRun(s.b, at)
+	switch {
+	case j >= len(s.b) || s.b[j] < 0x20:
+		return nil, false, false
+	case s.b[j] == '"':
+		if high && !utf8.Valid(s.b[at:j]) {
+			return nil, false, false
+		}
+		s.i = j + 1
+		return s.b[at:j], true, true
+	}
+	buf, end, ok := unescape(s.buf[:0], s.b, at)
+	s.buf = buf
+	if !ok {
+		return nil, false, false
+	}
+	s.i = end + 1
+	return buf, false, true
+}
+
+// enumerated are the values of a report's enumerations, which intern returns without
+// allocating.
+var enumerated = [...]string{"", contract.OutcomeMatched, contract.OutcomeFailed, contract.VerdictPass,
+	contract.VerdictFail, contract.ModeVerifiable, contract.ModePlausible, contract.FailureLogical,
+	contract.FailureEnvironmental, "replan", "retry"}
+
+// intern returns b as a string, without allocating for an enumerated value.
 func intern(b []byte) string {
-	switch string(b) {
-	case "":
-		return ""
-	case contract.OutcomeMatched:
-		return contract.OutcomeMatched
-	case contract.OutcomeFailed:
-		return contract.OutcomeFailed
-	case contract.VerdictPass:
-		return contract.VerdictPass
-	case contract.VerdictFail:
-		return contract.VerdictFail
-	case contract.ModeVerifiable:
-		return contract.ModeVerifiable
-	case contract.ModePlausible:
-		return contract.ModePlausible
-	case contract.FailureLogical:
-		return contract.FailureLogical
-	case contract.FailureEnvironmental:
-		return contract.FailureEnvironmental
-	case "replan":
-		return "replan"
-	case "retry":
-		return "retry"
+	for _, v := range enumerated {
+		if string(b) == v {
+			return v
+		}
 	}
 	return string(b)
 }
 
-// escaped reads the rest of a string that has escapes, from start.
-func (s *reportScan) escaped(start int) (string, bool) {
-	buf := s.buf[:0]
-	for j := start; j < len(s.b); {
-		c := s.b[j]
+// unescape appends the text of the string that starts at b[start] (after its quote) to
+// dst, and gives the index of its closing quote. ok is false for a string the reference
+// is to read: a control character, a bad escape, an escaped surrogate, text that is not
+// UTF-8, no closing quote.
+func unescape(dst, b []byte, start int) (out []byte, end int, ok bool) {
+	from := len(dst)
+	for j := start; j < len(b); {
+		k, _ := plainRun(b, j)
+		dst = append(dst, b[j:k]...)
 		switch {
-		case c == '"':
-			s.i, s.buf = j+1, buf
-			if !utf8.Valid(buf) {
-				return "", false
-			}
-			return string(buf), true
-		case c < 0x20:
-			return "", false
-		case c != '\\':
-			buf = append(buf, c)
-			j++
+		case k < len(b) && b[k] == '"':
+			return dst, k, utf8.Valid(dst[from:])
+		case k+1 >= len(b) || b[k] < 0x20:
+			return dst, 0, false
+		}
+		e := b[k+1] // after a backslash
+		if c := unescaped[e]; c != 0 {
+			dst = append(dst, c)
+			j = k + 2
 			continue
 		}
-		if j+1 >= len(s.b) {
-			return "", false
+		if e != 'u' || k+6 > len(b) {
+			return dst, 0, false
 		}
-		switch e := s.b[j+1]; e {
-		case '"', '\\', '/':
-			buf = append(buf, e)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			if j+6 > len(s.b) {
-				return "", false
-			}
-			r, ok := hex4(s.b[j+2 : j+6])
-			if !ok || r >= 0xD800 && r < 0xE000 {
-				return "", false
-			}
-			buf = utf8.AppendRune(buf, r)
-			j += 6
-			continue
-		default:
-			return "", false
+		r, ok := hex4(b[k+2 : k+6])
+		if !ok || r >= 0xD800 && r < 0xE000 {
+			return dst, 0, false
 		}
-		j += 2
+		dst = utf8.AppendRune(dst, r)
+		j = k + 6
 	}
-	return "", false
+	return dst, 0, false
 }
 
+// unescaped is the character of each one-letter escape.
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
 // number reads a number's text, strictly by the JSON grammar; integer says whether it
-// has neither fraction nor exponent.
-func (s *reportScan) number() (text []byte, integer, ok bool) {
+// has neither fraction nor exponent, exp whether it has an exponent.
+func (s *reportScan) number() (text []byte, integer, exp, ok bool) {
 	s.ws()
 	b, j := s.b, s.i
 	digits := func() bool {
@@ -535,13 +526,13 @@ func (s *reportScan) number() (text []byte, integer, ok bool) {
 	case j < len(b) && b[j] == '0':
 		j++
 	case !digits():
-		return nil, false, false
+		return nil, false, false, false
 	}
 	integer = true
 	if j < len(b) && b[j] == '.' {
 		j++
 		if !digits() {
-			return nil, false, false
+			return nil, false, false, false
 		}
 		integer = false
 	}
@@ -551,114 +542,62 @@ func (s *reportScan) number() (text []byte, integer, ok bool) {
 			j++
 		}
 		if !digits() {
-			return nil, false, false
+			return nil, false, false, false
 		}
-		integer = false
+		integer, exp = false, true
 	}
 	text, s.i = b[s.i:j], j
-	return text, integer, true
+	return text, integer, exp, true
+}
+
+// integer reads an integer of bits bits, or null (which leaves out as it is).
+func (s *reportScan) integer(bits int) (v int64, null, ok bool) {
+	if s.null() {
+		return 0, true, true
+	}
+	text, integer, _, ok := s.number()
+	if !ok || !integer {
+		return 0, false, false
+	}
+	v, err := strconv.ParseInt(string(text), 10, bits)
+	return v, false, err == nil
 }
 
 func (s *reportScan) int64(out *int64) bool {
-	if s.null() {
-		return true
+	v, null, ok := s.integer(64)
+	if !null {
+		*out = v
 	}
-	text, integer, ok := s.number()
-	if !ok || !integer {
-		return false
-	}
-	v, err := strconv.ParseInt(string(text), 10, 64)
-	*out = v
-	return err == nil
+	return ok
 }
 
 func (s *reportScan) int(out *int) bool {
-	if s.null() {
-		return true
+	v, null, ok := s.integer(strconv.IntSize)
+	if !null {
+		*out = int(v)
 	}
-	text, integer, ok := s.number()
-	if !ok || !integer {
-		return false
-	}
-	v, err := strconv.ParseInt(string(text), 10, strconv.IntSize)
-	*out = int(v)
-	return err == nil
+	return ok
 }
 
 // anyValue reads any value as encoding/json does into an interface: objects as
 // map[string]any (a repeated key's last value wins), arrays as []any, numbers as float64.
-func (s *reportScan) anyValue(out *any, depth int) bool {
+// Unless build is set it only checks that the value would be read, and returns nil.
+func (s *reportScan) anyValue(depth int, build bool) (any, bool) {
 	s.ws()
 	if s.i >= len(s.b) || depth > maxScanDepth {
-		return false
+		return nil, false
 	}
 	switch c := s.b[s.i]; {
 	case c == '"':
-		v, ok := s.stringValue()
-		*out = v
-		return ok
+		if !build {
+			_, _, ok := s.text()
+			return nil, ok
+		}
+		return s.stringValue()
 	case c == '{':
-		m := map[string]any{}
-		*out = m
-		s.i++
-		if s.peek('}') {
-			s.i++
-			return true
-		}
-		for {
-			key, ok := s.stringValue()
-			if !ok || !s.peek(':') {
-				return false
-			}
-			s.i++
-			var v any
-			if !s.anyValue(&v, depth+1) {
-				return false
-			}
-			m[key] = v
-			s.ws()
-			if s.i >= len(s.b) {
-				return false
-			}
-			switch s.b[s.i] {
-			case ',':
-				s.i++
-			case '}':
-				s.i++
-				return true
-			default:
-				return false
-			}
-		}
+		return s.anyObject(depth, build)
 	case c == '[':
-		a := []any{}
-		s.i++
-		if s.peek(']') {
-			s.i++
-			*out = a
-			return true
-		}
-		for {
-			var v any
-			if !s.anyValue(&v, depth+1) {
-				return false
-			}
-			a = append(a, v)
-			s.ws()
-			if s.i >= len(s.b) {
-				return false
-			}
-			switch s.b[s.i] {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				*out = a
-				return true
-			default:
-				return false
-			}
-		}
+		return s.anyArray(depth, build)
 	case c == 't' || c == 'f' || c == 'n':
 		for _, lit := range [...]struct {
 			text string
@@ -666,19 +605,82 @@ func (s *reportScan) anyValue(out *any, depth int) bool {
 		}{{"true", true}, {"false", false}, {"null", nil}} {
 			if len(s.b)-s.i >= len(lit.text) && string(s.b[s.i:s.i+len(lit.text)]) == lit.text {
 				s.i += len(lit.text)
-				*out = lit.v
-				return true
+				return lit.v, true
 			}
 		}
-		return false
+		return nil, false
 	}
-	text, _, ok := s.number()
+	text, _, exp, ok := s.number()
 	if !ok {
-		return false
+		return nil, false
+	}
+	if !build && !exp && len(text) < 300 {
+		return nil, true // in range: under 1e300 without an exponent
 	}
 	v, err := strconv.ParseFloat(string(text), 64)
-	*out = v
-	return err == nil
+	if !build {
+		return nil, err == nil
+	}
+	return v, err == nil
+}
+
+func (s *reportScan) anyObject(depth int, build bool) (any, bool) {
+	var m map[string]any
+	if build {
+		m = map[string]any{}
+	}
+	s.i++
+	if s.peek('}') {
+		s.i++
+		return m, true
+	}
+	for {
+		var key string
+		ok := false
+		if build {
+			key, ok = s.stringValue()
+		} else {
+			_, _, ok = s.text()
+		}
+		if !ok || !s.peek(':') {
+			return nil, false
+		}
+		s.i++
+		v, ok := s.anyValue(depth+1, build)
+		if !ok {
+			return nil, false
+		}
+		if build {
+			m[key] = v
+		}
+		if more, ok := s.next('}'); !more {
+			return m, ok
+		}
+	}
+}
+
+func (s *reportScan) anyArray(depth int, build bool) (any, bool) {
+	var a []any
+	if build {
+		a = []any{}
+	}
+	s.i++
+	if s.peek(']') {
+		s.i++
+		return a, true
+	}
+	for {
+		v, ok := s.anyValue(depth+1, build)
+		if !ok {
+			return nil, false
+		}
+		if build {
+			a = append(a, v)
+		}
+		if more, ok := s.next(']'); !more {
+			return a, ok
+		}
+	}
 }
 
 func hex4(b []byte) (rune, bool) {
@@ -697,4 +699,30 @@ func hex4(b []byte) (rune, bool) {
 		r = r<<4 | rune(c)
 	}
 	return r, true
+}
+
+// plainRun returns the index of the first byte from b[i] on that ends a string's plain
+// text: a quote, a backslash or a control character (len(b) if none), and whether a byte
+// before it is not ASCII. It reads eight bytes at a time.
+func plainRun(b []byte, i int) (end int, high bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	var seen uint64
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, bs := x^(ones*'"'), x^(ones*'\\')
+		// The high bit of each byte below 0x20, or equal to a quote or a backslash (and
+		// perhaps of bytes above one of them): then the bytes are read one by one.
+		if ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
+			break
+		}
+		seen |= x
+	}
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+		seen |= uint64(c)
+	}
+	return i, seen&highs != 0
 }

@@ -2,6 +2,7 @@ package ggs
 
 import (
 	"bytes"
+	"github.com/agentspine/spine/contract"
 	"reflect"
 	"testing"
 )
@@ -86,9 +87,16 @@ func FuzzReportScanAgrees(f *testing.F) {
 	for _, l := range bytes.Split(gen.Bytes(), []byte("\n")) {
 		f.Add(l)
 	}
+	// The shared mode's decoder has read a line before: what it reuses must not show.
+	shared := reportScan{sh: lineShare{on: true}}
+	shared.message(gen.Bytes()[:bytes.IndexByte(gen.Bytes(), '\n')])
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var s reportScan
 		m, ok := s.message(line)
+		sm, sok := shared.message(line)
+		if ok != sok {
+			t.Fatalf("%q: the single pass took it %v, in shared mode %v", line, ok, sok)
+		}
 		if !ok {
 			return
 		}
@@ -98,6 +106,9 @@ func FuzzReportScanAgrees(f *testing.F) {
 		}
 		if !reflect.DeepEqual(m, want) {
 			t.Fatalf("%q:\nsingle pass %+v\nreference   %+v", line, m, want)
+		}
+		if sm = decodedOutputs(t, sm); !reflect.DeepEqual(sm, want) {
+			t.Fatalf("%q:\nshared mode %+v\nreference   %+v", line, sm, want)
 		}
 	})
 }
@@ -112,4 +123,91 @@ func decodeReference(line []byte) (Message, error) {
 		return Message{}, errNotReport
 	}
 	return decodeReport(*env.Type, env.Payload, false)
+}
+
+// In shared mode, line after line through one decoder (each reusing the structs of the
+// one before), the single pass gives what the reference gives, its outputs decoded.
+func TestReportScanSharedAgrees(t *testing.T) {
+	lines := append(append([]string{}, scanCases...), goldenBadLines...)
+	var gen bytes.Buffer
+	if _, err := genStream(&gen, 40, 7); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range bytes.Split(append(goldenStream(t), gen.Bytes()...), []byte("\n")) {
+		lines = append(lines, string(l))
+	}
+	d := messageDecoder{scan: reportScan{sh: lineShare{on: true}}}
+	for _, l := range lines {
+		line := bytes.TrimSpace([]byte(l))
+		if len(line) == 0 {
+			continue
+		}
+		got, gerr := d.decode(line)
+		want, werr := decodeEnvelope(line)
+		if errText(gerr) != errText(werr) {
+			t.Fatalf("%s:\ngot  %v\nwant %v", l, gerr, werr)
+		}
+		if gerr == nil {
+			got = decodedOutputs(t, got)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s:\ngot  %+v\nwant %+v", l, got, want)
+		}
+	}
+}
+
+// decodedOutputs is m with each output kept as its JSON text (rawOutput) decoded, in
+// structs of its own.
+func decodedOutputs(t *testing.T, m Message) Message {
+	t.Helper()
+	value := func(v any) any {
+		if r, ok := v.(*rawOutput); ok {
+			d, ok := r.value()
+			if !ok {
+				t.Fatalf("output %s does not decode", r.text)
+			}
+			return d
+		}
+		return v
+	}
+	subtasks := func(os []contract.SubTaskOutcome) []contract.SubTaskOutcome {
+		if os == nil {
+			return nil
+		}
+		out := append([]contract.SubTaskOutcome{}, os...)
+		for i := range out {
+			out[i].Output = value(out[i].Output)
+		}
+		return out
+	}
+	if m.Replan != nil {
+		r := *m.Replan
+		r.Outcomes = subtasks(r.Outcomes)
+		m.Replan = &r
+	}
+	if m.Outcome != nil {
+		o := *m.Outcome
+		o.Output, o.Outcomes = value(o.Output), subtasks(o.Outcomes)
+		m.Outcome = &o
+	}
+	return m
+}
+
+// FuzzPlainRun: the eight-bytes-at-a-time reading of plain text finds what a byte loop finds.
+func FuzzPlainRun(f *testing.F) {
+	for _, s := range []string{"", "abcdefgh\"", "abcdefghijklmnop\\", "é→“quoted”\x1f", "\x7f\x80\xff\x20\x21\x22", "0123456789abcdef0123456789"} {
+		f.Add([]byte(s), 0)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, i int) {
+		if i < 0 || i > len(b) {
+			return
+		}
+		want, wantHigh := i, false
+		for ; want < len(b) && b[want] != '"' && b[want] != '\\' && b[want] >= 0x20; want++ {
+			wantHigh = wantHigh || b[want] >= 0x80
+		}
+		if got, high := plainRun(b, i); got != want || high != wantHigh {
+			t.Fatalf("plainRun(%q, %d) = %d, %v; want %d, %v", b, i, got, high, want, wantHigh)
+		}
+	})
 }

@@ -48,7 +48,8 @@ type Solver struct {
 	clock   clock.Clock
 	ids     engine.IDSource
 	sessOpt []engine.Option
-	caution string // a Loop's caution policy (WithCautionPolicy); "" is the rule set's
+	caution string        // a Loop's caution policy (WithCautionPolicy); "" is the rule set's
+	spare   *pendingRound // a concluded round's, for the next
 }
 
 // Option configures a Solver.
@@ -132,9 +133,10 @@ type message struct {
 	allMatched     bool
 	tally          Tally
 	calls          roundCalls
-	output         any
-	fault          *contract.Fault // the round's fault of the machinery, if any
-	faultOnly      bool            // the fault is all that failed
+	output         any                       // an OutcomeSummary's output
+	outputs        []contract.SubTaskOutcome // a ReplanRequest's: merged only if delivered
+	fault          *contract.Fault           // the round's fault of the machinery, if any
+	faultOnly      bool                      // the fault is all that failed
 }
 
 func replanMessage(req *contract.ReplanRequest) message {
@@ -142,7 +144,7 @@ func replanMessage(req *contract.ReplanRequest) message {
 	return message{
 		taskID: req.TaskID, intent: req.Intent, gap: req.GapSummary,
 		d: t.D(), p: t.P(), elapsedMS: req.ElapsedMS,
-		tally: t, calls: failingCalls(req.Outcomes, req.TaskCriteriaVerdicts), output: mergedOutputs(req.Outcomes),
+		tally: t, calls: failingCalls(req.Outcomes, req.TaskCriteriaVerdicts), outputs: req.Outcomes,
 		fault: RoundFault(req), faultOnly: faultOnly(req),
 	}
 }
@@ -176,7 +178,12 @@ func (s *Solver) observe(in message) Signals {
 	_, known := s.tasks.tasks[in.taskID]
 	st := s.tasks.get(in.taskID)
 	sig := st.signals(s.params, in)
-	st.pending = &pendingRound{in: in, sig: sig, known: known}
+	p := s.spare
+	if s.spare = nil; p == nil {
+		p = new(pendingRound)
+	}
+	*p = pendingRound{in: in, sig: sig, known: known}
+	st.pending = p
 	return sig
 }
 
@@ -190,7 +197,13 @@ func (s *Solver) drop(taskID string) {
 		delete(s.tasks.tasks, taskID)
 		return
 	}
-	st.pending = nil
+	s.release(st)
+}
+
+// release ends st's pending round, keeping its memory for the next.
+func (s *Solver) release(st *taskState) {
+	*st.pending = pendingRound{}
+	s.spare, st.pending = st.pending, nil
 }
 
 // ObserveReplan computes the signals of a ReplanRequest's round and holds the round
@@ -224,7 +237,7 @@ func (s *Solver) Conclude(taskID string, dec Decision) (Output, error) {
 		s.drop(taskID)
 		return Output{}, fmt.Errorf("%w (task %s)", err, taskID)
 	}
-	st.pending = nil
+	s.release(st)
 	out := Output{Signals: sig, Rule: dec.Rule}
 	prev := st.prev
 	if in.intent != "" {
@@ -301,16 +314,25 @@ func (s *Solver) final(in message, sig Signals, prev, directive string) *contrac
 	}
 	switch directive {
 	case contract.DirectiveAccept:
-		fr.Summary, fr.Output = in.summary, in.output
+		fr.Summary, fr.Output = in.summary, in.delivered()
 		if fr.Summary == "" {
 			fr.Summary = summary(directive, sig, s.params, "")
 		}
 	case contract.DirectiveSuccess:
-		fr.Summary, fr.Output = summary(directive, sig, s.params, in.gap), in.output
+		fr.Summary, fr.Output = summary(directive, sig, s.params, in.gap), in.delivered()
 	default:
 		fr.Summary = summary(directive, sig, s.params, in.gap)
 	}
 	return fr
+}
+
+// delivered is what a success or an accept delivers: an OutcomeSummary's output, or a
+// ReplanRequest's subtask outputs merged.
+func (in message) delivered() any {
+	if in.outputs != nil {
+		return mergedOutputs(in.outputs)
+	}
+	return in.output
 }
 
 // mergedOutputs maps each subtask_id to its output, leaving out null outputs; nil when
