@@ -107,19 +107,26 @@ func TestEscapeCorpusAsUser(t *testing.T) {
 	t.Log(summary)
 }
 
-// failures keeps the lines of a verbose test run that explain its failures.
+// failures keeps the lines of a verbose test run that explain its failures: first every
+// failed test and every message that is not a step's log (the errors, wherever they
+// stand in a long run), then the run's last 20,000 bytes without its passes.
 func failures(out []byte) string {
-	var keep []string
+	var errs, keep []string
 	for _, line := range strings.Split(string(out), "\n") {
-		if !strings.HasPrefix(line, "=== ") && !strings.Contains(line, "--- PASS") {
-			keep = append(keep, line)
+		if strings.HasPrefix(line, "=== ") || strings.Contains(line, "--- PASS") {
+			continue
+		}
+		keep = append(keep, line)
+		if _, msg, ok := strings.Cut(line, "_test.go:"); strings.Contains(line, "--- FAIL") ||
+			ok && !strings.Contains(msg, ": step ") {
+			errs = append(errs, line)
 		}
 	}
 	s := strings.Join(keep, "\n")
 	if len(s) > 20000 {
 		s = s[len(s)-20000:]
 	}
-	return s
+	return strings.Join(errs, "\n") + "\n\nthe run's end:\n" + s
 }
 
 func copyFile(t *testing.T, from, to string, perm os.FileMode) {
