@@ -58,21 +58,7 @@ func TestResumeAfterKillAfterWrite(t *testing.T) {
 	if err != nil {
 		t.Skip("no spine command on PATH:", err)
 	}
-	setup := func(t *testing.T) (dir, work, cfg string, e *bodyEndpoint) {
-		dir = t.TempDir()
-		work = filepath.Join(dir, "work")
-		if err := os.MkdirAll(filepath.Join(work, "config"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(work, "config", "app.yaml"), "port: 8080\n")
-		e, url := newBodyEndpoint(t)
-		e.script = writeScript
-		cfg = filepath.Join(dir, "models.yaml")
-		writeFile(t, cfg, fmt.Sprintf("base_url: %s\napi_key: %s\nmodel: m-R3\ntimeout: 1m\nroles:\n"+
-			"  R1: {model: m-R1, tier: 1}\n  R2: {model: m-R2, tier: 2}\n  R3: {model: m-R3, tier: 1}\n"+
-			"  R4a: {model: m-R4a, tier: 1}\n  R4b: {model: m-R4b, tier: 2}\n", url, fmKey))
-		return dir, work, cfg, e
-	}
+	setup := func(t *testing.T) (dir, work, cfg string, e *bodyEndpoint) { return resumeSetup(t, writeScript) }
 
 	dir, work, cfg, e := setup(t)
 	full := filepath.Join(dir, "full.trace.jsonl")
