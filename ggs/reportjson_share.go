@@ -20,9 +20,9 @@ import (
 // line's report then costs a handful of allocations instead of one per string and value.
 //
 // So a report, and what the Solver makes of it in the round, is valid until the next
-// line. What the Solver keeps between rounds must not hold a line: the task_id, the
-// intent and the tool calls (kept) are copied, the first two interned in a bounded table
-// since they repeat every round of a task.
+// line. What the Solver keeps between rounds must not hold a line: the task_id and the
+// intent (kept) are interned in a bounded table, since they repeat every round of a task;
+// the task state copies the tool calls' tools and targets it keeps (taskState.remember).
 type lineShare struct {
 	on    bool
 	text  string    // the text of the line's strings, one after another

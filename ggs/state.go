@@ -2,6 +2,7 @@ package ggs
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/agentspine/spine/contract"
 )
@@ -139,36 +140,45 @@ func (st *taskState) advanceRetry(s Signals) {
 	st.faults = s.FaultRounds
 }
 
-// remember adds a round's failing calls and what its directive blocked.
+// remember adds a round's failing calls and what its directive blocked. The round's
+// strings may live in its input line (Filter.Run's shared mode): what the state keeps is
+// the sets' own copies.
 func (st *taskState) remember(rc roundCalls, b blocked) {
 	st.targets.add(rc.targets...)
 	if len(rc.targets) > 0 {
-		st.latest = slices.Clone(rc.targets) // the directive holds rc.targets too
+		st.latest = st.targets.owned(st.latest[:0], rc.targets)
 	}
 	st.tools.add(b.tools...)
-	st.lastTools = b.tools
+	st.lastTools = st.tools.owned(st.lastTools[:0], b.tools)
 	st.blocked.add(b.targets...)
 }
 
-// set is a string set whose listing is sorted.
-type set map[string]struct{}
+// set is a string set kept sorted, each string a copy of its own: one slice per task
+// rather than a map, so that the state of the open tasks is few objects to allocate and
+// for the collector to mark.
+type set []string
 
+// add inserts the items not yet in the set, copied.
 func (s *set) add(items ...string) {
-	if *s == nil {
-		*s = set{}
-	}
 	for _, it := range items {
-		(*s)[it] = struct{}{}
+		if i, found := slices.BinarySearch(*s, it); !found {
+			*s = slices.Insert(*s, i, strings.Clone(it))
+		}
 	}
 }
 
-func (s set) sorted() []string {
-	out := make([]string, 0, len(s))
-	for it := range s {
-		out = append(out, it)
+// owned appends to dst the set's copy of each of items, which are all in the set.
+func (s set) owned(dst, items []string) []string {
+	for _, it := range items {
+		i, _ := slices.BinarySearch(s, it)
+		dst = append(dst, s[i])
 	}
-	slices.Sort(out)
-	return out
+	return dst
+}
+
+// sorted lists the set in memory the caller owns.
+func (s set) sorted() []string {
+	return append(make([]string, 0, len(s)), s...)
 }
 
 // sortedUnique sorts items and drops duplicates and empty strings, in items' own memory
