@@ -389,6 +389,12 @@ func (s *reportScan) rawString() ([]byte, bool) {
 		return nil, false
 	}
 	start := s.i + 1
+	if s.sh.on {
+		if j, ok := s.sh.key(start); ok {
+			s.i = j + 1
+			return s.b[start:j], true
+		}
+	}
 	j, high := plainRun(s.b, start)
 	if high || j >= len(s.b) || s.b[j] != '"' {
 		return nil, false
@@ -466,13 +472,17 @@ func intern(b []byte) string {
 // is to read: a control character, a bad escape, an escaped surrogate, text that is not
 // UTF-8, no closing quote.
 func unescape(dst, b []byte, start int) (out []byte, end int, ok bool) {
-	from := len(dst)
+	// Only the plain runs with bytes above ASCII can be bad UTF-8: what an escape writes
+	// is a whole character, which cannot complete or start a run's broken sequence.
 	for j := start; j < len(b); {
-		k, _ := plainRun(b, j)
+		k, high := plainRun(b, j)
+		if high && !utf8.Valid(b[j:k]) {
+			return dst, 0, false
+		}
 		dst = append(dst, b[j:k]...)
 		switch {
 		case k < len(b) && b[k] == '"':
-			return dst, k, utf8.Valid(dst[from:])
+			return dst, k, true
 		case k+1 >= len(b) || b[k] < 0x20:
 			return dst, 0, false
 		}

@@ -29,6 +29,8 @@ type lineShare struct {
 	pool  []byte    // text, being written
 	spans []strSpan // the line's strings in text, in the order of the line
 	next  int       // the span after the one the scan read last
+	keys  []strSpan // the line's keys (not within an output) that are plain ASCII: at, end
+	nextK int       // the key after the one the scan read last
 
 	ptrs []string
 	raws []rawOutput
@@ -61,19 +63,23 @@ func (sh *lineShare) start(line []byte) {
 	sh.subtasks, sh.verdicts, sh.gaps = sh.subtasks[:0], sh.verdicts[:0], sh.gaps[:0]
 	sh.failed, sh.strings = sh.failed[:0], sh.strings[:0]
 	sh.pool, sh.spans, sh.next = sh.pool[:0], sh.spans[:0], 0
+	sh.keys, sh.nextK = sh.keys[:0], 0
 	for i := 0; ; {
 		q := bytes.IndexByte(line[i:], '"')
 		if q < 0 {
 			break
 		}
 		at, lo := i+q+1, len(sh.pool)
-		end, ok := sh.copyString(line, at)
+		end, plain, ok := sh.copyString(line, at)
 		if !ok {
 			break
 		}
 		i = end + 1
 		if k := skipSpace(line, i); k < len(line) && line[k] == ':' { // a key
 			sh.pool = sh.pool[:lo]
+			if plain {
+				sh.keys = append(sh.keys, strSpan{at: at, end: end})
+			}
 			if string(line[at:end]) == "output" {
 				if i = skipValue(line, k+1); i < 0 {
 					break
@@ -87,21 +93,35 @@ func (sh *lineShare) start(line []byte) {
 }
 
 // copyString appends the text of the string that starts at line[at] to the pool and
-// gives the index of its closing quote; ok is false for a string the scan does not take.
-func (sh *lineShare) copyString(line []byte, at int) (end int, ok bool) {
+// gives the index of its closing quote, and whether the string is plain ASCII (no escape);
+// ok is false for a string the scan does not take.
+func (sh *lineShare) copyString(line []byte, at int) (end int, plain, ok bool) {
 	j, high := plainRun(line, at)
 	switch {
 	case j >= len(line) || line[j] < 0x20:
-		return 0, false
+		return 0, false, false
 	case line[j] == '"':
 		if high && !utf8.Valid(line[at:j]) {
-			return 0, false
+			return 0, false, false
 		}
 		sh.pool = append(sh.pool, line[at:j]...)
-		return j, true
+		return j, !high, true
 	}
 	sh.pool, end, ok = unescape(sh.pool, line, at)
-	return end, ok
+	return end, false, ok
+}
+
+// key is the index of the closing quote of the key whose text starts at at, if start
+// found it plain ASCII: the scan then need not read it again.
+func (sh *lineShare) key(at int) (end int, ok bool) {
+	for sh.nextK < len(sh.keys) && sh.keys[sh.nextK].at < at { // keys the scan did not ask for
+		sh.nextK++
+	}
+	if sh.nextK < len(sh.keys) && sh.keys[sh.nextK].at == at {
+		sh.nextK++
+		return sh.keys[sh.nextK-1].end, true
+	}
+	return 0, false
 }
 
 func skipSpace(b []byte, i int) int {
