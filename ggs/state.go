@@ -153,32 +153,76 @@ func (st *taskState) remember(rc roundCalls, b blocked) {
 	st.blocked.add(b.targets...)
 }
 
-// set is a string set kept sorted, each string a copy of its own: one slice per task
-// rather than a map, so that the state of the open tasks is few objects to allocate and
-// for the collector to mark.
-type set []string
+// set is a string set whose listing is sorted. Its items are copied into one string of
+// its own, text, and listed as spans of it in order: an open task's sets are then a few
+// objects with no pointers in them for the collector to follow, however many items.
+type set struct {
+	text  string
+	items []textSpan // sorted by their text
+}
 
-// add inserts the items not yet in the set, copied.
+// textSpan is an item of a set: text[lo:hi].
+type textSpan struct{ lo, hi int32 }
+
+func (s *set) at(k int) string { return s.text[s.items[k].lo:s.items[k].hi] }
+
+// find is the position of v in the set, or where it would go.
+func (s *set) find(v string) (int, bool) {
+	return slices.BinarySearchFunc(s.items, v, func(sp textSpan, v string) int {
+		return strings.Compare(s.text[sp.lo:sp.hi], v)
+	})
+}
+
+// add inserts the items not yet in the set: their text is appended to a new text (one
+// allocation for the call), then their spans put in order.
 func (s *set) add(items ...string) {
+	old, grow := len(s.text), false
+	var b strings.Builder
 	for _, it := range items {
-		if i, found := slices.BinarySearch(*s, it); !found {
-			*s = slices.Insert(*s, i, strings.Clone(it))
+		if _, found := s.find(it); found {
+			continue
 		}
+		if !grow {
+			grow = true
+			b.Grow(old + 8*len(items))
+			b.WriteString(s.text)
+		}
+		b.WriteString(it)
+	}
+	if !grow {
+		return
+	}
+	s.text = b.String()
+	at := old // where the next new item's text is
+	for _, it := range items {
+		i, found := s.find(it)
+		if found {
+			if int(s.items[i].lo) >= old { // added by this call: a repeat of an item, appended too
+				at += len(it)
+			}
+			continue
+		}
+		s.items = slices.Insert(s.items, i, textSpan{int32(at), int32(at + len(it))})
+		at += len(it)
 	}
 }
 
 // owned appends to dst the set's copy of each of items, which are all in the set.
-func (s set) owned(dst, items []string) []string {
+func (s *set) owned(dst, items []string) []string {
 	for _, it := range items {
-		i, _ := slices.BinarySearch(s, it)
-		dst = append(dst, s[i])
+		i, _ := s.find(it)
+		dst = append(dst, s.at(i))
 	}
 	return dst
 }
 
 // sorted lists the set in memory the caller owns.
-func (s set) sorted() []string {
-	return append(make([]string, 0, len(s)), s...)
+func (s *set) sorted() []string {
+	out := make([]string, len(s.items))
+	for k := range s.items {
+		out[k] = s.at(k)
+	}
+	return out
 }
 
 // sortedUnique sorts items and drops duplicates and empty strings, in items' own memory
