@@ -95,12 +95,18 @@ func NewFilter(s *Solver, b Bound) *Filter {
 // Handle runs one round for m, read from input line n. A message for a task the Filter
 // evicted, and still remembers, is refused with an *EvictedError and changes nothing.
 func (f *Filter) Handle(ctx context.Context, n int, m Message) (Output, error) {
+	return f.handle(ctx, n, m, f.s.Handle)
+}
+
+// handle is Handle with the Solver's round given: Run's messages come from the decoder,
+// which has validated them (Solver.handleChecked).
+func (f *Filter) handle(ctx context.Context, n int, m Message, round func(context.Context, Message) (Output, error)) (Output, error) {
 	id := m.TaskID()
 	if i, ok := f.goneByID[id]; ok {
 		e := f.gone[i]
 		return Output{}, &e
 	}
-	out, err := f.s.Handle(ctx, m)
+	out, err := round(ctx, m)
 	e, tracked := f.byID[id]
 	switch _, open := f.s.tasks.tasks[id]; {
 	case open && tracked:
