@@ -49,6 +49,19 @@ func (s *Solver) Handle(ctx context.Context, m Message) (Output, error) {
 	return Output{}, errors.New("ggs: empty message")
 }
 
+// handleChecked is Handle for a message that DecodeMessage gave, which has passed
+// ValidateReplan or ValidateOutcome already (Message.check): the round is not checked
+// again.
+func (s *Solver) handleChecked(ctx context.Context, m Message) (Output, error) {
+	switch {
+	case m.Replan != nil:
+		return s.run(ctx, replanMessage(m.Replan))
+	case m.Outcome != nil:
+		return s.run(ctx, outcomeMessage(m.Outcome))
+	}
+	return s.Handle(ctx, m)
+}
+
 // envelope is the strict form of contract.Envelope used for decoding.
 type envelope struct {
 	Type    *string         `json:"type"`

@@ -1,7 +1,6 @@
 package ggs
 
 import (
-	"container/list"
 	"context"
 	"fmt"
 )
@@ -77,8 +76,8 @@ func (e *EvictedError) Error() string {
 type Filter struct {
 	s     *Solver
 	bound Bound
-	order *list.List // *openTask, least recently used first
-	byID  map[string]*list.Element
+	order lru // the open tasks, least recently used first
+	byID  map[string]int32
 	out   []Eviction
 
 	// The evicted ids remembered, oldest first: a ring of at most MaxEvicted (a slice
@@ -88,34 +87,35 @@ type Filter struct {
 	goneByID map[string]int // id → position in gone
 }
 
-type openTask struct {
-	id   string
-	last int // the last input line with a message for it
-}
-
 // NewFilter returns a Filter over s. Negative limits count as no limit.
 func NewFilter(s *Solver, b Bound) *Filter {
-	return &Filter{s: s, bound: b, order: list.New(), byID: map[string]*list.Element{}, goneByID: map[string]int{}}
+	return &Filter{s: s, bound: b, order: newLRU(), byID: map[string]int32{}, goneByID: map[string]int{}}
 }
 
 // Handle runs one round for m, read from input line n. A message for a task the Filter
 // evicted, and still remembers, is refused with an *EvictedError and changes nothing.
 func (f *Filter) Handle(ctx context.Context, n int, m Message) (Output, error) {
+	return f.handle(ctx, n, m, f.s.Handle)
+}
+
+// handle is Handle with the Solver's round given: Run's messages come from the decoder,
+// which has validated them (Solver.handleChecked).
+func (f *Filter) handle(ctx context.Context, n int, m Message, round func(context.Context, Message) (Output, error)) (Output, error) {
 	id := m.TaskID()
 	if i, ok := f.goneByID[id]; ok {
 		e := f.gone[i]
 		return Output{}, &e
 	}
-	out, err := f.s.Handle(ctx, m)
+	out, err := round(ctx, m)
 	e, tracked := f.byID[id]
 	switch _, open := f.s.tasks.tasks[id]; {
 	case open && tracked:
-		e.Value.(*openTask).last = n
-		f.order.MoveToBack(e)
+		f.order.nodes[e].last = n
+		f.order.moveToBack(e)
 	case open:
-		f.byID[id] = f.order.PushBack(&openTask{id: id, last: n})
+		f.byID[id] = f.order.pushBack(id, n)
 	case tracked: // closed by a terminal directive, or dropped with its failed first round
-		f.order.Remove(e)
+		f.order.remove(e)
 		delete(f.byID, id)
 	}
 	return out, err
@@ -126,12 +126,12 @@ func (f *Filter) Handle(ctx context.Context, n int, m Message) (Output, error) {
 // It returns them in eviction order; the slice is reused by the next call.
 func (f *Filter) Expire(n int) []Eviction {
 	f.out = f.out[:0]
-	for f.bound.MaxOpen > 0 && f.order.Len() > f.bound.MaxOpen {
-		f.evict(n, f.order.Front(), EvictedLRU)
+	for f.bound.MaxOpen > 0 && f.order.len > f.bound.MaxOpen {
+		f.evict(n, f.order.front(), EvictedLRU)
 	}
-	for f.bound.IdleLines > 0 && f.order.Len() > 0 {
-		e := f.order.Front()
-		if n-e.Value.(*openTask).last <= f.bound.IdleLines {
+	for f.bound.IdleLines > 0 && f.order.len > 0 {
+		e := f.order.front()
+		if n-f.order.nodes[e].last <= f.bound.IdleLines {
 			break
 		}
 		f.evict(n, e, EvictedIdle)
@@ -139,13 +139,13 @@ func (f *Filter) Expire(n int) []Eviction {
 	return f.out
 }
 
-func (f *Filter) evict(n int, e *list.Element, reason string) {
-	t := e.Value.(*openTask)
-	f.order.Remove(e)
-	delete(f.byID, t.id)
-	delete(f.s.tasks.tasks, t.id)
-	f.out = append(f.out, Eviction{Line: n, TaskID: t.id, Reason: reason})
-	f.remember(n, EvictedError{TaskID: t.id, Line: n, Reason: reason})
+func (f *Filter) evict(n int, e int32, reason string) {
+	id := f.order.nodes[e].id
+	f.order.remove(e)
+	delete(f.byID, id)
+	delete(f.s.tasks.tasks, id)
+	f.out = append(f.out, Eviction{Line: n, TaskID: id, Reason: reason})
+	f.remember(n, EvictedError{TaskID: id, Line: n, Reason: reason})
 }
 
 // remember adds an evicted id to the memory of evictions, forgetting the oldest (and
@@ -169,4 +169,65 @@ func (f *Filter) remember(n int, e EvictedError) {
 func (f *Filter) Evicted() int { return len(f.goneByID) }
 
 // Open is the number of open tasks.
-func (f *Filter) Open() int { return f.order.Len() }
+func (f *Filter) Open() int { return f.order.len }
+
+// lru is a list of open tasks threaded through one slice of nodes, so that it is a single
+// object for the collector however many tasks are open. Node 0 is the list's head: its
+// next is the front (least recently used), its prev the back. A removed node's slot is
+// reused.
+type lru struct {
+	nodes []lruNode
+	free  []int32
+	len   int
+}
+
+type lruNode struct {
+	id         string
+	last       int // the last input line with a message for it
+	prev, next int32
+}
+
+func newLRU() lru { return lru{nodes: make([]lruNode, 1)} }
+
+func (l *lru) front() int32 { return l.nodes[0].next }
+
+// pushBack adds a node for id at the back, and gives its index.
+func (l *lru) pushBack(id string, last int) int32 {
+	var e int32
+	if k := len(l.free); k > 0 {
+		e, l.free = l.free[k-1], l.free[:k-1]
+	} else {
+		e = int32(len(l.nodes))
+		l.nodes = append(l.nodes, lruNode{})
+	}
+	l.nodes[e] = lruNode{id: id, last: last}
+	l.link(e)
+	l.len++
+	return e
+}
+
+// link puts the unlinked node e at the back.
+func (l *lru) link(e int32) {
+	back := l.nodes[0].prev
+	l.nodes[e].prev, l.nodes[e].next = back, 0
+	l.nodes[back].next = e
+	l.nodes[0].prev = e
+}
+
+func (l *lru) unlink(e int32) {
+	p, x := l.nodes[e].prev, l.nodes[e].next
+	l.nodes[p].next = x
+	l.nodes[x].prev = p
+}
+
+func (l *lru) moveToBack(e int32) {
+	l.unlink(e)
+	l.link(e)
+}
+
+func (l *lru) remove(e int32) {
+	l.unlink(e)
+	l.nodes[e] = lruNode{}
+	l.free = append(l.free, e)
+	l.len--
+}

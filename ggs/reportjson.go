@@ -3,7 +3,6 @@ package ggs
 import (
 	"encoding/binary"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/agentspine/spine/contract"
@@ -91,7 +90,7 @@ func (s *reportScan) replan(r *contract.ReplanRequest) bool {
 	return s.fields(func(f *field) bool {
 		return f.is("task_id") && f.set(s.kept(&r.TaskID)) || f.is("intent") && f.set(s.kept(&r.Intent)) ||
 			f.is("gap_summary") && f.set(s.str(&r.GapSummary)) ||
-			f.is("failed_subtasks") && f.set(s.strings(&r.FailedSubTasks, false)) ||
+			f.is("failed_subtasks") && f.set(s.strings(&r.FailedSubTasks)) ||
 			f.is("correction_count") && f.set(s.int(&r.CorrectionCount)) ||
 			f.is("elapsed_ms") && f.set(s.int64(&r.ElapsedMS)) ||
 			f.is("outcomes") && f.set(s.subtasks(&r.Outcomes)) ||
@@ -117,7 +116,7 @@ func (s *reportScan) subtasks(out *[]contract.SubTaskOutcome) bool {
 				f.is("output") && f.set(s.output(&o.Output)) || f.is("failure_reason") && f.set(s.strPtr(&o.FailureReason)) ||
 				f.is("criteria_verdicts") && f.set(s.verdicts(&o.CriteriaVerdicts)) ||
 				f.is("gap_trajectory") && f.set(s.gaps(&o.GapTrajectory)) ||
-				f.is("tool_calls") && f.set(s.strings(&o.ToolCalls, true)) || f.is("fault") && f.set(s.fault(&o.Fault))
+				f.is("tool_calls") && f.set(s.strings(&o.ToolCalls)) || f.is("fault") && f.set(s.fault(&o.Fault))
 		})
 	})
 }
@@ -320,18 +319,10 @@ func array[T any](s *reportScan, out *[]T, pool *[]T, elem func(*T) bool) bool {
 	}
 }
 
-// strings reads a list of strings; kept says the Solver keeps them between rounds
-// (tool calls, each of its own: they seldom repeat).
-func (s *reportScan) strings(out *[]string, kept bool) bool {
-	return array(s, out, &s.sh.strings, func(v *string) bool {
-		if !s.str(v) {
-			return false
-		}
-		if kept && s.sh.on {
-			*v = strings.Clone(*v)
-		}
-		return true
-	})
+// strings reads a list of strings. In shared mode they live in the line, tool calls too:
+// the task state copies what it keeps of them (taskState.remember).
+func (s *reportScan) strings(out *[]string) bool {
+	return array(s, out, &s.sh.strings, s.str)
 }
 
 // str reads a string, or null (which leaves out as it is, as encoding/json does).
@@ -398,6 +389,12 @@ func (s *reportScan) rawString() ([]byte, bool) {
 		return nil, false
 	}
 	start := s.i + 1
+	if s.sh.on {
+		if j, ok := s.sh.key(start); ok {
+			s.i = j + 1
+			return s.b[start:j], true
+		}
+	}
 	j, high := plainRun(s.b, start)
 	if high || j >= len(s.b) || s.b[j] != '"' {
 		return nil, false
@@ -475,13 +472,17 @@ func intern(b []byte) string {
 // is to read: a control character, a bad escape, an escaped surrogate, text that is not
 // UTF-8, no closing quote.
 func unescape(dst, b []byte, start int) (out []byte, end int, ok bool) {
-	from := len(dst)
+	// Only the plain runs with bytes above ASCII can be bad UTF-8: what an escape writes
+	// is a whole character, which cannot complete or start a run's broken sequence.
 	for j := start; j < len(b); {
-		k, _ := plainRun(b, j)
+		k, high := plainRun(b, j)
+		if high && !utf8.Valid(b[j:k]) {
+			return dst, 0, false
+		}
 		dst = append(dst, b[j:k]...)
 		switch {
 		case k < len(b) && b[k] == '"':
-			return dst, k, utf8.Valid(dst[from:])
+			return dst, k, true
 		case k+1 >= len(b) || b[k] < 0x20:
 			return dst, 0, false
 		}

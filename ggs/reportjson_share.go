@@ -20,15 +20,20 @@ import (
 // line's report then costs a handful of allocations instead of one per string and value.
 //
 // So a report, and what the Solver makes of it in the round, is valid until the next
-// line. What the Solver keeps between rounds must not hold a line: the task_id, the
-// intent and the tool calls (kept) are copied, the first two interned in a bounded table
-// since they repeat every round of a task.
+// line. What the Solver keeps between rounds must not hold a line: the task_id and the
+// intent (kept) are interned in a bounded table, since they repeat every round of a task;
+// the task state copies the tool calls' tools and targets it keeps (taskState.remember).
 type lineShare struct {
-	on    bool
-	text  string    // the text of the line's strings, one after another
-	pool  []byte    // text, being written
-	spans []strSpan // the line's strings in text, in the order of the line
-	next  int       // the span after the one the scan read last
+	on bool
+	// unread: the report's readers (Filter.Run's Solver) read no criterion verdict's
+	// evidence, the longest text of a report: start checks it and leaves it empty.
+	unread bool
+	text   string    // the text of the line's strings, one after another
+	pool   []byte    // text, being written
+	spans  []strSpan // the line's strings in text, in the order of the line
+	next   int       // the span after the one the scan read last
+	keys   []strSpan // the line's keys (not within an output) that are plain ASCII: at, end
+	nextK  int       // the key after the one the scan read last
 
 	ptrs []string
 	raws []rawOutput
@@ -61,19 +66,29 @@ func (sh *lineShare) start(line []byte) {
 	sh.subtasks, sh.verdicts, sh.gaps = sh.subtasks[:0], sh.verdicts[:0], sh.gaps[:0]
 	sh.failed, sh.strings = sh.failed[:0], sh.strings[:0]
 	sh.pool, sh.spans, sh.next = sh.pool[:0], sh.spans[:0], 0
+	sh.keys, sh.nextK = sh.keys[:0], 0
+	unread := -1 // where the text of an evidence starts, if unread
 	for i := 0; ; {
 		q := bytes.IndexByte(line[i:], '"')
 		if q < 0 {
 			break
 		}
 		at, lo := i+q+1, len(sh.pool)
-		end, ok := sh.copyString(line, at)
+		end, plain, ok := sh.copyString(line, at, at != unread)
 		if !ok {
 			break
 		}
 		i = end + 1
 		if k := skipSpace(line, i); k < len(line) && line[k] == ':' { // a key
 			sh.pool = sh.pool[:lo]
+			if plain {
+				sh.keys = append(sh.keys, strSpan{at: at, end: end})
+			}
+			if sh.unread && string(line[at:end]) == "evidence" {
+				if v := skipSpace(line, k+1); v < len(line) && line[v] == '"' {
+					unread = v + 1
+				}
+			}
 			if string(line[at:end]) == "output" {
 				if i = skipValue(line, k+1); i < 0 {
 					break
@@ -86,22 +101,42 @@ func (sh *lineShare) start(line []byte) {
 	sh.text = string(sh.pool)
 }
 
-// copyString appends the text of the string that starts at line[at] to the pool and
-// gives the index of its closing quote; ok is false for a string the scan does not take.
-func (sh *lineShare) copyString(line []byte, at int) (end int, ok bool) {
+// copyString appends the text of the string that starts at line[at] to the pool, unless
+// !keep, and gives the index of its closing quote, and whether the string is plain ASCII
+// (no escape); ok is false for a string the scan does not take.
+func (sh *lineShare) copyString(line []byte, at int, keep bool) (end int, plain, ok bool) {
 	j, high := plainRun(line, at)
 	switch {
 	case j >= len(line) || line[j] < 0x20:
-		return 0, false
+		return 0, false, false
 	case line[j] == '"':
 		if high && !utf8.Valid(line[at:j]) {
-			return 0, false
+			return 0, false, false
 		}
-		sh.pool = append(sh.pool, line[at:j]...)
-		return j, true
+		if keep {
+			sh.pool = append(sh.pool, line[at:j]...)
+		}
+		return j, !high, true
 	}
+	lo := len(sh.pool)
 	sh.pool, end, ok = unescape(sh.pool, line, at)
-	return end, ok
+	if !keep {
+		sh.pool = sh.pool[:lo]
+	}
+	return end, false, ok
+}
+
+// key is the index of the closing quote of the key whose text starts at at, if start
+// found it plain ASCII: the scan then need not read it again.
+func (sh *lineShare) key(at int) (end int, ok bool) {
+	for sh.nextK < len(sh.keys) && sh.keys[sh.nextK].at < at { // keys the scan did not ask for
+		sh.nextK++
+	}
+	if sh.nextK < len(sh.keys) && sh.keys[sh.nextK].at == at {
+		sh.nextK++
+		return sh.keys[sh.nextK-1].end, true
+	}
+	return 0, false
 }
 
 func skipSpace(b []byte, i int) int {

@@ -90,12 +90,19 @@ func FuzzReportScanAgrees(f *testing.F) {
 	// The shared mode's decoder has read a line before: what it reuses must not show.
 	shared := reportScan{sh: lineShare{on: true}}
 	shared.message(gen.Bytes()[:bytes.IndexByte(gen.Bytes(), '\n')])
+	// Filter.Run's: the same, each evidence left empty.
+	lean := reportScan{sh: lineShare{on: true, unread: true}}
+	lean.message(gen.Bytes()[:bytes.IndexByte(gen.Bytes(), '\n')])
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var s reportScan
 		m, ok := s.message(line)
 		sm, sok := shared.message(line)
 		if ok != sok {
 			t.Fatalf("%q: the single pass took it %v, in shared mode %v", line, ok, sok)
+		}
+		lm, lok := lean.message(line)
+		if ok != lok {
+			t.Fatalf("%q: the single pass took it %v, with evidence unread %v", line, ok, lok)
 		}
 		if !ok {
 			return
@@ -110,7 +117,31 @@ func FuzzReportScanAgrees(f *testing.F) {
 		if sm = decodedOutputs(t, sm); !reflect.DeepEqual(sm, want) {
 			t.Fatalf("%q:\nshared mode %+v\nreference   %+v", line, sm, want)
 		}
+		if lm, want = decodedOutputs(t, lm), withoutEvidence(want); !reflect.DeepEqual(lm, want) {
+			t.Fatalf("%q:\nevidence unread %+v\nreference       %+v", line, lm, want)
+		}
 	})
+}
+
+// withoutEvidence is m with every criterion verdict's evidence empty (m is its own).
+func withoutEvidence(m Message) Message {
+	blank := func(vs []contract.CriterionVerdict) {
+		for j := range vs {
+			vs[j].Evidence = ""
+		}
+	}
+	var outcomes []contract.SubTaskOutcome
+	if r := m.Replan; r != nil {
+		outcomes = r.Outcomes
+		blank(r.TaskCriteriaVerdicts)
+	}
+	if o := m.Outcome; o != nil {
+		outcomes = o.Outcomes
+	}
+	for i := range outcomes {
+		blank(outcomes[i].CriteriaVerdicts)
+	}
+	return m
 }
 
 // decodeReference is decodeEnvelope without the validation of the report.

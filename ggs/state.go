@@ -2,6 +2,7 @@ package ggs
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/agentspine/spine/contract"
 )
@@ -139,35 +140,88 @@ func (st *taskState) advanceRetry(s Signals) {
 	st.faults = s.FaultRounds
 }
 
-// remember adds a round's failing calls and what its directive blocked.
+// remember adds a round's failing calls and what its directive blocked. The round's
+// strings may live in its input line (Filter.Run's shared mode): what the state keeps is
+// the sets' own copies.
 func (st *taskState) remember(rc roundCalls, b blocked) {
 	st.targets.add(rc.targets...)
 	if len(rc.targets) > 0 {
-		st.latest = slices.Clone(rc.targets) // the directive holds rc.targets too
+		st.latest = st.targets.owned(st.latest[:0], rc.targets)
 	}
 	st.tools.add(b.tools...)
-	st.lastTools = b.tools
+	st.lastTools = st.tools.owned(st.lastTools[:0], b.tools)
 	st.blocked.add(b.targets...)
 }
 
-// set is a string set whose listing is sorted.
-type set map[string]struct{}
+// set is a string set whose listing is sorted. Its items are copied into one string of
+// its own, text, and listed as spans of it in order: an open task's sets are then a few
+// objects with no pointers in them for the collector to follow, however many items.
+type set struct {
+	text  string
+	items []textSpan // sorted by their text
+}
 
+// textSpan is an item of a set: text[lo:hi].
+type textSpan struct{ lo, hi int32 }
+
+func (s *set) at(k int) string { return s.text[s.items[k].lo:s.items[k].hi] }
+
+// find is the position of v in the set, or where it would go.
+func (s *set) find(v string) (int, bool) {
+	return slices.BinarySearchFunc(s.items, v, func(sp textSpan, v string) int {
+		return strings.Compare(s.text[sp.lo:sp.hi], v)
+	})
+}
+
+// add inserts the items not yet in the set: their text is appended to a new text (one
+// allocation for the call), then their spans put in order.
 func (s *set) add(items ...string) {
-	if *s == nil {
-		*s = set{}
-	}
+	old, grow := len(s.text), false
+	var b strings.Builder
 	for _, it := range items {
-		(*s)[it] = struct{}{}
+		if _, found := s.find(it); found {
+			continue
+		}
+		if !grow {
+			grow = true
+			b.Grow(old + 8*len(items))
+			b.WriteString(s.text)
+		}
+		b.WriteString(it)
+	}
+	if !grow {
+		return
+	}
+	s.text = b.String()
+	at := old // where the next new item's text is
+	for _, it := range items {
+		i, found := s.find(it)
+		if found {
+			if int(s.items[i].lo) >= old { // added by this call: a repeat of an item, appended too
+				at += len(it)
+			}
+			continue
+		}
+		s.items = slices.Insert(s.items, i, textSpan{int32(at), int32(at + len(it))})
+		at += len(it)
 	}
 }
 
-func (s set) sorted() []string {
-	out := make([]string, 0, len(s))
-	for it := range s {
-		out = append(out, it)
+// owned appends to dst the set's copy of each of items, which are all in the set.
+func (s *set) owned(dst, items []string) []string {
+	for _, it := range items {
+		i, _ := s.find(it)
+		dst = append(dst, s.at(i))
 	}
-	slices.Sort(out)
+	return dst
+}
+
+// sorted lists the set in memory the caller owns.
+func (s *set) sorted() []string {
+	out := make([]string, len(s.items))
+	for k := range s.items {
+		out[k] = s.at(k)
+	}
 	return out
 }
 

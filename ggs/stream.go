@@ -45,7 +45,7 @@ func (e *StreamError) Unwrap() error { return e.Err }
 func (f *Filter) Run(ctx context.Context, in io.Reader, out io.Writer, hooks StreamHooks) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	lines := linecap.New("", flushingReader{r: in, w: w})
-	dec := &messageDecoder{scan: reportScan{sh: lineShare{on: true}}}
+	dec := &messageDecoder{scan: reportScan{sh: lineShare{on: true, unread: true}}}
 	var buf []byte
 	flushed := func() error {
 		if err := w.Flush(); err != nil {
@@ -72,7 +72,7 @@ func (f *Filter) Run(ctx context.Context, in io.Reader, out io.Writer, hooks Str
 			var derr error
 			if m, err := dec.decode(text); err != nil {
 				derr = err
-			} else if o, err := f.Handle(ctx, n, m); err != nil {
+			} else if o, err := f.handle(ctx, n, m, f.s.handleChecked); err != nil {
 				derr = err
 			} else if buf, err = AppendOutput(buf[:0], o); err != nil {
 				derr = err
