@@ -20,10 +20,7 @@ import (
 // the key; every fault's next moves speak of the fault, not of criteria or budget; the
 // endpoint's words are printed once; and the trace replays.
 func TestEndpointFaultAdvice(t *testing.T) {
-	t.Setenv("SPINE_LLM_MAX_ATTEMPTS", "1")
-	for _, v := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "SPINE_MODEL", "SPINE_TIER", "SPINE_LLM_TIMEOUT"} {
-		t.Setenv(v, "")
-	}
+	modelEnvFromConfig(t, 1)
 	t.Setenv("SPINE_TRACE_DIR", t.TempDir())
 	deadPort := func(t *testing.T) string {
 		l, err := net.Listen("tcp", "127.0.0.1:0")

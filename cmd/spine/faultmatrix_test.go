@@ -239,10 +239,7 @@ var faultMatrix = []faultCase{
 // has its own endpoint, work dir and trace. Two attempts a call keep the real backoff
 // waits short.
 func TestFaultMatrix(t *testing.T) {
-	t.Setenv("SPINE_LLM_MAX_ATTEMPTS", "2")
-	for _, v := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "SPINE_MODEL", "SPINE_TIER", "SPINE_LLM_TIMEOUT"} {
-		t.Setenv(v, "") // the case's configuration file says it
-	}
+	modelEnvFromConfig(t, 2)
 	t.Setenv("SPINE_TRACE_DIR", t.TempDir())
 	for _, c := range faultMatrix {
 		t.Run(c.name, func(t *testing.T) {

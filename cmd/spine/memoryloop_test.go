@@ -102,10 +102,7 @@ type mlRun struct {
 }
 
 func TestMemoryClosesTheLoop(t *testing.T) {
-	t.Setenv("SPINE_LLM_MAX_ATTEMPTS", "2")
-	for _, v := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "SPINE_MODEL", "SPINE_TIER", "SPINE_LLM_TIMEOUT"} {
-		t.Setenv(v, "")
-	}
+	modelEnvFromConfig(t, 2)
 	dir := t.TempDir()
 	t.Setenv("SPINE_TRACE_DIR", dir)
 	work := filepath.Join(dir, "work")

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -211,6 +212,16 @@ func answeredIn(trace []byte) map[string]int {
 		}
 	}
 	return n
+}
+
+// modelEnvFromConfig clears the environment's model settings, so that a test's
+// configuration file alone says which endpoint and models a run uses, and lets each
+// model call be tried attempts times.
+func modelEnvFromConfig(t *testing.T, attempts int) {
+	t.Setenv("SPINE_LLM_MAX_ATTEMPTS", strconv.Itoa(attempts))
+	for _, v := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "SPINE_MODEL", "SPINE_TIER", "SPINE_LLM_TIMEOUT"} {
+		t.Setenv(v, "")
+	}
 }
 
 // resumeSetup makes a resume test's directory: a work dir with config/app.yaml, an

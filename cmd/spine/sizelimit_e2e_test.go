@@ -19,10 +19,7 @@ import (
 // longer than the readers' cap, and replay --check, audit, trace show and trace html
 // read it back.
 func TestEveryLineReadsBack(t *testing.T) {
-	t.Setenv("SPINE_LLM_MAX_ATTEMPTS", "2")
-	for _, v := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "SPINE_MODEL", "SPINE_TIER", "SPINE_LLM_TIMEOUT"} {
-		t.Setenv(v, "")
-	}
+	modelEnvFromConfig(t, 2)
 	t.Setenv("SPINE_TRACE_DIR", t.TempDir())
 	shellPlan := fmJSON(map[string]any{"task_criteria": []string{fmTaskCrit}, "subtasks": []map[string]any{{
 		"intent": "Read config/app.yaml and report its port", "success_criteria": []string{fmCriterion}, "context": "",

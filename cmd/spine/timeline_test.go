@@ -72,10 +72,7 @@ func TestTraceShowContent(t *testing.T) {
 // TestTraceShowLiveRetries runs `spine run` against a scripted endpoint whose first answer
 // to the planner is a 429, and reads the attempts back from the trace.
 func TestTraceShowLiveRetries(t *testing.T) {
-	t.Setenv("SPINE_LLM_MAX_ATTEMPTS", "2")
-	for _, v := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "SPINE_MODEL", "SPINE_TIER", "SPINE_LLM_TIMEOUT"} {
-		t.Setenv(v, "")
-	}
+	modelEnvFromConfig(t, 2)
 	t.Setenv("SPINE_TRACE_DIR", t.TempDir())
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
