@@ -186,17 +186,25 @@ func (m *Matcher) decideParts(in *Input, out []uint8) ([]uint8, int) {
 	return out, -1
 }
 
+// restShut reports whether every part after the first is gated and every gate absent:
+// then their digits are 0, and no lookup is needed.
+func (m *Matcher) restShut(in *Input) bool {
+	if m.restGates == nil {
+		return false
+	}
+	for _, g := range m.restGates {
+		if in.Present[g] {
+			return false
+		}
+	}
+	return true
+}
+
 // decideRest is the combined leaf and its outcomes, given the first part's digit.
 func (m *Matcher) decideRest(in *Input, combined int) ([]uint8, int) {
-	if m.restGates != nil {
-		shut := true
-		for _, g := range m.restGates {
-			shut = shut && !in.Present[g]
-		}
-		if shut { // every other part's digit is 0: no lookup
-			combined *= m.restScale
-			return m.combined[combined], combined
-		}
+	if m.restShut(in) {
+		combined *= m.restScale
+		return m.combined[combined], combined
 	}
 	for _, p := range m.parts[1:] {
 		d := 0

@@ -86,8 +86,13 @@ func (t *table) lookup(in *Input, out []uint8) ([]uint8, int) {
 		ix += t.other[i].off[t.other[i].region(in)]
 	}
 	leaf := t.cells[ix]
-	if t.rest != nil {
-		return t.rest.decideRest(in, int(leaf)+b2i(t.restGate >= 0))
+	if r := t.rest; r != nil {
+		d := int(leaf) + b2i(t.restGate >= 0)
+		if r.restShut(in) { // decideRest's first case, without the call
+			d *= r.restScale
+			return r.combined[d], d
+		}
+		return r.decideRest(in, d)
 	}
 	return t.leaves[leaf], int(leaf)
 }

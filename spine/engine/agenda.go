@@ -100,18 +100,38 @@ type Decided struct {
 // decided without building the cycle's CycleResult: LastCycle builds it when read. The
 // trace is the same as Cycle's.
 func (s *Session) Decide(ctx context.Context) (Decided, error) {
+	if s.tracer.discard && len(s.rs.ScoredObjectives()) == 0 {
+		// Nobody reads the events and no objective is scored before the rules: the
+		// lookup comes first, and a cycle seen before is decided without step.
+		if err := s.mayCycle(ctx); err != nil {
+			return Decided{}, err
+		}
+		s.cyc.objectives = nil
+		decided, leaf := s.lookup()
+		if d, ok := s.decideQuiet(leaf); ok {
+			return d, s.tracer.err
+		}
+		r := s.cycleFrom(false, decided, leaf)
+		return s.decided1(r), s.tracer.err
+	}
 	r, err := s.step(ctx, false)
 	if err != nil {
 		return Decided{}, err
 	}
-	d := Decided{Objective: s.cyc.objective, Errors: s.cyc.errs}
-	if r != nil {
-		d.Fired = r.Name
-	}
+	d := s.decided1(r)
 	if s.tracer.discard { // Flush, without the call
 		return d, s.tracer.err
 	}
 	return d, s.Flush()
+}
+
+// decided1 is what the cycle that fired r (nil for none) decided.
+func (s *Session) decided1(r *ruleset.Rule) Decided {
+	d := Decided{Objective: s.cyc.objective, Errors: s.cyc.errs}
+	if r != nil {
+		d.Fired = r.Name
+	}
+	return d
 }
 
 // cycleState is what a cycle keeps to build its CycleResult when a sink or a caller
@@ -156,20 +176,46 @@ func (s *Session) LastCycle() *CycleResult {
 // take part. It keeps what the cycle's result is built from (see LastCycle) and builds
 // the result only for a sink that writes the conflict set.
 func (s *Session) step(ctx context.Context, terminalOnly bool) (*ruleset.Rule, error) {
-	if err := s.canceled(ctx); err != nil {
+	if err := s.mayCycle(ctx); err != nil {
 		return nil, err
 	}
-	if s.nFirings >= s.opts.maxFirings {
-		return nil, &RunawayError{Limit: s.opts.maxFirings, Last: s.lastFirings()}
+	s.cyc.objectives = nil
+	if len(s.rs.ScoredObjectives()) > 0 {
+		s.cyc.objectives = s.evalObjectives() // before the rules, which may read them
 	}
+	decided, leaf := s.lookup()
+	return s.cycleFrom(terminalOnly, decided, leaf), nil
+}
+
+// mayCycle reports why the session may not run another cycle: the context's error, the
+// exchanger's cancellation point, or a runaway.
+func (s *Session) mayCycle(ctx context.Context) error {
+	if err := s.canceled(ctx); err != nil {
+		return err
+	}
+	if s.nFirings >= s.opts.maxFirings {
+		return &RunawayError{Limit: s.opts.maxFirings, Last: s.lastFirings()}
+	}
+	return nil
+}
+
+// lookup decides every analysable rule on the working memory's input: their outcomes
+// by rule index and the matcher's leaf (see cond.Matcher.Decide).
+func (s *Session) lookup() ([]uint8, int) {
+	if len(s.decided) != len(s.rs.Order()) { // a reload brought another matcher
+		s.decided = make([]uint8, len(s.rs.Order()))
+	}
+	return s.rs.Matcher().Decide(&s.wm.in, s.decided)
+}
+
+// cycleFrom is the cycle after the scored objectives (s.cyc.objectives) and the lookup:
+// it evaluates the rules left, orders the conflict set, fires its first rule and
+// returns it (nil for none).
+func (s *Session) cycleFrom(terminalOnly bool, decided []uint8, leaf int) *ruleset.Rule {
 	s.cycle++
 	s.cset = s.cset[:0]
 	c := &s.cyc
-	c.objectives = nil
-	if len(s.rs.ScoredObjectives()) > 0 {
-		c.objectives = s.evalObjectives() // before the rules, which may read them
-	}
-	errs, agenda := s.evaluate(terminalOnly)
+	errs, agenda := s.evaluate(terminalOnly, decided, leaf)
 	if agenda == nil {
 		agenda = s.order()
 	}
@@ -194,7 +240,7 @@ func (s *Session) step(ctx context.Context, terminalOnly bool) (*ruleset.Rule, e
 	} else {
 		c.objective = s.Objective()
 	}
-	return first, nil
+	return first
 }
 
 // agenda is a conflict set in agenda order: its names, its first rule (nil when it is
@@ -235,12 +281,8 @@ func agendaOf(cset []candidate, names []string) agenda {
 // terminalOnly) into s.evals and the true ones that are not refracted into s.cset, and
 // returns how many failed, and the agenda when a leaf's holds. One lookup in the matcher
 // decides every analysable rule whose facts are present; expr's VM runs the others.
-func (s *Session) evaluate(terminalOnly bool) (errs int, a *agenda) {
+func (s *Session) evaluate(terminalOnly bool, decided []uint8, leaf int) (errs int, a *agenda) {
 	m, order := s.rs.Matcher(), s.rs.Order()
-	if len(s.decided) != len(order) { // a reload brought another matcher
-		s.decided = make([]uint8, len(order))
-	}
-	decided, leaf := m.Decide(&s.wm.in, s.decided)
 	if !terminalOnly {
 		c := &s.leaves
 		if leaf >= 0 && c.m == m && c.entries[leaf] != nil { // a leaf seen before: no call
@@ -287,28 +329,8 @@ func (s *Session) evaluate(terminalOnly bool) (errs int, a *agenda) {
 // otherwise. When the leaf has an agenda and no rule is refracted, that is the cycle's.
 func (s *Session) evaluateLeaf(e *leafEvals, order []*ruleset.Rule) *agenda {
 	s.evals, s.sharedEvals = e.evals, true
-	if e.agenda.names != nil {
-		// The true rules read the same kinds: one recency, which must not be below
-		// the firedAt of any of them. No firedAt is above the last firing's, so a
-		// recency at or above it needs no look at the rules.
-		var rec uint64
-		if e.read >= 0 {
-			rec = s.wm.kinds[e.read].rev
-		} else {
-			for _, k := range e.reads {
-				rec = max(rec, s.wm.kinds[k].rev)
-			}
-		}
-		fresh := rec >= s.lastFiredAt
-		if !fresh {
-			fresh = true
-			for _, i := range e.trueRules {
-				fresh = fresh && rec >= s.firedAt[i]
-			}
-		}
-		if fresh {
-			return &e.agenda
-		}
+	if e.agenda.names != nil && s.fresh(e) {
+		return &e.agenda
 	}
 	for _, pos := range e.trues {
 		var refracted bool
@@ -322,6 +344,30 @@ func (s *Session) evaluateLeaf(e *leafEvals, order []*ruleset.Rule) *agenda {
 		s.evals[pos].Refracted = true
 	}
 	return nil
+}
+
+// fresh reports whether no true rule of leaf entry e, which has an agenda, is
+// refracted. The true rules read the same kinds: one recency, which must not be below
+// the firedAt of any of them. No firedAt is above the last firing's, so a recency at or
+// above it needs no look at the rules.
+func (s *Session) fresh(e *leafEvals) bool {
+	var rec uint64
+	if e.read >= 0 {
+		rec = s.wm.kinds[e.read].rev
+	} else {
+		for _, k := range e.reads {
+			rec = max(rec, s.wm.kinds[k].rev)
+		}
+	}
+	if rec >= s.lastFiredAt {
+		return true
+	}
+	for _, i := range e.trueRules {
+		if rec < s.firedAt[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // candidate adds true rule r, at pos in the static order, to the conflict set unless it
@@ -389,19 +435,12 @@ func tieBreaker(a, b candidate) string {
 // field of the wrong type) are recorded in the rule_fired event; they do not stop the
 // engine. With the Discard sink it also counts the cycle's conflict set event.
 func (s *Session) fire(r *ruleset.Rule) {
-	s.firedAt[r.Index()] = s.wm.rev + 1
-	s.lastFiredAt = s.wm.rev + 1
-	f := &s.firings[s.ring] // the ring of the last firings
-	f.Cycle, f.Rule, f.Stage = s.cycle, r.Name, s.cyc.stage
-	s.nFirings++
-	if s.ring++; s.ring == keepFirings {
-		s.ring = 0
-	}
+	s.record(r)
 	t := &r.Then
 	if s.tracer.discard {
 		// Nobody reads them: do not build the bodies. The conflict set, the firing and
 		// the objective's fact event take their seqs together.
-		if len(t.Retract)+len(t.Assert)+len(t.Update) == 0 && t.Objective != "" && s.wm.objectiveInPlace(t.Objective, r.Name) {
+		if r.ObjectiveOnly() && s.wm.objectiveInPlace(t.Objective, r.Name) {
 			s.tracer.seq.Add(3)
 			s.requested = t.Transition
 			return
@@ -420,6 +459,19 @@ func (s *Session) fire(r *ruleset.Rule) {
 	s.requested = t.Transition
 	if len(errs) > 0 {
 		s.tracer.emit(trace.KindRuleError, trace.RuleError{Cycle: s.cycle, Rule: r.Name, Errors: errs})
+	}
+}
+
+// record notes that r fires in this cycle: its firedAt, and the ring of the last
+// firings.
+func (s *Session) record(r *ruleset.Rule) {
+	s.firedAt[r.Index()] = s.wm.rev + 1
+	s.lastFiredAt = s.wm.rev + 1
+	f := &s.firings[s.ring]
+	f.Cycle, f.Rule, f.Stage = s.cycle, r.Name, s.cyc.stage
+	s.nFirings++
+	if s.ring++; s.ring == keepFirings {
+		s.ring = 0
 	}
 }
 

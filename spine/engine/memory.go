@@ -471,10 +471,10 @@ func (wm *WorkingMemory) putBuiltin(index int, name, second string, iteration in
 // has seen the fact's payload: its fields are written in place and the caller takes
 // the event's seq. It reports false, having changed nothing, otherwise.
 func (wm *WorkingMemory) objectiveInPlace(name, rule string) bool {
-	kf := &wm.kinds[objectiveIndex]
-	if !kf.has || kf.shared || wm.counter == nil {
+	if !wm.objectiveWritable() {
 		return false
 	}
+	kf := &wm.kinds[objectiveIndex]
 	p := kf.live.ptrs[:2]
 	*p[0].s, *p[1].s = name, rule
 	if len(wm.slotsOf[objectiveIndex]) > 0 {
@@ -483,6 +483,12 @@ func (wm *WorkingMemory) objectiveInPlace(name, rule string) bool {
 	wm.rev++
 	kf.single.Rev, kf.rev = wm.rev, wm.rev
 	return true
+}
+
+// objectiveWritable reports whether objectiveInPlace would write the objective.
+func (wm *WorkingMemory) objectiveWritable() bool {
+	kf := &wm.kinds[objectiveIndex]
+	return kf.has && !kf.shared && wm.counter != nil
 }
 
 // Retract removes a fact.

@@ -247,6 +247,12 @@ func (r *Rule) Program() *vm.Program { return r.program }
 // ReadKinds are the indexes in Kinds of the kinds in Reads.
 func (r *Rule) ReadKinds() []int { return r.reads }
 
+// ObjectiveOnly reports whether the rule's then sets an objective and changes no fact.
+func (r *Rule) ObjectiveOnly() bool {
+	t := &r.Then
+	return t.Objective != "" && len(t.Retract)+len(t.Assert)+len(t.Update) == 0
+}
+
 // Terminal reports whether the rule's then sets a terminal objective.
 func (r *Rule) Terminal() bool { return r.final }
 
