@@ -108,30 +108,28 @@ func (s *Session) Decide(ctx context.Context) (Decided, error) {
 		}
 		s.cyc.objectives = nil
 		decided, leaf := s.lookup()
-		if d, ok := s.decideQuiet(leaf); ok {
-			return d, s.tracer.err
+		if !s.decideQuiet(leaf) {
+			s.cycleFrom(false, decided, leaf)
 		}
-		r := s.cycleFrom(false, decided, leaf)
-		return s.decided1(r), s.tracer.err
+		return s.lastDecided(), s.tracer.err
 	}
-	r, err := s.step(ctx, false)
-	if err != nil {
+	if _, err := s.step(ctx, false); err != nil {
 		return Decided{}, err
 	}
-	d := s.decided1(r)
 	if s.tracer.discard { // Flush, without the call
-		return d, s.tracer.err
+		return s.lastDecided(), s.tracer.err
 	}
-	return d, s.Flush()
+	return s.lastDecided(), s.Flush()
 }
 
-// decided1 is what the cycle that fired r (nil for none) decided.
-func (s *Session) decided1(r *ruleset.Rule) Decided {
-	d := Decided{Objective: s.cyc.objective, Errors: s.cyc.errs}
-	if r != nil {
-		d.Fired = r.Name
+// lastDecided is what the last cycle decided. It is built where it is returned: a Decided
+// copied through memory costs more than its fields.
+func (s *Session) lastDecided() Decided {
+	c := &s.cyc
+	if f := c.agenda.first; f != nil {
+		return Decided{Fired: f.Name, Objective: c.objective, Errors: c.errs}
 	}
-	return d
+	return Decided{Objective: c.objective, Errors: c.errs}
 }
 
 // cycleState is what a cycle keeps to build its CycleResult when a sink or a caller

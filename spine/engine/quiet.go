@@ -4,20 +4,21 @@ package engine
 // before: the lookup reached leaf, whose agenda the leaf cache holds; no true rule is
 // refracted; and the first rule's then only sets the objective, which is written in
 // place. Such a cycle needs no evaluation list, no ordering and no bodies, so it is done
-// here in one pass: the seqs it takes and the result LastCycle builds are step's. It
-// reports false, having changed nothing, when the cycle needs the general path.
-func (s *Session) decideQuiet(leaf int) (Decided, bool) {
+// here in one pass: the seqs it takes and the result LastCycle builds are step's, and
+// s.cyc holds what it decided. It reports false, having changed nothing, when the
+// cycle needs the general path.
+func (s *Session) decideQuiet(leaf int) bool {
 	c := &s.leaves
 	if leaf < 0 || c.m != s.rs.Matcher() {
-		return Decided{}, false
+		return false
 	}
 	e := c.entries[leaf]
 	if e == nil || e.agenda.names == nil || !s.fresh(e) {
-		return Decided{}, false
+		return false
 	}
 	first := e.agenda.first
 	if first != nil && !(first.ObjectiveOnly() && s.wm.objectiveWritable()) {
-		return Decided{}, false
+		return false
 	}
 	s.cycle++
 	s.evals, s.sharedEvals = e.evals, true
@@ -26,7 +27,7 @@ func (s *Session) decideQuiet(leaf int) (Decided, bool) {
 	if first == nil {
 		s.tracer.skip() // the conflict set's event
 		cy.objective = s.Objective()
-		return Decided{Objective: cy.objective}, true
+		return true
 	}
 	s.record(first)
 	t := &first.Then
@@ -34,5 +35,5 @@ func (s *Session) decideQuiet(leaf int) (Decided, bool) {
 	s.tracer.seq.Add(3) // the conflict set's, the firing's and the objective's events
 	s.requested = t.Transition
 	cy.objective = t.Objective
-	return Decided{Fired: first.Name, Objective: t.Objective}, true
+	return true
 }
