@@ -439,11 +439,11 @@ func (s *Session) fire(r *ruleset.Rule) {
 		// Nobody reads them: do not build the bodies. The conflict set, the firing and
 		// the objective's fact event take their seqs together.
 		if r.ObjectiveOnly() && s.wm.objectiveInPlace(t.Objective, r.Name) {
-			s.tracer.seq.Add(3)
+			s.tracer.own += 3
 			s.requested = t.Transition
 			return
 		}
-		s.tracer.seq.Add(2)
+		s.tracer.own += 2
 	} else {
 		s.emitFired(r)
 	}

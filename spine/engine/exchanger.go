@@ -69,7 +69,7 @@ func WithExchangerOverLive(wrap func(live Exchanger) Exchanger) Option {
 type tape struct{ s *Session }
 
 func (t tape) Write(kind string, body any)          { t.s.tracer.emit(kind, body) }
-func (t tape) Next() int64                          { return t.s.tracer.seq.Load() + 1 }
+func (t tape) Next() int64                          { return t.s.tracer.count() + 1 }
 func (t tape) Reload(name string, src []byte) error { return t.s.reload(name, src) }
 
 // live is the default exchanger: the injected clock and ids, the effector itself, the
@@ -95,7 +95,8 @@ func (l *live) Exchange(ctx context.Context, _ Tape, body trace.EffectorCall, in
 	}
 	t := &l.s.tracer
 	start, _ := t.emit(trace.KindEffectorCall, body)
-	t.flush() // the call is on the file before the effector acts
+	t.flush()   // the call is on the file before the effector acts
+	t.publish() // the journal counts on from the session's events
 	res, cerr := invoke(withJournal(ctx, l.s))
 	now := t.clock.Now()
 	rb := trace.EffectorResult{Call: body.Call, Op: body.Op, DurationMS: now.Sub(start).Milliseconds()}

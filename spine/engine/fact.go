@@ -328,7 +328,7 @@ func (wm *WorkingMemory) moveLive(kf *kindFacts) error {
 	wm.rev++ // as storedSingle does
 	kf.single.Rev, kf.rev = wm.rev, wm.rev
 	if wm.counter != nil {
-		wm.counter.Add(1)
+		*wm.counter++
 		return nil
 	}
 	wm.notify(OpUpdate, &kf.single)

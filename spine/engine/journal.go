@@ -103,7 +103,7 @@ func (j *Journal) Record(x Exchange) int64 {
 	var seq int64
 	t := &j.s.tracer
 	if t.discard {
-		_, seq = t.emit(trace.KindExchange, nil) // nobody reads it: do not encode it
+		seq = t.journalSeq() // nobody reads it: do not encode it
 	} else if body, err := x.record(); err != nil {
 		seq = t.failSeq(trace.KindExchange, err)
 	} else {
@@ -122,7 +122,12 @@ func (j *Journal) Message(m trace.Message) int64 {
 	if j == nil {
 		return 0
 	}
-	_, seq := j.s.tracer.emit(trace.KindMessage, m)
+	var seq int64
+	if t := &j.s.tracer; t.discard {
+		seq = t.journalSeq()
+	} else {
+		_, seq = t.emit(trace.KindMessage, m)
+	}
 	j.s.tracer.flush()
 	if tap := j.s.opts.journalTap; tap != nil {
 		m.Seq = seq

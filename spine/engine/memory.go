@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/agentspine/spine/spine/cond"
 	"github.com/agentspine/spine/spine/ruleset"
@@ -54,7 +53,7 @@ type WorkingMemory struct {
 	// counter, when not nil, stands in for the observer: a change only takes the next
 	// number from it. A session whose trace discards every event numbers its fact
 	// events this way, without building them.
-	counter *atomic.Int64
+	counter *int64
 	stamps  uint64 // counts moves bound, each stamped with the count (see Binding)
 }
 
@@ -423,7 +422,7 @@ func (wm *WorkingMemory) storedSingle(kf *kindFacts) {
 	wm.rev++
 	kf.single.Rev, kf.rev = wm.rev, wm.rev
 	if wm.counter != nil {
-		wm.counter.Add(1) // as notify does, without a call
+		*wm.counter++ // as notify does, without a call
 		return
 	}
 	op := OpAssert
@@ -436,7 +435,7 @@ func (wm *WorkingMemory) storedSingle(kf *kindFacts) {
 // notify tells the observer about a change, f.
 func (wm *WorkingMemory) notify(op string, f *Fact) {
 	if wm.counter != nil {
-		wm.counter.Add(1)
+		*wm.counter++
 		return
 	}
 	if wm.observer == nil {

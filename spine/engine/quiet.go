@@ -32,7 +32,7 @@ func (s *Session) decideQuiet(leaf int) bool {
 	s.record(first)
 	t := &first.Then
 	s.wm.objectiveInPlace(t.Objective, first.Name)
-	s.tracer.seq.Add(3) // the conflict set's, the firing's and the objective's events
+	s.tracer.own += 3 // the conflict set's, the firing's and the objective's events
 	s.requested = t.Transition
 	cy.objective = t.Objective
 	return true

@@ -58,10 +58,10 @@ func TestQuietCycleIsCycle(t *testing.T) {
 		if string(wantJSON) != string(gotJSON) || b.LastCycle().Objective != want.Objective {
 			t.Errorf("step %d (quiet %v): LastCycle\n%s\nCycle\n%s", i, ok, gotJSON, wantJSON)
 		}
-		if a.tracer.seq.Load() != b.tracer.seq.Load() || a.requested != b.requested || a.Objective() != b.Objective() ||
+		if a.tracer.count() != b.tracer.count() || a.requested != b.requested || a.Objective() != b.Objective() ||
 			a.objectiveRule() != b.objectiveRule() || !slices.Equal(a.lastFirings(), b.lastFirings()) || !slices.Equal(a.firedAt, b.firedAt) {
 			t.Errorf("step %d (quiet %v): seq %d/%d requested %q/%q objective %q by %q / %q by %q firings %v / %v",
-				i, ok, a.tracer.seq.Load(), b.tracer.seq.Load(), a.requested, b.requested, a.Objective(), a.objectiveRule(),
+				i, ok, a.tracer.count(), b.tracer.count(), a.requested, b.requested, a.Objective(), a.objectiveRule(),
 				b.Objective(), b.objectiveRule(), a.lastFirings(), b.lastFirings())
 		}
 	}

@@ -95,7 +95,7 @@ func NewSession(rs *ruleset.RuleSet, opt ...Option) *Session {
 	s.wm = NewWorkingMemory(rs, s.observe)
 	s.wm.observerKeeps = false // the tracer's sink must not keep events
 	if s.tracer.discard {
-		s.wm.counter = &s.tracer.seq // a discarded fact event only takes a seq
+		s.wm.counter = &s.tracer.own // a discarded fact event only takes a seq
 	}
 	return s
 }
@@ -232,12 +232,18 @@ func (s *Session) setState(name string, iteration int) {
 // reproduces every timestamp. Effectors may journal from their own goroutines, hence
 // the lock around writes and the atomic seq: an event that is not written (the sink is
 // trace.Discard) only takes the next seq, which needs no lock.
+//
+// With trace.Discard, the session's own goroutine counts its events in own, a plain
+// counter, and adds them to seq before an effector runs (publish): a cycle of such a
+// session, which runs no effector, then takes no atomic operation. The journal, which
+// effectors call during their call, counts in seq after what was published.
 type tracer struct {
 	discard bool // the sink is trace.Discard
 	mu      sync.Mutex
 	sink    trace.Sink
 	clock   clock.Clock
 	seq     atomic.Int64
+	own     int64 // with trace.Discard: the session goroutine's events not yet in seq
 	ev      trace.Event
 	err     error
 }
@@ -247,7 +253,8 @@ type tracer struct {
 func (t *tracer) emit(kind string, body any) (time.Time, int64) {
 	if t.discard {
 		// Nobody reads the events: keep seq, skip the clock and the encoding.
-		return time.Time{}, t.seq.Add(1)
+		t.own++
+		return time.Time{}, t.count()
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -255,7 +262,24 @@ func (t *tracer) emit(kind string, body any) (time.Time, int64) {
 }
 
 // skip counts an event that is not written because the sink discards everything.
-func (t *tracer) skip() { t.seq.Add(1) }
+func (t *tracer) skip() { t.own++ }
+
+// count is the seq of the last event; only the session's goroutine may call it.
+func (t *tracer) count() int64 { return t.seq.Load() + t.own }
+
+// publish adds the events the session's goroutine counted to seq, before an effector,
+// which may journal from other goroutines, runs.
+func (t *tracer) publish() {
+	if t.own != 0 {
+		t.seq.Add(t.own)
+		t.own = 0
+	}
+}
+
+// journalSeq is the seq of an event the journal takes and does not write (the sink
+// discards everything): it may be called from an effector's goroutines, while the
+// session's goroutine waits for the effector (see publish).
+func (t *tracer) journalSeq() int64 { return t.seq.Add(1) }
 
 // emitAt writes an event stamped with a reading the caller already took.
 func (t *tracer) emitAt(at time.Time, kind string, body any) {
@@ -265,6 +289,7 @@ func (t *tracer) emitAt(at time.Time, kind string, body any) {
 }
 
 func (t *tracer) write(at time.Time, kind string, body any) (time.Time, int64) {
+	t.publish() // own is 0 unless the session's goroutine writes to a discarding sink
 	t.ev = trace.Event{Seq: t.seq.Add(1), Time: at, Kind: kind, Body: body}
 	if err := t.sink.Write(&t.ev); err != nil && t.err == nil {
 		t.err = err
@@ -278,7 +303,7 @@ func (s *Session) canceled(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if s.stopAt > 0 && s.tracer.seq.Load()+1 == s.stopAt {
+	if s.stopAt > 0 && s.tracer.count()+1 == s.stopAt {
 		return context.Canceled
 	}
 	return nil
