@@ -55,8 +55,9 @@ func (t *table) lookup(in *Input, out []uint8) ([]uint8, int) {
 	}
 	// The tests add their weights without a branch: which hold varies from one lookup
 	// to the next, and a mispredicted branch costs more than the add.
-	// The loops index their tests rather than copy each out, and read the value
-	// arrays through locals: each test is then a load, a compare and an add.
+	// The loops read the value arrays through locals: each test is then a load, a
+	// compare and an add. Each loop takes its tests the way that measured fewer
+	// instructions: the ints copied out, the others indexed.
 	ix, present, flags, ints, num := t.base, in.Present, in.Bool, in.Int, in.Num
 	for i, ts := 0, t.present; i < len(ts); i++ {
 		ix += ts[i].w & -int32(b2i(present[ts[i].at]))
@@ -64,8 +65,7 @@ func (t *table) lookup(in *Input, out []uint8) ([]uint8, int) {
 	for i, ts := 0, t.bools; i < len(ts); i++ {
 		ix += ts[i].w & -int32(b2i(flags[ts[i].at]))
 	}
-	for i, ts := 0, t.ints; i < len(ts); i++ {
-		x := &ts[i]
+	for _, x := range t.ints {
 		ix += x.w & -int32(b2i(ints[x.at] >= x.c))
 	}
 	sum := 0.0 // NaN when a value is: NaN holds no test
