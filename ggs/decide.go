@@ -26,8 +26,23 @@ type Decision struct {
 // `signals` fact in one spine session. It is not safe for concurrent use.
 type RulesDecider struct {
 	sess *engine.Session
-	sig  Signals         // the signals being decided, passed by pointer without a copy on the heap
-	put  *engine.Binding // writes sig as the signals fact
+	fact signalsFact     // the signals being decided, bound to the signals fact
+	put  *engine.Binding // writes fact as the signals fact
+}
+
+// signalsFact is the part of Signals the signals fact declares, which Decide writes.
+type signalsFact struct {
+	Round      int     `json:"round"`
+	D          float64 `json:"D"`
+	P          float64 `json:"P"`
+	Omega      float64 `json:"omega"`
+	BetaEff    float64 `json:"beta_eff"`
+	L          float64 `json:"L"`
+	Grad       float64 `json:"grad"`
+	Worsening  int     `json:"worsening"`
+	Replans    int     `json:"replans"`
+	AllMatched bool    `json:"all_matched"`
+	Fault      int     `json:"fault"`
 }
 
 // NewRulesDecider opens a session over rs; see CheckRuleSet for what rs must declare.
@@ -39,7 +54,7 @@ func NewRulesDecider(rs *ruleset.RuleSet, opts ...engine.Option) (*RulesDecider,
 	opts = append([]engine.Option{engine.WithMaxFirings(math.MaxInt)}, opts...)
 	d := &RulesDecider{sess: engine.NewSession(rs, opts...)}
 	var err error
-	if d.put, err = d.sess.Bind(SignalsKind, &d.sig); err != nil {
+	if d.put, err = d.sess.Bind(SignalsKind, &d.fact); err != nil {
 		return nil, fmt.Errorf("ggs: rule set %s: %w", rs.Path(), err)
 	}
 	return d, nil
@@ -69,7 +84,9 @@ func CheckRuleSet(rs *ruleset.RuleSet) error {
 // Decide puts s into working memory as the signals fact and runs one agenda cycle; the
 // objective the fired rule sets is the decision.
 func (d *RulesDecider) Decide(ctx context.Context, s Signals) (Decision, error) {
-	d.sig = s
+	f := &d.fact // field by field: a copy of the struct goes through the stack
+	f.Round, f.D, f.P, f.Omega, f.BetaEff, f.L = s.Round, s.D, s.P, s.Omega, s.BetaEff, s.L
+	f.Grad, f.Worsening, f.Replans, f.AllMatched, f.Fault = s.Grad, s.Worsening, s.Replans, s.AllMatched, s.Fault
 	if err := d.put.Write(); err != nil {
 		return Decision{}, fmt.Errorf("ggs: signals fact: %w", err)
 	}
@@ -84,9 +101,9 @@ func (d *RulesDecider) Decide(ctx context.Context, s Signals) (Decision, error) 
 			}
 		}
 	}
-	if dec.Fired == "" {
+	if dec.Rule == nil {
 		return Decision{}, fmt.Errorf("ggs: no rule matched round %d (D=%s P=%s Ω=%s ∇L=%s worsening=%d)",
 			s.Round, num(s.D), num(s.P), num(s.Omega), num(s.Grad), s.Worsening)
 	}
-	return Decision{Directive: dec.Objective, Rule: dec.Fired}, nil
+	return Decision{Directive: dec.Objective, Rule: dec.Rule.Name}, nil
 }

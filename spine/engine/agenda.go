@@ -88,12 +88,21 @@ func (s *Session) runCycle(ctx context.Context, terminalOnly bool) (*CycleResult
 	return s.LastCycle(), s.Flush()
 }
 
-// Decided is what one agenda cycle decided: the rule it fired ("" when the conflict
-// set was empty), the objective after it, and how many rules failed to evaluate.
+// Decided is what one agenda cycle decided: the rule it fired (nil when the conflict
+// set was empty), the objective after it, and how many rules failed to evaluate. It is
+// four words, which Go passes in registers: a larger result is copied through memory.
 type Decided struct {
-	Fired     string
+	Rule      *ruleset.Rule
 	Objective string
 	Errors    int
+}
+
+// Fired is the name of the rule the cycle fired, "" for none.
+func (d Decided) Fired() string {
+	if d.Rule == nil {
+		return ""
+	}
+	return d.Rule.Name
 }
 
 // Decide runs one agenda cycle over every rule, as Cycle does, and returns what it
@@ -122,14 +131,10 @@ func (s *Session) Decide(ctx context.Context) (Decided, error) {
 	return s.lastDecided(), s.Flush()
 }
 
-// lastDecided is what the last cycle decided. It is built where it is returned: a Decided
-// copied through memory costs more than its fields.
+// lastDecided is what the last cycle decided.
 func (s *Session) lastDecided() Decided {
 	c := &s.cyc
-	if f := c.agenda.first; f != nil {
-		return Decided{Fired: f.Name, Objective: c.objective, Errors: c.errs}
-	}
-	return Decided{Objective: c.objective, Errors: c.errs}
+	return Decided{Rule: c.agenda.first, Objective: c.objective, Errors: c.errs}
 }
 
 // cycleState is what a cycle keeps to build its CycleResult when a sink or a caller

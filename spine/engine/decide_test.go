@@ -35,7 +35,7 @@ func TestDecideIsCycle(t *testing.T) {
 			a, b = open(sinks[0]), open(sinks[1])
 		}
 		ctx := context.Background()
-		if d, err := b.Decide(ctx); err != nil || d.Fired != "" || b.LastCycle().Cycle != 1 {
+		if d, err := b.Decide(ctx); err != nil || d.Fired() != "" || b.LastCycle().Cycle != 1 {
 			t.Fatalf("a cycle over no facts: %+v, %v", d, err)
 		}
 		cycle(t, a)
@@ -62,7 +62,7 @@ func TestDecideIsCycle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Fired != want.Fired || got.Objective != want.Objective || got.Errors != want.Errors {
+			if got.Fired() != want.Fired || got.Objective != want.Objective || got.Errors != want.Errors {
 				t.Errorf("discard=%v cycle %d: Decide %+v, Cycle fired %q objective %q errors %d", discard, i+2, got, want.Fired, want.Objective, want.Errors)
 			}
 			wantJSON, _ := json.Marshal(want)

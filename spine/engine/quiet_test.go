@@ -50,7 +50,7 @@ func TestQuietCycleIsCycle(t *testing.T) {
 			b.cycleFrom(false, decided, leaf)
 		}
 		got := b.lastDecided()
-		if got.Fired != want.Fired || got.Objective != want.Objective || got.Errors != want.Errors {
+		if got.Fired() != want.Fired || got.Objective != want.Objective || got.Errors != want.Errors {
 			t.Errorf("step %d (quiet %v): decided %+v, Cycle fired %q objective %q", i, ok, got, want.Fired, want.Objective)
 		}
 		wantJSON, _ := json.Marshal(want)
