@@ -32,10 +32,26 @@ type reportScan struct {
 const maxScanDepth = 512
 
 func (s *reportScan) message(line []byte) (Message, bool) {
-	s.b, s.i = line, 0
-	if s.sh.on {
-		s.sh.start(line)
+	if !s.sh.on {
+		return s.scan(line)
 	}
+	s.sh.start(line)
+	m, ok := s.scan(line)
+	if ok && !s.sh.settled() {
+		s.sh.start(line)
+		if m, ok = s.scan(line); !s.sh.settled() {
+			ok = false // cannot be: the lists have grown to the line
+		}
+	}
+	if ok {
+		s.sh.finish()
+	}
+	return m, ok
+}
+
+// scan is message's one pass over the line.
+func (s *reportScan) scan(line []byte) (Message, bool) {
+	s.b, s.i = line, 0
 	var m Message
 	var target int // 0 none yet, 1 replan, 2 outcome
 	decoded := false
@@ -126,7 +142,7 @@ func (s *reportScan) verdicts(out *[]contract.CriterionVerdict) bool {
 		return s.fields(func(f *field) bool {
 			return f.is("criterion") && f.set(s.str(&v.Criterion)) || f.is("mode") && f.set(s.str(&v.Mode)) ||
 				f.is("verdict") && f.set(s.str(&v.Verdict)) || f.is("failure_class") && f.set(s.strPtr(&v.FailureClass)) ||
-				f.is("evidence") && f.set(s.str(&v.Evidence))
+				f.is("evidence") && f.set(s.evidence(&v.Evidence))
 		})
 	})
 }
@@ -203,6 +219,9 @@ func (s *reportScan) fields(chain func(*field) bool) bool {
 // The JSON grammar, strictly. Each reader skips the whitespace before its value.
 
 func (s *reportScan) ws() {
+	if s.i < len(s.b) && s.b[s.i] > ' ' { // most values follow their separator at once
+		return
+	}
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -307,7 +326,10 @@ func array[T any](s *reportScan, out *[]T, pool *[]T, elem func(*T) bool) bool {
 			*pool = make([]T, 0, 4) // most lists of a report are short: one allocation
 		}
 		var zero T
-		*pool = append(*pool, zero)
+		before := cap(*pool)
+		if *pool = append(*pool, zero); cap(*pool) != before && s.sh.on {
+			s.sh.moved = true
+		}
 		if !elem(&(*pool)[len(*pool)-1]) {
 			return false
 		}
@@ -330,21 +352,40 @@ func (s *reportScan) str(out *string) bool {
 	if s.null() {
 		return true
 	}
+	if s.sh.on {
+		return s.sharedString(out)
+	}
 	v, ok := s.stringValue()
 	*out = v
 	return ok
 }
 
-// kept reads a string the Solver keeps between rounds (a task_id, an intent, a tool
-// call): in shared mode it must not hold its line.
+// evidence reads a criterion verdict's evidence: checked and left empty when the share
+// says it is unread.
+func (s *reportScan) evidence(out *string) bool {
+	switch {
+	case !s.sh.unread:
+		return s.str(out)
+	case s.null():
+		return true
+	}
+	return s.skipString()
+}
+
+// kept reads a string the Solver keeps between rounds (a task_id, an intent): in shared
+// mode it must not hold its line.
 func (s *reportScan) kept(out *string) bool {
-	if !s.str(out) {
-		return false
+	if !s.sh.on {
+		return s.str(out)
 	}
-	if s.sh.on {
-		*out = s.sh.own(*out)
+	if s.null() {
+		return true
 	}
-	return true
+	b, _, ok := s.text()
+	if ok {
+		*out = s.sh.own(b)
+	}
+	return ok
 }
 
 func (s *reportScan) strPtr(out **string) bool {
@@ -353,13 +394,70 @@ func (s *reportScan) strPtr(out **string) bool {
 		return true
 	}
 	if s.sh.on {
-		v, ok := s.stringValue()
-		*out = s.sh.ptr(v)
-		return ok
+		p := s.sh.ptr("")
+		*out = p
+		return s.sharedString(p)
 	}
 	v, ok := s.stringValue()
 	*out = &v
 	return ok
+}
+
+// sharedString reads a string in shared mode: a slice of the line when it has no
+// escapes, else its text in the pool, set when the scan ends (lineShare.finish).
+func (s *reportScan) sharedString(out *string) bool {
+	if !s.peek('"') {
+		return false
+	}
+	at := s.i + 1
+	j, high := plainRun(s.b, at)
+	if j >= len(s.b) || s.b[j] < 0x20 || high && !utf8.Valid(s.b[at:j]) {
+		return false
+	}
+	lo := len(s.sh.pool)
+	pool, end := append(s.sh.pool, s.b[at:j]...), j
+	if s.b[j] != '"' {
+		var ok bool
+		if pool, end, ok = unescape(pool, s.b, j); !ok {
+			s.sh.pool = pool
+			return false
+		}
+	}
+	s.sh.pool = pool
+	*out = ""
+	s.sh.fixups = append(s.sh.fixups, fixup{dst: out, lo: lo, hi: len(pool)})
+	s.i = end + 1
+	return true
+}
+
+// skipString checks a string as text would read it, without writing its text.
+func (s *reportScan) skipString() bool {
+	if !s.peek('"') {
+		return false
+	}
+	b := s.b
+	for j := s.i + 1; ; {
+		k, high := plainRun(b, j)
+		switch {
+		case high && !utf8.Valid(b[j:k]), k >= len(b) || b[k] < 0x20:
+			return false
+		case b[k] == '"':
+			s.i = k + 1
+			return true
+		case k+1 >= len(b):
+			return false
+		}
+		if e := b[k+1]; unescaped[e] != 0 {
+			j = k + 2
+			continue
+		} else if e != 'u' || k+6 > len(b) {
+			return false
+		}
+		if r, ok := hex4(b[k+2 : k+6]); !ok || r >= 0xD800 && r < 0xE000 {
+			return false
+		}
+		j = k + 6
+	}
 }
 
 // output reads a report's output: in shared mode as its JSON text (rawOutput), checked
@@ -389,12 +487,6 @@ func (s *reportScan) rawString() ([]byte, bool) {
 		return nil, false
 	}
 	start := s.i + 1
-	if s.sh.on {
-		if j, ok := s.sh.key(start); ok {
-			s.i = j + 1
-			return s.b[start:j], true
-		}
-	}
 	j, high := plainRun(s.b, start)
 	if high || j >= len(s.b) || s.b[j] != '"' {
 		return nil, false
@@ -404,19 +496,8 @@ func (s *reportScan) rawString() ([]byte, bool) {
 }
 
 // stringValue reads a string. Text that is not UTF-8, and an escaped surrogate, go to
-// the reference (which writes U+FFFD for them). In shared mode it is the line's
-// (lineShare.text), which has read it before.
+// the reference (which writes U+FFFD for them).
 func (s *reportScan) stringValue() (string, bool) {
-	if s.sh.on {
-		if !s.peek('"') {
-			return "", false
-		}
-		v, end, ok := s.sh.lookup(s.i + 1)
-		if ok {
-			s.i = end + 1
-		}
-		return v, ok
-	}
 	b, _, ok := s.text()
 	if !ok {
 		return "", false
@@ -591,8 +672,7 @@ func (s *reportScan) anyValue(depth int, build bool) (any, bool) {
 	switch c := s.b[s.i]; {
 	case c == '"':
 		if !build {
-			_, _, ok := s.text()
-			return nil, ok
+			return nil, s.skipString()
 		}
 		return s.stringValue()
 	case c == '{':
@@ -641,7 +721,7 @@ func (s *reportScan) anyObject(depth int, build bool) (any, bool) {
 		if build {
 			key, ok = s.stringValue()
 		} else {
-			_, _, ok = s.text()
+			ok = s.skipString()
 		}
 		if !ok || !s.peek(':') {
 			return nil, false

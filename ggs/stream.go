@@ -47,6 +47,7 @@ func (f *Filter) Run(ctx context.Context, in io.Reader, out io.Writer, hooks Str
 	lines := linecap.New("", flushingReader{r: in, w: w})
 	dec := &messageDecoder{scan: reportScan{sh: lineShare{on: true, unread: true}}}
 	var buf []byte
+	var ow outputWriter
 	flushed := func() error {
 		if err := w.Flush(); err != nil {
 			return &StreamError{Write: true, Err: err}
@@ -74,7 +75,7 @@ func (f *Filter) Run(ctx context.Context, in io.Reader, out io.Writer, hooks Str
 				derr = err
 			} else if o, err := f.handle(ctx, n, m, f.s.handleChecked); err != nil {
 				derr = err
-			} else if buf, err = AppendOutput(buf[:0], o); err != nil {
+			} else if buf, err = ow.append(buf[:0], o); err != nil {
 				derr = err
 			} else if _, err := w.Write(buf); err != nil {
 				return &StreamError{Write: true, Err: err}
