@@ -360,8 +360,9 @@ func (s *reportScan) str(out *string) bool {
 	return ok
 }
 
-// evidence reads a criterion verdict's evidence: checked and left empty when the share
-// says it is unread.
+// evidence reads a criterion verdict's evidence: when the share says it is unread, left
+// empty and checked only for what makes encoding/json refuse a string (what it would
+// replace, text that is not UTF-8 or an escaped surrogate, nobody reads).
 func (s *reportScan) evidence(out *string) bool {
 	switch {
 	case !s.sh.unread:
@@ -369,7 +370,7 @@ func (s *reportScan) evidence(out *string) bool {
 	case s.null():
 		return true
 	}
-	return s.skipString()
+	return s.skipString(true)
 }
 
 // kept reads a string the Solver keeps between rounds (a task_id, an intent): in shared
@@ -430,8 +431,10 @@ func (s *reportScan) sharedString(out *string) bool {
 	return true
 }
 
-// skipString checks a string as text would read it, without writing its text.
-func (s *reportScan) skipString() bool {
+// skipString checks a string as text would read it, without writing its text; lenient,
+// only as encoding/json would read it, which writes U+FFFD for text that is not UTF-8 and
+// for an escaped surrogate.
+func (s *reportScan) skipString(lenient bool) bool {
 	if !s.peek('"') {
 		return false
 	}
@@ -439,7 +442,7 @@ func (s *reportScan) skipString() bool {
 	for j := s.i + 1; ; {
 		k, high := plainRun(b, j)
 		switch {
-		case high && !utf8.Valid(b[j:k]), k >= len(b) || b[k] < 0x20:
+		case high && !lenient && !utf8.Valid(b[j:k]), k >= len(b) || b[k] < 0x20:
 			return false
 		case b[k] == '"':
 			s.i = k + 1
@@ -453,7 +456,7 @@ func (s *reportScan) skipString() bool {
 		} else if e != 'u' || k+6 > len(b) {
 			return false
 		}
-		if r, ok := hex4(b[k+2 : k+6]); !ok || r >= 0xD800 && r < 0xE000 {
+		if r, ok := hex4(b[k+2 : k+6]); !ok || !lenient && r >= 0xD800 && r < 0xE000 {
 			return false
 		}
 		j = k + 6
@@ -672,7 +675,7 @@ func (s *reportScan) anyValue(depth int, build bool) (any, bool) {
 	switch c := s.b[s.i]; {
 	case c == '"':
 		if !build {
-			return nil, s.skipString()
+			return nil, s.skipString(false)
 		}
 		return s.stringValue()
 	case c == '{':
@@ -721,7 +724,7 @@ func (s *reportScan) anyObject(depth int, build bool) (any, bool) {
 		if build {
 			key, ok = s.stringValue()
 		} else {
-			ok = s.skipString()
+			ok = s.skipString(false)
 		}
 		if !ok || !s.peek(':') {
 			return nil, false
