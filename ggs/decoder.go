@@ -10,7 +10,7 @@ type messageDecoder struct {
 func (d *messageDecoder) decode(line []byte) (Message, error) {
 	m, ok := d.scan.message(line)
 	d.scan.b = nil // hold no line between calls
-	d.scan.sh.text = ""
+	d.scan.sh.done()
 	if ok && m.check() == nil {
 		return m, nil
 	}

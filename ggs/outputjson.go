@@ -17,7 +17,18 @@ import (
 // what it does not write (a graceful failure, an output of another Go type, a number
 // JSON cannot hold) is written by encoding/json, which also gives the error.
 func AppendOutput(buf []byte, o Output) ([]byte, error) {
-	if out, ok := appendOutput(buf, o); ok {
+	return new(outputWriter).append(buf, o)
+}
+
+// outputWriter is AppendOutput with its scratch space kept from one output to the next
+// (Filter.Run's). It is not safe for concurrent use.
+type outputWriter struct{ w jsonWriter }
+
+func (ow *outputWriter) append(buf []byte, o Output) ([]byte, error) {
+	ow.w.b = buf
+	out, ok := ow.w.output(o)
+	ow.w.b, ow.w.bad = nil, false
+	if ok {
 		return out, nil
 	}
 	return appendOutputReflect(buf, o)
@@ -45,6 +56,12 @@ func appendOutputReflect(buf []byte, o Output) ([]byte, error) {
 // an infinity (an error there).
 func appendOutput(buf []byte, o Output) ([]byte, bool) {
 	w := jsonWriter{b: buf}
+	return w.output(o)
+}
+
+// output is appendOutput onto w.b.
+func (w *jsonWriter) output(o Output) ([]byte, bool) {
+	buf := w.b
 	if f := o.Final; f != nil {
 		if f.Failure != nil {
 			return buf, false
@@ -106,6 +123,7 @@ type jsonWriter struct {
 	b       []byte
 	bad     bool
 	members []rawMember // the members of the raw objects being written, innermost last
+	scratch []byte      // the unescaped text of a raw output's string, being written
 }
 
 func (w *jsonWriter) ok() bool { return !w.bad }
@@ -231,7 +249,9 @@ func (w *jsonWriter) scanned(s *reportScan, depth int) {
 		w.bad = w.bad || !ok
 		w.b = jsonw.String(w.b, v, false)
 	case c == '{':
-		w.scannedObject(s, depth)
+		if !w.sortedObject(s, depth) {
+			w.scannedObject(s, depth)
+		}
 	case c == '[':
 		s.i++
 		w.b = append(w.b, '[')
@@ -255,11 +275,62 @@ func (w *jsonWriter) scanned(s *reportScan, depth int) {
 		w.bad = w.bad || !ok
 		w.any(v, depth)
 	default:
-		text, _, _, ok := s.number()
+		text, integer, _, ok := s.number()
+		if ok && integer && exactInteger(text) {
+			w.b = append(w.b, text...) // the text float64 holds and encoding/json writes
+			return
+		}
 		f, err := strconv.ParseFloat(string(text), 64)
 		w.bad = w.bad || !ok || err != nil
 		w.float(f)
 	}
+}
+
+// exactInteger reports whether the text of an integer is written back as it is: at most
+// 15 digits (which float64 holds exactly, below 1e21, so encoding/json writes them
+// without an exponent), and no leading zero but a lone one.
+func exactInteger(text []byte) bool {
+	digits := text
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	return len(digits) <= 15 && (len(digits) == 1 || digits[0] != '0')
+}
+
+// sortedObject writes the object s reads next as it comes, when its keys are plain text
+// in strictly increasing order, as most objects are (encoding/json sorts a map's): then
+// its order is the sorted one and no key repeats. It reports false, having written and
+// read nothing, for another object: scannedObject writes that.
+func (w *jsonWriter) sortedObject(s *reportScan, depth int) bool {
+	at, start := s.i, len(w.b)
+	s.i++
+	w.b = append(w.b, '{')
+	var prev []byte
+	more := !s.peek('}')
+	if !more {
+		s.i++
+	}
+	for first := true; more; first = false {
+		key, inPlace, ok := s.text()
+		if !ok || !inPlace || !first && bytes.Compare(prev, key) >= 0 || !s.peek(':') {
+			s.i, w.b = at, w.b[:start]
+			return false
+		}
+		s.i++
+		prev = key
+		if !first {
+			w.b = append(w.b, ',')
+		}
+		w.b = jsonw.String(w.b, key, false)
+		w.b = append(w.b, ':')
+		w.scanned(s, depth+1)
+		if more, ok = s.next('}'); !ok {
+			w.bad = true
+			return true
+		}
+	}
+	w.b = append(w.b, '}')
+	return true
 }
 
 func (w *jsonWriter) scannedObject(s *reportScan, depth int) {

@@ -23,7 +23,6 @@ type reportScan struct {
 	b   []byte
 	i   int
 	buf []byte // scratch for strings with escapes
-	f   field  // the member being read (fields)
 	sh  lineShare
 }
 
@@ -32,10 +31,26 @@ type reportScan struct {
 const maxScanDepth = 512
 
 func (s *reportScan) message(line []byte) (Message, bool) {
-	s.b, s.i = line, 0
-	if s.sh.on {
-		s.sh.start(line)
+	if !s.sh.on {
+		return s.scan(line)
 	}
+	s.sh.start(line)
+	m, ok := s.scan(line)
+	if ok && !s.sh.settled() {
+		s.sh.start(line)
+		if m, ok = s.scan(line); !s.sh.settled() {
+			ok = false // cannot be: the lists have grown to the line
+		}
+	}
+	if ok {
+		s.sh.finish()
+	}
+	return m, ok
+}
+
+// scan is message's one pass over the line.
+func (s *reportScan) scan(line []byte) (Message, bool) {
+	s.b, s.i = line, 0
 	var m Message
 	var target int // 0 none yet, 1 replan, 2 outcome
 	decoded := false
@@ -83,64 +98,122 @@ func (s *reportScan) message(line []byte) (Message, bool) {
 	return m, true
 }
 
-// The report's structs, one reader each: a chain of its fields, each f.is(name) &&
-// f.set(read), in which the first field named by the key reads the value.
+// The report's structs, one reader each: the names of its fields (fieldSet), and a
+// switch on the field a key names that reads the value.
+
+var (
+	replanFields = newFieldSet("task_id", "intent", "gap_summary", "failed_subtasks", "correction_count",
+		"elapsed_ms", "outcomes", "task_criteria_verdicts", "recommendation", "fault")
+	outcomeFields = newFieldSet("task_id", "intent", "summary", "output", "elapsed_ms", "outcomes")
+	subtaskFields = newFieldSet("subtask_id", "parent_task_id", "status", "output", "failure_reason", "criteria_verdicts", "gap_trajectory", "tool_calls", "fault")
+	verdictFields = newFieldSet("criterion", "mode", "verdict", "failure_class", "evidence")
+	gapFields     = newFieldSet("attempt", "failed_criteria")
+	failedFields  = newFieldSet("criterion", "failure_class")
+	faultFields   = newFieldSet("role", "kind", "detail")
+)
 
 func (s *reportScan) replan(r *contract.ReplanRequest) bool {
-	return s.fields(func(f *field) bool {
-		return f.is("task_id") && f.set(s.kept(&r.TaskID)) || f.is("intent") && f.set(s.kept(&r.Intent)) ||
-			f.is("gap_summary") && f.set(s.str(&r.GapSummary)) ||
-			f.is("failed_subtasks") && f.set(s.strings(&r.FailedSubTasks)) ||
-			f.is("correction_count") && f.set(s.int(&r.CorrectionCount)) ||
-			f.is("elapsed_ms") && f.set(s.int64(&r.ElapsedMS)) ||
-			f.is("outcomes") && f.set(s.subtasks(&r.Outcomes)) ||
-			f.is("task_criteria_verdicts") && f.set(s.verdicts(&r.TaskCriteriaVerdicts)) ||
-			f.is("recommendation") && f.set(s.str(&r.Recommendation)) ||
-			f.is("fault") && f.set(s.fault(&r.Fault))
+	return s.fields(replanFields, func(k int) bool {
+		switch k {
+		case 0:
+			return s.kept(&r.TaskID)
+		case 1:
+			return s.kept(&r.Intent)
+		case 2:
+			return s.str(&r.GapSummary)
+		case 3:
+			return s.strings(&r.FailedSubTasks)
+		case 4:
+			return s.int(&r.CorrectionCount)
+		case 5:
+			return s.int64(&r.ElapsedMS)
+		case 6:
+			return s.subtasks(&r.Outcomes)
+		case 7:
+			return s.verdicts(&r.TaskCriteriaVerdicts)
+		case 8:
+			return s.str(&r.Recommendation)
+		}
+		return s.fault(&r.Fault)
 	})
 }
 
 func (s *reportScan) outcome(o *contract.OutcomeSummary) bool {
-	return s.fields(func(f *field) bool {
-		return f.is("task_id") && f.set(s.kept(&o.TaskID)) || f.is("intent") && f.set(s.kept(&o.Intent)) ||
-			f.is("summary") && f.set(s.str(&o.Summary)) || f.is("output") && f.set(s.output(&o.Output)) ||
-			f.is("elapsed_ms") && f.set(s.int64(&o.ElapsedMS)) || f.is("outcomes") && f.set(s.subtasks(&o.Outcomes))
+	return s.fields(outcomeFields, func(k int) bool {
+		switch k {
+		case 0:
+			return s.kept(&o.TaskID)
+		case 1:
+			return s.kept(&o.Intent)
+		case 2:
+			return s.str(&o.Summary)
+		case 3:
+			return s.output(&o.Output)
+		case 4:
+			return s.int64(&o.ElapsedMS)
+		}
+		return s.subtasks(&o.Outcomes)
 	})
 }
 
 func (s *reportScan) subtasks(out *[]contract.SubTaskOutcome) bool {
 	return array(s, out, &s.sh.subtasks, func(o *contract.SubTaskOutcome) bool {
-		return s.fields(func(f *field) bool {
-			return f.is("subtask_id") && f.set(s.str(&o.SubTaskID)) ||
-				f.is("parent_task_id") && f.set(s.str(&o.ParentTaskID)) || f.is("status") && f.set(s.str(&o.Status)) ||
-				f.is("output") && f.set(s.output(&o.Output)) || f.is("failure_reason") && f.set(s.strPtr(&o.FailureReason)) ||
-				f.is("criteria_verdicts") && f.set(s.verdicts(&o.CriteriaVerdicts)) ||
-				f.is("gap_trajectory") && f.set(s.gaps(&o.GapTrajectory)) ||
-				f.is("tool_calls") && f.set(s.strings(&o.ToolCalls)) || f.is("fault") && f.set(s.fault(&o.Fault))
+		return s.fields(subtaskFields, func(k int) bool {
+			switch k {
+			case 0:
+				return s.str(&o.SubTaskID)
+			case 1:
+				return s.str(&o.ParentTaskID)
+			case 2:
+				return s.str(&o.Status)
+			case 3:
+				return s.output(&o.Output)
+			case 4:
+				return s.strPtr(&o.FailureReason)
+			case 5:
+				return s.verdicts(&o.CriteriaVerdicts)
+			case 6:
+				return s.gaps(&o.GapTrajectory)
+			case 7:
+				return s.strings(&o.ToolCalls)
+			}
+			return s.fault(&o.Fault)
 		})
 	})
 }
 
 func (s *reportScan) verdicts(out *[]contract.CriterionVerdict) bool {
 	return array(s, out, &s.sh.verdicts, func(v *contract.CriterionVerdict) bool {
-		return s.fields(func(f *field) bool {
-			return f.is("criterion") && f.set(s.str(&v.Criterion)) || f.is("mode") && f.set(s.str(&v.Mode)) ||
-				f.is("verdict") && f.set(s.str(&v.Verdict)) || f.is("failure_class") && f.set(s.strPtr(&v.FailureClass)) ||
-				f.is("evidence") && f.set(s.str(&v.Evidence))
+		return s.fields(verdictFields, func(k int) bool {
+			switch k {
+			case 0:
+				return s.str(&v.Criterion)
+			case 1:
+				return s.str(&v.Mode)
+			case 2:
+				return s.str(&v.Verdict)
+			case 3:
+				return s.strPtr(&v.FailureClass)
+			}
+			return s.evidence(&v.Evidence)
 		})
 	})
 }
 
 func (s *reportScan) gaps(out *[]contract.GapAttempt) bool {
 	return array(s, out, &s.sh.gaps, func(g *contract.GapAttempt) bool {
-		return s.fields(func(f *field) bool {
-			return f.is("attempt") && f.set(s.int(&g.Attempt)) ||
-				f.is("failed_criteria") && f.set(array(s, &g.FailedCriteria, &s.sh.failed, func(fc *contract.FailedCriterion) bool {
-					return s.fields(func(f *field) bool {
-						return f.is("criterion") && f.set(s.str(&fc.Criterion)) ||
-							f.is("failure_class") && f.set(s.str(&fc.FailureClass))
-					})
-				}))
+		return s.fields(gapFields, func(k int) bool {
+			if k == 0 {
+				return s.int(&g.Attempt)
+			}
+			return array(s, &g.FailedCriteria, &s.sh.failed, func(fc *contract.FailedCriterion) bool {
+				return s.fields(failedFields, func(k int) bool {
+					if k == 0 {
+						return s.str(&fc.Criterion)
+					}
+					return s.str(&fc.FailureClass)
+				})
+			})
 		})
 	})
 }
@@ -151,58 +224,89 @@ func (s *reportScan) fault(out **contract.Fault) bool {
 	}
 	x := s.sh.fault()
 	*out = x
-	return s.fields(func(f *field) bool {
-		return f.is("role") && f.set(s.str(&x.Role)) || f.is("kind") && f.set(s.str(&x.Kind)) ||
-			f.is("detail") && f.set(s.str(&x.Detail))
+	return s.fields(faultFields, func(k int) bool {
+		switch k {
+		case 0:
+			return s.str(&x.Role)
+		case 1:
+			return s.str(&x.Kind)
+		}
+		return s.str(&x.Detail)
 	})
 }
 
-// field is the key of one member of a struct's object, matched against the struct's
-// fields in turn.
-type field struct {
-	key  []byte
-	n    uint // the fields named so far
-	bit  uint32
-	read bool // the value was read
+// fieldSet is the JSON names of a struct's fields (at most 32), in the order
+// encoding/json writes them, each as it comes quoted in a line.
+type fieldSet struct{ quoted []string }
+
+func newFieldSet(names ...string) *fieldSet {
+	fs := &fieldSet{}
+	for _, n := range names {
+		fs.quoted = append(fs.quoted, `"`+n+`"`)
+	}
+	return fs
 }
 
-// is reports whether the key names this field.
-func (f *field) is(name string) bool {
-	f.n++
-	if string(f.key) != name {
+// name is the field the key names, or -1.
+func (fs *fieldSet) name(key []byte) int {
+	for k, q := range fs.quoted {
+		if len(q) == len(key)+2 && string(key) == q[1:len(q)-1] {
+			return k
+		}
+	}
+	return -1
+}
+
+// fields reads an object into a struct whose fields fs names, each member's value by
+// read(k), k the field its key names. A key no field names, or a field seen before (a
+// repeated key), is the reference's to read. A key is first taken as the field after
+// the one before, the order encoding/json writes them in: then it is not read twice.
+func (s *reportScan) fields(fs *fieldSet, read func(k int) bool) bool {
+	if !s.peek('{') {
 		return false
 	}
-	f.bit = 1 << f.n
-	return true
-}
-
-// set records whether the field's value was read; it is true, ending the chain.
-func (f *field) set(read bool) bool {
-	f.read = read
-	return true
-}
-
-// fields reads an object into a struct, each member by the chain of its fields. A key
-// no field names, or a field seen before (a repeated key), is the reference's to read.
-// The field matched is s.f, saved around a nested struct's reading.
-func (s *reportScan) fields(chain func(*field) bool) bool {
-	outer := s.f
+	s.i++
+	if s.peek('}') {
+		s.i++
+		return true
+	}
 	var seen uint32
-	ok := s.object(func(key []byte) bool {
-		s.f = field{key: key}
-		if !chain(&s.f) || seen&s.f.bit != 0 {
+	for next := 0; ; {
+		k := -1
+		if s.ws(); next < len(fs.quoted) && hasPrefix(s.b[s.i:], fs.quoted[next]) {
+			k = next
+			s.i += len(fs.quoted[k])
+		} else if key, ok := s.rawString(); !ok {
+			return false
+		} else if k = fs.name(key); k < 0 {
 			return false
 		}
-		seen |= s.f.bit
-		return s.f.read
-	})
-	s.f = outer
-	return ok
+		if seen&(1<<k) != 0 || !s.peek(':') {
+			return false
+		}
+		seen |= 1 << k
+		s.i++
+		if !read(k) {
+			return false
+		}
+		next = k + 1
+		if more, ok := s.next('}'); !more {
+			return ok
+		}
+	}
+}
+
+// hasPrefix is bytes.HasPrefix for a string prefix.
+func hasPrefix(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
 }
 
 // The JSON grammar, strictly. Each reader skips the whitespace before its value.
 
 func (s *reportScan) ws() {
+	if s.i < len(s.b) && s.b[s.i] > ' ' { // most values follow their separator at once
+		return
+	}
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -307,7 +411,10 @@ func array[T any](s *reportScan, out *[]T, pool *[]T, elem func(*T) bool) bool {
 			*pool = make([]T, 0, 4) // most lists of a report are short: one allocation
 		}
 		var zero T
-		*pool = append(*pool, zero)
+		before := cap(*pool)
+		if *pool = append(*pool, zero); cap(*pool) != before && s.sh.on {
+			s.sh.moved = true
+		}
 		if !elem(&(*pool)[len(*pool)-1]) {
 			return false
 		}
@@ -330,21 +437,41 @@ func (s *reportScan) str(out *string) bool {
 	if s.null() {
 		return true
 	}
+	if s.sh.on {
+		return s.sharedString(out)
+	}
 	v, ok := s.stringValue()
 	*out = v
 	return ok
 }
 
-// kept reads a string the Solver keeps between rounds (a task_id, an intent, a tool
-// call): in shared mode it must not hold its line.
+// evidence reads a criterion verdict's evidence: when the share says it is unread, left
+// empty and checked only for what makes encoding/json refuse a string (what it would
+// replace, text that is not UTF-8 or an escaped surrogate, nobody reads).
+func (s *reportScan) evidence(out *string) bool {
+	switch {
+	case !s.sh.unread:
+		return s.str(out)
+	case s.null():
+		return true
+	}
+	return s.skipString(true)
+}
+
+// kept reads a string the Solver keeps between rounds (a task_id, an intent): in shared
+// mode it must not hold its line.
 func (s *reportScan) kept(out *string) bool {
-	if !s.str(out) {
-		return false
+	if !s.sh.on {
+		return s.str(out)
 	}
-	if s.sh.on {
-		*out = s.sh.own(*out)
+	if s.null() {
+		return true
 	}
-	return true
+	b, _, ok := s.text()
+	if ok {
+		*out = s.sh.own(b)
+	}
+	return ok
 }
 
 func (s *reportScan) strPtr(out **string) bool {
@@ -353,13 +480,72 @@ func (s *reportScan) strPtr(out **string) bool {
 		return true
 	}
 	if s.sh.on {
-		v, ok := s.stringValue()
-		*out = s.sh.ptr(v)
-		return ok
+		p := s.sh.ptr("")
+		*out = p
+		return s.sharedString(p)
 	}
 	v, ok := s.stringValue()
 	*out = &v
 	return ok
+}
+
+// sharedString reads a string in shared mode: a slice of the line when it has no
+// escapes, else its text in the pool, set when the scan ends (lineShare.finish).
+func (s *reportScan) sharedString(out *string) bool {
+	if !s.peek('"') {
+		return false
+	}
+	at := s.i + 1
+	j, high := plainRun(s.b, at)
+	if j >= len(s.b) || s.b[j] < 0x20 || high && !utf8.Valid(s.b[at:j]) {
+		return false
+	}
+	lo := len(s.sh.pool)
+	pool, end := append(s.sh.pool, s.b[at:j]...), j
+	if s.b[j] != '"' {
+		var ok bool
+		if pool, end, ok = unescape(pool, s.b, j); !ok {
+			s.sh.pool = pool
+			return false
+		}
+	}
+	s.sh.pool = pool
+	*out = ""
+	s.sh.fixups = append(s.sh.fixups, fixup{dst: out, lo: lo, hi: len(pool)})
+	s.i = end + 1
+	return true
+}
+
+// skipString checks a string as text would read it, without writing its text; lenient,
+// only as encoding/json would read it, which writes U+FFFD for text that is not UTF-8 and
+// for an escaped surrogate.
+func (s *reportScan) skipString(lenient bool) bool {
+	if !s.peek('"') {
+		return false
+	}
+	b := s.b
+	for j := s.i + 1; ; {
+		k, high := plainRun(b, j)
+		switch {
+		case high && !lenient && !utf8.Valid(b[j:k]), k >= len(b) || b[k] < 0x20:
+			return false
+		case b[k] == '"':
+			s.i = k + 1
+			return true
+		case k+1 >= len(b):
+			return false
+		}
+		if e := b[k+1]; unescaped[e] != 0 {
+			j = k + 2
+			continue
+		} else if e != 'u' || k+6 > len(b) {
+			return false
+		}
+		if r, ok := hex4(b[k+2 : k+6]); !ok || !lenient && r >= 0xD800 && r < 0xE000 {
+			return false
+		}
+		j = k + 6
+	}
 }
 
 // output reads a report's output: in shared mode as its JSON text (rawOutput), checked
@@ -389,12 +575,6 @@ func (s *reportScan) rawString() ([]byte, bool) {
 		return nil, false
 	}
 	start := s.i + 1
-	if s.sh.on {
-		if j, ok := s.sh.key(start); ok {
-			s.i = j + 1
-			return s.b[start:j], true
-		}
-	}
 	j, high := plainRun(s.b, start)
 	if high || j >= len(s.b) || s.b[j] != '"' {
 		return nil, false
@@ -404,19 +584,8 @@ func (s *reportScan) rawString() ([]byte, bool) {
 }
 
 // stringValue reads a string. Text that is not UTF-8, and an escaped surrogate, go to
-// the reference (which writes U+FFFD for them). In shared mode it is the line's
-// (lineShare.text), which has read it before.
+// the reference (which writes U+FFFD for them).
 func (s *reportScan) stringValue() (string, bool) {
-	if s.sh.on {
-		if !s.peek('"') {
-			return "", false
-		}
-		v, end, ok := s.sh.lookup(s.i + 1)
-		if ok {
-			s.i = end + 1
-		}
-		return v, ok
-	}
 	b, _, ok := s.text()
 	if !ok {
 		return "", false
@@ -591,8 +760,7 @@ func (s *reportScan) anyValue(depth int, build bool) (any, bool) {
 	switch c := s.b[s.i]; {
 	case c == '"':
 		if !build {
-			_, _, ok := s.text()
-			return nil, ok
+			return nil, s.skipString(false)
 		}
 		return s.stringValue()
 	case c == '{':
@@ -641,7 +809,7 @@ func (s *reportScan) anyObject(depth int, build bool) (any, bool) {
 		if build {
 			key, ok = s.stringValue()
 		} else {
-			_, _, ok = s.text()
+			ok = s.skipString(false)
 		}
 		if !ok || !s.peek(':') {
 			return nil, false

@@ -4,20 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"slices"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/agentspine/spine/contract"
 )
 
 // lineShare is the shared mode of reportScan, for a stream whose reports live for one
-// round each (Filter.Run). Before the scan, one quick pass over the line (start) copies
-// the text of its strings, unescaped, into one string, text, and the report's strings
-// are slices of it; the text of keys and of outputs is left out: an output is kept as
-// its JSON text in the line (rawOutput), checked by the scan, and decoded only if a
-// FinalResult writes it. The report's structs and lists are reused line after line. A
-// line's report then costs a handful of allocations instead of one per string and value.
+// round each (Filter.Run). The line is made a string once (start), and the report's
+// strings without escapes are slices of it; the text of those with escapes is written,
+// unescaped, one after another into pool, and made one string when the scan ends
+// (finish), which then sets each of them (fixups). An output is kept as its JSON text in
+// the line (rawOutput), checked by the scan, and decoded only if a FinalResult writes it.
+// The report's structs and lists are reused line after line. A line's report then costs
+// a handful of allocations instead of one per string and value, in one pass over it.
 //
 // So a report, and what the Solver makes of it in the round, is valid until the next
 // line. What the Solver keeps between rounds must not hold a line: the task_id and the
@@ -26,14 +24,12 @@ import (
 type lineShare struct {
 	on bool
 	// unread: the report's readers (Filter.Run's Solver) read no criterion verdict's
-	// evidence, the longest text of a report: start checks it and leaves it empty.
+	// evidence, the longest text of a report: the scan checks it and leaves it empty.
 	unread bool
-	text   string    // the text of the line's strings, one after another
-	pool   []byte    // text, being written
-	spans  []strSpan // the line's strings in text, in the order of the line
-	next   int       // the span after the one the scan read last
-	keys   []strSpan // the line's keys (not within an output) that are plain ASCII: at, end
-	nextK  int       // the key after the one the scan read last
+	line   string  // the line
+	pool   []byte  // the text of the line's strings with escapes, unescaped
+	fixups []fixup // the strings whose text is in pool
+	moved  bool    // a list of the share moved while the scan wrote into it (array)
 
 	ptrs []string
 	raws []rawOutput
@@ -50,162 +46,54 @@ type lineShare struct {
 	strings  []string
 }
 
-// strSpan is a string of the line: from at (after its opening quote) to end (its closing
-// quote), its text text[lo:hi].
-type strSpan struct{ at, end, lo, hi int }
+// fixup is a string of the report whose text is pool[lo:hi], set when the scan ends.
+type fixup struct {
+	dst    *string
+	lo, hi int
+}
 
 // maxKept bounds the table of kept strings: a few megabytes of ids; when full it starts
 // again empty.
 const maxKept = 1 << 15
 
-// start readies the share for line: the text of its strings (not keys, not within an
-// output), checked as the scan would check them. It stops at a string the scan would not
-// take, which the scan then does not find: the reference reads the line.
+// start readies the share for line.
 func (sh *lineShare) start(line []byte) {
 	sh.ptrs, sh.raws, sh.faults = sh.ptrs[:0], sh.raws[:0], sh.faults[:0]
 	sh.subtasks, sh.verdicts, sh.gaps = sh.subtasks[:0], sh.verdicts[:0], sh.gaps[:0]
 	sh.failed, sh.strings = sh.failed[:0], sh.strings[:0]
-	sh.pool, sh.spans, sh.next = sh.pool[:0], sh.spans[:0], 0
-	sh.keys, sh.nextK = sh.keys[:0], 0
-	unread := -1 // where the text of an evidence starts, if unread
-	for i := 0; ; {
-		q := bytes.IndexByte(line[i:], '"')
-		if q < 0 {
-			break
-		}
-		at, lo := i+q+1, len(sh.pool)
-		end, plain, ok := sh.copyString(line, at, at != unread)
-		if !ok {
-			break
-		}
-		i = end + 1
-		if k := skipSpace(line, i); k < len(line) && line[k] == ':' { // a key
-			sh.pool = sh.pool[:lo]
-			if plain {
-				sh.keys = append(sh.keys, strSpan{at: at, end: end})
-			}
-			if sh.unread && string(line[at:end]) == "evidence" {
-				if v := skipSpace(line, k+1); v < len(line) && line[v] == '"' {
-					unread = v + 1
-				}
-			}
-			if string(line[at:end]) == "output" {
-				if i = skipValue(line, k+1); i < 0 {
-					break
-				}
-			}
-			continue
-		}
-		sh.spans = append(sh.spans, strSpan{at: at, end: end, lo: lo, hi: len(sh.pool)})
-	}
-	sh.text = string(sh.pool)
+	sh.pool, sh.fixups, sh.moved = sh.pool[:0], sh.fixups[:0], false
 }
 
-// copyString appends the text of the string that starts at line[at] to the pool, unless
-// !keep, and gives the index of its closing quote, and whether the string is plain ASCII
-// (no escape); ok is false for a string the scan does not take.
-func (sh *lineShare) copyString(line []byte, at int, keep bool) (end int, plain, ok bool) {
-	j, high := plainRun(line, at)
-	switch {
-	case j >= len(line) || line[j] < 0x20:
-		return 0, false, false
-	case line[j] == '"':
-		if high && !utf8.Valid(line[at:j]) {
-			return 0, false, false
-		}
-		if keep {
-			sh.pool = append(sh.pool, line[at:j]...)
-		}
-		return j, !high, true
+// settled reports whether the fixups point where the report is: not so when a list moved
+// while the scan was writing one (array), for a fixup may point into its old copy. A
+// second scan of the same line does not move: the lists have grown to it.
+func (sh *lineShare) settled() bool { return !sh.moved || len(sh.fixups) == 0 }
+
+// finish sets the strings whose text is in pool.
+func (sh *lineShare) finish() {
+	if len(sh.fixups) == 0 {
+		return
 	}
-	lo := len(sh.pool)
-	sh.pool, end, ok = unescape(sh.pool, line, at)
-	if !keep {
-		sh.pool = sh.pool[:lo]
+	text := string(sh.pool)
+	for _, f := range sh.fixups {
+		*f.dst = text[f.lo:f.hi]
 	}
-	return end, false, ok
 }
 
-// key is the index of the closing quote of the key whose text starts at at, if start
-// found it plain ASCII: the scan then need not read it again.
-func (sh *lineShare) key(at int) (end int, ok bool) {
-	for sh.nextK < len(sh.keys) && sh.keys[sh.nextK].at < at { // keys the scan did not ask for
-		sh.nextK++
-	}
-	if sh.nextK < len(sh.keys) && sh.keys[sh.nextK].at == at {
-		sh.nextK++
-		return sh.keys[sh.nextK-1].end, true
-	}
-	return 0, false
+// done lets go of the line.
+func (sh *lineShare) done() {
+	clear(sh.fixups) // hold no pointer into the report
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the index after the JSON value from b[i], found by its quotes and
-// brackets alone (the scan checks it), or -1.
-func skipValue(b []byte, i int) int {
-	depth := 0
-	for i = skipSpace(b, i); i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			for i++; i < len(b) && b[i] != '"'; i++ {
-				if b[i] == '\\' {
-					i++
-				}
-			}
-			if i >= len(b) {
-				return -1
-			}
-			if depth == 0 {
-				return i + 1
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth--; depth == 0 {
-				return i + 1
-			}
-			if depth < 0 {
-				return i // a number or literal ends at its container's end
-			}
-		case ',', ' ', '\t', '\n', '\r':
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// lookup is the text of the string whose text starts at at, and the index of its
-// closing quote; ok is false for a string start did not read.
-func (sh *lineShare) lookup(at int) (string, int, bool) {
-	k := sh.next // the scan meets them in order
-	if k >= len(sh.spans) || sh.spans[k].at != at {
-		var found bool
-		if k, found = slices.BinarySearchFunc(sh.spans, at, func(sp strSpan, at int) int { return sp.at - at }); !found {
-			return "", 0, false
-		}
-	}
-	sh.next = k + 1
-	sp := sh.spans[k]
-	return sh.text[sp.lo:sp.hi], sp.end, true
-}
-
-// own returns v in memory of its own.
-func (sh *lineShare) own(v string) string {
-	if k, ok := sh.kept[v]; ok {
+// own returns the text b in memory of its own.
+func (sh *lineShare) own(b []byte) string {
+	if k, ok := sh.kept[string(b)]; ok {
 		return k
 	}
 	if sh.kept == nil || len(sh.kept) >= maxKept {
 		sh.kept = make(map[string]string, 1024)
 	}
-	k := strings.Clone(v)
+	k := string(b)
 	sh.kept[k] = k
 	return k
 }
@@ -262,8 +150,9 @@ func (r *rawOutput) value() (any, bool) {
 
 // write writes the output as encoding/json writes the value it decodes to.
 func (r *rawOutput) write(w *jsonWriter, depth int) {
-	s := reportScan{b: r.text}
+	s := reportScan{b: r.text, buf: w.scratch}
 	w.scanned(&s, depth)
+	w.scratch = s.buf
 }
 
 // MarshalJSON writes the decoded value, as appendOutput would.

@@ -100,21 +100,23 @@ func FuzzReportScanAgrees(f *testing.F) {
 		if ok != sok {
 			t.Fatalf("%q: the single pass took it %v, in shared mode %v", line, ok, sok)
 		}
+		// With evidence unread, an evidence the reference would read with U+FFFD in it is
+		// taken too: it may take more, never what the reference refuses.
 		lm, lok := lean.message(line)
-		if ok != lok {
-			t.Fatalf("%q: the single pass took it %v, with evidence unread %v", line, ok, lok)
+		if ok && !lok {
+			t.Fatalf("%q: the single pass took it, with evidence unread not", line)
 		}
-		if !ok {
+		if !lok {
 			return
 		}
 		want, err := decodeReference(line)
 		if err != nil {
-			t.Fatalf("the single pass took %q; the reference: %v", line, err)
+			t.Fatalf("the single pass took %q (with evidence unread: %v); the reference: %v", line, ok, err)
 		}
-		if !reflect.DeepEqual(m, want) {
+		if ok && !reflect.DeepEqual(m, want) {
 			t.Fatalf("%q:\nsingle pass %+v\nreference   %+v", line, m, want)
 		}
-		if sm = decodedOutputs(t, sm); !reflect.DeepEqual(sm, want) {
+		if sm = decodedOutputs(t, sm); ok && !reflect.DeepEqual(sm, want) {
 			t.Fatalf("%q:\nshared mode %+v\nreference   %+v", line, sm, want)
 		}
 		if lm, want = decodedOutputs(t, lm), withoutEvidence(want); !reflect.DeepEqual(lm, want) {

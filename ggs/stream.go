@@ -44,9 +44,10 @@ func (e *StreamError) Unwrap() error { return e.Err }
 // *StreamError), or when ctx is done (ctx's error).
 func (f *Filter) Run(ctx context.Context, in io.Reader, out io.Writer, hooks StreamHooks) error {
 	w := bufio.NewWriterSize(out, 64<<10)
-	lines := linecap.New("", flushingReader{r: in, w: w})
+	lines := newLineReader(flushingReader{r: in, w: w}, linecap.MaxLine)
 	dec := &messageDecoder{scan: reportScan{sh: lineShare{on: true, unread: true}}}
 	var buf []byte
+	var ow outputWriter
 	flushed := func() error {
 		if err := w.Flush(); err != nil {
 			return &StreamError{Write: true, Err: err}
@@ -74,7 +75,7 @@ func (f *Filter) Run(ctx context.Context, in io.Reader, out io.Writer, hooks Str
 				derr = err
 			} else if o, err := f.handle(ctx, n, m, f.s.handleChecked); err != nil {
 				derr = err
-			} else if buf, err = AppendOutput(buf[:0], o); err != nil {
+			} else if buf, err = ow.append(buf[:0], o); err != nil {
 				derr = err
 			} else if _, err := w.Write(buf); err != nil {
 				return &StreamError{Write: true, Err: err}
