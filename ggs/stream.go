@@ -44,7 +44,7 @@ func (e *StreamError) Unwrap() error { return e.Err }
 // *StreamError), or when ctx is done (ctx's error).
 func (f *Filter) Run(ctx context.Context, in io.Reader, out io.Writer, hooks StreamHooks) error {
 	w := bufio.NewWriterSize(out, 64<<10)
-	lines := newLineReader(flushingReader{r: in, w: w}, linecap.MaxLine)
+	lines := linecap.New("", flushingReader{r: in, w: w})
 	dec := &messageDecoder{scan: reportScan{sh: lineShare{on: true, unread: true}}}
 	var buf []byte
 	var ow outputWriter

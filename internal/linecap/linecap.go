@@ -56,7 +56,15 @@ func New(name string, r io.Reader) *Reader { return NewSize(name, r, MaxLine) }
 
 // NewSize reads r with a cap of max bytes a line.
 func NewSize(name string, r io.Reader, max int) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 64<<10), name: name, max: max}
+	return newBuffered(name, r, max, readBuffer)
+}
+
+// readBuffer is the size of a Reader's read buffer: a line that fits in it is given
+// in place, a longer one gathered in a buffer of its own.
+const readBuffer = 64 << 10
+
+func newBuffered(name string, r io.Reader, max, size int) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, size), name: name, max: max}
 }
 
 // Next returns the next line without its newline and whether it ended in one (false
@@ -67,10 +75,16 @@ func (r *Reader) Next() (line []byte, complete bool, err error) {
 	if r.err != nil {
 		return nil, false, r.err
 	}
-	r.buf = r.buf[:0]
+	frag, err := r.br.ReadSlice('\n')
+	if err == nil && len(frag) <= r.max+1 {
+		// The whole line is in the read buffer: given in place, without a copy. Its
+		// capacity ends with it, so that an append cannot write over the next line.
+		r.n++
+		n := len(frag) - 1
+		return frag[:n:n], true, nil
+	}
+	r.buf = append(r.buf[:0], frag...)
 	for {
-		frag, err := r.br.ReadSlice('\n')
-		r.buf = append(r.buf, frag...)
 		content := len(r.buf)
 		if err == nil {
 			content--
@@ -82,6 +96,8 @@ func (r *Reader) Next() (line []byte, complete bool, err error) {
 		}
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
+			frag, err = r.br.ReadSlice('\n')
+			r.buf = append(r.buf, frag...)
 			continue
 		case err == nil:
 			r.n++

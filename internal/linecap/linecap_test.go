@@ -3,9 +3,11 @@ package linecap
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 type got struct {
@@ -125,6 +127,59 @@ func FuzzNext(f *testing.F) {
 		}
 		if !bytes.Equal(joined, in) {
 			t.Fatalf("lines do not rebuild the input: %q vs %q", joined, in)
+		}
+	})
+}
+
+// reference is what Next must give for in: its lines, split at each newline, until the
+// first one over max, which is line n's TooLongError.
+func reference(in []byte, max int) []got {
+	var out []got
+	for n := 1; len(in) > 0; n++ {
+		line, rest, complete := bytes.Cut(in, []byte("\n"))
+		if len(line) > max {
+			return append(out, got{err: (&TooLongError{Name: "f", Line: n, Max: max}).Error()})
+		}
+		out, in = append(out, got{line: string(line), complete: complete}), rest
+	}
+	return out
+}
+
+// FuzzNextBuffered: lines that fit in the read buffer (given in place) and lines that
+// do not (gathered) are the reference's, whatever the buffer's size and however the
+// input arrives; appending to a line given in place does not write over the next.
+func FuzzNextBuffered(f *testing.F) {
+	f.Add([]byte("a\nbb\n\nccc"), 10, 16, false)
+	f.Add([]byte("0123456789abcdefghijklmnopqrstuvwxyz\nshort\n"), 100, 16, false)
+	f.Add([]byte("0123456789abcdefghijklmnopqrstuvwxyz\nshort\n"), 20, 16, true)
+	f.Add([]byte("\n\n\n"), 0, 16, false)
+	f.Fuzz(func(t *testing.T, in []byte, max, size int, oneByte bool) {
+		if max < 0 || max > 1<<12 || size < 16 || size > 1<<12 {
+			return
+		}
+		var src io.Reader = bytes.NewReader(in)
+		if oneByte {
+			src = iotest.OneByteReader(src)
+		}
+		r := newBuffered("f", src, max, size)
+		var g []got
+		for {
+			l, c, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				g = append(g, got{err: err.Error()})
+				if _, _, again := r.Next(); again != err {
+					t.Fatalf("after %v, read on: %v", err, again)
+				}
+				break
+			}
+			g = append(g, got{line: string(l), complete: c})
+			_ = append(l, "overwrite"...)
+		}
+		if want := reference(in, max); fmt.Sprint(g) != fmt.Sprint(want) {
+			t.Fatalf("%q, max %d, buffer %d: got %+v, want %+v", in, max, size, g, want)
 		}
 	})
 }
