@@ -258,13 +258,8 @@ func (fs *fieldSet) name(key []byte) int {
 // repeated key), is the reference's to read. A key is first taken as the field after
 // the one before, the order encoding/json writes them in: then it is not read twice.
 func (s *reportScan) fields(fs *fieldSet, read func(k int) bool) bool {
-	if !s.peek('{') {
-		return false
-	}
-	s.i++
-	if s.peek('}') {
-		s.i++
-		return true
+	if empty, ok := s.openObject(); empty || !ok {
+		return ok
 	}
 	var seen uint32
 	for next := 0; ; {

@@ -59,16 +59,24 @@ func (s *reportScan) next(close byte) (more, ok bool) {
 	return false, false
 }
 
-// object reads {"key": value, ...}, calling member with each key (which must have no
-// escapes) to read its value.
-func (s *reportScan) object(member func(key []byte) bool) bool {
+// openObject reads the '{' that opens an object, and its '}' when the object is empty.
+func (s *reportScan) openObject() (empty, ok bool) {
 	if !s.peek('{') {
-		return false
+		return false, false
 	}
 	s.i++
 	if s.peek('}') {
 		s.i++
-		return true
+		return true, true
+	}
+	return false, true
+}
+
+// object reads {"key": value, ...}, calling member with each key (which must have no
+// escapes) to read its value.
+func (s *reportScan) object(member func(key []byte) bool) bool {
+	if empty, ok := s.openObject(); empty || !ok {
+		return ok
 	}
 	for {
 		key, ok := s.rawString()
