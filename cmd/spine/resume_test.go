@@ -198,6 +198,35 @@ func finalOf(out []byte) string {
 	return ""
 }
 
+// heldBy is what a resume starts from: the requests whose answer trace holds, each
+// model's first ones in the order asked, and how many requests e was asked so far.
+func (e *bodyEndpoint) heldBy(trace []byte) (answered map[[32]byte]bool, before int) {
+	held := answeredIn(trace)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	answered = map[[32]byte]bool{}
+	for model, keys := range e.order {
+		for _, key := range keys[:min(held[model], len(keys))] {
+			answered[key] = true
+		}
+	}
+	return answered, len(e.asked)
+}
+
+// askedSince is what e was asked after its first before requests, and how many of those
+// are answered ones: asked again although the trace held the answer.
+func (e *bodyEndpoint) askedSince(before int, answered map[[32]byte]bool) (after [][32]byte, reasked int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	after = e.asked[before:]
+	for _, key := range after {
+		if answered[key] {
+			reasked++
+		}
+	}
+	return after, reasked
+}
+
 // answeredIn is how many of each model's calls the trace holds answered.
 func answeredIn(trace []byte) map[string]int {
 	n := map[string]int{}
@@ -252,10 +281,8 @@ func TestResumeAfterKill(t *testing.T) {
 	if err != nil {
 		t.Skip("no spine command on PATH:", err)
 	}
-	setup := func(t *testing.T) (dir, work, cfg string, e *bodyEndpoint) { return resumeSetup(t, nil) }
-
 	// The uninterrupted run.
-	dir, work, cfg, e := setup(t)
+	dir, work, cfg, e := resumeSetup(t, nil)
 	full := filepath.Join(dir, "full.trace.jsonl")
 	_, err, out := runUntil(t, bin, []string{"run", "--json", "--config", cfg, "--workdir", work, "--trace", full, fmTask}, resumeEnv(dir), e, nil)
 	want := finalOf(out)
@@ -303,7 +330,7 @@ func TestResumeAfterKill(t *testing.T) {
 	var reasked, inFlight, resumedCalls, killedCalls int
 	for i, k := range kills {
 		t.Run(fmt.Sprintf("%d-%s-at-line-%d", i, k.sig, k.line), func(t *testing.T) {
-			dir, work, cfg, e := setup(t)
+			dir, work, cfg, e := resumeSetup(t, nil)
 			trace := filepath.Join(dir, "run.trace.jsonl")
 			_, err, out := runUntil(t, bin, []string{"run", "--json", "--config", cfg, "--workdir", work, "--trace", trace, fmTask}, resumeEnv(dir), e,
 				func() syscall.Signal {
@@ -319,16 +346,7 @@ func TestResumeAfterKill(t *testing.T) {
 				t.Errorf("an interrupted run does not say how to resume it:\n%s", out)
 			}
 			recorded, _ := os.ReadFile(trace)
-			held := answeredIn(recorded)
-			e.mu.Lock()
-			before := len(e.asked)
-			answered := map[[32]byte]bool{}
-			for model, keys := range e.order {
-				for _, key := range keys[:min(held[model], len(keys))] {
-					answered[key] = true
-				}
-			}
-			e.mu.Unlock()
+			answered, before := e.heldBy(recorded)
 
 			resumed := filepath.Join(dir, "resumed.trace.jsonl")
 			_, err, rout := runUntil(t, bin, []string{"resume", "--json", "--config", cfg, "--trace", resumed, trace}, resumeEnv(dir), e, nil)
@@ -337,14 +355,8 @@ func TestResumeAfterKill(t *testing.T) {
 			} else if got != "" && got != want {
 				t.Errorf("the resumed run's final result %s, the uninterrupted run's %s", got, want)
 			}
+			after, n := e.askedSince(before, answered)
 			e.mu.Lock()
-			after := e.asked[before:]
-			n := 0
-			for _, key := range after {
-				if answered[key] {
-					n++
-				}
-			}
 			inflight := 0
 			for _, key := range after {
 				for _, k2 := range e.asked[:before] {

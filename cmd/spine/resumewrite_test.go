@@ -58,9 +58,7 @@ func TestResumeAfterKillAfterWrite(t *testing.T) {
 	if err != nil {
 		t.Skip("no spine command on PATH:", err)
 	}
-	setup := func(t *testing.T) (dir, work, cfg string, e *bodyEndpoint) { return resumeSetup(t, writeScript) }
-
-	dir, work, cfg, e := setup(t)
+	dir, work, cfg, e := resumeSetup(t, writeScript)
 	full := filepath.Join(dir, "full.trace.jsonl")
 	_, err, out := runUntil(t, bin, []string{"run", "--json", "--config", cfg, "--workdir", work, "--trace", full, fmTask}, resumeEnv(dir), e, nil)
 	want, wantFiles := finalOf(out), filesIn(t, work)
@@ -68,7 +66,7 @@ func TestResumeAfterKillAfterWrite(t *testing.T) {
 		t.Fatalf("the uninterrupted run: %v, final %s, files %v\n%s", err, want, wantFiles, out)
 	}
 
-	dir, work, cfg, e = setup(t)
+	dir, work, cfg, e = resumeSetup(t, writeScript)
 	trace := filepath.Join(dir, "run.trace.jsonl")
 	wrote := []byte(`"name":"tool:write_file"`)
 	_, err, out = runUntil(t, bin, []string{"run", "--json", "--config", cfg, "--workdir", work, "--trace", trace, fmTask}, resumeEnv(dir), e,
@@ -85,16 +83,7 @@ func TestResumeAfterKillAfterWrite(t *testing.T) {
 	if bytes.Contains(recorded, []byte(`"kind":"halt"`)) || !bytes.Contains(recorded, []byte(`"at":"tool"`)) {
 		t.Fatalf("killed at the wrong moment: the trace has a halt, or no snapshot after the write_file call:\n%s", recorded)
 	}
-	held := answeredIn(recorded)
-	e.mu.Lock()
-	before := len(e.asked)
-	answered := map[[32]byte]bool{}
-	for model, keys := range e.order {
-		for _, key := range keys[:min(held[model], len(keys))] {
-			answered[key] = true
-		}
-	}
-	e.mu.Unlock()
+	answered, before := e.heldBy(recorded)
 
 	// The work dir rolled back to before the call, and edited.
 	if err := os.RemoveAll(filepath.Join(work, "out")); err != nil {
@@ -113,15 +102,7 @@ func TestResumeAfterKillAfterWrite(t *testing.T) {
 	if got := filesIn(t, work); fmt.Sprint(got) != fmt.Sprint(wantFiles) {
 		t.Errorf("the resumed run's work dir %v, the uninterrupted run's %v", got, wantFiles)
 	}
-	e.mu.Lock()
-	after := e.asked[before:]
-	reasked := 0
-	for _, key := range after {
-		if answered[key] {
-			reasked++
-		}
-	}
-	e.mu.Unlock()
+	after, reasked := e.askedSince(before, answered)
 	if reasked != 0 {
 		t.Errorf("the resumed run asked the endpoint %d request(s) whose answer the trace holds", reasked)
 	}
@@ -133,5 +114,5 @@ func TestResumeAfterKillAfterWrite(t *testing.T) {
 		t.Errorf("replay --check of the resumed trace: %v\n%s", err, b)
 	}
 	t.Logf("killed after %d trace lines (%d model answers held); resumed: %d model requests, none the trace held the answer to; work dir %v",
-		lineCount(trace), len(e.asked[:before]), len(after), wantFiles)
+		lineCount(trace), before, len(after), wantFiles)
 }
